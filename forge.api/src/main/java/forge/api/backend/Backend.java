@@ -1,0 +1,29 @@
+package forge.api.backend;
+
+import java.util.Optional;
+
+/**
+ * A created backend: loads models. Closing it releases the native libraries' global state; the
+ * runtime closes every model first.
+ */
+public interface Backend extends AutoCloseable {
+
+    /** The provider's name. */
+    String name();
+
+    /**
+     * Loads a GGUF model. Fails with a {@link forge.api.BackendException} (never a JVM crash) for
+     * a missing file, a file that is not GGUF or a truncated one.
+     *
+     * @param progress called with the fraction loaded; returning {@code false} aborts the load
+     */
+    LoadedModel load(ModelLoadParams params, LoadProgress progress);
+
+    /** The backend's quantizer, when it has one. */
+    default Optional<ModelQuantizer> quantizer() {
+        return Optional.empty();
+    }
+
+    @Override
+    void close();
+}

@@ -1,0 +1,54 @@
+package forge.api.backend;
+
+import forge.api.sampler.SamplingParams;
+
+/**
+ * A model's inference state: a KV cache shared by up to {@link #seqMax()} sequences, a reusable
+ * {@link TokenBatch} and its samplers. Confined to one platform thread, the engine's: every
+ * method must be called from that thread, and {@link #decode()} can take long.
+ */
+public interface InferenceContext extends AutoCloseable {
+
+    /** The KV cells shared by all sequences. */
+    int contextSize();
+
+    /** The most sequences alive at once. */
+    int seqMax();
+
+    /** The batch {@link #decode()} consumes. */
+    TokenBatch batch();
+
+    /**
+     * Runs the model over the batch.
+     *
+     * @throws forge.api.BackendException when the batch cannot be decoded (no KV space, aborted,
+     *                                    or a backend failure)
+     */
+    void decode();
+
+    /** Creates a sampler chain for one sequence. */
+    TokenSampler sampler(SamplingParams params);
+
+    /** Removes positions {@code [from, to)} of a sequence from the KV cache; -1 means open-ended. */
+    boolean removeTokens(int sequence, int from, int to);
+
+    /**
+     * Makes {@code target} share {@code source}'s cells for positions {@code [from, to)}. With a
+     * unified KV cache this tags cells instead of copying them.
+     */
+    void copySequence(int source, int target, int from, int to);
+
+    /** The largest position held for a sequence, or -1 when it holds none. */
+    int maxPosition(int sequence);
+
+    /** Forgets every sequence. */
+    void clearMemory();
+
+    /** The embedding of a sequence after a decode with embeddings on, pooled by the model's pooling type. */
+    default float[] embedding(int sequence) {
+        throw new UnsupportedOperationException("embeddings are not supported by this backend");
+    }
+
+    @Override
+    void close();
+}

@@ -1,0 +1,19 @@
+package forge.api.backend;
+
+/**
+ * A model whose weights are in memory. Thread-safe for {@link #info()} and {@link #vocabulary()};
+ * each {@link InferenceContext} is confined to the thread that uses it.
+ */
+public interface LoadedModel extends AutoCloseable {
+
+    ModelInfo info();
+
+    Vocabulary vocabulary();
+
+    /** Creates a context (KV cache, compute buffers) for up to {@code params.seqMax()} sequences. */
+    InferenceContext newContext(ContextParams params);
+
+    /** Frees the weights. Every context created from this model must be closed first. */
+    @Override
+    void close();
+}

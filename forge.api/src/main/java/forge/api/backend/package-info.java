@@ -1,0 +1,24 @@
+/**
+ * The backend SPI: from a GGUF file to a loaded model, and from a model to tokens.
+ *
+ * <p>The runtime discovers {@link forge.api.backend.BackendProvider}s, probes each, and creates the
+ * best usable one. The lifecycle is strictly nested: a {@link forge.api.backend.Backend} loads
+ * {@link forge.api.backend.LoadedModel}s, a model creates {@link forge.api.backend.InferenceContext}s,
+ * a context creates {@link forge.api.backend.TokenSampler}s; each is closed before its parent. A
+ * context and its samplers belong to the one platform thread that drives them.
+ *
+ * {@snippet :
+ * try (LoadedModel model = backend.load(ModelLoadParams.of(path), LoadProgress.NONE);
+ *      InferenceContext ctx = model.newContext(ContextParams.of(2048, 4, 2));
+ *      TokenSampler sampler = ctx.sampler(SamplingParams.GREEDY)) {
+ *     int[] prompt = model.vocabulary().tokenize("Hello", true, true);
+ *     TokenBatch batch = ctx.batch();
+ *     for (int i = 0; i < prompt.length; i++) {
+ *         batch.add(prompt[i], i, 0, i == prompt.length - 1);
+ *     }
+ *     ctx.decode();
+ *     int next = sampler.sample(batch.size() - 1);
+ * }
+ * }
+ */
+package forge.api.backend;

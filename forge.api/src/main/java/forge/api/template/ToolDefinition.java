@@ -1,0 +1,20 @@
+package forge.api.template;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A function the model may call, as the client declared it.
+ *
+ * @param name        the function's name
+ * @param description what it does; empty when not given
+ * @param parameters  its JSON Schema as a JSON tree (maps, lists, strings, numbers, booleans), in
+ *                    the client's key order
+ */
+public record ToolDefinition(String name, String description, Map<String, Object> parameters) {
+    public ToolDefinition {
+        Objects.requireNonNull(name);
+        Objects.requireNonNull(description);
+        parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
+    }
+}
