@@ -1,0 +1,22 @@
+package forge.runtime.catalog;
+
+import forge.api.sampler.SamplingParams;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A chat request's generation settings, after the HTTP layer validated them.
+ *
+ * @param requestId the request's id
+ * @param sampling  how to choose tokens
+ * @param maxTokens the most tokens to generate; -1 until the context is full
+ * @param stops     the client's stop strings
+ * @param ignoreEos keep generating past end-of-generation tokens
+ */
+public record ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos) {
+    public ChatOptions {
+        Objects.requireNonNull(requestId);
+        Objects.requireNonNull(sampling);
+        stops = List.copyOf(stops);
+    }
+}

@@ -1,0 +1,187 @@
+package forge.runtime.catalog;
+
+import forge.api.ForgeException;
+import forge.api.backend.Backend;
+import forge.api.backend.LoadProgress;
+import forge.api.backend.LoadedModel;
+import forge.api.backend.ModelLoadParams;
+import forge.api.backend.Vocabulary;
+import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
+import forge.api.template.ChatTemplate;
+import forge.api.template.TemplateContext;
+import forge.runtime.engine.Engine;
+import forge.runtime.engine.EngineConfig;
+import forge.runtime.gguf.GgufReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The models the server answers for, by id and alias, loaded on first use.
+ *
+ * <p>Only files registered here (from {@code --model} and the model folders) can ever be loaded:
+ * a request names a model by id, never by path.
+ */
+public final class ModelCatalog implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ModelCatalog.class);
+
+    private final Backend backend;
+    private final TemplateSelector templates;
+    private final EngineConfig engineConfig;
+    private final String templateName;
+    private final List<ModelEntry> entries = new CopyOnWriteArrayList<>();
+
+    /**
+     * @param templateName the template every model uses ({@code --template}); empty to choose per model
+     */
+    public ModelCatalog(Backend backend, TemplateSelector templates, EngineConfig engineConfig, String templateName) {
+        this.backend = backend;
+        this.templates = templates;
+        this.engineConfig = engineConfig;
+        this.templateName = templateName;
+    }
+
+    /** The canonical id of a model file: its name without {@code .gguf}. */
+    public static String idOf(Path file) {
+        String name = file.getFileName().toString();
+        return name.toLowerCase(Locale.ROOT).endsWith(".gguf") ? name.substring(0, name.length() - 5) : name;
+    }
+
+    /**
+     * Registers a GGUF file under its canonical id and the given aliases. Reads its metadata (not
+     * its weights) and chooses its chat template.
+     *
+     * @throws ForgeException when the file is missing or not GGUF, or a name is taken
+     */
+    public ModelEntry add(Path file, List<String> aliases) {
+        Path path = file.toAbsolutePath().normalize();
+        if (!Files.isRegularFile(path)) {
+            throw new ForgeException("model file not found: " + path);
+        }
+        ModelMetadata metadata = GgufReader.read(path).metadata();
+        ModelDescriptor descriptor = new ModelDescriptor(idOf(path), aliases, path, metadata);
+        for (String name : names(descriptor)) {
+            if (findExact(name).isPresent()) {
+                throw new ForgeException("two models answer to '" + name + "'");
+            }
+        }
+        TemplateSelection selection = templates.select(descriptor, templateName);
+        ModelEntry entry = new ModelEntry(descriptor, selection);
+        entries.add(entry);
+        LOG.info("model {}{} ({}): chat template {} ({}: {})", descriptor.id(),
+                aliases.isEmpty() ? "" : " alias " + String.join(", ", aliases), path,
+                selection.variant(), selection.rule(), selection.reason());
+        return entry;
+    }
+
+    /** Registers every {@code .gguf} file of a folder; files that cannot be read are logged and skipped. */
+    public List<ModelEntry> addFolder(Path folder) {
+        List<ModelEntry> added = new ArrayList<>();
+        if (!Files.isDirectory(folder)) {
+            return added;
+        }
+        try (Stream<Path> files = Files.list(folder)) {
+            for (Path f : files.filter(p -> p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".gguf")).sorted().toList()) {
+                try {
+                    added.add(add(f, List.of()));
+                } catch (ForgeException e) {
+                    LOG.warn("skipping {}: {}", f, e.getMessage());
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot list model folder {}: {}", folder, e.toString());
+        }
+        return added;
+    }
+
+    public List<ModelEntry> entries() {
+        return List.copyOf(entries);
+    }
+
+    /** The model answering to {@code name}: its id or an alias, exactly, else ignoring case. */
+    public Optional<ModelEntry> find(String name) {
+        return findExact(name).or(() -> entries.stream()
+                .filter(e -> names(e.descriptor()).stream().anyMatch(n -> n.equalsIgnoreCase(name))).findFirst());
+    }
+
+    private Optional<ModelEntry> findExact(String name) {
+        return entries.stream().filter(e -> e.descriptor().answersTo(name)).findFirst();
+    }
+
+    private static List<String> names(ModelDescriptor d) {
+        List<String> names = new ArrayList<>(d.aliases());
+        names.addFirst(d.id());
+        return names;
+    }
+
+    /**
+     * The entry's model, loading it (weights, engine, template) on first use. Concurrent callers
+     * for the same model wait for one load.
+     */
+    public ServedModel serve(ModelEntry entry) {
+        Optional<ServedModel> served = entry.served();
+        if (served.isPresent()) {
+            return served.get();
+        }
+        synchronized (entry) {
+            if (entry.served().isPresent()) {
+                return entry.served().get();
+            }
+            ServedModel model = load(entry);
+            entry.served(model);
+            return model;
+        }
+    }
+
+    private ServedModel load(ModelEntry entry) {
+        ModelDescriptor d = entry.descriptor();
+        long start = System.nanoTime();
+        LOG.info("loading {} from {}", d.id(), d.path());
+        int[] lastQuarter = {-1};
+        LoadProgress progress = fraction -> {
+            int quarter = (int) (fraction * 4);
+            if (quarter > lastQuarter[0]) {
+                lastQuarter[0] = quarter;
+                LOG.info("loading {}: {}%", d.id(), Math.min(100, quarter * 25));
+            }
+            return true;
+        };
+        LoadedModel model = backend.load(ModelLoadParams.of(d.path()), progress);
+        try {
+            Vocabulary vocab = model.vocabulary();
+            ChatTemplate template = entry.template().provider().create(entry.template().variant(),
+                    new TemplateContext(d, tokenText(vocab, vocab.bos()), tokenText(vocab, vocab.eos())));
+            // No slot gets more context than the model was trained for.
+            int train = model.info().trainContext();
+            int ctx = train > 0 ? Math.min(engineConfig.contextSize(), train * engineConfig.slots()) : engineConfig.contextSize();
+            Engine engine = new Engine(d.id(), model, engineConfig.withContext(ctx, engineConfig.slots()));
+            LOG.info("loaded {} in {} ms: {}", d.id(), (System.nanoTime() - start) / 1_000_000, model.info().description());
+            return new ServedModel(d, model, engine, template, entry.template());
+        } catch (RuntimeException e) {
+            model.close();
+            throw e;
+        }
+    }
+
+    private static String tokenText(Vocabulary vocab, java.util.OptionalInt token) {
+        return token.isPresent() ? new String(vocab.piece(token.getAsInt(), true), StandardCharsets.UTF_8) : "";
+    }
+
+    @Override
+    public void close() {
+        for (ModelEntry e : entries) {
+            e.served().ifPresent(ServedModel::close);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package forge.runtime.catalog;
+
+import forge.api.backend.LoadedModel;
+import forge.api.backend.Vocabulary;
+import forge.api.model.ModelDescriptor;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplate;
+import forge.runtime.engine.Engine;
+import forge.runtime.engine.GenerationRequest;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * A loaded model with its engine and chat template: what requests run on.
+ */
+public final class ServedModel implements AutoCloseable {
+
+    private final ModelDescriptor descriptor;
+    private final LoadedModel model;
+    private final Engine engine;
+    private final ChatTemplate template;
+    private final TemplateSelection selection;
+    private final Set<Integer> endOfTurnTokens;
+    private final List<String> endOfTurnTexts;
+
+    ServedModel(ModelDescriptor descriptor, LoadedModel model, Engine engine, ChatTemplate template, TemplateSelection selection) {
+        this.descriptor = descriptor;
+        this.model = model;
+        this.engine = engine;
+        this.template = template;
+        this.selection = selection;
+        // The template's end-of-turn markers stop generation even when the GGUF's EOS differs:
+        // as token ids when the vocabulary has them as single tokens, else as stop strings.
+        Set<Integer> tokens = new HashSet<>();
+        List<String> texts = new ArrayList<>();
+        for (String marker : template.endOfTurn()) {
+            OptionalInt id = model.vocabulary().tokenOf(marker);
+            if (id.isPresent()) {
+                tokens.add(id.getAsInt());
+            } else {
+                texts.add(marker);
+            }
+        }
+        this.endOfTurnTokens = Set.copyOf(tokens);
+        this.endOfTurnTexts = List.copyOf(texts);
+    }
+
+    public ModelDescriptor descriptor() {
+        return descriptor;
+    }
+
+    public LoadedModel model() {
+        return model;
+    }
+
+    public Vocabulary vocabulary() {
+        return model.vocabulary();
+    }
+
+    public Engine engine() {
+        return engine;
+    }
+
+    public ChatTemplate template() {
+        return template;
+    }
+
+    public TemplateSelection selection() {
+        return selection;
+    }
+
+    /** Renders the conversation to prompt text. */
+    public String render(ChatPrompt prompt) {
+        return template.render(prompt);
+    }
+
+    /** Renders, tokenizes and submits a chat completion. */
+    public ChatGeneration chat(ChatPrompt prompt, ChatOptions options) {
+        String text = template.render(prompt);
+        // A template that writes the BOS token as text gets no second one from the tokenizer.
+        int[] tokens = model.vocabulary().tokenize(text, !template.rendersBos(), true);
+        List<String> stops = new ArrayList<>(options.stops());
+        stops.addAll(endOfTurnTexts);
+        var generation = engine.submit(new GenerationRequest(options.requestId(), tokens, options.sampling(),
+                options.maxTokens(), stops, endOfTurnTokens, options.ignoreEos()));
+        return new ChatGeneration(generation, template.parser(prompt), tokens.length);
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+        model.close();
+    }
+}

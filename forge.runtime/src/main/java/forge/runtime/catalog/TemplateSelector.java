@@ -1,0 +1,74 @@
+package forge.runtime.catalog;
+
+import forge.api.ForgeException;
+import forge.api.model.ModelDescriptor;
+import forge.api.template.ChatTemplateProvider;
+import forge.api.template.TemplateClaim;
+import forge.runtime.plugin.Discovered;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Chooses a model's chat template: the configured name first; then the providers' claims on the
+ * GGUF metadata; then their claims on the model's names; then {@code generic}.
+ */
+public final class TemplateSelector {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TemplateSelector.class);
+    public static final String FALLBACK = "generic";
+
+    private final List<ChatTemplateProvider> providers;
+
+    public TemplateSelector(List<Discovered<ChatTemplateProvider>> providers) {
+        this.providers = providers.stream().map(Discovered::provider).toList();
+    }
+
+    /** The provider that renders {@code variant}, if any. */
+    public Optional<ChatTemplateProvider> providerOf(String variant) {
+        return providers.stream().filter(p -> p.variants().stream().anyMatch(v -> v.name().equals(variant))).findFirst();
+    }
+
+    /** Every variant name, in discovery order. */
+    public List<String> variants() {
+        return providers.stream().flatMap(p -> p.variants().stream()).map(v -> v.name()).toList();
+    }
+
+    /**
+     * @param configured the name given with {@code --template} or in the model's configuration; empty for none
+     * @throws ForgeException when {@code configured} names no known template, or when no template
+     *                        (not even {@code generic}) is installed
+     */
+    public TemplateSelection select(ModelDescriptor model, String configured) {
+        if (!configured.isEmpty()) {
+            ChatTemplateProvider p = providerOf(configured).orElseThrow(() -> new ForgeException("unknown chat template '"
+                    + configured + "'; installed: " + String.join(", ", variants())));
+            return new TemplateSelection(p, configured, "configured", "--template " + configured);
+        }
+        List<Candidate> claims = new ArrayList<>();
+        for (ChatTemplateProvider p : providers) {
+            try {
+                p.claim(model).ifPresent(c -> claims.add(new Candidate(p, c)));
+            } catch (RuntimeException e) {
+                // A provider's bug must not stop the model from being served.
+                LOG.warn("template family {} failed to inspect {}: {}", p.family(), model.id(), e.toString());
+            }
+        }
+        Optional<Candidate> best = claims.stream().filter(c -> providerOf(c.claim().variant()).isPresent())
+                .min(Comparator.comparing((Candidate c) -> c.claim().rule())
+                        .thenComparing(c -> -c.claim().confidence()));
+        if (best.isPresent()) {
+            TemplateClaim c = best.get().claim();
+            return new TemplateSelection(best.get().provider(), c.variant(), c.rule().name().toLowerCase(java.util.Locale.ROOT), c.reason());
+        }
+        ChatTemplateProvider fallback = providerOf(FALLBACK).orElseThrow(() -> new ForgeException(
+                "no chat template claims " + model.id() + " and the generic template is not installed"));
+        return new TemplateSelection(fallback, FALLBACK, "fallback", "no family claimed the model");
+    }
+
+    private record Candidate(ChatTemplateProvider provider, TemplateClaim claim) {
+    }
+}

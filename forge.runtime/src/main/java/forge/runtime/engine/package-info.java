@@ -1,0 +1,42 @@
+/**
+ * The inference engine: continuous batching of many sequences over one model's context.
+ *
+ * <h2>Design</h2>
+ * <ul>
+ * <li><b>One platform thread per engine</b> ({@code forge-engine-<model>}) creates the
+ *     {@link forge.api.backend.InferenceContext}, owns it and every sampler, and is the only
+ *     thread that makes native calls on them: {@code llama_decode} can take long and must not pin
+ *     a virtual thread. It is also the only thread that touches slot state, so the slots need no
+ *     locks.</li>
+ * <li><b>Requests talk to it through queues.</b> {@link forge.runtime.engine.Engine#submit} checks
+ *     the context contract (prompt plus {@code max_tokens} must fit a slot: refused before anything
+ *     is generated) and the bounded admission queue, then enqueues. Events flow back through the
+ *     {@link forge.runtime.engine.Generation}'s own queue, which the engine thread offers to
+ *     without blocking; a request's virtual thread takes from it.</li>
+ * <li><b>Slots</b>: {@code --parallel N} sequence ids share one KV cache of {@code --ctx-size}
+ *     cells; each slot may fill an equal share. A slot is free, prefilling, or decoding.</li>
+ * <li><b>One decode per step</b>: the next token of every decoding slot, then prompt tokens of
+ *     prefilling slots until the batch is full (chunked prefill, so a long prompt never stalls
+ *     the others). Logits are requested only where a token will be sampled; each slot samples with
+ *     its own native sampler chain.</li>
+ * <li><b>Text</b>: token bytes pass through a {@code Utf8Accumulator} (never half a character)
+ *     and a {@code StopMatcher} (stop strings matched across tokens, never emitted, possible
+ *     partial matches held back). End-of-generation tokens and the template's end-of-turn tokens
+ *     end the sequence.</li>
+ * <li><b>Cancellation</b>: {@link forge.runtime.engine.Generation#cancel()} sets a flag the
+ *     engine reads at the next step, which frees the slot.</li>
+ * <li><b>Shutdown</b>: {@link forge.runtime.engine.Engine#close()} stops the loop, fails what is
+ *     still running or queued with a clear error, and closes the context on its own thread.</li>
+ * </ul>
+ *
+ * {@snippet :
+ * try (Engine engine = new Engine("qwen", model, EngineConfig.defaults())) {
+ *     Generation g = engine.submit(new GenerationRequest("req-1", promptTokens, SamplingParams.GREEDY,
+ *             64, List.of("\n\n"), Set.of(), false));
+ *     for (GenerationEvent e = g.next(); !(e instanceof GenerationEvent.Done); e = g.next()) {
+ *         if (e instanceof GenerationEvent.Text t) System.out.print(t.text());
+ *     }
+ * }
+ * }
+ */
+package forge.runtime.engine;

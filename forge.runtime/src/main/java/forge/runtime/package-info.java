@@ -1,0 +1,13 @@
+/**
+ * ForgeLM's runtime, assembled: plugins discovered, a backend chosen, templates ready.
+ *
+ * {@snippet :
+ * RuntimeConfig config = new RuntimeConfig(RuntimeConfig.defaultHome(), List.of(Path.of("plugins")), "",
+ *         RuntimeConfig.settingsFromSystemProperties());
+ * try (ForgeRuntime runtime = ForgeRuntime.start(config)) {
+ *     ModelCatalog catalog = new ModelCatalog(runtime.backend(), runtime.templates(), EngineConfig.defaults(), "");
+ *     ...
+ * }
+ * }
+ */
+package forge.runtime;

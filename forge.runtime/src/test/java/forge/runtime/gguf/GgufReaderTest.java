@@ -1,0 +1,241 @@
+package forge.runtime.gguf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.BackendException;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GgufReaderTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void readsLlamaCppsQwen2Vocabulary() {
+        Path file = LlamaModels.file("ggml-vocab-qwen2.gguf");
+        try (GgufReader reader = GgufReader.open(file)) {
+            GgufFile header = reader.file();
+            assertEquals(3, header.version());
+            assertEquals("qwen2", header.metadata().architecture().orElseThrow());
+            assertEquals("gpt2", header.metadata().string("tokenizer.ggml.model").orElseThrow());
+            assertEquals("qwen2", header.metadata().string("tokenizer.ggml.pre").orElseThrow());
+            assertEquals(151643L, header.metadata().integer("tokenizer.ggml.eos_token_id").orElseThrow());
+            assertEquals(GgufType.UINT32, header.types().get("tokenizer.ggml.eos_token_id"));
+            assertTrue(header.metadata().chatTemplate().orElseThrow().contains("<|im_start|>"));
+            assertEquals(151936, header.metadata().arrayLength("tokenizer.ggml.tokens").orElseThrow());
+            assertTrue(header.tensors().isEmpty(), "a vocab-only file");
+
+            var tokens = (GgufValue.Array) reader.value("tokenizer.ggml.tokens").orElseThrow();
+            assertEquals(GgufType.STRING, tokens.elementType());
+            assertEquals(151936, tokens.size());
+            assertEquals("<|endoftext|>", tokens.strings().get(151643));
+            assertEquals("<|im_end|>", tokens.strings().get(151645));
+            var types = (GgufValue.Array) reader.value("tokenizer.ggml.token_type").orElseThrow();
+            assertEquals(GgufType.INT32, types.elementType());
+            assertEquals(3L, types.longs().get(151645), "<|im_end|> is a control token");
+            var merges = (GgufValue.Array) reader.value("tokenizer.ggml.merges").orElseThrow();
+            assertEquals(header.metadata().arrayLength("tokenizer.ggml.merges").orElseThrow(), merges.size());
+        }
+    }
+
+    @Test
+    void readsAHugeModelsHeaderInMilliseconds() throws IOException {
+        // Qwen's vocabulary of 151,936 tokens and a 1 GB tensor in a sparse file: only the header is read
+        Path file = dir.resolve("huge.gguf");
+        try (GgufReader vocab = GgufReader.open(LlamaModels.file("ggml-vocab-qwen2.gguf"))) {
+            new GgufWriter().putAll(vocab.values(k -> true)).write(file);
+        }
+        // without the padding the writer puts after the metadata: the end of the metadata, for a file without tensors
+        byte[] kvs = Arrays.copyOf(Files.readAllBytes(file), (int) GgufReader.read(file).dataOffset());
+        ByteBuffer b = ByteBuffer.allocate(kvs.length + 128).order(ByteOrder.LITTLE_ENDIAN);
+        b.put(kvs).putLong(8, 1); // n_tensors = 1
+        putString(b, "token_embd.weight");
+        b.putInt(2).putLong(3584).putLong(151936).putInt(GgmlType.F16.id()).putLong(0);
+        long dataOffset = (b.position() + 31) / 32 * 32;
+        long dataBytes = 3584L * 151936 * 2;
+        Files.write(file, Arrays.copyOf(b.array(), b.position()));
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.setLength(dataOffset + dataBytes);
+        }
+
+        GgufReader.read(file); // warm up
+        long start = System.nanoTime();
+        GgufFile header = GgufReader.read(file);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(dataOffset, header.dataOffset());
+        assertEquals(dataBytes, header.tensor("token_embd.weight").orElseThrow().byteSize());
+        assertEquals(151936, header.metadata().arrayLength("tokenizer.ggml.tokens").orElseThrow());
+        assertTrue(millis < 200, "read the header in " + millis + " ms");
+    }
+
+    @Test
+    void refusesAFileThatIsNotGguf() throws IOException {
+        assertFails(write(new byte[0]), "not a GGUF file");
+        assertFails(write("GGML\3\0\0\0".getBytes(StandardCharsets.ISO_8859_1)), "not a GGUF file");
+        assertFails(write("{\"json\": true}".getBytes(StandardCharsets.UTF_8)), "magic");
+    }
+
+    @Test
+    void refusesUnsupportedVersions() throws IOException {
+        assertFails(write(header(1, 0, 0).array()), "version 1 is no longer supported");
+        assertFails(write(header(4, 0, 0).array()), "unsupported GGUF version 4");
+        assertFails(write(header(0x03000000, 0, 0).array()), "big-endian");
+        assertEquals(2, GgufReader.read(write(header(2, 0, 0).array())).version());
+    }
+
+    @Test
+    void refusesAbsurdCounts() throws IOException {
+        assertFails(write(header(3, Long.MAX_VALUE, 0).array()), "claims");
+        assertFails(write(header(3, 0, -1).array()), "claims");
+        assertFails(write(header(3, 0, 1_000_000).array()), "room for at most");
+    }
+
+    @Test
+    void refusesAbsurdLengths() throws IOException {
+        // a key whose length is 2^62
+        ByteBuffer b = header(3, 0, 1);
+        b.putLong(1L << 62);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 32)), "truncated");
+
+        // an array that claims 2^40 int32 items
+        b = header(3, 0, 1);
+        putString(b, "arr");
+        b.putInt(GgufType.ARRAY.id()).putInt(GgufType.INT32.id()).putLong(1L << 40);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "room for at most");
+
+        // a string value longer than the rest of the file
+        b = header(3, 0, 1);
+        putString(b, "s");
+        b.putInt(GgufType.STRING.id()).putLong(1000);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 10)), "truncated");
+
+        // an unknown value type
+        b = header(3, 0, 1);
+        putString(b, "k");
+        b.putInt(13).putInt(0);
+        assertFails(write(Arrays.copyOf(b.array(), b.position())), "not a GGUF value type");
+    }
+
+    @Test
+    void reportsATruncatedHeaderAtEveryCut() throws IOException {
+        Path good = dir.resolve("good.gguf");
+        new GgufWriter()
+                .put("general.architecture", GgufValue.string("llama"))
+                .put("list", GgufValue.strings(List.of("a", "bc", "def")))
+                .put("n", GgufValue.uint32(7))
+                .tensor("w", GgmlType.F32, new long[] {8}, sink -> sink.putFloats(new float[8], 0, 8))
+                .write(good);
+        byte[] bytes = Files.readAllBytes(good);
+        GgufFile header = GgufReader.read(good);
+        for (int cut = 4; cut < header.dataOffset() + 32; cut++) {
+            Path file = write(Arrays.copyOf(bytes, cut));
+            var e = assertThrows(GgufException.class, () -> GgufReader.read(file), "cut at " + cut);
+            assertTrue(e.getMessage().contains("truncated"), "cut at " + cut + ": " + e.getMessage());
+            assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+        }
+    }
+
+    @Test
+    void reportsTensorDataBeyondTheEndOfTheFile() throws IOException {
+        Path good = dir.resolve("t.gguf");
+        new GgufWriter()
+                .tensor("a", GgmlType.F32, new long[] {64}, sink -> sink.putFloats(new float[64], 0, 64))
+                .tensor("b", GgmlType.F32, new long[] {64}, sink -> sink.putFloats(new float[64], 0, 64))
+                .write(good);
+        byte[] bytes = Files.readAllBytes(good);
+        Path cut = write(Arrays.copyOf(bytes, bytes.length - 1));
+        var e = assertThrows(GgufException.class, () -> GgufReader.read(cut));
+        assertTrue(e.getMessage().contains("truncated: tensor 'b'"), e.getMessage());
+    }
+
+    @Test
+    void refusesInconsistentTensorInfos() throws IOException {
+        ByteBuffer b = header(3, 1, 0);
+        putString(b, "t");
+        b.putInt(5); // n_dims > GGML_MAX_DIMS
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "5 dimensions");
+
+        b = header(3, 1, 0);
+        putString(b, "t");
+        b.putInt(1).putLong(8).putInt(99).putLong(0);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "unknown ggml type 99");
+
+        b = header(3, 1, 0);
+        putString(b, "t");
+        b.putInt(1).putLong(8).putInt(GgmlType.F32.id()).putLong(3);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "not a multiple of the alignment");
+
+        b = header(3, 1, 0);
+        putString(b, "t");
+        b.putInt(2).putLong(Long.MAX_VALUE / 2).putLong(Long.MAX_VALUE / 2).putInt(GgmlType.F32.id()).putLong(0);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "absurd shape");
+
+        b = header(3, 2, 0);
+        putString(b, "t");
+        b.putInt(1).putLong(8).putInt(GgmlType.F32.id()).putLong(0);
+        putString(b, "t");
+        b.putInt(1).putLong(8).putInt(GgmlType.F32.id()).putLong(32);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 128)), "duplicate tensor name 't'");
+    }
+
+    @Test
+    void refusesDuplicateKeysAndBadAlignment() throws IOException {
+        ByteBuffer b = header(3, 0, 2);
+        putString(b, "k");
+        b.putInt(GgufType.UINT8.id()).put((byte) 1);
+        putString(b, "k");
+        b.putInt(GgufType.UINT8.id()).put((byte) 2);
+        assertFails(write(Arrays.copyOf(b.array(), b.position())), "duplicate metadata key 'k'");
+
+        b = header(3, 0, 1);
+        putString(b, "general.alignment");
+        b.putInt(GgufType.UINT32.id()).putInt(24);
+        assertFails(write(Arrays.copyOf(b.array(), b.position())), "not a power of 2");
+
+        b = header(3, 0, 1);
+        putString(b, "general.alignment");
+        b.putInt(GgufType.UINT64.id()).putLong(32);
+        assertFails(write(Arrays.copyOf(b.array(), b.position())), "must be a UINT32");
+    }
+
+    @Test
+    void aMissingFileIsABackendException() {
+        var e = assertThrows(BackendException.class, () -> GgufReader.read(dir.resolve("nope.gguf")));
+        assertTrue(e.getMessage().contains("no such file"), e.getMessage());
+    }
+
+    private static ByteBuffer header(int version, long tensors, long kvs) {
+        ByteBuffer b = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
+        b.put("GGUF".getBytes(StandardCharsets.US_ASCII)).putInt(version).putLong(tensors).putLong(kvs);
+        return b;
+    }
+
+    private static void putString(ByteBuffer b, String s) {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        b.putLong(bytes.length).put(bytes);
+    }
+
+    private int files;
+
+    private Path write(byte[] bytes) throws IOException {
+        return Files.write(dir.resolve("f" + files++ + ".gguf"), bytes);
+    }
+
+    private static void assertFails(Path file, String expected) {
+        var e = assertThrows(GgufException.class, () -> GgufReader.read(file));
+        assertTrue(e.getMessage().contains(expected), "expected '" + expected + "' in: " + e.getMessage());
+        assertTrue(e.getMessage().startsWith(file.toString()), "names the file: " + e.getMessage());
+    }
+}

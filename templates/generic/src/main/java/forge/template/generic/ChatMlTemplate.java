@@ -1,0 +1,103 @@
+package forge.template.generic;
+
+import com.github.mustachejava.DefaultMustacheFactory;
+import com.github.mustachejava.Mustache;
+import forge.api.TemplateException;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplate;
+import forge.api.template.Role;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * ChatML: every message as {@code <|im_start|>role\ncontent<|im_end|>\n}, then the opening of
+ * the assistant's turn. Tool calls and tool results are rendered as text, since ChatML itself has
+ * no convention for them.
+ */
+final class ChatMlTemplate implements ChatTemplate {
+
+    static final ChatMlTemplate INSTANCE = new ChatMlTemplate();
+
+    private static final String RESOURCE = "/META-INF/forge/templates/generic/chatml.mustache";
+
+    private final Mustache mustache;
+
+    private ChatMlTemplate() {
+        // Compiled from a Reader: a template inside the module is invisible to Mustache's own
+        // class-loader lookup once the module is encapsulated.
+        DefaultMustacheFactory factory = new DefaultMustacheFactory() {
+            @Override
+            public void encode(String value, Writer writer) {
+                try {
+                    writer.write(value); // prompts are not HTML: no escaping
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        };
+        try (InputStream in = ChatMlTemplate.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("missing template resource " + RESOURCE);
+            }
+            mustache = factory.compile(new InputStreamReader(in, StandardCharsets.UTF_8), "chatml");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return GenericTemplates.GENERIC;
+    }
+
+    @Override
+    public String render(ChatPrompt prompt) {
+        if (prompt.messages().isEmpty()) {
+            throw new TemplateException("the conversation has no messages");
+        }
+        List<Map<String, Object>> messages = new ArrayList<>(prompt.messages().size());
+        for (ChatMessage m : prompt.messages()) {
+            Map<String, Object> view = new HashMap<>();
+            // ChatML has no developer role: OpenAI's developer messages are system messages.
+            view.put("role", m.role() == Role.DEVELOPER ? "system" : m.role().wire());
+            view.put("content", contentOf(m));
+            messages.add(view);
+        }
+        Map<String, Object> scope = new HashMap<>();
+        scope.put("messages", messages);
+        scope.put("add_generation_prompt", prompt.addGenerationPrompt());
+        StringWriter out = new StringWriter();
+        mustache.execute(out, scope);
+        return out.toString();
+    }
+
+    private static String contentOf(ChatMessage m) {
+        if (m.toolCalls().isEmpty()) {
+            return m.content();
+        }
+        StringBuilder sb = new StringBuilder(m.content());
+        for (var call : m.toolCalls()) {
+            if (!sb.isEmpty()) {
+                sb.append('\n');
+            }
+            sb.append("<tool_call>\n{\"name\": \"").append(call.name()).append("\", \"arguments\": ")
+                    .append(call.arguments()).append("}\n</tool_call>");
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public List<String> endOfTurn() {
+        return List.of("<|im_end|>");
+    }
+}
