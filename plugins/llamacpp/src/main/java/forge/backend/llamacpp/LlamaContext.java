@@ -1,0 +1,255 @@
+package forge.backend.llamacpp;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+
+import forge.api.BackendException;
+import forge.api.backend.ContextParams;
+import forge.api.backend.InferenceContext;
+import forge.api.backend.TokenBatch;
+import forge.api.backend.TokenSampler;
+import forge.api.sampler.SamplingParams;
+import forge.backend.llamacpp.ffm.Llama;
+import forge.backend.llamacpp.ffm.LlamaLog;
+import forge.backend.llamacpp.ffm.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A {@code llama_context}: the KV cache shared by up to {@link #seqMax()} sequences, its batch and
+ * its samplers. Confined to the thread that created it (the engine's platform thread): its arena is
+ * confined, and every method checks the thread first so that misuse is a
+ * {@link BackendException}, not a crash. Closing it closes its samplers and batch, then frees the
+ * context ({@code llama_free}, attached to the arena) and tells the model.
+ */
+@SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
+public final class LlamaContext implements InferenceContext {
+    // enum llama_flash_attn_type
+    private static final Map<String, Integer> FLASH_ATTN = Map.of("auto", -1, "off", 0, "on", 1);
+    // enum ggml_type, for the KV cache
+    private static final Map<String, Integer> KV_TYPES = Map.of("f32", 0, "f16", 1, "q4_0", 2, "q4_1", 3,
+            "q5_0", 6, "q5_1", 7, "q8_0", 8, "bf16", 30);
+
+    private final LlamaModel model;
+    private final Thread owner = Thread.currentThread();
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment ctx;
+    private final MemorySegment memory;
+    private final int contextSize;
+    private final int seqMax;
+    private final LlamaBatch batch;
+    private final List<LlamaSampler> samplers = new ArrayList<>();
+    /** Which batch indices of the last successful decode have logits: what {@link LlamaSampler#sample} may ask for. */
+    private final boolean[] outputs;
+    private int decoded;
+    private boolean closed;
+
+    LlamaContext(LlamaModel model, ContextParams params) {
+        this.model = model;
+        MemorySegment raw;
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment p = Llama.llama_context_default_params(call);
+            var layout = Structs.llama_context_params;
+            Structs.setInt(p, layout, "n_ctx", params.contextSize());
+            Structs.setInt(p, layout, "n_batch", params.batchSize());
+            Structs.setInt(p, layout, "n_ubatch", Math.min(params.ubatchSize(), params.batchSize()));
+            Structs.setInt(p, layout, "n_seq_max", params.seqMax());
+            Structs.setInt(p, layout, "n_threads", params.threads());
+            Structs.setInt(p, layout, "n_threads_batch", params.threadsBatch());
+            Structs.setInt(p, layout, "flash_attn_type", FLASH_ATTN.get(params.flashAttention()));
+            Integer kvType = KV_TYPES.get(params.kvCacheType());
+            if (kvType == null) {
+                throw new BackendException("unsupported KV cache type " + params.kvCacheType() + "; valid: " + KV_TYPES.keySet());
+            }
+            Structs.setInt(p, layout, "type_k", kvType);
+            Structs.setInt(p, layout, "type_v", kvType);
+            Structs.setBoolean(p, layout, "kv_unified", params.kvUnified());
+            Structs.setBoolean(p, layout, "embeddings", params.embeddings());
+            // Timing bookkeeping costs on every decode and nobody reads it here.
+            Structs.setBoolean(p, layout, "no_perf", true);
+            LlamaLog.takeLastError();
+            raw = Llama.llama_init_from_model(model.segment(), p);
+        } catch (IllegalStateException e) {
+            arena.close();
+            throw new BackendException("model " + model.path() + " is closed", e);
+        }
+        if (raw.equals(MemorySegment.NULL)) {
+            arena.close();
+            String why = LlamaLog.takeLastError();
+            throw new BackendException("llama.cpp could not create a context (ctx=" + params.contextSize() + ", seqMax="
+                    + params.seqMax() + ", batch=" + params.batchSize() + ")" + (why.isEmpty() ? "" : ": " + why));
+        }
+        this.ctx = raw.reinterpret(arena, Llama::llama_free);
+        try {
+            this.memory = Llama.llama_get_memory(ctx).reinterpret(arena, null);
+            this.contextSize = Llama.llama_n_ctx(ctx);
+            this.seqMax = Llama.llama_n_seq_max(ctx);
+            int capacity = Llama.llama_n_batch(ctx);
+            this.batch = new LlamaBatch(this, capacity, seqMax, model.vocabulary().size());
+            this.outputs = new boolean[capacity];
+        } catch (RuntimeException | Error e) {
+            arena.close(); // frees the context
+            throw e;
+        }
+    }
+
+    @Override
+    public int contextSize() {
+        return contextSize;
+    }
+
+    @Override
+    public int seqMax() {
+        return seqMax;
+    }
+
+    @Override
+    public TokenBatch batch() {
+        ensureOpen();
+        return batch;
+    }
+
+    /** The model this context runs. */
+    public LlamaModel model() {
+        return model;
+    }
+
+    @Override
+    public void decode() {
+        ensureOpen();
+        int n = batch.size();
+        if (n == 0) {
+            throw new BackendException("decode of an empty batch");
+        }
+        decoded = 0;
+        int rc = Llama.llama_decode(ctx, batch.prepare());
+        switch (rc) {
+            case 0 -> {
+                batch.copyOutputs(outputs);
+                decoded = n;
+            }
+            case 1 -> throw new BackendException("no KV slot for the batch of " + n + " tokens (context of " + contextSize
+                    + " cells is full): free sequences or use a smaller batch");
+            case 2 -> throw new BackendException("decode was aborted");
+            case -1 -> throw new BackendException("llama.cpp rejected the batch as invalid: " + LlamaLog.takeLastError());
+            default -> throw new BackendException("llama_decode failed with " + rc + ": " + LlamaLog.takeLastError());
+        }
+    }
+
+    @Override
+    public TokenSampler sampler(SamplingParams params) {
+        ensureOpen();
+        LlamaSampler sampler = new LlamaSampler(this, params);
+        samplers.add(sampler);
+        return sampler;
+    }
+
+    @Override
+    public boolean removeTokens(int sequence, int from, int to) {
+        ensureOpen();
+        checkSequence(sequence);
+        return Llama.llama_memory_seq_rm(memory, sequence, from, to);
+    }
+
+    @Override
+    public void copySequence(int source, int target, int from, int to) {
+        ensureOpen();
+        checkSequence(source);
+        checkSequence(target);
+        Llama.llama_memory_seq_cp(memory, source, target, from, to);
+    }
+
+    /** Removes every sequence but {@code sequence} from the KV cache. */
+    public void keepSequence(int sequence) {
+        ensureOpen();
+        checkSequence(sequence);
+        Llama.llama_memory_seq_keep(memory, sequence);
+    }
+
+    @Override
+    public int maxPosition(int sequence) {
+        ensureOpen();
+        checkSequence(sequence);
+        return Llama.llama_memory_seq_pos_max(memory, sequence);
+    }
+
+    @Override
+    public void clearMemory() {
+        ensureOpen();
+        Llama.llama_memory_clear(memory, true);
+        decoded = 0;
+    }
+
+    @Override
+    public float[] embedding(int sequence) {
+        ensureOpen();
+        checkSequence(sequence);
+        MemorySegment e = Llama.llama_get_embeddings_seq(ctx, sequence);
+        if (e.equals(MemorySegment.NULL)) {
+            throw new BackendException("no embedding for sequence " + sequence
+                    + ": create the context with embeddings on and decode the sequence first");
+        }
+        int n = model.info().embeddingSize();
+        return e.reinterpret(4L * n).toArray(JAVA_FLOAT);
+    }
+
+    /**
+     * Closes the samplers still open, the batch, then the context. Harmless when already closed.
+     *
+     * @throws BackendException on another thread than the context's
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        checkThread();
+        closed = true;
+        for (LlamaSampler s : List.copyOf(samplers)) {
+            s.close();
+        }
+        batch.free();
+        arena.close();
+        model.contextClosed();
+    }
+
+    void samplerClosed(LlamaSampler sampler) {
+        samplers.remove(sampler);
+    }
+
+    /** The {@code llama_context *}, attached to this context's arena. */
+    MemorySegment segment() {
+        return ctx;
+    }
+
+    /** Fails unless {@code index} of the last decode has logits: llama.cpp would abort the process. */
+    void checkOutput(int index) {
+        if (index < 0 || index >= decoded || !outputs[index]) {
+            throw new BackendException("no logits at batch index " + index + " of the last decode"
+                    + (decoded == 0 ? " (nothing decoded since the last failure or clear)" : " (" + decoded
+                    + " tokens; add the token with logits = true)"));
+        }
+    }
+
+    void checkSequence(int sequence) {
+        if (sequence < 0 || sequence >= seqMax) {
+            throw new BackendException("sequence " + sequence + " is out of range: the context holds " + seqMax);
+        }
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new BackendException("the inference context is closed");
+        }
+        checkThread();
+    }
+
+    private void checkThread() {
+        if (Thread.currentThread() != owner) {
+            throw new BackendException("the inference context belongs to thread " + owner.getName()
+                    + ", not " + Thread.currentThread().getName());
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package forge.backend.llamacpp;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import forge.api.BackendException;
+import forge.api.backend.TokenSampler;
+import forge.api.sampler.SamplingParams;
+import forge.backend.llamacpp.ffm.Llama;
+import forge.backend.llamacpp.ffm.LlamaLog;
+import forge.backend.llamacpp.ffm.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+
+/**
+ * A native sampler chain for one sequence, built in llama.cpp's order: logit bias, penalties,
+ * grammar, then either greedy, or top-k, top-p, min-p, temperature and a seeded draw.
+ *
+ * <p>Owns a confined arena on its context's thread; the chain pointer is attached to it with
+ * {@code llama_sampler_free} (which frees the stages the chain owns). Closed by its owner, or by
+ * its context when the context closes.
+ *
+ * <p>{@link #accept} feeds prompt tokens to the penalties stage only: the grammar constrains what
+ * the model generates, and accepting a token it does not allow would throw inside llama.cpp
+ * (which aborts the process).
+ */
+@SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
+public final class LlamaSampler implements TokenSampler {
+    /** {@code LLAMA_DEFAULT_SEED}: llama.cpp draws a random seed. */
+    private static final int LLAMA_DEFAULT_SEED = 0xFFFFFFFF;
+
+    private final LlamaContext context;
+    private final Thread owner = Thread.currentThread();
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment chain;
+    /** The penalties stage inside the chain (owned by it), or NULL. */
+    private final MemorySegment penalties;
+    private boolean closed;
+
+    LlamaSampler(LlamaContext context, SamplingParams params) {
+        this.context = context;
+        LlamaVocabulary vocab = (LlamaVocabulary) context.model().vocabulary();
+        int nVocab = vocab.size();
+        MemorySegment chainParams = Llama.llama_sampler_chain_default_params(arena);
+        Structs.setBoolean(chainParams, Structs.llama_sampler_chain_params, "no_perf", true);
+        this.chain = Llama.llama_sampler_chain_init(chainParams).reinterpret(arena, Llama::llama_sampler_free);
+        try {
+            if (!params.logitBias().isEmpty()) {
+                MemorySegment biases = arena.allocate(Structs.llama_logit_bias, params.logitBias().size());
+                long stride = Structs.llama_logit_bias.byteSize();
+                long tokenOffset = Structs.offset(Structs.llama_logit_bias, "token");
+                long biasOffset = Structs.offset(Structs.llama_logit_bias, "bias");
+                int i = 0;
+                for (Map.Entry<Integer, Float> e : params.logitBias().entrySet()) {
+                    // llama.cpp indexes the logits with the token unchecked.
+                    vocab.checkToken(e.getKey());
+                    biases.set(JAVA_INT, i * stride + tokenOffset, e.getKey());
+                    biases.set(JAVA_FLOAT, i * stride + biasOffset, e.getValue());
+                    i++;
+                }
+                add(Llama.llama_sampler_init_logit_bias(nVocab, i, biases), "logit_bias");
+            }
+            boolean neutralPenalties = params.repeatLastN() == 0 || (params.repeatPenalty() == 1f
+                    && params.frequencyPenalty() == 0f && params.presencePenalty() == 0f);
+            if (neutralPenalties) {
+                this.penalties = MemorySegment.NULL;
+            } else {
+                int lastN = params.repeatLastN() == -1 ? context.contextSize() : params.repeatLastN();
+                this.penalties = add(Llama.llama_sampler_init_penalties(nVocab, lastN, params.repeatPenalty(),
+                        params.frequencyPenalty(), params.presencePenalty()), "penalties");
+            }
+            if (!params.grammar().isEmpty()) {
+                LlamaLog.takeLastError();
+                MemorySegment grammar = Llama.llama_sampler_init_grammar(vocab.segment(),
+                        arena.allocateFrom(params.grammar()), arena.allocateFrom("root"));
+                if (grammar.equals(MemorySegment.NULL)) {
+                    String why = LlamaLog.takeLastError();
+                    throw new BackendException("invalid grammar" + (why.isEmpty() ? "" : " (" + why + ")")
+                            + ": the GBNF did not parse or has no 'root' rule");
+                }
+                add(grammar, "grammar");
+            }
+            if (params.greedy()) {
+                add(Llama.llama_sampler_init_greedy(), "greedy");
+            } else {
+                if (params.topK() > 0) {
+                    add(Llama.llama_sampler_init_top_k(params.topK()), "top_k");
+                }
+                if (params.topP() < 1f) {
+                    add(Llama.llama_sampler_init_top_p(params.topP(), 1), "top_p");
+                }
+                if (params.minP() > 0f) {
+                    add(Llama.llama_sampler_init_min_p(params.minP(), 1), "min_p");
+                }
+                add(Llama.llama_sampler_init_temp(params.temperature()), "temp");
+                int seed = params.seed() == -1 ? LLAMA_DEFAULT_SEED : (int) params.seed();
+                add(Llama.llama_sampler_init_dist(seed), "dist");
+            }
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** Appends a stage to the chain, which takes ownership of it. */
+    private MemorySegment add(MemorySegment stage, String name) {
+        if (stage.equals(MemorySegment.NULL)) {
+            throw new BackendException("llama.cpp could not create the " + name + " sampler");
+        }
+        Llama.llama_sampler_chain_add(chain, stage);
+        return stage;
+    }
+
+    @Override
+    public int sample(int batchIndex) {
+        ensureOpen();
+        context.checkOutput(batchIndex);
+        return Llama.llama_sampler_sample(chain, context.segment(), batchIndex);
+    }
+
+    @Override
+    public void accept(int token) {
+        ensureOpen();
+        ((LlamaVocabulary) context.model().vocabulary()).checkToken(token);
+        if (!penalties.equals(MemorySegment.NULL)) {
+            Llama.llama_sampler_accept(penalties, token);
+        }
+    }
+
+    /** Forgets what the chain has seen: penalties' history, the grammar's state, the draw's RNG. */
+    public void reset() {
+        ensureOpen();
+        Llama.llama_sampler_reset(chain);
+    }
+
+    /** Frees the chain. Harmless when already closed. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (Thread.currentThread() != owner) {
+            throw new BackendException("the sampler belongs to thread " + owner.getName() + ", not "
+                    + Thread.currentThread().getName());
+        }
+        closed = true;
+        arena.close();
+        context.samplerClosed(this);
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new BackendException("the sampler is closed");
+        }
+        context.ensureOpen();
+    }
+}

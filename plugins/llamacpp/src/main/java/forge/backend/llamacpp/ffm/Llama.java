@@ -1,0 +1,765 @@
+package forge.backend.llamacpp.ffm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * The functions of {@code llama.h} (and one of {@code ggml-backend.h}) that ForgeLM calls, one
+ * static method per C function, named exactly like it. Boring on purpose: no logic, no
+ * translation of return codes (the product classes do that), only the C signature quoted above
+ * each handle.
+ *
+ * <p>The handles (in the nested {@code Handles} class) resolve together on first use, which
+ * {@link LlamaLibrary#load} triggers right after the libraries are loaded: a symbol missing from the libraries fails there, once,
+ * with "unresolved symbol: NAME". Struct-by-value returns take a {@link SegmentAllocator} first,
+ * as the FFM linker wants; struct-by-value arguments are segments of the {@link Structs} layouts.
+ *
+ * <p>Exceptions: a closed arena or a segment used from the wrong thread surfaces as the
+ * {@link IllegalStateException} / {@link WrongThreadException} the linker throws, untouched.
+ */
+@SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
+public final class Llama {
+    private Llama() {
+    }
+
+    /** Forces the handles to resolve; called once by {@link LlamaLibrary#load}. */
+    static void bind() {
+        if (Handles.llama_decode == null) {
+            throw new AssertionError("handles not bound");
+        }
+    }
+
+    private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
+        MemorySegment symbol = LlamaLibrary.lookup().find(name)
+                .orElseThrow(() -> new UnsatisfiedLinkError("unresolved symbol: " + name));
+        return Linker.nativeLinker().downcallHandle(symbol, descriptor);
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        // invokeExact declares Throwable; a native downcall throws nothing checked.
+        throw new AssertionError("unexpected checked exception from a downcall", t);
+    }
+
+    /** The method handles, one per C symbol, resolved together when this class initialises. */
+    private static final class Handles {
+        // void llama_backend_init(void);
+        static final MethodHandle llama_backend_init = downcall("llama_backend_init", FunctionDescriptor.ofVoid());
+        // void llama_backend_free(void);
+        static final MethodHandle llama_backend_free = downcall("llama_backend_free", FunctionDescriptor.ofVoid());
+        // void ggml_backend_load_all_from_path(const char * dir_path); // libggml
+        static final MethodHandle ggml_backend_load_all_from_path = downcall("ggml_backend_load_all_from_path", FunctionDescriptor.ofVoid(ADDRESS));
+        // void llama_log_set(ggml_log_callback log_callback, void * user_data);
+        static final MethodHandle llama_log_set = downcall("llama_log_set", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
+        // const char * llama_print_system_info(void);
+        static final MethodHandle llama_print_system_info = downcall("llama_print_system_info", FunctionDescriptor.of(ADDRESS));
+        // const char * llama_version(void);
+        static final MethodHandle llama_version = downcall("llama_version", FunctionDescriptor.of(ADDRESS));
+        // size_t llama_max_parallel_sequences(void);
+        static final MethodHandle llama_max_parallel_sequences = downcall("llama_max_parallel_sequences", FunctionDescriptor.of(JAVA_LONG));
+        // struct llama_model_params llama_model_default_params(void);
+        static final MethodHandle llama_model_default_params = downcall("llama_model_default_params", FunctionDescriptor.of(Structs.llama_model_params));
+        // struct llama_model * llama_model_load_from_file(const char * path_model, struct llama_model_params params);
+        static final MethodHandle llama_model_load_from_file = downcall("llama_model_load_from_file", FunctionDescriptor.of(ADDRESS, ADDRESS, Structs.llama_model_params));
+        // void llama_model_free(struct llama_model * model);
+        static final MethodHandle llama_model_free = downcall("llama_model_free", FunctionDescriptor.ofVoid(ADDRESS));
+        // int32_t llama_model_meta_count(const struct llama_model * model);
+        static final MethodHandle llama_model_meta_count = downcall("llama_model_meta_count", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // int32_t llama_model_meta_key_by_index(const struct llama_model * model, int32_t i, char * buf, size_t buf_size);
+        static final MethodHandle llama_model_meta_key_by_index = downcall("llama_model_meta_key_by_index", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        // int32_t llama_model_meta_val_str_by_index(const struct llama_model * model, int32_t i, char * buf, size_t buf_size);
+        static final MethodHandle llama_model_meta_val_str_by_index = downcall("llama_model_meta_val_str_by_index", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        // int32_t llama_model_meta_val_str(const struct llama_model * model, const char * key, char * buf, size_t buf_size);
+        static final MethodHandle llama_model_meta_val_str = downcall("llama_model_meta_val_str", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+        // int32_t llama_model_desc(const struct llama_model * model, char * buf, size_t buf_size);
+        static final MethodHandle llama_model_desc = downcall("llama_model_desc", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+        // uint64_t llama_model_size(const struct llama_model * model);
+        static final MethodHandle llama_model_size = downcall("llama_model_size", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+        // uint64_t llama_model_n_params(const struct llama_model * model);
+        static final MethodHandle llama_model_n_params = downcall("llama_model_n_params", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+        // int32_t llama_model_n_ctx_train(const struct llama_model * model);
+        static final MethodHandle llama_model_n_ctx_train = downcall("llama_model_n_ctx_train", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // int32_t llama_model_n_embd(const struct llama_model * model);
+        static final MethodHandle llama_model_n_embd = downcall("llama_model_n_embd", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // int32_t llama_model_n_layer(const struct llama_model * model);
+        static final MethodHandle llama_model_n_layer = downcall("llama_model_n_layer", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // const char * llama_model_chat_template(const struct llama_model * model, const char * name);
+        static final MethodHandle llama_model_chat_template = downcall("llama_model_chat_template", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        // const struct llama_vocab * llama_model_get_vocab(const struct llama_model * model);
+        static final MethodHandle llama_model_get_vocab = downcall("llama_model_get_vocab", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        // int32_t llama_vocab_n_tokens(const struct llama_vocab * vocab);
+        static final MethodHandle llama_vocab_n_tokens = downcall("llama_vocab_n_tokens", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // llama_token llama_vocab_bos(const struct llama_vocab * vocab);
+        static final MethodHandle llama_vocab_bos = downcall("llama_vocab_bos", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // llama_token llama_vocab_eos(const struct llama_vocab * vocab);
+        static final MethodHandle llama_vocab_eos = downcall("llama_vocab_eos", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // llama_token llama_vocab_eot(const struct llama_vocab * vocab);
+        static final MethodHandle llama_vocab_eot = downcall("llama_vocab_eot", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // bool llama_vocab_is_eog(const struct llama_vocab * vocab, llama_token token);
+        static final MethodHandle llama_vocab_is_eog = downcall("llama_vocab_is_eog", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT));
+        // int32_t llama_tokenize(const struct llama_vocab * vocab, const char * text, int32_t text_len, llama_token * tokens, int32_t n_tokens_max, bool add_special, bool parse_special);
+        static final MethodHandle llama_tokenize = downcall("llama_tokenize", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_BOOLEAN, JAVA_BOOLEAN));
+        // int32_t llama_token_to_piece(const struct llama_vocab * vocab, llama_token token, char * buf, int32_t length, int32_t lstrip, bool special);
+        static final MethodHandle llama_token_to_piece = downcall("llama_token_to_piece", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_BOOLEAN));
+        // int32_t llama_detokenize(const struct llama_vocab * vocab, const llama_token * tokens, int32_t n_tokens, char * text, int32_t text_len_max, bool remove_special, bool unparse_special);
+        static final MethodHandle llama_detokenize = downcall("llama_detokenize", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_BOOLEAN, JAVA_BOOLEAN));
+        // struct llama_context_params llama_context_default_params(void);
+        static final MethodHandle llama_context_default_params = downcall("llama_context_default_params", FunctionDescriptor.of(Structs.llama_context_params));
+        // struct llama_context * llama_init_from_model(struct llama_model * model, struct llama_context_params params);
+        static final MethodHandle llama_init_from_model = downcall("llama_init_from_model", FunctionDescriptor.of(ADDRESS, ADDRESS, Structs.llama_context_params));
+        // void llama_free(struct llama_context * ctx);
+        static final MethodHandle llama_free = downcall("llama_free", FunctionDescriptor.ofVoid(ADDRESS));
+        // uint32_t llama_n_ctx(const struct llama_context * ctx);
+        static final MethodHandle llama_n_ctx = downcall("llama_n_ctx", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // uint32_t llama_n_batch(const struct llama_context * ctx);
+        static final MethodHandle llama_n_batch = downcall("llama_n_batch", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // uint32_t llama_n_seq_max(const struct llama_context * ctx);
+        static final MethodHandle llama_n_seq_max = downcall("llama_n_seq_max", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // struct llama_batch llama_batch_init(int32_t n_tokens, int32_t embd, int32_t n_seq_max);
+        static final MethodHandle llama_batch_init = downcall("llama_batch_init", FunctionDescriptor.of(Structs.llama_batch, JAVA_INT, JAVA_INT, JAVA_INT));
+        // void llama_batch_free(struct llama_batch batch);
+        static final MethodHandle llama_batch_free = downcall("llama_batch_free", FunctionDescriptor.ofVoid(Structs.llama_batch));
+        // int32_t llama_decode(struct llama_context * ctx, struct llama_batch batch);
+        static final MethodHandle llama_decode = downcall("llama_decode", FunctionDescriptor.of(JAVA_INT, ADDRESS, Structs.llama_batch));
+        // float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id);
+        static final MethodHandle llama_get_embeddings_seq = downcall("llama_get_embeddings_seq", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
+        // llama_memory_t llama_get_memory(const struct llama_context * ctx);
+        static final MethodHandle llama_get_memory = downcall("llama_get_memory", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        // void llama_memory_clear(llama_memory_t mem, bool data);
+        static final MethodHandle llama_memory_clear = downcall("llama_memory_clear", FunctionDescriptor.ofVoid(ADDRESS, JAVA_BOOLEAN));
+        // bool llama_memory_seq_rm(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1);
+        static final MethodHandle llama_memory_seq_rm = downcall("llama_memory_seq_rm", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+        // void llama_memory_seq_cp(llama_memory_t mem, llama_seq_id seq_id_src, llama_seq_id seq_id_dst, llama_pos p0, llama_pos p1);
+        static final MethodHandle llama_memory_seq_cp = downcall("llama_memory_seq_cp", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+        // void llama_memory_seq_keep(llama_memory_t mem, llama_seq_id seq_id);
+        static final MethodHandle llama_memory_seq_keep = downcall("llama_memory_seq_keep", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        // llama_pos llama_memory_seq_pos_max(llama_memory_t mem, llama_seq_id seq_id);
+        static final MethodHandle llama_memory_seq_pos_max = downcall("llama_memory_seq_pos_max", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        // struct llama_sampler_chain_params llama_sampler_chain_default_params(void);
+        static final MethodHandle llama_sampler_chain_default_params = downcall("llama_sampler_chain_default_params", FunctionDescriptor.of(Structs.llama_sampler_chain_params));
+        // struct llama_sampler * llama_sampler_chain_init(struct llama_sampler_chain_params params);
+        static final MethodHandle llama_sampler_chain_init = downcall("llama_sampler_chain_init", FunctionDescriptor.of(ADDRESS, Structs.llama_sampler_chain_params));
+        // void llama_sampler_chain_add(struct llama_sampler * chain, struct llama_sampler * smpl); // the chain takes ownership
+        static final MethodHandle llama_sampler_chain_add = downcall("llama_sampler_chain_add", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
+        // struct llama_sampler * llama_sampler_init_greedy(void);
+        static final MethodHandle llama_sampler_init_greedy = downcall("llama_sampler_init_greedy", FunctionDescriptor.of(ADDRESS));
+        // struct llama_sampler * llama_sampler_init_dist(uint32_t seed);
+        static final MethodHandle llama_sampler_init_dist = downcall("llama_sampler_init_dist", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        // struct llama_sampler * llama_sampler_init_temp(float t);
+        static final MethodHandle llama_sampler_init_temp = downcall("llama_sampler_init_temp", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT));
+        // struct llama_sampler * llama_sampler_init_top_k(int32_t k);
+        static final MethodHandle llama_sampler_init_top_k = downcall("llama_sampler_init_top_k", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        // struct llama_sampler * llama_sampler_init_top_p(float p, size_t min_keep);
+        static final MethodHandle llama_sampler_init_top_p = downcall("llama_sampler_init_top_p", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG));
+        // struct llama_sampler * llama_sampler_init_min_p(float p, size_t min_keep);
+        static final MethodHandle llama_sampler_init_min_p = downcall("llama_sampler_init_min_p", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG));
+        // struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t penalty_last_n, float penalty_repeat, float penalty_freq, float penalty_present);
+        static final MethodHandle llama_sampler_init_penalties = downcall("llama_sampler_init_penalties", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT));
+        // struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias, const llama_logit_bias * logit_bias);
+        static final MethodHandle llama_sampler_init_logit_bias = downcall("llama_sampler_init_logit_bias", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+        // struct llama_sampler * llama_sampler_init_grammar(const struct llama_vocab * vocab, const char * grammar_str, const char * grammar_root); // NULL when the grammar does not parse
+        static final MethodHandle llama_sampler_init_grammar = downcall("llama_sampler_init_grammar", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        // llama_token llama_sampler_sample(struct llama_sampler * smpl, struct llama_context * ctx, int32_t idx);
+        static final MethodHandle llama_sampler_sample = downcall("llama_sampler_sample", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        // void llama_sampler_accept(struct llama_sampler * smpl, llama_token token);
+        static final MethodHandle llama_sampler_accept = downcall("llama_sampler_accept", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        // void llama_sampler_reset(struct llama_sampler * smpl);
+        static final MethodHandle llama_sampler_reset = downcall("llama_sampler_reset", FunctionDescriptor.ofVoid(ADDRESS));
+        // void llama_sampler_free(struct llama_sampler * smpl);
+        static final MethodHandle llama_sampler_free = downcall("llama_sampler_free", FunctionDescriptor.ofVoid(ADDRESS));
+        // struct llama_model_quantize_params llama_model_quantize_default_params(void);
+        static final MethodHandle llama_model_quantize_default_params = downcall("llama_model_quantize_default_params", FunctionDescriptor.of(Structs.llama_model_quantize_params));
+        // uint32_t llama_model_quantize(const char * fname_inp, const char * fname_out, const llama_model_quantize_params * params); // 0 on success
+        static final MethodHandle llama_model_quantize = downcall("llama_model_quantize", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    /** {@code void llama_backend_init(void);} */
+    public static void llama_backend_init() {
+        try {
+            Handles.llama_backend_init.invokeExact();
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_backend_free(void);} */
+    public static void llama_backend_free() {
+        try {
+            Handles.llama_backend_free.invokeExact();
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void ggml_backend_load_all_from_path(const char * dir_path);} */
+    public static void ggml_backend_load_all_from_path(MemorySegment dir_path) {
+        try {
+            Handles.ggml_backend_load_all_from_path.invokeExact(dir_path);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_log_set(ggml_log_callback log_callback, void * user_data);} */
+    public static void llama_log_set(MemorySegment log_callback, MemorySegment user_data) {
+        try {
+            Handles.llama_log_set.invokeExact(log_callback, user_data);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code const char * llama_print_system_info(void);} */
+    public static MemorySegment llama_print_system_info() {
+        try {
+            return (MemorySegment) Handles.llama_print_system_info.invokeExact();
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code const char * llama_version(void);} */
+    public static MemorySegment llama_version() {
+        try {
+            return (MemorySegment) Handles.llama_version.invokeExact();
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code size_t llama_max_parallel_sequences(void);} */
+    public static long llama_max_parallel_sequences() {
+        try {
+            return (long) Handles.llama_max_parallel_sequences.invokeExact();
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_model_params llama_model_default_params(void);} */
+    public static MemorySegment llama_model_default_params(SegmentAllocator allocator) {
+        try {
+            return (MemorySegment) Handles.llama_model_default_params.invokeExact(allocator);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_model * llama_model_load_from_file(const char * path_model, struct llama_model_params params);} */
+    public static MemorySegment llama_model_load_from_file(MemorySegment path_model, MemorySegment params) {
+        try {
+            return (MemorySegment) Handles.llama_model_load_from_file.invokeExact(path_model, params);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_model_free(struct llama_model * model);} */
+    public static void llama_model_free(MemorySegment model) {
+        try {
+            Handles.llama_model_free.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_model_meta_count(const struct llama_model * model);} */
+    public static int llama_model_meta_count(MemorySegment model) {
+        try {
+            return (int) Handles.llama_model_meta_count.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_model_meta_key_by_index(const struct llama_model * model, int32_t i, char * buf, size_t buf_size);} */
+    public static int llama_model_meta_key_by_index(MemorySegment model, int i, MemorySegment buf, long buf_size) {
+        try {
+            return (int) Handles.llama_model_meta_key_by_index.invokeExact(model, i, buf, buf_size);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_model_meta_val_str_by_index(const struct llama_model * model, int32_t i, char * buf, size_t buf_size);} */
+    public static int llama_model_meta_val_str_by_index(MemorySegment model, int i, MemorySegment buf, long buf_size) {
+        try {
+            return (int) Handles.llama_model_meta_val_str_by_index.invokeExact(model, i, buf, buf_size);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_model_meta_val_str(const struct llama_model * model, const char * key, char * buf, size_t buf_size);} */
+    public static int llama_model_meta_val_str(MemorySegment model, MemorySegment key, MemorySegment buf, long buf_size) {
+        try {
+            return (int) Handles.llama_model_meta_val_str.invokeExact(model, key, buf, buf_size);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_model_desc(const struct llama_model * model, char * buf, size_t buf_size);} */
+    public static int llama_model_desc(MemorySegment model, MemorySegment buf, long buf_size) {
+        try {
+            return (int) Handles.llama_model_desc.invokeExact(model, buf, buf_size);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code uint64_t llama_model_size(const struct llama_model * model);} */
+    public static long llama_model_size(MemorySegment model) {
+        try {
+            return (long) Handles.llama_model_size.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code uint64_t llama_model_n_params(const struct llama_model * model);} */
+    public static long llama_model_n_params(MemorySegment model) {
+        try {
+            return (long) Handles.llama_model_n_params.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_model_n_ctx_train(const struct llama_model * model);} */
+    public static int llama_model_n_ctx_train(MemorySegment model) {
+        try {
+            return (int) Handles.llama_model_n_ctx_train.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_model_n_embd(const struct llama_model * model);} */
+    public static int llama_model_n_embd(MemorySegment model) {
+        try {
+            return (int) Handles.llama_model_n_embd.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_model_n_layer(const struct llama_model * model);} */
+    public static int llama_model_n_layer(MemorySegment model) {
+        try {
+            return (int) Handles.llama_model_n_layer.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code const char * llama_model_chat_template(const struct llama_model * model, const char * name);} */
+    public static MemorySegment llama_model_chat_template(MemorySegment model, MemorySegment name) {
+        try {
+            return (MemorySegment) Handles.llama_model_chat_template.invokeExact(model, name);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code const struct llama_vocab * llama_model_get_vocab(const struct llama_model * model);} */
+    public static MemorySegment llama_model_get_vocab(MemorySegment model) {
+        try {
+            return (MemorySegment) Handles.llama_model_get_vocab.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_vocab_n_tokens(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_n_tokens(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_n_tokens.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_vocab_bos(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_bos(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_bos.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_vocab_eos(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_eos(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_eos.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_vocab_eot(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_eot(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_eot.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code bool llama_vocab_is_eog(const struct llama_vocab * vocab, llama_token token);} */
+    public static boolean llama_vocab_is_eog(MemorySegment vocab, int token) {
+        try {
+            return (boolean) Handles.llama_vocab_is_eog.invokeExact(vocab, token);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_tokenize(const struct llama_vocab * vocab, const char * text, int32_t text_len, llama_token * tokens, int32_t n_tokens_max, bool add_special, bool parse_special);} */
+    public static int llama_tokenize(MemorySegment vocab, MemorySegment text, int text_len, MemorySegment tokens, int n_tokens_max, boolean add_special, boolean parse_special) {
+        try {
+            return (int) Handles.llama_tokenize.invokeExact(vocab, text, text_len, tokens, n_tokens_max, add_special, parse_special);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_token_to_piece(const struct llama_vocab * vocab, llama_token token, char * buf, int32_t length, int32_t lstrip, bool special);} */
+    public static int llama_token_to_piece(MemorySegment vocab, int token, MemorySegment buf, int length, int lstrip, boolean special) {
+        try {
+            return (int) Handles.llama_token_to_piece.invokeExact(vocab, token, buf, length, lstrip, special);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_detokenize(const struct llama_vocab * vocab, const llama_token * tokens, int32_t n_tokens, char * text, int32_t text_len_max, bool remove_special, bool unparse_special);} */
+    public static int llama_detokenize(MemorySegment vocab, MemorySegment tokens, int n_tokens, MemorySegment text, int text_len_max, boolean remove_special, boolean unparse_special) {
+        try {
+            return (int) Handles.llama_detokenize.invokeExact(vocab, tokens, n_tokens, text, text_len_max, remove_special, unparse_special);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_context_params llama_context_default_params(void);} */
+    public static MemorySegment llama_context_default_params(SegmentAllocator allocator) {
+        try {
+            return (MemorySegment) Handles.llama_context_default_params.invokeExact(allocator);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_context * llama_init_from_model(struct llama_model * model, struct llama_context_params params);} */
+    public static MemorySegment llama_init_from_model(MemorySegment model, MemorySegment params) {
+        try {
+            return (MemorySegment) Handles.llama_init_from_model.invokeExact(model, params);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_free(struct llama_context * ctx);} */
+    public static void llama_free(MemorySegment ctx) {
+        try {
+            Handles.llama_free.invokeExact(ctx);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code uint32_t llama_n_ctx(const struct llama_context * ctx);} */
+    public static int llama_n_ctx(MemorySegment ctx) {
+        try {
+            return (int) Handles.llama_n_ctx.invokeExact(ctx);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code uint32_t llama_n_batch(const struct llama_context * ctx);} */
+    public static int llama_n_batch(MemorySegment ctx) {
+        try {
+            return (int) Handles.llama_n_batch.invokeExact(ctx);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code uint32_t llama_n_seq_max(const struct llama_context * ctx);} */
+    public static int llama_n_seq_max(MemorySegment ctx) {
+        try {
+            return (int) Handles.llama_n_seq_max.invokeExact(ctx);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_batch llama_batch_init(int32_t n_tokens, int32_t embd, int32_t n_seq_max);} */
+    public static MemorySegment llama_batch_init(SegmentAllocator allocator, int n_tokens, int embd, int n_seq_max) {
+        try {
+            return (MemorySegment) Handles.llama_batch_init.invokeExact(allocator, n_tokens, embd, n_seq_max);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_batch_free(struct llama_batch batch);} */
+    public static void llama_batch_free(MemorySegment batch) {
+        try {
+            Handles.llama_batch_free.invokeExact(batch);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_decode(struct llama_context * ctx, struct llama_batch batch);} */
+    public static int llama_decode(MemorySegment ctx, MemorySegment batch) {
+        try {
+            return (int) Handles.llama_decode.invokeExact(ctx, batch);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id);} */
+    public static MemorySegment llama_get_embeddings_seq(MemorySegment ctx, int seq_id) {
+        try {
+            return (MemorySegment) Handles.llama_get_embeddings_seq.invokeExact(ctx, seq_id);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_memory_t llama_get_memory(const struct llama_context * ctx);} */
+    public static MemorySegment llama_get_memory(MemorySegment ctx) {
+        try {
+            return (MemorySegment) Handles.llama_get_memory.invokeExact(ctx);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_memory_clear(llama_memory_t mem, bool data);} */
+    public static void llama_memory_clear(MemorySegment mem, boolean data) {
+        try {
+            Handles.llama_memory_clear.invokeExact(mem, data);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code bool llama_memory_seq_rm(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1);} */
+    public static boolean llama_memory_seq_rm(MemorySegment mem, int seq_id, int p0, int p1) {
+        try {
+            return (boolean) Handles.llama_memory_seq_rm.invokeExact(mem, seq_id, p0, p1);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_memory_seq_cp(llama_memory_t mem, llama_seq_id seq_id_src, llama_seq_id seq_id_dst, llama_pos p0, llama_pos p1);} */
+    public static void llama_memory_seq_cp(MemorySegment mem, int seq_id_src, int seq_id_dst, int p0, int p1) {
+        try {
+            Handles.llama_memory_seq_cp.invokeExact(mem, seq_id_src, seq_id_dst, p0, p1);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_memory_seq_keep(llama_memory_t mem, llama_seq_id seq_id);} */
+    public static void llama_memory_seq_keep(MemorySegment mem, int seq_id) {
+        try {
+            Handles.llama_memory_seq_keep.invokeExact(mem, seq_id);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_pos llama_memory_seq_pos_max(llama_memory_t mem, llama_seq_id seq_id);} */
+    public static int llama_memory_seq_pos_max(MemorySegment mem, int seq_id) {
+        try {
+            return (int) Handles.llama_memory_seq_pos_max.invokeExact(mem, seq_id);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler_chain_params llama_sampler_chain_default_params(void);} */
+    public static MemorySegment llama_sampler_chain_default_params(SegmentAllocator allocator) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_chain_default_params.invokeExact(allocator);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_chain_init(struct llama_sampler_chain_params params);} */
+    public static MemorySegment llama_sampler_chain_init(MemorySegment params) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_chain_init.invokeExact(params);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_sampler_chain_add(struct llama_sampler * chain, struct llama_sampler * smpl);} */
+    public static void llama_sampler_chain_add(MemorySegment chain, MemorySegment smpl) {
+        try {
+            Handles.llama_sampler_chain_add.invokeExact(chain, smpl);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_greedy(void);} */
+    public static MemorySegment llama_sampler_init_greedy() {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_greedy.invokeExact();
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_dist(uint32_t seed);} */
+    public static MemorySegment llama_sampler_init_dist(int seed) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_dist.invokeExact(seed);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_temp(float t);} */
+    public static MemorySegment llama_sampler_init_temp(float t) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_temp.invokeExact(t);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_top_k(int32_t k);} */
+    public static MemorySegment llama_sampler_init_top_k(int k) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_top_k.invokeExact(k);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_top_p(float p, size_t min_keep);} */
+    public static MemorySegment llama_sampler_init_top_p(float p, long min_keep) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_top_p.invokeExact(p, min_keep);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_min_p(float p, size_t min_keep);} */
+    public static MemorySegment llama_sampler_init_min_p(float p, long min_keep) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_min_p.invokeExact(p, min_keep);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t penalty_last_n, float penalty_repeat, float penalty_freq, float penalty_present);} */
+    public static MemorySegment llama_sampler_init_penalties(int n_vocab, int penalty_last_n, float penalty_repeat, float penalty_freq, float penalty_present) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_penalties.invokeExact(n_vocab, penalty_last_n, penalty_repeat, penalty_freq, penalty_present);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias, const llama_logit_bias * logit_bias);} */
+    public static MemorySegment llama_sampler_init_logit_bias(int n_vocab, int n_logit_bias, MemorySegment logit_bias) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_logit_bias.invokeExact(n_vocab, n_logit_bias, logit_bias);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_grammar(const struct llama_vocab * vocab, const char * grammar_str, const char * grammar_root);} */
+    public static MemorySegment llama_sampler_init_grammar(MemorySegment vocab, MemorySegment grammar_str, MemorySegment grammar_root) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_grammar.invokeExact(vocab, grammar_str, grammar_root);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_sampler_sample(struct llama_sampler * smpl, struct llama_context * ctx, int32_t idx);} */
+    public static int llama_sampler_sample(MemorySegment smpl, MemorySegment ctx, int idx) {
+        try {
+            return (int) Handles.llama_sampler_sample.invokeExact(smpl, ctx, idx);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_sampler_accept(struct llama_sampler * smpl, llama_token token);} */
+    public static void llama_sampler_accept(MemorySegment smpl, int token) {
+        try {
+            Handles.llama_sampler_accept.invokeExact(smpl, token);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_sampler_reset(struct llama_sampler * smpl);} */
+    public static void llama_sampler_reset(MemorySegment smpl) {
+        try {
+            Handles.llama_sampler_reset.invokeExact(smpl);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_sampler_free(struct llama_sampler * smpl);} */
+    public static void llama_sampler_free(MemorySegment smpl) {
+        try {
+            Handles.llama_sampler_free.invokeExact(smpl);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_model_quantize_params llama_model_quantize_default_params(void);} */
+    public static MemorySegment llama_model_quantize_default_params(SegmentAllocator allocator) {
+        try {
+            return (MemorySegment) Handles.llama_model_quantize_default_params.invokeExact(allocator);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code uint32_t llama_model_quantize(const char * fname_inp, const char * fname_out, const llama_model_quantize_params * params);} */
+    public static int llama_model_quantize(MemorySegment fname_inp, MemorySegment fname_out, MemorySegment params) {
+        try {
+            return (int) Handles.llama_model_quantize.invokeExact(fname_inp, fname_out, params);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+}

@@ -1,0 +1,356 @@
+package forge.backend.llamacpp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.BackendException;
+import forge.api.backend.ContextParams;
+import forge.api.backend.InferenceContext;
+import forge.api.backend.LoadProgress;
+import forge.api.backend.LoadedModel;
+import forge.api.backend.ModelLoadParams;
+import forge.api.backend.TokenBatch;
+import forge.api.backend.TokenSampler;
+import forge.api.sampler.SamplingParams;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Loading, decoding and sampling a tiny synthetic model (random weights: tests check structure, not wording). */
+class LlamaContextTest {
+    private static LoadedModel model;
+    private static int[] prompt;
+
+    @BeforeAll
+    static void load() {
+        model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
+        prompt = model.vocabulary().tokenize("<|im_start|>user\nHello there, how are you?<|im_end|>\n<|im_start|>assistant\n",
+                false, true);
+        assertTrue(prompt.length > 5);
+    }
+
+    @AfterAll
+    static void close() {
+        model.close();
+    }
+
+    private static InferenceContext context(int seqMax) {
+        return model.newContext(new ContextParams(512, 128, 128, seqMax, 2, 2, "auto", "f16", true, false));
+    }
+
+    /** Decodes {@code tokens} into {@code seq} from position {@code from}, logits on the last one. */
+    private static void prefill(InferenceContext ctx, int seq, int[] tokens, int from) {
+        TokenBatch b = ctx.batch();
+        b.clear();
+        for (int i = 0; i < tokens.length; i++) {
+            b.add(tokens[i], from + i, seq, i == tokens.length - 1);
+        }
+        ctx.decode();
+    }
+
+    /** Generates {@code n} tokens for one sequence after a prefill whose last token is at batch index {@code last}. */
+    private static int[] generate(InferenceContext ctx, TokenSampler s, int seq, int position, int last, int n) {
+        int[] out = new int[n];
+        int index = last;
+        for (int i = 0; i < n; i++) {
+            out[i] = s.sample(index);
+            ctx.batch().clear();
+            index = ctx.batch().add(out[i], position + i, seq, true);
+            ctx.decode();
+        }
+        return out;
+    }
+
+    @Test
+    void infoComesFromTheModel() {
+        assertEquals("qwen2", model.info().architecture());
+        assertEquals(64, model.info().embeddingSize());
+        assertEquals(2, model.info().layers());
+        assertEquals(1024, model.info().trainContext());
+        assertTrue(model.info().parameters() > 0);
+        assertTrue(model.info().sizeBytes() > 0);
+        assertFalse(model.info().description().isBlank());
+    }
+
+    @Test
+    void loadReportsProgressUpToOne() {
+        List<Float> seen = new ArrayList<>();
+        try (LoadedModel m = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), f -> seen.add(f))) {
+            assertFalse(seen.isEmpty());
+            assertEquals(1f, seen.getLast());
+            for (int i = 1; i < seen.size(); i++) {
+                assertTrue(seen.get(i) >= seen.get(i - 1), seen.toString());
+            }
+            assertEquals(model.info(), m.info());
+        }
+    }
+
+    @Test
+    void aProgressCallbackThatSaysNoAbortsTheLoad() {
+        BackendException e = assertThrows(BackendException.class,
+                () -> LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), f -> false));
+        assertTrue(e.getMessage().contains("aborted by its progress callback"), e.getMessage());
+    }
+
+    @Test
+    void aProgressCallbackThatThrowsFailsTheLoadNotTheJvm() {
+        BackendException e = assertThrows(BackendException.class,
+                () -> LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), f -> {
+                    throw new IllegalStateException("boom");
+                }));
+        assertTrue(e.getMessage().contains("boom"), e.getMessage());
+    }
+
+    @Test
+    void greedyIsDeterministicAcrossContexts() {
+        int[][] runs = new int[2][];
+        for (int r = 0; r < 2; r++) {
+            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+                prefill(ctx, 0, prompt, 0);
+                runs[r] = generate(ctx, s, 0, prompt.length, prompt.length - 1, 12);
+                assertEquals(prompt.length + 11, ctx.maxPosition(0));
+            }
+        }
+        assertArrayEquals(runs[0], runs[1]);
+    }
+
+    @Test
+    void twoSequencesInOneBatchMatchEachAlone() {
+        int[] other = model.vocabulary().tokenize("A different prompt entirely, with other words.", false, false);
+        int n = 8;
+        int[] alone0;
+        int[] alone1;
+        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+            prefill(ctx, 0, prompt, 0);
+            alone0 = generate(ctx, s, 0, prompt.length, prompt.length - 1, n);
+        }
+        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+            prefill(ctx, 0, other, 0);
+            alone1 = generate(ctx, s, 0, other.length, other.length - 1, n);
+        }
+        int[] together0 = new int[n];
+        int[] together1 = new int[n];
+        try (InferenceContext ctx = context(2); TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
+             TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
+            TokenBatch b = ctx.batch();
+            b.clear();
+            int last0 = -1;
+            int last1 = -1;
+            for (int i = 0; i < prompt.length; i++) {
+                last0 = b.add(prompt[i], i, 0, i == prompt.length - 1);
+            }
+            for (int i = 0; i < other.length; i++) {
+                last1 = b.add(other[i], i, 1, i == other.length - 1);
+            }
+            ctx.decode();
+            for (int step = 0; step < n; step++) {
+                together0[step] = s0.sample(last0);
+                together1[step] = s1.sample(last1);
+                b.clear();
+                last0 = b.add(together0[step], prompt.length + step, 0, true);
+                last1 = b.add(together1[step], other.length + step, 1, true);
+                ctx.decode();
+            }
+        }
+        assertArrayEquals(alone0, together0);
+        assertArrayEquals(alone1, together1);
+    }
+
+    @Test
+    void aCopiedPrefixContinuesIdentically() {
+        int[] tail = model.vocabulary().tokenize("and then some more text", false, false);
+        try (InferenceContext ctx = context(2); TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
+             TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
+            prefill(ctx, 0, prompt, 0);
+            ctx.copySequence(0, 1, -1, -1);
+            assertEquals(prompt.length - 1, ctx.maxPosition(1));
+            // Both continue with the same tail: seq 0 extends, seq 1 extends its shared prefix.
+            prefill(ctx, 0, tail, prompt.length);
+            int[] a = generate(ctx, s0, 0, prompt.length + tail.length, tail.length - 1, 6);
+            prefill(ctx, 1, tail, prompt.length);
+            int[] b = generate(ctx, s1, 1, prompt.length + tail.length, tail.length - 1, 6);
+            assertArrayEquals(a, b);
+
+            // Cut seq 1 back to the prompt and redo the tail: the same continuation again.
+            assertTrue(ctx.removeTokens(1, prompt.length, -1));
+            assertEquals(prompt.length - 1, ctx.maxPosition(1));
+            assertEquals(prompt.length + tail.length + 5, ctx.maxPosition(0), "seq 0 is untouched");
+            try (TokenSampler s2 = ctx.sampler(SamplingParams.GREEDY)) {
+                prefill(ctx, 1, tail, prompt.length);
+                assertArrayEquals(a, generate(ctx, s2, 1, prompt.length + tail.length, tail.length - 1, 6));
+            }
+
+            ((LlamaContext) ctx).keepSequence(0);
+            assertEquals(-1, ctx.maxPosition(1));
+            ctx.clearMemory();
+            assertEquals(-1, ctx.maxPosition(0));
+        }
+    }
+
+    @Test
+    void aSeededSamplerIsReproducible() {
+        SamplingParams p = SamplingParams.DEFAULTS.withTemperature(1.5f).withSeed(1234);
+        int[][] runs = new int[2][];
+        for (int r = 0; r < 2; r++) {
+            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
+                prefill(ctx, 0, prompt, 0);
+                runs[r] = generate(ctx, s, 0, prompt.length, prompt.length - 1, 16);
+            }
+        }
+        assertArrayEquals(runs[0], runs[1]);
+    }
+
+    @Test
+    void penaltiesAndLogitBiasShapeTheChoice() {
+        try (InferenceContext ctx = context(1)) {
+            prefill(ctx, 0, prompt, 0);
+            int greedy;
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+                greedy = s.sample(prompt.length - 1);
+            }
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.withLogitBias(Map.of(greedy, Float.NEGATIVE_INFINITY)))) {
+                assertNotEquals(greedy, s.sample(prompt.length - 1), "a banned token is never chosen");
+            }
+            SamplingParams penalized = new SamplingParams(0f, 0, 1f, 0f, 1e6f, 64, 0f, 0f, -1, Map.of(), "");
+            try (TokenSampler s = ctx.sampler(penalized)) {
+                s.accept(greedy);
+                assertNotEquals(greedy, s.sample(prompt.length - 1), "a huge repeat penalty steers away from a seen token");
+            }
+            assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.withLogitBias(Map.of(1 << 20, 1f))));
+        }
+    }
+
+    @Test
+    void aGrammarRestrictsTheOutput() {
+        for (SamplingParams base : List.of(SamplingParams.GREEDY, SamplingParams.DEFAULTS.withSeed(7))) {
+            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(base.withGrammar("root ::= \"yes\" | \"no\""))) {
+                prefill(ctx, 0, prompt, 0);
+                ByteArrayOutputStream text = new ByteArrayOutputStream();
+                int index = prompt.length - 1;
+                boolean ended = false;
+                for (int i = 0; i < 10 && !ended; i++) {
+                    int t = s.sample(index);
+                    if (model.vocabulary().isEndOfGeneration(t)) {
+                        ended = true;
+                    } else {
+                        text.writeBytes(model.vocabulary().piece(t, false));
+                        ctx.batch().clear();
+                        index = ctx.batch().add(t, prompt.length + i, 0, true);
+                        ctx.decode();
+                    }
+                }
+                assertTrue(ended, "the grammar ends with an end-of-generation token");
+                String answer = text.toString(StandardCharsets.UTF_8);
+                assertTrue(answer.equals("yes") || answer.equals("no"), answer);
+            }
+        }
+    }
+
+    @Test
+    void anInvalidGrammarIsABackendException() {
+        try (InferenceContext ctx = context(1)) {
+            for (String g : List.of("root ::= (\"yes\"", "root ::= undefined-rule", "start ::= \"a\"", "root ::= [a-")) {
+                BackendException e = assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.withGrammar(g)));
+                assertTrue(e.getMessage().startsWith("invalid grammar"), e.getMessage());
+            }
+            assertDoesNotThrow(() -> ctx.sampler(SamplingParams.GREEDY.withGrammar("root ::= [a-z]+")).close());
+        }
+    }
+
+    @Test
+    void misuseIsABackendExceptionNotACrash() throws Exception {
+        InferenceContext ctx = context(2);
+        TokenSampler s = ctx.sampler(SamplingParams.GREEDY);
+        TokenBatch b = ctx.batch();
+        assertThrows(BackendException.class, ctx::decode, "empty batch");
+        assertThrows(BackendException.class, () -> s.sample(0), "nothing decoded yet");
+        assertThrows(BackendException.class, () -> b.add(-1, 0, 0, true));
+        assertThrows(BackendException.class, () -> b.add(model.vocabulary().size(), 0, 0, true));
+        assertThrows(BackendException.class, () -> b.add(1, 0, 2, true), "sequence out of range");
+        assertThrows(BackendException.class, () -> ctx.removeTokens(5, 0, -1));
+        assertThrows(BackendException.class, () -> ctx.copySequence(0, 7, 0, -1));
+        prefill(ctx, 0, prompt, 0);
+        assertThrows(BackendException.class, () -> s.sample(0), "no logits at index 0");
+        assertThrows(BackendException.class, () -> s.sample(prompt.length));
+        assertThrows(BackendException.class, () -> s.accept(-3));
+        assertThrows(BackendException.class, () -> s.sample(-1));
+        s.sample(prompt.length - 1);
+        b.clear();
+        for (int i = 0; i < b.capacity(); i++) {
+            b.add(prompt[i % prompt.length], 100 + i, 1, false);
+        }
+        assertThrows(BackendException.class, () -> b.add(prompt[0], 0, 1, false), "batch full");
+
+        // Another thread.
+        ExecutionException e = assertThrows(ExecutionException.class, () -> CompletableFuture.runAsync(ctx::decode).get());
+        assertTrue(e.getCause() instanceof BackendException, e.getCause().toString());
+        assertThrows(ExecutionException.class, () -> CompletableFuture.runAsync(ctx::close).get());
+
+        // The model refuses to close under an open context.
+        assertThrows(BackendException.class, model::close);
+
+        ctx.close();
+        ctx.close();
+        assertThrows(BackendException.class, ctx::decode);
+        assertThrows(BackendException.class, () -> s.sample(0), "samplers close with their context");
+        assertThrows(BackendException.class, () -> b.add(1, 0, 0, true));
+        assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY));
+        s.close();
+    }
+
+    @Test
+    void aFullKvCacheIsABackendException() {
+        try (InferenceContext ctx = model.newContext(new ContextParams(256, 256, 256, 1, 2, 2, "auto", "f16", true, false))) {
+            int n = ctx.contextSize();
+            int pos = 0;
+            BackendException e = null;
+            while (e == null && pos <= 2 * n) {
+                TokenBatch b = ctx.batch();
+                b.clear();
+                for (int i = 0; i < 200; i++) {
+                    b.add(prompt[i % prompt.length], pos + i, 0, i == 199);
+                }
+                try {
+                    ctx.decode();
+                    pos += 200;
+                } catch (BackendException x) {
+                    e = x;
+                }
+            }
+            assertTrue(e != null && e.getMessage().startsWith("no KV slot"), String.valueOf(e));
+        }
+    }
+
+    @Test
+    void quantizesF32ToQ8ZeroIntoASmallerLoadableFile(@TempDir Path dir) throws Exception {
+        Path in = LlamaHome.tinyModel("llama");
+        Path out = dir.resolve("tiny-llama-q8_0.gguf");
+        LlamaHome.backend().quantizer().orElseThrow().quantize(in, out, "q8_0", 2);
+        assertTrue(Files.size(out) < Files.size(in), Files.size(out) + " vs " + Files.size(in));
+        try (LoadedModel q = LlamaHome.backend().load(ModelLoadParams.of(out), LoadProgress.NONE);
+             InferenceContext ctx = q.newContext(ContextParams.of(256, 1, 2));
+             TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+            assertTrue(q.info().description().contains("Q8_0"), q.info().description());
+            assertEquals("llama", q.info().architecture());
+            int[] p = q.vocabulary().tokenize("Hello", true, false);
+            prefill(ctx, 0, p, 0);
+            int t = s.sample(p.length - 1);
+            assertTrue(t >= 0 && t < q.vocabulary().size());
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package forge.backend.llamacpp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.BackendException;
+import forge.api.backend.LoadProgress;
+import forge.api.backend.ModelLoadParams;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad files give a clear {@link BackendException}, never a crash. */
+class LlamaCppBackendTest {
+
+    private static BackendException loadFails(Path file, boolean mmap) {
+        return assertThrows(BackendException.class,
+                () -> LlamaHome.backend().load(new ModelLoadParams(file, 0, mmap, false), LoadProgress.NONE));
+    }
+
+    @Test
+    void aMissingFile(@TempDir Path dir) {
+        Path file = dir.resolve("nope.gguf");
+        BackendException e = loadFails(file, true);
+        assertEquals("model file not found: " + file, e.getMessage());
+    }
+
+    @Test
+    void aFolder(@TempDir Path dir) {
+        assertTrue(loadFails(dir, true).getMessage().startsWith("not a regular file"));
+    }
+
+    @Test
+    void aFileThatIsNotGguf(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("model.gguf"), "{\"this is\": \"json, not gguf\"}");
+        BackendException e = loadFails(file, true);
+        assertTrue(e.getMessage().startsWith("not a GGUF file (it starts with 0x7b227468"), e.getMessage());
+    }
+
+    @Test
+    void anEmptyFile(@TempDir Path dir) throws IOException {
+        Path file = Files.createFile(dir.resolve("empty.gguf"));
+        assertTrue(loadFails(file, true).getMessage().startsWith("not a GGUF file (only 0 bytes)"));
+    }
+
+    @Test
+    void aTruncatedVocabulary(@TempDir Path dir) throws IOException {
+        Path half = truncate(LlamaHome.vocab("qwen2"), dir.resolve("half.gguf"), 2);
+        for (boolean mmap : new boolean[] {true, false}) {
+            BackendException e = assertThrows(BackendException.class,
+                    () -> LlamaHome.backend().load(new ModelLoadParams(half, 0, mmap, true), LoadProgress.NONE));
+            assertTrue(e.getMessage().startsWith("llama.cpp could not load " + half), e.getMessage());
+        }
+    }
+
+    @Test
+    void aTruncatedModelWithWeights(@TempDir Path dir) throws IOException {
+        Path model = LlamaHome.tinyModel("qwen");
+        for (long keep : new long[] {Files.size(model) / 2, Files.size(model) - 1}) {
+            Path cut = copyPrefix(model, dir.resolve("cut-" + keep + ".gguf"), keep);
+            for (boolean mmap : new boolean[] {true, false}) {
+                BackendException e = loadFails(cut, mmap);
+                assertTrue(e.getMessage().startsWith("llama.cpp could not load " + cut), e.getMessage());
+                assertTrue(e.getMessage().contains("not within the file bounds"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void quantizerRejectsAnUnknownTypeListingTheValidOnes(@TempDir Path dir) {
+        BackendException e = assertThrows(BackendException.class, () -> LlamaHome.backend().quantizer().orElseThrow()
+                .quantize(LlamaHome.tinyModel("qwen"), dir.resolve("out.gguf"), "Q9_X", 1));
+        assertTrue(e.getMessage().contains("Q9_X") && e.getMessage().contains("Q4_K_M") && e.getMessage().contains("Q8_0"),
+                e.getMessage());
+    }
+
+    @Test
+    void quantizerRejectsAFileThatIsNotGguf(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("in.gguf"), "not a model at all");
+        assertThrows(BackendException.class, () -> LlamaHome.backend().quantizer().orElseThrow()
+                .quantize(file, dir.resolve("out.gguf"), "Q8_0", 1));
+    }
+
+    static Path truncate(Path from, Path to, int divisor) throws IOException {
+        return copyPrefix(from, to, Files.size(from) / divisor);
+    }
+
+    static Path copyPrefix(Path from, Path to, long bytes) throws IOException {
+        try (InputStream in = Files.newInputStream(from); OutputStream out = Files.newOutputStream(to)) {
+            out.write(in.readNBytes((int) bytes));
+        }
+        return to;
+    }
+}

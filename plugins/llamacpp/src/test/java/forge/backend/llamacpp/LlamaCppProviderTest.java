@@ -1,0 +1,70 @@
+package forge.backend.llamacpp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.BackendException;
+import forge.api.backend.Availability;
+import forge.api.backend.BackendContext;
+import forge.api.backend.BackendProvider;
+import java.lang.module.ModuleDescriptor;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LlamaCppProviderTest {
+
+    @Test
+    void probesUsableWithTheCachedNatives() {
+        Availability a = new LlamaCppProvider().probe(LlamaHome.context());
+        assertInstanceOf(Availability.Usable.class, a, a.detail());
+        assertTrue(a.detail().startsWith("llama.cpp v0.5.0"), a.detail());
+        assertTrue(a.detail().contains(LlamaHome.lib().toString()), a.detail());
+    }
+
+    @Test
+    void aMissingLibraryFolderIsUnusableWithItsPath(@TempDir Path empty) {
+        // A folder other than the loaded one: either "not found" (checked first) or "already loaded from".
+        BackendContext ctx = new BackendContext(empty, Map.of(LlamaCppProvider.LLAMA_HOME, empty.toString()));
+        Availability a = new LlamaCppProvider().probe(ctx);
+        assertFalse(a.isUsable());
+        assertTrue(a.detail().contains(empty.resolve("lib").toString()), a.detail());
+        BackendException e = assertThrows(BackendException.class, () -> new LlamaCppProvider().create(ctx));
+        assertTrue(e.getMessage().contains(empty.resolve("lib").toString()), e.getMessage());
+    }
+
+    @Test
+    void withoutTheSettingItLooksUnderTheForgeHome(@TempDir Path home) {
+        BackendContext ctx = new BackendContext(home, Map.of());
+        assertEquals(home.resolve("natives/llama/lib").toAbsolutePath(), LlamaCppProvider.libraryDirectory(ctx));
+        Availability a = new LlamaCppProvider().probe(ctx);
+        assertFalse(a.isUsable());
+        assertTrue(a.detail().contains(home.resolve("natives/llama/lib").toString()), a.detail());
+    }
+
+    @Test
+    void nameAndNoNativeWorkInTheConstructor() {
+        BackendProvider p = new LlamaCppProvider();
+        assertEquals("llama.cpp-cpu", p.name());
+        assertEquals(0, p.priority());
+        assertEquals("llama.cpp-cpu", LlamaHome.backend().name());
+    }
+
+    @Test
+    void theModuleProvidesTheBackendAndEveryPackageStartsWithItsName() {
+        Module module = LlamaCppProvider.class.getModule();
+        assertTrue(module.isNamed(), "tests run on the module path");
+        ModuleDescriptor d = module.getDescriptor();
+        assertEquals("forge.backend.llamacpp", d.name());
+        assertTrue(d.provides().stream().anyMatch(p -> p.service().equals(BackendProvider.class.getName())
+                && p.providers().equals(java.util.List.of(LlamaCppProvider.class.getName()))), d.provides().toString());
+        assertTrue(d.exports().isEmpty(), "exports nothing: " + d.exports());
+        for (String pkg : d.packages()) {
+            assertTrue(pkg.equals(d.name()) || pkg.startsWith(d.name() + "."), pkg);
+        }
+    }
+}

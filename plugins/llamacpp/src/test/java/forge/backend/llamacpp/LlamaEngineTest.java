@@ -1,0 +1,199 @@
+package forge.backend.llamacpp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.backend.Backend;
+import forge.api.backend.BackendContext;
+import forge.api.backend.LoadProgress;
+import forge.api.backend.LoadedModel;
+import forge.api.backend.ModelLoadParams;
+import forge.api.sampler.SamplingParams;
+import forge.runtime.engine.Engine;
+import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.EngineException;
+import forge.runtime.engine.FinishReason;
+import forge.runtime.engine.Generation;
+import forge.runtime.engine.GenerationEvent;
+import forge.runtime.engine.GenerationRequest;
+import forge.runtime.synth.SynthSpec;
+import forge.runtime.synth.SyntheticModels;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The runtime's engine (continuous batching, stops, cancellation, context contract) on real llama.cpp. */
+class LlamaEngineTest {
+
+    @TempDir
+    static Path work;
+
+    static Backend backend;
+    static LoadedModel model;
+
+    @BeforeAll
+    static void load() {
+        Path file = work.resolve("tiny.gguf");
+        SyntheticModels.write(SynthSpec.tiny("qwen"), file);
+        backend = new LlamaCppProvider().create(new BackendContext(work,
+                Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
+        model = backend.load(ModelLoadParams.of(file), LoadProgress.NONE);
+    }
+
+    @AfterAll
+    static void unload() {
+        if (model != null) {
+            model.close();
+        }
+        if (backend != null) {
+            backend.close();
+        }
+    }
+
+    private static EngineConfig config(int slots, int ctx, int queue) {
+        return new EngineConfig(slots, ctx, 64, 64, 2, 2, queue, "auto", "f16");
+    }
+
+    private static int[] prompt(String text) {
+        return model.vocabulary().tokenize(text, true, true);
+    }
+
+    private static GenerationRequest request(String id, String text, int maxTokens, List<String> stops) {
+        return new GenerationRequest(id, prompt(text), SamplingParams.GREEDY, maxTokens, stops, Set.of(), true);
+    }
+
+    /** Drains a generation: its text and its final event. */
+    record Outcome(String text, GenerationEvent last) {
+        FinishReason reason() {
+            return assertInstanceOf(GenerationEvent.Done.class, last).reason();
+        }
+    }
+
+    static Outcome drain(Generation g) throws InterruptedException {
+        StringBuilder text = new StringBuilder();
+        while (true) {
+            GenerationEvent e = g.next(60, TimeUnit.SECONDS);
+            if (e == null) {
+                throw new AssertionError("no event within 60 s");
+            }
+            if (e instanceof GenerationEvent.Text t) {
+                text.append(t.text());
+            } else {
+                return new Outcome(text.toString(), e);
+            }
+        }
+    }
+
+    @Test
+    void sequencesBatchedTogetherMatchEachOtherAndFinishByLength() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(4, 1024, 8))) {
+            Outcome solo = drain(engine.submit(request("solo", "Once upon a time", 16, List.of())));
+            assertEquals(FinishReason.LENGTH, solo.reason());
+            assertEquals(16, ((GenerationEvent.Done) solo.last()).timings().completionTokens());
+
+            List<Generation> together = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                together.add(engine.submit(request("same-" + i, "Once upon a time", 16, List.of())));
+            }
+            together.add(engine.submit(request("other", "A completely different prompt, longer than the others", 16, List.of())));
+            List<Outcome> outcomes = new ArrayList<>();
+            for (Generation g : together) {
+                outcomes.add(drain(g));
+            }
+            for (Outcome o : outcomes) {
+                assertEquals(FinishReason.LENGTH, o.reason());
+            }
+            assertEquals(outcomes.get(0).text(), outcomes.get(1).text());
+            assertEquals(outcomes.get(0).text(), outcomes.get(2).text());
+            // A slot reused after another request starts clean: same prompt, same greedy answer.
+            assertEquals(solo.text(), drain(engine.submit(request("again", "Once upon a time", 16, List.of()))).text());
+        }
+    }
+
+    @Test
+    void aStopStringEndsGenerationAndIsNeverEmitted() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(1, 1024, 8))) {
+            String free = drain(engine.submit(request("free", "The stop test", 24, List.of()))).text();
+            assertTrue(free.length() >= 6, "need some text to cut: '" + free + "'");
+            String stop = free.substring(free.length() / 2, free.length() / 2 + 3);
+            Outcome stopped = drain(engine.submit(request("stopped", "The stop test", 24, List.of(stop))));
+            assertEquals(FinishReason.STOP, stopped.reason());
+            assertEquals(free.substring(0, free.indexOf(stop)), stopped.text());
+        }
+    }
+
+    @Test
+    void fillingTheSlotsContextFinishesWithLength() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(1, 48, 8))) {
+            int[] p = prompt("short prompt");
+            Outcome o = drain(engine.submit(new GenerationRequest("fill", p, SamplingParams.GREEDY, -1, List.of(), Set.of(), true)));
+            assertEquals(FinishReason.LENGTH, o.reason());
+            assertEquals(48 - p.length, ((GenerationEvent.Done) o.last()).timings().completionTokens());
+        }
+    }
+
+    @Test
+    void promptPlusMaxTokensBeyondTheSlotIsRefusedUpFront() {
+        try (Engine engine = new Engine("tiny", model, config(2, 128, 8))) {
+            EngineException e = assertThrows(EngineException.class,
+                    () -> engine.submit(request("big", "hello", 100, List.of())));
+            assertEquals(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, e.code());
+        }
+    }
+
+    @Test
+    void cancelledGenerationsFreeTheirSlotsAndTheOthersFinish() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(4, 2048, 16))) {
+            List<Generation> all = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                all.add(engine.submit(request("g" + i, "stream number " + i, 40, List.of())));
+            }
+            for (int i = 0; i < 8; i += 2) {
+                all.get(i).cancel();
+            }
+            for (int i = 0; i < 8; i++) {
+                Outcome o = drain(all.get(i));
+                assertEquals(i % 2 == 0 ? FinishReason.CANCELLED : FinishReason.LENGTH, o.reason(), "generation " + i);
+            }
+            assertEquals(0, engine.queued());
+            // Every slot is free again: four new requests run at once and finish.
+            List<Generation> next = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                next.add(engine.submit(request("n" + i, "after", 4, List.of())));
+            }
+            for (Generation g : next) {
+                assertEquals(FinishReason.LENGTH, drain(g).reason());
+            }
+        }
+    }
+
+    @Test
+    void aFullQueueRefusesNewRequests() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(1, 1024, 0))) {
+            List<Generation> accepted = new ArrayList<>();
+            EngineException refused = null;
+            for (int i = 0; i < 10 && refused == null; i++) {
+                try {
+                    accepted.add(engine.submit(request("q" + i, "queue", 200, List.of())));
+                } catch (EngineException e) {
+                    refused = e;
+                }
+            }
+            assertTrue(refused != null, "some request must be refused");
+            assertEquals(EngineException.Code.QUEUE_FULL, refused.code());
+            accepted.forEach(Generation::cancel);
+            for (Generation g : accepted) {
+                drain(g);
+            }
+        }
+    }
+}
