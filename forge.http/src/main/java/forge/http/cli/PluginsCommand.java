@@ -1,0 +1,50 @@
+package forge.http.cli;
+
+import forge.runtime.BackendChoice;
+import forge.runtime.ForgeRuntime;
+import forge.runtime.plugin.PluginSource;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code forge plugins}: what was found, from where, and what failed and why. */
+@Command(name = "plugins", mixinStandardHelpOptions = true,
+        description = "List the plugins found (built in and in the plugins folders), the backends' verdicts, and failures.")
+final class PluginsCommand implements Callable<Integer> {
+
+    @Mixin
+    CommonOptions common = new CommonOptions();
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        ForgeRuntime.Inspection found = ForgeRuntime.inspect(common.runtimeConfig());
+        out.println("Plugin sources:");
+        for (PluginSource s : found.plugins().sources()) {
+            out.printf("  %s %s%n", s.ok() ? "ok    " : "FAILED", s.location());
+            for (String p : s.providers()) {
+                out.printf("           %s%n", p);
+            }
+            s.failure().ifPresent(f -> out.printf("           reason: %s%n", f));
+        }
+        out.println("Backends:");
+        for (BackendChoice b : found.backends()) {
+            out.printf("  %s %-16s priority %-3d %s: %s%n", b.chosen() ? "*" : " ", b.name(), b.priority(),
+                    b.verdict().isUsable() ? "usable" : "unusable", b.verdict().detail());
+        }
+        out.println("Chat templates:");
+        for (var t : found.plugins().templates()) {
+            for (var v : t.provider().variants()) {
+                out.printf("    %-20s family %-10s %s (%s)%n", v.name(), t.provider().family(), v.description(), t.module());
+            }
+        }
+        out.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,167 @@
+package forge.http.cli;
+
+import forge.api.ForgeException;
+import forge.http.server.ForgeServer;
+import forge.http.server.ServerConfig;
+import forge.runtime.ForgeRuntime;
+import forge.runtime.catalog.ModelCatalog;
+import forge.runtime.catalog.ModelEntry;
+import forge.runtime.engine.EngineConfig;
+import forge.runtime.synth.SynthSpec;
+import forge.runtime.synth.SyntheticModels;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code forge serve}: the OpenAI-compatible server, with flags close to llama-server's. */
+@Command(name = "serve", mixinStandardHelpOptions = true, description = {
+        "Serve GGUF models over an OpenAI-compatible HTTP API.",
+        "Without --model it serves the .gguf files in ~/.forge/models, or a small generated demo model "
+                + "(random weights: its text is noise) when there are none."})
+public final class ServeCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+    private static volatile boolean serving;
+
+    @Mixin
+    CommonOptions common = new CommonOptions();
+
+    @Option(names = {"-m", "--model"}, paramLabel = "FILE", description = "A GGUF model to serve (repeatable).")
+    List<Path> models = new ArrayList<>();
+
+    @Option(names = {"-a", "--alias"}, paramLabel = "NAME", description = "Another name for the (first) model (repeatable).")
+    List<String> aliases = new ArrayList<>();
+
+    @Option(names = "--models-dir", paramLabel = "DIR", description = "Folder of .gguf files to serve when no --model is given (default: ~/.forge/models).")
+    Path modelsDir;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--port", defaultValue = "8080", description = "Port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = {"-c", "--ctx-size"}, defaultValue = "4096", description = "KV cache cells for all slots together (default: ${DEFAULT-VALUE}; capped at the model's training context per slot).")
+    int contextSize;
+
+    @Option(names = {"-np", "--parallel"}, defaultValue = "1", description = "Slots: sequences decoded together (default: ${DEFAULT-VALUE}).")
+    int parallel;
+
+    @Option(names = {"-t", "--threads"}, description = "Threads for decoding (default: all cores).")
+    Integer threads;
+
+    @Option(names = {"-tb", "--threads-batch"}, description = "Threads for prompt prefill (default: --threads).")
+    Integer threadsBatch;
+
+    @Option(names = {"-b", "--batch-size"}, defaultValue = "512", description = "Most tokens per decode step (default: ${DEFAULT-VALUE}).")
+    int batchSize;
+
+    @Option(names = {"-ub", "--ubatch-size"}, defaultValue = "512", description = "Physical batch size (default: ${DEFAULT-VALUE}).")
+    int ubatchSize;
+
+    @Option(names = "--template", paramLabel = "NAME", defaultValue = "", description = "Chat template for every model, instead of choosing per model.")
+    String template;
+
+    @Option(names = "--queue", defaultValue = "64", description = "Requests that may wait for a slot before new ones get 503 (default: ${DEFAULT-VALUE}).")
+    int queue;
+
+    /** True once a server was started by {@link #call()}: the process must keep running. */
+    static boolean serving() {
+        return serving;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        Running running = start();
+        serving = true;
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(running::close));
+        running.server().join();
+        return 0;
+    }
+
+    /** Starts everything and returns once the server listens and the models given are loaded. */
+    public Running start() {
+        ForgeRuntime runtime = ForgeRuntime.start(common.runtimeConfig());
+        ModelCatalog catalog = null;
+        try {
+            int t = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
+            EngineConfig engine = new EngineConfig(parallel, contextSize, batchSize, ubatchSize, t,
+                    threadsBatch != null ? threadsBatch : t, queue, "auto", "f16");
+            catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, template);
+            List<ModelEntry> preload = new ArrayList<>();
+            if (!models.isEmpty()) {
+                for (int i = 0; i < models.size(); i++) {
+                    preload.add(catalog.add(models.get(i), i == 0 ? aliases : List.of()));
+                }
+            } else {
+                Path folder = modelsDir != null ? modelsDir : CommonOptions.userHome().resolve("models");
+                List<ModelEntry> found = catalog.addFolder(folder);
+                if (found.isEmpty()) {
+                    found = List.of(catalog.add(demoModel(folder), aliases));
+                }
+                if (found.size() == 1) {
+                    preload.addAll(found);
+                }
+            }
+            // Models named on the command line load now, like llama-server: /health is ready when they are.
+            for (ModelEntry e : preload) {
+                catalog.serve(e);
+            }
+            ForgeServer server = ForgeServer.start(ServerConfig.of(host, port), catalog);
+            System.err.printf("ForgeLM is serving %s on http://%s:%d/v1 (OpenAI-compatible)%n",
+                    catalog.entries().stream().map(ModelEntry::id).toList(), host, server.port());
+            return new Running(runtime, catalog, server);
+        } catch (RuntimeException e) {
+            if (catalog != null) {
+                catalog.close();
+            }
+            runtime.close();
+            throw e;
+        }
+    }
+
+    /** Generates the demo model on first run: random weights, so its text is noise. */
+    static Path demoModel(Path folder) {
+        Path file = folder.resolve("forge-demo.gguf");
+        if (Files.isRegularFile(file)) {
+            return file;
+        }
+        try {
+            Files.createDirectories(folder);
+        } catch (java.io.IOException e) {
+            throw new ForgeException("cannot create " + folder + ": " + e.getMessage(), e);
+        }
+        LOG.info("no models in {}: generating a small demo model at {} (random weights: its text is noise; "
+                + "serve a real GGUF with --model FILE)", folder, file);
+        SynthSpec spec = SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768).withName("forge-demo");
+        Path tmp = folder.resolve("forge-demo.gguf.part");
+        SyntheticModels.write(spec, tmp);
+        try {
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.io.IOException e) {
+            throw new ForgeException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+        return file;
+    }
+
+    /** A started server and what it runs on; closing it stops everything in order. */
+    public record Running(ForgeRuntime runtime, ModelCatalog catalog, ForgeServer server) implements AutoCloseable {
+        public int port() {
+            return server.port();
+        }
+
+        @Override
+        public void close() {
+            server.close();
+            catalog.close();
+            runtime.close();
+        }
+    }
+}

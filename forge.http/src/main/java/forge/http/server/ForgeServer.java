@@ -1,0 +1,229 @@
+package forge.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.ForgeException;
+import forge.api.TemplateException;
+import forge.runtime.catalog.ModelCatalog;
+import forge.runtime.catalog.ModelEntry;
+import forge.runtime.catalog.ServedModel;
+import forge.runtime.engine.EngineException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.util.concurrent.Executors;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The OpenAI-compatible HTTP server: Jetty 12 with request handling on virtual threads.
+ *
+ * {@snippet :
+ * try (ForgeServer server = ForgeServer.start(ServerConfig.of("127.0.0.1", 8080), catalog)) {
+ *     server.join();
+ * }
+ * }
+ */
+public final class ForgeServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ForgeServer.class);
+
+    private final Server server;
+    private final ServerConnector connector;
+    private final ModelCatalog catalog;
+    private final ServerConfig config;
+    private final ChatCompletions chat;
+
+    private ForgeServer(ServerConfig config, ModelCatalog catalog) {
+        this.config = config;
+        this.catalog = catalog;
+        this.chat = new ChatCompletions(catalog);
+        QueuedThreadPool pool = new QueuedThreadPool();
+        pool.setName("forge-http");
+        // Handlers block (reading bodies, waiting for tokens): virtual threads make that cheap.
+        // Native calls never happen on them; they belong to the engine threads.
+        pool.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("forge-request-", 0).factory()));
+        server = new Server(pool);
+        connector = new ServerConnector(server);
+        connector.setHost(config.host());
+        connector.setPort(config.port());
+        server.addConnector(connector);
+        server.setHandler(new Router());
+        server.setStopTimeout(5_000);
+    }
+
+    /** Starts listening. */
+    public static ForgeServer start(ServerConfig config, ModelCatalog catalog) {
+        ForgeServer s = new ForgeServer(config, catalog);
+        try {
+            s.server.start();
+        } catch (Exception e) {
+            throw new ForgeException("cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+        }
+        LOG.info("listening on http://{}:{}", config.host(), s.port());
+        return s;
+    }
+
+    /** The port actually bound (useful with port 0). */
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    public void join() throws InterruptedException {
+        server.join();
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            LOG.warn("error stopping the server: {}", e.toString());
+        }
+    }
+
+    /** Routes by method and path; turns every failure into an OpenAI-shaped error. */
+    private final class Router extends Handler.Abstract {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            String path = Request.getPathInContext(request);
+            String method = request.getMethod();
+            try {
+                switch (path) {
+                    case "/health" -> {
+                        requireMethod(method, "GET");
+                        ObjectNode ok = Json.MAPPER.createObjectNode().put("status", "ok");
+                        sendJson(response, callback, 200, ok);
+                    }
+                    case "/v1/models" -> {
+                        requireMethod(method, "GET");
+                        sendJson(response, callback, 200, models());
+                    }
+                    case "/v1/chat/completions" -> {
+                        requireMethod(method, "POST");
+                        JsonNode body = Json.parse(readBody(request));
+                        chat.handle(ChatRequest.parse(body), request, response, callback);
+                    }
+                    default -> {
+                        if (path.startsWith("/v1/models/")) {
+                            requireMethod(method, "GET");
+                            String id = path.substring("/v1/models/".length());
+                            ModelEntry entry = catalog.find(id).orElseThrow(() -> unknownModel(id));
+                            sendJson(response, callback, 200, model(entry));
+                        } else {
+                            throw ApiError.notFound("not_found", "no route for " + method + " " + path);
+                        }
+                    }
+                }
+            } catch (ApiError e) {
+                sendError(response, callback, e);
+            } catch (TemplateException e) {
+                sendError(response, callback, ApiError.badRequest("messages", e.getMessage()));
+            } catch (EngineException e) {
+                sendError(response, callback, ChatCompletions.toApiError(e));
+            } catch (RuntimeException e) {
+                LOG.error("{} {} failed", method, path, e);
+                sendError(response, callback, new ApiError(500, "server_error", "internal_error", null,
+                        "internal error: " + e.getMessage()));
+            }
+            return true;
+        }
+    }
+
+    private static void requireMethod(String method, String expected) {
+        if (!expected.equals(method)) {
+            throw new ApiError(405, "invalid_request_error", "method_not_allowed", null,
+                    "method " + method + " is not allowed here; use " + expected);
+        }
+    }
+
+    static ApiError unknownModel(String id) {
+        return ApiError.notFound("model_not_found", "the model '" + id + "' does not exist");
+    }
+
+    /** Reads the whole body, refusing more than the limit with 413 before reading it all. */
+    private byte[] readBody(Request request) {
+        long declared = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
+        if (declared > config.bodyLimit()) {
+            throw tooLarge();
+        }
+        try (InputStream in = Content.Source.asInputStream(request)) {
+            byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, config.bodyLimit() + 1));
+            if (body.length > config.bodyLimit()) {
+                throw tooLarge();
+            }
+            return body;
+        } catch (IOException e) {
+            throw ApiError.badRequest(null, "cannot read the request body: " + e.getMessage());
+        }
+    }
+
+    private ApiError tooLarge() {
+        return new ApiError(413, "invalid_request_error", "request_too_large", null,
+                "the request body exceeds the limit of " + config.bodyLimit() + " bytes");
+    }
+
+    private ObjectNode models() {
+        ObjectNode list = Json.MAPPER.createObjectNode().put("object", "list");
+        ArrayNode data = list.putArray("data");
+        for (ModelEntry e : catalog.entries()) {
+            data.add(model(e));
+        }
+        return list;
+    }
+
+    private static ObjectNode model(ModelEntry e) {
+        ObjectNode m = Json.MAPPER.createObjectNode();
+        m.put("id", e.id());
+        m.put("object", "model");
+        long created;
+        try {
+            created = Files.getLastModifiedTime(e.descriptor().path()).toMillis() / 1000;
+        } catch (IOException ex) {
+            created = 0;
+        }
+        m.put("created", created);
+        m.put("owned_by", "forgelm");
+        ArrayNode aliases = m.putArray("aliases");
+        e.descriptor().aliases().forEach(aliases::add);
+        ObjectNode template = m.putObject("template");
+        template.put("name", e.template().variant());
+        template.put("family", e.template().provider().family());
+        template.put("rule", e.template().rule());
+        template.put("reason", e.template().reason());
+        e.descriptor().metadata().contextLength().ifPresent(n -> m.put("context_length", n));
+        e.descriptor().metadata().architecture().ifPresent(a -> m.put("architecture", a));
+        m.put("loaded", e.served().isPresent());
+        e.served().map(ServedModel::engine).ifPresent(engine -> m.put("slot_context", engine.config().slotContext()));
+        return m;
+    }
+
+    static void sendJson(Response response, Callback callback, int status, JsonNode body) {
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.write(true, ByteBuffer.wrap(Json.bytes(body)), callback);
+    }
+
+    static void sendError(Response response, Callback callback, ApiError error) {
+        if (response.isCommitted()) {
+            // Too late for a status: the stream's own error event was sent, or the client is gone.
+            callback.failed(error);
+            return;
+        }
+        if (error.status() == 503) {
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+        }
+        sendJson(response, callback, error.status(), error.toJson());
+    }
+}

@@ -1,0 +1,15 @@
+/**
+ * ForgeLM's front end: the OpenAI-compatible HTTP API on Jetty 12 and Jackson, and the
+ * {@code forge} command line (picocli).
+ */
+module forge.http {
+    requires forge.runtime;
+    requires org.eclipse.jetty.server;
+    requires com.fasterxml.jackson.databind;
+    requires info.picocli;
+    requires org.slf4j;
+
+    exports forge.http.server;
+    // picocli fills the command classes' annotated fields by reflection.
+    opens forge.http.cli to info.picocli;
+}

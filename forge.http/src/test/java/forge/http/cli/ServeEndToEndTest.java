@@ -1,0 +1,215 @@
+package forge.http.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import forge.runtime.synth.SynthSpec;
+import forge.runtime.synth.SyntheticModels;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** Starts the real server (CLI parsing, plugins, llama.cpp, Jetty) on a free loopback port and talks HTTP to it. */
+class ServeEndToEndTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path work;
+
+    static ServeCommand.Running server;
+    static HttpClient client;
+    static String base;
+
+    @BeforeAll
+    static void start() throws Exception {
+        System.setProperty("forge.user.home", work.resolve("user-home").toString());
+        Path model = work.resolve("tiny-qwen.gguf");
+        SyntheticModels.write(SynthSpec.tiny("qwen"), model);
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs("-m", model.toString(), "--alias", "demo", "--alias", "Other-Name",
+                "--port", "0", "-c", "1024", "-np", "2", "-t", "2", "--plugins-dir", work.resolve("no-plugins").toString());
+        server = serve.start();
+        client = HttpClient.newHttpClient();
+        base = "http://127.0.0.1:" + server.port();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    static HttpResponse<String> post(String path, String body) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpResponse<String> get(String path) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void healthIsOk() throws Exception {
+        HttpResponse<String> r = get("/health");
+        assertEquals(200, r.statusCode());
+        assertEquals("ok", JSON.readTree(r.body()).get("status").asText());
+    }
+
+    @Test
+    void listsTheModelByIdWithAliasesAndTemplate() throws Exception {
+        JsonNode list = JSON.readTree(get("/v1/models").body());
+        assertEquals("list", list.get("object").asText());
+        JsonNode m = list.get("data").get(0);
+        assertEquals("tiny-qwen", m.get("id").asText());
+        assertEquals("[\"demo\",\"Other-Name\"]", m.get("aliases").toString());
+        assertEquals("generic", m.get("template").get("name").asText());
+        assertTrue(m.get("loaded").asBoolean());
+        assertEquals(200, get("/v1/models/demo").statusCode());
+    }
+
+    @Test
+    void completesAChatByIdAndByAlias() throws Exception {
+        for (String name : List.of("tiny-qwen", "demo", "other-name")) {
+            HttpResponse<String> r = post("/v1/chat/completions", """
+                    {"model": "%s", "max_tokens": 8, "temperature": 0, "ignore_eos": true,
+                     "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": [{"type": "text", "text": "Hello"}]}]}
+                    """.formatted(name));
+            assertEquals(200, r.statusCode(), r.body());
+            JsonNode body = JSON.readTree(r.body());
+            assertEquals("chat.completion", body.get("object").asText());
+            assertTrue(body.get("id").asText().startsWith("chatcmpl-"));
+            assertEquals("tiny-qwen", body.get("model").asText());
+            JsonNode choice = body.get("choices").get(0);
+            assertEquals("assistant", choice.get("message").get("role").asText());
+            assertTrue(choice.get("message").get("content").isTextual());
+            assertEquals("length", choice.get("finish_reason").asText());
+            assertEquals(8, body.get("usage").get("completion_tokens").asInt());
+            assertTrue(body.get("usage").get("prompt_tokens").asInt() > 5);
+            assertEquals(body.get("usage").get("prompt_tokens").asInt() + 8, body.get("usage").get("total_tokens").asInt());
+            assertNotNull(body.get("timings").get("predicted_per_second"));
+        }
+    }
+
+    @Test
+    void greedyCompletionIsDeterministicAndStreamingMatchesIt() throws Exception {
+        String request = """
+                {"model": "demo", "max_tokens": 12, "temperature": 0, "ignore_eos": true, %s
+                 "messages": [{"role": "user", "content": "Write a haiku"}]}
+                """;
+        String whole = JSON.readTree(post("/v1/chat/completions", request.formatted("")).body())
+                .get("choices").get(0).get("message").get("content").asText();
+        String again = JSON.readTree(post("/v1/chat/completions", request.formatted("")).body())
+                .get("choices").get(0).get("message").get("content").asText();
+        assertEquals(whole, again);
+
+        HttpResponse<String> r = post("/v1/chat/completions", request.formatted("\"stream\": true, \"stream_options\": {\"include_usage\": true},"));
+        assertEquals(200, r.statusCode());
+        assertTrue(r.headers().firstValue("content-type").orElse("").startsWith("text/event-stream"));
+        List<String> events = new ArrayList<>();
+        for (String block : r.body().split("\n\n")) {
+            assertTrue(block.startsWith("data: "), "every event is a data line: " + block);
+            events.add(block.substring("data: ".length()));
+        }
+        assertEquals("[DONE]", events.getLast());
+        StringBuilder streamed = new StringBuilder();
+        String finish = null;
+        JsonNode usage = null;
+        for (String e : events.subList(0, events.size() - 1)) {
+            JsonNode chunk = JSON.readTree(e);
+            assertEquals("chat.completion.chunk", chunk.get("object").asText());
+            if (chunk.hasNonNull("usage")) {
+                usage = chunk.get("usage");
+                continue;
+            }
+            JsonNode choice = chunk.get("choices").get(0);
+            if (choice.get("delta").has("content")) {
+                streamed.append(choice.get("delta").get("content").asText());
+            }
+            if (!choice.get("finish_reason").isNull()) {
+                finish = choice.get("finish_reason").asText();
+            }
+        }
+        assertEquals("assistant", JSON.readTree(events.getFirst()).get("choices").get(0).get("delta").get("role").asText());
+        assertEquals(whole, streamed.toString());
+        assertEquals("length", finish);
+        assertNotNull(usage, "include_usage sends a usage chunk");
+        assertEquals(12, usage.get("completion_tokens").asInt());
+    }
+
+    @Test
+    void unknownModelIs404InOpenAiShape() throws Exception {
+        HttpResponse<String> r = post("/v1/chat/completions", """
+                {"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}]}""");
+        assertEquals(404, r.statusCode());
+        JsonNode error = JSON.readTree(r.body()).get("error");
+        assertEquals("model_not_found", error.get("code").asText());
+        assertTrue(error.get("message").asText().contains("no-such-model"));
+        assertEquals("invalid_request_error", error.get("type").asText());
+        assertTrue(error.has("param"));
+    }
+
+    @Test
+    void malformedJsonIs400InOpenAiShape() throws Exception {
+        HttpResponse<String> r = post("/v1/chat/completions", "{\"model\": \"demo\", \"messages\": [");
+        assertEquals(400, r.statusCode());
+        JsonNode error = JSON.readTree(r.body()).get("error");
+        assertEquals("invalid_request_error", error.get("type").asText());
+        assertTrue(error.get("message").asText().startsWith("malformed JSON"), error.toString());
+    }
+
+    @Test
+    void invalidParametersAre400NamingThem() throws Exception {
+        HttpResponse<String> r = post("/v1/chat/completions", """
+                {"model": "demo", "temperature": "hot", "messages": [{"role": "user", "content": "hi"}]}""");
+        assertEquals(400, r.statusCode());
+        assertEquals("temperature", JSON.readTree(r.body()).get("error").get("param").asText());
+        r = post("/v1/chat/completions", """
+                {"model": "demo", "messages": [{"role": "wizard", "content": "hi"}]}""");
+        assertEquals(400, r.statusCode());
+        assertEquals("messages[0].role", JSON.readTree(r.body()).get("error").get("param").asText());
+    }
+
+    @Test
+    void aPromptBeyondTheContextIsRefusedBeforeGenerating() throws Exception {
+        String longText = "word ".repeat(2000);
+        HttpResponse<String> r = post("/v1/chat/completions", """
+                {"model": "demo", "messages": [{"role": "user", "content": "%s"}]}""".formatted(longText));
+        assertEquals(400, r.statusCode(), r.body());
+        assertEquals("context_length_exceeded", JSON.readTree(r.body()).get("error").get("code").asText());
+        // The server is fine afterwards.
+        assertEquals(200, post("/v1/chat/completions", """
+                {"model": "demo", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}""").statusCode());
+    }
+
+    @Test
+    void unknownRoutesAre404() throws Exception {
+        HttpResponse<String> r = get("/v2/nothing");
+        assertEquals(404, r.statusCode());
+        assertFalse(JSON.readTree(r.body()).get("error").get("message").asText().isEmpty());
+    }
+
+    @Test
+    void demoModelIsGeneratedWhenNoModelIsFound() throws Exception {
+        Path folder = work.resolve("empty-models");
+        Path demo = ServeCommand.demoModel(folder);
+        assertEquals(folder.resolve("forge-demo.gguf"), demo);
+        assertTrue(Files.size(demo) > 100_000);
+        assertEquals(Files.getLastModifiedTime(demo), Files.getLastModifiedTime(ServeCommand.demoModel(folder)), "generated once");
+    }
+}
