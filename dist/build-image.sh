@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds ForgeLM's runnable image from the module jars that the dist pom collected.
+# Run by the build (exec-maven-plugin, phase package) with these variables set:
+#   JLINK              the build JDK's jlink
+#   MODULE_PATH        the application's modular jars (Mustache.java already given a descriptor)
+#   IMAGE_MODULES      comma-separated root modules: ForgeLM's, its built-in plugins, extra JDK ones
+#   IMAGE_JVM_OPTIONS  options baked into the image's java (jlink --add-options)
+#   IMAGE              the image folder to (re)create
+#   TARBALL, TARBALL_ROOT  the .tar.gz to write and the folder name inside it
+#   LLAMA_LIB, LLAMA_SRC   the llama.cpp cache filled by plugins/llamacpp/natives.sh
+set -euo pipefail
+
+die() { echo "build-image.sh: ERROR: $*" >&2; exit 1; }
+for v in JLINK MODULE_PATH IMAGE_MODULES IMAGE_JVM_OPTIONS IMAGE TARBALL TARBALL_ROOT LLAMA_LIB LLAMA_SRC; do
+    [ -n "${!v:-}" ] || die "$v is not set (run through Maven: mvn package -pl dist -am)"
+done
+[ -x "$JLINK" ] || die "no jlink at $JLINK: build with a full JDK 25, not a JRE"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+shopt -s nullglob
+libs=("$LLAMA_LIB"/*.so)
+[ ${#libs[@]} -gt 0 ] || die "no llama.cpp libraries in $LLAMA_LIB; build plugins/llamacpp first (its natives.sh fills the cache): mvn package -pl dist -am"
+
+# Tidy the list: an empty extra-modules property leaves a stray comma.
+modules="$(echo "$IMAGE_MODULES" | tr -s ', ' ',' | sed 's/^,//; s/,$//')"
+
+rm -rf "$IMAGE"
+"$JLINK" \
+    --module-path "$MODULE_PATH" \
+    --add-modules "$modules" \
+    --add-options="$IMAGE_JVM_OPTIONS" \
+    --strip-debug --no-header-files --no-man-pages --compress zip-6 \
+    --output "$IMAGE"
+
+# The launcher: jlink's own --launcher neither follows symlinks nor passes FORGE_OPTS.
+install -m 755 "$here/src/bin/forge" "$IMAGE/bin/forge"
+
+# llama.cpp's libraries, where the backend looks: <forge home>/natives/llama/lib.
+mkdir -p "$IMAGE/natives/llama/lib"
+cp "${libs[@]}" "$IMAGE/natives/llama/lib/"
+mkdir -p "$IMAGE/legal/llama.cpp"
+for f in "$LLAMA_SRC/LICENSE" "$LLAMA_SRC/licenses"; do
+    [ -e "$f" ] && cp -R "$f" "$IMAGE/legal/llama.cpp/"
+done
+
+mkdir -p "$IMAGE/plugins"
+cat > "$IMAGE/plugins/README.txt" <<'TXT'
+Drop plugin jars, or folders of jars (a plugin with its own libraries), here; `forge plugins` lists what it finds.
+TXT
+
+# The tarball, with the image under one top folder.
+rm -f "$TARBALL"
+tar -czf "$TARBALL" -C "$(dirname "$IMAGE")" --transform "s,^$(basename "$IMAGE"),$TARBALL_ROOT," "$(basename "$IMAGE")"
+
+echo "build-image.sh: $IMAGE ($(du -sh "$IMAGE" | cut -f1)), $(basename "$TARBALL") ($(du -sh "$TARBALL" | cut -f1))"
+echo "build-image.sh: modules: $("$IMAGE/bin/java" --list-modules | sed 's/@.*//' | tr '\n' ' ')"
