@@ -1,0 +1,365 @@
+package forge.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The load generator's entry point: runs one workload against one or two servers, interleaved,
+ * and prints {@code METRIC}/{@code RATIO} lines on stdout and progress on stderr.
+ *
+ * <p>Workloads (each request fixes its work with {@code ignore_eos} and {@code max_tokens}):
+ * <ul>
+ *   <li>{@code seed}: the seed system's request, non-streamed, sequential: p50/p95/mean latency,
+ *       completion tokens/s, successes.
+ *   <li>{@code ttft}: the same request streamed, sequential: time to the first content delta,
+ *       and single-stream decode tokens/s (with {@code --llama-bench}, as a fraction of llama-bench's tg).
+ *   <li>{@code conc}: N streaming clients at once, per {@code --clients} value: aggregate tokens/s, TTFT p95.
+ *   <li>{@code shared}: 4 streaming clients whose requests share a ~800-token system prompt: TTFT p95.
+ *   <li>{@code startup}, {@code rss}: start each server ({@code --cmd}), time to {@code /health}
+ *       200 and resident memory then, minus the model file's size.
+ *   <li>{@code llama-bench}: prints the figures of a llama-bench JSON file.
+ *   <li>{@code summary FILE...}: the targets table of the METRIC/RATIO lines in the files.
+ * </ul>
+ * See {@link Options#USAGE} for the options.
+ */
+public final class LoadGenerator {
+
+    private final Options options;
+    private final Report report;
+
+    LoadGenerator(Options options, Report report) {
+        this.options = options;
+        this.report = report;
+    }
+
+    public static void main(String[] args) {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("LoadGenerator: " + e.getMessage());
+            System.err.print(Options.USAGE);
+            System.exit(2);
+            return;
+        }
+        try {
+            new LoadGenerator(options, new Report(System.out)).run();
+        } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+            System.err.println("LoadGenerator " + options.workload() + ": " + e.getMessage());
+            System.exit(1);
+        } catch (InterruptedException e) {
+            System.exit(130);
+        }
+    }
+
+    void run() throws IOException, InterruptedException {
+        switch (options.workload()) {
+            case "summary" -> summary();
+            case "llama-bench" -> llamaBench(readLlamaBench());
+            case "startup", "rss" -> launches(options.workload());
+            case "seed", "ttft", "conc", "shared" -> {
+                try (ChatClient client = new ChatClient(Duration.ofSeconds(options.timeoutSec()))) {
+                    List<Target> targets = targets(client);
+                    switch (options.workload()) {
+                        case "seed" -> seed(client, targets);
+                        case "ttft" -> ttft(client, targets);
+                        case "conc" -> conc(client, targets);
+                        default -> shared(client, targets);
+                    }
+                }
+            }
+            default -> throw new IllegalArgumentException("unknown workload " + options.workload());
+        }
+    }
+
+    private List<Target> targets(ChatClient client) throws IOException, InterruptedException {
+        if (options.servers().isEmpty() || options.servers().size() > 2) {
+            throw new IllegalArgumentException("give one or two --server NAME=URL");
+        }
+        List<Target> targets = new ArrayList<>();
+        for (Map.Entry<String, String> s : options.servers().entrySet()) {
+            URI base = Target.requireLoopback(URI.create(s.getValue()));
+            String model = options.models().get(s.getKey());
+            if (model == null) {
+                model = client.firstModelId(base);
+            }
+            targets.add(new Target(s.getKey(), base, model));
+            System.err.println("bench: " + s.getKey() + " = " + base + " model " + model);
+        }
+        return targets;
+    }
+
+    // ---- sequential workloads
+
+    private void seed(ChatClient client, List<Target> targets) {
+        String w = "seed";
+        var results = Interleave.sequential(targets, options.warmup(), options.runs(),
+                (t, step) -> client.complete(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER,
+                        options.maxTokens(), false)),
+                (i, of, row) -> progress(w, i, of, targets, row, c -> c.latencyMs(), "ms"));
+        for (int k = 0; k < targets.size(); k++) {
+            String p = targets.get(k).name() + "." + w + ".";
+            List<Completion> ok = okOnes(results.get(k));
+            Stats lat = Stats.of(ok.stream().map(Completion::latencyMs).toList());
+            report.metricOut(p + "p50_ms", lat.p50());
+            report.metricOut(p + "p95_ms", lat.p95());
+            report.metricOut(p + "mean_ms", lat.mean());
+            report.metricOut(p + "completion_tps_mean", mean(ok, Completion::completionTps));
+            report.metricOut(p + "success_count", ok.size());
+            report.metricOut(p + "runs", results.get(k).size());
+            checkTokens(targets.get(k), ok);
+        }
+        ratios(w, targets, results, List.of(
+                new Figure("p50_ms", cs -> Stats.of(lat(cs)).p50()),
+                new Figure("p95_ms", cs -> Stats.of(lat(cs)).p95()),
+                new Figure("mean_ms", cs -> Stats.of(lat(cs)).mean()),
+                new Figure("completion_tps_mean", cs -> mean(cs, Completion::completionTps))));
+    }
+
+    private void ttft(ChatClient client, List<Target> targets) throws IOException {
+        String w = "ttft";
+        var results = Interleave.sequential(targets, options.warmup(), options.runs(),
+                (t, step) -> client.stream(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER,
+                        options.maxTokens(), true)),
+                (i, of, row) -> progress(w, i, of, targets, row, Completion::ttftMs, "ms to first token"));
+        LlamaBench limit = options.llamaBench().isPresent() ? readLlamaBench() : null;
+        if (limit != null) {
+            llamaBench(limit);
+        }
+        for (int k = 0; k < targets.size(); k++) {
+            String p = targets.get(k).name() + "." + w + ".";
+            List<Completion> ok = okOnes(results.get(k));
+            Stats ttft = Stats.of(ok.stream().map(Completion::ttftMs).toList());
+            report.metricOut(p + "p50_ms", ttft.p50());
+            report.metricOut(p + "p95_ms", ttft.p95());
+            report.metricOut(p + "mean_ms", ttft.mean());
+            double decode = mean(ok, Completion::decodeTps);
+            report.metricOut(p + "decode_tps_mean", decode);
+            report.metricOut(p + "prompt_tokens", mean(ok, c -> c.promptTokens()));
+            report.metricOut(p + "success_count", ok.size());
+            if (limit != null) {
+                report.metricOut(targets.get(k).name() + ".decode_vs_llama_bench", decode / limit.tgTps());
+                if (k == 0) {
+                    report.ratioOut("decode_vs_llama_bench", decode, limit.tgTps());
+                }
+            }
+            checkTokens(targets.get(k), ok);
+        }
+        ratios(w, targets, results, List.of(
+                new Figure("p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
+                new Figure("p95_ms", cs -> Stats.of(ttfts(cs)).p95()),
+                new Figure("decode_tps_mean", cs -> mean(cs, Completion::decodeTps))));
+    }
+
+    // ---- concurrent workloads
+
+    private void conc(ChatClient client, List<Target> targets) {
+        for (int clients : options.clients()) {
+            String w = "conc" + clients;
+            var rounds = Interleave.rounds(targets, options.warmup(), options.runs(), clients,
+                    (t, round, c) -> client.stream(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM,
+                            Prompts.userMessage(round, c), options.maxTokens(), true)),
+                    (i, of, row) -> roundProgress(w, i, of, targets, row));
+            concurrentMetrics(w, targets, rounds);
+        }
+    }
+
+    private void shared(ChatClient client, List<Target> targets) {
+        String w = "shared";
+        String system = Prompts.sharedSystem();
+        int clients = options.clients().getFirst();
+        var rounds = Interleave.rounds(targets, options.warmup(), options.runs(), clients,
+                (t, round, c) -> client.stream(t, Prompts.chat(t.model(), system, Prompts.userMessage(round, c),
+                        options.maxTokens(), true)),
+                (i, of, row) -> roundProgress(w, i, of, targets, row));
+        concurrentMetrics(w, targets, rounds);
+    }
+
+    private void concurrentMetrics(String w, List<Target> targets, List<List<Interleave.Round>> rounds) {
+        List<List<Completion>> requests = new ArrayList<>();
+        for (int k = 0; k < targets.size(); k++) {
+            String p = targets.get(k).name() + "." + w + ".";
+            List<Completion> all = rounds.get(k).stream().flatMap(r -> r.requests().stream()).toList();
+            requests.add(all);
+            List<Completion> ok = okOnes(all);
+            Stats ttft = Stats.of(ttfts(ok));
+            report.metricOut(p + "agg_tps", aggregateTps(rounds.get(k)));
+            report.metricOut(p + "ttft_p50_ms", ttft.p50());
+            report.metricOut(p + "ttft_p95_ms", ttft.p95());
+            report.metricOut(p + "latency_p95_ms", Stats.of(lat(ok)).p95());
+            report.metricOut(p + "prompt_tokens", mean(ok, c -> c.promptTokens()));
+            report.metricOut(p + "success_count", ok.size());
+            report.metricOut(p + "requests", all.size());
+            checkTokens(targets.get(k), ok);
+        }
+        if (targets.size() == 2) {
+            report.ratioOut(w + ".agg_tps", aggregateTps(rounds.get(0)), aggregateTps(rounds.get(1)));
+        }
+        ratios(w, targets, requests, List.of(
+                new Figure("ttft_p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
+                new Figure("ttft_p95_ms", cs -> Stats.of(ttfts(cs)).p95())));
+    }
+
+    /** Completion tokens of all measured rounds over their summed wall time. */
+    static double aggregateTps(List<Interleave.Round> rounds) {
+        double ms = rounds.stream().mapToDouble(Interleave.Round::wallMs).sum();
+        long tokens = rounds.stream().flatMap(r -> r.requests().stream()).filter(Completion::ok)
+                .mapToLong(Completion::completionTokens).sum();
+        return ms > 0 ? tokens / (ms / 1000.0) : Double.NaN;
+    }
+
+    // ---- process workloads
+
+    private void launches(String w) throws IOException, InterruptedException {
+        if (options.servers().isEmpty() || !options.commands().keySet().equals(options.servers().keySet())) {
+            throw new IllegalArgumentException(w + " needs --server NAME=URL and --cmd NAME=COMMAND for each server");
+        }
+        long modelBytes = options.modelFile().isPresent() ? Files.size(options.modelFile().get()) : 0;
+        List<String> names = List.copyOf(options.servers().keySet());
+        List<List<ProcessProbe.Launch>> results = new ArrayList<>();
+        names.forEach(n -> results.add(new ArrayList<>()));
+        Files.createDirectories(options.logDir());
+        try (ChatClient client = new ChatClient(Duration.ofSeconds(10))) {
+            for (int i = 0; i < options.warmup() + options.runs(); i++) {
+                for (int k : Interleave.order(i, names.size())) {
+                    String name = names.get(k);
+                    URI base = Target.requireLoopback(URI.create(options.servers().get(name)));
+                    List<String> cmd = List.of(options.commands().get(name).strip().split("\\s+"));
+                    Path log = options.logDir().resolve(w + "-" + name + ".log");
+                    var launch = ProcessProbe.launch(client, cmd, base, log, Duration.ofSeconds(options.timeoutSec()));
+                    System.err.printf(Locale.ROOT, "%s %d/%d %s ready in %.1f ms, RSS %.1f MiB%n", w,
+                            i - options.warmup() + 1, options.runs(), name, launch.readyMs(), launch.rssKb() / 1024.0);
+                    if (i >= options.warmup()) {
+                        results.get(k).add(launch);
+                    }
+                }
+            }
+        }
+        double[] ready = new double[names.size()];
+        double[] overhead = new double[names.size()];
+        for (int k = 0; k < names.size(); k++) {
+            String p = names.get(k) + "." + w + ".";
+            Stats r = Stats.of(results.get(k).stream().map(ProcessProbe.Launch::readyMs).toList());
+            Stats rss = Stats.of(results.get(k).stream().map(l -> l.rssKb() / 1024.0).toList());
+            ready[k] = r.p50();
+            overhead[k] = rss.p50() - modelBytes / (1024.0 * 1024.0);
+            report.metricOut(p + "ready_p50_ms", r.p50());
+            report.metricOut(p + "ready_min_ms", r.min());
+            report.metricOut(p + "rss_mb", rss.p50());
+            report.metricOut(p + "overhead_mb", overhead[k]);
+        }
+        if (names.size() == 2) {
+            report.metricOut(w + ".diff_ms", ready[0] - ready[1]);
+            report.metricOut(w + ".diff_mb", overhead[0] - overhead[1]);
+            report.ratioOut(w + ".ready_p50_ms", ready[0], ready[1]);
+            report.ratioOut(w + ".overhead_mb", overhead[0], overhead[1]);
+        }
+    }
+
+    // ---- files
+
+    private LlamaBench readLlamaBench() throws IOException {
+        Path file = options.llamaBench().orElseThrow(() -> new IllegalArgumentException("--llama-bench FILE needed"));
+        return LlamaBench.parse(Files.readString(file));
+    }
+
+    private void llamaBench(LlamaBench b) {
+        report.metricOut("llama_bench.pp" + b.ppTokens() + "_tps", b.ppTps());
+        report.metricOut("llama_bench.tg" + b.tgTokens() + "_tps", b.tgTps());
+        report.metricOut("llama_bench.threads", b.threads());
+    }
+
+    private void summary() throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (Path f : options.files()) {
+            lines.addAll(Files.readAllLines(f));
+        }
+        System.out.print(Summary.of(lines).table());
+    }
+
+    // ---- helpers
+
+    /** A figure computed from one server's successful requests, for a ratio. */
+    private record Figure(String name, ToDoubleFunction<List<Completion>> of) {
+    }
+
+    private void ratios(String w, List<Target> targets, List<List<Completion>> results, List<Figure> figures) {
+        if (targets.size() != 2) {
+            return;
+        }
+        List<Completion> a = okOnes(results.get(0));
+        List<Completion> b = okOnes(results.get(1));
+        for (Figure f : figures) {
+            report.ratioOut(w + "." + f.name(), f.of().applyAsDouble(a), f.of().applyAsDouble(b));
+        }
+    }
+
+    private static List<Completion> okOnes(List<Completion> cs) {
+        return cs.stream().filter(Completion::ok).toList();
+    }
+
+    private static List<Double> lat(List<Completion> cs) {
+        return cs.stream().filter(Completion::ok).map(Completion::latencyMs).toList();
+    }
+
+    private static List<Double> ttfts(List<Completion> cs) {
+        return cs.stream().filter(Completion::ok).map(Completion::ttftMs).filter(Double::isFinite).toList();
+    }
+
+    private static double mean(List<Completion> cs, ToDoubleFunction<Completion> f) {
+        return cs.stream().mapToDouble(f).filter(Double::isFinite).average().orElse(Double.NaN);
+    }
+
+    /** Warns when a server generated another number of tokens than asked: the work would differ. */
+    private void checkTokens(Target t, List<Completion> ok) {
+        long off = ok.stream().filter(c -> c.completionTokens() != options.maxTokens()).count();
+        if (off > 0) {
+            System.err.printf(Locale.ROOT, "bench: WARNING %s: %d of %d requests did not generate %d tokens%n",
+                    t.name(), off, ok.size(), options.maxTokens());
+        }
+        long noUsage = ok.stream().filter(c -> !c.usageReported()).count();
+        if (noUsage > 0) {
+            System.err.printf(Locale.ROOT, "bench: WARNING %s: %d requests without usage; counted chunks%n",
+                    t.name(), noUsage);
+        }
+    }
+
+    private static void progress(String w, int i, int of, List<Target> targets, List<Completion> row,
+                                 ToDoubleFunction<Completion> figure, String unit) {
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%s %s/%d", w,
+                i < 0 ? "warmup" : Integer.toString(i + 1), of));
+        for (int k = 0; k < row.size(); k++) {
+            Completion c = row.get(k);
+            sb.append("  ").append(targets.get(k).name()).append(' ');
+            sb.append(c.ok() ? String.format(Locale.ROOT, "%.1f %s (%d tok)", figure.applyAsDouble(c), unit,
+                    c.completionTokens()) : "FAILED: " + c.error());
+        }
+        System.err.println(sb);
+    }
+
+    private static void roundProgress(String w, int i, int of, List<Target> targets, List<Interleave.Round> row) {
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%s round %s/%d", w,
+                i < 0 ? "warmup" : Integer.toString(i + 1), of));
+        for (int k = 0; k < row.size(); k++) {
+            Interleave.Round r = row.get(k);
+            long failed = r.requests().stream().filter(c -> !c.ok()).count();
+            sb.append(String.format(Locale.ROOT, "  %s %.1f tok/s, TTFT max %.1f ms", targets.get(k).name(),
+                    r.aggregateTps(), r.requests().stream().mapToDouble(Completion::ttftMs)
+                            .filter(Double::isFinite).max().orElse(Double.NaN)));
+            if (failed > 0) {
+                sb.append(" (").append(failed).append(" FAILED: ")
+                        .append(r.requests().stream().filter(c -> !c.ok()).findFirst().orElseThrow().error())
+                        .append(')');
+            }
+        }
+        System.err.println(sb);
+    }
+}

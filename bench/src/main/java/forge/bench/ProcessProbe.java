@@ -1,0 +1,118 @@
+package forge.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Starts a server process and measures it from the outside: the time from starting the process
+ * to the first {@code GET /health} that answers 200 (both servers answer 503 or nothing until
+ * the model is loaded), and its resident memory right then.
+ */
+public final class ProcessProbe {
+
+    private static final long POLL_NANOS = Duration.ofMillis(5).toNanos();
+
+    /**
+     * One start of a server.
+     *
+     * @param readyMs process start to the first 200 from {@code /health}
+     * @param rssKb   VmRSS of the process and its descendants (a wrapper script's child counts too), in KiB
+     */
+    public record Launch(double readyMs, long rssKb) {
+    }
+
+    private ProcessProbe() {
+    }
+
+    /**
+     * Starts {@code command}, waits for {@code /health} on {@code base}, reads the memory, then
+     * stops the process (and its descendants) and waits for it to exit.
+     *
+     * @param log where the process's output goes
+     * @throws IOException when the port already answers, the process exits or is not ready in time
+     */
+    public static Launch launch(ChatClient client, List<String> command, URI base, Path log, Duration timeout)
+            throws IOException, InterruptedException {
+        if (client.health(base) != 0) {
+            throw new IOException("something already answers on " + base + ": stop it first");
+        }
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        long start = System.nanoTime();
+        Process process = pb.start();
+        try {
+            long deadline = start + timeout.toNanos();
+            while (true) {
+                int status = client.health(base);
+                long now = System.nanoTime();
+                if (status == 200) {
+                    return new Launch(ChatStream.ms(now - start), rssKb(process.toHandle()));
+                }
+                if (!process.isAlive()) {
+                    throw new IOException(command.getFirst() + " exited with " + process.exitValue()
+                            + " before it was ready; see " + log);
+                }
+                if (now > deadline) {
+                    throw new IOException(command.getFirst() + " not ready within " + timeout + "; see " + log);
+                }
+                long wait = POLL_NANOS - (System.nanoTime() - now);
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+            }
+        } finally {
+            stop(process);
+        }
+    }
+
+    /** VmRSS of a process and all its descendants, in KiB (0 for those already gone). */
+    public static long rssKb(ProcessHandle process) {
+        return Stream.concat(Stream.of(process), process.descendants())
+                .mapToLong(p -> vmRssKb(Path.of("/proc", Long.toString(p.pid()), "status")))
+                .sum();
+    }
+
+    /** The {@code VmRSS:} line of a {@code /proc/PID/status} file, in KiB; 0 when absent. */
+    static long vmRssKb(Path status) {
+        try (Stream<String> lines = Files.lines(status)) {
+            return lines.filter(l -> l.startsWith("VmRSS:")).findFirst()
+                    .map(ProcessProbe::parseKb).orElse(0L);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return 0;
+        }
+    }
+
+    /** {@code "VmRSS:\t  123456 kB"} to 123456. */
+    static long parseKb(String line) {
+        String[] parts = line.substring(line.indexOf(':') + 1).trim().split("\\s+");
+        long value = Long.parseLong(parts[0]);
+        if (parts.length > 1 && !parts[1].equalsIgnoreCase("kB")) {
+            throw new IllegalArgumentException("unexpected unit in " + line);
+        }
+        return value;
+    }
+
+    private static void stop(Process process) throws InterruptedException {
+        List<ProcessHandle> children = process.descendants().toList();
+        process.destroy();
+        children.forEach(ProcessHandle::destroy);
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            children.forEach(ProcessHandle::destroyForcibly);
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+        for (ProcessHandle child : children) {
+            try {
+                child.onExit().get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                child.destroyForcibly();
+            }
+        }
+    }
+}

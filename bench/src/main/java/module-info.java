@@ -1,0 +1,14 @@
+/**
+ * ForgeLM's load generator: runs the same workloads against ForgeLM and llama.cpp's
+ * {@code llama-server}, interleaved request by request, and prints {@code METRIC} and
+ * {@code RATIO} lines. It speaks HTTP to both servers (loopback only) and depends on nothing
+ * of ForgeLM, so it measures the product exactly as a client sees it.
+ *
+ * <p>Run by {@code bench/run.sh} and {@code bench/autoresearch.sh}; see {@link forge.bench.LoadGenerator}.
+ */
+module forge.bench {
+    requires java.net.http;
+    requires com.fasterxml.jackson.databind;
+
+    exports forge.bench;
+}
