@@ -1,5 +1,6 @@
 package forge.api.sampler;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,16 +19,18 @@ import java.util.Map;
  * @param seed             the random seed; -1 draws one
  * @param logitBias        added to a token's logit before sampling; {@code -Infinity} bans it
  * @param grammar          a GBNF grammar whose {@code root} rule the output must match; empty for none
+ * @param grammarTriggers  when not empty, the grammar is lazy: output is free until one of these
+ *                         texts appears (a tool call opening, say), then constrained from it on
  */
 public record SamplingParams(float temperature, int topK, float topP, float minP, float repeatPenalty,
                              int repeatLastN, float frequencyPenalty, float presencePenalty, long seed,
-                             Map<Integer, Float> logitBias, String grammar) {
+                             Map<Integer, Float> logitBias, String grammar, List<String> grammarTriggers) {
 
     /** Always the most likely token. */
-    public static final SamplingParams GREEDY = new SamplingParams(0f, 0, 1f, 0f, 1f, 64, 0f, 0f, -1, Map.of(), "");
+    public static final SamplingParams GREEDY = new SamplingParams(0f, 0, 1f, 0f, 1f, 64, 0f, 0f, -1, Map.of(), "", List.of());
 
     /** llama-server's defaults: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05. */
-    public static final SamplingParams DEFAULTS = new SamplingParams(0.8f, 40, 0.95f, 0.05f, 1f, 64, 0f, 0f, -1, Map.of(), "");
+    public static final SamplingParams DEFAULTS = new SamplingParams(0.8f, 40, 0.95f, 0.05f, 1f, 64, 0f, 0f, -1, Map.of(), "", List.of());
 
     public SamplingParams {
         check(temperature >= 0 && Float.isFinite(temperature), "temperature", temperature);
@@ -40,6 +43,10 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
         check(presencePenalty >= -2 && presencePenalty <= 2, "presence_penalty", presencePenalty);
         logitBias = Map.copyOf(logitBias);
         java.util.Objects.requireNonNull(grammar, "grammar");
+        grammarTriggers = List.copyOf(grammarTriggers);
+        if (!grammarTriggers.isEmpty() && grammar.isEmpty()) {
+            throw new IllegalArgumentException("grammar triggers need a grammar");
+        }
     }
 
     private static void check(boolean ok, String name, Object value) {
@@ -54,18 +61,23 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
     }
 
     public SamplingParams withTemperature(float t) {
-        return new SamplingParams(t, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, logitBias, grammar);
+        return new SamplingParams(t, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, logitBias, grammar, grammarTriggers);
     }
 
     public SamplingParams withSeed(long s) {
-        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, s, logitBias, grammar);
+        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, s, logitBias, grammar, grammarTriggers);
     }
 
     public SamplingParams withLogitBias(Map<Integer, Float> bias) {
-        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, bias, grammar);
+        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, bias, grammar, grammarTriggers);
+    }
+
+    /** A lazy grammar: free output until a trigger text appears, then constrained. */
+    public SamplingParams withLazyGrammar(String g, List<String> triggers) {
+        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, logitBias, g, triggers);
     }
 
     public SamplingParams withGrammar(String g) {
-        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, logitBias, g);
+        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, logitBias, g, List.of());
     }
 }

@@ -1,6 +1,8 @@
 package forge.api.template;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * A chat template for one model: renders a conversation to prompt text and parses the model's
@@ -31,6 +33,29 @@ public interface ChatTemplate {
      * stops at them even when the model's EOS token differs.
      */
     default List<String> endOfTurn() {
+        return List.of();
+    }
+
+    /**
+     * A GBNF grammar for this format's tool-call syntax, so decoding can be constrained to call
+     * tools from the first token ({@code tool_choice: "required"} or a named function).
+     *
+     * <p>The caller has already defined one GBNF rule per tool for that tool's arguments (a JSON
+     * object matching its parameter schema); {@code argumentRules} maps each tool's name to its
+     * rule's name. The returned text defines {@code root} (and any rules of its own, prefixed
+     * with {@code tc-} to avoid clashes) so that {@code root} matches one call, or one or more
+     * calls when {@code parallel}, of the given tools, exactly as this format writes them and as
+     * {@link #parser} reads them. Empty when the format has no tool-call syntax.
+     */
+    default Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+        return Optional.empty();
+    }
+
+    /**
+     * The texts that open a tool call in this format (such as {@code <tool_call>}): with
+     * {@code tool_choice: "auto"} a lazy grammar engages when the model writes one of them.
+     */
+    default List<String> toolCallTriggers() {
         return List.of();
     }
 

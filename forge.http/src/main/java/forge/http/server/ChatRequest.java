@@ -83,7 +83,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         long seed = body.has("seed") && !body.get("seed").isNull() ? longValue(body, "seed") : -1;
         Map<Integer, Float> bias = logitBias(body.get("logit_bias"));
         SamplingParams sampling = new SamplingParams(temperature, topK, topP, minP, repeat, repeatLastN, frequency,
-                presence, seed, bias, "");
+                presence, seed, bias, "", List.of());
 
         boolean stream = bool(body, "stream", false);
         boolean includeUsage = false;

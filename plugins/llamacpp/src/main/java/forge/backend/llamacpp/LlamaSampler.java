@@ -70,6 +70,10 @@ public final class LlamaSampler implements TokenSampler {
                 this.penalties = add(Llama.llama_sampler_init_penalties(nVocab, lastN, params.repeatPenalty(),
                         params.frequencyPenalty(), params.presencePenalty()), "penalties");
             }
+            if (!params.grammarTriggers().isEmpty()) {
+                // Never silently unconstrained: a lazy grammar needs llama_sampler_init_grammar_lazy_patterns.
+                throw new BackendException("lazy (triggered) grammars are not supported by this backend yet");
+            }
             if (!params.grammar().isEmpty()) {
                 LlamaLog.takeLastError();
                 MemorySegment grammar = Llama.llama_sampler_init_grammar(vocab.segment(),

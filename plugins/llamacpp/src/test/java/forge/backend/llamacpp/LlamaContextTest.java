@@ -226,7 +226,7 @@ class LlamaContextTest {
             try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.withLogitBias(Map.of(greedy, Float.NEGATIVE_INFINITY)))) {
                 assertNotEquals(greedy, s.sample(prompt.length - 1), "a banned token is never chosen");
             }
-            SamplingParams penalized = new SamplingParams(0f, 0, 1f, 0f, 1e6f, 64, 0f, 0f, -1, Map.of(), "");
+            SamplingParams penalized = new SamplingParams(0f, 0, 1f, 0f, 1e6f, 64, 0f, 0f, -1, Map.of(), "", java.util.List.of());
             try (TokenSampler s = ctx.sampler(penalized)) {
                 s.accept(greedy);
                 assertNotEquals(greedy, s.sample(prompt.length - 1), "a huge repeat penalty steers away from a seen token");
