@@ -353,4 +353,24 @@ class LlamaContextTest {
             assertTrue(t >= 0 && t < q.vocabulary().size());
         }
     }
+
+    @Test
+    void quantizesF16ToQ4KmWhenRowsFitSuperBlocks(@TempDir Path dir) throws Exception {
+        // K-quants pack rows in 256-wide super-blocks: a 256-wide model quantizes every matrix.
+        Path in = dir.resolve("wide-f16.gguf");
+        forge.runtime.synth.SyntheticModels.write(forge.runtime.synth.SynthSpec.tiny("qwen")
+                .withShape(256, 2, 4, 2, 512).withTensorType(forge.runtime.gguf.GgmlType.F16), in);
+        Path out = dir.resolve("wide-q4_k_m.gguf");
+        LlamaHome.backend().quantizer().orElseThrow().quantize(in, out, "Q4_K_M", 2);
+        assertTrue(Files.size(out) * 2 < Files.size(in), Files.size(out) + " vs " + Files.size(in));
+        try (LoadedModel q = LlamaHome.backend().load(ModelLoadParams.of(out), LoadProgress.NONE);
+             InferenceContext ctx = q.newContext(ContextParams.of(256, 1, 2));
+             TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+            assertTrue(q.info().description().contains("Q4_K"), q.info().description());
+            int[] p = q.vocabulary().tokenize("Hello", true, false);
+            prefill(ctx, 0, p, 0);
+            int t = s.sample(p.length - 1);
+            assertTrue(t >= 0 && t < q.vocabulary().size());
+        }
+    }
 }
