@@ -17,4 +17,21 @@ public record ToolDefinition(String name, String description, Map<String, Object
         Objects.requireNonNull(description);
         parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
     }
+
+    /**
+     * The tool as OpenAI clients send it and official templates print it with {@code tojson}:
+     * {@code {"type": "function", "function": {"name", "description" (when given), "parameters"}}}.
+     */
+    public Map<String, Object> openAiTree() {
+        Map<String, Object> function = new java.util.LinkedHashMap<>();
+        function.put("name", name);
+        if (!description.isEmpty()) {
+            function.put("description", description);
+        }
+        function.put("parameters", parameters);
+        Map<String, Object> tool = new java.util.LinkedHashMap<>();
+        tool.put("type", "function");
+        tool.put("function", function);
+        return tool;
+    }
 }

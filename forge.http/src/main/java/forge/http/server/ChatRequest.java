@@ -98,7 +98,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
                 stops(body.get("stop")), stream, includeUsage, bool(body, "ignore_eos", false), ignored);
     }
 
-    private static List<ChatMessage> messages(JsonNode node) {
+    static List<ChatMessage> messages(JsonNode node) {
         if (node == null || !node.isArray() || node.isEmpty()) {
             throw ApiError.badRequest("messages", "'messages' is required and must be a non-empty array");
         }
@@ -178,7 +178,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         return calls;
     }
 
-    private static List<ToolDefinition> tools(JsonNode node) {
+    static List<ToolDefinition> tools(JsonNode node) {
         if (node == null || node.isNull()) {
             return List.of();
         }

@@ -44,11 +44,13 @@ public final class ForgeServer implements AutoCloseable {
     private final ModelCatalog catalog;
     private final ServerConfig config;
     private final ChatCompletions chat;
+    private final TemplatesApi templates;
 
     private ForgeServer(ServerConfig config, ModelCatalog catalog) {
         this.config = config;
         this.catalog = catalog;
         this.chat = new ChatCompletions(catalog);
+        this.templates = new TemplatesApi(catalog);
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("forge-http");
         // Handlers block (reading bodies, waiting for tokens): virtual threads make that cheap.
@@ -114,6 +116,14 @@ public final class ForgeServer implements AutoCloseable {
                         requireMethod(method, "POST");
                         JsonNode body = Json.parse(readBody(request));
                         chat.handle(ChatRequest.parse(body), request, response, callback);
+                    }
+                    case "/v1/templates" -> {
+                        requireMethod(method, "GET");
+                        sendJson(response, callback, 200, templates.list());
+                    }
+                    case "/apply-template" -> {
+                        requireMethod(method, "POST");
+                        sendJson(response, callback, 200, templates.apply(Json.parse(readBody(request))));
                     }
                     default -> {
                         if (path.startsWith("/v1/models/")) {

@@ -78,9 +78,40 @@ class ServeEndToEndTest {
         JsonNode m = list.get("data").get(0);
         assertEquals("tiny-qwen", m.get("id").asText());
         assertEquals("[\"demo\",\"Other-Name\"]", m.get("aliases").toString());
-        assertEquals("generic", m.get("template").get("name").asText());
+        // The synthetic model is a qwen2 GGUF: the Qwen family claims it from its metadata.
+        assertEquals("qwen2.5", m.get("template").get("name").asText());
         assertTrue(m.get("loaded").asBoolean());
         assertEquals(200, get("/v1/models/demo").statusCode());
+    }
+
+    @Test
+    void listsInstalledTemplatesWithTheirPlugins() throws Exception {
+        JsonNode data = JSON.readTree(get("/v1/templates").body()).get("data");
+        java.util.Map<String, String> modules = new java.util.HashMap<>();
+        data.forEach(t -> modules.put(t.get("name").asText(), t.get("module").asText()));
+        assertEquals("forge.template.qwen", modules.get("qwen3"));
+        assertEquals("forge.template.generic", modules.get("generic"));
+    }
+
+    @Test
+    void appliesATemplateWithoutGenerating() throws Exception {
+        HttpResponse<String> r = post("/apply-template", """
+                {"template": "qwen3", "add_generation_prompt": true, "chat_template_kwargs": {"enable_thinking": false},
+                 "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "text", "text": " there"}]}]}
+                """);
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode body = JSON.readTree(r.body());
+        assertEquals("qwen3", body.get("template").asText());
+        assertEquals("<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n", body.get("prompt").asText());
+        HttpResponse<String> byModel = post("/apply-template", """
+                {"model": "demo", "add_generation_prompt": false, "messages": [{"role": "user", "content": "Hi"}]}
+                """);
+        assertEquals(200, byModel.statusCode(), byModel.body());
+        assertEquals("qwen2.5", JSON.readTree(byModel.body()).get("template").asText());
+        assertTrue(JSON.readTree(byModel.body()).get("prompt").asText().startsWith("<|im_start|>system\nYou are Qwen"));
+        assertEquals(400, post("/apply-template", """
+                {"template": "nope", "messages": [{"role": "user", "content": "Hi"}]}
+                """).statusCode());
     }
 
     @Test

@@ -52,6 +52,11 @@ public final class ModelCatalog implements AutoCloseable {
         this.templateName = templateName;
     }
 
+    /** How this catalog chooses templates, and every installed one. */
+    public TemplateSelector templates() {
+        return templates;
+    }
+
     /** The canonical id of a model file: its name without {@code .gguf}. */
     public static String idOf(Path file) {
         String name = file.getFileName().toString();

@@ -1,0 +1,285 @@
+package forge.api.template;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * An {@link OutputParser} for the formats chat models write: reasoning between two markers,
+ * tool calls between two markers (or a whole answer that is one JSON call), content elsewhere.
+ * Families describe their format with a {@link Syntax}; this class does the streaming: a text
+ * that may be the start of a marker is held back until the next {@link #feed} decides it, so
+ * markup never leaks into content, and each tool call is emitted whole (one
+ * {@link ChatDelta.ToolCallDelta} with complete JSON arguments) once its closing marker arrives.
+ *
+ * {@snippet :
+ * var syntax = new MarkupParser.Syntax("<think>", "</think>", false, "<tool_call>", "</tool_call>", false,
+ *         block -> List.of(MarkupParser.jsonCall(block, "arguments")));
+ * OutputParser parser = new MarkupParser(syntax);
+ * parser.feed("<tool_call>\n{\"name\": \"f\", \"argu");   // []: held back
+ * parser.feed("ments\": {}}\n</tool_call>");              // [ToolCallDelta(0, "call_…", "f", "{}")]
+ * }
+ */
+public final class MarkupParser implements OutputParser {
+
+    /**
+     * A family's output format.
+     *
+     * @param thinkOpen          opens reasoning, or empty when the format has none
+     * @param thinkClose         closes reasoning
+     * @param startsInReasoning  the prompt already opened reasoning: output begins inside it
+     * @param callOpen           opens a tool-call block, or empty when the format has none
+     * @param callClose          closes it; empty means the block runs to the end of the output
+     * @param leadingJsonCall    an answer whose first non-blank character is {@code {} is held
+     *                           whole and decoded as a call at the end (Llama 3's JSON calls)
+     * @param decoder            turns a block's text (between the markers) into calls; throws
+     *                           {@link IllegalArgumentException} when the text is not a call
+     */
+    public record Syntax(String thinkOpen, String thinkClose, boolean startsInReasoning, String callOpen,
+                         String callClose, boolean leadingJsonCall, Function<String, List<ToolCall>> decoder) {
+        public Syntax {
+            Objects.requireNonNull(thinkOpen);
+            Objects.requireNonNull(thinkClose);
+            Objects.requireNonNull(callOpen);
+            Objects.requireNonNull(callClose);
+            Objects.requireNonNull(decoder);
+        }
+    }
+
+    private enum State { CONTENT, REASONING, CALL, LEADING }
+
+    private final Syntax syntax;
+    private final StringBuilder buf = new StringBuilder();
+    private State state;
+    private int calls;
+    private boolean trimNext;
+    private boolean sawContent;
+
+    public MarkupParser(Syntax syntax) {
+        this.syntax = syntax;
+        this.state = syntax.startsInReasoning() && !syntax.thinkClose().isEmpty() ? State.REASONING : State.CONTENT;
+    }
+
+    @Override
+    public List<ChatDelta> feed(String text) {
+        buf.append(text);
+        List<ChatDelta> out = new ArrayList<>();
+        drain(out, false);
+        return out;
+    }
+
+    @Override
+    public List<ChatDelta> finish() {
+        List<ChatDelta> out = new ArrayList<>();
+        drain(out, true);
+        return out;
+    }
+
+    private void drain(List<ChatDelta> out, boolean end) {
+        while (true) {
+            switch (state) {
+                case CONTENT -> {
+                    if (syntax.leadingJsonCall() && !sawContent) {
+                        int i = firstNonBlank();
+                        if (i < 0) {
+                            if (end) {
+                                emitContent(out, take(buf.length()));
+                            }
+                            return;
+                        }
+                        if (buf.charAt(i) == '{') {
+                            state = State.LEADING;
+                            continue;
+                        }
+                    }
+                    int[] hit = earliest(syntax.thinkOpen(), syntax.callOpen());
+                    if (hit == null) {
+                        int keep = end ? 0 : heldPrefix(syntax.thinkOpen(), syntax.callOpen());
+                        emitContent(out, take(buf.length() - keep));
+                        return;
+                    }
+                    emitContent(out, take(hit[0]));
+                    if (hit[1] == 0) {
+                        buf.delete(0, syntax.thinkOpen().length());
+                        state = State.REASONING;
+                    } else {
+                        buf.delete(0, syntax.callOpen().length());
+                        state = State.CALL;
+                    }
+                }
+                case REASONING -> {
+                    int i = buf.indexOf(syntax.thinkClose());
+                    if (i < 0) {
+                        int keep = end ? 0 : heldPrefix(syntax.thinkClose());
+                        emit(out, new ChatDelta.Reasoning(take(buf.length() - keep)));
+                        return;
+                    }
+                    emit(out, new ChatDelta.Reasoning(take(i)));
+                    buf.delete(0, syntax.thinkClose().length());
+                    state = State.CONTENT;
+                    trimNext = true;
+                }
+                case CALL -> {
+                    int i = syntax.callClose().isEmpty() ? -1 : buf.indexOf(syntax.callClose());
+                    if (i < 0 && !end) {
+                        return;
+                    }
+                    String block = i < 0 ? take(buf.length()) : take(i);
+                    if (i >= 0) {
+                        buf.delete(0, syntax.callClose().length());
+                    }
+                    if (!emitCalls(out, block)) {
+                        // Not a call after all: the model's text is kept, markup included.
+                        emitContent(out, syntax.callOpen() + block + (i >= 0 ? syntax.callClose() : ""));
+                    }
+                    state = State.CONTENT;
+                    trimNext = true;
+                }
+                case LEADING -> {
+                    if (!end) {
+                        return;
+                    }
+                    String all = take(buf.length());
+                    state = State.CONTENT;
+                    sawContent = true;
+                    if (!emitCalls(out, all.strip())) {
+                        emitContent(out, all);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    private boolean emitCalls(List<ChatDelta> out, String block) {
+        List<ToolCall> decoded;
+        try {
+            decoded = syntax.decoder().apply(block);
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (decoded.isEmpty()) {
+            return false;
+        }
+        for (ToolCall c : decoded) {
+            String id = c.id().isEmpty() ? "call_" + Long.toHexString(System.nanoTime()) + calls : c.id();
+            out.add(new ChatDelta.ToolCallDelta(calls++, id, c.name(), c.arguments()));
+        }
+        return true;
+    }
+
+    private void emitContent(List<ChatDelta> out, String text) {
+        if (trimNext) {
+            text = PythonText.lstrip(text);
+            if (text.isEmpty()) {
+                return;
+            }
+            trimNext = false;
+        }
+        if (!text.isEmpty()) {
+            sawContent = sawContent || !text.isBlank();
+            out.add(new ChatDelta.Content(text));
+        }
+    }
+
+    private static void emit(List<ChatDelta> out, ChatDelta.Reasoning r) {
+        if (!r.text().isEmpty()) {
+            out.add(r);
+        }
+    }
+
+    private String take(int n) {
+        String s = buf.substring(0, n);
+        buf.delete(0, n);
+        return s;
+    }
+
+    private int firstNonBlank() {
+        for (int i = 0; i < buf.length(); i++) {
+            if (!Character.isWhitespace(buf.charAt(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** {position, which marker} of the first marker in the buffer, or null. */
+    private int[] earliest(String... markers) {
+        int[] best = null;
+        for (int m = 0; m < markers.length; m++) {
+            if (markers[m].isEmpty()) {
+                continue;
+            }
+            int i = buf.indexOf(markers[m]);
+            if (i >= 0 && (best == null || i < best[0])) {
+                best = new int[] {i, m};
+            }
+        }
+        return best;
+    }
+
+    /** The length of the longest end of the buffer that could be the start of a marker. */
+    private int heldPrefix(String... markers) {
+        int keep = 0;
+        for (String m : markers) {
+            for (int n = Math.min(m.length() - 1, buf.length()); n > keep; n--) {
+                if (buf.length() >= n && m.startsWith(buf.substring(buf.length() - n))) {
+                    keep = n;
+                    break;
+                }
+            }
+        }
+        return keep;
+    }
+
+    /**
+     * Decodes {@code {"name": ..., "<argumentsKey>": {...}}} (surrounding blanks allowed) as one call.
+     *
+     * @throws IllegalArgumentException when the text is not such an object
+     */
+    public static ToolCall jsonCall(String text, String argumentsKey) {
+        if (!(PythonJson.parse(text.strip()) instanceof java.util.Map<?, ?> m) || !(m.get("name") instanceof String name)) {
+            throw new IllegalArgumentException("not a tool call: " + text);
+        }
+        Object args = m.containsKey(argumentsKey) ? m.get(argumentsKey) : java.util.Map.of();
+        if (!(args instanceof java.util.Map<?, ?>)) {
+            throw new IllegalArgumentException("arguments are not an object: " + text);
+        }
+        return new ToolCall("", name, compactJson(args));
+    }
+
+    /** JSON text without Python's spaces, as OpenAI clients receive arguments. */
+    public static String compactJson(Object tree) {
+        StringBuilder sb = new StringBuilder();
+        compact(sb, tree);
+        return sb.toString();
+    }
+
+    private static void compact(StringBuilder sb, Object v) {
+        if (v instanceof java.util.Map<?, ?> m) {
+            sb.append('{');
+            boolean first = true;
+            for (var e : m.entrySet()) {
+                if (!first) {
+                    sb.append(',');
+                }
+                first = false;
+                sb.append(PythonJson.quote(String.valueOf(e.getKey()))).append(':');
+                compact(sb, e.getValue());
+            }
+            sb.append('}');
+        } else if (v instanceof List<?> l) {
+            sb.append('[');
+            for (int i = 0; i < l.size(); i++) {
+                if (i > 0) {
+                    sb.append(',');
+                }
+                compact(sb, l.get(i));
+            }
+            sb.append(']');
+        } else {
+            sb.append(PythonJson.dumps(v));
+        }
+    }
+}

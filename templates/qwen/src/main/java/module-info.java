@@ -1,0 +1,13 @@
+/**
+ * Qwen's chat templates: {@code qwen2.5} and {@code qwen3} (ChatML with {@code <tool_call>} JSON
+ * and, for Qwen 3, {@code <think>} reasoning), rendered byte-identical to the official templates.
+ *
+ * @provides forge.api.template.ChatTemplateProvider
+ */
+module forge.template.qwen {
+    requires forge.api;
+    // Mustache.java ships only an Automatic-Module-Name; dist/ gives it a descriptor for jlink.
+    requires com.github.mustachejava;
+
+    provides forge.api.template.ChatTemplateProvider with forge.template.qwen.QwenTemplates;
+}

@@ -1,0 +1,100 @@
+package forge.template.testkit;
+
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.PythonJson;
+import forge.api.template.Role;
+import forge.api.template.ToolCall;
+import forge.api.template.ToolDefinition;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * The golden corpus written by {@code templates/golden/make_golden.py}: conversations
+ * ({@code cases/*.json}) and what each official template renders from them
+ * ({@code expected/<variant>/<case>.txt}) or the error it raises ({@code .error}).
+ */
+public final class GoldenCorpus {
+
+    /** One case's outcome for one variant. */
+    public record Expected(String caseName, ChatPrompt prompt, Optional<String> text, Optional<String> error, boolean raised) {
+    }
+
+    private final Path root;
+
+    private GoldenCorpus(Path root) {
+        this.root = root;
+    }
+
+    /** The corpus beside the family modules ({@code templates/golden}), found from the working directory. */
+    public static GoldenCorpus locate() {
+        Path dir = Path.of(System.getProperty("forge.golden.dir", "../golden")).toAbsolutePath().normalize();
+        if (!Files.isDirectory(dir.resolve("cases"))) {
+            throw new IllegalStateException("golden corpus not found at " + dir);
+        }
+        return new GoldenCorpus(dir);
+    }
+
+    /** Every case with the outcome of {@code variant}'s official template. */
+    public List<Expected> expected(String variant) {
+        Path dir = root.resolve("expected").resolve(variant);
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalStateException("no golden renders for variant " + variant + " in " + dir);
+        }
+        List<Expected> out = new ArrayList<>();
+        try (Stream<Path> cases = Files.list(root.resolve("cases"))) {
+            for (Path c : cases.sorted().toList()) {
+                String name = c.getFileName().toString().replaceFirst("\\.json$", "");
+                ChatPrompt prompt = prompt(Files.readString(c, StandardCharsets.UTF_8));
+                Path txt = dir.resolve(name + ".txt");
+                Path err = dir.resolve(name + ".error");
+                if (Files.exists(txt)) {
+                    out.add(new Expected(name, prompt, Optional.of(Files.readString(txt, StandardCharsets.UTF_8)), Optional.empty(), false));
+                } else {
+                    List<String> lines = Files.readAllLines(err, StandardCharsets.UTF_8);
+                    out.add(new Expected(name, prompt, Optional.empty(), Optional.of(lines.get(0)),
+                            lines.size() > 1 && lines.get(1).equals("raise_exception")));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    /** A case's JSON as ForgeLM's HTTP layer would hand it to a template. */
+    @SuppressWarnings("unchecked")
+    public static ChatPrompt prompt(String json) {
+        Map<String, Object> doc = (Map<String, Object>) PythonJson.parse(json);
+        List<ChatMessage> messages = new ArrayList<>();
+        for (Object o : (List<Object>) doc.get("messages")) {
+            Map<String, Object> m = (Map<String, Object>) o;
+            List<ToolCall> calls = new ArrayList<>();
+            for (Object c : (List<Object>) m.getOrDefault("tool_calls", List.of())) {
+                Map<String, Object> call = (Map<String, Object>) c;
+                Map<String, Object> fn = (Map<String, Object>) call.get("function");
+                calls.add(new ToolCall((String) call.get("id"), (String) fn.get("name"), PythonJson.dumps(fn.get("arguments"))));
+            }
+            messages.add(new ChatMessage(Role.fromWire((String) m.get("role")), (String) m.get("content"),
+                    (String) m.getOrDefault("name", ""), calls, (String) m.getOrDefault("tool_call_id", ""),
+                    (String) m.getOrDefault("reasoning_content", "")));
+        }
+        List<ToolDefinition> tools = new ArrayList<>();
+        for (Object t : (List<Object>) doc.get("tools")) {
+            Map<String, Object> fn = (Map<String, Object>) ((Map<String, Object>) t).get("function");
+            tools.add(new ToolDefinition((String) fn.get("name"), (String) fn.getOrDefault("description", ""),
+                    (Map<String, Object>) fn.get("parameters")));
+        }
+        Map<String, Object> options = new LinkedHashMap<>((Map<String, Object>) doc.get("chat_template_kwargs"));
+        return new ChatPrompt(messages, tools, (Boolean) doc.get("add_generation_prompt"), options);
+    }
+}
