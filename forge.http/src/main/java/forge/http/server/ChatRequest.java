@@ -61,7 +61,12 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             if (!kw.isObject()) {
                 throw ApiError.badRequest("chat_template_kwargs", "'chat_template_kwargs' must be an object");
             }
-            kw.fields().forEachRemaining(e -> kwargs.put(e.getKey(), Json.MAPPER.convertValue(e.getValue(), Object.class)));
+            // A null option is the same as an absent one (templates test `is defined`); ChatPrompt holds no nulls.
+            kw.fields().forEachRemaining(e -> {
+                if (!e.getValue().isNull()) {
+                    kwargs.put(e.getKey(), Json.MAPPER.convertValue(e.getValue(), Object.class));
+                }
+            });
         }
 
         int n = integer(body, "n", 1, 1, 128);

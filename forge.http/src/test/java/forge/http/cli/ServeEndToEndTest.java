@@ -229,6 +229,14 @@ class ServeEndToEndTest {
     }
 
     @Test
+    void nullTemplateOptionsAreTreatedAsAbsent() throws Exception {
+        HttpResponse<String> r = post("/v1/chat/completions", """
+                {"model": "demo", "max_tokens": 2, "chat_template_kwargs": {"enable_thinking": null},
+                 "messages": [{"role": "user", "content": "hi"}]}""");
+        assertEquals(200, r.statusCode(), r.body());
+    }
+
+    @Test
     void unknownRoutesAre404() throws Exception {
         HttpResponse<String> r = get("/v2/nothing");
         assertEquals(404, r.statusCode());
