@@ -35,10 +35,14 @@ final class ChatCompletions {
     private static final Logger LOG = LoggerFactory.getLogger(ChatCompletions.class);
     private static final ByteBuffer DONE = ByteBuffer.wrap("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
-    private final ModelCatalog catalog;
+    private static final ByteBuffer KEEP_ALIVE = ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
-    ChatCompletions(ModelCatalog catalog) {
+    private final ModelCatalog catalog;
+    private final long keepAliveMillis;
+
+    ChatCompletions(ModelCatalog catalog, long keepAliveMillis) {
         this.catalog = catalog;
+        this.keepAliveMillis = keepAliveMillis;
     }
 
     static ApiError toApiError(EngineException e) {
@@ -153,7 +157,7 @@ final class ChatCompletions {
             opening.putNull("finish_reason");
             send(response, first);
             while (true) {
-                GenerationEvent event = g.generation().next();
+                GenerationEvent event = nextOrKeepAlive(g, response);
                 switch (event) {
                     case GenerationEvent.Text t -> toolCalls |= sendDeltas(response, id, created, model, g.parser().feed(t.text()));
                     case GenerationEvent.Failed f -> {
@@ -191,6 +195,23 @@ final class ChatCompletions {
             LOG.debug("stream {} ended by the client: {}", id, e.toString());
             g.generation().cancel();
             callback.failed(e);
+        }
+    }
+
+    /**
+     * The next event; while none comes (a long prefill, a queue wait) an SSE comment every
+     * {@code keepAliveMillis} keeps proxies and clients with read timeouts from giving up.
+     */
+    private GenerationEvent nextOrKeepAlive(ChatGeneration g, Response response) throws InterruptedException, IOException {
+        while (true) {
+            GenerationEvent event = g.generation().next(keepAliveMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+            if (event != null) {
+                return event;
+            }
+            try (Blocker.Callback blocker = Blocker.callback()) {
+                response.write(false, KEEP_ALIVE.duplicate(), blocker);
+                blocker.block();
+            }
         }
     }
 

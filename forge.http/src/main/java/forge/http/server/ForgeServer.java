@@ -44,11 +44,15 @@ public final class ForgeServer implements AutoCloseable {
     private final ModelCatalog catalog;
     private final ServerConfig config;
     private final ChatCompletions chat;
+    private final ApiKeys apiKeys;
+    private final CorsPolicy cors;
 
     private ForgeServer(ServerConfig config, ModelCatalog catalog) {
         this.config = config;
         this.catalog = catalog;
-        this.chat = new ChatCompletions(catalog);
+        this.chat = new ChatCompletions(catalog, config.keepAliveMillis());
+        this.apiKeys = new ApiKeys(config.apiKeys());
+        this.cors = new CorsPolicy(config.corsOrigins());
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("forge-http");
         // Handlers block (reading bodies, waiting for tokens): virtual threads make that cheap.
@@ -99,7 +103,19 @@ public final class ForgeServer implements AutoCloseable {
         public boolean handle(Request request, Response response, Callback callback) {
             String path = Request.getPathInContext(request);
             String method = request.getMethod();
+            String origin = request.getHeaders().get(HttpHeader.ORIGIN);
             try {
+                if ("OPTIONS".equals(method)) {
+                    // A preflight carries no credentials: answer it before the key check.
+                    cors.preflight(origin, request.getHeaders().get(HttpHeader.ACCESS_CONTROL_REQUEST_HEADERS), response.getHeaders());
+                    response.setStatus(204);
+                    callback.succeeded();
+                    return true;
+                }
+                cors.decorate(origin, response.getHeaders());
+                if (!"/health".equals(path)) {
+                    apiKeys.check(request.getHeaders().get(HttpHeader.AUTHORIZATION));
+                }
                 switch (path) {
                     case "/health" -> {
                         requireMethod(method, "GET");
@@ -113,7 +129,9 @@ public final class ForgeServer implements AutoCloseable {
                     case "/v1/chat/completions" -> {
                         requireMethod(method, "POST");
                         JsonNode body = Json.parse(readBody(request));
-                        chat.handle(ChatRequest.parse(body), request, response, callback);
+                        ChatRequest chatRequest = ChatRequest.parse(body);
+                        Strictness.check(config.strict(), chatRequest.ignored());
+                        chat.handle(chatRequest, request, response, callback);
                     }
                     default -> {
                         if (path.startsWith("/v1/models/")) {
