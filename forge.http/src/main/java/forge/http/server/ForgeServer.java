@@ -45,6 +45,9 @@ public final class ForgeServer implements AutoCloseable {
     private final ServerConfig config;
     private final ChatCompletions chat;
     private final ApiKeys apiKeys;
+    private final Completions completions;
+    private final Embeddings embeddings;
+    private final Tokenization tokenization;
     private final CorsPolicy cors;
 
     private ForgeServer(ServerConfig config, ModelCatalog catalog) {
@@ -52,6 +55,9 @@ public final class ForgeServer implements AutoCloseable {
         this.catalog = catalog;
         this.chat = new ChatCompletions(catalog, config.keepAliveMillis());
         this.apiKeys = new ApiKeys(config.apiKeys());
+        this.completions = new Completions(catalog, config.keepAliveMillis());
+        this.embeddings = new Embeddings(catalog);
+        this.tokenization = new Tokenization(catalog);
         this.cors = new CorsPolicy(config.corsOrigins());
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("forge-http");
@@ -132,6 +138,22 @@ public final class ForgeServer implements AutoCloseable {
                         ChatRequest chatRequest = ChatRequest.parse(body);
                         Strictness.check(config.strict(), chatRequest.ignored());
                         chat.handle(chatRequest, request, response, callback);
+                    }
+                    case "/v1/completions" -> {
+                        requireMethod(method, "POST");
+                        completions.handle(Json.parse(readBody(request)), config.strict(), request, response, callback);
+                    }
+                    case "/v1/embeddings" -> {
+                        requireMethod(method, "POST");
+                        embeddings.handle(Json.parse(readBody(request)), config.strict(), response, callback);
+                    }
+                    case "/tokenize" -> {
+                        requireMethod(method, "POST");
+                        sendJson(response, callback, 200, tokenization.tokenize(Json.parse(readBody(request))));
+                    }
+                    case "/detokenize" -> {
+                        requireMethod(method, "POST");
+                        sendJson(response, callback, 200, tokenization.detokenize(Json.parse(readBody(request))));
                     }
                     default -> {
                         if (path.startsWith("/v1/models/")) {
@@ -224,6 +246,11 @@ public final class ForgeServer implements AutoCloseable {
         e.descriptor().metadata().architecture().ifPresent(a -> m.put("architecture", a));
         m.put("loaded", e.served().isPresent());
         e.served().map(ServedModel::engine).ifPresent(engine -> m.put("slot_context", engine.config().slotContext()));
+        // What a client may ask of it: every model chats and embeds (mean-pooled when it has no
+        // pooling of its own); tool calls are known once loaded: the template must have a
+        // tool-call format (its trigger texts).
+        ArrayNode capabilities = m.putArray("capabilities").add("chat").add("completions").add("embeddings");
+        e.served().filter(s -> !s.template().toolCallTriggers().isEmpty()).ifPresent(s -> capabilities.add("tools"));
         return m;
     }
 
