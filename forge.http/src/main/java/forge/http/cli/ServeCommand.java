@@ -72,6 +72,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--queue", defaultValue = "64", description = "Requests that may wait for a slot before new ones get 503 (default: ${DEFAULT-VALUE}).")
     int queue;
 
+    @Mixin
+    AccessOptions access = new AccessOptions();
+
     /** True once a server was started by {@link #call()}: the process must keep running. */
     static boolean serving() {
         return serving;
@@ -114,7 +117,7 @@ public final class ServeCommand implements Callable<Integer> {
             for (ModelEntry e : preload) {
                 catalog.serve(e);
             }
-            ForgeServer server = ForgeServer.start(ServerConfig.of(host, port), catalog);
+            ForgeServer server = ForgeServer.start(access.apply(ServerConfig.of(host, port)), catalog);
             System.err.printf("ForgeLM is serving %s on http://%s:%d/v1 (OpenAI-compatible)%n",
                     catalog.entries().stream().map(ModelEntry::id).toList(), host, server.port());
             return new Running(runtime, catalog, server);

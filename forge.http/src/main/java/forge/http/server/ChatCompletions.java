@@ -35,10 +35,14 @@ final class ChatCompletions {
     private static final Logger LOG = LoggerFactory.getLogger(ChatCompletions.class);
     private static final ByteBuffer DONE = ByteBuffer.wrap("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
-    private final ModelCatalog catalog;
+    private static final ByteBuffer KEEP_ALIVE = ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
-    ChatCompletions(ModelCatalog catalog) {
+    private final ModelCatalog catalog;
+    private final long keepAliveMillis;
+
+    ChatCompletions(ModelCatalog catalog, long keepAliveMillis) {
         this.catalog = catalog;
+        this.keepAliveMillis = keepAliveMillis;
     }
 
     static ApiError toApiError(EngineException e) {
@@ -53,64 +57,93 @@ final class ChatCompletions {
         ModelEntry entry = catalog.find(req.model()).orElseThrow(() -> ForgeServer.unknownModel(req.model()));
         ServedModel model = catalog.serve(entry);
         String id = "chatcmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        ChatGeneration g = model.chat(req.prompt(), new ChatOptions(id, req.sampling(), req.maxTokens(), req.stops(), req.ignoreEos()));
-        // A client that goes away cancels its generation; the engine frees the slot at its next step.
-        request.addFailureListener(failure -> g.generation().cancel());
+        // n choices are n sequences decoded side by side; a fixed seed gives each its own stream.
+        List<ChatGeneration> choices = new ArrayList<>(req.n());
+        try {
+            for (int i = 0; i < req.n(); i++) {
+                var sampling = req.sampling().seed() >= 0 ? req.sampling().withSeed(req.sampling().seed() + i) : req.sampling();
+                choices.add(model.chat(req.prompt(), new ChatOptions(req.n() == 1 ? id : id + "-" + i, sampling,
+                        req.maxTokens(), req.stops(), req.ignoreEos())));
+            }
+        } catch (RuntimeException e) {
+            choices.forEach(c -> c.generation().cancel());
+            throw e;
+        }
+        // A client that goes away cancels its generations; the engine frees the slots at its next step.
+        request.addFailureListener(failure -> choices.forEach(c -> c.generation().cancel()));
         if (!req.ignored().isEmpty()) {
             response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", req.ignored()));
         }
         long created = System.currentTimeMillis() / 1000;
         try {
             if (req.stream()) {
-                stream(req, entry.id(), id, created, g, response, callback);
+                stream(req, entry.id(), id, created, choices, response, callback);
             } else {
-                whole(entry.id(), id, created, g, response, callback);
+                whole(entry.id(), id, created, choices, response, callback);
             }
         } catch (InterruptedException e) {
-            g.generation().cancel();
+            choices.forEach(c -> c.generation().cancel());
             Thread.currentThread().interrupt();
             callback.failed(e);
+        } catch (RuntimeException e) {
+            choices.forEach(c -> c.generation().cancel());
+            throw e;
         }
     }
 
-    /** Collects the whole answer, then sends one {@code chat.completion}. */
-    private void whole(String model, String id, long created, ChatGeneration g, Response response, Callback callback)
+    /** Collects the whole answer of every choice, then sends one {@code chat.completion}. */
+    private void whole(String model, String id, long created, List<ChatGeneration> gens, Response response, Callback callback)
             throws InterruptedException {
-        StringBuilder content = new StringBuilder();
-        StringBuilder reasoning = new StringBuilder();
-        Map<Integer, ObjectNode> calls = new TreeMap<>();
-        while (true) {
-            GenerationEvent event = g.generation().next();
-            switch (event) {
-                case GenerationEvent.Text t -> collect(g.parser().feed(t.text()), content, reasoning, calls);
-                case GenerationEvent.Failed f -> throw failure(f.error());
-                case GenerationEvent.Done d -> {
-                    collect(g.parser().finish(), content, reasoning, calls);
-                    ObjectNode body = envelope(id, created, model, "chat.completion");
-                    ObjectNode choice = body.putArray("choices").addObject();
-                    choice.put("index", 0);
-                    ObjectNode message = choice.putObject("message");
-                    message.put("role", "assistant");
-                    if (content.isEmpty() && !calls.isEmpty()) {
-                        message.putNull("content");
-                    } else {
-                        message.put("content", content.toString());
-                    }
-                    if (!reasoning.isEmpty()) {
-                        message.put("reasoning_content", reasoning.toString());
-                    }
-                    if (!calls.isEmpty()) {
-                        ArrayNode array = message.putArray("tool_calls");
-                        calls.values().forEach(array::add);
-                    }
-                    choice.put("finish_reason", finishReason(d.reason(), !calls.isEmpty()));
-                    body.set("usage", usage(d.timings()));
-                    body.set("timings", timings(d.timings()));
-                    ForgeServer.sendJson(response, callback, 200, body);
-                    return;
+        ObjectNode body = envelope(id, created, model, "chat.completion");
+        ArrayNode choices = body.putArray("choices");
+        int promptTokens = 0;
+        int completionTokens = 0;
+        int cachedTokens = 0;
+        Timings first = null;
+        for (int index = 0; index < gens.size(); index++) {
+            ChatGeneration g = gens.get(index);
+            StringBuilder content = new StringBuilder();
+            StringBuilder reasoning = new StringBuilder();
+            Map<Integer, ObjectNode> calls = new TreeMap<>();
+            GenerationEvent.Done done = null;
+            while (done == null) {
+                GenerationEvent event = g.generation().next();
+                switch (event) {
+                    case GenerationEvent.Text t -> collect(g.parser().feed(t.text()), content, reasoning, calls);
+                    case GenerationEvent.Failed f -> throw failure(f.error());
+                    case GenerationEvent.Done d -> done = d;
                 }
             }
+            collect(g.parser().finish(), content, reasoning, calls);
+            ObjectNode choice = choices.addObject();
+            choice.put("index", index);
+            ObjectNode message = choice.putObject("message");
+            message.put("role", "assistant");
+            if (content.isEmpty() && !calls.isEmpty()) {
+                message.putNull("content");
+            } else {
+                message.put("content", content.toString());
+            }
+            if (!reasoning.isEmpty()) {
+                message.put("reasoning_content", reasoning.toString());
+            }
+            if (!calls.isEmpty()) {
+                ArrayNode array = message.putArray("tool_calls");
+                calls.values().forEach(array::add);
+            }
+            choice.putNull("logprobs");
+            choice.put("finish_reason", finishReason(done.reason(), !calls.isEmpty()));
+            // OpenAI counts the shared prompt once and every choice's completion.
+            promptTokens = done.timings().promptTokens();
+            cachedTokens = Math.max(cachedTokens, done.timings().cachedTokens());
+            completionTokens += done.timings().completionTokens();
+            if (first == null) {
+                first = done.timings();
+            }
         }
+        body.set("usage", usage(promptTokens, completionTokens, cachedTokens));
+        body.set("timings", timings(first));
+        ForgeServer.sendJson(response, callback, 200, body);
     }
 
     private static void collect(List<ChatDelta> deltas, StringBuilder content, StringBuilder reasoning, Map<Integer, ObjectNode> calls) {
@@ -139,69 +172,106 @@ final class ChatCompletions {
         }
     }
 
-    /** Streams {@code chat.completion.chunk} events, ending with {@code data: [DONE]}. */
-    private void stream(ChatRequest req, String model, String id, long created, ChatGeneration g, Response response,
+    /**
+     * Streams {@code chat.completion.chunk} events for every choice, interleaved as their tokens
+     * come, ending with {@code data: [DONE]}.
+     */
+    private void stream(ChatRequest req, String model, String id, long created, List<ChatGeneration> gens, Response response,
                         Callback callback) throws InterruptedException {
         response.setStatus(200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-        boolean toolCalls = false;
+        ChoiceEvents events = new ChoiceEvents(gens.stream().map(ChatGeneration::generation).toList());
+        boolean[] toolCalls = new boolean[gens.size()];
+        int completionTokens = 0;
+        int promptTokens = 0;
+        int cachedTokens = 0;
         try {
-            ObjectNode first = chunk(id, created, model);
-            ObjectNode opening = first.withArray("choices").addObject().put("index", 0);
-            opening.putObject("delta").put("role", "assistant").put("content", "");
-            opening.putNull("finish_reason");
-            send(response, first);
-            while (true) {
-                GenerationEvent event = g.generation().next();
-                switch (event) {
-                    case GenerationEvent.Text t -> toolCalls |= sendDeltas(response, id, created, model, g.parser().feed(t.text()));
+            for (int index = 0; index < gens.size(); index++) {
+                ObjectNode first = chunk(id, created, model);
+                ObjectNode opening = first.withArray("choices").addObject().put("index", index);
+                opening.putObject("delta").put("role", "assistant").put("content", "");
+                opening.putNull("logprobs");
+                opening.putNull("finish_reason");
+                send(response, first);
+            }
+            int open = gens.size();
+            while (open > 0) {
+                ChoiceEvents.Event next = nextOrKeepAlive(events, response, keepAliveMillis);
+                int index = next.index();
+                ChatGeneration g = gens.get(index);
+                switch (next.event()) {
+                    case GenerationEvent.Text t -> toolCalls[index] |= sendDeltas(response, id, created, model, index, g.parser().feed(t.text()));
                     case GenerationEvent.Failed f -> {
                         // After a 200 the status cannot change: one final error event, then [DONE].
+                        gens.forEach(c -> c.generation().cancel());
                         send(response, failure(f.error()).toJson());
                         finishStream(response, callback);
                         return;
                     }
                     case GenerationEvent.Done d -> {
-                        toolCalls |= sendDeltas(response, id, created, model, g.parser().finish());
+                        toolCalls[index] |= sendDeltas(response, id, created, model, index, g.parser().finish());
                         if (d.reason() == FinishReason.CANCELLED) {
+                            gens.forEach(c -> c.generation().cancel());
                             callback.failed(new IOException("client went away"));
                             return;
                         }
                         ObjectNode last = chunk(id, created, model);
                         ObjectNode choice = last.withArray("choices").addObject();
-                        choice.put("index", 0);
+                        choice.put("index", index);
                         choice.putObject("delta");
-                        choice.put("finish_reason", finishReason(d.reason(), toolCalls));
+                        choice.putNull("logprobs");
+                        choice.put("finish_reason", finishReason(d.reason(), toolCalls[index]));
                         last.set("timings", timings(d.timings()));
                         send(response, last);
-                        if (req.includeUsage()) {
-                            ObjectNode usage = chunk(id, created, model);
-                            usage.putArray("choices");
-                            usage.set("usage", usage(d.timings()));
-                            send(response, usage);
-                        }
-                        finishStream(response, callback);
-                        return;
+                        promptTokens = d.timings().promptTokens();
+                        cachedTokens = Math.max(cachedTokens, d.timings().cachedTokens());
+                        completionTokens += d.timings().completionTokens();
+                        open--;
                     }
                 }
             }
+            if (req.includeUsage()) {
+                ObjectNode usage = chunk(id, created, model);
+                usage.putArray("choices");
+                usage.set("usage", usage(promptTokens, completionTokens, cachedTokens));
+                send(response, usage);
+            }
+            finishStream(response, callback);
         } catch (IOException e) {
-            // The client went away mid-stream: free the slot at the engine's next step.
+            // The client went away mid-stream: free the slots at the engine's next step.
             LOG.debug("stream {} ended by the client: {}", id, e.toString());
-            g.generation().cancel();
+            gens.forEach(c -> c.generation().cancel());
             callback.failed(e);
         }
     }
 
-    private static boolean sendDeltas(Response response, String id, long created, String model, List<ChatDelta> deltas)
+    /**
+     * The next event; while none comes (a long prefill, a queue wait) an SSE comment every
+     * {@code keepAliveMillis} keeps proxies and clients with read timeouts from giving up.
+     */
+    static ChoiceEvents.Event nextOrKeepAlive(ChoiceEvents events, Response response, long keepAliveMillis) throws InterruptedException, IOException {
+        while (true) {
+            ChoiceEvents.Event event = events.next(keepAliveMillis);
+            if (event != null) {
+                return event;
+            }
+            try (Blocker.Callback blocker = Blocker.callback()) {
+                response.write(false, KEEP_ALIVE.duplicate(), blocker);
+                blocker.block();
+            }
+        }
+    }
+
+    private static boolean sendDeltas(Response response, String id, long created, String model, int index, List<ChatDelta> deltas)
             throws IOException {
         boolean toolCalls = false;
         for (ChatDelta delta : deltas) {
             ObjectNode chunk = chunk(id, created, model);
             ObjectNode choice = chunk.withArray("choices").addObject();
-            choice.put("index", 0);
+            choice.put("index", index);
             ObjectNode d = choice.putObject("delta");
+            choice.putNull("logprobs");
             choice.putNull("finish_reason");
             switch (delta) {
                 case ChatDelta.Content c -> d.put("content", c.text());
@@ -226,7 +296,7 @@ final class ChatCompletions {
         return toolCalls;
     }
 
-    private static void send(Response response, ObjectNode event) throws IOException {
+    static void send(Response response, ObjectNode event) throws IOException {
         byte[] json = Json.bytes(event);
         ByteBuffer buffer = ByteBuffer.allocate(json.length + 8);
         buffer.put("data: ".getBytes(StandardCharsets.US_ASCII)).put(json).put((byte) '\n').put((byte) '\n').flip();
@@ -236,11 +306,11 @@ final class ChatCompletions {
         }
     }
 
-    private static void finishStream(Response response, Callback callback) {
+    static void finishStream(Response response, Callback callback) {
         response.write(true, DONE.duplicate(), callback);
     }
 
-    private static ApiError failure(ForgeException e) {
+    static ApiError failure(ForgeException e) {
         if (e instanceof EngineException ee) {
             return toApiError(ee);
         }
@@ -251,7 +321,7 @@ final class ChatCompletions {
         return toolCalls && reason == FinishReason.STOP ? "tool_calls" : reason.wire();
     }
 
-    private static ObjectNode envelope(String id, long created, String model, String object) {
+    static ObjectNode envelope(String id, long created, String model, String object) {
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("id", id);
         n.put("object", object);
@@ -265,17 +335,17 @@ final class ChatCompletions {
         return envelope(id, created, model, "chat.completion.chunk");
     }
 
-    private static ObjectNode usage(Timings t) {
+    static ObjectNode usage(int promptTokens, int completionTokens, int cachedTokens) {
         ObjectNode u = Json.MAPPER.createObjectNode();
-        u.put("prompt_tokens", t.promptTokens());
-        u.put("completion_tokens", t.completionTokens());
-        u.put("total_tokens", t.promptTokens() + t.completionTokens());
-        u.putObject("prompt_tokens_details").put("cached_tokens", t.cachedTokens());
+        u.put("prompt_tokens", promptTokens);
+        u.put("completion_tokens", completionTokens);
+        u.put("total_tokens", promptTokens + completionTokens);
+        u.putObject("prompt_tokens_details").put("cached_tokens", cachedTokens);
         return u;
     }
 
     /** Like llama-server's {@code timings}, plus queue time and time to first token. */
-    private static ObjectNode timings(Timings t) {
+    static ObjectNode timings(Timings t) {
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("queue_ms", t.queueMs());
         n.put("cache_n", t.cachedTokens());

@@ -28,9 +28,10 @@ import java.util.TreeSet;
  * @param includeUsage send a usage chunk at the end of a stream
  * @param ignoreEos    generate past end-of-generation tokens
  * @param ignored      parameters accepted without effect, sorted
+ * @param n            how many choices to generate, each its own sequence
  */
 record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                   boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored) {
+                   boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n) {
 
     /** Parameters that have an effect. */
     private static final Set<String> HANDLED = Set.of("model", "messages", "stream", "stream_options", "max_tokens",
@@ -40,6 +41,9 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
     /** Parameters that change nothing when they hold these neutral values. */
     private static final Map<String, String> NEUTRAL = Map.of("logprobs", "false", "parallel_tool_calls", "true",
             "cache_prompt", "true", "tool_choice", "\"auto\"");
+
+    /** Each choice takes a slot (or a place in the queue): more than this is refused rather than queued. */
+    static final int MAX_CHOICES = 16;
 
     static ChatRequest parse(JsonNode body) {
         Set<String> ignored = new TreeSet<>();
@@ -69,10 +73,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             });
         }
 
-        int n = integer(body, "n", 1, 1, 128);
-        if (n != 1) {
-            throw ApiError.badRequest("n", "'n' > 1 is not supported yet; ask for one choice per request");
-        }
+        int n = integer(body, "n", 1, 1, MAX_CHOICES);
         int maxTokens = integer(body, "max_completion_tokens", integer(body, "max_tokens", -1, 1, Integer.MAX_VALUE), 1, Integer.MAX_VALUE);
         float temperature = number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
         float topP = number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
@@ -100,7 +101,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             includeUsage = bool(so, "include_usage", false);
         }
         return new ChatRequest(modelNode.asText(), new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
-                stops(body.get("stop")), stream, includeUsage, bool(body, "ignore_eos", false), ignored);
+                stops(body.get("stop")), stream, includeUsage, bool(body, "ignore_eos", false), ignored, n);
     }
 
     static List<ChatMessage> messages(JsonNode node) {

@@ -45,11 +45,21 @@ public final class ForgeServer implements AutoCloseable {
     private final ServerConfig config;
     private final ChatCompletions chat;
     private final TemplatesApi templates;
+    private final ApiKeys apiKeys;
+    private final Completions completions;
+    private final Embeddings embeddings;
+    private final Tokenization tokenization;
+    private final CorsPolicy cors;
 
     private ForgeServer(ServerConfig config, ModelCatalog catalog) {
         this.config = config;
         this.catalog = catalog;
-        this.chat = new ChatCompletions(catalog);
+        this.chat = new ChatCompletions(catalog, config.keepAliveMillis());
+        this.apiKeys = new ApiKeys(config.apiKeys());
+        this.completions = new Completions(catalog, config.keepAliveMillis());
+        this.embeddings = new Embeddings(catalog);
+        this.tokenization = new Tokenization(catalog);
+        this.cors = new CorsPolicy(config.corsOrigins());
         this.templates = new TemplatesApi(catalog);
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("forge-http");
@@ -101,7 +111,19 @@ public final class ForgeServer implements AutoCloseable {
         public boolean handle(Request request, Response response, Callback callback) {
             String path = Request.getPathInContext(request);
             String method = request.getMethod();
+            String origin = request.getHeaders().get(HttpHeader.ORIGIN);
             try {
+                if ("OPTIONS".equals(method)) {
+                    // A preflight carries no credentials: answer it before the key check.
+                    cors.preflight(origin, request.getHeaders().get(HttpHeader.ACCESS_CONTROL_REQUEST_HEADERS), response.getHeaders());
+                    response.setStatus(204);
+                    callback.succeeded();
+                    return true;
+                }
+                cors.decorate(origin, response.getHeaders());
+                if (!"/health".equals(path)) {
+                    apiKeys.check(request.getHeaders().get(HttpHeader.AUTHORIZATION));
+                }
                 switch (path) {
                     case "/health" -> {
                         requireMethod(method, "GET");
@@ -115,7 +137,25 @@ public final class ForgeServer implements AutoCloseable {
                     case "/v1/chat/completions" -> {
                         requireMethod(method, "POST");
                         JsonNode body = Json.parse(readBody(request));
-                        chat.handle(ChatRequest.parse(body), request, response, callback);
+                        ChatRequest chatRequest = ChatRequest.parse(body);
+                        Strictness.check(config.strict(), chatRequest.ignored());
+                        chat.handle(chatRequest, request, response, callback);
+                    }
+                    case "/v1/completions" -> {
+                        requireMethod(method, "POST");
+                        completions.handle(Json.parse(readBody(request)), config.strict(), request, response, callback);
+                    }
+                    case "/v1/embeddings" -> {
+                        requireMethod(method, "POST");
+                        embeddings.handle(Json.parse(readBody(request)), config.strict(), response, callback);
+                    }
+                    case "/tokenize" -> {
+                        requireMethod(method, "POST");
+                        sendJson(response, callback, 200, tokenization.tokenize(Json.parse(readBody(request))));
+                    }
+                    case "/detokenize" -> {
+                        requireMethod(method, "POST");
+                        sendJson(response, callback, 200, tokenization.detokenize(Json.parse(readBody(request))));
                     }
                     case "/v1/templates" -> {
                         requireMethod(method, "GET");
@@ -216,6 +256,11 @@ public final class ForgeServer implements AutoCloseable {
         e.descriptor().metadata().architecture().ifPresent(a -> m.put("architecture", a));
         m.put("loaded", e.served().isPresent());
         e.served().map(ServedModel::engine).ifPresent(engine -> m.put("slot_context", engine.config().slotContext()));
+        // What a client may ask of it: every model chats and embeds (mean-pooled when it has no
+        // pooling of its own); tool calls are known once loaded: the template must have a
+        // tool-call format (its trigger texts).
+        ArrayNode capabilities = m.putArray("capabilities").add("chat").add("completions").add("embeddings");
+        e.served().filter(s -> !s.template().toolCallTriggers().isEmpty()).ifPresent(s -> capabilities.add("tools"));
         return m;
     }
 

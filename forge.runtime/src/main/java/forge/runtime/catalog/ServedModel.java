@@ -5,6 +5,7 @@ import forge.api.backend.Vocabulary;
 import forge.api.model.ModelDescriptor;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
+import forge.runtime.engine.Embedder;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.GenerationRequest;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ public final class ServedModel implements AutoCloseable {
     private final TemplateSelection selection;
     private final Set<Integer> endOfTurnTokens;
     private final List<String> endOfTurnTexts;
+    private Embedder embedder; // created on first use: most servers never embed
 
     ServedModel(ModelDescriptor descriptor, LoadedModel model, Engine engine, ChatTemplate template, TemplateSelection selection) {
         this.descriptor = descriptor;
@@ -89,8 +91,23 @@ public final class ServedModel implements AutoCloseable {
         return new ChatGeneration(generation, template.parser(prompt), tokens.length);
     }
 
+    /** Pooled, normalized embeddings from a context of their own (created on first use). */
+    public synchronized Embedder embedder() {
+        if (embedder == null) {
+            int train = model.info().trainContext();
+            int max = Math.min(engine.config().batchSize(), train > 0 ? train : Integer.MAX_VALUE);
+            embedder = new Embedder(descriptor.id(), model, Math.max(16, max), engine.config().threads());
+        }
+        return embedder;
+    }
+
     @Override
     public void close() {
+        synchronized (this) {
+            if (embedder != null) {
+                embedder.close();
+            }
+        }
         engine.close();
         model.close();
     }

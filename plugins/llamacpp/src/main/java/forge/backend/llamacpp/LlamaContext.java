@@ -37,6 +37,9 @@ public final class LlamaContext implements InferenceContext {
     private final Arena arena = Arena.ofConfined();
     private final MemorySegment ctx;
     private final MemorySegment memory;
+    /** {@code LLAMA_POOLING_TYPE_MEAN} of {@code enum llama_pooling_type}. */
+    private static final int LLAMA_POOLING_TYPE_MEAN = 1;
+
     private final int contextSize;
     private final int seqMax;
     private final LlamaBatch batch;
@@ -67,6 +70,12 @@ public final class LlamaContext implements InferenceContext {
             Structs.setInt(p, layout, "type_v", kvType);
             Structs.setBoolean(p, layout, "kv_unified", params.kvUnified());
             Structs.setBoolean(p, layout, "embeddings", params.embeddings());
+            if (params.embeddings() && !model.metadata().containsKey(model.info().architecture() + ".pooling_type")) {
+                // A decoder model says nothing about pooling, which llama.cpp reads as NONE: then
+                // llama_get_embeddings_seq has nothing to return. Mean pooling is what
+                // llama-server's --embeddings does for such models too.
+                Structs.setInt(p, layout, "pooling_type", LLAMA_POOLING_TYPE_MEAN);
+            }
             // Timing bookkeeping costs on every decode and nobody reads it here.
             Structs.setBoolean(p, layout, "no_perf", true);
             LlamaLog.takeLastError();

@@ -1,0 +1,93 @@
+package forge.dist;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The finished jlink image's {@code forge serve} as a child process with a bare environment, as
+ * a user runs it; the clients under test talk to it over loopback HTTP.
+ */
+final class ImageServer implements AutoCloseable {
+
+    final String base;
+    private final Process process;
+    private final Path log;
+
+    private ImageServer(Process process, String base, Path log) {
+        this.process = process;
+        this.base = base;
+        this.log = log;
+    }
+
+    /** Makes a synthetic model with the image's own {@code forge model synth}, then serves it. */
+    static ImageServer start(Path work, String... extraArgs) throws Exception {
+        Path image = Path.of(System.getProperty("forge.image.dir", "target/forge"));
+        Path forge = image.resolve("bin/forge");
+        if (!Files.isExecutable(forge)) {
+            throw new IllegalStateException("no image at " + image + ": run mvn package first");
+        }
+        Path home = Files.createDirectories(work.resolve("home"));
+        Path model = work.resolve("tiny.gguf");
+        run(home, List.of(forge.toString(), "model", "synth", "-o", model.toString()), work.resolve("synth.log"));
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        List<String> cmd = new ArrayList<>(List.of(forge.toString(), "serve", "-m", model.toString(), "--alias", "tiny",
+                "--port", String.valueOf(port), "-c", "2048", "-np", "2", "-t", "2"));
+        cmd.addAll(List.of(extraArgs));
+        Path log = work.resolve("server.log");
+        Process p = builder(home, cmd, log).start();
+        ImageServer server = new ImageServer(p, "http://127.0.0.1:" + port, log);
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                if (http.send(HttpRequest.newBuilder(URI.create(server.base + "/health")).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return server;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            if (!p.isAlive() || System.nanoTime() > deadline) {
+                server.close();
+                throw new IllegalStateException("the server did not come up:\n" + Files.readString(log));
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static ProcessBuilder builder(Path home, List<String> cmd, Path log) {
+        ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        b.environment().clear();
+        b.environment().put("PATH", "/usr/bin:/bin");
+        b.environment().put("HOME", home.toString());
+        return b;
+    }
+
+    private static void run(Path home, List<String> cmd, Path log) throws Exception {
+        Process p = builder(home, cmd, log).start();
+        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException(cmd + " failed:\n" + Files.readString(log));
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

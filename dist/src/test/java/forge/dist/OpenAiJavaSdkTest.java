@@ -1,0 +1,109 @@
+package forge.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.http.StreamResponse;
+import com.openai.errors.NotFoundException;
+import com.openai.errors.UnauthorizedException;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.completions.Completion;
+import com.openai.models.completions.CompletionCreateParams;
+import com.openai.models.embeddings.CreateEmbeddingResponse;
+import com.openai.models.embeddings.EmbeddingCreateParams;
+import com.openai.models.models.Model;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The official OpenAI Java SDK against the jlink image: its parsers are strict about the wire
+ * shapes, so every call that returns at all proves the shape. The server needs an API key.
+ */
+class OpenAiJavaSdkTest {
+
+    @TempDir
+    static Path work;
+    static ImageServer server;
+    static OpenAIClient client;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = ImageServer.start(work, "--api-key", "sdk-key");
+        client = OpenAIOkHttpClient.builder().baseUrl(server.base + "/v1").apiKey("sdk-key").maxRetries(0).build();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static ChatCompletionCreateParams.Builder chatParams() {
+        return ChatCompletionCreateParams.builder().model("tiny").addSystemMessage("Be brief.").addUserMessage("Hello")
+                .maxCompletionTokens(6).temperature(0.0);
+    }
+
+    @Test
+    void chat() {
+        ChatCompletion c = client.chat().completions().create(chatParams().n(2).build());
+        assertEquals(2, c.choices().size());
+        assertEquals(1, c.choices().get(1).index());
+        assertTrue(c.choices().get(0).message().content().isPresent());
+        assertTrue(c.usage().orElseThrow().completionTokens() > 0);
+    }
+
+    @Test
+    void streaming() {
+        List<ChatCompletionChunk> chunks = new ArrayList<>();
+        try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(chatParams()
+                .streamOptions(com.openai.models.chat.completions.ChatCompletionStreamOptions.builder().includeUsage(true).build())
+                .build())) {
+            stream.stream().forEach(chunks::add);
+        }
+        assertFalse(chunks.isEmpty());
+        assertTrue(chunks.getFirst().choices().getFirst().delta().role().isPresent(), "the role comes in the first delta");
+        assertTrue(chunks.getLast().usage().isPresent(), "a usage chunk ends the stream");
+        assertTrue(chunks.stream().anyMatch(c -> !c.choices().isEmpty() && c.choices().getFirst().finishReason().isPresent()));
+    }
+
+    @Test
+    void completionsAndEmbeddingsAndModels() {
+        Completion c = client.completions().create(CompletionCreateParams.builder().model("tiny")
+                .prompt("Once upon a time").maxTokens(4).echo(true).build());
+        assertTrue(c.choices().getFirst().text().startsWith("Once upon a time"));
+        CreateEmbeddingResponse e = client.embeddings().create(EmbeddingCreateParams.builder().model("tiny")
+                .inputOfArrayOfStrings(List.of("a", "b c")).build());
+        assertEquals(2, e.data().size());
+        assertFalse(e.data().getFirst().embedding().isEmpty());
+        Model m = client.models().retrieve("tiny");
+        assertEquals("tiny", m.id());
+        assertNotNull(client.models().list().data());
+    }
+
+    @Test
+    void errors() {
+        assertThrows(NotFoundException.class, () -> client.chat().completions().create(chatParams().model("no-such-model").build()));
+        OpenAIClient wrong = OpenAIOkHttpClient.builder().baseUrl(server.base + "/v1").apiKey("wrong").maxRetries(0).build();
+        try {
+            assertThrows(UnauthorizedException.class, () -> wrong.models().list());
+        } finally {
+            wrong.close();
+        }
+    }
+}

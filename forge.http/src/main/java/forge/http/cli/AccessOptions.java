@@ -1,0 +1,82 @@
+package forge.http.cli;
+
+import forge.api.ForgeException;
+import forge.http.server.ServerConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/** {@code forge serve}'s options on who may call the API and what a request may be. */
+final class AccessOptions {
+
+    @Option(names = "--api-key", paramLabel = "KEY", description = "Require 'Authorization: Bearer KEY' on every route but /health (repeatable).")
+    List<String> apiKeys = new ArrayList<>();
+
+    @Option(names = "--api-key-file", paramLabel = "FILE", description = "A file of API keys, one a line (# starts a comment).")
+    Path apiKeyFile;
+
+    @Option(names = "--cors-origin", paramLabel = "ORIGIN", description = "A browser origin allowed besides localhost ones, e.g. https://app.example (repeatable; * allows any).")
+    List<String> corsOrigins = new ArrayList<>();
+
+    @Option(names = "--max-body", paramLabel = "SIZE", defaultValue = "16m", description = "The largest request body, in bytes or with k, m, g (default: ${DEFAULT-VALUE}).")
+    String maxBody;
+
+    @Option(names = "--strict", description = "Refuse (400) parameters that would have no effect, instead of naming them in X-Forge-Ignored-Params.")
+    boolean strict;
+
+    @Option(names = "--sse-keep-alive-ms", hidden = true, defaultValue = "5000", description = "Milliseconds of stream silence before an SSE comment.")
+    long keepAliveMillis;
+
+    ServerConfig apply(ServerConfig base) {
+        List<String> keys = new ArrayList<>(apiKeys);
+        if (apiKeyFile != null) {
+            try {
+                for (String line : Files.readAllLines(apiKeyFile, StandardCharsets.UTF_8)) {
+                    String key = line.strip();
+                    if (!key.isEmpty() && !key.startsWith("#")) {
+                        keys.add(key);
+                    }
+                }
+            } catch (IOException e) {
+                throw new ForgeException("cannot read the API key file " + apiKeyFile + ": " + e.getMessage(), e);
+            }
+            if (keys.isEmpty()) {
+                throw new ForgeException("the API key file " + apiKeyFile + " holds no key");
+            }
+        }
+        return base.withApiKeys(keys).withCorsOrigins(corsOrigins).withBodyLimit(size(maxBody))
+                .withStrict(strict).withKeepAliveMillis(keepAliveMillis);
+    }
+
+    /** Parses 4096, 512k, 16m, 1g. */
+    static long size(String text) {
+        String t = text.strip().toLowerCase(Locale.ROOT);
+        long unit = 1;
+        if (t.endsWith("b")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        switch (t.isEmpty() ? ' ' : t.charAt(t.length() - 1)) {
+            case 'k' -> unit = 1024;
+            case 'm' -> unit = 1024L * 1024;
+            case 'g' -> unit = 1024L * 1024 * 1024;
+            default -> unit = 1;
+        }
+        if (unit > 1) {
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            long n = Long.parseLong(t.strip());
+            if (n < 1 || n > Integer.MAX_VALUE / unit) {
+                throw new NumberFormatException();
+            }
+            return n * unit;
+        } catch (NumberFormatException e) {
+            throw new ForgeException("--max-body: not a size from 1k to 2g: " + text);
+        }
+    }
+}

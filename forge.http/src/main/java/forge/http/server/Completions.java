@@ -1,0 +1,269 @@
+package forge.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.backend.Vocabulary;
+import forge.runtime.catalog.ModelCatalog;
+import forge.runtime.catalog.ModelEntry;
+import forge.runtime.catalog.ServedModel;
+import forge.runtime.engine.FinishReason;
+import forge.runtime.engine.Generation;
+import forge.runtime.engine.GenerationEvent;
+import forge.runtime.engine.GenerationRequest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * {@code POST /v1/completions}: raw text completion, no chat template. The prompt is a string,
+ * several strings, token ids, or several lists of them; each prompt gets {@code n} choices,
+ * indexed prompt by prompt. {@code echo} puts the prompt before the completion; {@code suffix}
+ * asks for fill-in-the-middle, which needs the model's FIM tokens.
+ */
+final class Completions {
+
+    /** OpenAI's default for this endpoint (chat has none). */
+    static final int DEFAULT_MAX_TOKENS = 16;
+    /** FIM token texts by family: prefix, suffix, middle (Qwen and StarCoder; CodeLlama). */
+    private static final List<List<String>> FIM = List.of(
+            List.of("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"),
+            List.of("<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
+            List.of("<PRE>", "<SUF>", "<MID>"));
+    /** The parameters handled here rather than by the chat parser whose sampling rules are shared. */
+    private static final Set<String> OWN = Set.of("prompt", "echo", "suffix", "best_of");
+
+    private final ModelCatalog catalog;
+    private final long keepAliveMillis;
+
+    Completions(ModelCatalog catalog, long keepAliveMillis) {
+        this.catalog = catalog;
+        this.keepAliveMillis = keepAliveMillis;
+    }
+
+    void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
+        // Sampling, stops, n, stream and the rest follow the chat rules exactly: parse them with the
+        // chat parser over a copy of the body whose prompt-only fields are swapped for a stand-in message.
+        ObjectNode shared = body.deepCopy();
+        OWN.forEach(shared::remove);
+        shared.putArray("messages").addObject().put("role", "user").put("content", "");
+        if (!body.has("max_tokens") && !body.has("max_completion_tokens")) {
+            shared.put("max_tokens", DEFAULT_MAX_TOKENS);
+        }
+        ChatRequest common = ChatRequest.parse(shared);
+        Set<String> ignored = new TreeSet<>(common.ignored());
+        ignored.remove("messages");
+        int bestOf = ChatRequest.integer(body, "best_of", 1, 1, ChatRequest.MAX_CHOICES);
+        if (bestOf != 1) {
+            ignored.add("best_of");
+        }
+        Strictness.check(strict, ignored);
+        boolean echo = ChatRequest.bool(body, "echo", false);
+        JsonNode suffixNode = body.get("suffix");
+        if (suffixNode != null && !suffixNode.isNull() && !suffixNode.isTextual()) {
+            throw ApiError.badRequest("suffix", "'suffix' must be a string");
+        }
+        String suffix = suffixNode == null || suffixNode.isNull() ? "" : suffixNode.asText();
+
+        ModelEntry entry = catalog.find(common.model()).orElseThrow(() -> ForgeServer.unknownModel(common.model()));
+        ServedModel model = catalog.serve(entry);
+        Vocabulary vocab = model.vocabulary();
+        List<int[]> prompts = prompts(body.get("prompt"), vocab);
+        if (!suffix.isEmpty()) {
+            int[] fim = fimTokens(vocab);
+            prompts = prompts.stream().map(p -> infill(fim, p, vocab.tokenize(suffix, false, false))).toList();
+        }
+        String id = "cmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        List<Generation> gens = new ArrayList<>();
+        List<String> echoes = new ArrayList<>();
+        try {
+            for (int[] prompt : prompts) {
+                String text = echo ? vocab.detokenize(prompt, true, false) : "";
+                for (int i = 0; i < common.n(); i++) {
+                    var sampling = common.sampling().seed() >= 0 ? common.sampling().withSeed(common.sampling().seed() + i) : common.sampling();
+                    gens.add(model.engine().submit(new GenerationRequest(id + "-" + gens.size(), prompt, sampling,
+                            common.maxTokens(), common.stops(), Set.of(), common.ignoreEos())));
+                    echoes.add(text);
+                }
+            }
+        } catch (RuntimeException e) {
+            gens.forEach(Generation::cancel);
+            throw e;
+        }
+        request.addFailureListener(failure -> gens.forEach(Generation::cancel));
+        if (!ignored.isEmpty()) {
+            response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", ignored));
+        }
+        long created = System.currentTimeMillis() / 1000;
+        try {
+            if (common.stream()) {
+                stream(common.includeUsage(), entry.id(), id, created, gens, echoes, prompts, response, callback);
+            } else {
+                whole(entry.id(), id, created, gens, echoes, prompts, response, callback);
+            }
+        } catch (InterruptedException e) {
+            gens.forEach(Generation::cancel);
+            Thread.currentThread().interrupt();
+            callback.failed(e);
+        } catch (RuntimeException e) {
+            gens.forEach(Generation::cancel);
+            throw e;
+        }
+    }
+
+    private void whole(String model, String id, long created, List<Generation> gens, List<String> echoes,
+                       List<int[]> prompts, Response response, Callback callback) throws InterruptedException {
+        ObjectNode body = ChatCompletions.envelope(id, created, model, "text_completion");
+        ArrayNode choices = body.putArray("choices");
+        int completion = 0;
+        for (int index = 0; index < gens.size(); index++) {
+            StringBuilder text = new StringBuilder(echoes.get(index));
+            GenerationEvent.Done done = null;
+            while (done == null) {
+                switch (gens.get(index).next()) {
+                    case GenerationEvent.Text t -> text.append(t.text());
+                    case GenerationEvent.Failed f -> throw ChatCompletions.failure(f.error());
+                    case GenerationEvent.Done d -> done = d;
+                }
+            }
+            choices.addObject().put("index", index).put("text", text.toString()).putNull("logprobs")
+                    .put("finish_reason", done.reason().wire());
+            completion += done.timings().completionTokens();
+        }
+        body.set("usage", ChatCompletions.usage(promptTokens(prompts), completion, 0));
+        ForgeServer.sendJson(response, callback, 200, body);
+    }
+
+    private void stream(boolean includeUsage, String model, String id, long created, List<Generation> gens, List<String> echoes,
+                        List<int[]> prompts, Response response, Callback callback) throws InterruptedException {
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        ChoiceEvents events = new ChoiceEvents(gens);
+        int completion = 0;
+        try {
+            for (int index = 0; index < gens.size(); index++) {
+                if (!echoes.get(index).isEmpty()) {
+                    ChatCompletions.send(response, chunk(id, created, model, index, echoes.get(index), null));
+                }
+            }
+            int open = gens.size();
+            while (open > 0) {
+                ChoiceEvents.Event next = ChatCompletions.nextOrKeepAlive(events, response, keepAliveMillis);
+                switch (next.event()) {
+                    case GenerationEvent.Text t -> ChatCompletions.send(response, chunk(id, created, model, next.index(), t.text(), null));
+                    case GenerationEvent.Failed f -> {
+                        gens.forEach(Generation::cancel);
+                        ChatCompletions.send(response, ChatCompletions.failure(f.error()).toJson());
+                        ChatCompletions.finishStream(response, callback);
+                        return;
+                    }
+                    case GenerationEvent.Done d -> {
+                        if (d.reason() == FinishReason.CANCELLED) {
+                            gens.forEach(Generation::cancel);
+                            callback.failed(new IOException("client went away"));
+                            return;
+                        }
+                        ChatCompletions.send(response, chunk(id, created, model, next.index(), "", d.reason().wire()));
+                        completion += d.timings().completionTokens();
+                        open--;
+                    }
+                }
+            }
+            if (includeUsage) {
+                ObjectNode usage = ChatCompletions.envelope(id, created, model, "text_completion");
+                usage.putArray("choices");
+                usage.set("usage", ChatCompletions.usage(promptTokens(prompts), completion, 0));
+                ChatCompletions.send(response, usage);
+            }
+            ChatCompletions.finishStream(response, callback);
+        } catch (IOException e) {
+            gens.forEach(Generation::cancel);
+            callback.failed(e);
+        }
+    }
+
+    private static ObjectNode chunk(String id, long created, String model, int index, String text, String finish) {
+        ObjectNode c = ChatCompletions.envelope(id, created, model, "text_completion");
+        ObjectNode choice = c.putArray("choices").addObject().put("index", index).put("text", text);
+        choice.putNull("logprobs");
+        if (finish == null) {
+            choice.putNull("finish_reason");
+        } else {
+            choice.put("finish_reason", finish);
+        }
+        return c;
+    }
+
+    private static int promptTokens(List<int[]> prompts) {
+        return prompts.stream().mapToInt(p -> p.length).sum();
+    }
+
+    /** The prompts: a string, strings, token ids, or lists of token ids. */
+    private static List<int[]> prompts(JsonNode node, Vocabulary vocab) {
+        String bad = "'prompt' must be a string, an array of strings, or token ids (an array of integers, or of such arrays)";
+        if (node == null || node.isNull()) {
+            throw ApiError.badRequest("prompt", "'prompt' is required");
+        }
+        List<int[]> out = new ArrayList<>();
+        if (node.isTextual()) {
+            out.add(text(node.asText(), vocab, "prompt"));
+        } else if (node.isArray() && !node.isEmpty() && node.get(0).isIntegralNumber()) {
+            out.add(Requests.tokens(node, vocab, "prompt"));
+        } else if (node.isArray() && !node.isEmpty() && node.size() <= ChatRequest.MAX_CHOICES) {
+            for (int i = 0; i < node.size(); i++) {
+                JsonNode item = node.get(i);
+                if (item.isTextual()) {
+                    out.add(text(item.asText(), vocab, "prompt[" + i + "]"));
+                } else if (item.isArray()) {
+                    out.add(Requests.tokens(item, vocab, "prompt[" + i + "]"));
+                } else {
+                    throw ApiError.badRequest("prompt[" + i + "]", bad);
+                }
+            }
+        } else {
+            throw ApiError.badRequest("prompt", bad + (node.isArray() ? " (1 to " + ChatRequest.MAX_CHOICES + " prompts)" : ""));
+        }
+        return out;
+    }
+
+    private static int[] text(String text, Vocabulary vocab, String at) {
+        int[] ids = vocab.tokenize(text, true, true);
+        if (ids.length == 0) {
+            throw ApiError.badRequest(at, at + " is empty");
+        }
+        return ids;
+    }
+
+    /** The model's prefix, suffix and middle tokens, or a 400 when it has none. */
+    private static int[] fimTokens(Vocabulary vocab) {
+        for (List<String> texts : FIM) {
+            OptionalInt pre = vocab.tokenOf(texts.get(0));
+            OptionalInt suf = vocab.tokenOf(texts.get(1));
+            OptionalInt mid = vocab.tokenOf(texts.get(2));
+            if (pre.isPresent() && suf.isPresent() && mid.isPresent()) {
+                return new int[] {pre.getAsInt(), suf.getAsInt(), mid.getAsInt()};
+            }
+        }
+        throw ApiError.badRequest("suffix", "'suffix' needs fill-in-the-middle tokens, and this model has none");
+    }
+
+    /** Prefix-suffix-middle order, as llama-server's infill: the model writes what goes between. */
+    private static int[] infill(int[] fim, int[] prefix, int[] suffix) {
+        int[] out = new int[prefix.length + suffix.length + 3];
+        out[0] = fim[0];
+        System.arraycopy(prefix, 0, out, 1, prefix.length);
+        out[prefix.length + 1] = fim[1];
+        System.arraycopy(suffix, 0, out, prefix.length + 2, suffix.length);
+        out[out.length - 1] = fim[2];
+        return out;
+    }
+}

@@ -1,0 +1,120 @@
+package forge.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.backend.Vocabulary;
+import forge.runtime.catalog.ModelCatalog;
+import forge.runtime.catalog.ModelEntry;
+import forge.runtime.catalog.ServedModel;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * {@code POST /v1/embeddings}: mean-pooled (or the model's own pooling), L2-normalized embeddings
+ * of one or several inputs, as floats or as base64 of little-endian float32, like OpenAI's.
+ */
+final class Embeddings {
+
+    /** Inputs per request: each is a decode, so a bound keeps one request from holding the model long. */
+    static final int MAX_INPUTS = 256;
+    private static final Set<String> HANDLED = Set.of("model", "input", "encoding_format");
+
+    private final ModelCatalog catalog;
+
+    Embeddings(ModelCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    void handle(JsonNode body, boolean strict, Response response, Callback callback) {
+        Set<String> ignored = new TreeSet<>();
+        body.fieldNames().forEachRemaining(name -> {
+            if (!HANDLED.contains(name)) {
+                ignored.add(name);
+            }
+        });
+        Strictness.check(strict, ignored);
+        String name = Requests.model(body);
+        String format = body.path("encoding_format").isMissingNode() || body.get("encoding_format").isNull()
+                ? "float" : body.get("encoding_format").asText("?");
+        if (!body.path("encoding_format").isMissingNode() && !body.get("encoding_format").isNull()
+                && !body.get("encoding_format").isTextual() || !Set.of("float", "base64").contains(format)) {
+            throw ApiError.badRequest("encoding_format", "'encoding_format' must be \"float\" or \"base64\"");
+        }
+        ModelEntry entry = catalog.find(name).orElseThrow(() -> ForgeServer.unknownModel(name));
+        ServedModel model = catalog.serve(entry);
+        List<int[]> inputs = inputs(body.get("input"), model.vocabulary());
+        List<float[]> vectors = model.embedder().embed(inputs);
+
+        ObjectNode out = Json.MAPPER.createObjectNode().put("object", "list");
+        ArrayNode data = out.putArray("data");
+        int tokens = 0;
+        for (int i = 0; i < vectors.size(); i++) {
+            ObjectNode item = data.addObject().put("object", "embedding").put("index", i);
+            float[] v = vectors.get(i);
+            if (format.equals("base64")) {
+                ByteBuffer bytes = ByteBuffer.allocate(4 * v.length).order(ByteOrder.LITTLE_ENDIAN);
+                bytes.asFloatBuffer().put(v);
+                item.put("embedding", Base64.getEncoder().encodeToString(bytes.array()));
+            } else {
+                ArrayNode array = item.putArray("embedding");
+                for (float x : v) {
+                    array.add(x);
+                }
+            }
+            tokens += inputs.get(i).length;
+        }
+        out.put("model", entry.id());
+        out.putObject("usage").put("prompt_tokens", tokens).put("total_tokens", tokens);
+        if (!ignored.isEmpty()) {
+            response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", ignored));
+        }
+        ForgeServer.sendJson(response, callback, 200, out);
+    }
+
+    /** A string, an array of strings, an array of token ids, or an array of arrays of token ids. */
+    private static List<int[]> inputs(JsonNode node, Vocabulary vocab) {
+        String bad = "'input' must be a string, an array of strings, or token ids (an array of integers, or of such arrays)";
+        if (node == null || node.isNull()) {
+            throw ApiError.badRequest("input", "'input' is required");
+        }
+        List<int[]> out = new ArrayList<>();
+        if (node.isTextual()) {
+            out.add(text(node.asText(), vocab, "input"));
+        } else if (node.isArray() && !node.isEmpty() && node.get(0).isIntegralNumber()) {
+            out.add(Requests.tokens(node, vocab, "input"));
+        } else if (node.isArray() && !node.isEmpty()) {
+            if (node.size() > MAX_INPUTS) {
+                throw ApiError.badRequest("input", "at most " + MAX_INPUTS + " inputs per request");
+            }
+            for (int i = 0; i < node.size(); i++) {
+                JsonNode item = node.get(i);
+                String at = "input[" + i + "]";
+                if (item.isTextual()) {
+                    out.add(text(item.asText(), vocab, at));
+                } else if (item.isArray()) {
+                    out.add(Requests.tokens(item, vocab, at));
+                } else {
+                    throw ApiError.badRequest(at, bad);
+                }
+            }
+        } else {
+            throw ApiError.badRequest("input", bad + (node.isArray() ? "; it is empty" : ""));
+        }
+        return out;
+    }
+
+    private static int[] text(String text, Vocabulary vocab, String at) {
+        if (text.isEmpty()) {
+            throw ApiError.badRequest(at, at + " is empty");
+        }
+        return vocab.tokenize(text, true, false);
+    }
+}

@@ -1,0 +1,283 @@
+package forge.http.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import forge.runtime.synth.SynthSpec;
+import forge.runtime.synth.SyntheticModels;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The OpenAI endpoints besides single-choice chat, over HTTP against the real server, and bad input. */
+class OpenAiEndpointsTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path work;
+
+    static ServeCommand.Running server;
+    static HttpClient client;
+    static String base;
+
+    @BeforeAll
+    static void start() throws Exception {
+        System.setProperty("forge.user.home", work.resolve("user-home").toString());
+        Path model = work.resolve("tiny.gguf");
+        SyntheticModels.write(SynthSpec.tiny("qwen"), model);
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs("-m", model.toString(), "--port", "0", "-c", "1024", "-np", "4", "-t", "2",
+                "--plugins-dir", work.resolve("no-plugins").toString());
+        server = serve.start();
+        client = HttpClient.newHttpClient();
+        base = "http://127.0.0.1:" + server.port();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    static HttpResponse<String> post(String path, String body) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static JsonNode ok(HttpResponse<String> r) throws Exception {
+        assertEquals(200, r.statusCode(), r.body());
+        return JSON.readTree(r.body());
+    }
+
+    static List<JsonNode> events(HttpResponse<String> r) throws Exception {
+        assertEquals(200, r.statusCode(), r.body());
+        List<JsonNode> out = new ArrayList<>();
+        String[] blocks = r.body().split("\n\n");
+        assertEquals("data: [DONE]", blocks[blocks.length - 1]);
+        for (int i = 0; i < blocks.length - 1; i++) {
+            if (!blocks[i].startsWith(":")) {
+                out.add(JSON.readTree(blocks[i].substring("data: ".length())));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void severalChoicesAreEachCompleteWithSummedUsage() throws Exception {
+        JsonNode body = ok(post("/v1/chat/completions", """
+                {"model": "tiny", "n": 3, "max_tokens": 5, "ignore_eos": true, "temperature": 1, "seed": 7,
+                 "messages": [{"role": "user", "content": "hi"}]}"""));
+        JsonNode choices = body.get("choices");
+        assertEquals(3, choices.size());
+        Set<String> texts = new HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            assertEquals(i, choices.get(i).get("index").asInt());
+            assertEquals("length", choices.get(i).get("finish_reason").asText());
+            texts.add(choices.get(i).get("message").get("content").asText());
+        }
+        assertTrue(texts.size() > 1, "seeded choices differ from each other: " + texts);
+        assertEquals(15, body.get("usage").get("completion_tokens").asInt());
+        int prompt = body.get("usage").get("prompt_tokens").asInt();
+        assertEquals(prompt + 15, body.get("usage").get("total_tokens").asInt());
+
+        List<JsonNode> chunks = events(post("/v1/chat/completions", """
+                {"model": "tiny", "n": 2, "max_tokens": 4, "ignore_eos": true, "stream": true, "stream_options": {"include_usage": true},
+                 "messages": [{"role": "user", "content": "hi"}]}"""));
+        int[] finishes = new int[2];
+        int[] roles = new int[2];
+        for (JsonNode c : chunks) {
+            for (JsonNode choice : c.get("choices")) {
+                int index = choice.get("index").asInt();
+                if (choice.get("delta").has("role")) {
+                    roles[index]++;
+                }
+                if (!choice.get("finish_reason").isNull()) {
+                    finishes[index]++;
+                }
+            }
+        }
+        assertArrayEquals(new int[] {1, 1}, roles);
+        assertArrayEquals(new int[] {1, 1}, finishes);
+        assertEquals(8, chunks.getLast().get("usage").get("completion_tokens").asInt());
+    }
+
+    @Test
+    void completionsTakeStringsListsTokensAndEcho() throws Exception {
+        JsonNode one = ok(post("/v1/completions", """
+                {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 4, "ignore_eos": true, "temperature": 0}"""));
+        assertEquals("text_completion", one.get("object").asText());
+        assertTrue(one.get("id").asText().startsWith("cmpl-"));
+        assertEquals(1, one.get("choices").size());
+        assertEquals("length", one.get("choices").get(0).get("finish_reason").asText());
+        assertEquals(4, one.get("usage").get("completion_tokens").asInt());
+        String text = one.get("choices").get(0).get("text").asText();
+
+        JsonNode echoed = ok(post("/v1/completions", """
+                {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 4, "ignore_eos": true, "temperature": 0, "echo": true}"""));
+        assertEquals("Once upon a time" + text, echoed.get("choices").get(0).get("text").asText());
+
+        JsonNode many = ok(post("/v1/completions", """
+                {"model": "tiny", "prompt": ["a b c", "d e f"], "n": 2, "max_tokens": 3, "ignore_eos": true}"""));
+        assertEquals(4, many.get("choices").size());
+        assertEquals(12, many.get("usage").get("completion_tokens").asInt());
+
+        JsonNode tokens = ok(post("/tokenize", """
+                {"content": "Once upon a time"}"""));
+        JsonNode byIds = ok(post("/v1/completions", """
+                {"model": "tiny", "prompt": %s, "max_tokens": 4, "ignore_eos": true, "temperature": 0}""".formatted(tokens.get("tokens"))));
+        assertEquals(4, byIds.get("usage").get("completion_tokens").asInt());
+
+        List<JsonNode> chunks = events(post("/v1/completions", """
+                {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 4, "ignore_eos": true, "temperature": 0, "stream": true}"""));
+        StringBuilder streamed = new StringBuilder();
+        chunks.forEach(c -> streamed.append(c.get("choices").get(0).get("text").asText()));
+        assertEquals(text, streamed.toString());
+        assertEquals("length", chunks.getLast().get("choices").get(0).get("finish_reason").asText());
+    }
+
+    @Test
+    void suffixNeedsFillInTheMiddleTokens() throws Exception {
+        HttpResponse<String> r = post("/v1/completions", """
+                {"model": "tiny", "prompt": "def f(", "suffix": "return x", "max_tokens": 4}""");
+        assertEquals(400, r.statusCode());
+        JsonNode error = JSON.readTree(r.body()).get("error");
+        assertEquals("suffix", error.get("param").asText());
+        assertTrue(error.get("message").asText().contains("fill-in-the-middle"));
+    }
+
+    @Test
+    void embeddingsAreNormalizedAsFloatsOrBase64() throws Exception {
+        JsonNode floats = ok(post("/v1/embeddings", """
+                {"model": "tiny", "input": ["hello world", "something else entirely"]}"""));
+        assertEquals("list", floats.get("object").asText());
+        assertEquals(2, floats.get("data").size());
+        JsonNode first = floats.get("data").get(0).get("embedding");
+        assertTrue(first.size() > 8);
+        double norm = 0;
+        for (JsonNode x : first) {
+            norm += x.asDouble() * x.asDouble();
+        }
+        assertEquals(1.0, norm, 1e-3);
+        assertNotEquals(first, floats.get("data").get(1).get("embedding"));
+        assertEquals(1, floats.get("data").get(1).get("index").asInt());
+        assertTrue(floats.get("usage").get("prompt_tokens").asInt() > 4);
+
+        JsonNode b64 = ok(post("/v1/embeddings", """
+                {"model": "tiny", "input": "hello world", "encoding_format": "base64"}"""));
+        byte[] bytes = Base64.getDecoder().decode(b64.get("data").get(0).get("embedding").asText());
+        assertEquals(4 * first.size(), bytes.length);
+        float x0 = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getFloat(0);
+        assertEquals(first.get(0).floatValue(), x0, 1e-6, "the same input embeds the same either way");
+
+        assertEquals("input", JSON.readTree(post("/v1/embeddings", """
+                {"model": "tiny", "input": [{"a": 1}]}""").body()).get("error").get("param").asText().substring(0, 5));
+        assertEquals(400, post("/v1/embeddings", """
+                {"model": "tiny", "input": [999999999]}""").statusCode());
+        assertEquals("encoding_format", JSON.readTree(post("/v1/embeddings", """
+                {"model": "tiny", "input": "x", "encoding_format": "int8"}""").body()).get("error").get("param").asText());
+    }
+
+    @Test
+    void tokenizeAndDetokenizeRoundTrip() throws Exception {
+        JsonNode t = ok(post("/tokenize", """
+                {"content": "Hello <|im_start|> world", "with_pieces": true}"""));
+        JsonNode tokens = t.get("tokens");
+        assertTrue(tokens.size() > 2);
+        StringBuilder pieces = new StringBuilder();
+        List<Integer> ids = new ArrayList<>();
+        for (JsonNode tok : tokens) {
+            ids.add(tok.get("id").asInt());
+            pieces.append(tok.get("piece").asText());
+        }
+        assertEquals("Hello <|im_start|> world", pieces.toString());
+        JsonNode d = ok(post("/detokenize", "{\"tokens\": " + ids + "}"));
+        assertEquals("Hello <|im_start|> world", d.get("content").asText());
+        assertEquals(400, post("/detokenize", "{\"tokens\": [-1]}").statusCode());
+        assertEquals(400, post("/tokenize", "{\"content\": 5}").statusCode());
+    }
+
+    @Test
+    void modelsTellContextAndCapabilities() throws Exception {
+        JsonNode m = JSON.readTree(client.send(HttpRequest.newBuilder(URI.create(base + "/v1/models/tiny")).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+        assertEquals("tiny", m.get("id").asText());
+        assertTrue(m.get("context_length").asInt() > 0);
+        List<String> caps = new ArrayList<>();
+        m.get("capabilities").forEach(c -> caps.add(c.asText()));
+        assertTrue(caps.containsAll(List.of("chat", "completions", "embeddings")), caps.toString());
+        assertTrue(m.get("template").get("name").isTextual());
+    }
+
+    @Test
+    void modelNamesNeverOpenFiles() throws Exception {
+        for (String name : List.of("../../etc/passwd", "/etc/passwd", work.resolve("tiny.gguf").toString(), "tiny.gguf", "..%2F..%2Fetc%2Fpasswd")) {
+            HttpResponse<String> r = post("/v1/chat/completions", JSON.createObjectNode().put("model", name)
+                    .set("messages", JSON.readTree("[{\"role\":\"user\",\"content\":\"hi\"}]")).toString());
+            assertEquals(404, r.statusCode(), name + ": " + r.body());
+            assertEquals(404, post("/v1/embeddings", JSON.createObjectNode().put("model", name).put("input", "x").toString()).statusCode());
+        }
+        // Jetty itself refuses an encoded separator in a path (400); either way, nothing is opened.
+        int status = client.send(HttpRequest.newBuilder(URI.create(base + "/v1/models/..%2F..%2Fetc%2Fpasswd")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode();
+        assertTrue(status == 400 || status == 404, "status " + status);
+        assertEquals(404, client.send(HttpRequest.newBuilder(URI.create(base + "/v1/models/tiny.gguf")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode());
+    }
+
+    @Test
+    void badInputIsNever500() throws Exception {
+        List<String> bodies = new ArrayList<>(List.of(
+                "[]", "null", "\"text\"", "{\"model\": 5, \"messages\": []}",
+                "{\"model\": \"tiny\", \"messages\": \"hi\"}",
+                "{\"model\": \"tiny\", \"messages\": [\"hi\"]}",
+                "{\"model\": \"tiny\", \"messages\": [{\"role\": \"user\", \"content\": 5}]}",
+                "{\"model\": \"tiny\", \"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"image_url\"}]}]}",
+                "{\"model\": \"tiny\", \"max_tokens\": 1e300, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"max_tokens\": 99999999999999999999999, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"n\": -1, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"n\": 1000, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"seed\": \"x\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"stop\": [1, 2], \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"logit_bias\": {\"x\": 1}, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"tools\": {}, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"stream_options\": 3, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"temperature\": 1e999, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                "{\"model\": \"tiny\", \"prompt\": {}}", "{\"model\": \"tiny\", \"prompt\": [[]]}",
+                "{\"model\": \"tiny\", \"input\": []}", "{\"model\": \"tiny\", \"input\": [[1, \"a\"]]}",
+                "{\"model\": \"tiny\", \"messages\": " + "[".repeat(200) + "]".repeat(200) + "}"));
+        for (String path : List.of("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/tokenize", "/detokenize")) {
+            for (String body : bodies) {
+                HttpResponse<String> r = post(path, body);
+                assertTrue(r.statusCode() == 400 || r.statusCode() == 404, path + " " + body + " -> " + r.statusCode() + " " + r.body());
+                assertTrue(JSON.readTree(r.body()).get("error").get("message").isTextual());
+            }
+            // Invalid UTF-8 in the body.
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'})).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(400, r.statusCode(), path + " " + r.body());
+        }
+        HttpResponse<String> deep = post("/v1/chat/completions", "{\"model\": \"tiny\", \"messages\": " + "[".repeat(200) + "]".repeat(200) + "}");
+        assertTrue(JSON.readTree(deep.body()).get("error").get("message").asText().contains("malformed JSON"), deep.body());
+    }
+}

@@ -1,0 +1,124 @@
+package forge.runtime.engine;
+
+import forge.api.ForgeException;
+import forge.api.backend.ContextParams;
+import forge.api.backend.InferenceContext;
+import forge.api.backend.LoadedModel;
+import forge.api.backend.TokenBatch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Pooled embeddings of a loaded model, from a context of its own created with embeddings on.
+ * It shares the weights with the model's {@link Engine} but not its KV cache, so embedding
+ * requests never take a chat slot. Like the engine, one platform thread owns the context: the
+ * native calls never run on a request's virtual thread. Inputs are embedded one after another.
+ */
+public final class Embedder implements AutoCloseable {
+
+    private final LoadedModel model;
+    private final int maxTokens;
+    private final int threads;
+    private final ExecutorService thread;
+    private InferenceContext context; // embedder thread only
+
+    /**
+     * @param maxTokens the longest input, in tokens: the context and batch are this big, so an
+     *                  input is always decoded in one batch (pooling sees all of it)
+     */
+    public Embedder(String name, LoadedModel model, int maxTokens, int threads) {
+        this.model = model;
+        this.maxTokens = maxTokens;
+        this.threads = threads;
+        this.thread = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("forge-embed-" + name).daemon(true).factory());
+    }
+
+    /** The longest input accepted, in tokens. */
+    public int maxTokens() {
+        return maxTokens;
+    }
+
+    /**
+     * Embeds each token sequence; each result is L2-normalized, as OpenAI's embeddings are.
+     *
+     * @throws EngineException CONTEXT_LENGTH_EXCEEDED for an input longer than {@link #maxTokens()}
+     */
+    public List<float[]> embed(List<int[]> inputs) {
+        for (int[] input : inputs) {
+            if (input.length == 0) {
+                throw new IllegalArgumentException("an input has no tokens");
+            }
+            if (input.length > maxTokens) {
+                throw new EngineException(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, "an input has " + input.length
+                        + " tokens; embeddings take at most " + maxTokens);
+            }
+        }
+        Future<List<float[]>> result = thread.submit(() -> run(inputs));
+        try {
+            return result.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof ForgeException f) {
+                throw f;
+            }
+            throw new ForgeException("embedding failed: " + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            result.cancel(false);
+            Thread.currentThread().interrupt();
+            throw new EngineException(EngineException.Code.UNAVAILABLE, "interrupted while embedding");
+        }
+    }
+
+    private List<float[]> run(List<int[]> inputs) {
+        if (context == null) {
+            context = model.newContext(new ContextParams(maxTokens, maxTokens, maxTokens, 1, threads, threads, "auto", "f16", true, true));
+        }
+        List<float[]> out = new ArrayList<>(inputs.size());
+        for (int[] input : inputs) {
+            context.clearMemory();
+            TokenBatch batch = context.batch();
+            batch.clear();
+            for (int i = 0; i < input.length; i++) {
+                batch.add(input[i], i, 0, true);
+            }
+            context.decode();
+            out.add(normalize(context.embedding(0)));
+        }
+        return out;
+    }
+
+    private static float[] normalize(float[] v) {
+        double sum = 0;
+        for (float x : v) {
+            sum += (double) x * x;
+        }
+        if (sum > 0) {
+            float scale = (float) (1 / Math.sqrt(sum));
+            for (int i = 0; i < v.length; i++) {
+                v[i] *= scale;
+            }
+        }
+        return v;
+    }
+
+    /** Frees the context on its own thread, then stops the thread. */
+    @Override
+    public void close() {
+        try {
+            thread.submit(() -> {
+                if (context != null) {
+                    context.close();
+                    context = null;
+                }
+            }).get();
+        } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+            // Already closed, or the close itself failed: nothing more to free here.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        thread.shutdown();
+    }
+}
