@@ -53,7 +53,9 @@ final class ChatCompletions {
         ModelEntry entry = catalog.find(req.model()).orElseThrow(() -> ForgeServer.unknownModel(req.model()));
         ServedModel model = catalog.serve(entry);
         String id = "chatcmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        ChatGeneration g = model.chat(req.prompt(), new ChatOptions(id, req.sampling(), req.maxTokens(), req.stops(), req.ignoreEos()));
+        // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
+        StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
+        ChatGeneration g = model.chat(shaped.prompt(), new ChatOptions(id, shaped.sampling(), req.maxTokens(), req.stops(), req.ignoreEos()));
         // A client that goes away cancels its generation; the engine frees the slot at its next step.
         request.addFailureListener(failure -> g.generation().cancel());
         if (!req.ignored().isEmpty()) {
