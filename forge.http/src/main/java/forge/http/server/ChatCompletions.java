@@ -57,12 +57,14 @@ final class ChatCompletions {
         ModelEntry entry = catalog.find(req.model()).orElseThrow(() -> ForgeServer.unknownModel(req.model()));
         ServedModel model = catalog.serve(entry);
         String id = "chatcmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
+        StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
         // n choices are n sequences decoded side by side; a fixed seed gives each its own stream.
         List<ChatGeneration> choices = new ArrayList<>(req.n());
         try {
             for (int i = 0; i < req.n(); i++) {
-                var sampling = req.sampling().seed() >= 0 ? req.sampling().withSeed(req.sampling().seed() + i) : req.sampling();
-                choices.add(model.chat(req.prompt(), new ChatOptions(req.n() == 1 ? id : id + "-" + i, sampling,
+                var sampling = shaped.sampling().seed() >= 0 ? shaped.sampling().withSeed(shaped.sampling().seed() + i) : shaped.sampling();
+                choices.add(model.chat(shaped.prompt(), new ChatOptions(req.n() == 1 ? id : id + "-" + i, sampling,
                         req.maxTokens(), req.stops(), req.ignoreEos())));
             }
         } catch (RuntimeException e) {

@@ -29,18 +29,19 @@ import java.util.TreeSet;
  * @param ignoreEos    generate past end-of-generation tokens
  * @param ignored      parameters accepted without effect, sorted
  * @param n            how many choices to generate, each its own sequence
+ * @param structured   response_format, grammar and tool_choice: the output's required shape
  */
 record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                   boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n) {
+                   boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n,
+                   StructuredOutput structured) {
 
     /** Parameters that have an effect. */
     private static final Set<String> HANDLED = Set.of("model", "messages", "stream", "stream_options", "max_tokens",
             "max_completion_tokens", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "presence_penalty",
             "frequency_penalty", "repeat_penalty", "repeat_last_n", "ignore_eos", "n", "logit_bias", "tools",
-            "chat_template_kwargs");
+            "chat_template_kwargs", "response_format", "grammar", "tool_choice", "parallel_tool_calls");
     /** Parameters that change nothing when they hold these neutral values. */
-    private static final Map<String, String> NEUTRAL = Map.of("logprobs", "false", "parallel_tool_calls", "true",
-            "cache_prompt", "true", "tool_choice", "\"auto\"");
+    private static final Map<String, String> NEUTRAL = Map.of("logprobs", "false", "cache_prompt", "true");
 
     /** Each choice takes a slot (or a place in the queue): more than this is refused rather than queued. */
     static final int MAX_CHOICES = 16;
@@ -101,7 +102,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             includeUsage = bool(so, "include_usage", false);
         }
         return new ChatRequest(modelNode.asText(), new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
-                stops(body.get("stop")), stream, includeUsage, bool(body, "ignore_eos", false), ignored, n);
+                stops(body.get("stop")), stream, includeUsage, bool(body, "ignore_eos", false), ignored, n,
+                StructuredOutput.parse(body, tools));
     }
 
     static List<ChatMessage> messages(JsonNode node) {

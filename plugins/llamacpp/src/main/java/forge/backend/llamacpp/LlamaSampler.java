@@ -70,14 +70,15 @@ public final class LlamaSampler implements TokenSampler {
                 this.penalties = add(Llama.llama_sampler_init_penalties(nVocab, lastN, params.repeatPenalty(),
                         params.frequencyPenalty(), params.presencePenalty()), "penalties");
             }
-            if (!params.grammarTriggers().isEmpty()) {
-                // Never silently unconstrained: a lazy grammar needs llama_sampler_init_grammar_lazy_patterns.
-                throw new BackendException("lazy (triggered) grammars are not supported by this backend yet");
-            }
             if (!params.grammar().isEmpty()) {
                 LlamaLog.takeLastError();
-                MemorySegment grammar = Llama.llama_sampler_init_grammar(vocab.segment(),
-                        arena.allocateFrom(params.grammar()), arena.allocateFrom("root"));
+                MemorySegment grammar;
+                if (params.grammarTriggers().isEmpty()) {
+                    grammar = Llama.llama_sampler_init_grammar(vocab.segment(),
+                            arena.allocateFrom(params.grammar()), arena.allocateFrom("root"));
+                } else {
+                    grammar = lazyGrammar(vocab, params);
+                }
                 if (grammar.equals(MemorySegment.NULL)) {
                     String why = LlamaLog.takeLastError();
                     throw new BackendException("invalid grammar" + (why.isEmpty() ? "" : " (" + why + ")")
@@ -105,6 +106,48 @@ public final class LlamaSampler implements TokenSampler {
             arena.close();
             throw e;
         }
+    }
+
+    /**
+     * A grammar that engages at a trigger: a trigger that is one token of the vocabulary (a
+     * special token such as {@code <tool_call>}) triggers as that token; any other as a regex that
+     * matches its text literally, searched anywhere in the output (llama.cpp's "word" triggers).
+     * The grammar sees the output from the trigger on, so its root starts with the trigger.
+     */
+    private MemorySegment lazyGrammar(LlamaVocabulary vocab, SamplingParams params) {
+        java.util.List<String> patterns = new java.util.ArrayList<>();
+        java.util.List<Integer> tokens = new java.util.ArrayList<>();
+        for (String trigger : params.grammarTriggers()) {
+            var token = vocab.tokenOf(trigger);
+            if (token.isPresent()) {
+                tokens.add(token.getAsInt());
+            } else {
+                patterns.add(regexEscape(trigger));
+            }
+        }
+        MemorySegment patternArray = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS, Math.max(1, patterns.size()));
+        for (int i = 0; i < patterns.size(); i++) {
+            patternArray.setAtIndex(java.lang.foreign.ValueLayout.ADDRESS, i, arena.allocateFrom(patterns.get(i)));
+        }
+        MemorySegment tokenArray = arena.allocate(JAVA_INT, Math.max(1, tokens.size()));
+        for (int i = 0; i < tokens.size(); i++) {
+            tokenArray.setAtIndex(JAVA_INT, i, tokens.get(i));
+        }
+        return Llama.llama_sampler_init_grammar_lazy_patterns(vocab.segment(), arena.allocateFrom(params.grammar()),
+                arena.allocateFrom("root"), patternArray, patterns.size(), tokenArray, tokens.size());
+    }
+
+    /** {@code text} as a std::regex (ECMAScript) that matches it literally, as common's regex_escape does. */
+    static String regexEscape(String text) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (".^$|()*+?[]{}\\".indexOf(c) >= 0) {
+                sb.append('\\');
+            }
+            sb.append(c);
+        }
+        return sb.toString();
     }
 
     /** Appends a stage to the chain, which takes ownership of it. */

@@ -261,6 +261,71 @@ class LlamaContextTest {
         }
     }
 
+    /** Samples until end-of-generation or {@code max} tokens; the text, and whether it ended. */
+    private static String run(InferenceContext ctx, TokenSampler s, int max, boolean[] ended) {
+        prefill(ctx, 0, prompt, 0);
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        int index = prompt.length - 1;
+        for (int i = 0; i < max; i++) {
+            int t = s.sample(index);
+            if (model.vocabulary().isEndOfGeneration(t)) {
+                ended[0] = true;
+                break;
+            }
+            text.writeBytes(model.vocabulary().piece(t, true));
+            ctx.batch().clear();
+            index = ctx.batch().add(t, prompt.length + i, 0, true);
+            ctx.decode();
+        }
+        return text.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aLazyGrammarEngagesAtATriggerToken() {
+        // <tool_call> is one (user-defined) token of the qwen vocabulary: it triggers as a token.
+        int trigger = model.vocabulary().tokenOf("<tool_call>").orElseThrow();
+        SamplingParams p = SamplingParams.GREEDY.withLogitBias(Map.of(trigger, 30f))
+                .withLazyGrammar("root ::= \"<tool_call>\" [0-9] [0-9] [0-9]", List.of("<tool_call>"));
+        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
+            boolean[] ended = {false};
+            String out = run(ctx, s, 20, ended);
+            assertTrue(ended[0] && out.matches("<tool_call>[0-9]{3}"), out);
+        }
+    }
+
+    @Test
+    void aLazyGrammarEngagesAtATriggerText() {
+        // "ab" is two tokens: it triggers as a literal pattern; output before it is free.
+        int a = model.vocabulary().tokenOf("a").orElseThrow();
+        int b = model.vocabulary().tokenOf("b").orElseThrow();
+        SamplingParams p = SamplingParams.DEFAULTS.withTemperature(1f).withSeed(3).withLogitBias(Map.of(a, 30f, b, 30f))
+                .withLazyGrammar("root ::= \"ab\" [0-9] [0-9] [0-9]", List.of("ab"));
+        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
+            boolean[] ended = {false};
+            String out = run(ctx, s, 60, ended);
+            assertTrue(ended[0] && out.matches("[ab]*ab[0-9]{3}"), out);
+        }
+    }
+
+    @Test
+    void anUntriggeredLazyGrammarLeavesTheOutputFree() {
+        try (InferenceContext ctx = context(1)) {
+            String free;
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+                free = run(ctx, s, 8, new boolean[1]);
+            }
+            ctx.clearMemory();
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.withLazyGrammar("root ::= \"zq[never]\" \"!\"", List.of("zq[never]")))) {
+                assertEquals(free, run(ctx, s, 8, new boolean[1]));
+            }
+        }
+    }
+
+    @Test
+    void regexEscapeMatchesLiterally() {
+        assertEquals("\\[a\\]\\.\\*\\(x\\)\\|\\\\", LlamaSampler.regexEscape("[a].*(x)|\\"));
+    }
+
     @Test
     void anInvalidGrammarIsABackendException() {
         try (InferenceContext ctx = context(1)) {

@@ -173,6 +173,9 @@ public final class Llama {
         static final MethodHandle llama_sampler_init_logit_bias = downcall("llama_sampler_init_logit_bias", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
         // struct llama_sampler * llama_sampler_init_grammar(const struct llama_vocab * vocab, const char * grammar_str, const char * grammar_root); // NULL when the grammar does not parse
         static final MethodHandle llama_sampler_init_grammar = downcall("llama_sampler_init_grammar", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        // struct llama_sampler * llama_sampler_init_grammar_lazy_patterns(const struct llama_vocab * vocab, const char * grammar_str, const char * grammar_root, const char ** trigger_patterns, size_t num_trigger_patterns, const llama_token * trigger_tokens, size_t num_trigger_tokens);
+        static final MethodHandle llama_sampler_init_grammar_lazy_patterns = downcall("llama_sampler_init_grammar_lazy_patterns",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG));
         // llama_token llama_sampler_sample(struct llama_sampler * smpl, struct llama_context * ctx, int32_t idx);
         static final MethodHandle llama_sampler_sample = downcall("llama_sampler_sample", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         // void llama_sampler_accept(struct llama_sampler * smpl, llama_token token);
@@ -704,6 +707,22 @@ public final class Llama {
     public static MemorySegment llama_sampler_init_grammar(MemorySegment vocab, MemorySegment grammar_str, MemorySegment grammar_root) {
         try {
             return (MemorySegment) Handles.llama_sampler_init_grammar.invokeExact(vocab, grammar_str, grammar_root);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /**
+     * {@code struct llama_sampler * llama_sampler_init_grammar_lazy_patterns(const struct llama_vocab * vocab, const char * grammar_str,
+     * const char * grammar_root, const char ** trigger_patterns, size_t num_trigger_patterns, const llama_token * trigger_tokens,
+     * size_t num_trigger_tokens);} NULL when the grammar does not parse.
+     */
+    public static MemorySegment llama_sampler_init_grammar_lazy_patterns(MemorySegment vocab, MemorySegment grammar_str,
+            MemorySegment grammar_root, MemorySegment trigger_patterns, long num_trigger_patterns, MemorySegment trigger_tokens,
+            long num_trigger_tokens) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init_grammar_lazy_patterns.invokeExact(vocab, grammar_str, grammar_root,
+                    trigger_patterns, num_trigger_patterns, trigger_tokens, num_trigger_tokens);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }

@@ -1,0 +1,283 @@
+package forge.runtime.grammar;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A JSON Schema {@code pattern} as a GBNF rule for the JSON string it matches: a port of llama.cpp's
+ * {@code _pattern_to_rule}. Patterns must be anchored ({@code ^...$}); groups, alternation,
+ * classes, {@code * + ? {m,n}} and {@code \d \w \s} are supported. Unlike llama.cpp, {@code .} and
+ * negated classes exclude the quote, backslash and control characters, so the string stays valid
+ * JSON; a pattern that would need an escape inside the JSON string is refused.
+ */
+final class RegexToGbnf {
+
+    private static final Set<Character> NON_LITERAL = Set.of('|', '.', '(', ')', '[', ']', '{', '}', '*', '+', '?', '^', '$');
+    private static final String JSON_UNSAFE = "\"\\\\\\x00-\\x1F\\x7F";
+
+    private record Piece(String text, boolean literal) {
+        String rule() {
+            return literal ? "\"" + text + "\"" : text;
+        }
+    }
+
+    private final JsonSchemaGrammar grammar;
+    private final String pattern;
+    private final String name;
+    private final String at;
+    private final String sub;
+    private final Map<String, String> subRuleIds = new HashMap<>();
+    private int i;
+    private int depth;
+
+    RegexToGbnf(JsonSchemaGrammar grammar, String pattern, String name, String at) {
+        this.grammar = grammar;
+        this.pattern = pattern;
+        this.name = name;
+        this.at = at;
+        if (pattern.length() < 2 || pattern.charAt(0) != '^' || pattern.charAt(pattern.length() - 1) != '$') {
+            throw unsupported("not anchored with '^' and '$'");
+        }
+        this.sub = pattern.substring(1, pattern.length() - 1);
+    }
+
+    private UnsupportedSchemaException unsupported(String why) {
+        return new UnsupportedSchemaException(at, "pattern", "'" + pattern + "': " + why);
+    }
+
+    private InvalidSchemaException invalid(String why) {
+        return new InvalidSchemaException(at, "invalid pattern '" + pattern + "': " + why);
+    }
+
+    String rule() {
+        String body = transform().rule();
+        if (depth != 0) {
+            throw invalid("unbalanced parentheses");
+        }
+        return grammar.addRule(name, "\"\\\"\" (" + body + ") \"\\\"\"");
+    }
+
+    private String dot() {
+        return grammar.addRule("dot", "[^" + JSON_UNSAFE + "\\x0A\\x0D]");
+    }
+
+    private static int escapeLength(String p, int pos) {
+        if (pos + 1 >= p.length() || p.charAt(pos) != '\\') {
+            return 0;
+        }
+        int hex;
+        switch (p.charAt(pos + 1)) {
+            case 'x' -> hex = 2;
+            case 'u' -> hex = 4;
+            case 't', 'r', 'n', '[', ']', '-' -> {
+                return 2;
+            }
+            default -> {
+                return 0;
+            }
+        }
+        if (pos + 2 + hex > p.length()) {
+            return 0;
+        }
+        for (int k = pos + 2; k < pos + 2 + hex; k++) {
+            if (Character.digit(p.charAt(k), 16) < 0) {
+                return 0;
+            }
+        }
+        return 2 + hex;
+    }
+
+    /** The class body for {@code \d}, {@code \w}, {@code \s}; null for other escapes. */
+    private static String shorthand(char c) {
+        return switch (c) {
+            case 'd' -> "0-9";
+            case 'w' -> "a-zA-Z0-9_";
+            case 's' -> " \\t\\n\\r";
+            default -> null;
+        };
+    }
+
+    private Piece join(List<Piece> seq) {
+        List<Piece> ret = new ArrayList<>();
+        StringBuilder literal = new StringBuilder();
+        for (Piece p : seq) {
+            if (p.literal()) {
+                literal.append(p.text());
+            } else {
+                if (!literal.isEmpty()) {
+                    ret.add(new Piece(literal.toString(), true));
+                    literal.setLength(0);
+                }
+                ret.add(p);
+            }
+        }
+        if (!literal.isEmpty()) {
+            ret.add(new Piece(literal.toString(), true));
+        }
+        List<String> parts = new ArrayList<>();
+        for (Piece p : ret) {
+            parts.add(p.rule());
+        }
+        return new Piece(String.join(" ", parts), false);
+    }
+
+    private Piece transform() {
+        List<Piece> seq = new ArrayList<>();
+        int length = sub.length();
+        while (i < length) {
+            char c = sub.charAt(i);
+            if (c == '.') {
+                seq.add(new Piece(dot(), false));
+                i++;
+            } else if (c == '(') {
+                i++;
+                if (i < length && sub.charAt(i) == '?') {
+                    if (i + 1 < length && sub.charAt(i + 1) == ':') {
+                        i += 2;
+                    } else {
+                        throw unsupported("lookaround, named groups and inline flags are not supported");
+                    }
+                }
+                depth++;
+                if (depth > 100) {
+                    throw unsupported("nesting too deep");
+                }
+                seq.add(new Piece("(" + transform().rule() + ")", false));
+            } else if (c == ')') {
+                i++;
+                if (depth == 0) {
+                    throw invalid("unbalanced parentheses");
+                }
+                depth--;
+                return join(seq);
+            } else if (c == '^' || c == '$') {
+                throw unsupported("anchor inside the pattern");
+            } else if (c == '[') {
+                StringBuilder cls = new StringBuilder("[");
+                i++;
+                boolean negated = i < length && sub.charAt(i) == '^';
+                if (negated) {
+                    cls.append('^');
+                    i++;
+                }
+                while (i < length && sub.charAt(i) != ']') {
+                    char d = sub.charAt(i);
+                    if (d == '\\') {
+                        String sh = i + 1 < length ? shorthand(sub.charAt(i + 1)) : null;
+                        if (sh != null) {
+                            cls.append(sh);
+                            i += 2;
+                            continue;
+                        }
+                        int n = escapeLength(sub, i);
+                        if (n == 0) {
+                            throw unsupported("unsupported escape in character class: " + sub.substring(i, Math.min(i + 2, length)));
+                        }
+                        cls.append(sub, i, i + n);
+                        i += n;
+                    } else if (d == '"') {
+                        throw unsupported("a quote inside a class would need escaping in the JSON string");
+                    } else {
+                        cls.append(d);
+                        i++;
+                    }
+                }
+                if (i >= length) {
+                    throw invalid("unterminated character class");
+                }
+                if (negated) {
+                    cls.append(JSON_UNSAFE);
+                }
+                cls.append(']');
+                i++;
+                seq.add(new Piece(cls.toString(), false));
+            } else if (c == '|') {
+                seq.add(new Piece("|", false));
+                i++;
+            } else if (c == '*' || c == '+' || c == '?') {
+                if (seq.isEmpty()) {
+                    throw invalid("nothing to repeat");
+                }
+                Piece last = seq.removeLast();
+                seq.add(new Piece(last.rule() + c, false));
+                i++;
+            } else if (c == '{') {
+                int close = sub.indexOf('}', i);
+                if (close < 0) {
+                    throw unsupported("unterminated curly brackets");
+                }
+                String[] nums = sub.substring(i + 1, close).split(",", -1);
+                i = close + 1;
+                int min;
+                int max;
+                try {
+                    if (nums.length == 1) {
+                        min = max = Integer.parseInt(nums[0].trim());
+                    } else if (nums.length == 2) {
+                        min = nums[0].isBlank() ? 0 : Integer.parseInt(nums[0].trim());
+                        max = nums[1].isBlank() ? Integer.MAX_VALUE : Integer.parseInt(nums[1].trim());
+                    } else {
+                        throw unsupported("wrong number of values in curly brackets");
+                    }
+                } catch (NumberFormatException e) {
+                    throw unsupported("invalid number in curly brackets");
+                }
+                if (seq.isEmpty()) {
+                    throw invalid("nothing to repeat");
+                }
+                Piece last = seq.removeLast();
+                String item;
+                if (last.literal()) {
+                    item = "\"" + last.text() + "\"";
+                } else {
+                    item = subRuleIds.computeIfAbsent(last.text(), t -> grammar.addRule(name + "-" + (subRuleIds.size() + 1), t));
+                }
+                seq.add(new Piece(JsonSchemaGrammar.repetition(item, min, max, ""), false));
+            } else if (c == '\\' && i + 1 < length && shorthand(sub.charAt(i + 1)) != null) {
+                seq.add(new Piece("[" + shorthand(sub.charAt(i + 1)) + "]", false));
+                i += 2;
+            } else {
+                StringBuilder literal = new StringBuilder();
+                while (i < length) {
+                    char d = sub.charAt(i);
+                    if (d == '\\') {
+                        if (i == length - 1) {
+                            throw invalid("trailing backslash");
+                        }
+                        char next = sub.charAt(i + 1);
+                        if (shorthand(next) != null) {
+                            break;
+                        }
+                        if ("^$.[]()|{}*+?/".indexOf(next) >= 0) {
+                            literal.append(next);
+                            i += 2;
+                        } else {
+                            int n = escapeLength(sub, i);
+                            if (n == 0) {
+                                throw unsupported("unsupported escape: " + sub.substring(i, i + 2));
+                            }
+                            literal.append(sub, i, i + n);
+                            i += n;
+                        }
+                    } else if (d == '"') {
+                        throw unsupported("a quote would need escaping in the JSON string");
+                    } else if (!NON_LITERAL.contains(d) && (i == length - 1 || literal.isEmpty()
+                            || sub.charAt(i + 1) == '.' || !NON_LITERAL.contains(sub.charAt(i + 1)))) {
+                        literal.append(d);
+                        i++;
+                    } else {
+                        break;
+                    }
+                }
+                if (literal.isEmpty()) {
+                    throw unsupported("unsupported character: " + c);
+                }
+                seq.add(new Piece(literal.toString(), true));
+            }
+        }
+        return join(seq);
+    }
+}
