@@ -29,6 +29,8 @@ public final class Prompts {
         "Explain performance claims with a measurement: what was measured, how, on which machine, and the numbers.",
     };
 
+    private static final int SHARED_RULES = 35;
+
     private Prompts() {
     }
 
@@ -39,11 +41,11 @@ public final class Prompts {
     public static String sharedSystem() {
         StringBuilder sb = new StringBuilder("You are Forge, an expert programming assistant working inside the user's editor. ")
                 .append("Follow these rules in every answer.\n");
-        int n = 0;
-        for (int round = 0; round < 4; round++) {
-            for (String rule : RULES) {
-                sb.append(++n).append(". ").append(rule).append('\n');
-            }
+        // 35 numbered rules: 802 tokens with the Qwen2 vocabulary (llama-server's /tokenize), so
+        // with the chat template, a user message and the generated tokens a request fits in the
+        // 1024 cells per slot of -c 8192 -np 8.
+        for (int n = 0; n < SHARED_RULES; n++) {
+            sb.append(n + 1).append(". ").append(RULES[n % RULES.length]).append('\n');
         }
         return sb.toString();
     }

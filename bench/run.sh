@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# ForgeLM side by side with llama.cpp's own llama-server (and llama-bench, the raw engine's limit),
+# on this machine, on loopback only. Never run by CI: it takes minutes and needs the peer build.
+#
+#   bench/run.sh                     every workload: llama-bench seed ttft conc shared startup rss
+#   bench/run.sh seed ttft           only these
+#   BENCH_SERVERS=peer bench/run.sh  one side only (forge or peer), e.g. to check the harness
+#
+# Prints METRIC/RATIO lines (stdout) and progress (stderr); keeps every line in
+# bench/target/results/metrics.txt and, after a run of both servers, writes bench/RESULTS.md.
+#
+# Settings (environment), with their defaults:
+#   BENCH_THREADS=$(nproc)  -t of both servers and llama-bench
+#   BENCH_CTX=8192          -c of both servers (KV cells for all slots together, in both)
+#   BENCH_NP=8              -np of both servers (conc's 8-client variant needs 8 slots)
+#   BENCH_PORT=18090        ForgeLM's port; llama-server gets +1, the startup/rss launches +10/+11
+#   BENCH_MODEL             the benchmark model (default: made once with forge model synth, cached)
+#   BENCH_SMALL_MODEL       the startup workload's model (default: the tiny preset, cached)
+#   BENCH_SEED_RUNS=30 BENCH_SEED_TOKENS=32 BENCH_TTFT_RUNS=10 BENCH_TTFT_TOKENS=128
+#   BENCH_CONC_CLIENTS=4,8 BENCH_CONC_ROUNDS=3 BENCH_CONC_TOKENS=32
+#   BENCH_SHARED_ROUNDS=5 BENCH_SHARED_TOKENS=16 BENCH_LAUNCHES=3
+#   BENCH_BUILD=0           1: rebuild the ForgeLM image (mvn -B package -DskipTests) first
+#   BENCH_RESULTS=1         0: do not rewrite bench/RESULTS.md
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=../scripts/find-jdk.sh
+. scripts/find-jdk.sh
+forge_find_jdk
+export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+
+CACHE="${FORGE_CACHE:-$HOME/.cache/forge}"
+LLAMA_SRC="$CACHE/llama-3.22.1/src"
+PEER_BUILD="$CACHE/peer/build"
+LLAMA_SERVER="$PEER_BUILD/bin/llama-server"
+LLAMA_BENCH="$PEER_BUILD/bin/llama-bench"
+THREADS="${BENCH_THREADS:-$(nproc)}"
+CTX="${BENCH_CTX:-8192}"
+NP="${BENCH_NP:-8}"
+PORT="${BENCH_PORT:-18090}"
+PEER_PORT=$((PORT + 1))
+MODEL="${BENCH_MODEL:-$CACHE/bench/qwen2.5-0.5b-q8_0.gguf}"
+SMALL_MODEL="${BENCH_SMALL_MODEL:-$CACHE/bench/tiny.gguf}"
+SERVERS="${BENCH_SERVERS:-forge peer}"
+OUT="$ROOT/bench/target/results"
+IMAGE="$ROOT/bench/target/forge-image"
+WORKLOADS=("$@")
+[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(llama-bench seed ttft conc shared startup rss)
+
+log() { echo "run.sh: $*" >&2; }
+die() { echo "run.sh: ERROR: $*" >&2; exit 1; }
+wants() { [[ " $SERVERS " == *" $1 "* ]]; }
+
+mkdir -p "$OUT" "$(dirname "$MODEL")"
+: > "$OUT/metrics.txt"
+
+# ---- the load generator (JDK + Jackson only)
+if [ ! -f bench/target/forge-bench.jar ] || [ -n "$(find bench/src bench/pom.xml -newer bench/target/forge-bench.jar -print -quit)" ]; then
+    log "building the load generator"
+    mvn -B -q -pl bench package -DskipTests
+fi
+gen() {
+    "$JAVA_HOME/bin/java" -p bench/target/forge-bench.jar:bench/target/lib -m forge.bench/forge.bench.LoadGenerator "$@"
+}
+
+# ---- ForgeLM: a snapshot of the image, so that a rebuild during the run does not change it
+if wants forge; then
+    if [ "${BENCH_BUILD:-0}" = 1 ] || [ ! -x dist/target/forge/bin/forge ]; then
+        log "building the ForgeLM image (mvn -B package -DskipTests)"
+        mvn -B -q package -DskipTests
+    fi
+    rm -rf "$IMAGE"
+    cp -a dist/target/forge "$IMAGE"
+    "$IMAGE/bin/forge" --version >/dev/null || die "the ForgeLM image in dist/target/forge does not run"
+fi
+FORGE="$IMAGE/bin/forge"
+
+# ---- the peer: llama-server and llama-bench from the same llama.cpp release as our natives
+build_peer() {
+    if [ ! -f "$LLAMA_SRC/CMakeLists.txt" ]; then
+        log "fetching the llama.cpp source (plugins/llamacpp/natives.sh)"
+        bash plugins/llamacpp/natives.sh "$CACHE/llama-3.22.1"
+    fi
+    log "building llama-server and llama-bench into $PEER_BUILD (about 10 minutes on 2 cores)"
+    mkdir -p "$(dirname "$PEER_BUILD")"
+    cmake -S "$LLAMA_SRC" -B "$PEER_BUILD" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=ON \
+        -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+        > "$CACHE/peer/cmake.log" 2>&1
+    cmake --build "$PEER_BUILD" -j "$(nproc)" --target llama-server llama-bench > "$CACHE/peer/build.log" 2>&1 \
+        || die "the peer build failed: see $CACHE/peer/build.log"
+}
+if wants peer || [[ " ${WORKLOADS[*]} " == *" llama-bench "* ]]; then
+    # Another build into the same folder may be running (its log still growing): wait for it.
+    while { [ ! -x "$LLAMA_SERVER" ] || [ ! -x "$LLAMA_BENCH" ]; } && [ -f "$CACHE/peer/build.log" ] \
+            && [ ! -f "$CACHE/peer/done" ] && [ -n "$(find "$CACHE/peer/build.log" -mmin -3 2>/dev/null)" ]; do
+        log "waiting for the peer build already running ($(tail -n 1 "$CACHE/peer/build.log" | cut -c1-60))"
+        sleep 30
+    done
+    if [ ! -x "$LLAMA_SERVER" ] || [ ! -x "$LLAMA_BENCH" ]; then
+        build_peer
+    fi
+fi
+
+# ---- models: random weights of a real shape, made once and cached
+synth() { # FILE ARGS...
+    local file="$1"
+    shift
+    [ -s "$file" ] && return 0
+    local synth_forge="$FORGE"
+    [ -x "$synth_forge" ] || synth_forge="$ROOT/dist/target/forge/bin/forge"
+    [ -x "$synth_forge" ] || die "$file is missing and there is no ForgeLM image to make it (mvn -B package)"
+    log "making $file"
+    "$synth_forge" model synth "$@" -o "$file.part"
+    mv "$file.part" "$file"
+}
+synth "$MODEL" --preset qwen2.5-0.5b --quantize Q8_0
+if [[ " ${WORKLOADS[*]} " == *" startup "* ]]; then
+    synth "$SMALL_MODEL" --preset tiny
+fi
+
+FORGE_ARGS=(-c "$CTX" -np "$NP" -t "$THREADS")
+PEER_ARGS=(-c "$CTX" -np "$NP" -t "$THREADS")
+
+load="$(cut -d' ' -f1 /proc/loadavg)"
+if awk -v l="$load" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+    log "WARNING: load average $load on $(nproc) CPUs: other work will disturb the figures"
+fi
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- servers for the HTTP workloads
+PIDS=()
+cleanup() {
+    local pid
+    for pid in "${PIDS[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${PIDS[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+}
+trap cleanup EXIT
+trap 'exit 143' INT TERM
+
+wait_ready() { # NAME PORT PID
+    local i
+    for i in $(seq 1 600); do
+        if curl -sf "http://127.0.0.1:$2/health" >/dev/null 2>&1; then
+            return 0
+        fi
+        kill -0 "$3" 2>/dev/null || die "$1 exited before it was ready: see $OUT/$1.log"
+        sleep 0.5
+    done
+    die "$1 not ready within 300 s: see $OUT/$1.log"
+}
+
+run() { # WORKLOAD ARGS...: its METRIC/RATIO lines to stdout and metrics.txt
+    log "workload $1"
+    gen "$@" | tee -a "$OUT/metrics.txt"
+}
+
+# llama-bench first, alone on the machine: the engine's limit with nothing else loaded.
+LLAMA_BENCH_JSON="$OUT/llama-bench.json"
+if [[ " ${WORKLOADS[*]} " == *" llama-bench "* ]]; then
+    log "llama-bench -m $MODEL -t $THREADS -p 512 -n 128"
+    "$LLAMA_BENCH" -m "$MODEL" -t "$THREADS" -p 512 -n 128 -o json > "$LLAMA_BENCH_JSON" 2> "$OUT/llama-bench.log" \
+        || die "llama-bench failed: see $OUT/llama-bench.log"
+    run llama-bench --llama-bench "$LLAMA_BENCH_JSON"
+fi
+
+SERVER_ARGS=()
+needs_servers=0
+for w in "${WORKLOADS[@]}"; do
+    case "$w" in seed | ttft | conc | shared) needs_servers=1 ;; esac
+done
+if [ "$needs_servers" = 1 ]; then
+    if wants forge; then
+        log "starting ForgeLM on 127.0.0.1:$PORT"
+        "$FORGE" serve -m "$MODEL" --host 127.0.0.1 --port "$PORT" "${FORGE_ARGS[@]}" > "$OUT/forge.log" 2>&1 &
+        PIDS+=($!)
+        wait_ready forge "$PORT" "$!"
+        SERVER_ARGS+=(--server "forge=http://127.0.0.1:$PORT")
+    fi
+    if wants peer; then
+        log "starting llama-server on 127.0.0.1:$PEER_PORT"
+        "$LLAMA_SERVER" -m "$MODEL" --host 127.0.0.1 --port "$PEER_PORT" "${PEER_ARGS[@]}" > "$OUT/peer.log" 2>&1 &
+        PIDS+=($!)
+        wait_ready peer "$PEER_PORT" "$!"
+        SERVER_ARGS+=(--server "peer=http://127.0.0.1:$PEER_PORT")
+    fi
+fi
+
+launch_args() { # MODEL: --server/--cmd pairs of the startup and rss launches
+    local args=()
+    if wants forge; then
+        args+=(--server "forge=http://127.0.0.1:$((PORT + 10))"
+            --cmd "forge=$FORGE serve -m $1 --host 127.0.0.1 --port $((PORT + 10)) ${FORGE_ARGS[*]}")
+    fi
+    if wants peer; then
+        args+=(--server "peer=http://127.0.0.1:$((PORT + 11))"
+            --cmd "peer=$LLAMA_SERVER -m $1 --host 127.0.0.1 --port $((PORT + 11)) ${PEER_ARGS[*]}")
+    fi
+    printf '%s\n' "${args[@]}"
+}
+
+for w in "${WORKLOADS[@]}"; do
+    case "$w" in
+        llama-bench) ;; # done above, before the servers started
+        seed)
+            run seed "${SERVER_ARGS[@]}" --runs "${BENCH_SEED_RUNS:-30}" --warmup 3 --max-tokens "${BENCH_SEED_TOKENS:-32}"
+            ;;
+        ttft)
+            lb=()
+            [ -s "$LLAMA_BENCH_JSON" ] && lb=(--llama-bench "$LLAMA_BENCH_JSON")
+            run ttft "${SERVER_ARGS[@]}" --runs "${BENCH_TTFT_RUNS:-10}" --warmup 2 \
+                --max-tokens "${BENCH_TTFT_TOKENS:-128}" "${lb[@]}"
+            ;;
+        conc)
+            run conc "${SERVER_ARGS[@]}" --clients "${BENCH_CONC_CLIENTS:-4,8}" --runs "${BENCH_CONC_ROUNDS:-3}" \
+                --warmup 1 --max-tokens "${BENCH_CONC_TOKENS:-32}"
+            ;;
+        shared)
+            run shared "${SERVER_ARGS[@]}" --clients 4 --runs "${BENCH_SHARED_ROUNDS:-5}" --warmup 1 \
+                --max-tokens "${BENCH_SHARED_TOKENS:-16}"
+            ;;
+        startup | rss)
+            model="$MODEL"
+            [ "$w" = startup ] && model="$SMALL_MODEL"
+            mapfile -t la < <(launch_args "$model")
+            run "$w" "${la[@]}" --model-file "$model" --runs "${BENCH_LAUNCHES:-3}" --log-dir "$OUT"
+            ;;
+        *) die "unknown workload $w" ;;
+    esac
+done
+
+# ---- RESULTS.md: the latest figures, with what produced them
+if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
+    cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+    {
+        echo "# Benchmark results"
+        echo
+        echo "Written by \`bench/run.sh\`; the latest run replaces this file. Ratios are ForgeLM / llama-server."
+        echo
+        echo "- command: \`bench/run.sh ${WORKLOADS[*]}\`"
+        echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "- commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
+        echo "- machine: $(nproc) CPUs, ${cpu:-unknown CPU}, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM; load average before the run: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "- model: $(basename "$MODEL") ($(du -m "$MODEL" | cut -f1) MiB; random weights, Qwen2.5-0.5B shape, Qwen2 vocabulary, Q8_0); startup model: $(basename "$SMALL_MODEL")"
+        echo "- both servers: \`-c $CTX -np $NP -t $THREADS\` on 127.0.0.1; llama-bench: \`-t $THREADS -p 512 -n 128\`"
+        echo "- workloads: seed ${BENCH_SEED_RUNS:-30} runs (3 warmup) × ${BENCH_SEED_TOKENS:-32} tokens, non-streamed;" \
+            "ttft ${BENCH_TTFT_RUNS:-10} runs (2 warmup) × ${BENCH_TTFT_TOKENS:-128} tokens, streamed;" \
+            "conc ${BENCH_CONC_CLIENTS:-4,8} clients × ${BENCH_CONC_ROUNDS:-3} rounds (1 warmup) × ${BENCH_CONC_TOKENS:-32} tokens;" \
+            "shared 4 clients × ${BENCH_SHARED_ROUNDS:-5} rounds (1 warmup) × ${BENCH_SHARED_TOKENS:-16} tokens;" \
+            "startup/rss ${BENCH_LAUNCHES:-3} launches each. Greedy, \`ignore_eos\`, interleaved request by request (A B, B A, ...)."
+        echo
+        echo "## Targets"
+        echo
+        gen summary "$OUT/metrics.txt"
+        echo
+        echo "## All figures"
+        echo
+        echo '```'
+        cat "$OUT/metrics.txt"
+        echo '```'
+    } > bench/RESULTS.md.part
+    mv bench/RESULTS.md.part bench/RESULTS.md
+    log "wrote bench/RESULTS.md"
+fi
