@@ -21,7 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Blocker;
@@ -35,10 +37,15 @@ final class ChatCompletions {
     private static final Logger LOG = LoggerFactory.getLogger(ChatCompletions.class);
     private static final ByteBuffer DONE = ByteBuffer.wrap("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
-    private final ModelCatalog catalog;
+    /** How often a handler waiting for a whole answer checks that its client is still there. */
+    private static final long CLIENT_PROBE_MS = 200;
 
-    ChatCompletions(ModelCatalog catalog) {
+    private final ModelCatalog catalog;
+    private final ForgeMetrics metrics;
+
+    ChatCompletions(ModelCatalog catalog, ForgeMetrics metrics) {
         this.catalog = catalog;
+        this.metrics = metrics;
     }
 
     static ApiError toApiError(EngineException e) {
@@ -64,7 +71,7 @@ final class ChatCompletions {
             if (req.stream()) {
                 stream(req, entry.id(), id, created, g, response, callback);
             } else {
-                whole(entry.id(), id, created, g, response, callback);
+                whole(entry.id(), id, created, g, new ClientWatch(request, response), response, callback);
             }
         } catch (InterruptedException e) {
             g.generation().cancel();
@@ -74,17 +81,29 @@ final class ChatCompletions {
     }
 
     /** Collects the whole answer, then sends one {@code chat.completion}. */
-    private void whole(String model, String id, long created, ChatGeneration g, Response response, Callback callback)
-            throws InterruptedException {
+    private void whole(String model, String id, long created, ChatGeneration g, ClientWatch watch, Response response,
+                       Callback callback) throws InterruptedException {
         StringBuilder content = new StringBuilder();
         StringBuilder reasoning = new StringBuilder();
         Map<Integer, ObjectNode> calls = new TreeMap<>();
         while (true) {
-            GenerationEvent event = g.generation().next();
+            GenerationEvent event = g.generation().next(CLIENT_PROBE_MS, TimeUnit.MILLISECONDS);
+            if (event == null) {
+                if (watch.gone()) {
+                    // The engine frees the slot at its next step; its Done(CANCELLED) ends this loop.
+                    g.generation().cancel();
+                }
+                continue;
+            }
             switch (event) {
                 case GenerationEvent.Text t -> collect(g.parser().feed(t.text()), content, reasoning, calls);
                 case GenerationEvent.Failed f -> throw failure(f.error());
                 case GenerationEvent.Done d -> {
+                    metrics.generation(model, d.timings());
+                    if (d.reason() == FinishReason.CANCELLED) {
+                        callback.failed(new EofException("client went away"));
+                        return;
+                    }
                     collect(g.parser().finish(), content, reasoning, calls);
                     ObjectNode body = envelope(id, created, model, "chat.completion");
                     ObjectNode choice = body.putArray("choices").addObject();
@@ -163,9 +182,10 @@ final class ChatCompletions {
                         return;
                     }
                     case GenerationEvent.Done d -> {
+                        metrics.generation(model, d.timings());
                         toolCalls |= sendDeltas(response, id, created, model, g.parser().finish());
                         if (d.reason() == FinishReason.CANCELLED) {
-                            callback.failed(new IOException("client went away"));
+                            callback.failed(new EofException("client went away"));
                             return;
                         }
                         ObjectNode last = chunk(id, created, model);
