@@ -91,6 +91,12 @@ reply="$(cat "$WORK/reply.json" 2>/dev/null || true)"
 echo "  HTTP $code: $reply"
 [ "$code" = 200 ] || fail "chat completion answered HTTP $code: $reply"
 grep -q '"object" *: *"chat.completion"' <<<"$reply" || fail "the reply is not a chat.completion: $reply"
+step "GET /metrics (the Prometheus client, linked through Moditect descriptors)"
+metrics="$(curl -s --max-time 30 "$base/metrics" || true)"
+grep -q '^forge_http_requests_total{route="/v1/chat/completions",status="200"} 1' <<<"$metrics" \
+    || fail "/metrics did not count the chat completion: $(head -c 2000 <<<"$metrics")"
+echo "  $(grep -c '^forge_' <<<"$metrics") samples"
+
 grep -q 'SLF4J' "$LOG" && fail "slf4j printed a warning (no logging provider bound?)"
 grep -Eq '(INFO|WARN|ERROR)' "$LOG" || fail "the server logged nothing: is logback bound?"
 

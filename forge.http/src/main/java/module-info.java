@@ -8,6 +8,10 @@ module forge.http {
     requires com.fasterxml.jackson.databind;
     requires info.picocli;
     requires org.slf4j;
+    // GET /metrics: the Prometheus Java client (registry, metric types) and its text format.
+    requires io.prometheus.metrics.core;
+    requires io.prometheus.metrics.model;
+    requires io.prometheus.writer.text;
 
     exports forge.http.server;
     // picocli fills the command classes' annotated fields by reflection.

@@ -7,6 +7,7 @@ import forge.runtime.ForgeRuntime;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.EngineProfile;
 import forge.runtime.synth.SynthSpec;
 import forge.runtime.synth.SyntheticModels;
 import java.nio.file.Files;
@@ -17,6 +18,9 @@ import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -29,6 +33,9 @@ public final class ServeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
     private static volatile boolean serving;
+
+    @Spec
+    CommandSpec spec;
 
     @Mixin
     CommonOptions common = new CommonOptions();
@@ -48,8 +55,16 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8080", description = "Port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = {"-c", "--ctx-size"}, defaultValue = "4096", description = "KV cache cells for all slots together (default: ${DEFAULT-VALUE}; capped at the model's training context per slot).")
-    int contextSize;
+    @Option(names = "--profile", paramLabel = "NAME", defaultValue = "default", description = {
+            "Runtime profile: the defaults for the settings below (default: ${DEFAULT-VALUE}).",
+            "  default      ctx 4096, batch/ubatch 512, flash attention auto, f16 KV (llama-server's)",
+            "  low-latency  batch/ubatch 256: smaller prefill chunks, streams keep flowing; flash attention on",
+            "  throughput   ctx 16384 for many slots, batch 2048/ubatch 512; flash attention on",
+            "  low-memory   ctx 2048, q8_0 KV cache, batch 256/ubatch 128; flash attention on"})
+    String profile;
+
+    @Option(names = {"-c", "--ctx-size"}, description = "KV cache cells for all slots together (default: from the profile; capped at the model's training context per slot).")
+    Integer contextSize;
 
     @Option(names = {"-np", "--parallel"}, defaultValue = "1", description = "Slots: sequences decoded together (default: ${DEFAULT-VALUE}).")
     int parallel;
@@ -60,11 +75,26 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = {"-tb", "--threads-batch"}, description = "Threads for prompt prefill (default: --threads).")
     Integer threadsBatch;
 
-    @Option(names = {"-b", "--batch-size"}, defaultValue = "512", description = "Most tokens per decode step (default: ${DEFAULT-VALUE}).")
-    int batchSize;
+    @Option(names = {"-b", "--batch-size"}, description = "Most tokens per decode step (default: from the profile).")
+    Integer batchSize;
 
-    @Option(names = {"-ub", "--ubatch-size"}, defaultValue = "512", description = "Physical batch size (default: ${DEFAULT-VALUE}).")
-    int ubatchSize;
+    @Option(names = {"-ub", "--ubatch-size"}, description = "Physical batch size (default: from the profile).")
+    Integer ubatchSize;
+
+    @Option(names = {"-fa", "--flash-attn"}, paramLabel = "auto|on|off", description = "Flash attention (default: from the profile; a quantized KV cache turns it on).")
+    String flashAttention;
+
+    @Option(names = {"--kv-type"}, paramLabel = "TYPE", description = "KV cache type for keys and values: f16, q8_0, q4_0 (default: from the profile).")
+    String kvType;
+
+    @Option(names = {"-ctk", "--cache-type-k"}, paramLabel = "TYPE", description = "As llama-server: the K cache type; ForgeLM uses one type for K and V, so it must agree with --cache-type-v.")
+    String cacheTypeK;
+
+    @Option(names = {"-ctv", "--cache-type-v"}, paramLabel = "TYPE", description = "As llama-server: the V cache type (see --cache-type-k).")
+    String cacheTypeV;
+
+    @Option(names = "--no-warmup", description = "Skip the warmup decode at load.")
+    boolean noWarmup;
 
     @Option(names = "--template", paramLabel = "NAME", defaultValue = "", description = "Chat template for every model, instead of choosing per model.")
     String template;
@@ -94,9 +124,7 @@ public final class ServeCommand implements Callable<Integer> {
         ForgeRuntime runtime = ForgeRuntime.start(common.runtimeConfig());
         ModelCatalog catalog = null;
         try {
-            int t = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
-            EngineConfig engine = new EngineConfig(parallel, contextSize, batchSize, ubatchSize, t,
-                    threadsBatch != null ? threadsBatch : t, queue, "auto", "f16");
+            EngineConfig engine = engineConfig();
             catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, template);
             List<ModelEntry> preload = new ArrayList<>();
             if (!models.isEmpty()) {
@@ -127,6 +155,45 @@ public final class ServeCommand implements Callable<Integer> {
             }
             runtime.close();
             throw e;
+        }
+    }
+
+    /**
+     * The profile's settings with every flag given on top of them.
+     *
+     * @throws picocli.CommandLine.ParameterException naming the flag, for settings that do not fit
+     */
+    EngineConfig engineConfig() {
+        EngineProfile p;
+        try {
+            p = EngineProfile.named(profile);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--profile: " + e.getMessage());
+        }
+        String kv = kvType;
+        if (cacheTypeK != null || cacheTypeV != null) {
+            String k = cacheTypeK != null ? cacheTypeK : cacheTypeV;
+            String v = cacheTypeV != null ? cacheTypeV : cacheTypeK;
+            if (!k.equals(v) || (kv != null && !kv.equals(k))) {
+                throw new ParameterException(spec.commandLine(), "ForgeLM uses one KV cache type for keys and values: "
+                        + "--cache-type-k, --cache-type-v and --kv-type must agree (got " + k + ", " + v
+                        + (kv != null ? ", " + kv : "") + ")");
+            }
+            kv = k;
+        }
+        kv = kv != null ? kv.toLowerCase(java.util.Locale.ROOT) : p.kvCacheType();
+        if (!java.util.Set.of("f16", "f32", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1").contains(kv)) {
+            throw new ParameterException(spec.commandLine(), "--kv-type: unsupported KV cache type '" + kv
+                    + "'; valid: f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0");
+        }
+        String fa = flashAttention != null ? flashAttention.toLowerCase(java.util.Locale.ROOT) : p.flashAttention();
+        int t = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
+        try {
+            return new EngineConfig(parallel, contextSize != null ? contextSize : p.contextSize(),
+                    batchSize != null ? batchSize : p.batchSize(), ubatchSize != null ? ubatchSize : p.ubatchSize(), t,
+                    threadsBatch != null ? threadsBatch : t, queue, fa, kv, p.name(), !noWarmup);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 

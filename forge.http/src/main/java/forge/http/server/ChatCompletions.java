@@ -21,7 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Blocker;
@@ -36,12 +38,16 @@ final class ChatCompletions {
     private static final ByteBuffer DONE = ByteBuffer.wrap("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
     private static final ByteBuffer KEEP_ALIVE = ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+    /** How often a handler waiting for a whole answer checks that its client is still there. */
+    private static final long CLIENT_PROBE_MS = 50;
 
     private final ModelCatalog catalog;
+    private final ForgeMetrics metrics;
     private final long keepAliveMillis;
 
-    ChatCompletions(ModelCatalog catalog, long keepAliveMillis) {
+    ChatCompletions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
         this.catalog = catalog;
+        this.metrics = metrics;
         this.keepAliveMillis = keepAliveMillis;
     }
 
@@ -81,7 +87,7 @@ final class ChatCompletions {
             if (req.stream()) {
                 stream(req, entry.id(), id, created, choices, response, callback);
             } else {
-                whole(entry.id(), id, created, choices, response, callback);
+                whole(entry.id(), id, created, choices, new ClientWatch(request, response), response, callback);
             }
         } catch (InterruptedException e) {
             choices.forEach(c -> c.generation().cancel());
@@ -94,7 +100,8 @@ final class ChatCompletions {
     }
 
     /** Collects the whole answer of every choice, then sends one {@code chat.completion}. */
-    private void whole(String model, String id, long created, List<ChatGeneration> gens, Response response, Callback callback)
+    private void whole(String model, String id, long created, List<ChatGeneration> gens, ClientWatch watch, Response response,
+                       Callback callback)
             throws InterruptedException {
         ObjectNode body = envelope(id, created, model, "chat.completion");
         ArrayNode choices = body.putArray("choices");
@@ -108,13 +115,31 @@ final class ChatCompletions {
             StringBuilder reasoning = new StringBuilder();
             Map<Integer, ObjectNode> calls = new TreeMap<>();
             GenerationEvent.Done done = null;
+            long nextProbe = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_PROBE_MS);
             while (done == null) {
-                GenerationEvent event = g.generation().next();
+                GenerationEvent event = g.generation().next(CLIENT_PROBE_MS, TimeUnit.MILLISECONDS);
+                // Probe on a clock, not only when idle: a fast model sends events without pause.
+                if (System.nanoTime() - nextProbe >= 0) {
+                    nextProbe = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_PROBE_MS);
+                    if (watch.gone()) {
+                        // The engine frees the slots at its next step; their Done(CANCELLED) ends this loop.
+                        gens.forEach(c -> c.generation().cancel());
+                    }
+                }
+                if (event == null) {
+                    continue;
+                }
                 switch (event) {
                     case GenerationEvent.Text t -> collect(g.parser().feed(t.text()), content, reasoning, calls);
                     case GenerationEvent.Failed f -> throw failure(f.error());
                     case GenerationEvent.Done d -> done = d;
                 }
+            }
+            metrics.generation(model, done.timings());
+            if (done.reason() == FinishReason.CANCELLED) {
+                gens.forEach(c -> c.generation().cancel());
+                callback.failed(new EofException("client went away"));
+                return;
             }
             collect(g.parser().finish(), content, reasoning, calls);
             ObjectNode choice = choices.addObject();
@@ -212,10 +237,11 @@ final class ChatCompletions {
                         return;
                     }
                     case GenerationEvent.Done d -> {
+                        metrics.generation(model, d.timings());
                         toolCalls[index] |= sendDeltas(response, id, created, model, index, g.parser().finish());
                         if (d.reason() == FinishReason.CANCELLED) {
                             gens.forEach(c -> c.generation().cancel());
-                            callback.failed(new IOException("client went away"));
+                            callback.failed(new EofException("client went away"));
                             return;
                         }
                         ObjectNode last = chunk(id, created, model);

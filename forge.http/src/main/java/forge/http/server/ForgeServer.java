@@ -50,11 +50,15 @@ public final class ForgeServer implements AutoCloseable {
     private final Embeddings embeddings;
     private final Tokenization tokenization;
     private final CorsPolicy cors;
+    private final ForgeMetrics metrics;
+    private final ServerInfo info;
 
     private ForgeServer(ServerConfig config, ModelCatalog catalog) {
         this.config = config;
         this.catalog = catalog;
-        this.chat = new ChatCompletions(catalog, config.keepAliveMillis());
+        this.metrics = new ForgeMetrics(catalog);
+        this.info = new ServerInfo(catalog);
+        this.chat = new ChatCompletions(catalog, metrics, config.keepAliveMillis());
         this.apiKeys = new ApiKeys(config.apiKeys());
         this.completions = new Completions(catalog, config.keepAliveMillis());
         this.embeddings = new Embeddings(catalog);
@@ -108,10 +112,27 @@ public final class ForgeServer implements AutoCloseable {
     /** Routes by method and path; turns every failure into an OpenAI-shaped error. */
     private final class Router extends Handler.Abstract {
         @Override
-        public boolean handle(Request request, Response response, Callback callback) {
+        public boolean handle(Request request, Response response, Callback done) {
             String path = Request.getPathInContext(request);
             String method = request.getMethod();
             String origin = request.getHeaders().get(HttpHeader.ORIGIN);
+            long start = System.nanoTime();
+            // Counts the request once its last byte is written (or the client is gone: 499, as nginx says).
+            Callback callback = new Callback.Nested(done) {
+                @Override
+                public void succeeded() {
+                    metrics.request(path, response.getStatus(), System.nanoTime() - start);
+                    super.succeeded();
+                }
+
+                @Override
+                public void failed(Throwable x) {
+                    boolean clientGone = x instanceof org.eclipse.jetty.io.EofException
+                            || (response.isCommitted() && !(x instanceof ApiError));
+                    metrics.request(path, clientGone ? 499 : response.getStatus(), System.nanoTime() - start);
+                    super.failed(x);
+                }
+            };
             try {
                 if ("OPTIONS".equals(method)) {
                     // A preflight carries no credentials: answer it before the key check.
@@ -133,6 +154,20 @@ public final class ForgeServer implements AutoCloseable {
                     case "/v1/models" -> {
                         requireMethod(method, "GET");
                         sendJson(response, callback, 200, models());
+                    }
+                    case "/slots" -> {
+                        requireMethod(method, "GET");
+                        sendJson(response, callback, 200, info.slots(modelParam(request)));
+                    }
+                    case "/props" -> {
+                        requireMethod(method, "GET");
+                        sendJson(response, callback, 200, info.props(modelParam(request)));
+                    }
+                    case "/metrics" -> {
+                        requireMethod(method, "GET");
+                        response.setStatus(200);
+                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, metrics.contentType());
+                        response.write(true, ByteBuffer.wrap(metrics.scrape()), callback);
                     }
                     case "/v1/chat/completions" -> {
                         requireMethod(method, "POST");
@@ -189,6 +224,11 @@ public final class ForgeServer implements AutoCloseable {
             }
             return true;
         }
+    }
+
+    /** The optional {@code ?model=} of {@code /slots} and {@code /props}. */
+    private static java.util.Optional<String> modelParam(Request request) {
+        return java.util.Optional.ofNullable(Request.extractQueryParameters(request).getValue("model")).filter(m -> !m.isBlank());
     }
 
     private static void requireMethod(String method, String expected) {

@@ -11,7 +11,13 @@
  *     {@code X-Forge-Ignored-Params}.</li>
  * <li>Every error is OpenAI-shaped ({@link forge.http.server.ApiError}). Once a stream has begun,
  *     an error is one final {@code data: {"error":...}} event followed by {@code data: [DONE]}.</li>
- * <li>A client that disconnects cancels its generation; the engine frees the slot at its next step.</li>
+ * <li>A client that disconnects cancels its generation; the engine frees the slot at its next step.
+ *     A stream notices at its next write; a whole answer, which writes nothing until the end, is
+ *     guarded by {@code ClientWatch}, which probes the connection while the handler waits (Jetty
+ *     does not notice a close it is not reading).</li>
+ * <li>{@code GET /slots} and {@code GET /props} (shaped like llama-server's) and {@code GET /metrics}
+ *     (Prometheus text format, through the Prometheus Java client) read what the engines publish:
+ *     no lock, nothing asked of an engine thread.</li>
  * </ul>
  *
  * {@snippet :

@@ -57,6 +57,16 @@ public final class ModelCatalog implements AutoCloseable {
         return templates;
     }
 
+    /** The engine settings every model is served with (its context is capped at load by the model's training context). */
+    public EngineConfig engineConfig() {
+        return engineConfig;
+    }
+
+    /** The backend that loads the models, by name. */
+    public String backendName() {
+        return backend.name();
+    }
+
     /** The canonical id of a model file: its name without {@code .gguf}. */
     public static String idOf(Path file) {
         String name = file.getFileName().toString();

@@ -31,9 +31,20 @@ public final class Engine implements AutoCloseable {
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private volatile boolean closing;
 
+    /** How often a running engine republishes its snapshot besides state changes. */
+    static final long SNAPSHOT_INTERVAL_MS = 100;
+
+    private volatile EngineSnapshot snapshot = new EngineSnapshot(java.util.List.of(), 0, 0, 0, 0, 0, 0);
+
     // Engine-thread state below: touched only by the engine thread.
     private InferenceContext context;
     private Slot[] slots;
+    private long prefilledTokens;
+    private long reusedTokens;
+    private long prefixCopies;
+    private long prefixWaits;
+    private long lastSnapshotNanos;
+    private long useClock;
 
     /**
      * Creates the engine's context on its own platform thread and waits until it is ready.
@@ -61,6 +72,20 @@ public final class Engine implements AutoCloseable {
 
     public EngineConfig config() {
         return config;
+    }
+
+    /**
+     * The slots and counters as the engine thread last published them: read without a lock, so it
+     * may lag a running step by up to {@value #SNAPSHOT_INTERVAL_MS} ms; it is current whenever a
+     * generation's final event has been delivered.
+     */
+    public EngineSnapshot snapshot() {
+        return snapshot;
+    }
+
+    /** The model this engine runs. */
+    public LoadedModel model() {
+        return model;
     }
 
     /** The number of requests waiting for a slot. */
@@ -117,15 +142,23 @@ public final class Engine implements AutoCloseable {
                     config.kvCacheType(), true, false));
             slots = new Slot[config.slots()];
             for (int i = 0; i < slots.length; i++) {
-                slots[i] = new Slot(i);
+                slots[i] = new Slot(i, config.slotContext());
             }
+            if (config.warmup()) {
+                warmup();
+            }
+            publish();
         } catch (RuntimeException | Error e) {
+            if (context != null) {
+                context.close();
+            }
             started.completeExceptionally(e);
             return;
         }
         started.complete(null);
-        LOG.info("engine {} ready: {} slot(s) of {} tokens, batch {}, {} threads", name, slots.length,
-                config.slotContext(), config.batchSize(), config.threads());
+        LOG.info("engine {} ready: {} slot(s) of {} tokens, batch {}/{}, {} threads, flash attention {}, KV {} (profile {})",
+                name, slots.length, config.slotContext(), config.batchSize(), config.ubatchSize(), config.threads(),
+                config.flashAttention(), config.kvCacheType(), config.profile());
         try {
             while (!closing) {
                 admit();
@@ -136,6 +169,10 @@ public final class Engine implements AutoCloseable {
                     continue;
                 }
                 step();
+                long now = System.nanoTime();
+                if (now - lastSnapshotNanos > TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_INTERVAL_MS)) {
+                    publish();
+                }
             }
         } catch (RuntimeException | Error e) {
             LOG.error("engine {} failed", name, e);
@@ -145,11 +182,35 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** Moves waiting generations into free slots. */
+    /**
+     * Like llama-server's warmup: one decode of BOS and EOS, then forget it, so that the first
+     * request does not pay for lazy allocations and kernel loading.
+     */
+    private void warmup() {
+        long t0 = System.nanoTime();
+        TokenBatch batch = context.batch();
+        batch.clear();
+        int pos = 0;
+        if (vocab.bos().isPresent()) {
+            batch.add(vocab.bos().getAsInt(), pos++, 0, false);
+        }
+        if (vocab.eos().isPresent()) {
+            batch.add(vocab.eos().getAsInt(), pos++, 0, false);
+        }
+        if (pos == 0) {
+            batch.add(0, pos, 0, false);
+        }
+        context.decode();
+        context.clearMemory();
+        batch.clear();
+        LOG.debug("engine {} warmed up in {} ms", name, (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** Moves waiting generations into free slots, choosing for each the slot that caches most of its prompt. */
     private void admit() {
-        for (Slot slot : slots) {
-            if (slot.generation != null) {
-                continue;
+        while (true) {
+            if (!anyFree()) {
+                return;
             }
             Generation next;
             while ((next = pending.poll()) != null && next.cancelled()) {
@@ -158,13 +219,53 @@ public final class Engine implements AutoCloseable {
             if (next == null) {
                 return;
             }
+            Slot slot = chooseSlot(next.request().prompt());
             try {
                 slot.start(next);
+                slot.acquirePrefix(true);
             } catch (ForgeException | IllegalArgumentException e) {
-                slot.release();
-                next.emit(new GenerationEvent.Failed(e instanceof ForgeException f ? f : new ForgeException(e.getMessage(), e)));
+                slot.fail(e instanceof ForgeException f ? f : new ForgeException(e.getMessage(), e));
+            }
+            publish();
+        }
+    }
+
+    private boolean anyFree() {
+        for (Slot slot : slots) {
+            if (slot.generation == null) {
+                return true;
             }
         }
+        return false;
+    }
+
+    /**
+     * The free slot whose cached tokens share the longest prefix with the prompt; among equals,
+     * the least recently used, so that other caches live longer.
+     */
+    private Slot chooseSlot(int[] prompt) {
+        Slot best = null;
+        int bestPrefix = -1;
+        for (Slot slot : slots) {
+            if (slot.generation != null) {
+                continue;
+            }
+            int prefix = commonPrefix(slot.tokens, slot.cached, prompt, prompt.length);
+            if (prefix > bestPrefix || (prefix == bestPrefix && slot.lastUsed < best.lastUsed)) {
+                best = slot;
+                bestPrefix = prefix;
+            }
+        }
+        return best;
+    }
+
+    static int commonPrefix(int[] a, int aLength, int[] b, int bLength) {
+        int n = Math.min(aLength, bLength);
+        int i = 0;
+        while (i < n && a[i] == b[i]) {
+            i++;
+        }
+        return i;
     }
 
     private boolean anyActive() {
@@ -180,15 +281,30 @@ public final class Engine implements AutoCloseable {
     private void step() {
         TokenBatch batch = context.batch();
         batch.clear();
+        boolean changed = false;
         for (Slot slot : slots) {
             if (slot.generation != null && slot.generation.cancelled()) {
                 slot.finish(FinishReason.CANCELLED);
+                changed = true;
+            }
+        }
+        // Slots waiting for another slot's prefix: go on once it is computed, or its slot moved on.
+        for (Slot slot : slots) {
+            if (slot.generation != null && slot.leader != null && !slot.stillWaiting()) {
+                slot.leader = null;
+                try {
+                    slot.acquirePrefix(false);
+                } catch (ForgeException e) {
+                    slot.fail(e);
+                }
+                changed = true;
             }
         }
         for (Slot slot : slots) {
             slot.batchIndex = -1;
             slot.inBatch = false;
             if (slot.generation != null && slot.decoding) {
+                slot.tokens[slot.position] = slot.lastToken;
                 slot.batchIndex = batch.add(slot.lastToken, slot.position, slot.id, true);
                 slot.position++;
                 slot.inBatch = true;
@@ -196,22 +312,28 @@ public final class Engine implements AutoCloseable {
         }
         // Prefill in chunks, so decoding sequences keep moving while a long prompt is read.
         for (Slot slot : slots) {
-            if (slot.generation == null || slot.decoding) {
+            if (slot.generation == null || slot.decoding || slot.leader != null) {
                 continue;
             }
             int[] prompt = slot.generation.request().prompt();
             while (slot.prefilled < prompt.length && batch.size() < batch.capacity()) {
                 boolean last = slot.prefilled == prompt.length - 1;
-                int index = batch.add(prompt[slot.prefilled], slot.position, slot.id, last);
+                int token = prompt[slot.prefilled];
+                slot.tokens[slot.position] = token;
+                int index = batch.add(token, slot.position, slot.id, last);
                 slot.inBatch = true;
                 slot.prefilled++;
                 slot.position++;
+                prefilledTokens++;
                 if (last) {
                     slot.batchIndex = index;
                 }
             }
         }
         if (batch.size() == 0) {
+            if (changed) {
+                publish();
+            }
             return;
         }
         try {
@@ -223,14 +345,56 @@ public final class Engine implements AutoCloseable {
                     slot.fail(e);
                 }
             }
+            publish();
             return;
         }
         long now = System.nanoTime();
+        for (Slot slot : slots) {
+            if (slot.inBatch) {
+                slot.cached = slot.position; // what this step computed is in the KV cache now
+            }
+        }
         for (Slot slot : slots) {
             if (slot.generation != null && slot.batchIndex >= 0) {
                 slot.onLogits(now);
             }
         }
+        if (changed) {
+            publish();
+        }
+    }
+
+    /** Publishes a new snapshot for readers on other threads. Engine thread only. */
+    private void publish() {
+        lastSnapshotNanos = System.nanoTime();
+        SlotSnapshot[] views = new SlotSnapshot[slots.length];
+        for (Slot s : slots) {
+            SlotState state = s.generation == null ? SlotState.IDLE : s.decoding ? SlotState.DECODE : SlotState.PREFILL;
+            views[s.id] = new SlotSnapshot(s.id, state, s.cached, s.generation == null ? "" : s.generation.request().id(),
+                    s.generation == null ? 0 : s.generation.request().prompt().length, s.generation == null ? 0 : s.reused,
+                    s.generation == null ? 0 : s.generated);
+        }
+        snapshot = new EngineSnapshot(java.util.List.of(views), prefilledTokens, reusedTokens, prefixCopies, prefixWaits,
+                cellsUsed(), context.contextSize());
+    }
+
+    /**
+     * Distinct KV cells held by all slots. Slots share cells only through prefix copies, and a
+     * prefix present in one slot is always copied rather than recomputed, so the cells are the
+     * nodes of the token trie of the slots' cached sequences: the sum of their lengths minus the
+     * common prefixes of neighbours in sorted order.
+     */
+    private int cellsUsed() {
+        Slot[] sorted = slots.clone();
+        java.util.Arrays.sort(sorted, (a, b) -> java.util.Arrays.compare(a.tokens, 0, a.cached, b.tokens, 0, b.cached));
+        int cells = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            cells += sorted[i].cached;
+            if (i > 0) {
+                cells -= commonPrefix(sorted[i - 1].tokens, sorted[i - 1].cached, sorted[i].tokens, sorted[i].cached);
+            }
+        }
+        return cells;
     }
 
     private void failAll(ForgeException error) {
@@ -255,10 +419,22 @@ public final class Engine implements AutoCloseable {
         LOG.debug("engine {} stopped", name);
     }
 
-    /** One sequence id of the shared context, and the generation it is running. Engine thread only. */
+    /**
+     * One sequence id of the shared context, the tokens its KV cells hold, and the generation it is
+     * running. Engine thread only.
+     */
     private final class Slot {
         final int id;
+        /** {@code tokens[p]} is the token at position {@code p} of this sequence; valid below {@link #cached}. */
+        final int[] tokens;
+        /** Positions {@code [0, cached)} of this sequence are in the KV cache; kept after a request ends. */
+        int cached;
+        long lastUsed;
         Generation generation;
+        /** A slot computing a prefix this one shares: wait for it rather than compute it twice. */
+        Slot leader;
+        Generation leaderGeneration;
+        int awaited;
         TokenSampler sampler;
         Utf8Accumulator utf8;
         StopMatcher stops;
@@ -268,19 +444,22 @@ public final class Engine implements AutoCloseable {
         int lastToken;
         int batchIndex = -1;
         int generated;
+        int reused;
         int limit;
         long startNanos;
         long firstTokenNanos;
         boolean inBatch;
 
-        Slot(int id) {
+        Slot(int id, int capacity) {
             this.id = id;
+            this.tokens = new int[capacity];
         }
 
         void start(Generation g) {
             generation = g;
             GenerationRequest r = g.request();
-            context.removeTokens(id, 0, -1);
+            lastUsed = ++useClock;
+            leader = null;
             sampler = context.sampler(r.sampling());
             utf8 = new Utf8Accumulator();
             stops = new StopMatcher(r.stops());
@@ -288,16 +467,92 @@ public final class Engine implements AutoCloseable {
             prefilled = 0;
             position = 0;
             generated = 0;
+            reused = 0;
             int room = config.slotContext() - r.prompt().length;
             limit = r.maxTokens() > 0 ? Math.min(r.maxTokens(), room) : room;
             startNanos = System.nanoTime();
             firstTokenNanos = 0;
         }
 
+        /**
+         * Takes the longest cached prefix of the prompt: this slot's own cells, or another slot's
+         * (busy or not) shared by {@code llama_memory_seq_cp}; only the rest will be prefilled. When
+         * another slot is prefilling a prompt that shares a longer prefix, and {@code mayWait}, waits
+         * for it instead ({@link #leader}), so that requests arriving together with the same system
+         * prompt compute it once.
+         */
+        void acquirePrefix(boolean mayWait) {
+            int[] prompt = generation.request().prompt();
+            // The last prompt token is always computed: its logits give the first sampled token.
+            int usable = prompt.length - 1;
+            int own = commonPrefix(tokens, cached, prompt, usable);
+            Slot source = null;
+            int best = own;
+            for (Slot other : slots) {
+                if (other == this) {
+                    continue;
+                }
+                int prefix = commonPrefix(other.tokens, other.cached, prompt, usable);
+                if (prefix > best) {
+                    best = prefix;
+                    source = other;
+                }
+            }
+            if (mayWait) {
+                Slot lead = null;
+                int ahead = best;
+                for (Slot other : slots) {
+                    if (other == this || other.generation == null || other.decoding || other.leader != null) {
+                        continue;
+                    }
+                    int[] theirs = other.generation.request().prompt();
+                    int prefix = commonPrefix(theirs, theirs.length, prompt, usable);
+                    if (prefix > ahead) {
+                        ahead = prefix;
+                        lead = other;
+                    }
+                }
+                if (lead != null) {
+                    leader = lead;
+                    leaderGeneration = lead.generation;
+                    awaited = ahead;
+                    prefixWaits++;
+                    return;
+                }
+            }
+            int keep;
+            if (source == null) {
+                keep = own;
+                if (!context.removeTokens(id, keep, -1)) {
+                    // Some memories (recurrent, sliding window) cannot drop a tail: start over.
+                    context.removeTokens(id, 0, -1);
+                    keep = 0;
+                }
+            } else {
+                context.removeTokens(id, 0, -1);
+                context.copySequence(source.id, id, 0, best);
+                System.arraycopy(source.tokens, 0, tokens, 0, best);
+                keep = best;
+                prefixCopies++;
+            }
+            cached = keep;
+            prefilled = keep;
+            position = keep;
+            reused = keep;
+            reusedTokens += keep;
+        }
+
+        /** Whether the leader is still computing the prefix this slot waits for. */
+        boolean stillWaiting() {
+            Slot l = leader;
+            return l.generation == leaderGeneration && !l.decoding && l.cached < awaited;
+        }
+
         /** The logits of this slot's last batch token are ready: sample, emit, maybe finish. */
         void onLogits(long now) {
             if (!decoding) {
                 decoding = true; // the whole prompt is in: from now on, one token per step
+                publish();
             }
             int token = sampler.sample(batchIndex);
             generated++;
@@ -326,29 +581,36 @@ public final class Engine implements AutoCloseable {
             lastToken = token;
         }
 
+        /** Ends the request; the slot's KV cells stay cached for the next prompt that shares them. */
         void finish(FinishReason reason) {
+            Generation g = generation;
             if (reason != FinishReason.CANCELLED) {
                 String rest = stops.push(utf8.flush());
                 rest += stops.flush();
                 if (!rest.isEmpty()) {
-                    generation.emit(new GenerationEvent.Text(rest, 0));
+                    g.emit(new GenerationEvent.Text(rest, 0));
                 }
             }
             long end = System.nanoTime();
-            int promptTokens = generation.request().prompt().length;
-            double queueMs = (startNanos - generation.submittedNanos()) / 1e6;
+            int promptTokens = g.request().prompt().length;
+            double queueMs = (startNanos - g.submittedNanos()) / 1e6;
             double promptMs = firstTokenNanos > 0 ? (firstTokenNanos - startNanos) / 1e6 : (end - startNanos) / 1e6;
-            double ttftMs = firstTokenNanos > 0 ? (firstTokenNanos - generation.submittedNanos()) / 1e6 : 0;
+            double ttftMs = firstTokenNanos > 0 ? (firstTokenNanos - g.submittedNanos()) / 1e6 : 0;
             double decodeMs = firstTokenNanos > 0 ? (end - firstTokenNanos) / 1e6 : 0;
-            generation.emit(new GenerationEvent.Done(reason,
-                    new Timings(queueMs, promptTokens, 0, promptMs, ttftMs, Math.max(0, generated), decodeMs)));
+            Timings timings = new Timings(queueMs, promptTokens, reused, promptMs, ttftMs, Math.max(0, generated), decodeMs);
             release();
+            // Publish before the final event, so whoever sees it sees this slot free.
+            publish();
+            g.emit(new GenerationEvent.Done(reason, timings));
         }
 
         void fail(ForgeException error) {
-            generation.emit(new GenerationEvent.Failed(error));
+            Generation g = generation;
             context.removeTokens(id, 0, -1);
+            cached = 0;
             release();
+            publish();
+            g.emit(new GenerationEvent.Failed(error));
         }
 
         void release() {
@@ -357,8 +619,11 @@ public final class Engine implements AutoCloseable {
                 sampler = null;
             }
             generation = null;
+            leader = null;
+            leaderGeneration = null;
             decoding = false;
             batchIndex = -1;
+            lastUsed = ++useClock;
         }
     }
 }

@@ -1,5 +1,7 @@
 package forge.runtime.engine;
 
+import java.util.Set;
+
 /**
  * How an engine runs one model.
  *
@@ -11,10 +13,16 @@ package forge.runtime.engine;
  * @param threadsBatch   threads for prefill
  * @param queueCapacity  requests that may wait for a slot before new ones are refused
  * @param flashAttention {@code auto}, {@code on} or {@code off}
- * @param kvCacheType    KV cache element type
+ * @param kvCacheType    KV cache element type ({@code f16}, {@code q8_0}, {@code q4_0}, ...)
+ * @param profile        the {@link EngineProfile} these settings started from, for {@code /props}
+ * @param warmup         decode a tiny batch at load (then forget it), so the first request is as
+ *                       fast as the second
  */
 public record EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
-                           int queueCapacity, String flashAttention, String kvCacheType) {
+                           int queueCapacity, String flashAttention, String kvCacheType, String profile, boolean warmup) {
+
+    private static final Set<String> QUANTIZED_KV = Set.of("q8_0", "q4_0", "q4_1", "q5_0", "q5_1");
+
     public EngineConfig {
         if (slots < 1 || contextSize < 16 || batchSize < 1 || ubatchSize < 1 || threads < 1 || threadsBatch < 1 || queueCapacity < 0) {
             throw new IllegalArgumentException("invalid engine config: slots=" + slots + " ctx=" + contextSize
@@ -23,12 +31,34 @@ public record EngineConfig(int slots, int contextSize, int batchSize, int ubatch
         if (contextSize / slots < 16) {
             throw new IllegalArgumentException("context " + contextSize + " is too small for " + slots + " slots");
         }
+        if (batchSize <= slots) {
+            // Every decoding slot puts one token in each batch; prefill needs room beside them.
+            throw new IllegalArgumentException("batch size " + batchSize + " must exceed the number of slots (" + slots + ")");
+        }
+        if (!Set.of("auto", "on", "off").contains(flashAttention)) {
+            throw new IllegalArgumentException("flash attention must be auto, on or off: " + flashAttention);
+        }
+        if (QUANTIZED_KV.contains(kvCacheType)) {
+            // llama.cpp refuses a quantized V cache without flash attention.
+            if (flashAttention.equals("off")) {
+                throw new IllegalArgumentException("a quantized KV cache (" + kvCacheType
+                        + ") needs flash attention: use --flash-attn on (or auto), or --kv-type f16");
+            }
+            flashAttention = "on";
+        }
+        profile = profile == null || profile.isBlank() ? "custom" : profile;
+    }
+
+    /** Settings without a profile name, warmed up at load. */
+    public EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
+                        int queueCapacity, String flashAttention, String kvCacheType) {
+        this(slots, contextSize, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
+                kvCacheType, "custom", true);
     }
 
     /** Defaults like llama-server's: one slot, 4096 cells, batch 512, all cores. */
     public static EngineConfig defaults() {
-        int cores = Math.max(1, Runtime.getRuntime().availableProcessors());
-        return new EngineConfig(1, 4096, 512, 512, cores, cores, 64, "auto", "f16");
+        return EngineProfile.DEFAULT.config(1, Math.max(1, Runtime.getRuntime().availableProcessors()), 64);
     }
 
     /** The context each slot may fill. */
@@ -37,10 +67,12 @@ public record EngineConfig(int slots, int contextSize, int batchSize, int ubatch
     }
 
     public EngineConfig withContext(int ctx, int parallel) {
-        return new EngineConfig(parallel, ctx, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention, kvCacheType);
+        return new EngineConfig(parallel, ctx, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
+                kvCacheType, profile, warmup);
     }
 
     public EngineConfig withThreads(int t) {
-        return new EngineConfig(slots, contextSize, batchSize, ubatchSize, t, t, queueCapacity, flashAttention, kvCacheType);
+        return new EngineConfig(slots, contextSize, batchSize, ubatchSize, t, t, queueCapacity, flashAttention, kvCacheType,
+                profile, warmup);
     }
 }

@@ -23,8 +23,24 @@
  *     and a {@code StopMatcher} (stop strings matched across tokens, never emitted, possible
  *     partial matches held back). End-of-generation tokens and the template's end-of-turn tokens
  *     end the sequence.</li>
+ * <li><b>Prefix cache</b>: every slot remembers the tokens its KV cells hold, and keeps them after
+ *     a request ends or is cancelled. A request goes to the free slot whose cells share the longest
+ *     prefix with its prompt (least recently used among equals); when another slot, busy or not,
+ *     holds a longer prefix, it is shared with {@code llama_memory_seq_cp} (with the unified KV
+ *     cache that tags cells, it copies nothing), after removing the slot's own cells; only the rest
+ *     is prefilled. The prompt's last token is always computed, for its logits. A request whose
+ *     prompt shares a longer prefix with one another slot is still prefilling waits for that slot
+ *     to compute it and then copies it: requests that arrive together with one system prompt
+ *     compute it once (llama-server computes it once per slot). Positions stay {@code 0..k-1}, so
+ *     copied cells are exactly what the slot would have computed.</li>
+ * <li><b>Snapshots</b>: the engine thread publishes an immutable
+ *     {@link forge.runtime.engine.EngineSnapshot} (slot states, cached tokens, request ids,
+ *     prefill/reuse/copy counters, KV cells used) on every state change and at most every 100 ms
+ *     while it runs; {@code /slots} and {@code /metrics} read it without locks.</li>
+ * <li><b>Warmup</b>: at start the engine decodes BOS and EOS once and clears the memory, as
+ *     llama-server does, so the first request does not pay for lazy initialisation.</li>
  * <li><b>Cancellation</b>: {@link forge.runtime.engine.Generation#cancel()} sets a flag the
- *     engine reads at the next step, which frees the slot.</li>
+ *     engine reads at the next step, which frees the slot; its cells stay cached.</li>
  * <li><b>Shutdown</b>: {@link forge.runtime.engine.Engine#close()} stops the loop, fails what is
  *     still running or queued with a clear error, and closes the context on its own thread.</li>
  * </ul>

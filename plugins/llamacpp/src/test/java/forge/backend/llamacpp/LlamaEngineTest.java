@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import forge.api.backend.Backend;
 import forge.api.backend.BackendContext;
@@ -14,6 +15,8 @@ import forge.api.sampler.SamplingParams;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineException;
+import forge.runtime.engine.EngineSnapshot;
+import forge.runtime.engine.SlotState;
 import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
@@ -90,6 +93,117 @@ class LlamaEngineTest {
             } else {
                 return new Outcome(text.toString(), e);
             }
+        }
+    }
+
+    static GenerationEvent.Done done(Outcome o) {
+        return assertInstanceOf(GenerationEvent.Done.class, o.last());
+    }
+
+    static int commonPrefix(int[] a, int[] b) {
+        int i = 0;
+        while (i < Math.min(a.length, b.length) && a[i] == b[i]) {
+            i++;
+        }
+        return i;
+    }
+
+    static String systemPrompt(int words) {
+        StringBuilder b = new StringBuilder("You are a careful assistant.");
+        for (int i = 0; i < words; i++) {
+            b.append(" rule ").append(i);
+        }
+        return b.toString();
+    }
+
+    @Test
+    void aRepeatedPromptReusesTheSlotsCacheAndPrefillsOnlyTheLastToken() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(1, 1024, 8))) {
+            int[] p = prompt("Once upon a time there was a cache");
+            Outcome first = drain(engine.submit(new GenerationRequest("a", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
+            assertEquals(0, done(first).timings().cachedTokens());
+            EngineSnapshot before = engine.snapshot();
+            assertEquals(p.length, before.prefilledTokens());
+            // The slot keeps its cells after the request: prompt plus all generated tokens but the last.
+            assertEquals(p.length + 7, before.slots().getFirst().cachedTokens());
+            assertEquals(SlotState.IDLE, before.slots().getFirst().state());
+
+            Outcome second = drain(engine.submit(new GenerationRequest("b", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
+            assertEquals(p.length - 1, done(second).timings().cachedTokens());
+            EngineSnapshot after = engine.snapshot();
+            assertEquals(p.length + 1, after.prefilledTokens(), "only the last prompt token is computed again");
+            assertEquals(p.length - 1, after.reusedTokens());
+            assertEquals(0, after.prefixCopies());
+            assertEquals(first.text(), second.text(), "reused cells give the same greedy answer");
+        }
+    }
+
+    @Test
+    void aPrefixCachedInAnotherBusySlotIsCopiedNotRecomputed() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(2, 2048, 8))) {
+            String system = systemPrompt(40);
+            int[] busy = prompt(system + " Question one?");
+            int[] other = prompt(system + " Another question, please?");
+            int shared = commonPrefix(busy, other);
+            assertTrue(shared > 100, "shared prefix " + shared);
+            Generation running = engine.submit(new GenerationRequest("busy", busy, SamplingParams.GREEDY, 400, List.of(), Set.of(), true));
+            // Wait until the busy slot decodes: its prompt is in the cache.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (engine.snapshot().slots().stream().noneMatch(s -> s.state() == SlotState.DECODE)) {
+                assertTrue(System.nanoTime() < deadline, "the first request never started decoding");
+                Thread.sleep(5);
+            }
+            Outcome copied = drain(engine.submit(new GenerationRequest("copy", other, SamplingParams.GREEDY, 6, List.of(), Set.of(), true)));
+            running.cancel();
+            drain(running);
+            assertEquals(shared, done(copied).timings().cachedTokens());
+            EngineSnapshot s = engine.snapshot();
+            assertEquals(1, s.prefixCopies());
+            assertEquals(busy.length + other.length - shared, s.prefilledTokens());
+            // Every slot is free again and both keep their cells; the shared prefix counts once.
+            assertEquals(0, s.busySlots());
+            int cachedSum = s.slots().get(0).cachedTokens() + s.slots().get(1).cachedTokens();
+            assertEquals(cachedSum - shared, s.kvCellsUsed());
+
+            // The copied cells are as good as computed ones: a fresh engine gives the same answer.
+            try (Engine fresh = new Engine("fresh", model, config(1, 1024, 8))) {
+                Outcome solo = drain(fresh.submit(new GenerationRequest("solo", other, SamplingParams.GREEDY, 6, List.of(), Set.of(), true)));
+                assertEquals(solo.text(), copied.text());
+                assertEquals(0, done(solo).timings().cachedTokens());
+            }
+        }
+    }
+
+    @Test
+    void requestsArrivingTogetherWithOneSystemPromptComputeItOnce() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(4, 4096, 8))) {
+            String system = systemPrompt(60);
+            List<int[]> prompts = new ArrayList<>();
+            List<Generation> all = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                int[] p = prompt(system + " User " + i + " asks something " + "else ".repeat(i));
+                prompts.add(p);
+                all.add(engine.submit(new GenerationRequest("c" + i, p, SamplingParams.GREEDY, 4, List.of(), Set.of(), true)));
+            }
+            int expectedPrefill = prompts.getFirst().length;
+            int shared = Integer.MAX_VALUE;
+            for (int i = 1; i < 4; i++) {
+                int prefix = commonPrefix(prompts.getFirst(), prompts.get(i));
+                shared = Math.min(shared, prefix);
+                expectedPrefill += prompts.get(i).length - prefix;
+            }
+            assertTrue(shared > 150, "shared prefix " + shared);
+            int cachedTotal = 0;
+            for (int i = 0; i < 4; i++) {
+                Outcome o = drain(all.get(i));
+                assertEquals(FinishReason.LENGTH, o.reason());
+                cachedTotal += done(o).timings().cachedTokens();
+            }
+            EngineSnapshot s = engine.snapshot();
+            assertEquals(3, s.prefixCopies());
+            assertEquals(expectedPrefill, s.prefilledTokens(), "the system prompt is computed once, not four times");
+            assertEquals(s.reusedTokens(), cachedTotal);
+            assertTrue(cachedTotal >= 3 * shared, "cached " + cachedTotal);
         }
     }
 

@@ -1,0 +1,126 @@
+package forge.http.server;
+
+import forge.runtime.catalog.ModelCatalog;
+import forge.runtime.catalog.ModelEntry;
+import forge.runtime.catalog.ServedModel;
+import forge.runtime.engine.Engine;
+import forge.runtime.engine.EngineSnapshot;
+import forge.runtime.engine.Timings;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Set;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The server's Prometheus metrics ({@code GET /metrics}, text format), through the Prometheus Java
+ * client: HTTP requests by route and status with their latency, and per model the tokens,
+ * time to first token and decode speed of every generation, plus gauges and counters read from
+ * each engine's published {@link EngineSnapshot} at scrape time (queue depth, busy slots, KV
+ * cells, prefill and prefix-cache counters), so the engine thread never touches a metric.
+ */
+final class ForgeMetrics {
+
+    /** Routes that get their own label; anything else is {@code other}, so a scanner cannot grow the label set. */
+    private static final Set<String> ROUTES = Set.of("/health", "/v1/models", "/v1/chat/completions", "/props", "/slots", "/metrics");
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private final Counter requests;
+    private final Histogram latency;
+    private final Histogram firstToken;
+    private final Histogram decodeSpeed;
+    private final Counter promptTokens;
+    private final Counter completionTokens;
+    private final Counter cachedTokens;
+
+    ForgeMetrics(ModelCatalog catalog) {
+        requests = Counter.builder().name("forge_http_requests_total").help("HTTP requests by route and status")
+                .labelNames("route", "status").register(registry);
+        latency = Histogram.builder().name("forge_http_request_duration_seconds").help("HTTP request latency, to the last byte")
+                .labelNames("route").classicOnly()
+                .classicUpperBounds(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+                .register(registry);
+        firstToken = Histogram.builder().name("forge_time_to_first_token_seconds")
+                .help("From submission (queue wait included) to the first generated token").labelNames("model").classicOnly()
+                .classicUpperBounds(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+                .register(registry);
+        decodeSpeed = Histogram.builder().name("forge_decode_tokens_per_second")
+                .help("Decode speed of each generation after its first token").labelNames("model").classicOnly()
+                .classicUpperBounds(1, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 500, 1000, 2000)
+                .register(registry);
+        promptTokens = Counter.builder().name("forge_prompt_tokens_total").help("Prompt tokens of finished generations")
+                .labelNames("model").register(registry);
+        completionTokens = Counter.builder().name("forge_completion_tokens_total").help("Tokens generated")
+                .labelNames("model").register(registry);
+        cachedTokens = Counter.builder().name("forge_cached_prompt_tokens_total")
+                .help("Prompt tokens taken from the KV cache instead of computed").labelNames("model").register(registry);
+        gauge(catalog, "forge_queue_depth", "Requests waiting for a slot", Engine::queued);
+        gauge(catalog, "forge_slots_busy", "Slots running a request", e -> e.snapshot().busySlots());
+        gauge(catalog, "forge_slots_total", "Slots", e -> e.config().slots());
+        gauge(catalog, "forge_kv_cells_used", "KV cells held by the slots (a shared prefix counts once)",
+                e -> e.snapshot().kvCellsUsed());
+        gauge(catalog, "forge_kv_cells", "KV cells of the context", e -> e.snapshot().kvCells());
+        counter(catalog, "forge_prefill_tokens_total", "Prompt tokens computed by the engine", e -> e.snapshot().prefilledTokens());
+        counter(catalog, "forge_prefix_reused_tokens_total", "Prompt tokens reused from a slot's cache or copied from another slot",
+                e -> e.snapshot().reusedTokens());
+        counter(catalog, "forge_prefix_copies_total", "Prompt prefixes shared from one slot to another", e -> e.snapshot().prefixCopies());
+    }
+
+    private void gauge(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
+        GaugeWithCallback.builder().name(name).help(help).labelNames("model")
+                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id))).register(registry);
+    }
+
+    private void counter(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
+        CounterWithCallback.builder().name(name).help(help).labelNames("model")
+                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id))).register(registry);
+    }
+
+    private static void forEachEngine(ModelCatalog catalog, java.util.function.BiConsumer<String, Engine> action) {
+        for (ModelEntry entry : catalog.entries()) {
+            entry.served().map(ServedModel::engine).ifPresent(e -> action.accept(entry.id(), e));
+        }
+    }
+
+    /** Counts one finished HTTP request. */
+    void request(String path, int status, long nanos) {
+        String route = ROUTES.contains(path) ? path : path.startsWith("/v1/models/") ? "/v1/models/{id}" : "other";
+        requests.labelValues(route, Integer.toString(status)).inc();
+        latency.labelValues(route).observe(nanos / 1e9);
+    }
+
+    /** Counts one finished generation. */
+    void generation(String model, Timings t) {
+        promptTokens.labelValues(model).inc(t.promptTokens());
+        completionTokens.labelValues(model).inc(t.completionTokens());
+        cachedTokens.labelValues(model).inc(t.cachedTokens());
+        if (t.completionTokens() > 0) {
+            firstToken.labelValues(model).observe(t.firstTokenMs() / 1000);
+        }
+        if (t.decodeTokensPerSecond() > 0) {
+            decodeSpeed.labelValues(model).observe(t.decodeTokensPerSecond());
+        }
+    }
+
+    String contentType() {
+        return writer.getContentType();
+    }
+
+    /** The scrape, in Prometheus text format. */
+    byte[] scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+        try {
+            writer.write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,118 @@
+package forge.http.server;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.sampler.SamplingParams;
+import forge.runtime.catalog.ModelCatalog;
+import forge.runtime.catalog.ModelEntry;
+import forge.runtime.catalog.ServedModel;
+import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.EngineSnapshot;
+import forge.runtime.engine.SlotSnapshot;
+import java.util.Optional;
+
+/**
+ * {@code GET /slots} and {@code GET /props}, shaped like llama-server's. Both read what the engines
+ * publish (their immutable snapshots and settings): no lock, nothing asked of an engine thread.
+ */
+final class ServerInfo {
+
+    private final ModelCatalog catalog;
+
+    ServerInfo(ModelCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    /** Every slot of every loaded model: state ({@code idle}, {@code prefill}, {@code decode}), cached tokens, request id. */
+    ArrayNode slots(Optional<String> model) {
+        ArrayNode array = Json.MAPPER.createArrayNode();
+        for (ModelEntry entry : entries(model)) {
+            Optional<ServedModel> served = entry.served();
+            if (served.isEmpty()) {
+                continue;
+            }
+            int slotContext = served.get().engine().config().slotContext();
+            EngineSnapshot snapshot = served.get().engine().snapshot();
+            for (SlotSnapshot s : snapshot.slots()) {
+                ObjectNode n = array.addObject();
+                n.put("id", s.id());
+                n.put("model", entry.id());
+                n.put("n_ctx", slotContext);
+                n.put("state", s.state().wire());
+                n.put("is_processing", s.state() != forge.runtime.engine.SlotState.IDLE);
+                n.put("cached_tokens", s.cachedTokens());
+                n.put("request_id", s.requestId());
+                n.put("prompt_tokens", s.promptTokens());
+                n.put("reused_tokens", s.reusedTokens());
+                n.put("generated_tokens", s.generated());
+            }
+        }
+        return array;
+    }
+
+    private java.util.List<ModelEntry> entries(Optional<String> model) {
+        if (model.isPresent()) {
+            return java.util.List.of(catalog.find(model.get()).orElseThrow(() -> ForgeServer.unknownModel(model.get())));
+        }
+        return catalog.entries();
+    }
+
+    /**
+     * The effective settings of one model (the one named, else the first loaded, else the first
+     * known): llama-server's fields ({@code default_generation_settings}, {@code total_slots},
+     * {@code model_path}, {@code n_ctx}, {@code chat_template}, {@code build_info}) plus the runtime
+     * profile and every setting it resolved to.
+     */
+    ObjectNode props(Optional<String> model) {
+        ModelEntry entry;
+        if (model.isPresent()) {
+            entry = catalog.find(model.get()).orElseThrow(() -> ForgeServer.unknownModel(model.get()));
+        } else {
+            entry = catalog.entries().stream().filter(e -> e.served().isPresent()).findFirst()
+                    .or(() -> catalog.entries().stream().findFirst())
+                    .orElseThrow(() -> ApiError.notFound("model_not_found", "no models are configured"));
+        }
+        Optional<ServedModel> served = entry.served();
+        // A loaded model reports its engine's settings (context capped by the model); else what it will get.
+        EngineConfig c = served.map(s -> s.engine().config()).orElse(catalog.engineConfig());
+        ObjectNode n = Json.MAPPER.createObjectNode();
+        ObjectNode defaults = n.putObject("default_generation_settings");
+        defaults.put("n_ctx", c.slotContext());
+        ObjectNode params = defaults.putObject("params");
+        SamplingParams d = SamplingParams.DEFAULTS;
+        params.put("temperature", d.temperature());
+        params.put("top_k", d.topK());
+        params.put("top_p", d.topP());
+        params.put("min_p", d.minP());
+        params.put("repeat_penalty", d.repeatPenalty());
+        params.put("repeat_last_n", d.repeatLastN());
+        params.put("frequency_penalty", d.frequencyPenalty());
+        params.put("presence_penalty", d.presencePenalty());
+        params.put("seed", d.seed());
+        n.put("total_slots", c.slots());
+        n.put("model", entry.id());
+        n.put("model_path", entry.descriptor().path().toString());
+        n.put("loaded", served.isPresent());
+        n.put("n_ctx", c.contextSize());
+        n.put("chat_template", entry.template().variant());
+        n.put("chat_template_family", entry.template().provider().family());
+        String version = Optional.ofNullable(ServerInfo.class.getModule().getDescriptor())
+                .flatMap(m -> m.rawVersion()).orElse("dev");
+        n.put("build_info", "forgelm " + version + ", backend " + catalog.backendName());
+        ObjectNode runtime = n.putObject("runtime");
+        runtime.put("profile", c.profile());
+        runtime.put("n_ctx", c.contextSize());
+        runtime.put("n_ctx_slot", c.slotContext());
+        runtime.put("n_batch", c.batchSize());
+        runtime.put("n_ubatch", c.ubatchSize());
+        runtime.put("n_threads", c.threads());
+        runtime.put("n_threads_batch", c.threadsBatch());
+        runtime.put("flash_attn", c.flashAttention());
+        runtime.put("kv_cache_type", c.kvCacheType());
+        runtime.put("kv_unified", true);
+        runtime.put("warmup", c.warmup());
+        runtime.put("queue", c.queueCapacity());
+        runtime.put("no_perf", true);
+        return n;
+    }
+}

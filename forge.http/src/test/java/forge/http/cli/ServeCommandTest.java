@@ -1,0 +1,62 @@
+package forge.http.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.runtime.engine.EngineConfig;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** How {@code forge serve}'s profile and flags become the engine's settings. */
+class ServeCommandTest {
+
+    static EngineConfig config(String... args) {
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs(args);
+        return serve.engineConfig();
+    }
+
+    @Test
+    void theDefaultProfileIsLlamaServersDefaults() {
+        EngineConfig c = config();
+        assertEquals("default", c.profile());
+        assertEquals(4096, c.contextSize());
+        assertEquals(512, c.batchSize());
+        assertEquals(512, c.ubatchSize());
+        assertEquals("auto", c.flashAttention());
+        assertEquals("f16", c.kvCacheType());
+        assertTrue(c.warmup());
+    }
+
+    @Test
+    void flagsWinOverTheProfile() {
+        EngineConfig c = config("--profile", "low-memory", "-c", "3000", "-ub", "64", "-t", "3", "--no-warmup");
+        assertEquals("low-memory", c.profile());
+        assertEquals(3000, c.contextSize());
+        assertEquals(256, c.batchSize());
+        assertEquals(64, c.ubatchSize());
+        assertEquals(3, c.threads());
+        assertEquals(3, c.threadsBatch());
+        assertEquals("q8_0", c.kvCacheType());
+        assertFalse(c.warmup());
+        assertEquals("f16", config("--profile", "low-memory", "--kv-type", "f16").kvCacheType());
+        assertEquals("q4_0", config("-ctk", "q4_0", "-ctv", "q4_0").kvCacheType());
+        assertEquals("on", config("--kv-type", "q4_0").flashAttention(), "a quantized V cache needs flash attention");
+    }
+
+    @Test
+    void settingsThatCannotWorkAreRefusedNamingTheFlag() {
+        var e = assertThrows(CommandLine.ParameterException.class, () -> config("--kv-type", "q8_0", "-fa", "off"));
+        assertTrue(e.getMessage().contains("flash attention"), e.getMessage());
+        e = assertThrows(CommandLine.ParameterException.class, () -> config("-ctk", "q8_0", "-ctv", "f16"));
+        assertTrue(e.getMessage().contains("must agree"), e.getMessage());
+        e = assertThrows(CommandLine.ParameterException.class, () -> config("--profile", "turbo"));
+        assertTrue(e.getMessage().contains("--profile"), e.getMessage());
+        e = assertThrows(CommandLine.ParameterException.class, () -> config("--kv-type", "q3_k"));
+        assertTrue(e.getMessage().contains("--kv-type"), e.getMessage());
+        e = assertThrows(CommandLine.ParameterException.class, () -> config("-fa", "maybe"));
+        assertTrue(e.getMessage().contains("auto, on or off"), e.getMessage());
+    }
+}

@@ -1,0 +1,268 @@
+package forge.http.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import forge.http.cli.ServeCommand;
+import forge.runtime.synth.SynthSpec;
+import forge.runtime.synth.SyntheticModels;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The engine seen through HTTP: clients that disconnect (streaming or not) free their slots,
+ * prompt caching shows in {@code usage} and {@code timings}, and {@code /slots}, {@code /props} and
+ * {@code /metrics} report the engine. One real server, four slots.
+ */
+class EngineEndToEndTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path work;
+
+    static ServeCommand.Running server;
+    static HttpClient client;
+    static int port;
+
+    @BeforeAll
+    static void start() throws Exception {
+        System.setProperty("forge.user.home", work.resolve("user-home").toString());
+        Path model = work.resolve("tiny-qwen.gguf");
+        // Wider than the tiny default so decoding takes long enough to be interrupted: at thousands of
+        // tokens a second a cancelled request could finish before anyone noticed its client left.
+        SyntheticModels.write(SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768), model);
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs("-m", model.toString(), "--port", "0", "-c", "4096", "-np", "4", "-t", "2",
+                "--profile", "low-latency", "-b", "128", "--plugins-dir", work.resolve("no-plugins").toString());
+        server = serve.start();
+        client = HttpClient.newHttpClient();
+        port = server.port();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    static HttpResponse<String> get(String path) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpResponse<String> post(String body) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    static String chat(String user, int maxTokens, boolean stream) {
+        return """
+                {"model": "tiny-qwen", "max_tokens": %d, "temperature": 0, "ignore_eos": true, "stream": %b,
+                 "stream_options": {"include_usage": true},
+                 "messages": [{"role": "system", "content": "%s"}, {"role": "user", "content": "%s"}]}
+                """.formatted(maxTokens, stream, "You are a helpful assistant. ".repeat(8), user);
+    }
+
+    /** Sends a request on a raw socket, so the test can close the connection whenever it likes. */
+    static Socket open(String body) throws Exception {
+        Socket socket = new Socket("127.0.0.1", port);
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        OutputStream out = socket.getOutputStream();
+        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(bytes);
+        out.flush();
+        return socket;
+    }
+
+    static double metric(String scrape, String name) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*})? ([0-9.eE+-]+)$").matcher(scrape);
+        double sum = 0;
+        while (m.find()) {
+            sum += Double.parseDouble(m.group(2));
+        }
+        return sum;
+    }
+
+    static JsonNode slots() throws Exception {
+        HttpResponse<String> r = get("/slots");
+        assertEquals(200, r.statusCode(), r.body());
+        return JSON.readTree(r.body());
+    }
+
+    static void awaitIdle(long seconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (true) {
+            JsonNode slots = slots();
+            boolean idle = true;
+            for (JsonNode s : slots) {
+                idle &= s.get("state").asText().equals("idle") && !s.get("is_processing").asBoolean();
+            }
+            if (idle) {
+                assertEquals(4, slots.size());
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "slots still busy: " + slots);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void eightStreamsOnFourSlotsFourDropTheOthersFinishAndEverySlotIsFreed() throws Exception {
+        awaitIdle(60);
+        double completionBefore = metric(get("/metrics").body(), "forge_completion_tokens_total");
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<Integer>> droppers = new ArrayList<>();
+            List<Future<String>> finishers = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                int n = i;
+                droppers.add(pool.submit(() -> {
+                    try (Socket s = open(chat("drop " + n, 600, true))) {
+                        BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+                        int chunks = 0;
+                        for (String line = in.readLine(); line != null && chunks < 3; line = in.readLine()) {
+                            if (line.startsWith("data: {")) {
+                                chunks++;
+                            }
+                        }
+                        return chunks; // closing the socket mid-stream
+                    }
+                }));
+                finishers.add(pool.submit(() -> post(chat("finish " + n, 24, true)).body()));
+            }
+            for (Future<Integer> d : droppers) {
+                assertEquals(3, d.get(120, TimeUnit.SECONDS));
+            }
+            for (Future<String> f : finishers) {
+                String body = f.get(120, TimeUnit.SECONDS);
+                assertTrue(body.endsWith("data: [DONE]\n\n"), body);
+                JsonNode usage = null;
+                String finish = null;
+                for (String line : body.split("\n")) {
+                    if (line.startsWith("data: {")) {
+                        JsonNode chunk = JSON.readTree(line.substring(6));
+                        if (chunk.has("usage")) {
+                            usage = chunk.get("usage");
+                        } else if (!chunk.get("choices").get(0).get("finish_reason").isNull()) {
+                            finish = chunk.get("choices").get(0).get("finish_reason").asText();
+                            assertTrue(chunk.get("timings").has("cache_n"), line);
+                        }
+                    }
+                }
+                assertEquals("length", finish);
+                assertEquals(24, usage.get("completion_tokens").asInt());
+                assertTrue(usage.get("prompt_tokens_details").has("cached_tokens"), usage.toString());
+            }
+        }
+        awaitIdle(30);
+        // The dropped streams stopped early: far fewer than their 4 x 600 tokens were generated.
+        double generated = metric(get("/metrics").body(), "forge_completion_tokens_total") - completionBefore;
+        assertTrue(generated >= 4 * 24 && generated < 4 * 24 + 4 * 300, "generated " + generated);
+    }
+
+    @Test
+    void aNonStreamingClientThatDisconnectsFreesItsSlot() throws Exception {
+        awaitIdle(60);
+        double completionBefore = metric(get("/metrics").body(), "forge_completion_tokens_total");
+        try (Socket s = open(chat("wait for the whole answer", 800, false))) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            boolean decoding = false;
+            while (!decoding) {
+                assertTrue(System.nanoTime() < deadline, "the request never started decoding");
+                for (JsonNode slot : slots()) {
+                    decoding |= slot.get("state").asText().equals("decode");
+                }
+                Thread.sleep(10);
+            }
+        } // closed while the server is still generating
+        awaitIdle(20);
+        double generated = metric(get("/metrics").body(), "forge_completion_tokens_total") - completionBefore;
+        // A tiny model decodes thousands of tokens a second: stopping well short of 800 shows the cancel.
+        assertTrue(generated < 600, "the abandoned request kept generating: " + generated + " tokens");
+    }
+
+    @Test
+    void aRepeatedConversationIsServedFromTheCacheAndReportsCachedTokens() throws Exception {
+        awaitIdle(60);
+        JsonNode first = JSON.readTree(post(chat("same question", 4, false)).body());
+        JsonNode second = JSON.readTree(post(chat("same question", 4, false)).body());
+        int prompt = second.get("usage").get("prompt_tokens").asInt();
+        // Everything but the last prompt token comes from the slot's cache.
+        assertEquals(prompt - 1, second.get("usage").get("prompt_tokens_details").get("cached_tokens").asInt(), second.toString());
+        assertEquals(prompt - 1, second.get("timings").get("cache_n").asInt());
+        assertEquals(1, second.get("timings").get("prompt_n").asInt());
+        assertEquals(first.get("choices").get(0).get("message").get("content"), second.get("choices").get(0).get("message").get("content"));
+        assertTrue(metric(get("/metrics").body(), "forge_cached_prompt_tokens_total") >= prompt - 1);
+    }
+
+    @Test
+    void propsReportTheEffectiveSettings() throws Exception {
+        HttpResponse<String> r = get("/props");
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode props = JSON.readTree(r.body());
+        assertEquals(4, props.get("total_slots").asInt());
+        // -c 4096 capped at the model's training context (1024) per slot.
+        assertEquals(4096, props.get("n_ctx").asInt());
+        assertEquals(1024, props.get("default_generation_settings").get("n_ctx").asInt());
+        assertEquals("qwen2.5", props.get("chat_template").asText(), "the qwen family claims the synthetic qwen2 model");
+        assertTrue(props.get("model_path").asText().endsWith("tiny-qwen.gguf"));
+        JsonNode runtime = props.get("runtime");
+        assertEquals("low-latency", runtime.get("profile").asText());
+        assertEquals(128, runtime.get("n_batch").asInt(), "a flag wins over the profile");
+        assertEquals(256, runtime.get("n_ubatch").asInt(), "the profile's ubatch");
+        assertEquals("on", runtime.get("flash_attn").asText());
+        assertEquals("f16", runtime.get("kv_cache_type").asText());
+        assertEquals(2, runtime.get("n_threads").asInt());
+        assertTrue(runtime.get("warmup").asBoolean());
+        assertEquals(404, get("/props?model=nope").statusCode());
+    }
+
+    @Test
+    void metricsAreInPrometheusTextFormat() throws Exception {
+        awaitIdle(60);
+        assertEquals(200, post(chat("count me", 3, false)).statusCode());
+        HttpResponse<String> r = get("/metrics");
+        assertEquals(200, r.statusCode());
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"), r.headers().toString());
+        String body = r.body();
+        assertTrue(body.contains("# TYPE forge_http_requests_total counter"), body);
+        assertTrue(body.contains("forge_http_requests_total{route=\"/v1/chat/completions\",status=\"200\"}"), body);
+        assertTrue(body.contains("# TYPE forge_http_request_duration_seconds histogram"), body);
+        assertTrue(metric(body, "forge_time_to_first_token_seconds_count") >= 1, body);
+        assertTrue(metric(body, "forge_prompt_tokens_total") > 0);
+        assertTrue(metric(body, "forge_completion_tokens_total") >= 3);
+        assertTrue(metric(body, "forge_decode_tokens_per_second_count") >= 1, body);
+        assertEquals(0, metric(body, "forge_queue_depth"));
+        assertEquals(0, metric(body, "forge_slots_busy"));
+        assertEquals(4, metric(body, "forge_slots_total"));
+        assertTrue(metric(body, "forge_kv_cells_used") > 0, body);
+        assertTrue(metric(body, "forge_prefill_tokens_total") > 0, body);
+        assertTrue(body.contains("forge_kv_cells{model=\"tiny-qwen\"} 4096"), body);
+    }
+}

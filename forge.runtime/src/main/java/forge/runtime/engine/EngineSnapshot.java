@@ -1,0 +1,34 @@
+package forge.runtime.engine;
+
+import java.util.List;
+
+/**
+ * The engine's state and counters, published by the engine thread as one immutable value (on
+ * every state change, and at most every {@value Engine#SNAPSHOT_INTERVAL_MS} ms while it runs):
+ * readers such as {@code GET /slots} and {@code GET /metrics} take no lock and never slow a step.
+ *
+ * @param slots           every slot
+ * @param prefilledTokens prompt tokens computed since the engine started
+ * @param reusedTokens    prompt tokens taken from the KV cache (the slot's own, or copied from another slot)
+ * @param prefixCopies    prefixes shared from one slot to another ({@code llama_memory_seq_cp})
+ * @param prefixWaits     requests that waited for another slot to compute a prefix they share
+ * @param kvCellsUsed     distinct KV cells the slots hold (a shared prefix counts once)
+ * @param kvCells         KV cells of the context
+ */
+public record EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, long reusedTokens, long prefixCopies,
+                             long prefixWaits, int kvCellsUsed, int kvCells) {
+    public EngineSnapshot {
+        slots = List.copyOf(slots);
+    }
+
+    /** Slots running a request. */
+    public int busySlots() {
+        int n = 0;
+        for (SlotSnapshot s : slots) {
+            if (s.state() != SlotState.IDLE) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

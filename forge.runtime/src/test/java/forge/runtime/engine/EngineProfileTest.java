@@ -1,0 +1,46 @@
+package forge.runtime.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class EngineProfileTest {
+
+    @Test
+    void profilesAreFoundByNameIgnoringCaseAndUnknownOnesNameTheValidOnes() {
+        assertEquals(EngineProfile.LOW_MEMORY, EngineProfile.named("Low-Memory"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EngineProfile.named("turbo"));
+        assertTrue(e.getMessage().contains("default, low-latency, throughput, low-memory"), e.getMessage());
+    }
+
+    @Test
+    void aProfileGivesItsSettings() {
+        EngineConfig c = EngineProfile.THROUGHPUT.config(4, 8, 16);
+        assertEquals(16384, c.contextSize());
+        assertEquals(2048, c.batchSize());
+        assertEquals(512, c.ubatchSize());
+        assertEquals(4096, c.slotContext());
+        assertEquals("throughput", c.profile());
+        assertTrue(c.warmup());
+        assertEquals(4096, EngineConfig.defaults().contextSize());
+        assertEquals("default", EngineConfig.defaults().profile());
+    }
+
+    @Test
+    void aQuantizedKvCacheTurnsFlashAttentionOnAndRefusesItOff() {
+        EngineConfig auto = new EngineConfig(1, 1024, 64, 64, 1, 1, 4, "auto", "q8_0");
+        assertEquals("on", auto.flashAttention());
+        assertEquals("auto", new EngineConfig(1, 1024, 64, 64, 1, 1, 4, "auto", "f16").flashAttention());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new EngineConfig(1, 1024, 64, 64, 1, 1, 4, "off", "q4_0"));
+        assertTrue(e.getMessage().contains("needs flash attention"), e.getMessage());
+        assertEquals("on", EngineProfile.LOW_MEMORY.config(1, 1, 1).flashAttention());
+    }
+
+    @Test
+    void theBatchMustLeaveRoomForPrefillBesideTheDecodingSlots() {
+        assertThrows(IllegalArgumentException.class, () -> new EngineConfig(8, 4096, 8, 8, 1, 1, 4, "auto", "f16"));
+    }
+}
