@@ -17,7 +17,9 @@ import java.util.regex.Pattern;
  * The Gemma family: {@code gemma2} (Gemma 2 and Gemma 3) and {@code gemma4}. Claims a model from
  * its GGUF chat template (the official templates' turn markers), then {@code general.name} /
  * {@code general.basename}, then {@code general.architecture} ({@code gemma2}, {@code gemma3},
- * {@code gemma3n}, {@code gemma4}), then the model id and aliases.
+ * {@code gemma3n}, {@code gemma4}), then the model id and aliases. A GGUF that carries a Gemma
+ * template these variants do not reproduce (Gemma 3's own, Gemma 4's interleaved one) is left
+ * to the generic Jinja engine.
  */
 public final class GemmaTemplates implements ChatTemplateProvider {
 
@@ -51,6 +53,12 @@ public final class GemmaTemplates implements ChatTemplateProvider {
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
         var meta = model.metadata();
         String t = meta.chatTemplate().orElse("");
+        if (t.contains("first_user_prefix") || t.contains(",items:{")) {
+            // Gemma 3's own template (which folds a system turn into the first user turn) and Gemma 4's
+            // "interleaved" one print what neither variant prints: the generic Jinja engine renders
+            // them exactly, so this family steps aside rather than render a different prompt.
+            return Optional.empty();
+        }
         if (t.contains("<|turn>") && t.contains("<turn|>")) {
             return claim(GEMMA4, 100, "tokenizer.chat_template uses Gemma 4's <|turn> markers");
         }

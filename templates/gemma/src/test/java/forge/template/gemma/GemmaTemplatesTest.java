@@ -65,6 +65,12 @@ class GemmaTemplatesTest implements ChatTemplateContract {
         assertEquals(Optional.empty(), provider().claim(model("gemma-2b-it", Map.of())));
         assertEquals(Optional.empty(), provider().claim(model("x", Map.of("tokenizer.chat_template", official("meta-llama-Llama-3.1-8B-Instruct.jinja")))));
         assertEquals(Optional.empty(), provider().claim(model("Meta-Llama-3.1-8B", Map.of("general.architecture", "llama"))));
+        // Templates these variants would not reproduce byte for byte go to the generic Jinja engine.
+        assertEquals(Optional.empty(), provider().claim(model("gemma-4-31b-it", Map.of("general.architecture", "gemma4",
+                "tokenizer.chat_template", official("google-gemma-4-31B-it-interleaved.jinja")))));
+        assertEquals(Optional.empty(), provider().claim(model("gemma-3-4b-it", Map.of("general.architecture", "gemma3",
+                "tokenizer.chat_template", "{%- if messages[0]['role'] == 'system' -%}{%- set first_user_prefix = messages[0]['content'] + '\\n\\n' -%}"
+                        + "{%- endif -%}<start_of_turn>user\n{{ first_user_prefix }}<end_of_turn>"))));
     }
 
     @Test
