@@ -54,6 +54,9 @@ $out"
 sed 's/^/  /' <<<"$out"
 grep -Eq 'llama\.cpp-cpu +.*usable' <<<"$out" || fail "backend llama.cpp-cpu is not listed as usable"
 grep -Eq '^ +generic ' <<<"$out" || fail "template generic is not listed"
+for t in llama3.1 llama3.2 llama3.3 gemma2 gemma4; do
+    grep -Eq "^ +${t//./\\.} +family " <<<"$out" || fail "template $t is not listed"
+done
 grep -q 'SLF4J' <<<"$out" && fail "slf4j printed a warning (no logging provider bound?)"
 
 step "forge model synth"

@@ -1,0 +1,74 @@
+package forge.template.gemma;
+
+import com.github.mustachejava.Mustache;
+import forge.api.TemplateException;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplate;
+import forge.api.template.PythonText;
+import forge.api.template.Role;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Gemma 2 and Gemma 3: {@code <start_of_turn>user|model} turns, no system role and strict
+ * user/model alternation (the official template raises on both, and so does this with its
+ * words), no tool syntax. Tools are ignored, as the official template ignores them.
+ */
+final class Gemma2Template implements ChatTemplate {
+
+    static final String NO_SYSTEM = "System role not supported";
+    static final String ALTERNATE = "Conversation roles must alternate user/assistant/user/assistant/...";
+
+    private final String bos;
+    private final Mustache mustache = Mustaches.compile("gemma2");
+
+    Gemma2Template(String bos) {
+        this.bos = bos.isEmpty() ? "<bos>" : bos;
+    }
+
+    @Override
+    public String name() {
+        return GemmaTemplates.GEMMA2;
+    }
+
+    @Override
+    public String render(ChatPrompt prompt) {
+        List<ChatMessage> messages = prompt.messages();
+        if (messages.isEmpty()) {
+            throw new TemplateException("the conversation has no messages");
+        }
+        // A developer message is OpenAI's new name for a system message: refused alike.
+        if (messages.getFirst().role() == Role.SYSTEM || messages.getFirst().role() == Role.DEVELOPER) {
+            throw new TemplateException(NO_SYSTEM);
+        }
+        List<Map<String, Object>> turns = new ArrayList<>();
+        for (int i = 0; i < messages.size(); i++) {
+            ChatMessage m = messages.get(i);
+            if ((m.role() == Role.USER) != (i % 2 == 0)) {
+                throw new TemplateException(ALTERNATE);
+            }
+            Map<String, Object> turn = new HashMap<>();
+            turn.put("role", m.role() == Role.ASSISTANT ? "model" : m.role().wire());
+            turn.put("content", PythonText.strip(m.content()));
+            turns.add(turn);
+        }
+        Map<String, Object> scope = new HashMap<>();
+        scope.put("bos", bos);
+        scope.put("turns", turns);
+        scope.put("generationPrompt", prompt.addGenerationPrompt());
+        return Mustaches.run(mustache, scope);
+    }
+
+    @Override
+    public List<String> endOfTurn() {
+        return List.of("<end_of_turn>");
+    }
+
+    @Override
+    public boolean rendersBos() {
+        return true;
+    }
+}

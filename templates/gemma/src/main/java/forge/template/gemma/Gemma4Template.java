@@ -1,0 +1,253 @@
+package forge.template.gemma;
+
+import com.github.mustachejava.Mustache;
+import forge.api.TemplateException;
+import forge.api.template.ChatDelta;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplate;
+import forge.api.template.MarkupParser;
+import forge.api.template.OutputParser;
+import forge.api.template.PythonText;
+import forge.api.template.Role;
+import forge.api.template.ToolCall;
+import forge.api.template.ToolDefinition;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Gemma 4: a system turn (with {@code <|think|>} when {@code enable_thinking}, the system text and
+ * the tool declarations), {@code <|turn>role ... <turn|>} turns, earlier reasoning replayed only
+ * beside tool calls after the last user turn, tool calls and their responses inside the model's
+ * turn, consecutive model messages merged into one turn, and a generation prompt that closes an
+ * empty thought channel unless thinking is on.
+ */
+final class Gemma4Template implements ChatTemplate {
+
+    static final String THOUGHT_OPEN = "<|channel>thought";
+    static final String CHANNEL_CLOSE = "<channel|>";
+    static final String CALL_OPEN = "<|tool_call>";
+    static final String CALL_CLOSE = "<tool_call|>";
+
+    private final String bos;
+    private final Mustache mustache = Mustaches.compile("gemma4");
+
+    Gemma4Template(String bos) {
+        this.bos = bos.isEmpty() ? "<bos>" : bos;
+    }
+
+    @Override
+    public String name() {
+        return GemmaTemplates.GEMMA4;
+    }
+
+    /** The kinds of the template's {@code ns.prev_message_type} that matter at the end. */
+    private enum Prev { NONE, OTHER, TOOL_CALL, TOOL_RESPONSE }
+
+    @Override
+    public String render(ChatPrompt prompt) {
+        List<ChatMessage> messages = prompt.messages();
+        if (messages.isEmpty()) {
+            throw new TemplateException("the conversation has no messages");
+        }
+        boolean thinking = Gemma4Notation.truthy(prompt.options().get("enable_thinking"));
+        boolean firstIsSystem = isSystem(messages.getFirst());
+        Map<String, Object> scope = new HashMap<>();
+        scope.put("bos", bos);
+        Prev prev = Prev.NONE;
+        if (thinking || !prompt.tools().isEmpty() || firstIsSystem) {
+            scope.put("systemBlock", true);
+            scope.put("think", thinking);
+            scope.put("system", firstIsSystem ? PythonText.strip(messages.getFirst().content()) : "");
+            scope.put("declarations", prompt.tools().stream()
+                    .map(t -> Gemma4Notation.declaration(t.name(), t.description(), t.parameters())).toList());
+            prev = thinking || !prompt.tools().isEmpty() ? Prev.OTHER : Prev.NONE;
+        }
+        List<ChatMessage> loop = firstIsSystem ? messages.subList(1, messages.size()) : messages;
+        int lastUser = -1;
+        for (int i = 0; i < loop.size(); i++) {
+            if (loop.get(i).role() == Role.USER) {
+                lastUser = i;
+            }
+        }
+        List<Map<String, Object>> turns = new ArrayList<>();
+        for (int i = 0; i < loop.size(); i++) {
+            ChatMessage m = loop.get(i);
+            if (m.role() == Role.TOOL) {
+                continue; // printed inside the model turn that called it
+            }
+            prev = Prev.NONE;
+            boolean model = m.role() == Role.ASSISTANT;
+            Map<String, Object> turn = new HashMap<>();
+            Role previous = null;
+            for (int j = i - 1; j >= 0 && previous == null; j--) {
+                if (loop.get(j).role() != Role.TOOL) {
+                    previous = loop.get(j).role();
+                }
+            }
+            turn.put("open", !(model && previous == Role.ASSISTANT));
+            turn.put("role", model ? "model" : m.role().wire());
+            if (!m.reasoningContent().isEmpty() && i > lastUser && !m.toolCalls().isEmpty()) {
+                turn.put("hasThought", true);
+                turn.put("thought", m.reasoningContent());
+            }
+            List<String> calls = new ArrayList<>();
+            for (ToolCall c : m.toolCalls()) {
+                calls.add(c.name() + "{" + Gemma4Notation.callArguments(c.argumentsTree()) + "}");
+                prev = Prev.TOOL_CALL;
+            }
+            turn.put("calls", calls);
+            List<String> responses = new ArrayList<>();
+            if (!m.toolCalls().isEmpty()) {
+                for (int k = i + 1; k < loop.size() && loop.get(k).role() == Role.TOOL; k++) {
+                    ChatMessage follow = loop.get(k);
+                    String name = follow.name().isEmpty() ? null : follow.name();
+                    for (ToolCall c : m.toolCalls()) {
+                        if (c.id().equals(follow.toolCallId())) {
+                            name = c.name();
+                        }
+                    }
+                    if (name == null) {
+                        // 'response:' + None fails in the official template too.
+                        throw new TemplateException("tool message " + (k + 1) + " names no tool and answers no call of the message before it");
+                    }
+                    responses.add(name + "{value:" + Gemma4Notation.argument(follow.content(), false) + "}");
+                    prev = Prev.TOOL_RESPONSE;
+                }
+            }
+            turn.put("responses", responses);
+            turn.put("content", model ? stripThinking(m.content()) : PythonText.strip(m.content()));
+            boolean responded = !responses.isEmpty();
+            String end;
+            if (prev == Prev.TOOL_CALL && !responded) {
+                end = "<|tool_response>"; // the model's next words are the tool's answer
+            } else if (!(responded && m.content().isEmpty())) {
+                end = "<turn|>\n";
+            } else {
+                end = "";
+            }
+            turn.put("end", end);
+            turns.add(turn);
+        }
+        scope.put("turns", turns);
+        scope.put("generationPrompt", prompt.addGenerationPrompt() && prev != Prev.TOOL_CALL && prev != Prev.TOOL_RESPONSE);
+        scope.put("emptyThought", !thinking);
+        return Mustaches.run(mustache, scope);
+    }
+
+    private static boolean isSystem(ChatMessage m) {
+        return m.role() == Role.SYSTEM || m.role() == Role.DEVELOPER;
+    }
+
+    /** The template's {@code strip_thinking}: drops every {@code <|channel>...<channel|>}, then trims. */
+    static String stripThinking(String text) {
+        StringBuilder sb = new StringBuilder();
+        for (String part : text.split(java.util.regex.Pattern.quote(CHANNEL_CLOSE), -1)) {
+            int open = part.indexOf("<|channel>");
+            sb.append(open >= 0 ? part.substring(0, open) : part);
+        }
+        return PythonText.strip(sb.toString());
+    }
+
+    @Override
+    public OutputParser parser(ChatPrompt prompt) {
+        return new ThoughtTrimmer(new MarkupParser(new MarkupParser.Syntax(THOUGHT_OPEN, CHANNEL_CLOSE, false, CALL_OPEN, CALL_CLOSE,
+                false, block -> List.of(Gemma4Calls.decode(block)))));
+    }
+
+    /** Drops the blank that follows {@code <|channel>thought} (llama.cpp's {@code p.space()}). */
+    private static final class ThoughtTrimmer implements OutputParser {
+        private final OutputParser inner;
+        private boolean atThoughtStart = true;
+
+        ThoughtTrimmer(OutputParser inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public List<ChatDelta> feed(String text) {
+            return trim(inner.feed(text));
+        }
+
+        @Override
+        public List<ChatDelta> finish() {
+            return trim(inner.finish());
+        }
+
+        private List<ChatDelta> trim(List<ChatDelta> deltas) {
+            List<ChatDelta> out = new ArrayList<>();
+            for (ChatDelta d : deltas) {
+                if (d instanceof ChatDelta.Reasoning r) {
+                    String t = atThoughtStart ? r.text().stripLeading() : r.text();
+                    if (!t.isEmpty()) {
+                        atThoughtStart = false;
+                        out.add(new ChatDelta.Reasoning(t));
+                    }
+                } else {
+                    atThoughtStart = true;
+                    out.add(d);
+                }
+            }
+            return out;
+        }
+    }
+
+    @Override
+    public List<String> endOfTurn() {
+        // After its calls the model writes <|tool_response> to hand the turn to the tools.
+        return List.of("<turn|>", "<|tool_response>");
+    }
+
+    @Override
+    public List<String> toolCallTriggers() {
+        return List.of(CALL_OPEN);
+    }
+
+    /**
+     * {@code <|tool_call>call:NAME{...}<tool_call|>} with the arguments in Gemma's notation, as
+     * llama.cpp constrains them: the notation is not JSON, so the JSON argument rules cannot
+     * apply and a generic Gemma value grammar stands in for them (llama.cpp does the same).
+     */
+    @Override
+    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+        if (tools.isEmpty()) {
+            return Optional.empty();
+        }
+        StringBuilder g = new StringBuilder();
+        g.append("root ::= tc-call").append(parallel ? "+" : "").append('\n');
+        g.append("tc-call ::= \"<|tool_call>call:\" (");
+        for (int i = 0; i < tools.size(); i++) {
+            g.append(i > 0 ? " | " : "").append(gbnfLiteral(tools.get(i).name()));
+        }
+        g.append(") tc-dict \"<tool_call|>\"\n");
+        g.append("tc-dict ::= \"{\" tc-ws ( tc-kv ( \",\" tc-ws tc-kv )* tc-ws )? \"}\"\n");
+        g.append("tc-kv ::= [^:}<\"{,]+ \":\" tc-ws tc-value\n");
+        g.append("tc-value ::= tc-string | tc-dict | tc-array | tc-number | \"true\" | \"false\" | \"null\"\n");
+        g.append("tc-string ::= \"<|\\\"|>\" ( [^<] | \"<\" [^|] | \"<|\" [^\"] | \"<|\\\"\" [^|] | \"<|\\\"|\" [^>] )* \"<|\\\"|>\"\n");
+        g.append("tc-array ::= \"[\" tc-ws ( tc-value ( \",\" tc-ws tc-value )* tc-ws )? \"]\"\n");
+        g.append("tc-number ::= \"-\"? [0-9]+ ( \".\" [0-9]+ )? ( [eE] [-+]? [0-9]+ )?\n");
+        g.append("tc-ws ::= [ \\t\\n]*\n");
+        return Optional.of(g.toString());
+    }
+
+    private static String gbnfLiteral(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                default -> sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    @Override
+    public boolean rendersBos() {
+        return true;
+    }
+}

@@ -1,0 +1,119 @@
+package forge.template.gemma;
+
+import forge.api.model.ModelDescriptor;
+import forge.api.template.ChatTemplate;
+import forge.api.template.ChatTemplateProvider;
+import forge.api.template.TemplateClaim;
+import forge.api.template.TemplateContext;
+import forge.api.template.TemplateVariant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The Gemma family: {@code gemma2} (Gemma 2 and Gemma 3) and {@code gemma4}. Claims a model from
+ * its GGUF chat template (the official templates' turn markers), then {@code general.name} /
+ * {@code general.basename}, then {@code general.architecture} ({@code gemma2}, {@code gemma3},
+ * {@code gemma3n}, {@code gemma4}), then the model id and aliases. A GGUF that carries a Gemma
+ * template these variants do not reproduce (Gemma 3's own, Gemma 4's interleaved one) is left
+ * to the generic Jinja engine.
+ */
+public final class GemmaTemplates implements ChatTemplateProvider {
+
+    static final String GEMMA2 = "gemma2";
+    static final String GEMMA4 = "gemma4";
+
+    /** "gemma", a separator or none, and the generation (1-4); "codegemma" and "gemma-2b" are Gemma 1. */
+    private static final Pattern VERSION = Pattern.compile("gemma-?([1-4])(?![\\db.])(n)?");
+
+    @Override
+    public String family() {
+        return "gemma";
+    }
+
+    @Override
+    public List<TemplateVariant> variants() {
+        return List.of(new TemplateVariant(GEMMA2, "Gemma 2 / Gemma 3: user/model turns, no system role, no tools"),
+                new TemplateVariant(GEMMA4, "Gemma 4: system turn, thought channel, <|tool_call> calls"));
+    }
+
+    @Override
+    public ChatTemplate create(String variant, TemplateContext context) {
+        return switch (variant) {
+            case GEMMA2 -> new Gemma2Template(context.bosToken());
+            case GEMMA4 -> new Gemma4Template(context.bosToken());
+            default -> throw new IllegalArgumentException("unknown variant '" + variant + "' of family gemma");
+        };
+    }
+
+    @Override
+    public Optional<TemplateClaim> claim(ModelDescriptor model) {
+        var meta = model.metadata();
+        String t = meta.chatTemplate().orElse("");
+        if (t.contains("first_user_prefix") || t.contains(",items:{")) {
+            // Gemma 3's own template (which folds a system turn into the first user turn) and Gemma 4's
+            // "interleaved" one print what neither variant prints: the generic Jinja engine renders
+            // them exactly, so this family steps aside rather than render a different prompt.
+            return Optional.empty();
+        }
+        if (t.contains("<|turn>") && t.contains("<turn|>")) {
+            return claim(GEMMA4, 100, "tokenizer.chat_template uses Gemma 4's <|turn> markers");
+        }
+        if (t.contains("<start_of_turn>") && t.contains("<end_of_turn>")) {
+            return claim(GEMMA2, 90, "tokenizer.chat_template uses Gemma's <start_of_turn> markers");
+        }
+        List<String> names = new ArrayList<>();
+        meta.name().ifPresent(names::add);
+        meta.basename().ifPresent(names::add);
+        for (String n : names) {
+            Optional<String> v = variantOf(n);
+            if (v.isPresent()) {
+                return claim(v.get(), 50, "general.name '" + n + "'");
+            }
+        }
+        String arch = meta.architecture().orElse("");
+        if (arch.equals("gemma4")) {
+            return claim(GEMMA4, 30, "general.architecture " + arch);
+        }
+        if (arch.equals("gemma2") || arch.startsWith("gemma3")) {
+            return claim(GEMMA2, 30, "general.architecture " + arch);
+        }
+        List<String> ids = new ArrayList<>();
+        ids.add(model.id());
+        ids.addAll(model.aliases());
+        for (String n : ids) {
+            Optional<String> v = variantOf(n);
+            if (v.isPresent()) {
+                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.NAME, 50, "model name '" + n + "'"));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<TemplateClaim> claim(String variant, int confidence, String reason) {
+        return Optional.of(new TemplateClaim(variant, TemplateClaim.Rule.METADATA, confidence, reason));
+    }
+
+    /** gemma2 / gemma4 from a name such as {@code gemma-2-9b-it}, {@code gemma-3-4b-it-Q4_K_M} or {@code Gemma 4 31B}. */
+    static Optional<String> variantOf(String name) {
+        String n = name.toLowerCase(Locale.ROOT).replace('_', '-').replace(' ', '-');
+        Matcher m = VERSION.matcher(n);
+        while (m.find()) {
+            switch (m.group(1)) {
+                case "2", "3" -> {
+                    return Optional.of(GEMMA2);
+                }
+                case "4" -> {
+                    return Optional.of(GEMMA4);
+                }
+                default -> {
+                    // Gemma 1 has another template (it accepts no system turn either, but alternates differently).
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}

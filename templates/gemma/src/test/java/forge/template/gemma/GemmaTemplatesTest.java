@@ -1,0 +1,169 @@
+package forge.template.gemma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.TemplateException;
+import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
+import forge.api.template.ChatDelta;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplateProvider;
+import forge.api.template.OutputParser;
+import forge.api.template.PythonJson;
+import forge.api.template.Role;
+import forge.api.template.TemplateClaim;
+import forge.api.template.ToolCall;
+import forge.api.template.ToolDefinition;
+import forge.template.testkit.ChatTemplateContract;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class GemmaTemplatesTest implements ChatTemplateContract {
+
+    @Override
+    public ChatTemplateProvider provider() {
+        return new GemmaTemplates();
+    }
+
+    private static ModelDescriptor model(String id, Map<String, Object> meta) {
+        return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(meta, Map.of()));
+    }
+
+    private static String official(String file) throws Exception {
+        return Files.readString(Path.of(System.getProperty("forge.llama.home"), "src/models/templates", file));
+    }
+
+    private String variant(ModelDescriptor m) {
+        return provider().claim(m).orElseThrow().variant();
+    }
+
+    @Test
+    void claimsByTemplateThenNameThenArchitectureThenId() throws Exception {
+        TemplateClaim c = provider().claim(model("x", Map.of("tokenizer.chat_template", official("google-gemma-4-31B-it.jinja")))).orElseThrow();
+        assertEquals("gemma4", c.variant());
+        assertEquals(TemplateClaim.Rule.METADATA, c.rule());
+        assertEquals("gemma2", variant(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));
+        assertEquals("gemma2", variant(model("x", Map.of("general.name", "gemma-2-9b-it"))));
+        assertEquals("gemma4", variant(model("x", Map.of("general.basename", "Gemma 4"))));
+        assertEquals("gemma2", variant(model("x", Map.of("general.architecture", "gemma3"))));
+        assertEquals("gemma2", variant(model("x", Map.of("general.architecture", "gemma2"))));
+        assertEquals("gemma4", variant(model("x", Map.of("general.architecture", "gemma4"))));
+        TemplateClaim byId = provider().claim(model("gemma-3-4b-it-Q4_K_M", Map.of())).orElseThrow();
+        assertEquals("gemma2", byId.variant());
+        assertEquals(TemplateClaim.Rule.NAME, byId.rule());
+        assertEquals("gemma4", variant(new ModelDescriptor("m", List.of("GEMMA_4_31B_IT"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
+        // Gemma 1 ("gemma-2b" is its 2B size) and other families are not claimed.
+        assertEquals(Optional.empty(), provider().claim(model("gemma-2b-it", Map.of())));
+        assertEquals(Optional.empty(), provider().claim(model("x", Map.of("tokenizer.chat_template", official("meta-llama-Llama-3.1-8B-Instruct.jinja")))));
+        assertEquals(Optional.empty(), provider().claim(model("Meta-Llama-3.1-8B", Map.of("general.architecture", "llama"))));
+        // Templates these variants would not reproduce byte for byte go to the generic Jinja engine.
+        assertEquals(Optional.empty(), provider().claim(model("gemma-4-31b-it", Map.of("general.architecture", "gemma4",
+                "tokenizer.chat_template", official("google-gemma-4-31B-it-interleaved.jinja")))));
+        assertEquals(Optional.empty(), provider().claim(model("gemma-3-4b-it", Map.of("general.architecture", "gemma3",
+                "tokenizer.chat_template", "{%- if messages[0]['role'] == 'system' -%}{%- set first_user_prefix = messages[0]['content'] + '\\n\\n' -%}"
+                        + "{%- endif -%}<start_of_turn>user\n{{ first_user_prefix }}<end_of_turn>"))));
+    }
+
+    @Test
+    void gemma2RefusesWithTheTemplatesOwnWords() {
+        var t = provider().create("gemma2", context("gemma2"));
+        var sys = assertThrows(TemplateException.class, () -> t.render(ChatPrompt.of(List.of(ChatMessage.of(Role.DEVELOPER, "s"), ChatMessage.of(Role.USER, "u")))));
+        assertEquals("System role not supported", sys.getMessage());
+        var alt = assertThrows(TemplateException.class, () -> t.render(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "a"), ChatMessage.of(Role.USER, "b")))));
+        assertEquals("Conversation roles must alternate user/assistant/user/assistant/...", alt.getMessage());
+        assertEquals(Optional.empty(), t.toolCallGrammar(List.of(new ToolDefinition("f", "", Map.of())), Map.of("f", "f-args"), false));
+        assertEquals(List.of("<end_of_turn>"), t.endOfTurn());
+        assertTrue(t.rendersBos());
+    }
+
+    @Test
+    void gemma4DeclaresNestedSchemasAsTheOfficialTemplateDoes() {
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put("type", "object");
+        item.put("properties", Map.of("id", Map.of("type", "integer")));
+        item.put("required", List.of("id"));
+        Map<String, Object> props = new LinkedHashMap<>();
+        props.put("Tags", Map.of("type", "array", "items", item, "description", "tags"));
+        props.put("opts", Map.of("type", "object", "nullable", true, "properties", Map.of("deep", Map.of("type", "boolean"))));
+        props.put("alpha", Map.of("type", "string", "enum", List.of("a", "b")));
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("type", "object");
+        params.put("properties", props);
+        var t = provider().create("gemma4", context("gemma4"));
+        String out = t.render(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), List.of(new ToolDefinition("f", "does f", params)), true, Map.of()));
+        // Rendered by the official template with Python's jinja2 (make_golden.py's environment).
+        assertEquals("<bos><|turn>system\n<|tool>declaration:f{description:<|\"|>does f<|\"|>,parameters:{properties:{"
+                + "alpha:{enum:[<|\"|>a<|\"|>,<|\"|>b<|\"|>],type:<|\"|>STRING<|\"|>},"
+                + "opts:{nullable:true,properties:{deep:{type:<|\"|>BOOLEAN<|\"|>}},type:<|\"|>OBJECT<|\"|>},"
+                + "Tags:{description:<|\"|>tags<|\"|>,items:{properties:{id:{type:<|\"|>INTEGER<|\"|>}},required:[<|\"|>id<|\"|>],"
+                + "type:<|\"|>OBJECT<|\"|>},type:<|\"|>ARRAY<|\"|>}},type:<|\"|>OBJECT<|\"|>}}<tool|><turn|>\n"
+                + "<|turn>user\nq<turn|>\n<|turn>model\n<|channel>thought\n<channel|>", out);
+    }
+
+    private static List<ChatDelta> feedCharByChar(OutputParser p, String text) {
+        List<ChatDelta> out = new ArrayList<>();
+        text.codePoints().forEach(cp -> out.addAll(p.feed(Character.toString(cp))));
+        out.addAll(p.finish());
+        return out;
+    }
+
+    @Test
+    void gemma4ParsesThoughtAndCallsWhileStreaming() {
+        var t = provider().create("gemma4", context("gemma4"));
+        var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
+        List<ChatDelta> deltas = feedCharByChar(t.parser(prompt), "<|channel>thought\nNeed weather.<channel|>Checking.<|tool_call>call:get_weather{city:<|\"|>Zürich, \"CH\"<|\"|>,days:2.0,"
+                + "opts:{deep:[true,null,None],n:-3}}<tool_call|><|tool_call>call:search{query:<|\"|>a<b<|\"|>}<tool_call|>");
+        StringBuilder reasoning = new StringBuilder();
+        StringBuilder content = new StringBuilder();
+        List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
+        for (ChatDelta d : deltas) {
+            switch (d) {
+                case ChatDelta.Reasoning r -> reasoning.append(r.text());
+                case ChatDelta.Content c -> content.append(c.text());
+                case ChatDelta.ToolCallDelta c -> calls.add(c);
+            }
+        }
+        assertEquals("Need weather.", reasoning.toString());
+        assertEquals("Checking.", content.toString());
+        assertEquals(2, calls.size());
+        assertEquals("get_weather", calls.get(0).name());
+        assertEquals("{\"city\":\"Zürich, \\\"CH\\\"\",\"days\":2.0,\"opts\":{\"deep\":[true,null,null],\"n\":-3}}", calls.get(0).arguments());
+        assertEquals("search", calls.get(1).name());
+        assertEquals(1, calls.get(1).index());
+        assertEquals(Map.of("query", "a<b"), PythonJson.parse(calls.get(1).arguments()));
+        // Broken markup is kept as content rather than lost.
+        StringBuilder kept = new StringBuilder();
+        feedCharByChar(t.parser(prompt), "<|tool_call>call:oops<tool_call|>").forEach(d -> kept.append(((ChatDelta.Content) d).text()));
+        assertEquals("<|tool_call>call:oops<tool_call|>", kept.toString());
+    }
+
+    @Test
+    void gemma4RoundTripsWhatItRendersAsACall() {
+        var t = provider().create("gemma4", context("gemma4"));
+        var call = new ToolCall("c1", "get_weather", "{\"city\":\"Oslo\",\"unit\":null,\"days\":[1,2.5],\"x\":{\"b\":true}}");
+        String history = t.render(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q"),
+                new ChatMessage(Role.ASSISTANT, "", "", List.of(call), "", "")), List.of(), false, Map.of()));
+        String written = history.substring(history.indexOf("<|tool_call>"), history.indexOf("<tool_call|>") + "<tool_call|>".length());
+        var parsed = (ChatDelta.ToolCallDelta) feedCharByChar(t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), written).getFirst();
+        assertEquals(PythonJson.parse(call.arguments()), PythonJson.parse(parsed.arguments()));
+        assertTrue(history.endsWith("<tool_call|><|tool_response>"), history);
+    }
+
+    @Test
+    void gemma4GrammarAndTriggersMatchTheParser() {
+        var t = provider().create("gemma4", context("gemma4"));
+        String g = t.toolCallGrammar(List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())), Map.of(), true).orElseThrow();
+        assertTrue(g.startsWith("root ::= tc-call+\ntc-call ::= \"<|tool_call>call:\" (\"f\" | \"g\") tc-dict \"<tool_call|>\"\n"), g);
+        assertEquals(List.of("<|tool_call>"), t.toolCallTriggers());
+        assertEquals(List.of("<turn|>", "<|tool_response>"), t.endOfTurn());
+    }
+}

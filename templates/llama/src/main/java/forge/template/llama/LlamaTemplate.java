@@ -1,0 +1,339 @@
+package forge.template.llama;
+
+import com.github.mustachejava.Mustache;
+import forge.api.TemplateException;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplate;
+import forge.api.template.MarkupParser;
+import forge.api.template.OutputParser;
+import forge.api.template.PythonJson;
+import forge.api.template.PythonText;
+import forge.api.template.Role;
+import forge.api.template.ToolCall;
+import forge.api.template.ToolDefinition;
+import java.time.LocalDate;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Llama 3.1, 3.2 and 3.3: header-token turns, a system turn with the knowledge cut-off and today's
+ * date, tools as indented JSON (in the first user turn unless {@code tools_in_user_message} is
+ * false), one call per assistant turn as {@code {"name": ..., "parameters": ...}}, tool results as
+ * {@code ipython} turns printed with {@code tojson}. 3.1 and 3.3 also know {@code builtin_tools}
+ * ({@code <|python_tag|>name.call(...)} and {@code <|eom_id|>}); 3.2 falls back to the clock for
+ * the date.
+ *
+ * <p>Options ({@code chat_template_kwargs}) read as the official template reads its variables:
+ * {@code date_string}, {@code tools_in_user_message}, {@code custom_tools} and (3.1, 3.3)
+ * {@code builtin_tools}. A {@code developer} message is a system message, as OpenAI means it.
+ */
+final class LlamaTemplate implements ChatTemplate {
+
+    static final String BOS = "<|begin_of_text|>";
+    static final String PYTHON_TAG = "<|python_tag|>";
+    /** The date 3.1 and 3.3 print when none is given (and 3.2 has no clock). */
+    static final String DEFAULT_DATE = "26 Jul 2024";
+    /** strftime's "%d %b %Y" in the C locale, as 3.2's strftime_now("%d %b %Y") writes it. */
+    static final DateTimeFormatter STRFTIME_D_B_Y = DateTimeFormatter.ofPattern("dd MMM yyyy", Locale.ROOT);
+
+    private static final Pattern BUILTIN_CALL = Pattern.compile("(?s)\\s*(\\w+)\\.call\\((.*)\\)\\s*");
+    private static final Pattern BUILTIN_KEY = Pattern.compile("\\s*(\\w+)\\s*=\\s*");
+
+    private final String name;
+    private final boolean knowsBuiltinTools;
+    private final String bos;
+    private final Supplier<LocalDate> clock;
+    private final Mustache mustache;
+
+    LlamaTemplate(String name, String bos, Supplier<LocalDate> clock) {
+        this.name = name;
+        this.knowsBuiltinTools = !name.equals(LlamaTemplates.LLAMA32);
+        this.bos = bos.isEmpty() ? BOS : bos;
+        this.clock = clock;
+        this.mustache = Mustaches.compile("llama3");
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String render(ChatPrompt prompt) {
+        Map<String, Object> options = prompt.options();
+        List<ChatMessage> messages = new ArrayList<>(prompt.messages());
+        if (messages.isEmpty()) {
+            // The official template reads messages[0]['role'] and fails on an empty list.
+            throw new TemplateException("the conversation has no messages");
+        }
+        // custom_tools replaces tools when defined (even as null); no tools at all is `none`.
+        Object tools = options.containsKey("custom_tools") ? options.get("custom_tools")
+                : prompt.tools().isEmpty() ? null : prompt.tools().stream().map(ToolDefinition::openAiTree).toList();
+        boolean hasTools = tools != null && tools != PythonJson.NULL;
+        boolean toolsInUser = !options.containsKey("tools_in_user_message") || truthy(options.get("tools_in_user_message"));
+        List<String> builtinTools = knowsBuiltinTools && options.containsKey("builtin_tools") ? strings(options.get("builtin_tools")) : null;
+
+        Map<String, Object> scope = new HashMap<>();
+        scope.put("bos", bos);
+        scope.put("date", date(options));
+        scope.put("environment", hasTools || builtinTools != null);
+        scope.put("hasBuiltinTools", builtinTools != null);
+        if (builtinTools != null) {
+            scope.put("builtinTools", String.join(", ", builtinTools.stream().filter(t -> !t.equals("code_interpreter")).toList()));
+        }
+        List<String> toolJson = new ArrayList<>();
+        if (hasTools) {
+            for (Object t : iterable(tools)) {
+                toolJson.add(PythonJson.dumps(t, 4) + "\n\n");
+            }
+        }
+        scope.put("toolJson", toolJson);
+        scope.put("toolsInSystem", hasTools && !toolsInUser);
+        String system = "";
+        if (isSystem(messages.getFirst())) {
+            system = PythonText.strip(messages.removeFirst().content());
+        }
+        scope.put("system", system);
+        if (hasTools && toolsInUser) {
+            if (messages.isEmpty()) {
+                throw new TemplateException("Cannot put tools in the first user message when there's no first user message!");
+            }
+            scope.put("toolsInUser", true);
+            scope.put("firstUser", PythonText.strip(messages.removeFirst().content()));
+        }
+        List<Map<String, Object>> turns = new ArrayList<>();
+        for (ChatMessage m : messages) {
+            Map<String, Object> turn = new HashMap<>();
+            if (m.role() == Role.TOOL) {
+                // `content is iterable` holds for a string, so the template prints it with tojson.
+                turn.put("role", "ipython");
+                turn.put("body", PythonJson.quote(m.content()));
+                turn.put("end", "<|eot_id|>");
+            } else if (!m.toolCalls().isEmpty()) {
+                if (m.toolCalls().size() != 1) {
+                    throw new TemplateException("This model only supports single tool-calls at once!");
+                }
+                ToolCall call = m.toolCalls().getFirst();
+                turn.put("role", "assistant");
+                turn.put("body", builtinTools != null && builtinTools.contains(call.name()) ? builtinCall(call) : jsonCall(call));
+                turn.put("end", builtinTools != null ? "<|eom_id|>" : "<|eot_id|>");
+            } else {
+                turn.put("role", isSystem(m) ? "system" : m.role().wire());
+                turn.put("body", PythonText.strip(m.content()));
+                turn.put("end", "<|eot_id|>");
+            }
+            turns.add(turn);
+        }
+        scope.put("turns", turns);
+        scope.put("generationPrompt", prompt.addGenerationPrompt());
+        return Mustaches.run(mustache, scope);
+    }
+
+    private String date(Map<String, Object> options) {
+        if (options.containsKey("date_string")) {
+            return pyStr(options.get("date_string"));
+        }
+        return knowsBuiltinTools ? DEFAULT_DATE : STRFTIME_D_B_Y.format(clock.get());
+    }
+
+    private static boolean isSystem(ChatMessage m) {
+        return m.role() == Role.SYSTEM || m.role() == Role.DEVELOPER;
+    }
+
+    private static String jsonCall(ToolCall call) {
+        return "{\"name\": \"" + call.name() + "\", \"parameters\": " + PythonJson.dumps(call.argumentsTree()) + "}";
+    }
+
+    /** {@code <|python_tag|>name.call(key="value", ...)}: the template concatenates, so every value must be a string. */
+    private static String builtinCall(ToolCall call) {
+        StringBuilder sb = new StringBuilder(PYTHON_TAG).append(call.name()).append(".call(");
+        if (!(call.argumentsTree() instanceof Map<?, ?> args)) {
+            throw new TemplateException("the arguments of built-in tool call '" + call.name() + "' are not an object");
+        }
+        boolean first = true;
+        for (var e : args.entrySet()) {
+            if (!(e.getValue() instanceof String v)) {
+                throw new TemplateException("the argument '" + e.getKey() + "' of built-in tool call '" + call.name()
+                        + "' is not a string; the template can only quote strings");
+            }
+            sb.append(first ? "" : ", ").append(e.getKey()).append("=\"").append(v).append('"');
+            first = false;
+        }
+        return sb.append(')').toString();
+    }
+
+    static boolean truthy(Object v) {
+        return switch (v) {
+            case null -> false;
+            case Boolean b -> b;
+            case String s -> !s.isEmpty();
+            case Number n -> n.doubleValue() != 0;
+            case Map<?, ?> m -> !m.isEmpty();
+            case List<?> l -> !l.isEmpty();
+            default -> v != PythonJson.NULL;
+        };
+    }
+
+    private static Iterable<?> iterable(Object v) {
+        if (v instanceof List<?> l) {
+            return l;
+        }
+        if (v instanceof Map<?, ?> m) {
+            return m.keySet(); // iterating a dict yields its keys
+        }
+        throw new TemplateException("custom_tools must be a list of tools");
+    }
+
+    private static List<String> strings(Object v) {
+        List<String> out = new ArrayList<>();
+        if (v instanceof List<?> l) {
+            l.forEach(x -> out.add(pyStr(x)));
+        } else if (v instanceof String s) {
+            s.codePoints().forEach(cp -> out.add(Character.toString(cp))); // a string is iterable by characters
+        } else if (v != null && v != PythonJson.NULL) {
+            throw new TemplateException("builtin_tools must be a list of tool names");
+        }
+        return out;
+    }
+
+    private static String pyStr(Object v) {
+        return v instanceof String s ? s : v == null || v == PythonJson.NULL ? "None"
+                : v instanceof Boolean b ? (b ? "True" : "False") : PythonJson.dumps(v);
+    }
+
+    @Override
+    public OutputParser parser(ChatPrompt prompt) {
+        return new MarkupParser(new MarkupParser.Syntax("", "", false, PYTHON_TAG, "", true, LlamaTemplate::decode));
+    }
+
+    /**
+     * A call as Llama 3 writes one: {@code {"name": ..., "parameters": {...}}} (also with
+     * {@code "arguments"} or a leading {@code "type": "function"}), a built-in
+     * {@code name.call(key="value", ...)}, or, after {@code <|python_tag|>}, Python code for the
+     * {@code python} tool (what Llama 3.1 writes for its code interpreter).
+     */
+    static List<ToolCall> decode(String text) {
+        String t = text.strip();
+        if (t.isEmpty()) {
+            throw new IllegalArgumentException("empty call");
+        }
+        if (t.startsWith("{")) {
+            if (!(PythonJson.parse(t) instanceof Map<?, ?> m) || !(m.get("name") instanceof String name)) {
+                throw new IllegalArgumentException("not a call: " + t);
+            }
+            Object args = m.containsKey("parameters") ? m.get("parameters") : m.containsKey("arguments") ? m.get("arguments") : Map.of();
+            if (args instanceof String s) {
+                args = PythonJson.parse(s); // some fine-tunes quote the arguments
+            }
+            if (!(args instanceof Map<?, ?>)) {
+                throw new IllegalArgumentException("arguments are not an object: " + t);
+            }
+            return List.of(new ToolCall("", name, MarkupParser.compactJson(args)));
+        }
+        Matcher b = BUILTIN_CALL.matcher(t);
+        if (b.matches()) {
+            return List.of(new ToolCall("", b.group(1), MarkupParser.compactJson(builtinArguments(b.group(2)))));
+        }
+        return List.of(new ToolCall("", "python", MarkupParser.compactJson(Map.of("code", t))));
+    }
+
+    /** {@code key="value", n=3}: values are JSON literals (strings in double quotes). */
+    private static Map<String, Object> builtinArguments(String text) {
+        Map<String, Object> args = new java.util.LinkedHashMap<>();
+        int pos = 0;
+        while (pos < text.length() && !text.substring(pos).isBlank()) {
+            Matcher k = BUILTIN_KEY.matcher(text).region(pos, text.length());
+            if (!k.lookingAt()) {
+                throw new IllegalArgumentException("not a built-in call's arguments: " + text);
+            }
+            pos = k.end();
+            int end;
+            if (pos < text.length() && text.charAt(pos) == '"') {
+                end = pos + 1;
+                while (end < text.length() && text.charAt(end) != '"') {
+                    end += text.charAt(end) == '\\' ? 2 : 1;
+                }
+                end = Math.min(end + 1, text.length());
+            } else {
+                end = text.indexOf(',', pos);
+                end = end < 0 ? text.length() : end;
+            }
+            String literal = text.substring(pos, end).strip();
+            Object value;
+            try {
+                value = PythonJson.parse(literal);
+            } catch (IllegalArgumentException e) {
+                value = literal;
+            }
+            args.put(k.group(1), value);
+            pos = end;
+            while (pos < text.length() && (text.charAt(pos) == ',' || Character.isWhitespace(text.charAt(pos)))) {
+                pos++;
+            }
+        }
+        return args;
+    }
+
+    @Override
+    public List<String> endOfTurn() {
+        // <|eom_id|> ends a turn that called a built-in tool and waits for its result.
+        return List.of("<|eot_id|>", "<|eom_id|>");
+    }
+
+    /** The JSON call's opening as the grammar writes it; the parser also reads what follows {@code <|python_tag|>}. */
+    @Override
+    public List<String> toolCallTriggers() {
+        return List.of("{\"name\": ", PYTHON_TAG);
+    }
+
+    /**
+     * {@code {"name": "f", "parameters": ARGS}}, optionally after {@code <|python_tag|>}. One call
+     * only, even when {@code parallel}: the official templates refuse an assistant turn with more.
+     */
+    @Override
+    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+        if (tools.isEmpty()) {
+            return Optional.empty();
+        }
+        StringBuilder g = new StringBuilder();
+        g.append("root ::= \"").append(PYTHON_TAG).append("\"? tc-call\n");
+        g.append("tc-call ::= \"{\\\"name\\\": \" (");
+        for (int i = 0; i < tools.size(); i++) {
+            ToolDefinition t = tools.get(i);
+            String rule = argumentRules.get(t.name());
+            if (rule == null) {
+                throw new IllegalArgumentException("no argument rule for tool " + t.name());
+            }
+            g.append(i > 0 ? " | " : "").append(gbnfLiteral(PythonJson.quote(t.name()) + ", \"parameters\": ")).append(' ').append(rule);
+        }
+        g.append(") \"}\"\n");
+        return Optional.of(g.toString());
+    }
+
+    static String gbnfLiteral(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                default -> sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    @Override
+    public boolean rendersBos() {
+        return true;
+    }
+}

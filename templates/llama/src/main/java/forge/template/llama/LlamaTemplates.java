@@ -1,0 +1,110 @@
+package forge.template.llama;
+
+import forge.api.model.ModelDescriptor;
+import forge.api.template.ChatTemplate;
+import forge.api.template.ChatTemplateProvider;
+import forge.api.template.TemplateClaim;
+import forge.api.template.TemplateContext;
+import forge.api.template.TemplateVariant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The Llama 3.x family: {@code llama3.1}, {@code llama3.2} and {@code llama3.3}. Claims a model
+ * from its GGUF chat template (the official templates' distinctive lines; 3.1 and 3.3 ship the
+ * same one, so the model's name picks between them), then from {@code general.name} /
+ * {@code general.basename}, then from Llama 3's signs (the {@code llama} architecture with the
+ * {@code llama-bpe} pre-tokenizer, or a template built of Llama 3's header tokens), then from the
+ * model id and aliases.
+ */
+public final class LlamaTemplates implements ChatTemplateProvider {
+
+    static final String LLAMA31 = "llama3.1";
+    static final String LLAMA32 = "llama3.2";
+    static final String LLAMA33 = "llama3.3";
+
+    /** "llama" then "3", a separator or none, and the minor version 1-3 (not the "1" of "3-1b"). */
+    private static final Pattern VERSION = Pattern.compile("llama-?3[.-]?([123])(?![\\db])");
+
+    @Override
+    public String family() {
+        return "llama";
+    }
+
+    @Override
+    public List<TemplateVariant> variants() {
+        return List.of(new TemplateVariant(LLAMA31, "Llama 3.1: header turns, JSON calls, <|python_tag|> built-in tools"),
+                new TemplateVariant(LLAMA32, "Llama 3.2: header turns, JSON calls, today's date"),
+                new TemplateVariant(LLAMA33, "Llama 3.3: as Llama 3.1"));
+    }
+
+    @Override
+    public ChatTemplate create(String variant, TemplateContext context) {
+        if (variants().stream().noneMatch(v -> v.name().equals(variant))) {
+            throw new IllegalArgumentException("unknown variant '" + variant + "' of family llama");
+        }
+        return new LlamaTemplate(variant, context.bosToken(), LocalDate::now);
+    }
+
+    @Override
+    public Optional<TemplateClaim> claim(ModelDescriptor model) {
+        var meta = model.metadata();
+        List<String> names = new ArrayList<>();
+        meta.name().ifPresent(names::add);
+        meta.basename().ifPresent(names::add);
+        Optional<String> byMetaName = names.stream().map(LlamaTemplates::variantOf).flatMap(Optional::stream).findFirst();
+        String t = meta.chatTemplate().orElse("");
+        if (t.contains("Cutting Knowledge Date: December 2023") && t.contains("<|start_header_id|>")) {
+            if (t.contains("strftime_now") && !t.contains("builtin_tools")) {
+                return claim(LLAMA32, 100, "tokenizer.chat_template is Llama 3.2's");
+            }
+            if (t.contains("builtin_tools")) {
+                // 3.1 and 3.3 ship one template: the name says which model it is.
+                String v = byMetaName.filter(n -> !n.equals(LLAMA32)).orElse(LLAMA31);
+                return claim(v, 100, "tokenizer.chat_template is Llama 3.1/3.3's");
+            }
+        }
+        for (String n : names) {
+            Optional<String> v = variantOf(n);
+            if (v.isPresent()) {
+                return claim(v.get(), 50, "general.name '" + n + "'");
+            }
+        }
+        String arch = meta.architecture().orElse("");
+        if (arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
+            return claim(LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer");
+        }
+        if (t.contains("<|start_header_id|>") && t.contains("<|eot_id|>")) {
+            return claim(LLAMA31, 20, "tokenizer.chat_template is built of Llama 3's header tokens");
+        }
+        List<String> ids = new ArrayList<>();
+        ids.add(model.id());
+        ids.addAll(model.aliases());
+        for (String n : ids) {
+            Optional<String> v = variantOf(n);
+            if (v.isPresent()) {
+                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.NAME, 50, "model name '" + n + "'"));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<TemplateClaim> claim(String variant, int confidence, String reason) {
+        return Optional.of(new TemplateClaim(variant, TemplateClaim.Rule.METADATA, confidence, reason));
+    }
+
+    /**
+     * llama3.1 / 3.2 / 3.3 from a name such as {@code Meta-Llama-3.1-8B-Instruct},
+     * {@code Llama 3.2 3B} or {@code llama-3.3-70b-instruct-q4}; plain Llama 3 (another template) is none.
+     */
+    static Optional<String> variantOf(String name) {
+        String n = name.toLowerCase(Locale.ROOT).replace('_', '-').replace(' ', '-');
+        Matcher m = VERSION.matcher(n);
+        return m.find() ? Optional.of("llama3." + m.group(1)) : Optional.empty();
+    }
+}

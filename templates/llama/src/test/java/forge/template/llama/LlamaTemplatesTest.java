@@ -1,0 +1,191 @@
+package forge.template.llama;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.TemplateException;
+import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
+import forge.api.template.ChatDelta;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplateProvider;
+import forge.api.template.OutputParser;
+import forge.api.template.PythonJson;
+import forge.api.template.Role;
+import forge.api.template.TemplateClaim;
+import forge.api.template.ToolCall;
+import forge.api.template.ToolDefinition;
+import forge.template.testkit.ChatTemplateContract;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class LlamaTemplatesTest implements ChatTemplateContract {
+
+    @Override
+    public ChatTemplateProvider provider() {
+        return new LlamaTemplates();
+    }
+
+    private static ModelDescriptor model(String id, Map<String, Object> meta) {
+        return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(meta, Map.of()));
+    }
+
+    private static String official(String file) throws Exception {
+        return Files.readString(Path.of(System.getProperty("forge.llama.home"), "src/models/templates", file));
+    }
+
+    private String variant(ModelDescriptor m) {
+        return provider().claim(m).orElseThrow().variant();
+    }
+
+    @Test
+    void claimsByOfficialTemplateThenNameThenLlama3Signs() throws Exception {
+        String t31 = official("meta-llama-Llama-3.1-8B-Instruct.jinja");
+        String t32 = official("meta-llama-Llama-3.2-3B-Instruct.jinja");
+        TemplateClaim c = provider().claim(model("x", Map.of("tokenizer.chat_template", t32))).orElseThrow();
+        assertEquals("llama3.2", c.variant());
+        assertEquals(TemplateClaim.Rule.METADATA, c.rule());
+        assertEquals(100, c.confidence());
+        assertEquals("llama3.1", variant(model("x", Map.of("tokenizer.chat_template", t31))));
+        // 3.3 ships 3.1's template: general.name tells them apart.
+        assertEquals("llama3.3", variant(model("x", Map.of("tokenizer.chat_template", official("meta-llama-Llama-3.3-70B-Instruct.jinja"),
+                "general.name", "Llama 3.3 70B Instruct"))));
+        assertEquals("llama3.1", variant(model("x", Map.of("general.name", "Meta-Llama-3.1-8B-Instruct"))));
+        assertEquals("llama3.2", variant(model("x", Map.of("general.basename", "Llama 3.2 3B"))));
+        assertEquals("llama3.1", variant(model("x", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "llama-bpe"))));
+        assertEquals("llama3.1", variant(model("x", Map.of("tokenizer.chat_template",
+                "{{ bos_token }}{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content }}<|eot_id|>{% endfor %}"))));
+        // Llama architecture alone is no sign: Mistral and many others use it.
+        assertEquals(Optional.empty(), provider().claim(model("mystery", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "default"))));
+        assertEquals(Optional.empty(), provider().claim(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));
+    }
+
+    @Test
+    void claimsByIdsAndAliasesCaseInsensitiveAndTolerant() {
+        assertEquals("llama3.1", variant(model("Meta-Llama-3.1-8B", Map.of())));
+        assertEquals("llama3.3", variant(model("llama-3.3-70b-instruct-q4", Map.of())));
+        assertEquals("llama3.2", variant(model("LLAMA3_2_1B", Map.of())));
+        assertEquals("llama3.2", variant(new ModelDescriptor("my-model", List.of("llama3.2:3b"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
+        assertEquals(TemplateClaim.Rule.NAME, provider().claim(model("llama3.2-1b", Map.of())).orElseThrow().rule());
+        // Llama 3 (without a minor version) has a different template; "3-1b" is a size, not 3.1.
+        assertEquals(Optional.empty(), provider().claim(model("Meta-Llama-3-8B-Instruct", Map.of())));
+        assertEquals(Optional.empty(), provider().claim(model("llama-3-1b", Map.of())));
+        assertEquals(Optional.empty(), provider().claim(model("qwen3_4b", Map.of())));
+    }
+
+    private static ChatPrompt prompt(List<ChatMessage> messages, Map<String, Object> options) {
+        return new ChatPrompt(messages, List.of(), true, options);
+    }
+
+    @Test
+    void llama32UsesDateStringElseTodayLikeStrftime() {
+        var hi = List.of(ChatMessage.of(Role.USER, "Hi"));
+        var t32 = new LlamaTemplate("llama3.2", "<|begin_of_text|>", () -> LocalDate.of(2026, 2, 7));
+        assertTrue(t32.render(prompt(hi, Map.of())).contains("\nToday Date: 07 Feb 2026\n\n"), t32.render(prompt(hi, Map.of())));
+        assertTrue(t32.render(prompt(hi, Map.of("date_string", "01 Jan 2030"))).contains("\nToday Date: 01 Jan 2030\n\n"));
+        String today = LlamaTemplate.STRFTIME_D_B_Y.format(LocalDate.now());
+        assertTrue(provider().create("llama3.2", context("llama3.2")).render(prompt(hi, Map.of())).contains("Today Date: " + today + "\n"));
+        // 3.1 has no clock: its template's fixed date.
+        assertTrue(provider().create("llama3.1", context("llama3.1")).render(prompt(hi, Map.of())).contains("Today Date: 26 Jul 2024\n"));
+    }
+
+    @Test
+    void builtinToolsAndToolsInSystemFollowTheOfficialTemplate() {
+        var t = provider().create("llama3.1", context("llama3.1"));
+        var messages = List.of(ChatMessage.of(Role.SYSTEM, " Be brief. "), ChatMessage.of(Role.USER, "Search cats"),
+                new ChatMessage(Role.ASSISTANT, "", "", List.of(new ToolCall("c1", "brave_search", "{\"query\":\"cats\"}")), "", ""),
+                new ChatMessage(Role.TOOL, "[]", "", List.of(), "c1", ""));
+        String out = t.render(new ChatPrompt(messages, List.of(), false,
+                Map.of("date_string", "05 Mar 2025", "builtin_tools", List.of("brave_search", "code_interpreter"))));
+        // Rendered by the official template with Python's jinja2 (make_golden.py's environment).
+        assertEquals("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\nTools: brave_search\n\n"
+                + "Cutting Knowledge Date: December 2023\nToday Date: 05 Mar 2025\n\nBe brief.<|eot_id|>"
+                + "<|start_header_id|>user<|end_header_id|>\n\nSearch cats<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+                + "<|python_tag|>brave_search.call(query=\"cats\")<|eom_id|><|start_header_id|>ipython<|end_header_id|>\n\n\"[]\"<|eot_id|>", out);
+        var tools = List.of(new ToolDefinition("f", "", Map.of()));
+        String inSystem = t.render(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), tools, true,
+                Map.of("date_string", "05 Mar 2025", "tools_in_user_message", false)));
+        assertEquals("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\n"
+                + "Cutting Knowledge Date: December 2023\nToday Date: 05 Mar 2025\n\n"
+                + "You have access to the following functions. To call a function, please respond with JSON for a function call."
+                + "Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}.Do not use variables.\n\n"
+                + "{\n    \"type\": \"function\",\n    \"function\": {\n        \"name\": \"f\",\n        \"parameters\": {}\n    }\n}\n\n"
+                + "<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nq<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", inSystem);
+        var e = assertThrows(TemplateException.class, () -> t.render(new ChatPrompt(List.of(ChatMessage.of(Role.SYSTEM, "s")), tools, true, Map.of())));
+        assertEquals("Cannot put tools in the first user message when there's no first user message!", e.getMessage());
+    }
+
+    private static List<ChatDelta> feedCharByChar(OutputParser p, String text) {
+        List<ChatDelta> out = new ArrayList<>();
+        text.codePoints().forEach(cp -> out.addAll(p.feed(Character.toString(cp))));
+        out.addAll(p.finish());
+        return out;
+    }
+
+    private static ChatDelta.ToolCallDelta onlyCall(List<ChatDelta> deltas) {
+        assertEquals(1, deltas.size(), deltas.toString());
+        return (ChatDelta.ToolCallDelta) deltas.getFirst();
+    }
+
+    @Test
+    void parsesJsonCallsWhileStreaming() {
+        var t = provider().create("llama3.1", context("llama3.1"));
+        var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
+        var call = onlyCall(feedCharByChar(t.parser(prompt), "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Zürich\", \"days\": 2.0}}"));
+        assertEquals("get_weather", call.name());
+        assertEquals(0, call.index());
+        assertTrue(call.id().startsWith("call_"));
+        assertEquals(Map.of("city", "Zürich", "days", 2.0), PythonJson.parse(call.arguments()));
+        var typed = onlyCall(feedCharByChar(t.parser(prompt), "\n{\"type\": \"function\", \"name\": \"search\", \"parameters\": \"{\\\"query\\\": \\\"x\\\"}\"}"));
+        assertEquals("{\"query\":\"x\"}", typed.arguments());
+        // A JSON answer that is not a call stays content, whole.
+        assertEquals(List.of(new ChatDelta.Content("{\"a\": 1}")), feedCharByChar(t.parser(prompt), "{\"a\": 1}"));
+    }
+
+    @Test
+    void parsesPythonTagCallsWhileStreaming() {
+        var t = provider().create("llama3.1", context("llama3.1"));
+        var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
+        var builtin = onlyCall(feedCharByChar(t.parser(prompt), "<|python_tag|>brave_search.call(query=\"a, \\\"b\\\"\", n=3)"));
+        assertEquals("brave_search", builtin.name());
+        assertEquals("{\"query\":\"a, \\\"b\\\"\",\"n\":3}", builtin.arguments());
+        var code = onlyCall(feedCharByChar(t.parser(prompt), "<|python_tag|>print(1 + 1)"));
+        assertEquals("python", code.name());
+        assertEquals(Map.of("code", "print(1 + 1)"), PythonJson.parse(code.arguments()));
+        List<ChatDelta> mixed = feedCharByChar(t.parser(prompt), "Let me run it. <|python_tag|>{\"name\": \"f\", \"parameters\": {}}");
+        assertEquals(new ChatDelta.Content("L"), mixed.getFirst());
+        StringBuilder content = new StringBuilder();
+        mixed.stream().filter(d -> d instanceof ChatDelta.Content).forEach(d -> content.append(((ChatDelta.Content) d).text()));
+        assertEquals("Let me run it. ", content.toString());
+        assertEquals("f", ((ChatDelta.ToolCallDelta) mixed.getLast()).name());
+    }
+
+    @Test
+    void endsTurnsAtEotAndEomAndRendersBos() {
+        var t = provider().create("llama3.3", context("llama3.3"));
+        assertEquals(List.of("<|eot_id|>", "<|eom_id|>"), t.endOfTurn());
+        assertTrue(t.rendersBos());
+        assertTrue(t.render(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))).startsWith("<|begin_of_text|>"));
+    }
+
+    @Test
+    void grammarWritesTheJsonCallTheParserReads() {
+        var t = provider().create("llama3.2", context("llama3.2"));
+        String g = t.toolCallGrammar(List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())),
+                Map.of("f", "f-args", "g", "g-args"), true).orElseThrow();
+        assertEquals("root ::= \"<|python_tag|>\"? tc-call\n"
+                + "tc-call ::= \"{\\\"name\\\": \" (\"\\\"f\\\", \\\"parameters\\\": \" f-args | \"\\\"g\\\", \\\"parameters\\\": \" g-args) \"}\"\n", g);
+        assertEquals(List.of("{\"name\": ", "<|python_tag|>"), t.toolCallTriggers());
+        // What the grammar admits (with {} as the arguments) is a call to the parser.
+        var call = onlyCall(feedCharByChar(t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), "{\"name\": \"g\", \"parameters\": {}}"));
+        assertEquals("g", call.name());
+    }
+}
