@@ -1,6 +1,7 @@
 /**
  * Qwen's chat templates: {@code qwen2.5} and {@code qwen3} (ChatML with {@code <tool_call>} JSON
- * and, for Qwen 3, {@code <think>} reasoning), rendered byte-identical to the official templates.
+ * and, for Qwen 3, {@code <think>} reasoning), {@code qwen3.5} and {@code qwen3-coder} (tool calls
+ * in XML), rendered byte-identical to the official templates.
  *
  * @provides forge.api.template.ChatTemplateProvider
  */

@@ -1,0 +1,150 @@
+package forge.http.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import forge.api.template.ChatTemplateProvider;
+import forge.runtime.synth.SynthSpec;
+import forge.runtime.synth.SyntheticModels;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.spi.ToolProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * A template plugin built by a third party against the forge.api jar alone, dropped into the
+ * plugins folder: the server finds it, lists it and renders with it when {@code --template} names
+ * its variant.
+ */
+class ThirdPartyTemplateTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path work;
+
+    static ServeCommand.Running server;
+    static HttpClient client;
+    static String base;
+
+    @BeforeAll
+    static void start() throws Exception {
+        System.setProperty("forge.user.home", work.resolve("user-home").toString());
+        Path plugins = work.resolve("plugins");
+        buildPlugin(plugins.resolve("shout-template.jar"));
+        Path model = work.resolve("tiny.gguf");
+        SyntheticModels.write(SynthSpec.tiny("qwen"), model);
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs("-m", model.toString(), "--template", "shout-1", "--port", "0", "-c", "512",
+                "-np", "1", "-t", "2", "--plugins-dir", plugins.toString());
+        server = serve.start();
+        client = HttpClient.newHttpClient();
+        base = "http://127.0.0.1:" + server.port();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** Compiles a one-class template plugin against forge.api only (the module path holds nothing else) and packs it. */
+    static void buildPlugin(Path jar) throws Exception {
+        Path src = Files.createDirectories(work.resolve("plugin-src/com/example/shout"));
+        Path classes = Files.createDirectories(work.resolve("plugin-classes"));
+        Files.writeString(src.getParent().getParent().getParent().resolve("module-info.java"), """
+                module com.example.shout {
+                    requires forge.api;
+                    provides forge.api.template.ChatTemplateProvider with com.example.shout.ShoutTemplates;
+                }
+                """);
+        Files.writeString(src.resolve("ShoutTemplates.java"), """
+                package com.example.shout;
+
+                import forge.api.template.*;
+                import java.util.List;
+                import java.util.Locale;
+
+                public final class ShoutTemplates implements ChatTemplateProvider {
+                    public String family() { return "shout"; }
+                    public List<TemplateVariant> variants() { return List.of(new TemplateVariant("shout-1", "upper-cases every turn")); }
+                    public ChatTemplate create(String variant, TemplateContext ctx) {
+                        if (!variant.equals("shout-1")) throw new IllegalArgumentException(variant);
+                        return new ChatTemplate() {
+                            public String name() { return "shout-1"; }
+                            public String render(ChatPrompt p) {
+                                StringBuilder sb = new StringBuilder();
+                                for (ChatMessage m : p.messages()) sb.append(m.role().wire()).append(": ").append(m.content().toUpperCase(Locale.ROOT)).append("\\n");
+                                return sb.append(p.addGenerationPrompt() ? "assistant:" : "").toString();
+                            }
+                            public List<String> endOfTurn() { return List.of("\\n"); }
+                        };
+                    }
+                }
+                """);
+        Path api = Path.of(ChatTemplateProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        List<String> javac = new ArrayList<>(List.of("--release", "25", "--module-path", api.toString(), "-d", classes.toString()));
+        try (var files = Files.walk(work.resolve("plugin-src"))) {
+            files.filter(p -> p.toString().endsWith(".java")).forEach(p -> javac.add(p.toString()));
+        }
+        run("javac", javac);
+        Files.createDirectories(jar.getParent());
+        run("jar", List.of("--create", "--file", jar.toString(), "-C", classes.toString(), "."));
+    }
+
+    private static void run(String tool, List<String> args) {
+        ToolProvider provider = ToolProvider.findFirst(tool).orElseThrow(() -> new IllegalStateException(
+                tool + " is not available: run tests with --add-modules jdk.compiler,jdk.jartool"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int rc = provider.run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(out, true, StandardCharsets.UTF_8),
+                args.toArray(String[]::new));
+        assertEquals(0, rc, tool + " failed: " + out.toString(StandardCharsets.UTF_8));
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theDroppedInPluginIsListedWithItsModule() throws Exception {
+        JsonNode data = JSON.readTree(send(HttpRequest.newBuilder(URI.create(base + "/v1/templates")).GET()).body()).get("data");
+        Map<String, JsonNode> byName = new HashMap<>();
+        data.forEach(t -> byName.put(t.get("name").asText(), t));
+        JsonNode shout = byName.get("shout-1");
+        assertEquals("shout", shout.get("family").asText(), data.toString());
+        assertEquals("com.example.shout", shout.get("module").asText());
+        // The built-in families are still there beside it.
+        assertEquals("forge.template.qwen", byName.get("qwen2.5").get("module").asText());
+    }
+
+    @Test
+    void theModelRendersWithTheSelectedThirdPartyTemplate() throws Exception {
+        JsonNode model = JSON.readTree(send(HttpRequest.newBuilder(URI.create(base + "/v1/models")).GET()).body()).get("data").get(0);
+        assertEquals("shout-1", model.get("template").get("name").asText(), model.toString());
+        for (String selector : List.of("", "\"template\": \"shout-1\",")) {
+            HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/apply-template")).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{" + selector + "\"messages\": [{\"role\": \"user\", \"content\": \"hi there\"}]}")));
+            assertEquals(200, r.statusCode(), r.body());
+            JsonNode body = JSON.readTree(r.body());
+            assertEquals("shout-1", body.get("template").asText());
+            assertEquals("user: HI THERE\nassistant:", body.get("prompt").asText());
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package forge.http.cli;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.BackendException;
+import forge.api.backend.ContextParams;
+import forge.api.backend.InferenceContext;
+import forge.api.backend.LoadProgress;
+import forge.api.backend.LoadedModel;
+import forge.api.backend.ModelLoadParams;
+import forge.api.backend.TokenSampler;
+import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
+import forge.api.sampler.SamplingParams;
+import forge.api.template.ChatTemplate;
+import forge.api.template.ChatTemplateProvider;
+import forge.api.template.PythonJson;
+import forge.api.template.TemplateContext;
+import forge.api.template.ToolDefinition;
+import forge.runtime.ForgeRuntime;
+import forge.runtime.RuntimeConfig;
+import forge.runtime.plugin.Discovered;
+import forge.runtime.synth.SynthSpec;
+import forge.runtime.synth.SyntheticModels;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** llama.cpp accepts every tool-call grammar the Qwen and Kimi templates write, with the caller's argument rules before it. */
+class ToolCallGrammarTest {
+
+    @TempDir
+    static Path work;
+
+    static ForgeRuntime runtime;
+    static LoadedModel model;
+    static InferenceContext context;
+
+    /** What the caller defines first: one rule per tool for its JSON arguments (a loose object here). */
+    private static final String ARGUMENT_RULES = """
+            args-ws ::= [ \\t\\n]*
+            args-str ::= "\\"" [^"\\\\]* "\\""
+            args-get-weather ::= "{" args-ws args-str args-ws ":" args-ws (args-str | [0-9]+) args-ws "}"
+            args-search ::= "{" args-ws "}"
+            """;
+
+    @SuppressWarnings("unchecked")
+    private static final List<ToolDefinition> TOOLS = List.of(
+            new ToolDefinition("get_weather", "", (Map<String, Object>) PythonJson.parse("""
+                    {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "number"}, "n": {"type": "integer"},
+                     "exact": {"type": "boolean"}, "where": {"type": "object"}, "tags": {"type": "array"},
+                     "note": {"type": ["string", "null"]}, "unit": {"enum": ["celsius", "fahrenheit"]}, "any": {}},
+                     "required": ["city"]}""")),
+            new ToolDefinition("search", "", Map.of()));
+
+    @BeforeAll
+    static void load() {
+        System.setProperty("forge.user.home", work.resolve("user-home").toString());
+        Path file = work.resolve("tiny.gguf");
+        SyntheticModels.write(SynthSpec.tiny("qwen"), file);
+        runtime = ForgeRuntime.start(new RuntimeConfig(RuntimeConfig.defaultHome(), List.of(), "", RuntimeConfig.settingsFromSystemProperties()));
+        model = runtime.backend().load(ModelLoadParams.of(file), LoadProgress.NONE);
+        context = model.newContext(new ContextParams(256, 64, 64, 1, 2, 2, "auto", "f16", true, false));
+    }
+
+    @AfterAll
+    static void close() {
+        if (context != null) {
+            context.close();
+        }
+        if (model != null) {
+            model.close();
+        }
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    private static ChatTemplate template(String variant) {
+        for (Discovered<ChatTemplateProvider> d : runtime.plugins().templates()) {
+            if (d.provider().variants().stream().anyMatch(v -> v.name().equals(variant))) {
+                return d.provider().create(variant, new TemplateContext(new ModelDescriptor("m", List.of(), Path.of("m.gguf"),
+                        ModelMetadata.EMPTY), "", ""));
+            }
+        }
+        throw new AssertionError("no plugin renders " + variant);
+    }
+
+    private static void parse(String grammar) {
+        try (TokenSampler s = context.sampler(SamplingParams.GREEDY.withGrammar(grammar))) {
+            assertTrue(s != null);
+        }
+    }
+
+    @Test
+    void llamaCppParsesEveryToolCallGrammar() {
+        for (String variant : List.of("qwen2.5", "qwen3", "qwen3.5", "qwen3-coder", "kimi-k2", "kimi-k2-instruct")) {
+            for (boolean parallel : List.of(false, true)) {
+                String grammar = ARGUMENT_RULES + template(variant).toolCallGrammar(TOOLS,
+                        Map.of("get_weather", "args-get-weather", "search", "args-search"), parallel).orElseThrow();
+                assertDoesNotThrow(() -> parse(grammar), () -> variant + (parallel ? " (parallel)" : "") + ":\n" + grammar);
+            }
+        }
+    }
+
+    @Test
+    void aBrokenGrammarIsRejected() {
+        // The check above can fail: a grammar that names a rule nobody defined is refused.
+        String grammar = template("kimi-k2").toolCallGrammar(TOOLS, Map.of("get_weather", "nope", "search", "args-search"), false).orElseThrow();
+        assertThrows(BackendException.class, () -> parse(ARGUMENT_RULES + grammar));
+    }
+}

@@ -1,0 +1,201 @@
+package forge.template.kimi;
+
+import com.github.mustachejava.Mustache;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplate;
+import forge.api.template.MarkupParser;
+import forge.api.template.OutputParser;
+import forge.api.template.PythonJson;
+import forge.api.template.Role;
+import forge.api.template.ToolCall;
+import forge.api.template.ToolDefinition;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Kimi K2: {@code <|im_system|>}/{@code <|im_user|>}/{@code <|im_assistant|>} turns closed by
+ * {@code <|im_end|>}, tools declared as one JSON list, calls in section tokens with ids
+ * {@code functions.NAME:IDX}.
+ *
+ * <p>The two variants differ in small ways the Java side decides: the default system prompt (and
+ * the instruct template's newline after it); call ids counted per message ({@code kimi-k2}) or
+ * across the conversation ({@code kimi-k2-instruct}); the tool result's header
+ * ({@code ## Return of ID} followed by a literal backslash-n in {@code kimi-k2}, a newline in
+ * {@code kimi-k2-instruct}, which also names the call from its own queue of ids); and role names
+ * ({@code kimi-k2-instruct} prints a message's {@code name} in place of its role).
+ */
+final class KimiTemplate implements ChatTemplate {
+
+    static final String SECTION_BEGIN = "<|tool_calls_section_begin|>";
+    static final String SECTION_END = "<|tool_calls_section_end|>";
+    static final String CALL_BEGIN = "<|tool_call_begin|>";
+    static final String ARGS_BEGIN = "<|tool_call_argument_begin|>";
+    static final String CALL_END = "<|tool_call_end|>";
+
+    private final String name;
+    private final boolean instruct;
+    private final Mustache mustache;
+
+    KimiTemplate(String name) {
+        this.name = name;
+        this.instruct = name.equals(KimiTemplates.KIMI_K2_INSTRUCT);
+        this.mustache = Mustaches.compile("kimi");
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String render(ChatPrompt prompt) {
+        List<ChatMessage> messages = prompt.messages();
+        Map<String, Object> scope = new HashMap<>();
+        scope.put("hasTools", !prompt.tools().isEmpty());
+        scope.put("toolsJson", PythonJson.dumps(prompt.tools().stream().map(ToolDefinition::openAiTree).toList()));
+        String defaultSystem = "";
+        if (!messages.isEmpty() && !isSystem(messages.getFirst())) {
+            defaultSystem = instruct
+                    ? "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot AI.<|im_end|>\n"
+                    : "<|im_system|>system<|im_middle|>You are a helpful assistant<|im_end|>";
+        }
+        scope.put("defaultSystem", defaultSystem);
+        Deque<String> pendingIds = new ArrayDeque<>(); // the instruct template's tool_response_queue
+        int counter = 0;
+        List<Map<String, Object>> turns = new ArrayList<>();
+        for (ChatMessage m : messages) {
+            Map<String, Object> turn = new HashMap<>();
+            String role = isSystem(m) ? "system" : m.role().wire();
+            turn.put("open", switch (m.role()) {
+                case USER -> "<|im_user|>";
+                case ASSISTANT -> "<|im_assistant|>";
+                default -> "<|im_system|>";
+            });
+            turn.put("role", instruct && !m.name().isEmpty() ? m.name() : role);
+            String content = m.content();
+            if (m.role() == Role.ASSISTANT && !m.toolCalls().isEmpty()) {
+                List<Map<String, Object>> calls = new ArrayList<>();
+                for (int j = 0; j < m.toolCalls().size(); j++) {
+                    ToolCall c = m.toolCalls().get(j);
+                    String id = "functions." + c.name() + ":" + (instruct ? counter++ : j);
+                    pendingIds.add(id);
+                    calls.add(Map.of("id", id, "arguments", PythonJson.dumps(c.argumentsTree())));
+                }
+                turn.put("hasCalls", true);
+                turn.put("calls", calls);
+            } else if (m.role() == Role.TOOL) {
+                if (instruct) {
+                    String id = pendingIds.isEmpty()
+                            ? "functions." + (m.name().isEmpty() ? "unknown" : m.name()) + ":" + counter
+                            : pendingIds.removeFirst();
+                    content = "## Return of " + id + "\n" + content;
+                } else {
+                    // The original template's "\n" is outside any string literal, so Jinja prints it as is.
+                    content = "## Return of " + m.toolCallId() + "\\n" + content;
+                }
+            }
+            turn.put("content", content);
+            turns.add(turn);
+        }
+        scope.put("turns", turns);
+        scope.put("generationPrompt", prompt.addGenerationPrompt());
+        return Mustaches.run(mustache, scope);
+    }
+
+    private static boolean isSystem(ChatMessage m) {
+        return m.role() == Role.SYSTEM || m.role() == Role.DEVELOPER;
+    }
+
+    @Override
+    public OutputParser parser(ChatPrompt prompt) {
+        return new MarkupParser(new MarkupParser.Syntax("", "", false, SECTION_BEGIN, SECTION_END, false, KimiTemplate::decode));
+    }
+
+    /**
+     * The calls of one section: {@code <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}<|tool_call_end|>}
+     * each, the id kept as the model wrote it (llama.cpp does the same).
+     *
+     * @throws IllegalArgumentException when the section holds anything else
+     */
+    static List<ToolCall> decode(String section) {
+        List<ToolCall> calls = new ArrayList<>();
+        String rest = section.strip();
+        while (!rest.isEmpty()) {
+            if (!rest.startsWith(CALL_BEGIN)) {
+                throw new IllegalArgumentException("expected " + CALL_BEGIN + " in tool-call section");
+            }
+            rest = rest.substring(CALL_BEGIN.length());
+            int args = rest.indexOf(ARGS_BEGIN);
+            if (args < 0) {
+                throw new IllegalArgumentException("tool call without " + ARGS_BEGIN);
+            }
+            String id = rest.substring(0, args).strip();
+            rest = rest.substring(args + ARGS_BEGIN.length());
+            int end = rest.indexOf(CALL_END);
+            String json = end < 0 ? rest : rest.substring(0, end);
+            rest = end < 0 ? "" : rest.substring(end + CALL_END.length()).strip();
+            String fn = id.startsWith("functions.") ? id.substring("functions.".length()) : id;
+            int colon = fn.lastIndexOf(':');
+            if (colon >= 0 && fn.substring(colon + 1).matches("\\d+")) {
+                fn = fn.substring(0, colon);
+            }
+            if (fn.isEmpty() || !(PythonJson.parse(json.strip()) instanceof Map<?, ?> tree)) {
+                throw new IllegalArgumentException("not a tool call: " + id);
+            }
+            calls.add(new ToolCall(id, fn, MarkupParser.compactJson(tree)));
+        }
+        return calls;
+    }
+
+    @Override
+    public List<String> endOfTurn() {
+        return List.of("<|im_end|>");
+    }
+
+    @Override
+    public List<String> toolCallTriggers() {
+        return List.of(SECTION_BEGIN);
+    }
+
+    @Override
+    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+        if (tools.isEmpty()) {
+            return Optional.empty();
+        }
+        StringBuilder g = new StringBuilder();
+        g.append("root ::= ").append(literal(SECTION_BEGIN)).append(" tc-call").append(parallel ? " tc-call*" : "")
+                .append(' ').append(literal(SECTION_END)).append('\n');
+        g.append("tc-call ::= ").append(literal(CALL_BEGIN + "functions.")).append(" (");
+        for (int i = 0; i < tools.size(); i++) {
+            ToolDefinition t = tools.get(i);
+            String rule = argumentRules.get(t.name());
+            if (rule == null) {
+                throw new IllegalArgumentException("no argument rule for tool " + t.name());
+            }
+            g.append(i > 0 ? " | " : "").append(literal(t.name() + ":")).append(" tc-index ").append(literal(ARGS_BEGIN))
+                    .append(' ').append(rule);
+        }
+        g.append(") ").append(literal(CALL_END)).append('\n');
+        g.append("tc-index ::= [0-9] | [1-9] [0-9]{1,5}\n");
+        return Optional.of(g.toString());
+    }
+
+    private static String literal(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                default -> sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

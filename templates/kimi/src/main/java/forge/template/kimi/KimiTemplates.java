@@ -1,0 +1,99 @@
+package forge.template.kimi;
+
+import forge.api.model.ModelDescriptor;
+import forge.api.template.ChatTemplate;
+import forge.api.template.ChatTemplateProvider;
+import forge.api.template.TemplateClaim;
+import forge.api.template.TemplateContext;
+import forge.api.template.TemplateVariant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The Kimi family: {@code kimi-k2} and {@code kimi-k2-instruct}. Claims a model from its GGUF chat
+ * template (distinctive text of each official template), from Kimi's pre-tokenizer
+ * ({@code tokenizer.ggml.pre = kimi-k2}: the architecture alone, {@code deepseek2}, is shared with
+ * DeepSeek and proves nothing), then from its names.
+ */
+public final class KimiTemplates implements ChatTemplateProvider {
+
+    static final String KIMI_K2 = "kimi-k2";
+    static final String KIMI_K2_INSTRUCT = "kimi-k2-instruct";
+
+    @Override
+    public String family() {
+        return "kimi";
+    }
+
+    @Override
+    public List<TemplateVariant> variants() {
+        return List.of(new TemplateVariant(KIMI_K2, "Kimi K2 (original template): section-token tool calls"),
+                new TemplateVariant(KIMI_K2_INSTRUCT, "Kimi K2 Instruct (revised template): section-token tool calls"));
+    }
+
+    @Override
+    public ChatTemplate create(String variant, TemplateContext context) {
+        if (!variant.equals(KIMI_K2) && !variant.equals(KIMI_K2_INSTRUCT)) {
+            throw new IllegalArgumentException("unknown variant '" + variant + "' of family kimi");
+        }
+        return new KimiTemplate(variant);
+    }
+
+    @Override
+    public Optional<TemplateClaim> claim(ModelDescriptor model) {
+        var meta = model.metadata();
+        Optional<String> tpl = meta.chatTemplate();
+        if (tpl.isPresent() && tpl.get().contains("<|im_system|>tool_declare<|im_middle|>")) {
+            String t = tpl.get();
+            if (t.contains("tool_response_queue") && t.contains("You are Kimi, an AI assistant created by Moonshot AI.")
+                    && !t.contains("<think>")) {
+                return Optional.of(new TemplateClaim(KIMI_K2_INSTRUCT, TemplateClaim.Rule.METADATA, 100,
+                        "tokenizer.chat_template is Kimi K2 Instruct's (revised)"));
+            }
+            if (t.contains("You are a helpful assistant") && t.contains("## Return of {{ message.tool_call_id }}")) {
+                return Optional.of(new TemplateClaim(KIMI_K2, TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is Kimi K2's (original)"));
+            }
+            // Another Kimi template (K2 Thinking and later): the generic plugin renders it as written.
+            return Optional.empty();
+        }
+        List<String> names = new ArrayList<>();
+        meta.name().ifPresent(names::add);
+        meta.basename().ifPresent(names::add);
+        for (String n : names) {
+            Optional<String> v = variantOf(n);
+            if (v.isPresent()) {
+                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.METADATA, 50, "general.name '" + n + "'"));
+            }
+        }
+        if (meta.string("tokenizer.ggml.pre").orElse("").equals("kimi-k2")) {
+            // Kimi's own tokenizer: outranks an architecture-only claim (confidence 30) by another family.
+            return Optional.of(new TemplateClaim(KIMI_K2_INSTRUCT, TemplateClaim.Rule.METADATA, 40,
+                    "tokenizer.ggml.pre kimi-k2" + meta.architecture().map(a -> ", general.architecture " + a).orElse("")));
+        }
+        List<String> ids = new ArrayList<>();
+        ids.add(model.id());
+        ids.addAll(model.aliases());
+        for (String n : ids) {
+            Optional<String> v = variantOf(n);
+            if (v.isPresent()) {
+                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.NAME, 50, "model name '" + n + "'"));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * {@code kimi-k2-instruct} for a K2 Instruct name ({@code Kimi-K2-Instruct-0905-Q4_K_M}),
+     * {@code kimi-k2} for other K2 names ({@code kimi_k2}); none for K2 Thinking, whose template
+     * reasons and is not one of these.
+     */
+    static Optional<String> variantOf(String name) {
+        String n = name.toLowerCase(Locale.ROOT).replace('_', '-').replace(' ', '-');
+        if (!n.matches(".*kimi-?k2(?![.\\d]).*") || n.contains("thinking")) {
+            return Optional.empty();
+        }
+        return Optional.of(n.contains("instruct") ? KIMI_K2_INSTRUCT : KIMI_K2);
+    }
+}

@@ -1,0 +1,14 @@
+/**
+ * Kimi's chat templates: {@code kimi-k2} (the original Kimi K2 template) and
+ * {@code kimi-k2-instruct} (the revised K2 Instruct one), rendered byte-identical to the official
+ * templates, with tool calls in Kimi's section tokens parsed back into OpenAI calls.
+ *
+ * @provides forge.api.template.ChatTemplateProvider
+ */
+module forge.template.kimi {
+    requires forge.api;
+    // Mustache.java ships only an Automatic-Module-Name; dist/ gives it a descriptor for jlink.
+    requires com.github.mustachejava;
+
+    provides forge.api.template.ChatTemplateProvider with forge.template.kimi.KimiTemplates;
+}

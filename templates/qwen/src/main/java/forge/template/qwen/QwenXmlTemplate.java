@@ -1,0 +1,261 @@
+package forge.template.qwen;
+
+import com.github.mustachejava.Mustache;
+import forge.api.TemplateException;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplate;
+import forge.api.template.MarkupParser;
+import forge.api.template.OutputParser;
+import forge.api.template.PythonJson;
+import forge.api.template.PythonText;
+import forge.api.template.Role;
+import forge.api.template.ToolCall;
+import forge.api.template.ToolDefinition;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Qwen 3.5 and Qwen3-Coder: ChatML turns with tool calls in XML ({@code <function=NAME>} and
+ * {@code <parameter=ARG>} blocks inside {@code <tool_call>}). Qwen 3.5 offers tools as JSON lines,
+ * trims every turn's text, opens {@code <think>} in its generation prompt and replays reasoning on
+ * every assistant turn after the last user query; Qwen3-Coder describes tools in XML and has no
+ * reasoning.
+ */
+final class QwenXmlTemplate implements ChatTemplate {
+
+    static final String CODER_DEFAULT_SYSTEM = "You are Qwen, a helpful AI assistant that can interact with a computer to solve tasks.";
+
+    private final String name;
+    private final boolean coder;
+    private final Mustache mustache;
+
+    QwenXmlTemplate(String name) {
+        this.name = name;
+        this.coder = name.equals(QwenTemplates.QWEN3_CODER);
+        this.mustache = Mustaches.compile(name);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String render(ChatPrompt prompt) {
+        return coder ? renderCoder(prompt) : render35(prompt);
+    }
+
+    private static boolean isSystem(ChatMessage m) {
+        return m.role() == Role.SYSTEM || m.role() == Role.DEVELOPER;
+    }
+
+    private String render35(ChatPrompt prompt) {
+        List<ChatMessage> messages = prompt.messages();
+        if (messages.isEmpty()) {
+            throw new TemplateException("No messages provided.");
+        }
+        Map<String, Object> scope = new HashMap<>();
+        boolean firstIsSystem = isSystem(messages.getFirst());
+        String system = firstIsSystem ? PythonText.strip(messages.getFirst().content()) : "";
+        scope.put("hasTools", !prompt.tools().isEmpty());
+        scope.put("toolJson", prompt.tools().stream().map(t -> "\n" + PythonJson.dumps(t.openAiTree())).toList());
+        scope.put("systemTail", system.isEmpty() ? "" : "\n\n" + system);
+        scope.put("hasSystem", firstIsSystem);
+        scope.put("system", system);
+        int lastQuery = -1;
+        for (int i = messages.size() - 1; i >= 0; i--) {
+            ChatMessage m = messages.get(i);
+            String c = PythonText.strip(m.content());
+            if (m.role() == Role.USER && !(c.startsWith("<tool_response>") && c.endsWith("</tool_response>"))) {
+                lastQuery = i;
+                break;
+            }
+        }
+        if (lastQuery < 0) {
+            throw new TemplateException("No user query found in messages.");
+        }
+        List<Map<String, Object>> turns = new ArrayList<>();
+        for (int i = 0; i < messages.size(); i++) {
+            ChatMessage m = messages.get(i);
+            String content = PythonText.strip(m.content());
+            Map<String, Object> turn = new HashMap<>();
+            switch (m.role()) {
+                case SYSTEM, DEVELOPER -> {
+                    if (i != 0) {
+                        throw new TemplateException("System message must be at the beginning.");
+                    }
+                    continue;
+                }
+                case USER -> {
+                    turn.put("user", true);
+                    turn.put("content", content);
+                }
+                case ASSISTANT -> {
+                    String reasoning = m.reasoningContent();
+                    if (reasoning.isEmpty() && content.contains("</think>")) {
+                        String before = content.substring(0, content.indexOf("</think>"));
+                        before = PythonText.rstrip(before, "\n");
+                        int open = before.lastIndexOf("<think>");
+                        reasoning = PythonText.lstrip(open < 0 ? before : before.substring(open + "<think>".length()), "\n");
+                        content = PythonText.lstrip(content.substring(content.lastIndexOf("</think>") + "</think>".length()), "\n");
+                    }
+                    turn.put("assistant", true);
+                    turn.put("thinks", i > lastQuery);
+                    turn.put("reasoning", PythonText.strip(reasoning));
+                    turn.put("content", content);
+                    boolean afterContent = !PythonText.strip(content).isEmpty();
+                    turn.put("calls", calls(m.toolCalls(), j -> j > 0 ? "\n" : afterContent ? "\n\n" : ""));
+                }
+                case TOOL -> {
+                    turn.put("tool", true);
+                    turn.put("opensGroup", i > 0 && messages.get(i - 1).role() != Role.TOOL);
+                    turn.put("closesGroup", i == messages.size() - 1 || messages.get(i + 1).role() != Role.TOOL);
+                    turn.put("content", content);
+                }
+            }
+            turns.add(turn);
+        }
+        scope.put("turns", turns);
+        scope.put("generationPrompt", prompt.addGenerationPrompt());
+        scope.put("generationTail", Boolean.FALSE.equals(prompt.options().get("enable_thinking")) ? "<think>\n\n</think>\n\n" : "<think>\n");
+        return Mustaches.run(mustache, scope);
+    }
+
+    private String renderCoder(ChatPrompt prompt) {
+        List<ChatMessage> messages = prompt.messages();
+        if (messages.isEmpty()) {
+            // The official template reads messages[0]["role"], which fails on an empty list.
+            throw new TemplateException("the conversation has no messages");
+        }
+        Map<String, Object> scope = new HashMap<>();
+        boolean firstIsSystem = isSystem(messages.getFirst());
+        boolean hasTools = !prompt.tools().isEmpty();
+        scope.put("systemTurn", firstIsSystem || hasTools);
+        scope.put("system", firstIsSystem ? messages.getFirst().content() : CODER_DEFAULT_SYSTEM);
+        scope.put("hasTools", hasTools);
+        scope.put("tools", prompt.tools().stream().map(QwenXmlTemplate::coderTool).toList());
+        List<ChatMessage> loop = firstIsSystem ? messages.subList(1, messages.size()) : messages;
+        List<Map<String, Object>> turns = new ArrayList<>();
+        for (int i = 0; i < loop.size(); i++) {
+            ChatMessage m = loop.get(i);
+            Map<String, Object> turn = new HashMap<>();
+            if (m.role() == Role.ASSISTANT && !m.toolCalls().isEmpty()) {
+                String trimmed = PythonText.strip(m.content());
+                turn.put("assistant", true);
+                turn.put("content", trimmed.isEmpty() ? "" : "\n" + trimmed + "\n");
+                turn.put("calls", calls(m.toolCalls(), j -> ""));
+            } else if (m.role() == Role.TOOL) {
+                turn.put("tool", true);
+                turn.put("opensGroup", i > 0 && loop.get(i - 1).role() != Role.TOOL);
+                turn.put("closesGroup", i == loop.size() - 1 || loop.get(i + 1).role() != Role.TOOL);
+                turn.put("content", m.content());
+            } else {
+                turn.put("plain", true);
+                turn.put("role", isSystem(m) ? "system" : m.role().wire());
+                turn.put("content", m.content());
+            }
+            turns.add(turn);
+        }
+        scope.put("turns", turns);
+        scope.put("generationPrompt", prompt.addGenerationPrompt());
+        scope.put("nl", "\n");
+        return Mustaches.run(mustache, scope);
+    }
+
+    /** A tool as Qwen3-Coder's system turn describes it, each optional line ready with its leading newline. */
+    private static Map<String, Object> coderTool(ToolDefinition t) {
+        Map<String, Object> v = new HashMap<>();
+        v.put("name", t.name());
+        v.put("description", t.description().isEmpty() ? "" : "\n<description>" + PythonText.strip(t.description()) + "</description>");
+        List<Map<String, Object>> params = new ArrayList<>();
+        if (t.parameters().get("properties") instanceof Map<?, ?> props) {
+            for (var e : props.entrySet()) {
+                Map<String, Object> p = new HashMap<>();
+                p.put("name", String.valueOf(e.getKey()));
+                StringBuilder fields = new StringBuilder();
+                if (e.getValue() instanceof Map<?, ?> f) {
+                    if (f.containsKey("type")) {
+                        fields.append("\n<type>").append(PythonValues.str(f.get("type"))).append("</type>");
+                    }
+                    if (f.get("description") instanceof String d) {
+                        fields.append("\n<description>").append(PythonText.strip(d)).append("</description>");
+                    }
+                    fields.append(extraKeys(f, Set.of("name", "type", "description")));
+                }
+                p.put("fields", fields.toString());
+                params.add(p);
+            }
+        }
+        v.put("parameters", params);
+        v.put("extra", extraKeys(t.parameters(), Set.of("type", "properties")));
+        return v;
+    }
+
+    /** The template's render_extra_keys macro. */
+    private static String extraKeys(Map<?, ?> dict, Set<String> handled) {
+        StringBuilder sb = new StringBuilder();
+        for (var e : dict.entrySet()) {
+            String key = String.valueOf(e.getKey());
+            if (!handled.contains(key)) {
+                sb.append("\n<").append(key).append('>').append(PythonValues.argument(e.getValue())).append("</").append(key).append('>');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static List<Map<String, Object>> calls(List<ToolCall> calls, java.util.function.IntFunction<String> separator) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (int j = 0; j < calls.size(); j++) {
+            ToolCall c = calls.get(j);
+            Map<String, Object> v = new HashMap<>();
+            v.put("separator", separator.apply(j));
+            v.put("name", c.name());
+            List<Map<String, Object>> params = new ArrayList<>();
+            if (c.argumentsTree() instanceof Map<?, ?> args) {
+                for (var e : args.entrySet()) {
+                    params.add(Map.of("name", String.valueOf(e.getKey()), "value", PythonValues.argument(e.getValue())));
+                }
+            } else {
+                throw new TemplateException("the arguments of tool call '" + c.name() + "' are not a JSON object");
+            }
+            v.put("parameters", params);
+            out.add(v);
+        }
+        return out;
+    }
+
+    @Override
+    public OutputParser parser(ChatPrompt prompt) {
+        boolean startsInReasoning = !coder && prompt.addGenerationPrompt() && render(prompt).endsWith("<think>\n");
+        XmlToolCalls xml = new XmlToolCalls(prompt.tools());
+        return new MarkupParser(new MarkupParser.Syntax(coder ? "" : "<think>", coder ? "" : "</think>", startsInReasoning,
+                "<tool_call>", "</tool_call>", false, xml::decode));
+    }
+
+    @Override
+    public List<String> endOfTurn() {
+        return List.of("<|im_end|>");
+    }
+
+    @Override
+    public List<String> toolCallTriggers() {
+        return List.of("<tool_call>");
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>This syntax writes each argument as its own {@code <parameter=...>} block, not as one JSON
+     * object, so {@code argumentRules} are not used: the grammar types each parameter from the
+     * tool's schema itself (see {@link XmlToolCalls#grammar}).
+     */
+    @Override
+    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+        return tools.isEmpty() ? Optional.empty() : Optional.of(XmlToolCalls.grammar(tools, parallel));
+    }
+}
