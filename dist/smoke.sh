@@ -91,6 +91,14 @@ reply="$(cat "$WORK/reply.json" 2>/dev/null || true)"
 echo "  HTTP $code: $reply"
 [ "$code" = 200 ] || fail "chat completion answered HTTP $code: $reply"
 grep -q '"object" *: *"chat.completion"' <<<"$reply" || fail "the reply is not a chat.completion: $reply"
+step "POST /apply-template with the generic template (the model's own Jinja template through Jinjava)"
+body='{"model":"m","template":"generic","messages":[{"role":"user","content":"hi"}]}'
+code="$(curl -s -o "$WORK/applied.json" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --max-time 60 -d "$body" "$base/apply-template" || true)"
+applied="$(cat "$WORK/applied.json" 2>/dev/null || true)"
+echo "  HTTP $code: $applied"
+[ "$code" = 200 ] || fail "apply-template with the generic (Jinjava) template answered HTTP $code: $applied"
+grep -q '<|im_start|>user\\nhi<|im_end|>' <<<"$applied" || fail "the generic template did not render the model's Jinja template: $applied"
 grep -q 'SLF4J' "$LOG" && fail "slf4j printed a warning (no logging provider bound?)"
 grep -Eq '(INFO|WARN|ERROR)' "$LOG" || fail "the server logged nothing: is logback bound?"
 
