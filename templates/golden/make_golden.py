@@ -12,7 +12,9 @@ present only when non-empty, tool-call arguments are JSON objects, tools are Ope
 
 Usage: python3 make_golden.py [LLAMA_SRC]   (default ~/.cache/forge/llama-3.22.1/src)
 Writes cases/<case>.json and expected/<variant>/<case>.txt, or <case>.error when the template
-raises (the first line is the message when the template called raise_exception).
+raises (the first line is the message when the template called raise_exception); copies each
+template it rendered into sources/ and lists them, with the BOS and EOS texts it rendered with, in
+templates.json (what the generic Jinjava path's fidelity test renders).
 """
 import json
 import os
@@ -36,6 +38,18 @@ VARIANTS = {
     "llama3.3": ("meta-llama-Llama-3.3-70B-Instruct.jinja", "<|begin_of_text|>", "<|eot_id|>"),
     "kimi-k2": ("moonshotai-Kimi-K2.jinja", "[BOS]", "[EOS]"),
     "kimi-k2-instruct": ("Kimi-K2-Instruct.jinja", "[BOS]", "[EOS]"),
+}
+
+# Official templates that no family plugin renders: the realistic targets of the generic path,
+# which renders a model's own template with Jinjava. Their expected outputs measure that path.
+GENERIC_ONLY = {
+    "generic-only/mistral-nemo": ("mistralai-Mistral-Nemo-Instruct-2407.jinja", "<s>", "</s>"),
+    "generic-only/phi-3.5": ("microsoft-Phi-3.5-mini-instruct.jinja", "<s>", "<|endoftext|>"),
+    "generic-only/smollm3": ("HuggingFaceTB-SmolLM3-3B.jinja", "", "<|im_end|>"),
+    "generic-only/granite-3.3": ("ibm-granite-granite-3.3-2B-Instruct.jinja", "<|end_of_text|>", "<|end_of_text|>"),
+    "generic-only/deepseek-r1-distill-qwen": ("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja",
+                                              "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"),
+    "generic-only/hermes-3": ("NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja", "<|begin_of_text|>", "<|im_end|>"),
 }
 
 WEATHER = {"type": "function", "function": {
@@ -147,7 +161,10 @@ def main():
     cases_dir, expected_dir = os.path.join(here, "cases"), os.path.join(here, "expected")
     shutil.rmtree(cases_dir, ignore_errors=True)
     shutil.rmtree(expected_dir, ignore_errors=True)
+    sources_dir = os.path.join(here, "sources")
+    shutil.rmtree(sources_dir, ignore_errors=True)
     os.makedirs(cases_dir)
+    os.makedirs(sources_dir)
     env = environment()
     # Kimi K2 Instruct's template appends to a list in a namespace, which transformers' immutable
     # sandbox refuses ("access to attribute 'append' of 'list' object is unsafe"): every tool call
@@ -161,7 +178,10 @@ def main():
         with open(os.path.join(cases_dir, name + ".json"), "w", encoding="utf-8") as f:
             json.dump(doc, f, ensure_ascii=False, indent=2)
             f.write("\n")
-    for variant, (file, bos, eos) in VARIANTS.items():
+    index = {}
+    for variant, (file, bos, eos) in {**VARIANTS, **GENERIC_ONLY}.items():
+        shutil.copyfile(os.path.join(src, "models", "templates", file), os.path.join(sources_dir, file))
+        index[variant] = {"file": file, "bos": bos, "eos": eos}
         with open(os.path.join(src, "models", "templates", file), encoding="utf-8") as f:
             template = (mutable if variant == "kimi-k2-instruct" else env).from_string(f.read())
         out = os.path.join(expected_dir, variant)
@@ -181,7 +201,10 @@ def main():
                 path, body = os.path.join(out, name + ".error"), f"{e}\n{type(e).__name__}\n"
             with open(path, "w", encoding="utf-8", newline="") as f:
                 f.write(body)
-    print(f"{len(CASES)} cases x {len(VARIANTS)} variants")
+    with open(os.path.join(here, "templates.json"), "w", encoding="utf-8") as f:
+        json.dump(index, f, ensure_ascii=False, indent=2)
+        f.write("\n")
+    print(f"{len(CASES)} cases x {len(VARIANTS)} variants + {len(GENERIC_ONLY)} generic-only templates")
 
 
 if __name__ == "__main__":

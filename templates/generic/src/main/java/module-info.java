@@ -1,5 +1,6 @@
 /**
- * The generic chat template: a plain ChatML rendering for models no family claims.
+ * The generic chat template: a model's own Jinja template rendered with Jinjava when no family
+ * claims the model, and a plain ChatML rendering when the model carries no template.
  *
  * @provides forge.api.template.ChatTemplateProvider
  */
@@ -7,6 +8,13 @@ module forge.template.generic {
     requires forge.api;
     // Mustache.java ships only an Automatic-Module-Name; dist/ gives it a descriptor for jlink.
     requires com.github.mustachejava;
+    // Jinjava ships no descriptor at all; dist/ links it (see dist/README.md).
+    requires jinjava;
+    // Jinjava's expression resolvers speak java.beans (FeatureDescriptor, Introspector).
+    requires java.desktop;
+
+    // Jinjava calls the template globals (raise_exception, strftime_now, namespace) by reflection.
+    opens forge.template.generic.jinja to jinjava;
 
     provides forge.api.template.ChatTemplateProvider with forge.template.generic.GenericTemplates;
 }

@@ -142,10 +142,11 @@ class AccessEndToEndTest {
 
     @Test
     void aSilentStreamGetsKeepAliveComments() throws Exception {
-        // With a 1 ms interval, the prefill alone is long enough silence for at least one comment.
+        // With a 1 ms interval, the prefill alone is long enough silence for at least one comment. The
+        // prompt is new each run: one served from the prefix cache would need no prefill at all.
         HttpResponse<String> r = send(post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 4, "stream": true, "messages": [{"role": "user", "content": "%s"}]}"""
-                .formatted("tell me a story ".repeat(20)), "flag-key"));
+                .formatted(System.nanoTime() + " tell me a story ".repeat(20)), "flag-key"));
         assertEquals(200, r.statusCode());
         String[] blocks = r.body().split("\n\n");
         assertTrue(r.body().contains(": keep-alive\n\n"), r.body());

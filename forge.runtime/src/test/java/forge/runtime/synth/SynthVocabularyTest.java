@@ -1,6 +1,7 @@
 package forge.runtime.synth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.runtime.gguf.GgufValue;
@@ -76,7 +77,9 @@ class SynthVocabularyTest {
 
         var generic = SynthVocabulary.generate(new SynthSpec.Generated("generic", 512));
         assertEquals(generic.id("<|im_end|>"), generic.eotId());
-        assertTrue(generic.chatTemplate().contains("<|im_start|>") && !generic.chatTemplate().contains("<tool_call>"));
+        // A ChatML template of no family's, with Hermes-style tool calls as many fine-tunes write them.
+        assertTrue(generic.chatTemplate().contains("<|im_start|>") && generic.chatTemplate().contains("<tool_call>"));
+        assertFalse(generic.chatTemplate().equals(SynthVocabulary.generate(new SynthSpec.Generated("qwen", 512)).chatTemplate()));
     }
 
     @ParameterizedTest

@@ -102,69 +102,17 @@ final class ChatMlTemplate implements ChatTemplate {
     /** Tool calls are parsed only when the request offers tools; otherwise all output is content. */
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return prompt.tools().isEmpty() ? OutputParser.PLAIN.get() : new ToolCallParser();
+        return HermesToolCalls.parser(prompt);
     }
 
-    /**
-     * {@code <tool_call>\n{"name": "f", "arguments": ARGS}\n</tool_call>}, Qwen's and Hermes's
-     * form, which {@link ToolCallParser} reads back; several calls are separated by a newline.
-     */
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        if (tools.isEmpty()) {
-            return Optional.empty();
-        }
-        StringBuilder fn = new StringBuilder();
-        for (ToolDefinition tool : tools) {
-            String rule = argumentRules.get(tool.name());
-            if (rule == null) {
-                throw new IllegalArgumentException("no argument rule for tool " + tool.name());
-            }
-            if (!fn.isEmpty()) {
-                fn.append(" | ");
-            }
-            fn.append(gbnfLiteral(jsonString(tool.name()) + ", \"arguments\": ")).append(' ').append(rule);
-        }
-        String grammar = "root ::= tc-call" + (parallel ? " (\"\\n\" tc-call)*" : "") + "\n"
-                + "tc-call ::= " + gbnfLiteral(ToolCallParser.OPEN + "\n{\"name\": ") + " tc-function "
-                + gbnfLiteral("}\n" + ToolCallParser.CLOSE) + "\n"
-                + "tc-function ::= " + fn + "\n";
-        return Optional.of(grammar);
+        return HermesToolCalls.grammar(tools, argumentRules, parallel);
     }
 
     @Override
     public List<String> toolCallTriggers() {
-        return List.of(ToolCallParser.OPEN);
-    }
-
-    private static String gbnfLiteral(String text) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                default -> sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
-    }
-
-    private static String jsonString(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                sb.append('\\').append(c);
-            } else if (c < 0x20) {
-                sb.append(String.format("\\u%04x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
+        return HermesToolCalls.TRIGGERS;
     }
 
     @Override

@@ -4,10 +4,13 @@ import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.generic.jinja.JinjaTemplate;
 import java.util.List;
 
 /**
- * The fallback family. It claims no model: the runtime picks it when nothing else does.
+ * The fallback family. It claims no model: the runtime picks it when nothing else does. A model
+ * that carries a Jinja chat template ({@code tokenizer.chat_template}) gets that template,
+ * rendered with Jinjava ({@link JinjaTemplate}); a model without one gets plain ChatML.
  */
 public final class GenericTemplates implements ChatTemplateProvider {
 
@@ -21,7 +24,7 @@ public final class GenericTemplates implements ChatTemplateProvider {
 
     @Override
     public List<TemplateVariant> variants() {
-        return List.of(new TemplateVariant(GENERIC, "plain ChatML (<|im_start|>role ... <|im_end|>)"));
+        return List.of(new TemplateVariant(GENERIC, "the model's own Jinja template (Jinjava), else plain ChatML (<|im_start|>role ... <|im_end|>)"));
     }
 
     @Override
@@ -29,6 +32,11 @@ public final class GenericTemplates implements ChatTemplateProvider {
         if (!GENERIC.equals(variant)) {
             throw new IllegalArgumentException("unknown variant '" + variant + "' of family generic");
         }
-        return ChatMlTemplate.INSTANCE;
+        // One instance per model: a model's own template is compiled once here and shared by all
+        // of its requests; a model without one gets the shared ChatML fallback.
+        return context.model().metadata().chatTemplate()
+                .filter(source -> !source.isBlank())
+                .<ChatTemplate>map(source -> new JinjaTemplate(GENERIC, source, context.bosToken(), context.eosToken()))
+                .orElse(ChatMlTemplate.INSTANCE);
     }
 }

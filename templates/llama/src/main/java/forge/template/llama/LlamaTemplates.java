@@ -76,7 +76,10 @@ public final class LlamaTemplates implements ChatTemplateProvider {
             }
         }
         String arch = meta.architecture().orElse("");
-        if (arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
+        // A GGUF that carries a template of another shape (a fine-tune's own format) keeps it: the
+        // architecture says nothing about the prompt format then, and the generic engine renders it.
+        boolean ownOtherTemplate = !t.isEmpty() && !t.contains("<|start_header_id|>");
+        if (!ownOtherTemplate && arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
             return claim(LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer");
         }
         if (t.contains("<|start_header_id|>") && t.contains("<|eot_id|>")) {

@@ -73,6 +73,12 @@ public final class QwenTemplates implements ChatTemplateProvider {
             }
         }
         String arch = meta.architecture().orElse("");
+        // A GGUF that carries a template of another shape (a fine-tune's own format) keeps it: the
+        // architecture says nothing about the prompt format then, and the generic engine renders it.
+        String own = meta.chatTemplate().orElse("");
+        if (!own.isEmpty() && !own.contains("<|im_start|>")) {
+            arch = "";
+        }
         if (arch.equals("qwen35") || arch.equals("qwen35moe")) {
             return Optional.of(new TemplateClaim(QWEN35, TemplateClaim.Rule.METADATA, 30, "general.architecture " + arch));
         }

@@ -1,0 +1,4 @@
+module com.google.common.util.concurrent.internal {
+    exports com.google.common.util.concurrent.internal;
+
+}

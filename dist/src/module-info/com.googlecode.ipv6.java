@@ -1,0 +1,4 @@
+module com.googlecode.ipv6 {
+    exports com.googlecode.ipv6;
+
+}

@@ -1,0 +1,6 @@
+module immutables.exceptions {
+    requires com.google.common;
+
+    exports com.hubspot.immutables.validation;
+
+}

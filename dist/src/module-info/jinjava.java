@@ -1,0 +1,66 @@
+open module jinjava {
+    requires big.math;
+    requires com.fasterxml.jackson.dataformat.yaml;
+    requires com.fasterxml.jackson.datatype.jdk8;
+    requires immutables.exceptions;
+    requires com.googlecode.ipv6;
+    requires org.apache.commons.net;
+    requires org.javassist;
+    requires re2j;
+
+    requires transitive algebra;
+    requires transitive com.fasterxml.jackson.annotation;
+    requires transitive com.fasterxml.jackson.core;
+    requires transitive com.fasterxml.jackson.databind;
+    requires transitive com.google.common;
+    requires transitive java.desktop;
+    requires transitive java.xml;
+    requires transitive org.apache.commons.lang3;
+    requires transitive org.slf4j;
+
+    exports com.hubspot.jinjava;
+    exports com.hubspot.jinjava.doc;
+    exports com.hubspot.jinjava.doc.annotations;
+    exports com.hubspot.jinjava.el;
+    exports com.hubspot.jinjava.el.ext;
+    exports com.hubspot.jinjava.el.ext.eager;
+    exports com.hubspot.jinjava.features;
+    exports com.hubspot.jinjava.interpret;
+    exports com.hubspot.jinjava.interpret.errorcategory;
+    exports com.hubspot.jinjava.lib;
+    exports com.hubspot.jinjava.lib.expression;
+    exports com.hubspot.jinjava.lib.exptest;
+    exports com.hubspot.jinjava.lib.filter;
+    exports com.hubspot.jinjava.lib.filter.time;
+    exports com.hubspot.jinjava.lib.fn;
+    exports com.hubspot.jinjava.lib.fn.eager;
+    exports com.hubspot.jinjava.lib.tag;
+    exports com.hubspot.jinjava.lib.tag.eager;
+    exports com.hubspot.jinjava.lib.tag.eager.importing;
+    exports com.hubspot.jinjava.loader;
+    exports com.hubspot.jinjava.mode;
+    exports com.hubspot.jinjava.objects;
+    exports com.hubspot.jinjava.objects.collections;
+    exports com.hubspot.jinjava.objects.date;
+    exports com.hubspot.jinjava.objects.serialization;
+    exports com.hubspot.jinjava.random;
+    exports com.hubspot.jinjava.tree;
+    exports com.hubspot.jinjava.tree.output;
+    exports com.hubspot.jinjava.tree.parse;
+    exports com.hubspot.jinjava.util;
+    exports jinjava.de.odysseus.el;
+    exports jinjava.de.odysseus.el.misc;
+    exports jinjava.de.odysseus.el.tree;
+    exports jinjava.de.odysseus.el.tree.impl;
+    exports jinjava.de.odysseus.el.tree.impl.ast;
+    exports jinjava.de.odysseus.el.util;
+    exports jinjava.javax.el;
+    exports jinjava.org.jsoup;
+    exports jinjava.org.jsoup.helper;
+    exports jinjava.org.jsoup.internal;
+    exports jinjava.org.jsoup.nodes;
+    exports jinjava.org.jsoup.parser;
+    exports jinjava.org.jsoup.safety;
+    exports jinjava.org.jsoup.select;
+
+}

@@ -1,0 +1,4 @@
+module re2j {
+    exports com.google.re2j;
+
+}

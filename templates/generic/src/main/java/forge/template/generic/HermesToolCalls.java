@@ -1,0 +1,89 @@
+package forge.template.generic;
+
+import forge.api.template.ChatPrompt;
+import forge.api.template.OutputParser;
+import forge.api.template.ToolDefinition;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The Hermes/Qwen tool-call syntax, {@code <tool_call>\n{"name": ..., "arguments": ...}\n</tool_call>}:
+ * the generic family's convention for ChatML, and for a model's own Jinja template when that
+ * template writes {@code <tool_call>} itself (Hermes, Qwen and many fine-tunes do).
+ */
+public final class HermesToolCalls {
+
+    /** The text that opens a call: a lazy grammar engages there. */
+    public static final List<String> TRIGGERS = List.of(ToolCallParser.OPEN);
+
+    private HermesToolCalls() {
+    }
+
+    /** Whether a Jinja template writes this syntax itself. */
+    public static boolean usedBy(String jinjaSource) {
+        return jinjaSource.contains(ToolCallParser.OPEN) && jinjaSource.contains(ToolCallParser.CLOSE);
+    }
+
+    /** Tool calls are parsed only when the request offers tools; otherwise all output is content. */
+    public static OutputParser parser(ChatPrompt prompt) {
+        return prompt.tools().isEmpty() ? OutputParser.PLAIN.get() : new ToolCallParser();
+    }
+
+    /**
+     * {@code <tool_call>\n{"name": "f", "arguments": ARGS}\n</tool_call>}, Qwen's and Hermes's
+     * form, which {@link ToolCallParser} reads back; several calls are separated by a newline.
+     */
+    public static Optional<String> grammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+        if (tools.isEmpty()) {
+            return Optional.empty();
+        }
+        StringBuilder fn = new StringBuilder();
+        for (ToolDefinition tool : tools) {
+            String rule = argumentRules.get(tool.name());
+            if (rule == null) {
+                throw new IllegalArgumentException("no argument rule for tool " + tool.name());
+            }
+            if (!fn.isEmpty()) {
+                fn.append(" | ");
+            }
+            fn.append(gbnfLiteral(jsonString(tool.name()) + ", \"arguments\": ")).append(' ').append(rule);
+        }
+        String grammar = "root ::= tc-call" + (parallel ? " (\"\\n\" tc-call)*" : "") + "\n"
+                + "tc-call ::= " + gbnfLiteral(ToolCallParser.OPEN + "\n{\"name\": ") + " tc-function "
+                + gbnfLiteral("}\n" + ToolCallParser.CLOSE) + "\n"
+                + "tc-function ::= " + fn + "\n";
+        return Optional.of(grammar);
+    }
+
+    private static String gbnfLiteral(String text) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                default -> sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    private static String jsonString(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+}

@@ -1,0 +1,254 @@
+package forge.template.generic.jinja;
+
+import com.hubspot.jinjava.objects.SafeString;
+import forge.api.template.PythonText;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import jinjava.javax.el.ELContext;
+import jinjava.javax.el.ELResolver;
+
+/**
+ * Python's {@code str}, {@code dict} and {@code list} methods as chat templates call them
+ * ({@code content.split('</think>')}, {@code m.content.startswith('<tool_response>')},
+ * {@code kwargs.items()}, {@code ns.parts.append(x)}). Jinja2 evaluates such calls on the Python
+ * objects themselves; Jinjava looks for Java methods, finds no {@code startswith} on
+ * {@link String} and prints nothing. This resolver answers those calls first and leaves every
+ * other one to Jinjava's own resolvers.
+ */
+final class PythonMethods extends ELResolver {
+
+    @Override
+    public Object invoke(ELContext context, Object base, Object method, Class<?>[] paramTypes, Object[] params) {
+        if (base == null || !(method instanceof String name)) {
+            return null;
+        }
+        Object[] args = params == null ? new Object[0] : params;
+        Object result;
+        if (base instanceof String || base instanceof SafeString) {
+            result = string(base.toString(), name, args);
+        } else if (base instanceof Map<?, ?> map) {
+            result = map(map, name, args);
+        } else if (base instanceof List<?> list) {
+            result = list(list, name, args);
+        } else {
+            return null;
+        }
+        if (result == NOT_MINE) {
+            return null;
+        }
+        context.setPropertyResolved(true);
+        return result;
+    }
+
+    private static final Object NOT_MINE = new Object();
+
+    private static String str(Object o) {
+        return o == null ? null : o.toString();
+    }
+
+    private static Object string(String s, String name, Object[] a) {
+        return switch (name) {
+            case "strip" -> a.length == 0 || a[0] == null ? PythonText.strip(s) : PythonText.strip(s, str(a[0]));
+            case "lstrip" -> a.length == 0 || a[0] == null ? PythonText.lstrip(s) : PythonText.lstrip(s, str(a[0]));
+            case "rstrip" -> a.length == 0 || a[0] == null ? PythonText.rstrip(s) : PythonText.rstrip(s, str(a[0]));
+            case "startswith" -> affix(s, a[0], true);
+            case "endswith" -> affix(s, a[0], false);
+            case "split" -> split(s, a.length > 0 ? str(a[0]) : null, a.length > 1 ? ((Number) a[1]).intValue() : -1);
+            case "rsplit" -> rsplit(s, a.length > 0 ? str(a[0]) : null, a.length > 1 ? ((Number) a[1]).intValue() : -1);
+            case "replace" -> replace(s, str(a[0]), str(a[1]), a.length > 2 ? ((Number) a[2]).intValue() : -1);
+            case "upper" -> s.toUpperCase(Locale.ROOT);
+            case "lower" -> s.toLowerCase(Locale.ROOT);
+            case "title" -> title(s);
+            case "capitalize" -> s.isEmpty() ? s : s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1).toLowerCase(Locale.ROOT);
+            case "find" -> (long) s.indexOf(str(a[0]));
+            case "rfind" -> (long) s.lastIndexOf(str(a[0]));
+            case "count" -> count(s, str(a[0]));
+            case "join" -> join(s, a[0]);
+            case "isdigit" -> !s.isEmpty() && s.chars().allMatch(Character::isDigit);
+            case "isspace" -> !s.isEmpty() && s.chars().allMatch(c -> PythonText.isSpace((char) c));
+            default -> NOT_MINE;
+        };
+    }
+
+    private static boolean affix(String s, Object arg, boolean prefix) {
+        if (arg instanceof List<?> options) { // str.startswith accepts a tuple
+            for (Object o : options) {
+                if (affix(s, o, prefix)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        String x = str(arg);
+        return prefix ? s.startsWith(x) : s.endsWith(x);
+    }
+
+    static List<String> split(String s, String sep, int max) {
+        List<String> out = new ArrayList<>();
+        if (sep == null) { // runs of whitespace, no empty strings
+            int i = 0;
+            int n = s.length();
+            while (true) {
+                while (i < n && PythonText.isSpace(s.charAt(i))) {
+                    i++;
+                }
+                if (i >= n) {
+                    return out;
+                }
+                if (max >= 0 && out.size() == max) {
+                    out.add(PythonText.rstrip(s.substring(i)));
+                    return out;
+                }
+                int j = i;
+                while (j < n && !PythonText.isSpace(s.charAt(j))) {
+                    j++;
+                }
+                out.add(s.substring(i, j));
+                i = j;
+            }
+        }
+        if (sep.isEmpty()) {
+            throw new IllegalArgumentException("empty separator");
+        }
+        int from = 0;
+        while (max < 0 || out.size() < max) {
+            int k = s.indexOf(sep, from);
+            if (k < 0) {
+                break;
+            }
+            out.add(s.substring(from, k));
+            from = k + sep.length();
+        }
+        out.add(s.substring(from));
+        return out;
+    }
+
+    private static List<String> rsplit(String s, String sep, int max) {
+        if (max < 0 || sep == null) {
+            return split(s, sep, max);
+        }
+        List<String> out = new ArrayList<>();
+        int end = s.length();
+        while (out.size() < max) {
+            int k = s.lastIndexOf(sep, end - sep.length());
+            if (k < 0) {
+                break;
+            }
+            out.addFirst(s.substring(k + sep.length(), end));
+            end = k;
+        }
+        out.addFirst(s.substring(0, end));
+        return out;
+    }
+
+    private static String replace(String s, String old, String with, int count) {
+        if (count < 0) {
+            return s.replace(old, with);
+        }
+        StringBuilder sb = new StringBuilder();
+        int from = 0;
+        for (int n = 0; n < count; n++) {
+            int k = s.indexOf(old, from);
+            if (k < 0) {
+                break;
+            }
+            sb.append(s, from, k).append(with);
+            from = k + old.length();
+        }
+        return sb.append(s.substring(from)).toString();
+    }
+
+    private static String title(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        boolean previousCased = false;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            sb.append(previousCased ? Character.toLowerCase(c) : Character.toUpperCase(c));
+            previousCased = Character.isLetter(c);
+        }
+        return sb.toString();
+    }
+
+    private static long count(String s, String x) {
+        if (x.isEmpty()) {
+            return s.length() + 1L;
+        }
+        long n = 0;
+        for (int k = s.indexOf(x); k >= 0; k = s.indexOf(x, k + x.length())) {
+            n++;
+        }
+        return n;
+    }
+
+    private static String join(String sep, Object items) {
+        List<String> parts = new ArrayList<>();
+        if (items instanceof Iterable<?> it) {
+            for (Object o : it) {
+                parts.add(str(o));
+            }
+        }
+        return String.join(sep, parts);
+    }
+
+    private static Object map(Map<?, ?> map, String name, Object[] a) {
+        return switch (name) {
+            case "items" -> {
+                List<List<Object>> out = new ArrayList<>();
+                for (Map.Entry<?, ?> e : map.entrySet()) {
+                    out.add(java.util.Arrays.asList(e.getKey(), e.getValue()));
+                }
+                yield out;
+            }
+            case "keys" -> new ArrayList<>(map.keySet());
+            case "values" -> new ArrayList<>(map.values());
+            case "get" -> map.containsKey(a[0]) ? map.get(a[0]) : (a.length > 1 ? a[1] : null);
+            default -> NOT_MINE;
+        };
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object list(List<?> list, String name, Object[] a) {
+        return switch (name) {
+            case "append" -> {
+                ((List<Object>) list).add(a[0]);
+                yield null;
+            }
+            case "index" -> (long) list.indexOf(a[0]);
+            default -> NOT_MINE;
+        };
+    }
+
+    // Properties are not this resolver's business: it only answers method calls.
+
+    @Override
+    public Object getValue(ELContext context, Object base, Object property) {
+        return null;
+    }
+
+    @Override
+    public Class<?> getType(ELContext context, Object base, Object property) {
+        return null;
+    }
+
+    @Override
+    public void setValue(ELContext context, Object base, Object property, Object value) {
+    }
+
+    @Override
+    public boolean isReadOnly(ELContext context, Object base, Object property) {
+        return true;
+    }
+
+    @Override
+    public Iterator<java.beans.FeatureDescriptor> getFeatureDescriptors(ELContext context, Object base) {
+        return null;
+    }
+
+    @Override
+    public Class<?> getCommonPropertyType(ELContext context, Object base) {
+        return null;
+    }
+}

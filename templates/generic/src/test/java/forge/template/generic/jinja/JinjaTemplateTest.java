@@ -1,0 +1,130 @@
+package forge.template.generic.jinja;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import forge.api.TemplateException;
+import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplate;
+import forge.api.template.Role;
+import forge.api.template.TemplateContext;
+import forge.api.template.ToolCall;
+import forge.template.generic.GenericTemplates;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+class JinjaTemplateTest {
+
+    private static ChatPrompt prompt(List<ChatMessage> messages, Map<String, Object> options) {
+        return new ChatPrompt(messages, List.of(), true, options);
+    }
+
+    private static String render(String source, ChatPrompt prompt) {
+        return new JinjaTemplate("generic", source, "<s>", "</s>").render(prompt);
+    }
+
+    @Test
+    void genericIsPerModelAndUsesTheModelsOwnTemplate() {
+        GenericTemplates provider = new GenericTemplates();
+        ChatTemplate a = provider.create("generic", context("A{{ messages[0].content }}"));
+        ChatTemplate b = provider.create("generic", context("B{{ messages[0].content }}"));
+        ChatPrompt hi = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "hi")));
+        assertEquals("Ahi", a.render(hi));
+        assertEquals("Bhi", b.render(hi));
+        // no template in the GGUF: the shared ChatML fallback
+        ChatTemplate none = provider.create("generic", new TemplateContext(
+                new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
+        assertSame(none, provider.create("generic", new TemplateContext(
+                new ModelDescriptor("n", List.of(), Path.of("n.gguf"), ModelMetadata.EMPTY), "", "")));
+        assertEquals("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", none.render(hi));
+    }
+
+    private static TemplateContext context(String template) {
+        return new TemplateContext(new ModelDescriptor("m", List.of(), Path.of("m.gguf"),
+                new ModelMetadata(Map.of("tokenizer.chat_template", template), Map.of())), "<s>", "</s>");
+    }
+
+    @Test
+    void endOfTurnIsTheEosTextPlusTheKnownMarkersTheTemplateWrites() {
+        assertEquals(List.of("</s>", "<|end|>", "<|endoftext|>"),
+                new JinjaTemplate("generic", "{{ '<|user|>' }}x<|end|>{{ '<|endoftext|>' }}", "<s>", "</s>").endOfTurn());
+        assertEquals(List.of("<|eot_id|>"), new JinjaTemplate("generic", "{{ '<|eot_id|>' }}", "", "<|eot_id|>").endOfTurn());
+        assertEquals(List.of(), new JinjaTemplate("generic", "{{ messages }}", "", "").endOfTurn());
+    }
+
+    @Test
+    void raiseExceptionIsTheTemplatesReason() {
+        TemplateException e = assertThrows(TemplateException.class, () -> render(
+                "{% if messages[0].role != 'user' %}{{ raise_exception('first must be user, not ' ~ messages[0].role) }}{% endif %}ok",
+                prompt(List.of(ChatMessage.of(Role.ASSISTANT, "x")), Map.of())));
+        assertEquals("first must be user, not assistant", e.getMessage());
+    }
+
+    @Test
+    void aTemplateJinjavaCannotParseFailsWhenCreated() {
+        assertThrows(TemplateException.class, () -> new JinjaTemplate("generic", "{% for x in y %}no end", "", ""));
+    }
+
+    @Test
+    void speaksPythonStringAndDictMethodsAndPrintsPythonBooleans() {
+        String out = render("""
+                {%- set c = messages[0].content -%}
+                {{ c.split('|')[1] }}|{{ c.startswith('  a') }}|{{ c.strip() }}|{{ c.lstrip().upper() }}|{{ c.rstrip('| ') }}|\
+                {{ c.replace('a', 'A') }}|{% for k, v in opts.items() %}{{ k }}={{ v }};{% endfor %}|{{ c.endswith(('x', 'b  ')) }}|{{ c | trim }}""",
+                prompt(List.of(ChatMessage.of(Role.USER, "  a|b  ")), Map.of("opts", Map.of("on", true))));
+        assertEquals("b  |True|a|b|A|B  |  a|b|  A|b  |on=True;|True|a|b", out);
+    }
+
+    @Test
+    void whitespaceControlStripsAsJinja2() {
+        assertEquals("[hi]", render("[\n    {{- messages[0].content -}}\n   ]", prompt(List.of(ChatMessage.of(Role.USER, "hi")), Map.of())));
+        // Jinja2 (trim_blocks, lstrip_blocks) renders 'ab': trim_blocks eats the newline after endif
+        assertEquals("ab", render("{% for m in ['a', 'b'] %}\n    {%- if not loop.first %}\n{% endif %}{{ m }}\n{%- endfor %}",
+                prompt(List.of(ChatMessage.of(Role.USER, "x")), Map.of())));
+    }
+
+    @Test
+    void toolCallArgumentsAreObjectsPrintedWithPythonsJson() {
+        var call = new ChatMessage(Role.ASSISTANT, "", "", List.of(new ToolCall("c1", "f", "{\"x\":1.0,\"y\":null}")), "", "");
+        assertEquals("f {\"x\": 1.0, \"y\": null} 1.0", render(
+                "{% for t in messages[0].tool_calls %}{{ t.function.name }} {{ t.function.arguments | tojson }} {{ t.function.arguments.x }}{% endfor %}",
+                prompt(List.of(call), Map.of())));
+    }
+
+    @Test
+    void rendersConcurrentlyFromOneCompiledTemplate() throws Exception {
+        JinjaTemplate template = new JinjaTemplate("generic",
+                "{%- set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}{{ m.content }}{% endfor %}:{{ ns.n }}", "", "");
+        try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
+            List<Future<String>> results = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                int n = i % 7 + 1;
+                results.add(pool.submit(() -> {
+                    List<ChatMessage> ms = new ArrayList<>();
+                    for (int k = 0; k < n; k++) {
+                        ms.add(ChatMessage.of(Role.USER, Integer.toString(k)));
+                    }
+                    return template.render(prompt(ms, Map.of()));
+                }));
+            }
+            for (int i = 0; i < 64; i++) {
+                int n = i % 7 + 1;
+                StringBuilder want = new StringBuilder();
+                for (int k = 0; k < n; k++) {
+                    want.append(k);
+                }
+                assertEquals(want + ":" + n, results.get(i).get());
+            }
+        }
+    }
+}
