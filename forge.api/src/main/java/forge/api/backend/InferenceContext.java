@@ -49,6 +49,19 @@ public interface InferenceContext extends AutoCloseable {
         throw new UnsupportedOperationException("embeddings are not supported by this backend");
     }
 
+    /**
+     * The log-probability of {@code token} and of the {@code top} most likely tokens at
+     * {@code batchIndex} of the last decode, from the raw logits (a log-softmax over the whole
+     * vocabulary). Only called when a request asks for log-probabilities, so a backend pays
+     * nothing for it otherwise. Call it before the next decode: that replaces the logits.
+     *
+     * @param top how many alternatives, 0 to {@link TokenLogprobs#MAX_TOP}
+     * @throws forge.api.BackendException when {@code batchIndex} has no logits
+     */
+    default TokenLogprobs logprobs(int batchIndex, int token, int top) {
+        throw new UnsupportedOperationException("log-probabilities are not supported by this backend");
+    }
+
     @Override
     void close();
 }

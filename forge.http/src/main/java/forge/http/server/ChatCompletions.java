@@ -13,6 +13,7 @@ import forge.runtime.engine.EngineException;
 import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.Timings;
+import forge.runtime.engine.TokenLogprob;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -71,7 +72,7 @@ final class ChatCompletions {
             for (int i = 0; i < req.n(); i++) {
                 var sampling = shaped.sampling().seed() >= 0 ? shaped.sampling().withSeed(shaped.sampling().seed() + i) : shaped.sampling();
                 choices.add(model.chat(shaped.prompt(), new ChatOptions(req.n() == 1 ? id : id + "-" + i, sampling,
-                        req.maxTokens(), req.stops(), req.ignoreEos())));
+                        req.maxTokens(), req.stops(), req.ignoreEos(), req.logprobs())));
             }
         } catch (RuntimeException e) {
             choices.forEach(c -> c.generation().cancel());
@@ -87,7 +88,7 @@ final class ChatCompletions {
             if (req.stream()) {
                 stream(req, entry.id(), id, created, choices, response, callback);
             } else {
-                whole(entry.id(), id, created, choices, new ClientWatch(request, response), response, callback);
+                whole(req.logprobs() >= 0, entry.id(), id, created, choices, new ClientWatch(request, response), response, callback);
             }
         } catch (InterruptedException e) {
             choices.forEach(c -> c.generation().cancel());
@@ -100,8 +101,8 @@ final class ChatCompletions {
     }
 
     /** Collects the whole answer of every choice, then sends one {@code chat.completion}. */
-    private void whole(String model, String id, long created, List<ChatGeneration> gens, ClientWatch watch, Response response,
-                       Callback callback)
+    private void whole(boolean logprobs, String model, String id, long created, List<ChatGeneration> gens, ClientWatch watch,
+                       Response response, Callback callback)
             throws InterruptedException {
         ObjectNode body = envelope(id, created, model, "chat.completion");
         ArrayNode choices = body.putArray("choices");
@@ -114,6 +115,7 @@ final class ChatCompletions {
             StringBuilder content = new StringBuilder();
             StringBuilder reasoning = new StringBuilder();
             Map<Integer, ObjectNode> calls = new TreeMap<>();
+            List<TokenLogprob> tokens = new ArrayList<>();
             GenerationEvent.Done done = null;
             long nextProbe = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_PROBE_MS);
             while (done == null) {
@@ -130,7 +132,10 @@ final class ChatCompletions {
                     continue;
                 }
                 switch (event) {
-                    case GenerationEvent.Text t -> collect(g.parser().feed(t.text()), content, reasoning, calls);
+                    case GenerationEvent.Text t -> {
+                        collect(g.parser().feed(t.text()), content, reasoning, calls);
+                        tokens.addAll(t.logprobs());
+                    }
                     case GenerationEvent.Failed f -> throw failure(f.error());
                     case GenerationEvent.Done d -> done = d;
                 }
@@ -158,7 +163,11 @@ final class ChatCompletions {
                 ArrayNode array = message.putArray("tool_calls");
                 calls.values().forEach(array::add);
             }
-            choice.putNull("logprobs");
+            if (logprobs) {
+                choice.set("logprobs", Logprobs.chat(tokens));
+            } else {
+                choice.putNull("logprobs");
+            }
             choice.put("finish_reason", finishReason(done.reason(), !calls.isEmpty()));
             // OpenAI counts the shared prompt once and every choice's completion.
             promptTokens = done.timings().promptTokens();
@@ -210,6 +219,9 @@ final class ChatCompletions {
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
         ChoiceEvents events = new ChoiceEvents(gens.stream().map(ChatGeneration::generation).toList());
         boolean[] toolCalls = new boolean[gens.size()];
+        // Log-probabilities of text the parser has not released yet go with the choice's next chunk.
+        List<List<TokenLogprob>> pending = new ArrayList<>();
+        gens.forEach(g -> pending.add(req.logprobs() >= 0 ? new ArrayList<>() : null));
         int completionTokens = 0;
         int promptTokens = 0;
         int cachedTokens = 0;
@@ -228,7 +240,12 @@ final class ChatCompletions {
                 int index = next.index();
                 ChatGeneration g = gens.get(index);
                 switch (next.event()) {
-                    case GenerationEvent.Text t -> toolCalls[index] |= sendDeltas(response, id, created, model, index, g.parser().feed(t.text()));
+                    case GenerationEvent.Text t -> {
+                        if (pending.get(index) != null) {
+                            pending.get(index).addAll(t.logprobs());
+                        }
+                        toolCalls[index] |= sendDeltas(response, id, created, model, index, g.parser().feed(t.text()), pending.get(index));
+                    }
                     case GenerationEvent.Failed f -> {
                         // After a 200 the status cannot change: one final error event, then [DONE].
                         gens.forEach(c -> c.generation().cancel());
@@ -238,7 +255,7 @@ final class ChatCompletions {
                     }
                     case GenerationEvent.Done d -> {
                         metrics.generation(model, d.timings());
-                        toolCalls[index] |= sendDeltas(response, id, created, model, index, g.parser().finish());
+                        toolCalls[index] |= sendDeltas(response, id, created, model, index, g.parser().finish(), pending.get(index));
                         if (d.reason() == FinishReason.CANCELLED) {
                             gens.forEach(c -> c.generation().cancel());
                             callback.failed(new EofException("client went away"));
@@ -248,7 +265,7 @@ final class ChatCompletions {
                         ObjectNode choice = last.withArray("choices").addObject();
                         choice.put("index", index);
                         choice.putObject("delta");
-                        choice.putNull("logprobs");
+                        putLogprobs(choice, pending.get(index));
                         choice.put("finish_reason", finishReason(d.reason(), toolCalls[index]));
                         last.set("timings", timings(d.timings()));
                         send(response, last);
@@ -291,15 +308,15 @@ final class ChatCompletions {
         }
     }
 
-    private static boolean sendDeltas(Response response, String id, long created, String model, int index, List<ChatDelta> deltas)
-            throws IOException {
+    private static boolean sendDeltas(Response response, String id, long created, String model, int index, List<ChatDelta> deltas,
+                                      List<TokenLogprob> logprobs) throws IOException {
         boolean toolCalls = false;
         for (ChatDelta delta : deltas) {
             ObjectNode chunk = chunk(id, created, model);
             ObjectNode choice = chunk.withArray("choices").addObject();
             choice.put("index", index);
             ObjectNode d = choice.putObject("delta");
-            choice.putNull("logprobs");
+            putLogprobs(choice, logprobs);
             choice.putNull("finish_reason");
             switch (delta) {
                 case ChatDelta.Content c -> d.put("content", c.text());
@@ -322,6 +339,16 @@ final class ChatCompletions {
             send(response, chunk);
         }
         return toolCalls;
+    }
+
+    /** The pending log-probabilities (then forgotten), an empty list when there are none yet, or null when not asked. */
+    private static void putLogprobs(ObjectNode choice, List<TokenLogprob> pending) {
+        if (pending == null) {
+            choice.putNull("logprobs");
+        } else {
+            choice.set("logprobs", Logprobs.chat(pending));
+            pending.clear();
+        }
     }
 
     static void send(Response response, ObjectNode event) throws IOException {

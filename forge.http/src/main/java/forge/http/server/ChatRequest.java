@@ -1,6 +1,7 @@
 package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import forge.api.backend.TokenLogprobs;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -29,19 +30,21 @@ import java.util.TreeSet;
  * @param ignoreEos    generate past end-of-generation tokens
  * @param ignored      parameters accepted without effect, sorted
  * @param n            how many choices to generate, each its own sequence
+ * @param logprobs     -1 when {@code logprobs} is off; else how many {@code top_logprobs} per token
  * @param structured   response_format, grammar and tool_choice: the output's required shape
  */
 record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                   boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n,
+                   boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n, int logprobs,
                    StructuredOutput structured) {
 
     /** Parameters that have an effect. */
     private static final Set<String> HANDLED = Set.of("model", "messages", "stream", "stream_options", "max_tokens",
             "max_completion_tokens", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "presence_penalty",
             "frequency_penalty", "repeat_penalty", "repeat_last_n", "ignore_eos", "n", "logit_bias", "tools",
-            "chat_template_kwargs", "response_format", "grammar", "tool_choice", "parallel_tool_calls");
+            "chat_template_kwargs", "response_format", "grammar", "tool_choice", "parallel_tool_calls", "logprobs",
+            "top_logprobs");
     /** Parameters that change nothing when they hold these neutral values. */
-    private static final Map<String, String> NEUTRAL = Map.of("logprobs", "false", "cache_prompt", "true");
+    private static final Map<String, String> NEUTRAL = Map.of("cache_prompt", "true");
 
     /** Each choice takes a slot (or a place in the queue): more than this is refused rather than queued. */
     static final int MAX_CHOICES = 16;
@@ -92,6 +95,12 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         SamplingParams sampling = new SamplingParams(temperature, topK, topP, minP, repeat, repeatLastN, frequency,
                 presence, seed, bias, "", List.of());
 
+        boolean logprobs = bool(body, "logprobs", false);
+        int topLogprobs = integer(body, "top_logprobs", 0, 0, TokenLogprobs.MAX_TOP);
+        if (body.hasNonNull("top_logprobs") && !logprobs) {
+            throw ApiError.badRequest("top_logprobs", "'top_logprobs' requires 'logprobs': true");
+        }
+
         boolean stream = bool(body, "stream", false);
         boolean includeUsage = false;
         JsonNode so = body.get("stream_options");
@@ -103,7 +112,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         }
         return new ChatRequest(modelNode.asText(), new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
                 stops(body.get("stop")), stream, includeUsage, bool(body, "ignore_eos", false), ignored, n,
-                StructuredOutput.parse(body, tools));
+                logprobs ? topLogprobs : -1, StructuredOutput.parse(body, tools));
     }
 
     static List<ChatMessage> messages(JsonNode node) {

@@ -3,6 +3,7 @@ package forge.http.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.backend.TokenLogprobs;
 import forge.api.backend.Vocabulary;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
@@ -11,6 +12,7 @@ import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
+import forge.runtime.engine.TokenLogprob;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +41,7 @@ final class Completions {
             List.of("<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
             List.of("<PRE>", "<SUF>", "<MID>"));
     /** The parameters handled here rather than by the chat parser whose sampling rules are shared. */
-    private static final Set<String> OWN = Set.of("prompt", "echo", "suffix", "best_of");
+    private static final Set<String> OWN = Set.of("prompt", "echo", "suffix", "best_of", "logprobs");
 
     private final ModelCatalog catalog;
     private final long keepAliveMillis;
@@ -67,6 +69,8 @@ final class Completions {
         }
         Strictness.check(strict, ignored);
         boolean echo = ChatRequest.bool(body, "echo", false);
+        // Here logprobs is a count of alternatives (chat's is a boolean plus top_logprobs).
+        int logprobs = ChatRequest.integer(body, "logprobs", -1, 0, TokenLogprobs.MAX_TOP);
         JsonNode suffixNode = body.get("suffix");
         if (suffixNode != null && !suffixNode.isNull() && !suffixNode.isTextual()) {
             throw ApiError.badRequest("suffix", "'suffix' must be a string");
@@ -90,7 +94,7 @@ final class Completions {
                 for (int i = 0; i < common.n(); i++) {
                     var sampling = common.sampling().seed() >= 0 ? common.sampling().withSeed(common.sampling().seed() + i) : common.sampling();
                     gens.add(model.engine().submit(new GenerationRequest(id + "-" + gens.size(), prompt, sampling,
-                            common.maxTokens(), common.stops(), Set.of(), common.ignoreEos())));
+                            common.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs)));
                     echoes.add(text);
                 }
             }
@@ -105,9 +109,9 @@ final class Completions {
         long created = System.currentTimeMillis() / 1000;
         try {
             if (common.stream()) {
-                stream(common.includeUsage(), entry.id(), id, created, gens, echoes, prompts, response, callback);
+                stream(logprobs >= 0, common.includeUsage(), entry.id(), id, created, gens, echoes, prompts, response, callback);
             } else {
-                whole(entry.id(), id, created, gens, echoes, prompts, response, callback);
+                whole(logprobs >= 0, entry.id(), id, created, gens, echoes, prompts, response, callback);
             }
         } catch (InterruptedException e) {
             gens.forEach(Generation::cancel);
@@ -119,47 +123,59 @@ final class Completions {
         }
     }
 
-    private void whole(String model, String id, long created, List<Generation> gens, List<String> echoes,
+    private void whole(boolean logprobs, String model, String id, long created, List<Generation> gens, List<String> echoes,
                        List<int[]> prompts, Response response, Callback callback) throws InterruptedException {
         ObjectNode body = ChatCompletions.envelope(id, created, model, "text_completion");
         ArrayNode choices = body.putArray("choices");
         int completion = 0;
         for (int index = 0; index < gens.size(); index++) {
             StringBuilder text = new StringBuilder(echoes.get(index));
+            List<TokenLogprob> tokens = new ArrayList<>();
             GenerationEvent.Done done = null;
             while (done == null) {
                 switch (gens.get(index).next()) {
-                    case GenerationEvent.Text t -> text.append(t.text());
+                    case GenerationEvent.Text t -> {
+                        text.append(t.text());
+                        tokens.addAll(t.logprobs());
+                    }
                     case GenerationEvent.Failed f -> throw ChatCompletions.failure(f.error());
                     case GenerationEvent.Done d -> done = d;
                 }
             }
-            choices.addObject().put("index", index).put("text", text.toString()).putNull("logprobs")
-                    .put("finish_reason", done.reason().wire());
+            ObjectNode choice = choices.addObject().put("index", index).put("text", text.toString());
+            if (logprobs) {
+                choice.set("logprobs", Logprobs.legacy(tokens, new Logprobs.Offset(echoes.get(index).length())));
+            } else {
+                choice.putNull("logprobs");
+            }
+            choice.put("finish_reason", done.reason().wire());
             completion += done.timings().completionTokens();
         }
         body.set("usage", ChatCompletions.usage(promptTokens(prompts), completion, 0));
         ForgeServer.sendJson(response, callback, 200, body);
     }
 
-    private void stream(boolean includeUsage, String model, String id, long created, List<Generation> gens, List<String> echoes,
+    private void stream(boolean logprobs, boolean includeUsage, String model, String id, long created, List<Generation> gens, List<String> echoes,
                         List<int[]> prompts, Response response, Callback callback) throws InterruptedException {
         response.setStatus(200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
         ChoiceEvents events = new ChoiceEvents(gens);
         int completion = 0;
+        List<Logprobs.Offset> offsets = new ArrayList<>();
+        echoes.forEach(e -> offsets.add(logprobs ? new Logprobs.Offset(e.length()) : null));
         try {
             for (int index = 0; index < gens.size(); index++) {
                 if (!echoes.get(index).isEmpty()) {
-                    ChatCompletions.send(response, chunk(id, created, model, index, echoes.get(index), null));
+                    ChatCompletions.send(response, chunk(id, created, model, index, echoes.get(index), null, List.of(), offsets.get(index)));
                 }
             }
             int open = gens.size();
             while (open > 0) {
                 ChoiceEvents.Event next = ChatCompletions.nextOrKeepAlive(events, response, keepAliveMillis);
                 switch (next.event()) {
-                    case GenerationEvent.Text t -> ChatCompletions.send(response, chunk(id, created, model, next.index(), t.text(), null));
+                    case GenerationEvent.Text t -> ChatCompletions.send(response,
+                            chunk(id, created, model, next.index(), t.text(), null, t.logprobs(), offsets.get(next.index())));
                     case GenerationEvent.Failed f -> {
                         gens.forEach(Generation::cancel);
                         ChatCompletions.send(response, ChatCompletions.failure(f.error()).toJson());
@@ -172,7 +188,7 @@ final class Completions {
                             callback.failed(new IOException("client went away"));
                             return;
                         }
-                        ChatCompletions.send(response, chunk(id, created, model, next.index(), "", d.reason().wire()));
+                        ChatCompletions.send(response, chunk(id, created, model, next.index(), "", d.reason().wire(), List.of(), offsets.get(next.index())));
                         completion += d.timings().completionTokens();
                         open--;
                     }
@@ -191,10 +207,16 @@ final class Completions {
         }
     }
 
-    private static ObjectNode chunk(String id, long created, String model, int index, String text, String finish) {
+    /** One streamed choice; {@code offset} is null when logprobs were not asked for. */
+    private static ObjectNode chunk(String id, long created, String model, int index, String text, String finish,
+                                    List<TokenLogprob> tokens, Logprobs.Offset offset) {
         ObjectNode c = ChatCompletions.envelope(id, created, model, "text_completion");
         ObjectNode choice = c.putArray("choices").addObject().put("index", index).put("text", text);
-        choice.putNull("logprobs");
+        if (offset == null) {
+            choice.putNull("logprobs");
+        } else {
+            choice.set("logprobs", Logprobs.legacy(tokens, offset));
+        }
         if (finish == null) {
             choice.putNull("finish_reason");
         } else {

@@ -212,6 +212,11 @@ public final class ForgeServer implements AutoCloseable {
                     }
                 }
             } catch (ApiError e) {
+                if (request.getAttribute(BODY_READ) == null && hasBody(request)) {
+                    // Refused before its body was read (401, 413, 404 route, 405): the unread bytes make
+                    // the connection unusable, so say so rather than let a client reuse it and fail.
+                    response.getHeaders().put(HttpHeader.CONNECTION, "close");
+                }
                 sendError(response, callback, e);
             } catch (TemplateException e) {
                 sendError(response, callback, ApiError.badRequest("messages", e.getMessage()));
@@ -243,6 +248,14 @@ public final class ForgeServer implements AutoCloseable {
     }
 
     /** Reads the whole body, refusing more than the limit with 413 before reading it all. */
+    /** Set on a request once its body has been read in full. */
+    private static final String BODY_READ = "forge.bodyRead";
+
+    private static boolean hasBody(Request request) {
+        return request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH) > 0
+                || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+    }
+
     private byte[] readBody(Request request) {
         long declared = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
         if (declared > config.bodyLimit()) {
@@ -253,6 +266,7 @@ public final class ForgeServer implements AutoCloseable {
             if (body.length > config.bodyLimit()) {
                 throw tooLarge();
             }
+            request.setAttribute(BODY_READ, Boolean.TRUE);
             return body;
         } catch (IOException e) {
             throw ApiError.badRequest(null, "cannot read the request body: " + e.getMessage());

@@ -156,6 +156,95 @@ class OpenAiEndpointsTest {
     }
 
     @Test
+    void chatLogprobsCarryEveryTokenWithItsAlternatives() throws Exception {
+        HttpResponse<String> r = post("/v1/chat/completions", """
+                {"model": "tiny", "max_tokens": 6, "ignore_eos": true, "temperature": 0, "logprobs": true, "top_logprobs": 3,
+                 "messages": [{"role": "user", "content": "hi"}]}""");
+        assertTrue(r.headers().firstValue("X-Forge-Ignored-Params").isEmpty(), "logprobs is honoured, not ignored");
+        JsonNode choice = ok(r).get("choices").get(0);
+        JsonNode content = choice.get("logprobs").get("content");
+        assertEquals(6, content.size());
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        for (JsonNode t : content) {
+            assertTrue(t.get("logprob").asDouble() <= 0);
+            assertEquals(3, t.get("top_logprobs").size());
+            JsonNode best = t.get("top_logprobs").get(0);
+            // temperature 0: the chosen token is the most likely one.
+            assertEquals(best.get("token").asText(), t.get("token").asText());
+            assertEquals(best.get("logprob").asDouble(), t.get("logprob").asDouble(), 1e-6);
+            assertTrue(best.get("logprob").asDouble() >= t.get("top_logprobs").get(2).get("logprob").asDouble());
+            t.get("bytes").forEach(b -> bytes.write(b.asInt()));
+        }
+        assertEquals(choice.get("message").get("content").asText(), bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+
+        JsonNode plain = ok(post("/v1/chat/completions", """
+                {"model": "tiny", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}"""));
+        assertTrue(plain.get("choices").get(0).get("logprobs").isNull());
+
+        List<JsonNode> chunks = events(post("/v1/chat/completions", """
+                {"model": "tiny", "max_tokens": 6, "ignore_eos": true, "temperature": 0, "logprobs": true, "stream": true,
+                 "messages": [{"role": "user", "content": "hi"}]}"""));
+        List<JsonNode> streamed = new ArrayList<>();
+        for (JsonNode c : chunks.subList(1, chunks.size())) {
+            c.get("choices").get(0).get("logprobs").get("content").forEach(streamed::add);
+        }
+        assertEquals(6, streamed.size(), "every token once, across the chunks");
+        for (int i = 0; i < 6; i++) {
+            assertEquals(content.get(i).get("token"), streamed.get(i).get("token"));
+            assertEquals(0, streamed.get(i).get("top_logprobs").size(), "top_logprobs defaults to 0");
+        }
+
+        for (String bad : List.of("\"top_logprobs\": 21, \"logprobs\": true", "\"top_logprobs\": -1, \"logprobs\": true",
+                "\"top_logprobs\": 2", "\"top_logprobs\": 2, \"logprobs\": false")) {
+            HttpResponse<String> e = post("/v1/chat/completions", """
+                    {"model": "tiny", %s, "messages": [{"role": "user", "content": "hi"}]}""".formatted(bad));
+            assertEquals(400, e.statusCode(), bad);
+            assertEquals("top_logprobs", JSON.readTree(e.body()).get("error").get("param").asText(), bad);
+        }
+        HttpResponse<String> e = post("/v1/chat/completions", """
+                {"model": "tiny", "logprobs": 3, "messages": [{"role": "user", "content": "hi"}]}""");
+        assertEquals(400, e.statusCode());
+        assertEquals("logprobs", JSON.readTree(e.body()).get("error").get("param").asText());
+    }
+
+    @Test
+    void completionLogprobsUseTheLegacyShape() throws Exception {
+        JsonNode choice = ok(post("/v1/completions", """
+                {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 5, "ignore_eos": true, "temperature": 0,
+                 "logprobs": 2, "echo": true}""")).get("choices").get(0);
+        JsonNode lp = choice.get("logprobs");
+        assertEquals(5, lp.get("tokens").size());
+        assertEquals(5, lp.get("token_logprobs").size());
+        assertEquals(5, lp.get("top_logprobs").size());
+        assertEquals(5, lp.get("text_offset").size());
+        String text = choice.get("text").asText();
+        assertEquals("Once upon a time".length(), lp.get("text_offset").get(0).asInt(), "offsets count the echoed prompt");
+        for (int i = 0; i < 5; i++) {
+            int at = lp.get("text_offset").get(i).asInt();
+            String token = lp.get("tokens").get(i).asText();
+            if (!token.contains("\uFFFD")) {
+                assertEquals(token, text.substring(at, at + token.length()), "token " + i + " sits at its offset");
+            }
+            assertTrue(lp.get("top_logprobs").get(i).size() >= 1 && lp.get("top_logprobs").get(i).size() <= 2);
+            assertTrue(lp.get("token_logprobs").get(i).asDouble() <= 0);
+        }
+
+        List<JsonNode> chunks = events(post("/v1/completions", """
+                {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 5, "ignore_eos": true, "temperature": 0,
+                 "logprobs": 0, "stream": true}"""));
+        List<String> tokens = new ArrayList<>();
+        chunks.forEach(c -> c.get("choices").get(0).get("logprobs").get("tokens").forEach(t -> tokens.add(t.asText())));
+        List<String> whole = new ArrayList<>();
+        lp.get("tokens").forEach(t -> whole.add(t.asText()));
+        assertEquals(whole, tokens);
+
+        HttpResponse<String> e = post("/v1/completions", """
+                {"model": "tiny", "prompt": "x", "logprobs": 21}""");
+        assertEquals(400, e.statusCode());
+        assertEquals("logprobs", JSON.readTree(e.body()).get("error").get("param").asText());
+    }
+
+    @Test
     void suffixNeedsFillInTheMiddleTokens() throws Exception {
         HttpResponse<String> r = post("/v1/completions", """
                 {"model": "tiny", "prompt": "def f(", "suffix": "return x", "max_tokens": 4}""");

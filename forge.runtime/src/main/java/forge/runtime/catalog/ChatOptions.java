@@ -12,8 +12,16 @@ import java.util.Objects;
  * @param maxTokens the most tokens to generate; -1 until the context is full
  * @param stops     the client's stop strings
  * @param ignoreEos keep generating past end-of-generation tokens
+ * @param logprobs  -1 for none; else each token's log-probability with this many alternatives
  */
-public record ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos) {
+public record ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos,
+                          int logprobs) {
+
+    /** Options without log-probabilities. */
+    public ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos) {
+        this(requestId, sampling, maxTokens, stops, ignoreEos, -1);
+    }
+
     public ChatOptions {
         Objects.requireNonNull(requestId);
         Objects.requireNonNull(sampling);

@@ -87,7 +87,7 @@ public final class ServedModel implements AutoCloseable {
         List<String> stops = new ArrayList<>(options.stops());
         stops.addAll(endOfTurnTexts);
         var generation = engine.submit(new GenerationRequest(options.requestId(), tokens, options.sampling(),
-                options.maxTokens(), stops, endOfTurnTokens, options.ignoreEos()));
+                options.maxTokens(), stops, endOfTurnTokens, options.ignoreEos(), options.logprobs()));
         return new ChatGeneration(generation, template.parser(prompt), tokens.length);
     }
 

@@ -5,8 +5,11 @@ import forge.api.backend.ContextParams;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.TokenBatch;
+import forge.api.backend.TokenLogprobs;
 import forge.api.backend.TokenSampler;
 import forge.api.backend.Vocabulary;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -449,6 +452,8 @@ public final class Engine implements AutoCloseable {
         long startNanos;
         long firstTokenNanos;
         boolean inBatch;
+        /** Log-probabilities of tokens not yet emitted; null when the generation did not ask (no cost). */
+        List<TokenLogprob> logprobs;
 
         Slot(int id, int capacity) {
             this.id = id;
@@ -472,6 +477,7 @@ public final class Engine implements AutoCloseable {
             limit = r.maxTokens() > 0 ? Math.min(r.maxTokens(), room) : room;
             startNanos = System.nanoTime();
             firstTokenNanos = 0;
+            logprobs = r.logprobs() >= 0 ? new ArrayList<>() : null;
         }
 
         /**
@@ -566,9 +572,12 @@ public final class Engine implements AutoCloseable {
                 finish(FinishReason.STOP);
                 return;
             }
+            if (logprobs != null && !recordLogprobs(token, r.logprobs())) {
+                return;
+            }
             String text = stops.push(utf8.push(vocab.piece(token, false)));
             if (!text.isEmpty()) {
-                generation.emit(new GenerationEvent.Text(text, 1));
+                generation.emit(new GenerationEvent.Text(text, 1, drainLogprobs()));
             }
             if (stops.stopped()) {
                 finish(FinishReason.STOP);
@@ -581,6 +590,33 @@ public final class Engine implements AutoCloseable {
             lastToken = token;
         }
 
+        /** Adds the sampled token's log-probabilities; false when the backend failed and the slot with it. */
+        boolean recordLogprobs(int token, int top) {
+            TokenLogprobs lp;
+            try {
+                lp = context.logprobs(batchIndex, token, top);
+            } catch (ForgeException | UnsupportedOperationException e) {
+                // This request's failure, not the engine's: the other slots keep going.
+                fail(e instanceof ForgeException f ? f : new ForgeException(e.getMessage(), e));
+                return false;
+            }
+            List<TokenLogprob> alternatives = new ArrayList<>(lp.top().size());
+            for (TokenLogprobs.Candidate c : lp.top()) {
+                alternatives.add(new TokenLogprob(vocab.piece(c.id(), true), c.logprob(), List.of()));
+            }
+            logprobs.add(new TokenLogprob(vocab.piece(token, true), lp.token().logprob(), alternatives));
+            return true;
+        }
+
+        private List<TokenLogprob> drainLogprobs() {
+            if (logprobs == null || logprobs.isEmpty()) {
+                return List.of();
+            }
+            List<TokenLogprob> out = List.copyOf(logprobs);
+            logprobs.clear();
+            return out;
+        }
+
         /** Ends the request; the slot's KV cells stay cached for the next prompt that shares them. */
         void finish(FinishReason reason) {
             Generation g = generation;
@@ -588,7 +624,7 @@ public final class Engine implements AutoCloseable {
                 String rest = stops.push(utf8.flush());
                 rest += stops.flush();
                 if (!rest.isEmpty()) {
-                    g.emit(new GenerationEvent.Text(rest, 0));
+                    g.emit(new GenerationEvent.Text(rest, 0, drainLogprobs()));
                 }
             }
             long end = System.nanoTime();
@@ -624,6 +660,7 @@ public final class Engine implements AutoCloseable {
             decoding = false;
             batchIndex = -1;
             lastUsed = ++useClock;
+            logprobs = null;
         }
     }
 }

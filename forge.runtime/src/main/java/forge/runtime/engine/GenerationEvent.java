@@ -1,6 +1,7 @@
 package forge.runtime.engine;
 
 import forge.api.ForgeException;
+import java.util.List;
 import java.util.Objects;
 
 /** What a generation reports, in order: any number of {@link Text}, then one {@link Done} or {@link Failed}. */
@@ -9,12 +10,21 @@ public sealed interface GenerationEvent {
     /**
      * Newly generated text: whole characters only, with no part of a stop string.
      *
-     * @param text   the text
-     * @param tokens how many tokens produced it (some tokens produce no text yet)
+     * @param text     the text
+     * @param tokens   how many tokens produced it (some tokens produce no text yet)
+     * @param logprobs when the request asked for them, the tokens sampled since the last event, in
+     *                 order (a token whose text is held back, half a character or the start of
+     *                 what may be a stop string, comes with the event that releases it); else empty
      */
-    record Text(String text, int tokens) implements GenerationEvent {
+    record Text(String text, int tokens, List<TokenLogprob> logprobs) implements GenerationEvent {
         public Text {
             Objects.requireNonNull(text);
+            logprobs = List.copyOf(logprobs);
+        }
+
+        /** Text without log-probabilities. */
+        public Text(String text, int tokens) {
+            this(text, tokens, List.of());
         }
     }
 

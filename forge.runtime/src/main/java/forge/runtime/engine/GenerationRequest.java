@@ -1,5 +1,6 @@
 package forge.runtime.engine;
 
+import forge.api.backend.TokenLogprobs;
 import forge.api.sampler.SamplingParams;
 import java.util.List;
 import java.util.Objects;
@@ -16,10 +17,23 @@ import java.util.Set;
  * @param stopTokens token ids that end generation besides the vocabulary's end-of-generation
  *                   tokens (a template's end-of-turn tokens)
  * @param ignoreEos  keep generating past end-of-generation tokens (benchmarks)
+ * @param logprobs   -1 for none (the default, and free); otherwise every generated token's
+ *                   log-probability comes with its {@link GenerationEvent.Text}, with this many
+ *                   most likely alternatives (0 to {@link TokenLogprobs#MAX_TOP})
  */
 public record GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                                Set<Integer> stopTokens, boolean ignoreEos) {
+                                Set<Integer> stopTokens, boolean ignoreEos, int logprobs) {
+
+    /** A request without log-probabilities. */
+    public GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
+                             Set<Integer> stopTokens, boolean ignoreEos) {
+        this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, -1);
+    }
+
     public GenerationRequest {
+        if (logprobs < -1 || logprobs > TokenLogprobs.MAX_TOP) {
+            throw new IllegalArgumentException("logprobs must be -1 (off) or 0 to " + TokenLogprobs.MAX_TOP + ": " + logprobs);
+        }
         Objects.requireNonNull(id);
         Objects.requireNonNull(prompt);
         if (prompt.length == 0) {

@@ -6,6 +6,7 @@ import forge.api.BackendException;
 import forge.api.backend.ContextParams;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.TokenBatch;
+import forge.api.backend.TokenLogprobs;
 import forge.api.backend.TokenSampler;
 import forge.api.sampler.SamplingParams;
 import forge.backend.llamacpp.ffm.Llama;
@@ -202,6 +203,109 @@ public final class LlamaContext implements InferenceContext {
         }
         int n = model.info().embeddingSize();
         return e.reinterpret(4L * n).toArray(JAVA_FLOAT);
+    }
+
+    /**
+     * One pass over the native row of logits: an online log-sum-exp (a running maximum and the sum
+     * rescaled whenever the maximum grows) and a min-heap of the {@code top} best logits. Nothing
+     * the size of the vocabulary is copied to the heap; only the answer is allocated.
+     */
+    @Override
+    public TokenLogprobs logprobs(int batchIndex, int token, int top) {
+        ensureOpen();
+        checkOutput(batchIndex);
+        int nVocab = model.vocabulary().size();
+        if (token < 0 || token >= nVocab) {
+            throw new BackendException("token " + token + " is out of range: the vocabulary has " + nVocab);
+        }
+        if (top < 0 || top > TokenLogprobs.MAX_TOP) {
+            throw new BackendException("top must be 0 to " + TokenLogprobs.MAX_TOP + ": " + top);
+        }
+        MemorySegment row = Llama.llama_get_logits_ith(ctx, batchIndex);
+        if (row.equals(MemorySegment.NULL)) {
+            throw new BackendException("no logits at batch index " + batchIndex + ": " + LlamaLog.takeLastError());
+        }
+        row = row.reinterpret(4L * nVocab);
+        float max = Float.NEGATIVE_INFINITY;
+        double sum = 0;
+        int[] heapIds = new int[top];
+        float[] heapLogits = new float[top];
+        int heapSize = 0;
+        for (int i = 0; i < nVocab; i++) {
+            float x = row.getAtIndex(JAVA_FLOAT, i);
+            if (x > max) {
+                sum = sum * Math.exp((double) max - x) + 1; // exp(-inf) is 0: the first finite logit starts the sum
+                max = x;
+            } else if (x != Float.NEGATIVE_INFINITY) {
+                sum += Math.exp((double) x - max);
+            }
+            if (top > 0 && (heapSize < top || x > heapLogits[0])) {
+                if (heapSize < top) {
+                    heapIds[heapSize] = i;
+                    heapLogits[heapSize] = x;
+                    siftUp(heapIds, heapLogits, heapSize++);
+                } else {
+                    heapIds[0] = i;
+                    heapLogits[0] = x;
+                    siftDown(heapIds, heapLogits, heapSize);
+                }
+            }
+        }
+        double logZ = max + Math.log(sum);
+        // Drain the min-heap from the worst up, filling the list from its end: most likely first.
+        TokenLogprobs.Candidate[] best = new TokenLogprobs.Candidate[heapSize];
+        for (int n = heapSize; n > 0; n--) {
+            best[n - 1] = candidate(heapIds[0], heapLogits[0], logZ);
+            heapIds[0] = heapIds[n - 1];
+            heapLogits[0] = heapLogits[n - 1];
+            siftDown(heapIds, heapLogits, n - 1);
+        }
+        return new TokenLogprobs(candidate(token, row.getAtIndex(JAVA_FLOAT, token), logZ), List.of(best));
+    }
+
+    private static TokenLogprobs.Candidate candidate(int id, float logit, double logZ) {
+        // Rounding can put the top token a hair above 0.
+        return new TokenLogprobs.Candidate(id, (float) Math.min(0, logit - logZ));
+    }
+
+    private static void siftUp(int[] ids, float[] logits, int i) {
+        while (i > 0) {
+            int parent = (i - 1) / 2;
+            if (logits[parent] <= logits[i]) {
+                return;
+            }
+            swap(ids, logits, i, parent);
+            i = parent;
+        }
+    }
+
+    private static void siftDown(int[] ids, float[] logits, int size) {
+        int i = 0;
+        while (true) {
+            int l = 2 * i + 1;
+            int r = l + 1;
+            int smallest = i;
+            if (l < size && logits[l] < logits[smallest]) {
+                smallest = l;
+            }
+            if (r < size && logits[r] < logits[smallest]) {
+                smallest = r;
+            }
+            if (smallest == i) {
+                return;
+            }
+            swap(ids, logits, i, smallest);
+            i = smallest;
+        }
+    }
+
+    private static void swap(int[] ids, float[] logits, int a, int b) {
+        int id = ids[a];
+        ids[a] = ids[b];
+        ids[b] = id;
+        float l = logits[a];
+        logits[a] = logits[b];
+        logits[b] = l;
     }
 
     /**

@@ -15,6 +15,7 @@ import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
 import forge.api.backend.TokenBatch;
+import forge.api.backend.TokenLogprobs;
 import forge.api.backend.TokenSampler;
 import forge.api.sampler.SamplingParams;
 import java.io.ByteArrayOutputStream;
@@ -114,6 +115,50 @@ class LlamaContextTest {
                     throw new IllegalStateException("boom");
                 }));
         assertTrue(e.getMessage().contains("boom"), e.getMessage());
+    }
+
+    @Test
+    void logprobsAreTheLogSoftmaxOfTheLogitsWithTheBestFirst() {
+        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+            prefill(ctx, 0, prompt, 0);
+            int last = prompt.length - 1;
+            int greedy = s.sample(last);
+            // The reference: the whole row copied to the heap and a plain two-pass log-softmax in doubles.
+            float[] logits = forge.backend.llamacpp.ffm.Llama.llama_get_logits_ith(((LlamaContext) ctx).segment(), last)
+                    .reinterpret(4L * model.vocabulary().size()).toArray(java.lang.foreign.ValueLayout.JAVA_FLOAT);
+            double max = Double.NEGATIVE_INFINITY;
+            for (float x : logits) {
+                max = Math.max(max, x);
+            }
+            double sum = 0;
+            for (float x : logits) {
+                sum += Math.exp(x - max);
+            }
+            double logZ = max + Math.log(sum);
+            Integer[] order = new Integer[logits.length];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            java.util.Arrays.sort(order, (a, b) -> Float.compare(logits[b], logits[a]));
+
+            TokenLogprobs lp = ctx.logprobs(last, greedy, 20);
+            assertEquals(greedy, lp.token().id());
+            assertEquals(logits[greedy] - logZ, lp.token().logprob(), 1e-4);
+            assertEquals(20, lp.top().size());
+            for (int i = 0; i < 20; i++) {
+                assertEquals(logits[order[i]] - logZ, lp.top().get(i).logprob(), 1e-4, "rank " + i);
+                assertEquals(logits[order[i]], logits[lp.top().get(i).id()], "rank " + i);
+            }
+            assertEquals(greedy, lp.top().get(0).id(), "greedy picks the most likely token");
+            int other = order[order.length - 1];
+            assertEquals(logits[other] - logZ, ctx.logprobs(last, other, 0).token().logprob(), 1e-4);
+            assertTrue(ctx.logprobs(last, other, 0).top().isEmpty());
+            assertEquals(3, ctx.logprobs(last, greedy, 3).top().size());
+
+            assertThrows(BackendException.class, () -> ctx.logprobs(0, greedy, 1), "index 0 has no logits");
+            assertThrows(BackendException.class, () -> ctx.logprobs(last, greedy, 21));
+            assertThrows(BackendException.class, () -> ctx.logprobs(last, -1, 1));
+        }
     }
 
     @Test

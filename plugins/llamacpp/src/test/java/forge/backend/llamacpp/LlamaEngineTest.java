@@ -208,6 +208,43 @@ class LlamaEngineTest {
     }
 
     @Test
+    void logprobsComeWithTheTextOnlyWhenAskedAndMatchTheGreedyChoice() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(2, 512, 4))) {
+            int[] p = prompt("Once upon a time");
+            Generation plain = engine.submit(new GenerationRequest("plain", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true));
+            Generation asked = engine.submit(new GenerationRequest("asked", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true, 5));
+            List<forge.runtime.engine.TokenLogprob> got = new ArrayList<>();
+            StringBuilder bytes = new StringBuilder();
+            StringBuilder text = new StringBuilder();
+            GenerationEvent e;
+            while ((e = asked.next(60, TimeUnit.SECONDS)) instanceof GenerationEvent.Text t) {
+                got.addAll(t.logprobs());
+                text.append(t.text());
+            }
+            assertEquals(FinishReason.LENGTH, assertInstanceOf(GenerationEvent.Done.class, e).reason());
+            assertEquals(8, got.size(), "one entry per generated token");
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            for (var lp : got) {
+                assertEquals(5, lp.top().size());
+                assertTrue(lp.logprob() <= 0);
+                // Greedy: the sampled token is the most likely one, so it heads the alternatives.
+                assertEquals(lp.top().get(0).logprob(), lp.logprob(), 1e-6);
+                assertTrue(java.util.Arrays.equals(lp.top().get(0).bytes(), lp.bytes()));
+                for (int i = 1; i < 5; i++) {
+                    assertTrue(lp.top().get(i - 1).logprob() >= lp.top().get(i).logprob());
+                }
+                all.writeBytes(lp.bytes());
+            }
+            assertEquals(text.toString(), all.toString(java.nio.charset.StandardCharsets.UTF_8), "the tokens spell the text");
+            while ((e = plain.next(60, TimeUnit.SECONDS)) instanceof GenerationEvent.Text t) {
+                assertTrue(t.logprobs().isEmpty(), "not asked, not computed");
+            }
+            assertThrows(IllegalArgumentException.class,
+                    () -> new GenerationRequest("bad", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true, 21));
+        }
+    }
+
+    @Test
     void sequencesBatchedTogetherMatchEachOtherAndFinishByLength() throws Exception {
         try (Engine engine = new Engine("tiny", model, config(4, 1024, 8))) {
             Outcome solo = drain(engine.submit(request("solo", "Once upon a time", 16, List.of())));

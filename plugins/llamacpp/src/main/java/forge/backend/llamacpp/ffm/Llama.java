@@ -135,6 +135,8 @@ public final class Llama {
         static final MethodHandle llama_batch_free = downcall("llama_batch_free", FunctionDescriptor.ofVoid(Structs.llama_batch));
         // int32_t llama_decode(struct llama_context * ctx, struct llama_batch batch);
         static final MethodHandle llama_decode = downcall("llama_decode", FunctionDescriptor.of(JAVA_INT, ADDRESS, Structs.llama_batch));
+        // float * llama_get_logits_ith(struct llama_context * ctx, int32_t i);
+        static final MethodHandle llama_get_logits_ith = downcall("llama_get_logits_ith", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
         // float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id);
         static final MethodHandle llama_get_embeddings_seq = downcall("llama_get_embeddings_seq", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
         // llama_memory_t llama_get_memory(const struct llama_context * ctx);
@@ -536,6 +538,18 @@ public final class Llama {
     public static int llama_decode(MemorySegment ctx, MemorySegment batch) {
         try {
             return (int) Handles.llama_decode.invokeExact(ctx, batch);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /**
+     * {@code float * llama_get_logits_ith(struct llama_context * ctx, int32_t i);} The row of
+     * {@code n_vocab} logits of batch index {@code i}; NULL (and an error logged) when it has none.
+     */
+    public static MemorySegment llama_get_logits_ith(MemorySegment ctx, int i) {
+        try {
+            return (MemorySegment) Handles.llama_get_logits_ith.invokeExact(ctx, i);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
