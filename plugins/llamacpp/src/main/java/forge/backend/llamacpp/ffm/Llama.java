@@ -63,6 +63,8 @@ public final class Llama {
         static final MethodHandle llama_backend_free = downcall("llama_backend_free", FunctionDescriptor.ofVoid());
         // void ggml_backend_load_all_from_path(const char * dir_path); // libggml
         static final MethodHandle ggml_backend_load_all_from_path = downcall("ggml_backend_load_all_from_path", FunctionDescriptor.ofVoid(ADDRESS));
+        // ggml_backend_reg_t ggml_backend_load(const char * path); // libggml
+        static final MethodHandle ggml_backend_load = downcall("ggml_backend_load", FunctionDescriptor.of(ADDRESS, ADDRESS));
         // void llama_log_set(ggml_log_callback log_callback, void * user_data);
         static final MethodHandle llama_log_set = downcall("llama_log_set", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
         // const char * llama_print_system_info(void);
@@ -214,6 +216,15 @@ public final class Llama {
     public static void ggml_backend_load_all_from_path(MemorySegment dir_path) {
         try {
             Handles.ggml_backend_load_all_from_path.invokeExact(dir_path);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code ggml_backend_reg_t ggml_backend_load(const char * path);} NULL when the library is not a usable backend. */
+    public static MemorySegment ggml_backend_load(MemorySegment path) {
+        try {
+            return (MemorySegment) Handles.ggml_backend_load.invokeExact(path);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }

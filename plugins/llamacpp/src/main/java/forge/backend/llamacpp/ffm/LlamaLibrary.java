@@ -99,7 +99,12 @@ public final class LlamaLibrary {
         checkLayouts(dir);
         LlamaLog.install();
         try (Arena scratch = Arena.ofConfined()) {
-            Llama.ggml_backend_load_all_from_path(scratch.allocateFrom(dir.toString()));
+            // The CPU package: load just the variant that suits this CPU (remembered after the
+            // first start); any other package: let ggml load every backend it finds.
+            var cpu = CpuVariants.best(dir);
+            if (cpu.isEmpty() || Llama.ggml_backend_load(scratch.allocateFrom(cpu.get().toString())).equals(MemorySegment.NULL)) {
+                Llama.ggml_backend_load_all_from_path(scratch.allocateFrom(dir.toString()));
+            }
         }
         Llama.llama_backend_init();
         String systemInfo = cString(Llama.llama_print_system_info()).strip();

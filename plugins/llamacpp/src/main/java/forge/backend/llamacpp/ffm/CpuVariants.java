@@ -1,0 +1,133 @@
+package forge.backend.llamacpp.ffm;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Picks the CPU backend variant ({@code libggml-cpu-haswell.so}, {@code -icelake}, ...) the way
+ * {@code ggml_backend_load_best} does, and remembers the choice for this CPU.
+ *
+ * <p>{@code ggml_backend_load_all_from_path} opens every variant (fourteen 1 MB C++ libraries) to
+ * ask each for its {@code ggml_backend_score()} on every start; that is most of a small model's
+ * start-up. The winner depends only on the CPU and the files, so it is cached under
+ * {@code ~/.cache/forge/cpu-backend/} keyed by both, and later starts load just that one.
+ */
+@SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
+final class CpuVariants {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CpuVariants.class);
+    private static final String PREFIX = "libggml-cpu-";
+
+    private CpuVariants() {
+    }
+
+    /**
+     * The CPU variant to load, when the folder holds only CPU variants as loadable backends (the
+     * CPU package); empty otherwise, and the caller lets ggml load everything.
+     */
+    static Optional<Path> best(Path dir) {
+        List<Path> variants;
+        boolean othersPresent;
+        try (Stream<Path> files = Files.list(dir)) {
+            List<Path> backends = files.filter(p -> {
+                String n = p.getFileName().toString();
+                return n.startsWith("libggml-") && n.endsWith(".so") && !n.startsWith("libggml-base");
+            }).sorted().toList();
+            variants = backends.stream().filter(p -> p.getFileName().toString().startsWith(PREFIX)).toList();
+            othersPresent = variants.size() != backends.size();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        if (variants.isEmpty() || othersPresent) {
+            return Optional.empty();
+        }
+        Path cache = cacheFile(variants);
+        try {
+            if (cache != null && Files.isRegularFile(cache)) {
+                Path remembered = dir.resolve(Files.readString(cache, StandardCharsets.UTF_8).strip());
+                if (variants.contains(remembered)) {
+                    return Optional.of(remembered);
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("cannot read {}: {}", cache, e.toString());
+        }
+        Path best = null;
+        int bestScore = 0;
+        for (Path variant : variants) {
+            int score = score(variant);
+            if (score > bestScore) {
+                best = variant;
+                bestScore = score;
+            }
+        }
+        if (best != null && cache != null) {
+            try {
+                Files.createDirectories(cache.getParent());
+                Path tmp = Files.createTempFile(cache.getParent(), "cpu", ".tmp");
+                Files.writeString(tmp, best.getFileName().toString(), StandardCharsets.UTF_8);
+                Files.move(tmp, cache, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException | UnsupportedOperationException e) {
+                LOG.debug("cannot remember the CPU variant in {}: {}", cache, e.toString());
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    /** {@code int ggml_backend_score(void)} of one variant, opened and closed again; 0 when it cannot run here. */
+    private static int score(Path variant) {
+        try (Arena arena = Arena.ofConfined()) {
+            SymbolLookup lib = SymbolLookup.libraryLookup(variant, arena);
+            Optional<MemorySegment> fn = lib.find("ggml_backend_score");
+            if (fn.isEmpty()) {
+                return 0;
+            }
+            return (int) Linker.nativeLinker().downcallHandle(fn.get(), FunctionDescriptor.of(ValueLayout.JAVA_INT)).invokeExact();
+        } catch (Throwable e) {
+            LOG.debug("cannot score {}: {}", variant, e.toString());
+            return 0;
+        }
+    }
+
+    /** {@code ~/.cache/forge/cpu-backend/<hash of this CPU's flags and the variants' files>}; null without a home. */
+    private static Path cacheFile(List<Path> variants) {
+        String home = System.getProperty("user.home");
+        if (home == null || home.isBlank()) {
+            return null;
+        }
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            Path cpuinfo = Path.of("/proc/cpuinfo");
+            if (Files.isReadable(cpuinfo)) {
+                try (Stream<String> lines = Files.lines(cpuinfo)) {
+                    lines.filter(l -> l.startsWith("flags") || l.startsWith("model name") || l.startsWith("vendor_id"))
+                            .distinct().forEach(l -> sha.update(l.getBytes(StandardCharsets.UTF_8)));
+                }
+            }
+            for (Path v : variants) {
+                sha.update((v.toAbsolutePath() + ":" + Files.size(v) + ":" + Files.getLastModifiedTime(v).toMillis())
+                        .getBytes(StandardCharsets.UTF_8));
+            }
+            String key = HexFormat.of().formatHex(sha.digest(), 0, 12);
+            return Path.of(home, ".cache", "forge", "cpu-backend", key);
+        } catch (IOException | NoSuchAlgorithmException | java.io.UncheckedIOException e) {
+            return null;
+        }
+    }
+}
