@@ -41,6 +41,9 @@ public final class ForgeServer implements AutoCloseable {
 
     private final Server server;
     private final ServerConnector connector;
+    /** How long a connection may stay silent, as llama-server's default {@code --timeout 600}. */
+    static final long IDLE_TIMEOUT_MS = 600_000;
+
     private final ModelCatalog catalog;
     private final ServerConfig config;
     private final ChatCompletions chat;
@@ -74,6 +77,9 @@ public final class ForgeServer implements AutoCloseable {
         connector = new ServerConnector(server);
         connector.setHost(config.host());
         connector.setPort(config.port());
+        // A whole (non-streaming) answer writes nothing until it is done, and a long prefill on a CPU
+        // can take minutes: Jetty's 30 s default would cut such requests. llama-server waits 600 s.
+        connector.setIdleTimeout(IDLE_TIMEOUT_MS);
         server.addConnector(connector);
         server.setHandler(new Router());
         server.setStopTimeout(5_000);
