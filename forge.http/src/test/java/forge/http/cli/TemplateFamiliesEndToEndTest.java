@@ -68,7 +68,7 @@ class TemplateFamiliesEndToEndTest {
                 HttpResponse.BodyHandlers.ofString()).body()).get("data");
         Map<String, JsonNode> templates = new HashMap<>();
         data.forEach(m -> templates.put(m.get("id").asText(), m.get("template")));
-        // The synthetic Llama is a llama-architecture GGUF with Llama 3's llama-bpe pre-tokenizer.
+        // The synthetic Llama carries the official Llama 3.1 template: claimed by its fingerprint.
         assertEquals("llama3.1", templates.get("tiny-llama").get("name").asText(), templates.toString());
         assertEquals("llama", templates.get("tiny-llama").get("family").asText());
         assertEquals("metadata", templates.get("tiny-llama").get("rule").asText());

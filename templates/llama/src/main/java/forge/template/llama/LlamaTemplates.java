@@ -18,9 +18,10 @@ import java.util.regex.Pattern;
  * The Llama 3.x family: {@code llama3.1}, {@code llama3.2} and {@code llama3.3}. Claims a model
  * from its GGUF chat template (the official templates' distinctive lines; 3.1 and 3.3 ship the
  * same one, so the model's name picks between them), then from {@code general.name} /
- * {@code general.basename}, then from Llama 3's signs (the {@code llama} architecture with the
- * {@code llama-bpe} pre-tokenizer, or a template built of Llama 3's header tokens), then from the
- * model id and aliases.
+ * {@code general.basename}, then, for a GGUF without any template, from Llama 3's signs (the
+ * {@code llama} architecture with the {@code llama-bpe} pre-tokenizer), then from the model id and
+ * aliases. A GGUF whose own template is none of the official ones (Llama 3.0's, a fine-tune's) is
+ * left to the generic engine, which renders that template exactly.
  */
 public final class LlamaTemplates implements ChatTemplateProvider {
 
@@ -76,14 +77,12 @@ public final class LlamaTemplates implements ChatTemplateProvider {
             }
         }
         String arch = meta.architecture().orElse("");
-        // A GGUF that carries a template of another shape (a fine-tune's own format) keeps it: the
-        // architecture says nothing about the prompt format then, and the generic engine renders it.
-        boolean ownOtherTemplate = !t.isEmpty() && !t.contains("<|start_header_id|>");
-        if (!ownOtherTemplate && arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
-            return claim(LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer");
-        }
-        if (t.contains("<|start_header_id|>") && t.contains("<|eot_id|>")) {
-            return claim(LLAMA31, 20, "tokenizer.chat_template is built of Llama 3's header tokens");
+        // A GGUF that carries a template none of the official ones keeps it (Llama 3.0's, a
+        // fine-tune's own): the generic engine renders it exactly, where llama3.x would add the
+        // date lines and tool blocks that model never saw. The architecture decides only when the
+        // file has no template at all.
+        if (t.isEmpty() && arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
+            return claim(LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer, no chat template");
         }
         List<String> ids = new ArrayList<>();
         ids.add(model.id());

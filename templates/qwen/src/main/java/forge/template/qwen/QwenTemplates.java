@@ -73,10 +73,10 @@ public final class QwenTemplates implements ChatTemplateProvider {
             }
         }
         String arch = meta.architecture().orElse("");
-        // A GGUF that carries a template of another shape (a fine-tune's own format) keeps it: the
-        // architecture says nothing about the prompt format then, and the generic engine renders it.
-        String own = meta.chatTemplate().orElse("");
-        if (!own.isEmpty() && !own.contains("<|im_start|>")) {
+        // A GGUF that carries a template none of the official ones keeps it (a fine-tune's own
+        // format): the generic engine renders it exactly. The architecture decides only when the
+        // file has no template at all.
+        if (meta.chatTemplate().isPresent()) {
             arch = "";
         }
         if (arch.equals("qwen35") || arch.equals("qwen35moe")) {

@@ -47,6 +47,11 @@ class QwenTemplatesTest implements ChatTemplateContract {
         assertEquals("qwen3", c.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c.rule());
         assertEquals("qwen2.5", provider().claim(model("x", Map.of("general.architecture", "qwen2"))).orElseThrow().variant());
+        // A qwen2 GGUF with its own, unofficial template (a fine-tune's ChatML) keeps it: the generic
+        // engine renders it exactly.
+        assertTrue(provider().claim(model("x", Map.of("general.architecture", "qwen2",
+                "tokenizer.chat_template", "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}")))
+                .isEmpty());
     }
 
     private static List<ChatDelta> feedCharByChar(OutputParser p, String text) {
