@@ -60,4 +60,63 @@ class FamilyToolCallEndToEndTest {
                     "no raw markup in content: " + body);
         }
     }
+
+    /** The id of Qwen's {@code <tool_call>} token, which opens a call in its format. */
+    private static int toolCallToken() throws Exception {
+        HttpResponse<String> r = server.client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.base + "/tokenize"))
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"content\": \"<tool_call>\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        JsonNode tokens = StructuredServer.JSON.readTree(r.body()).get("tokens");
+        assertEquals(1, tokens.size(), "<tool_call> is one token in the qwen vocabulary: " + r.body());
+        return tokens.get(0).asInt();
+    }
+
+    /** The closing bias plus a push towards opening a tool call right away. */
+    private static String biasTowardsACall() throws Exception {
+        return server.closingBias.substring(0, server.closingBias.length() - 1) + ", \"" + toolCallToken() + "\": 100}";
+    }
+
+    @Test
+    void autoLeavesTheModelFreeUntilItOpensACallThenConstrainsIt() throws Exception {
+        // A model that opens <tool_call> under "auto": the lazy grammar engages there, so the call
+        // that follows is well-formed and its arguments match the schema.
+        HttpResponse<String> r = server.post("""
+                {"model": "demo", "max_tokens": 240, "temperature": 1, "seed": 3, "logit_bias": %s,
+                 "tools": [%s], "tool_choice": "auto",
+                 "messages": [{"role": "user", "content": "Go."}]}""".formatted(biasTowardsACall(), StructuredOutputEndToEndTest.WEATHER));
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode choice = StructuredServer.JSON.readTree(r.body()).get("choices").get(0);
+        assertEquals("tool_calls", choice.get("finish_reason").asText(), r.body());
+        JsonNode call = choice.get("message").get("tool_calls").get(0);
+        assertEquals("get_weather", call.get("function").get("name").asText());
+        JsonNode schema = StructuredServer.JSON.readTree(StructuredOutputEndToEndTest.WEATHER).get("function").get("parameters");
+        assertEquals(List.of(), StructuredServer.violations(schema, call.get("function").get("arguments").asText()), r.body());
+    }
+
+    @Test
+    void autoWithoutACallIsPlainContent() throws Exception {
+        // Without the push the noise never writes <tool_call>: the grammar never engages, the answer is text.
+        HttpResponse<String> r = server.post("""
+                {"model": "demo", "max_tokens": 16, "temperature": 1, "seed": 3, "logit_bias": {"%d": -100},
+                 "tools": [%s], "tool_choice": "auto",
+                 "messages": [{"role": "user", "content": "Go."}]}""".formatted(toolCallToken(), StructuredOutputEndToEndTest.WEATHER));
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode choice = StructuredServer.JSON.readTree(r.body()).get("choices").get(0);
+        assertEquals("length", choice.get("finish_reason").asText(), r.body());
+        assertTrue(choice.get("message").get("tool_calls") == null || choice.get("message").get("tool_calls").isEmpty(), r.body());
+        assertTrue(choice.get("message").get("content").isTextual());
+    }
+
+    @Test
+    void noneNeverYieldsToolCallsEvenWhenTheModelWritesTheMarkup() throws Exception {
+        HttpResponse<String> r = server.post("""
+                {"model": "demo", "max_tokens": 12, "temperature": 1, "seed": 3, "logit_bias": {"%d": 100},
+                 "tools": [%s], "tool_choice": "none",
+                 "messages": [{"role": "user", "content": "Go."}]}""".formatted(toolCallToken(), StructuredOutputEndToEndTest.WEATHER));
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode choice = StructuredServer.JSON.readTree(r.body()).get("choices").get(0);
+        assertEquals("length", choice.get("finish_reason").asText(), r.body());
+        assertTrue(choice.get("message").get("tool_calls") == null || choice.get("message").get("tool_calls").isEmpty(), r.body());
+    }
 }
