@@ -8,12 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.JsonValue;
 import com.openai.core.http.StreamResponse;
 import com.openai.errors.NotFoundException;
 import com.openai.errors.UnauthorizedException;
+import com.openai.models.FunctionDefinition;
+import com.openai.models.FunctionParameters;
+import com.openai.models.ResponseFormatJsonSchema;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.chat.completions.ChatCompletionFunctionTool;
+import com.openai.models.chat.completions.ChatCompletionToolChoiceOption;
 import com.openai.models.completions.Completion;
 import com.openai.models.completions.CompletionCreateParams;
 import com.openai.models.embeddings.CreateEmbeddingResponse;
@@ -94,6 +100,66 @@ class OpenAiJavaSdkTest {
         Model m = client.models().retrieve("tiny");
         assertEquals("tiny", m.id());
         assertNotNull(client.models().list().data());
+    }
+
+    /**
+     * A logit bias towards JSON's closing tokens: under a grammar, random weights give valid output
+     * that may ramble inside a string; the bias lets it finish within the budget.
+     */
+    private static ChatCompletionCreateParams.LogitBias closingBias() throws Exception {
+        var bias = ChatCompletionCreateParams.LogitBias.builder();
+        var http = java.net.http.HttpClient.newHttpClient();
+        var json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String text : List.of("\"", "}", "]")) {
+            var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.base + "/tokenize"))
+                    .header("Authorization", "Bearer sdk-key").header("Content-Type", "application/json")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json.writeValueAsString(java.util.Map.of("content", text))))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), r.body());
+            bias.putAdditionalProperty(json.readTree(r.body()).get("tokens").get(0).asText(), JsonValue.from(6));
+        }
+        return bias.build();
+    }
+
+    @Test
+    void toolChoiceRequiredForcesAValidCall() throws Exception {
+        FunctionParameters parameters = FunctionParameters.builder()
+                .putAdditionalProperty("type", JsonValue.from("object"))
+                .putAdditionalProperty("properties", JsonValue.from(java.util.Map.of("city", java.util.Map.of("type", "string"))))
+                .putAdditionalProperty("required", JsonValue.from(List.of("city")))
+                .putAdditionalProperty("additionalProperties", JsonValue.from(false)).build();
+        ChatCompletion c = client.chat().completions().create(ChatCompletionCreateParams.builder().model("tiny")
+                .addUserMessage("Weather in Paris?")
+                .addTool(ChatCompletionFunctionTool.builder().function(FunctionDefinition.builder().name("get_weather")
+                        .description("The weather in a city").parameters(parameters).build()).build())
+                .toolChoice(ChatCompletionToolChoiceOption.Auto.REQUIRED)
+                .maxCompletionTokens(300).temperature(1.0).seed(5).logitBias(closingBias()).build());
+        var choice = c.choices().getFirst();
+        assertEquals(ChatCompletion.Choice.FinishReason.TOOL_CALLS, choice.finishReason());
+        var call = choice.message().toolCalls().orElseThrow().getFirst().asFunction().function();
+        assertEquals("get_weather", call.name());
+        var arguments = new com.fasterxml.jackson.databind.ObjectMapper().readTree(call.arguments());
+        assertTrue(arguments.path("city").isTextual(), call.arguments());
+        assertEquals(1, arguments.size(), "additionalProperties false: " + call.arguments());
+    }
+
+    @Test
+    void jsonSchemaResponsesMatchTheirSchema() throws Exception {
+        var schema = ResponseFormatJsonSchema.JsonSchema.Schema.builder()
+                .putAdditionalProperty("type", JsonValue.from("object"))
+                .putAdditionalProperty("properties", JsonValue.from(java.util.Map.of(
+                        "name", java.util.Map.of("type", "string"), "age", java.util.Map.of("type", "integer"))))
+                .putAdditionalProperty("required", JsonValue.from(List.of("name", "age")))
+                .putAdditionalProperty("additionalProperties", JsonValue.from(false)).build();
+        ChatCompletion c = client.chat().completions().create(ChatCompletionCreateParams.builder().model("tiny")
+                .addUserMessage("A person as JSON")
+                .responseFormat(ResponseFormatJsonSchema.builder().jsonSchema(ResponseFormatJsonSchema.JsonSchema.builder()
+                        .name("person").schema(schema).strict(true).build()).build())
+                .maxCompletionTokens(300).temperature(1.0).seed(5).logitBias(closingBias()).build());
+        assertEquals(ChatCompletion.Choice.FinishReason.STOP, c.choices().getFirst().finishReason());
+        var person = new com.fasterxml.jackson.databind.ObjectMapper().readTree(c.choices().getFirst().message().content().orElseThrow());
+        assertTrue(person.path("name").isTextual(), person.toString());
+        assertTrue(person.path("age").isIntegralNumber(), person.toString());
     }
 
     @Test
