@@ -22,7 +22,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code ttft}: the same request streamed, sequential: time to the first content delta,
  *       and single-stream decode tokens/s (with {@code --llama-bench}, as a fraction of llama-bench's tg).
  *   <li>{@code conc}: N streaming clients at once, per {@code --clients} value: aggregate tokens/s, TTFT p95.
- *   <li>{@code shared}: 4 streaming clients whose requests share a ~800-token system prompt: TTFT p95.
+ *   <li>{@code shared}: 4 streaming clients whose requests share a ~800-token system prompt, new each
+ *       round (a session no server has seen): TTFT p95.
  *   <li>{@code startup}, {@code rss}: start each server ({@code --cmd}), time to {@code /health}
  *       200 and resident memory then, minus the model file's size.
  *   <li>{@code llama-bench}: prints the figures of a llama-bench JSON file.
@@ -174,10 +175,12 @@ public final class LoadGenerator {
 
     private void shared(ChatClient client, List<Target> targets) {
         String w = "shared";
-        String system = Prompts.sharedSystem();
         int clients = options.clients().getFirst();
+        // Each round is a new session: its system prompt is new to both servers and shared by the
+        // round's clients, so what is measured is computing one shared prefix for concurrent
+        // requests, not re-reading a prefix every slot already holds from earlier rounds.
         var rounds = Interleave.rounds(targets, options.warmup(), options.runs(), clients,
-                (t, round, c) -> client.stream(t, Prompts.chat(t.model(), system, Prompts.userMessage(round, c),
+                (t, round, c) -> client.stream(t, Prompts.chat(t.model(), Prompts.sharedSystem(round), Prompts.userMessage(round, c),
                         options.maxTokens(), true)),
                 (i, of, row) -> roundProgress(w, i, of, targets, row));
         concurrentMetrics(w, targets, rounds);

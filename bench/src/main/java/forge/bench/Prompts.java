@@ -50,6 +50,15 @@ public final class Prompts {
         return sb.toString();
     }
 
+    /**
+     * The shared system prompt of one session: {@link #sharedSystem()} opened by the session's
+     * number, so no server has seen it before the session's first request. Concurrent clients of one
+     * session share it, as editor agents started together share their instructions.
+     */
+    public static String sharedSystem(int session) {
+        return "Session " + session + ". " + sharedSystem();
+    }
+
     /** A distinct short user message for client {@code client} in round {@code round}. */
     public static String userMessage(int round, int client) {
         return "Task " + round + "-" + client + ": write a function that sorts a list of " + (client + 2)

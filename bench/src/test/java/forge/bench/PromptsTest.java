@@ -26,6 +26,10 @@ class PromptsTest {
         int chars = Prompts.sharedSystem().length();
         assertTrue(chars > 3000 && chars < 4000, "characters: " + chars);
         assertEquals(Prompts.sharedSystem(), Prompts.sharedSystem());
+        // One session's clients share the prompt; the next session's differs from its first tokens.
+        assertEquals(Prompts.sharedSystem(3), Prompts.sharedSystem(3));
+        assertTrue(Prompts.sharedSystem(3).endsWith(Prompts.sharedSystem()));
+        assertTrue(!Prompts.sharedSystem(4).startsWith(Prompts.sharedSystem(3).substring(0, 10)));
         assertNotEquals(Prompts.userMessage(0, 0), Prompts.userMessage(0, 1));
         assertNotEquals(Prompts.userMessage(0, 0), Prompts.userMessage(1, 0));
     }
