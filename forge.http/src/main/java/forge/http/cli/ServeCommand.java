@@ -96,8 +96,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--no-warmup", description = "Skip the warmup decode at load.")
     boolean noWarmup;
 
-    @Option(names = "--template", paramLabel = "NAME", defaultValue = "", description = "Chat template for every model, instead of choosing per model.")
-    String template;
+    @Option(names = "--template", paramLabel = "[MODEL=]NAME", description = "Chat template for every model (NAME), or for one model "
+            + "by id or alias (MODEL=NAME; repeatable), instead of choosing from the GGUF metadata.")
+    List<String> templates = new ArrayList<>();
 
     @Option(names = "--queue", defaultValue = "64", description = "Requests that may wait for a slot before new ones get 503 (default: ${DEFAULT-VALUE}).")
     int queue;
@@ -125,7 +126,20 @@ public final class ServeCommand implements Callable<Integer> {
         ModelCatalog catalog = null;
         try {
             EngineConfig engine = engineConfig();
-            catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, template);
+            String everyModel = "";
+            java.util.Map<String, String> perModel = new java.util.LinkedHashMap<>();
+            for (String t : templates) {
+                int eq = t.indexOf('=');
+                if (eq < 0) {
+                    everyModel = t;
+                } else if (eq == 0 || eq == t.length() - 1) {
+                    throw new ForgeException("--template " + t + ": expected NAME or MODEL=NAME");
+                } else {
+                    perModel.put(t.substring(0, eq), t.substring(eq + 1));
+                }
+            }
+            catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, everyModel);
+            perModel.forEach(catalog::configureTemplate);
             List<ModelEntry> preload = new ArrayList<>();
             if (!models.isEmpty()) {
                 for (int i = 0; i < models.size(); i++) {
@@ -139,6 +153,11 @@ public final class ServeCommand implements Callable<Integer> {
                 }
                 if (found.size() == 1) {
                     preload.addAll(found);
+                }
+            }
+            for (String name : perModel.keySet()) {
+                if (catalog.find(name).isEmpty()) {
+                    throw new ForgeException("--template " + name + "=" + perModel.get(name) + ": no model answers to '" + name + "'");
                 }
             }
             // Models named on the command line load now, like llama-server: /health is ready when they are.

@@ -41,6 +41,7 @@ public final class ModelCatalog implements AutoCloseable {
     private final EngineConfig engineConfig;
     private final String templateName;
     private final List<ModelEntry> entries = new CopyOnWriteArrayList<>();
+    private final java.util.Map<String, String> modelTemplates = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param templateName the template every model uses ({@code --template}); empty to choose per model
@@ -67,6 +68,15 @@ public final class ModelCatalog implements AutoCloseable {
         return backend.name();
     }
 
+    /**
+     * Per-model configuration: the model answering to {@code name} (id or alias, ignoring case),
+     * when it is registered, uses {@code template} whatever its metadata says. Set before
+     * registering the models.
+     */
+    public void configureTemplate(String name, String template) {
+        modelTemplates.put(name.toLowerCase(Locale.ROOT), template);
+    }
+
     /** The canonical id of a model file: its name without {@code .gguf}. */
     public static String idOf(Path file) {
         String name = file.getFileName().toString();
@@ -80,6 +90,16 @@ public final class ModelCatalog implements AutoCloseable {
      * @throws ForgeException when the file is missing or not GGUF, or a name is taken
      */
     public ModelEntry add(Path file, List<String> aliases) {
+        return add(file, aliases, "");
+    }
+
+    /**
+     * Registers a GGUF file like {@link #add(Path, List)}, with the chat template named for this
+     * model (per-model configuration), which wins over the catalog's own.
+     *
+     * @param template the template this model uses; empty for the catalog's choice
+     */
+    public ModelEntry add(Path file, List<String> aliases, String template) {
         Path path = file.toAbsolutePath().normalize();
         if (!Files.isRegularFile(path)) {
             throw new ForgeException("model file not found: " + path);
@@ -91,7 +111,10 @@ public final class ModelCatalog implements AutoCloseable {
                 throw new ForgeException("two models answer to '" + name + "'");
             }
         }
-        TemplateSelection selection = templates.select(descriptor, templateName);
+        String configured = !template.isEmpty() ? template : names(descriptor).stream()
+                .map(n -> modelTemplates.get(n.toLowerCase(Locale.ROOT))).filter(java.util.Objects::nonNull)
+                .findFirst().orElse(templateName);
+        TemplateSelection selection = templates.select(descriptor, configured);
         ModelEntry entry = new ModelEntry(descriptor, selection);
         entries.add(entry);
         LOG.info("model {}{} ({}): chat template {} ({}: {})", descriptor.id(),
