@@ -6,8 +6,7 @@
  */
 module forge.template.generic {
     requires forge.api;
-    // Mustache.java ships only an Automatic-Module-Name; dist/ gives it a descriptor for jlink.
-    requires com.github.mustachejava;
+    requires forge.template.mustache;
     // Jinjava ships no descriptor at all; dist/ links it (see dist/README.md).
     requires jinjava;
     // Jinjava's expression resolvers speak java.beans (FeatureDescriptor, Introspector).

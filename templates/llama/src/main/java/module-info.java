@@ -8,8 +8,7 @@
  */
 module forge.template.llama {
     requires forge.api;
-    // Mustache.java ships only an Automatic-Module-Name; dist/ gives it a descriptor for jlink.
-    requires com.github.mustachejava;
+    requires forge.template.mustache;
 
     provides forge.api.template.ChatTemplateProvider with forge.template.llama.LlamaTemplates;
 }

@@ -7,6 +7,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.api.template.PythonText;
 import forge.api.template.Role;
+import forge.template.mustache.PromptMustache;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,7 +24,7 @@ final class Gemma2Template implements ChatTemplate {
     static final String ALTERNATE = "Conversation roles must alternate user/assistant/user/assistant/...";
 
     private final String bos;
-    private final Mustache mustache = Mustaches.compile("gemma2");
+    private final Mustache mustache = PromptMustache.compile(Gemma2Template.class, "gemma", "gemma2");
 
     Gemma2Template(String bos) {
         this.bos = bos.isEmpty() ? "<bos>" : bos;
@@ -59,7 +60,7 @@ final class Gemma2Template implements ChatTemplate {
         scope.put("bos", bos);
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
-        return Mustaches.run(mustache, scope);
+        return PromptMustache.render(mustache, scope);
     }
 
     @Override

@@ -6,12 +6,14 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
+import forge.api.template.Gbnf;
 import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
 import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.template.mustache.PromptMustache;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -33,7 +35,7 @@ final class Gemma4Template implements ChatTemplate {
     static final String CALL_CLOSE = "<tool_call|>";
 
     private final String bos;
-    private final Mustache mustache = Mustaches.compile("gemma4");
+    private final Mustache mustache = PromptMustache.compile(Gemma4Template.class, "gemma", "gemma4");
 
     Gemma4Template(String bos) {
         this.bos = bos.isEmpty() ? "<bos>" : bos;
@@ -135,7 +137,7 @@ final class Gemma4Template implements ChatTemplate {
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt() && prev != Prev.TOOL_CALL && prev != Prev.TOOL_RESPONSE);
         scope.put("emptyThought", !thinking);
-        return Mustaches.run(mustache, scope);
+        return PromptMustache.render(mustache, scope);
     }
 
     private static boolean isSystem(ChatMessage m) {
@@ -220,7 +222,7 @@ final class Gemma4Template implements ChatTemplate {
         g.append("root ::= tc-call").append(parallel ? "+" : "").append('\n');
         g.append("tc-call ::= \"<|tool_call>call:\" (");
         for (int i = 0; i < tools.size(); i++) {
-            g.append(i > 0 ? " | " : "").append(gbnfLiteral(tools.get(i).name()));
+            g.append(i > 0 ? " | " : "").append(Gbnf.literal(tools.get(i).name()));
         }
         g.append(") tc-dict \"<tool_call|>\"\n");
         g.append("tc-dict ::= \"{\" tc-ws ( tc-kv ( \",\" tc-ws tc-kv )* tc-ws )? \"}\"\n");
@@ -233,18 +235,6 @@ final class Gemma4Template implements ChatTemplate {
         return Optional.of(g.toString());
     }
 
-    private static String gbnfLiteral(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                default -> sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
-    }
 
     @Override
     public boolean rendersBos() {

@@ -1,6 +1,5 @@
 package forge.template.generic;
 
-import com.github.mustachejava.DefaultMustacheFactory;
 import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
@@ -9,13 +8,7 @@ import forge.api.template.ChatTemplate;
 import forge.api.template.OutputParser;
 import forge.api.template.ToolDefinition;
 import forge.api.template.Role;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
+import forge.template.mustache.PromptMustache;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,31 +24,9 @@ final class ChatMlTemplate implements ChatTemplate {
 
     static final ChatMlTemplate INSTANCE = new ChatMlTemplate();
 
-    private static final String RESOURCE = "/META-INF/forge/templates/generic/chatml.mustache";
-
-    private final Mustache mustache;
+    private final Mustache mustache = PromptMustache.compile(ChatMlTemplate.class, "generic", "chatml");
 
     private ChatMlTemplate() {
-        // Compiled from a Reader: a template inside the module is invisible to Mustache's own
-        // class-loader lookup once the module is encapsulated.
-        DefaultMustacheFactory factory = new DefaultMustacheFactory() {
-            @Override
-            public void encode(String value, Writer writer) {
-                try {
-                    writer.write(value); // prompts are not HTML: no escaping
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-        };
-        try (InputStream in = ChatMlTemplate.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException("missing template resource " + RESOURCE);
-            }
-            mustache = factory.compile(new InputStreamReader(in, StandardCharsets.UTF_8), "chatml");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Override
@@ -79,9 +50,7 @@ final class ChatMlTemplate implements ChatTemplate {
         Map<String, Object> scope = new HashMap<>();
         scope.put("messages", messages);
         scope.put("add_generation_prompt", prompt.addGenerationPrompt());
-        StringWriter out = new StringWriter();
-        mustache.execute(out, scope);
-        return out.toString();
+        return PromptMustache.render(mustache, scope);
     }
 
     private static String contentOf(ChatMessage m) {

@@ -1,5 +1,6 @@
 package forge.template.generic;
 
+import forge.api.template.Gbnf;
 import forge.api.template.ChatPrompt;
 import forge.api.template.OutputParser;
 import forge.api.template.ToolDefinition;
@@ -47,29 +48,15 @@ public final class HermesToolCalls {
             if (!fn.isEmpty()) {
                 fn.append(" | ");
             }
-            fn.append(gbnfLiteral(jsonString(tool.name()) + ", \"arguments\": ")).append(' ').append(rule);
+            fn.append(Gbnf.literal(jsonString(tool.name()) + ", \"arguments\": ")).append(' ').append(rule);
         }
         String grammar = "root ::= tc-call" + (parallel ? " (\"\\n\" tc-call)*" : "") + "\n"
-                + "tc-call ::= " + gbnfLiteral(ToolCallParser.OPEN + "\n{\"name\": ") + " tc-function "
-                + gbnfLiteral("}\n" + ToolCallParser.CLOSE) + "\n"
+                + "tc-call ::= " + Gbnf.literal(ToolCallParser.OPEN + "\n{\"name\": ") + " tc-function "
+                + Gbnf.literal("}\n" + ToolCallParser.CLOSE) + "\n"
                 + "tc-function ::= " + fn + "\n";
         return Optional.of(grammar);
     }
 
-    private static String gbnfLiteral(String text) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                default -> sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
-    }
 
     private static String jsonString(String s) {
         StringBuilder sb = new StringBuilder("\"");

@@ -4,12 +4,14 @@ import com.github.mustachejava.Mustache;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
+import forge.api.template.Gbnf;
 import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
 import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.template.mustache.PromptMustache;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -45,7 +47,7 @@ final class KimiTemplate implements ChatTemplate {
     KimiTemplate(String name) {
         this.name = name;
         this.instruct = name.equals(KimiTemplates.KIMI_K2_INSTRUCT);
-        this.mustache = Mustaches.compile("kimi");
+        this.mustache = PromptMustache.compile(KimiTemplate.class, "kimi", "kimi");
     }
 
     @Override
@@ -105,7 +107,7 @@ final class KimiTemplate implements ChatTemplate {
         }
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
-        return Mustaches.run(mustache, scope);
+        return PromptMustache.render(mustache, scope);
     }
 
     private static boolean isSystem(ChatMessage m) {
@@ -169,33 +171,21 @@ final class KimiTemplate implements ChatTemplate {
             return Optional.empty();
         }
         StringBuilder g = new StringBuilder();
-        g.append("root ::= ").append(literal(SECTION_BEGIN)).append(" tc-call").append(parallel ? " tc-call*" : "")
-                .append(' ').append(literal(SECTION_END)).append('\n');
-        g.append("tc-call ::= ").append(literal(CALL_BEGIN + "functions.")).append(" (");
+        g.append("root ::= ").append(Gbnf.literal(SECTION_BEGIN)).append(" tc-call").append(parallel ? " tc-call*" : "")
+                .append(' ').append(Gbnf.literal(SECTION_END)).append('\n');
+        g.append("tc-call ::= ").append(Gbnf.literal(CALL_BEGIN + "functions.")).append(" (");
         for (int i = 0; i < tools.size(); i++) {
             ToolDefinition t = tools.get(i);
             String rule = argumentRules.get(t.name());
             if (rule == null) {
                 throw new IllegalArgumentException("no argument rule for tool " + t.name());
             }
-            g.append(i > 0 ? " | " : "").append(literal(t.name() + ":")).append(" tc-index ").append(literal(ARGS_BEGIN))
+            g.append(i > 0 ? " | " : "").append(Gbnf.literal(t.name() + ":")).append(" tc-index ").append(Gbnf.literal(ARGS_BEGIN))
                     .append(' ').append(rule);
         }
-        g.append(") ").append(literal(CALL_END)).append('\n');
+        g.append(") ").append(Gbnf.literal(CALL_END)).append('\n');
         g.append("tc-index ::= [0-9] | [1-9] [0-9]{1,5}\n");
         return Optional.of(g.toString());
     }
 
-    private static String literal(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                default -> sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
-    }
 }

@@ -5,6 +5,7 @@ import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
+import forge.api.template.Gbnf;
 import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
 import forge.api.template.PythonJson;
@@ -12,6 +13,7 @@ import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.template.mustache.PromptMustache;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -59,7 +61,7 @@ final class LlamaTemplate implements ChatTemplate {
         this.knowsBuiltinTools = !name.equals(LlamaTemplates.LLAMA32);
         this.bos = bos.isEmpty() ? BOS : bos;
         this.clock = clock;
-        this.mustache = Mustaches.compile("llama3");
+        this.mustache = PromptMustache.compile(LlamaTemplate.class, "llama", "llama3");
     }
 
     @Override
@@ -135,7 +137,7 @@ final class LlamaTemplate implements ChatTemplate {
         }
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
-        return Mustaches.run(mustache, scope);
+        return PromptMustache.render(mustache, scope);
     }
 
     private String date(Map<String, Object> options) {
@@ -313,24 +315,12 @@ final class LlamaTemplate implements ChatTemplate {
             if (rule == null) {
                 throw new IllegalArgumentException("no argument rule for tool " + t.name());
             }
-            g.append(i > 0 ? " | " : "").append(gbnfLiteral(PythonJson.quote(t.name()) + ", \"parameters\": ")).append(' ').append(rule);
+            g.append(i > 0 ? " | " : "").append(Gbnf.literal(PythonJson.quote(t.name()) + ", \"parameters\": ")).append(' ').append(rule);
         }
         g.append(") \"}\"\n");
         return Optional.of(g.toString());
     }
 
-    static String gbnfLiteral(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                default -> sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
-    }
 
     @Override
     public boolean rendersBos() {

@@ -5,6 +5,7 @@ import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
+import forge.api.template.Gbnf;
 import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
 import forge.api.template.PythonJson;
@@ -12,6 +13,7 @@ import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.template.mustache.PromptMustache;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,7 +36,7 @@ final class QwenTemplate implements ChatTemplate {
     QwenTemplate(String name) {
         this.name = name;
         this.thinking = !name.equals(QwenTemplates.QWEN25);
-        this.mustache = Mustaches.compile(name);
+        this.mustache = PromptMustache.compile(QwenTemplate.class, "qwen", name);
     }
 
     @Override
@@ -97,7 +99,7 @@ final class QwenTemplate implements ChatTemplate {
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
         scope.put("thinkingOff", thinking && Boolean.FALSE.equals(prompt.options().get("enable_thinking")));
-        return Mustaches.run(mustache, scope);
+        return PromptMustache.render(mustache, scope);
     }
 
     private static boolean isSystem(ChatMessage m) {
@@ -186,22 +188,10 @@ final class QwenTemplate implements ChatTemplate {
             if (rule == null) {
                 throw new IllegalArgumentException("no argument rule for tool " + t.name());
             }
-            g.append(i > 0 ? " | " : "").append(gbnfLiteral(PythonJson.quote(t.name()) + ", \"arguments\": ")).append(' ').append(rule);
+            g.append(i > 0 ? " | " : "").append(Gbnf.literal(PythonJson.quote(t.name()) + ", \"arguments\": ")).append(' ').append(rule);
         }
         g.append(") \"}\\n</tool_call>\"\n");
         return Optional.of(g.toString());
     }
 
-    static String gbnfLiteral(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                default -> sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
-    }
 }

@@ -12,6 +12,7 @@ import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.template.mustache.PromptMustache;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,7 +38,7 @@ final class QwenXmlTemplate implements ChatTemplate {
     QwenXmlTemplate(String name) {
         this.name = name;
         this.coder = name.equals(QwenTemplates.QWEN3_CODER);
-        this.mustache = Mustaches.compile(name);
+        this.mustache = PromptMustache.compile(QwenXmlTemplate.class, "qwen", name);
     }
 
     @Override
@@ -123,7 +124,7 @@ final class QwenXmlTemplate implements ChatTemplate {
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
         scope.put("generationTail", Boolean.FALSE.equals(prompt.options().get("enable_thinking")) ? "<think>\n\n</think>\n\n" : "<think>\n");
-        return Mustaches.run(mustache, scope);
+        return PromptMustache.render(mustache, scope);
     }
 
     private String renderCoder(ChatPrompt prompt) {
@@ -164,7 +165,7 @@ final class QwenXmlTemplate implements ChatTemplate {
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
         scope.put("nl", "\n");
-        return Mustaches.run(mustache, scope);
+        return PromptMustache.render(mustache, scope);
     }
 
     /** A tool as Qwen3-Coder's system turn describes it, each optional line ready with its leading newline. */

@@ -1,5 +1,6 @@
 package forge.template.qwen;
 
+import forge.api.template.Gbnf;
 import forge.api.template.MarkupParser;
 import forge.api.template.PythonJson;
 import forge.api.template.ToolCall;
@@ -176,13 +177,13 @@ final class XmlToolCalls {
         g.append(") \"</tool_call>\"\n");
         for (int i = 0; i < tools.size(); i++) {
             ToolDefinition t = tools.get(i);
-            g.append("tc-fn-").append(i).append(" ::= ").append(QwenTemplate.gbnfLiteral("<function=" + t.name() + ">\n"));
+            g.append("tc-fn-").append(i).append(" ::= ").append(Gbnf.literal("<function=" + t.name() + ">\n"));
             Set<?> required = t.parameters().get("required") instanceof List<?> r ? new LinkedHashSet<>(r) : Set.of();
             if (t.parameters().get("properties") instanceof Map<?, ?> props) {
                 for (var e : props.entrySet()) {
                     String pname = String.valueOf(e.getKey());
                     String value = e.getValue() instanceof Map<?, ?> schema ? valueRule(schema) : "tc-text";
-                    String param = "(" + QwenTemplate.gbnfLiteral("<parameter=" + pname + ">\n") + " " + value + " \"\\n</parameter>\\n\")";
+                    String param = "(" + Gbnf.literal("<parameter=" + pname + ">\n") + " " + value + " \"\\n</parameter>\\n\")";
                     g.append(' ').append(param).append(required.contains(pname) ? "" : "?");
                 }
             }
@@ -211,7 +212,7 @@ final class XmlToolCalls {
                 if (s.contains("</") || s.contains("\n")) {
                     return "tc-text";
                 }
-                alts.add(QwenTemplate.gbnfLiteral(s));
+                alts.add(Gbnf.literal(s));
             }
             return "(" + String.join(" | ", alts) + ")";
         }
