@@ -39,6 +39,11 @@
  *     while it runs; {@code /slots} and {@code /metrics} read it without locks.</li>
  * <li><b>Warmup</b>: at start the engine decodes BOS and EOS once and clears the memory, as
  *     llama-server does, so the first request does not pay for lazy initialisation.</li>
+ * <li><b>Log-probabilities</b> are computed only for a generation that asks for them
+ *     ({@code GenerationRequest.logprobs() >= 0}): after sampling, the engine reads the sampled
+ *     position's logits through {@code InferenceContext.logprobs} and attaches the entries to the
+ *     {@code Text} event that releases the token's text (held-back bytes and stop-string text carry
+ *     theirs along or drop them); a failure there fails that one request, not the engine.</li>
  * <li><b>Cancellation</b>: {@link forge.runtime.engine.Generation#cancel()} sets a flag the
  *     engine reads at the next step, which frees the slot; its cells stay cached.</li>
  * <li><b>Shutdown</b>: {@link forge.runtime.engine.Engine#close()} stops the loop, fails what is
