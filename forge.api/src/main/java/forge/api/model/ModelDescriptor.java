@@ -23,6 +23,14 @@ public record ModelDescriptor(String id, List<String> aliases, Path path, ModelM
         Objects.requireNonNull(metadata, "metadata");
     }
 
+    /** The id, then the aliases: every name the model answers to. */
+    public List<String> names() {
+        List<String> names = new java.util.ArrayList<>(aliases.size() + 1);
+        names.add(id);
+        names.addAll(aliases);
+        return List.copyOf(names);
+    }
+
     /** True when {@code name} is this model's id or one of its aliases (exact match). */
     public boolean answersTo(String name) {
         return id.equals(name) || aliases.contains(name);

@@ -1,6 +1,9 @@
 package forge.api.template;
 
+import forge.api.model.ModelDescriptor;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * A provider's claim on a model.
@@ -24,5 +27,19 @@ public record TemplateClaim(String variant, Rule rule, int confidence, String re
         Objects.requireNonNull(variant);
         Objects.requireNonNull(rule);
         Objects.requireNonNull(reason);
+    }
+
+    /**
+     * The {@link Rule#NAME} claim of a family on a model: the first of the model's names (id, then
+     * aliases) in which {@code variantOf} recognises one of the family's variants.
+     */
+    public static Optional<TemplateClaim> byName(ModelDescriptor model, Function<String, Optional<String>> variantOf) {
+        for (String name : model.names()) {
+            Optional<String> variant = variantOf.apply(name);
+            if (variant.isPresent()) {
+                return Optional.of(new TemplateClaim(variant.get(), Rule.NAME, 50, "model name '" + name + "'"));
+            }
+        }
+        return Optional.empty();
     }
 }

@@ -106,12 +106,12 @@ public final class ModelCatalog implements AutoCloseable {
         }
         ModelMetadata metadata = GgufReader.read(path).metadata();
         ModelDescriptor descriptor = new ModelDescriptor(idOf(path), aliases, path, metadata);
-        for (String name : names(descriptor)) {
+        for (String name : descriptor.names()) {
             if (findExact(name).isPresent()) {
                 throw new ForgeException("two models answer to '" + name + "'");
             }
         }
-        String configured = !template.isEmpty() ? template : names(descriptor).stream()
+        String configured = !template.isEmpty() ? template : descriptor.names().stream()
                 .map(n -> modelTemplates.get(n.toLowerCase(Locale.ROOT))).filter(java.util.Objects::nonNull)
                 .findFirst().orElse(templateName);
         TemplateSelection selection = templates.select(descriptor, configured);
@@ -150,18 +150,13 @@ public final class ModelCatalog implements AutoCloseable {
     /** The model answering to {@code name}: its id or an alias, exactly, else ignoring case. */
     public Optional<ModelEntry> find(String name) {
         return findExact(name).or(() -> entries.stream()
-                .filter(e -> names(e.descriptor()).stream().anyMatch(n -> n.equalsIgnoreCase(name))).findFirst());
+                .filter(e -> e.descriptor().names().stream().anyMatch(n -> n.equalsIgnoreCase(name))).findFirst());
     }
 
     private Optional<ModelEntry> findExact(String name) {
         return entries.stream().filter(e -> e.descriptor().answersTo(name)).findFirst();
     }
 
-    private static List<String> names(ModelDescriptor d) {
-        List<String> names = new ArrayList<>(d.aliases());
-        names.addFirst(d.id());
-        return names;
-    }
 
     /**
      * The entry's model, loading it (weights, engine, template) on first use. Concurrent callers

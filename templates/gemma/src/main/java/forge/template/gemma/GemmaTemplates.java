@@ -81,16 +81,7 @@ public final class GemmaTemplates implements ChatTemplateProvider {
         if (arch.equals("gemma2") || arch.startsWith("gemma3")) {
             return claim(GEMMA2, 30, "general.architecture " + arch);
         }
-        List<String> ids = new ArrayList<>();
-        ids.add(model.id());
-        ids.addAll(model.aliases());
-        for (String n : ids) {
-            Optional<String> v = variantOf(n);
-            if (v.isPresent()) {
-                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.NAME, 50, "model name '" + n + "'"));
-            }
-        }
-        return Optional.empty();
+        return TemplateClaim.byName(model, GemmaTemplates::variantOf);
     }
 
     private static Optional<TemplateClaim> claim(String variant, int confidence, String reason) {

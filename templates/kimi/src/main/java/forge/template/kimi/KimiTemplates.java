@@ -72,16 +72,7 @@ public final class KimiTemplates implements ChatTemplateProvider {
             return Optional.of(new TemplateClaim(KIMI_K2_INSTRUCT, TemplateClaim.Rule.METADATA, 40,
                     "tokenizer.ggml.pre kimi-k2" + meta.architecture().map(a -> ", general.architecture " + a).orElse("")));
         }
-        List<String> ids = new ArrayList<>();
-        ids.add(model.id());
-        ids.addAll(model.aliases());
-        for (String n : ids) {
-            Optional<String> v = variantOf(n);
-            if (v.isPresent()) {
-                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.NAME, 50, "model name '" + n + "'"));
-            }
-        }
-        return Optional.empty();
+        return TemplateClaim.byName(model, KimiTemplates::variantOf);
     }
 
     /**

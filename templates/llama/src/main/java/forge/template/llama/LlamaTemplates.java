@@ -84,16 +84,7 @@ public final class LlamaTemplates implements ChatTemplateProvider {
         if (t.isEmpty() && arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
             return claim(LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer, no chat template");
         }
-        List<String> ids = new ArrayList<>();
-        ids.add(model.id());
-        ids.addAll(model.aliases());
-        for (String n : ids) {
-            Optional<String> v = variantOf(n);
-            if (v.isPresent()) {
-                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.NAME, 50, "model name '" + n + "'"));
-            }
-        }
-        return Optional.empty();
+        return TemplateClaim.byName(model, LlamaTemplates::variantOf);
     }
 
     private static Optional<TemplateClaim> claim(String variant, int confidence, String reason) {

@@ -88,16 +88,7 @@ public final class QwenTemplates implements ChatTemplateProvider {
         if (arch.equals("qwen2")) {
             return Optional.of(new TemplateClaim(QWEN25, TemplateClaim.Rule.METADATA, 30, "general.architecture " + arch));
         }
-        List<String> ids = new ArrayList<>();
-        ids.add(model.id());
-        ids.addAll(model.aliases());
-        for (String n : ids) {
-            Optional<String> v = variantOf(n);
-            if (v.isPresent()) {
-                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.NAME, 50, "model name '" + n + "'"));
-            }
-        }
-        return Optional.empty();
+        return TemplateClaim.byName(model, QwenTemplates::variantOf);
     }
 
     /**
