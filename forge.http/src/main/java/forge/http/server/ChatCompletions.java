@@ -12,6 +12,7 @@ import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.EngineException;
 import forge.runtime.engine.FinishReason;
+import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.Timings;
 import forge.runtime.engine.TokenLogprob;
@@ -40,8 +41,6 @@ final class ChatCompletions {
     private static final ByteBuffer DONE = ByteBuffer.wrap("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
     private static final ByteBuffer KEEP_ALIVE = ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
-    /** How often a handler waiting for a whole answer checks that its client is still there. */
-    private static final long CLIENT_PROBE_MS = 50;
 
     private final ModelCatalog catalog;
     private final ForgeMetrics metrics;
@@ -111,6 +110,7 @@ final class ChatCompletions {
         int completionTokens = 0;
         int cachedTokens = 0;
         Timings first = null;
+        List<Generation> all = gens.stream().map(ChatGeneration::generation).toList();
         for (int index = 0; index < gens.size(); index++) {
             ChatGeneration g = gens.get(index);
             StringBuilder content = new StringBuilder();
@@ -118,20 +118,8 @@ final class ChatCompletions {
             Map<Integer, ObjectNode> calls = new TreeMap<>();
             List<TokenLogprob> tokens = new ArrayList<>();
             GenerationEvent.Done done = null;
-            long nextProbe = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_PROBE_MS);
             while (done == null) {
-                GenerationEvent event = g.generation().next(CLIENT_PROBE_MS, TimeUnit.MILLISECONDS);
-                // Probe on a clock, not only when idle: a fast model sends events without pause.
-                if (System.nanoTime() - nextProbe >= 0) {
-                    nextProbe = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_PROBE_MS);
-                    if (watch.gone()) {
-                        // The engine frees the slots at its next step; their Done(CANCELLED) ends this loop.
-                        gens.forEach(c -> c.generation().cancel());
-                    }
-                }
-                if (event == null) {
-                    continue;
-                }
+                GenerationEvent event = watch.next(g.generation(), all);
                 switch (event) {
                     case GenerationEvent.Text t -> {
                         collect(g.parser().feed(t.text()), content, reasoning, calls);

@@ -1,7 +1,11 @@
 package forge.http.server;
 
+import forge.runtime.engine.Generation;
+import forge.runtime.engine.GenerationEvent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
@@ -24,10 +28,14 @@ import org.eclipse.jetty.util.BufferUtil;
  */
 final class ClientWatch {
 
+    /** How often a handler waiting for a whole answer checks that its client is still there. */
+    static final long PROBE_MS = 50;
+
     private final Request request;
     private final Response response;
     private final ByteBuffer probe = BufferUtil.allocate(1);
     private boolean stopped;
+    private long nextProbe = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PROBE_MS);
 
     ClientWatch(Request request, Response response) {
         this.request = request;
@@ -59,6 +67,27 @@ final class ClientWatch {
             return false;
         } catch (IOException e) {
             return true; // reset by the peer
+        }
+    }
+
+    /**
+     * The next event of {@code generation}, probing the client on a clock while waiting: a fast model
+     * sends events without pause, so probing only when none came would never notice the client
+     * leaving. Once it is gone, every generation of the request is cancelled; the engine frees their
+     * slots at its next step, and their {@code Done(CANCELLED)} follows.
+     */
+    GenerationEvent next(Generation generation, List<Generation> all) throws InterruptedException {
+        while (true) {
+            GenerationEvent event = generation.next(PROBE_MS, TimeUnit.MILLISECONDS);
+            if (System.nanoTime() - nextProbe >= 0) {
+                nextProbe = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PROBE_MS);
+                if (gone()) {
+                    all.forEach(Generation::cancel);
+                }
+            }
+            if (event != null) {
+                return event;
+            }
         }
     }
 }

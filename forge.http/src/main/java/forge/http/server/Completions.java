@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -44,9 +45,11 @@ final class Completions {
     private static final Set<String> OWN = Set.of("prompt", "echo", "suffix", "best_of", "logprobs");
 
     private final ModelCatalog catalog;
+    private final ForgeMetrics metrics;
     private final long keepAliveMillis;
 
-    Completions(ModelCatalog catalog, long keepAliveMillis) {
+    Completions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
+        this.metrics = metrics;
         this.catalog = catalog;
         this.keepAliveMillis = keepAliveMillis;
     }
@@ -111,7 +114,7 @@ final class Completions {
             if (common.stream()) {
                 stream(logprobs >= 0, common.includeUsage(), entry.id(), id, created, gens, echoes, prompts, response, callback);
             } else {
-                whole(logprobs >= 0, entry.id(), id, created, gens, echoes, prompts, response, callback);
+                whole(logprobs >= 0, entry.id(), id, created, gens, echoes, prompts, new ClientWatch(request, response), response, callback);
             }
         } catch (InterruptedException e) {
             gens.forEach(Generation::cancel);
@@ -124,7 +127,7 @@ final class Completions {
     }
 
     private void whole(boolean logprobs, String model, String id, long created, List<Generation> gens, List<String> echoes,
-                       List<int[]> prompts, Response response, Callback callback) throws InterruptedException {
+                       List<int[]> prompts, ClientWatch watch, Response response, Callback callback) throws InterruptedException {
         ObjectNode body = ChatCompletions.envelope(id, created, model, "text_completion");
         ArrayNode choices = body.putArray("choices");
         int completion = 0;
@@ -133,7 +136,7 @@ final class Completions {
             List<TokenLogprob> tokens = new ArrayList<>();
             GenerationEvent.Done done = null;
             while (done == null) {
-                switch (gens.get(index).next()) {
+                switch (watch.next(gens.get(index), gens)) {
                     case GenerationEvent.Text t -> {
                         text.append(t.text());
                         tokens.addAll(t.logprobs());
@@ -141,6 +144,12 @@ final class Completions {
                     case GenerationEvent.Failed f -> throw ChatCompletions.failure(f.error());
                     case GenerationEvent.Done d -> done = d;
                 }
+            }
+            metrics.generation(model, done.timings());
+            if (done.reason() == FinishReason.CANCELLED) {
+                gens.forEach(Generation::cancel);
+                callback.failed(new EofException("client went away"));
+                return;
             }
             ObjectNode choice = choices.addObject().put("index", index).put("text", text.toString());
             if (logprobs) {
@@ -183,9 +192,10 @@ final class Completions {
                         return;
                     }
                     case GenerationEvent.Done d -> {
+                        metrics.generation(model, d.timings());
                         if (d.reason() == FinishReason.CANCELLED) {
                             gens.forEach(Generation::cancel);
-                            callback.failed(new IOException("client went away"));
+                            callback.failed(new EofException("client went away"));
                             return;
                         }
                         ChatCompletions.send(response, chunk(id, created, model, next.index(), "", d.reason().wire(), List.of(), offsets.get(next.index())));

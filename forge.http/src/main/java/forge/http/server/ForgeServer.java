@@ -63,7 +63,7 @@ public final class ForgeServer implements AutoCloseable {
         this.info = new ServerInfo(catalog);
         this.chat = new ChatCompletions(catalog, metrics, config.keepAliveMillis());
         this.apiKeys = new ApiKeys(config.apiKeys());
-        this.completions = new Completions(catalog, config.keepAliveMillis());
+        this.completions = new Completions(catalog, metrics, config.keepAliveMillis());
         this.embeddings = new Embeddings(catalog);
         this.tokenization = new Tokenization(catalog);
         this.cors = new CorsPolicy(config.corsOrigins());

@@ -91,10 +91,14 @@ class EngineEndToEndTest {
 
     /** Sends a request on a raw socket, so the test can close the connection whenever it likes. */
     static Socket open(String body) throws Exception {
+        return open("/v1/chat/completions", body);
+    }
+
+    static Socket open(String path, String body) throws Exception {
         Socket socket = new Socket("127.0.0.1", port);
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         OutputStream out = socket.getOutputStream();
-        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 + "Content-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
         out.write(bytes);
         out.flush();
@@ -205,6 +209,29 @@ class EngineEndToEndTest {
         double generated = metric(get("/metrics").body(), "forge_completion_tokens_total") - completionBefore;
         // A tiny model decodes thousands of tokens a second: stopping well short of 800 shows the cancel.
         assertTrue(generated < 600, "the abandoned request kept generating: " + generated + " tokens");
+    }
+
+    @Test
+    void aNonStreamingCompletionClientThatDisconnectsFreesItsSlot() throws Exception {
+        awaitIdle(60);
+        double completionBefore = metric(get("/metrics").body(), "forge_completion_tokens_total");
+        String body = """
+                {"model": "tiny-qwen", "max_tokens": 800, "temperature": 0, "ignore_eos": true, "prompt": "Once upon a time"}""";
+        try (Socket s = open("/v1/completions", body)) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            boolean decoding = false;
+            while (!decoding) {
+                assertTrue(System.nanoTime() < deadline, "the request never started decoding");
+                for (JsonNode slot : slots()) {
+                    decoding |= slot.get("state").asText().equals("decode");
+                }
+                Thread.sleep(10);
+            }
+        } // closed while the server is still generating
+        awaitIdle(20);
+        // The completions path feeds the same counter as chat, once it is done or cancelled.
+        double generated = metric(get("/metrics").body(), "forge_completion_tokens_total") - completionBefore;
+        assertTrue(generated < 600, "the abandoned completion kept generating: " + generated + " tokens");
     }
 
     @Test
