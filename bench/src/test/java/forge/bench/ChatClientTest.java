@@ -110,6 +110,44 @@ class ChatClientTest {
         }
     }
 
+    @Test
+    void aConnectionClosedBeforeAnyResponseIsTriedOnceMore() throws Exception {
+        // A server that closes the first connection after reading the request, without a byte back
+        // (what a kept-alive connection hitting llama-server's idle close looks like), then answers.
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+            Thread.ofVirtual().start(() -> {
+                while (!socket.isClosed()) {
+                    try (java.net.Socket s = socket.accept()) {
+                        var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+                        int length = 0;
+                        for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+                            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                                length = Integer.parseInt(line.substring(15).trim());
+                            }
+                        }
+                        in.skip(length);
+                        if (connections.incrementAndGet() == 1) {
+                            continue; // closed, nothing sent
+                        }
+                        String json = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],\"usage\":{\"completion_tokens\":5,\"prompt_tokens\":31}}";
+                        s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+                                + json.length() + "\r\n\r\n" + json).getBytes(StandardCharsets.UTF_8));
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            try (ChatClient client = new ChatClient(Duration.ofSeconds(10))) {
+                Target t = new Target("peer", URI.create("http://127.0.0.1:" + socket.getLocalPort()), "tiny");
+                Completion c = client.complete(t, Prompts.chat("tiny", "s", "u", 5, false));
+                assertTrue(c.ok(), c.error());
+                assertEquals(5, c.completionTokens());
+                assertEquals(2, connections.get());
+            }
+        }
+    }
+
     private static void send(HttpExchange ex, int status, String json) throws IOException {
         byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().add("Content-Type", "application/json");
