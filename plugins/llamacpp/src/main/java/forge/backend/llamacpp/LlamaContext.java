@@ -23,7 +23,8 @@ import java.util.Map;
  * its samplers. Confined to the thread that created it (the engine's platform thread): its arena is
  * confined, and every method checks the thread first so that misuse is a
  * {@link BackendException}, not a crash. Closing it closes its samplers and batch, then frees the
- * context ({@code llama_free}, attached to the arena) and tells the model.
+ * context ({@code llama_free}, attached to the arena), then its CPU thread pools
+ * ({@link LlamaThreadpools}), and tells the model.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class LlamaContext implements InferenceContext {
@@ -53,7 +54,10 @@ public final class LlamaContext implements InferenceContext {
     LlamaContext(LlamaModel model, ContextParams params) {
         this.model = model;
         MemorySegment raw;
+        LlamaThreadpools pools;
         try (Arena call = Arena.ofConfined()) {
+            // Before the context, so that the arena frees the pools after llama_free.
+            pools = LlamaThreadpools.create(arena, params.threads(), params.threadsBatch());
             MemorySegment p = Llama.llama_context_default_params(call);
             var layout = Structs.llama_context_params;
             Structs.setInt(p, layout, "n_ctx", params.contextSize());
@@ -84,6 +88,9 @@ public final class LlamaContext implements InferenceContext {
         } catch (IllegalStateException e) {
             arena.close();
             throw new BackendException("model " + model.path() + " is closed", e);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
         }
         if (raw.equals(MemorySegment.NULL)) {
             arena.close();
@@ -93,6 +100,9 @@ public final class LlamaContext implements InferenceContext {
         }
         this.ctx = raw.reinterpret(arena, Llama::llama_free);
         try {
+            if (pools != null) {
+                Llama.llama_attach_threadpool(ctx, pools.decode, pools.batch);
+            }
             this.memory = Llama.llama_get_memory(ctx).reinterpret(arena, null);
             this.contextSize = Llama.llama_n_ctx(ctx);
             this.seqMax = Llama.llama_n_seq_max(ctx);

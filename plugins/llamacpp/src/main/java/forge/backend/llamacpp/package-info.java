@@ -14,6 +14,9 @@
  *     <td>any (tokenize, detokenize, metadata)</td></tr>
  * <tr><td>{@link forge.backend.llamacpp.LlamaContext}</td><td>{@code llama_context}, its {@code llama_memory_t}</td>
  *     <td>its own confined arena, {@code llama_free} attached</td><td>the creating (engine) thread only</td></tr>
+ * <tr><td>{@code LlamaThreadpools}</td><td>one or two {@code ggml_threadpool}s (decode, prefill)</td>
+ *     <td>the context's arena, made before the context so that {@code ggml_threadpool_free} runs
+ *     after {@code llama_free}</td><td>ggml's own worker threads; driven by the context's thread</td></tr>
  * <tr><td>{@code LlamaBatch}</td><td>{@code llama_batch} from {@code llama_batch_init}</td>
  *     <td>its own confined arena; {@code llama_batch_free} before the arena closes</td><td>the context's thread</td></tr>
  * <tr><td>{@link forge.backend.llamacpp.LlamaSampler}</td><td>a {@code llama_sampler} chain and its stages</td>

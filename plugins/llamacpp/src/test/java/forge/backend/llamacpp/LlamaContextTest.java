@@ -54,6 +54,48 @@ class LlamaContextTest {
         return model.newContext(new ContextParams(512, 128, 128, seqMax, 2, 2, "auto", "f16", true, false));
     }
 
+    /**
+     * A context computes on threads it keeps (a ggml thread pool, as llama-server's): the workers
+     * start with the context, live across decodes, and end when it closes. ggml's fallback starts
+     * and joins them inside every decode instead. The workers are counted by the name Linux gives a
+     * new thread, its creator's.
+     */
+    @Test
+    void keepsItsCpuThreadsFromOpenToClose() throws Exception {
+        String name = "tp-" + ProcessHandle.current().pid() % 100000;
+        int[] counts = new int[4];
+        Thread t = new Thread(() -> {
+            counts[0] = threadsNamed(name);
+            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, "auto", "f16", true, false))) {
+                counts[1] = threadsNamed(name);
+                prefill(ctx, 0, prompt, 0);
+                prefill(ctx, 0, new int[] {prompt[0]}, prompt.length);
+                counts[2] = threadsNamed(name);
+            }
+            counts[3] = threadsNamed(name);
+        }, name);
+        t.start();
+        t.join();
+        assertEquals(1, counts[0], "only the test thread before the context");
+        assertEquals(3, counts[1], "the test thread and two pool workers once the context is open");
+        assertEquals(3, counts[2], "the same workers after two decodes");
+        assertEquals(1, counts[3], "the workers end with the context");
+    }
+
+    private static int threadsNamed(String name) {
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            return (int) tasks.filter(task -> {
+                try {
+                    return java.nio.file.Files.readString(task.resolve("comm")).strip().equals(name);
+                } catch (java.io.IOException gone) {
+                    return false;
+                }
+            }).count();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Decodes {@code tokens} into {@code seq} from position {@code from}, logits on the last one. */
     private static void prefill(InferenceContext ctx, int seq, int[] tokens, int from) {
         TokenBatch b = ctx.batch();

@@ -141,6 +141,22 @@ public final class Llama {
         static final MethodHandle llama_get_logits_ith = downcall("llama_get_logits_ith", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
         // float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id);
         static final MethodHandle llama_get_embeddings_seq = downcall("llama_get_embeddings_seq", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
+        // void llama_attach_threadpool(struct llama_context * ctx, ggml_threadpool_t threadpool, ggml_threadpool_t threadpool_batch);
+        static final MethodHandle llama_attach_threadpool = downcall("llama_attach_threadpool", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS));
+        // void llama_detach_threadpool(struct llama_context * ctx);
+        static final MethodHandle llama_detach_threadpool = downcall("llama_detach_threadpool", FunctionDescriptor.ofVoid(ADDRESS));
+        // ggml_backend_dev_t ggml_backend_dev_by_type(enum ggml_backend_dev_type type); // libggml
+        static final MethodHandle ggml_backend_dev_by_type = downcall("ggml_backend_dev_by_type", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        // ggml_backend_reg_t ggml_backend_dev_backend_reg(ggml_backend_dev_t device); // libggml-base
+        static final MethodHandle ggml_backend_dev_backend_reg = downcall("ggml_backend_dev_backend_reg", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        // void * ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const char * name); // libggml-base
+        static final MethodHandle ggml_backend_reg_get_proc_address = downcall("ggml_backend_reg_get_proc_address", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        // void ggml_threadpool_params_init(struct ggml_threadpool_params * p, int n_threads); // libggml-base
+        static final MethodHandle ggml_threadpool_params_init = downcall("ggml_threadpool_params_init", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        // struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * params); // the CPU backend, by its proc address
+        static final MethodHandle ggml_threadpool_new = Linker.nativeLinker().downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS));
+        // void ggml_threadpool_free(struct ggml_threadpool * threadpool); // the CPU backend, by its proc address
+        static final MethodHandle ggml_threadpool_free = Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS));
         // llama_memory_t llama_get_memory(const struct llama_context * ctx);
         static final MethodHandle llama_get_memory = downcall("llama_get_memory", FunctionDescriptor.of(ADDRESS, ADDRESS));
         // void llama_memory_clear(llama_memory_t mem, bool data);
@@ -570,6 +586,81 @@ public final class Llama {
     public static MemorySegment llama_get_embeddings_seq(MemorySegment ctx, int seq_id) {
         try {
             return (MemorySegment) Handles.llama_get_embeddings_seq.invokeExact(ctx, seq_id);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_attach_threadpool(struct llama_context * ctx, ggml_threadpool_t threadpool, ggml_threadpool_t threadpool_batch);} */
+    public static void llama_attach_threadpool(MemorySegment ctx, MemorySegment threadpool, MemorySegment threadpool_batch) {
+        try {
+            Handles.llama_attach_threadpool.invokeExact(ctx, threadpool, threadpool_batch);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_detach_threadpool(struct llama_context * ctx);} */
+    public static void llama_detach_threadpool(MemorySegment ctx) {
+        try {
+            Handles.llama_detach_threadpool.invokeExact(ctx);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code ggml_backend_dev_t ggml_backend_dev_by_type(enum ggml_backend_dev_type type);} NULL when no device has the type. */
+    public static MemorySegment ggml_backend_dev_by_type(int type) {
+        try {
+            return (MemorySegment) Handles.ggml_backend_dev_by_type.invokeExact(type);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code ggml_backend_reg_t ggml_backend_dev_backend_reg(ggml_backend_dev_t device);} */
+    public static MemorySegment ggml_backend_dev_backend_reg(MemorySegment device) {
+        try {
+            return (MemorySegment) Handles.ggml_backend_dev_backend_reg.invokeExact(device);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void * ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const char * name);} NULL when the backend lacks it. */
+    public static MemorySegment ggml_backend_reg_get_proc_address(MemorySegment reg, MemorySegment name) {
+        try {
+            return (MemorySegment) Handles.ggml_backend_reg_get_proc_address.invokeExact(reg, name);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void ggml_threadpool_params_init(struct ggml_threadpool_params * p, int n_threads);} */
+    public static void ggml_threadpool_params_init(MemorySegment p, int n_threads) {
+        try {
+            Handles.ggml_threadpool_params_init.invokeExact(p, n_threads);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /**
+     * {@code struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * params);},
+     * called through {@code function}, the address the CPU backend gave for it.
+     */
+    public static MemorySegment ggml_threadpool_new(MemorySegment function, MemorySegment params) {
+        try {
+            return (MemorySegment) Handles.ggml_threadpool_new.invokeExact(function, params);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void ggml_threadpool_free(struct ggml_threadpool * threadpool);}, through the CPU backend's address for it. */
+    public static void ggml_threadpool_free(MemorySegment function, MemorySegment threadpool) {
+        try {
+            Handles.ggml_threadpool_free.invokeExact(function, threadpool);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }

@@ -133,9 +133,20 @@ public final class Structs {
             JAVA_FLOAT.withName("bias")
     ).withName("llama_logit_bias");
 
+    /** {@code struct ggml_threadpool_params} of {@code ggml.h}, 528 bytes: filled by {@code ggml_threadpool_params_init}. */
+    public static final StructLayout ggml_threadpool_params = MemoryLayout.structLayout(
+            MemoryLayout.sequenceLayout(512, JAVA_BOOLEAN).withName("cpumask"), // bool[GGML_MAX_N_THREADS]
+            JAVA_INT.withName("n_threads"),
+            JAVA_INT.withName("prio"),                       // enum ggml_sched_priority
+            JAVA_INT.withName("poll"),                       // uint32_t, 0 (none) .. 100 (aggressive)
+            JAVA_BOOLEAN.withName("strict_cpu"),
+            JAVA_BOOLEAN.withName("paused"),
+            MemoryLayout.paddingLayout(2)
+    ).withName("ggml_threadpool_params");
+
     /** Every layout above, for the layout test. */
     public static final List<StructLayout> ALL = List.of(llama_model_params, llama_context_params, llama_batch,
-            llama_sampler_chain_params, llama_model_quantize_params, llama_logit_bias);
+            llama_sampler_chain_params, llama_model_quantize_params, llama_logit_bias, ggml_threadpool_params);
 
     /** The byte offset of {@code field} in {@code struct}; fails for a name the layout lacks. */
     public static long offset(StructLayout struct, String field) {

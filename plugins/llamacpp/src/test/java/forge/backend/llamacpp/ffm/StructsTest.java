@@ -114,6 +114,7 @@ class StructsTest {
         assertEquals(160, Structs.llama_context_params.byteSize());
         assertEquals(56, Structs.llama_batch.byteSize());
         assertEquals(1, Structs.llama_sampler_chain_params.byteSize());
+        assertEquals(528, Structs.ggml_threadpool_params.byteSize());
         assertFalse(C.isEmpty());
     }
 }
