@@ -33,8 +33,10 @@ public interface InferenceContext extends AutoCloseable {
     boolean removeTokens(int sequence, int from, int to);
 
     /**
-     * Makes {@code target} share {@code source}'s cells for positions {@code [from, to)}. With a
-     * unified KV cache this tags cells instead of copying them.
+     * Makes {@code target} hold {@code source}'s cells for positions {@code [from, to)}, replacing
+     * what it held there. With a unified KV cache this tags cells instead of copying them; with a
+     * stream per sequence the cells are copied, and a backend may support only prefixes
+     * ({@code from == 0}), the target's other cells being dropped.
      */
     void copySequence(int source, int target, int from, int to);
 

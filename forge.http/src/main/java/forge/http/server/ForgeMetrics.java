@@ -64,7 +64,7 @@ final class ForgeMetrics {
         gauge(catalog, "forge_queue_depth", "Requests waiting for a slot", Engine::queued);
         gauge(catalog, "forge_slots_busy", "Slots running a request", e -> e.snapshot().busySlots());
         gauge(catalog, "forge_slots_total", "Slots", e -> e.config().slots());
-        gauge(catalog, "forge_kv_cells_used", "KV cells held by the slots (a shared prefix counts once)",
+        gauge(catalog, "forge_kv_cells_used", "KV cells held by the slots (each slot has its own KV stream)",
                 e -> e.snapshot().kvCellsUsed());
         gauge(catalog, "forge_kv_cells", "KV cells of the context", e -> e.snapshot().kvCells());
         counter(catalog, "forge_prefill_tokens_total", "Prompt tokens computed by the engine", e -> e.snapshot().prefilledTokens());

@@ -109,7 +109,7 @@ final class ServerInfo {
         runtime.put("n_threads_batch", c.threadsBatch());
         runtime.put("flash_attn", c.flashAttention());
         runtime.put("kv_cache_type", c.kvCacheType());
-        runtime.put("kv_unified", true);
+        runtime.put("kv_unified", false); // a KV stream per slot, as llama-server with -np N
         runtime.put("warmup", c.warmup());
         runtime.put("queue", c.queueCapacity());
         runtime.put("no_perf", true);

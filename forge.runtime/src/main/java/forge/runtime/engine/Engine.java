@@ -142,7 +142,7 @@ public final class Engine implements AutoCloseable {
         try {
             context = model.newContext(new ContextParams(config.contextSize(), config.batchSize(), config.ubatchSize(),
                     config.slots(), config.threads(), config.threadsBatch(), config.flashAttention(),
-                    config.kvCacheType(), true, false));
+                    config.kvCacheType(), false, false));
             slots = new Slot[config.slots()];
             for (int i = 0; i < slots.length; i++) {
                 slots[i] = new Slot(i, config.slotContext());
@@ -382,20 +382,13 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * Distinct KV cells held by all slots. Slots share cells only through prefix copies, and a
-     * prefix present in one slot is always copied rather than recomputed, so the cells are the
-     * nodes of the token trie of the slots' cached sequences: the sum of their lengths minus the
-     * common prefixes of neighbours in sorted order.
+     * KV cells held by all slots. Each slot has its own KV stream, so a prefix copied from another
+     * slot is held by both: the cells are the sum of what the slots cache.
      */
     private int cellsUsed() {
-        Slot[] sorted = slots.clone();
-        java.util.Arrays.sort(sorted, (a, b) -> java.util.Arrays.compare(a.tokens, 0, a.cached, b.tokens, 0, b.cached));
         int cells = 0;
-        for (int i = 0; i < sorted.length; i++) {
-            cells += sorted[i].cached;
-            if (i > 0) {
-                cells -= commonPrefix(sorted[i - 1].tokens, sorted[i - 1].cached, sorted[i].tokens, sorted[i].cached);
-            }
+        for (Slot slot : slots) {
+            cells += slot.cached;
         }
         return cells;
     }

@@ -12,7 +12,7 @@ import java.util.List;
  * @param reusedTokens    prompt tokens taken from the KV cache (the slot's own, or copied from another slot)
  * @param prefixCopies    prefixes shared from one slot to another ({@code llama_memory_seq_cp})
  * @param prefixWaits     requests that waited for another slot to compute a prefix they share
- * @param kvCellsUsed     distinct KV cells the slots hold (a shared prefix counts once)
+ * @param kvCellsUsed     KV cells the slots hold (each slot has its own KV stream, so a copied prefix counts in both)
  * @param kvCells         KV cells of the context
  */
 public record EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, long reusedTokens, long prefixCopies,

@@ -44,6 +44,8 @@ public final class LlamaContext implements InferenceContext {
 
     private final int contextSize;
     private final int seqMax;
+    /** One KV cache for all sequences (cells tagged per sequence) rather than a stream each. */
+    private final boolean unified;
     private final LlamaBatch batch;
     private final List<LlamaSampler> samplers = new ArrayList<>();
     /** Which batch indices of the last successful decode have logits: what {@link LlamaSampler#sample} may ask for. */
@@ -53,6 +55,7 @@ public final class LlamaContext implements InferenceContext {
 
     LlamaContext(LlamaModel model, ContextParams params) {
         this.model = model;
+        this.unified = params.kvUnified();
         MemorySegment raw;
         LlamaThreadpools pools;
         try (Arena call = Arena.ofConfined()) {
@@ -173,12 +176,30 @@ public final class LlamaContext implements InferenceContext {
         return Llama.llama_memory_seq_rm(memory, sequence, from, to);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>With a stream per sequence llama.cpp copies only whole streams (a partial cross-stream
+     * {@code llama_memory_seq_cp} is a {@code GGML_ASSERT}, which would abort the process): the
+     * source's stream is copied, its buffers at the start of the next decode, and the target's
+     * cells from {@code to} on are removed again. So {@code from} must be 0 there.
+     */
     @Override
     public void copySequence(int source, int target, int from, int to) {
         ensureOpen();
         checkSequence(source);
         checkSequence(target);
-        Llama.llama_memory_seq_cp(memory, source, target, from, to);
+        if (unified || source == target) {
+            Llama.llama_memory_seq_cp(memory, source, target, from, to);
+            return;
+        }
+        if (from > 0) {
+            throw new BackendException("with a KV stream per sequence only a prefix can be copied (from 0), not from " + from);
+        }
+        Llama.llama_memory_seq_cp(memory, source, target, -1, -1);
+        if (to >= 0) {
+            Llama.llama_memory_seq_rm(memory, target, to, -1);
+        }
     }
 
     /** Removes every sequence but {@code sequence} from the KV cache. */

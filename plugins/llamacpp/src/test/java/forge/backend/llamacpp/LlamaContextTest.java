@@ -55,6 +55,28 @@ class LlamaContextTest {
     }
 
     /**
+     * With a KV stream per sequence (the engine's layout, as llama-server's slots) a prefix copy
+     * copies the source stream and drops the rest: the copy continues exactly as the source does.
+     * A partial copy from inside the sequence, which llama.cpp would abort on, is refused.
+     */
+    @Test
+    void copiesAPrefixBetweenSeparateKvStreams() {
+        int k = prompt.length - 3;
+        int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
+        try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 2, 2, 2, "auto", "f16", false, false));
+             TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY); TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
+            prefill(ctx, 0, prompt, 0);
+            int[] a = generate(ctx, s0, 0, prompt.length, prompt.length - 1, 6);
+            ctx.copySequence(0, 1, 0, k);
+            assertEquals(k - 1, ctx.maxPosition(1), "only the prefix is kept");
+            assertEquals(prompt.length + 5, ctx.maxPosition(0), "the source is untouched");
+            prefill(ctx, 1, rest, k);
+            assertArrayEquals(a, generate(ctx, s1, 1, prompt.length, rest.length - 1, 6));
+            assertThrows(BackendException.class, () -> ctx.copySequence(0, 1, 2, k));
+        }
+    }
+
+    /**
      * A context computes on threads it keeps (a ggml thread pool, as llama-server's): the workers
      * start with the context, live across decodes, and end when it closes. ggml's fallback starts
      * and joins them inside every decode instead. The workers are counted by the name Linux gives a

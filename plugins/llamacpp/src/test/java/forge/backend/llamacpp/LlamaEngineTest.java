@@ -160,10 +160,12 @@ class LlamaEngineTest {
             EngineSnapshot s = engine.snapshot();
             assertEquals(1, s.prefixCopies());
             assertEquals(busy.length + other.length - shared, s.prefilledTokens());
-            // Every slot is free again and both keep their cells; the shared prefix counts once.
+            // Every slot is free again and both keep their cells, each in its own KV stream (as
+            // llama-server's slots): the copied prefix is held twice, and attention in one slot
+            // never spans the other slot's cells.
             assertEquals(0, s.busySlots());
             int cachedSum = s.slots().get(0).cachedTokens() + s.slots().get(1).cachedTokens();
-            assertEquals(cachedSum - shared, s.kvCellsUsed());
+            assertEquals(cachedSum, s.kvCellsUsed());
 
             // The copied cells are as good as computed ones: a fresh engine gives the same answer.
             try (Engine fresh = new Engine("fresh", model, config(1, 1024, 8))) {
