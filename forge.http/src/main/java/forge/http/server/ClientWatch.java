@@ -77,6 +77,8 @@ final class ClientWatch {
      * slots at its next step, and their {@code Done(CANCELLED)} follows.
      */
     GenerationEvent next(Generation generation, List<Generation> all) throws InterruptedException {
+        // The whole answer is written at the end: the engine need not wake this thread per token.
+        generation.deferText();
         while (true) {
             GenerationEvent event = generation.next(PROBE_MS, TimeUnit.MILLISECONDS);
             if (System.nanoTime() - nextProbe >= 0) {
