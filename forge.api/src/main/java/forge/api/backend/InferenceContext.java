@@ -46,6 +46,14 @@ public interface InferenceContext extends AutoCloseable {
     /** Forgets every sequence. */
     void clearMemory();
 
+    /**
+     * Says that nothing will be decoded until the next {@link #decode}: a backend releases what it
+     * holds busy between decodes (llama.cpp: its CPU threads stop polling for the next graph and
+     * sleep). The next decode takes them up again. Call on the context's thread.
+     */
+    default void idle() {
+    }
+
     /** The embedding of a sequence after a decode with embeddings on, pooled by the model's pooling type. */
     default float[] embedding(int sequence) {
         throw new UnsupportedOperationException("embeddings are not supported by this backend");

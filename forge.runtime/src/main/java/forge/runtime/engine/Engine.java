@@ -138,6 +138,9 @@ public final class Engine implements AutoCloseable {
 
     // ---------------------------------------------------------------- engine thread
 
+    /** Whether the engine decoded since it last told the context it is idle. Engine thread only. */
+    private boolean busy = true; // the warmup decoded
+
     private void run() {
         try {
             context = model.newContext(new ContextParams(config.contextSize(), config.batchSize(), config.ubatchSize(),
@@ -167,10 +170,16 @@ public final class Engine implements AutoCloseable {
                 admit();
                 if (!anyActive()) {
                     if (pending.isEmpty()) {
+                        if (busy) {
+                            // Nothing to decode: let the backend's threads sleep instead of polling.
+                            context.idle();
+                            busy = false;
+                        }
                         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
                     }
                     continue;
                 }
+                busy = true;
                 step();
                 long now = System.nanoTime();
                 if (now - lastSnapshotNanos > TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_INTERVAL_MS)) {

@@ -47,6 +47,8 @@ public final class LlamaContext implements InferenceContext {
     /** One KV cache for all sequences (cells tagged per sequence) rather than a stream each. */
     private final boolean unified;
     private final LlamaBatch batch;
+    /** The CPU thread pools; null when ggml offers none (it then makes one per graph). */
+    private final LlamaThreadpools pools;
     private final List<LlamaSampler> samplers = new ArrayList<>();
     /** Which batch indices of the last successful decode have logits: what {@link LlamaSampler#sample} may ask for. */
     private final boolean[] outputs;
@@ -57,10 +59,10 @@ public final class LlamaContext implements InferenceContext {
         this.model = model;
         this.unified = params.kvUnified();
         MemorySegment raw;
-        LlamaThreadpools pools;
+        LlamaThreadpools threadpools;
         try (Arena call = Arena.ofConfined()) {
             // Before the context, so that the arena frees the pools after llama_free.
-            pools = LlamaThreadpools.create(arena, params.threads(), params.threadsBatch());
+            threadpools = LlamaThreadpools.create(arena, params.threads(), params.threadsBatch());
             MemorySegment p = Llama.llama_context_default_params(call);
             var layout = Structs.llama_context_params;
             Structs.setInt(p, layout, "n_ctx", params.contextSize());
@@ -102,9 +104,10 @@ public final class LlamaContext implements InferenceContext {
                     + params.seqMax() + ", batch=" + params.batchSize() + ")" + (why.isEmpty() ? "" : ": " + why));
         }
         this.ctx = raw.reinterpret(arena, Llama::llama_free);
+        this.pools = threadpools;
         try {
-            if (pools != null) {
-                Llama.llama_attach_threadpool(ctx, pools.decode, pools.batch);
+            if (threadpools != null) {
+                Llama.llama_attach_threadpool(ctx, threadpools.decode, threadpools.batch);
             }
             this.memory = Llama.llama_get_memory(ctx).reinterpret(arena, null);
             this.contextSize = Llama.llama_n_ctx(ctx);
@@ -214,6 +217,15 @@ public final class LlamaContext implements InferenceContext {
         ensureOpen();
         checkSequence(sequence);
         return Llama.llama_memory_seq_pos_max(memory, sequence);
+    }
+
+    /** Pauses the CPU thread pools (see {@link LlamaThreadpools#pause}); the next decode resumes them. */
+    @Override
+    public void idle() {
+        ensureOpen();
+        if (pools != null) {
+            pools.pause();
+        }
     }
 
     @Override

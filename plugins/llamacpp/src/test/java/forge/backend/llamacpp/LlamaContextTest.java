@@ -104,6 +104,57 @@ class LlamaContextTest {
         assertEquals(1, counts[3], "the workers end with the context");
     }
 
+    /** After {@code idle()} the pool's workers sleep: they use no CPU until the next decode, which still works. */
+    @Test
+    void anIdleContextsThreadsUseNoCpu() throws Exception {
+        String name = "idle-" + ProcessHandle.current().pid() % 100000;
+        long[] ticks = new long[1];
+        int[][] tokens = new int[2][];
+        Thread t = new Thread(() -> {
+            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, "auto", "f16", true, false));
+                 TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+                prefill(ctx, 0, prompt, 0);
+                tokens[0] = generate(ctx, s, 0, prompt.length, prompt.length - 1, 4);
+                ctx.idle();
+                long before = cpuTicksOfThreadsNamed(name);
+                Thread.sleep(300);
+                ticks[0] = cpuTicksOfThreadsNamed(name) - before;
+                ctx.removeTokens(0, prompt.length - 1, -1);
+                try (TokenSampler again = ctx.sampler(SamplingParams.GREEDY)) {
+                    prefill(ctx, 0, new int[] {prompt[prompt.length - 1]}, prompt.length - 1);
+                    tokens[1] = generate(ctx, again, 0, prompt.length, 0, 4);
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, name);
+        t.start();
+        t.join();
+        // Polling workers burn about 34 ticks here (clock ticks are 10 ms).
+        assertTrue(ticks[0] <= 3, "CPU ticks of an idle context's threads in 300 ms: " + ticks[0]);
+        assertArrayEquals(tokens[0], tokens[1], "the pool resumes for the next decode");
+    }
+
+    /** utime + stime, in clock ticks, of this process's threads named {@code name}. */
+    static long cpuTicksOfThreadsNamed(String name) {
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            return tasks.mapToLong(task -> {
+                try {
+                    if (!java.nio.file.Files.readString(task.resolve("comm")).strip().equals(name)) {
+                        return 0;
+                    }
+                    String stat = java.nio.file.Files.readString(task.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15: utime, stime
+                } catch (java.io.IOException gone) {
+                    return 0;
+                }
+            }).sum();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private static int threadsNamed(String name) {
         try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
             return (int) tasks.filter(task -> {

@@ -138,6 +138,23 @@ class LlamaEngineTest {
         }
     }
 
+    /**
+     * Once its last request is done the engine lets llama.cpp's CPU workers sleep: they would
+     * otherwise poll for the next graph, a core each, for hundreds of milliseconds after every request. The
+     * workers are the threads the engine thread started, which Linux names after it.
+     */
+    @Test
+    void anIdleEngineLeavesTheCpuAlone() throws Exception {
+        try (Engine engine = new Engine("idle-check", model, new EngineConfig(1, 512, 64, 64, 3, 3, 4, "auto", "f16"))) {
+            String comm = "forge-engine-idle-check".substring(0, 15); // Linux keeps 15 bytes of a thread's name
+            drain(engine.submit(new GenerationRequest("a", prompt("Hello there"), SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
+            long before = LlamaContextTest.cpuTicksOfThreadsNamed(comm);
+            Thread.sleep(300);
+            long used = LlamaContextTest.cpuTicksOfThreadsNamed(comm) - before;
+            assertTrue(used <= 3, "CPU ticks (10 ms) of the idle engine's threads in 300 ms: " + used);
+        }
+    }
+
     @Test
     void aPrefixCachedInAnotherBusySlotIsCopiedNotRecomputed() throws Exception {
         try (Engine engine = new Engine("tiny", model, config(2, 2048, 8))) {

@@ -155,6 +155,8 @@ public final class Llama {
         static final MethodHandle ggml_threadpool_params_init = downcall("ggml_threadpool_params_init", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
         // struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * params); // the CPU backend, by its proc address
         static final MethodHandle ggml_threadpool_new = Linker.nativeLinker().downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS));
+        // void ggml_threadpool_pause(struct ggml_threadpool * threadpool); // the CPU backend, by its proc address
+        static final MethodHandle ggml_threadpool_pause = Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS));
         // void ggml_threadpool_free(struct ggml_threadpool * threadpool); // the CPU backend, by its proc address
         static final MethodHandle ggml_threadpool_free = Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS));
         // llama_memory_t llama_get_memory(const struct llama_context * ctx);
@@ -652,6 +654,15 @@ public final class Llama {
     public static MemorySegment ggml_threadpool_new(MemorySegment function, MemorySegment params) {
         try {
             return (MemorySegment) Handles.ggml_threadpool_new.invokeExact(function, params);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void ggml_threadpool_pause(struct ggml_threadpool * threadpool);}, through the CPU backend's address for it. */
+    public static void ggml_threadpool_pause(MemorySegment function, MemorySegment threadpool) {
+        try {
+            Handles.ggml_threadpool_pause.invokeExact(function, threadpool);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
