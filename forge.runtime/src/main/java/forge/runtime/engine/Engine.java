@@ -271,6 +271,20 @@ public final class Engine implements AutoCloseable {
         return best;
     }
 
+    /**
+     * Whether a request should wait for another slot that is prefilling a prompt sharing
+     * {@code gain} more tokens with it than any cache holds, while {@code leaderRemaining} of that
+     * prompt are still to compute. Waiting delays the request by the leader's prefill; not waiting
+     * computes the {@code gain} tokens twice, in a batch every active slot waits for. So: wait when
+     * the gain is at least half of what the leader still computes. Measured on the bench model: an
+     * 800-token shared system prompt (gain ~800) waits, editor requests whose prompts share only a
+     * few tokens beyond what every slot already caches (gain ~2) do not, which had cost them a
+     * whole step (TTFT p50 817 ms against llama-server's 468 ms with 8 clients).
+     */
+    static boolean worthWaiting(int gain, int leaderRemaining) {
+        return gain > 0 && 2L * gain >= leaderRemaining;
+    }
+
     static int commonPrefix(int[] a, int aLength, int[] b, int bLength) {
         int n = Math.min(aLength, bLength);
         int i = 0;
@@ -515,7 +529,7 @@ public final class Engine implements AutoCloseable {
                     }
                     int[] theirs = other.generation.request().prompt();
                     int prefix = commonPrefix(theirs, theirs.length, prompt, usable);
-                    if (prefix > ahead) {
+                    if (prefix > ahead && worthWaiting(prefix - best, theirs.length - other.prefilled)) {
                         ahead = prefix;
                         lead = other;
                     }

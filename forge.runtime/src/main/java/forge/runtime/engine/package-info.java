@@ -34,7 +34,8 @@
  *     the cells of all slots: measured with llama-bench on the benchmark model, decoding at depth
  *     1024 instead of 0 costs 15% of the tokens per second. The prompt's last token is always computed, for its logits. A request whose
  *     prompt shares a longer prefix with one another slot is still prefilling waits for that slot
- *     to compute it and then copies it: requests that arrive together with one system prompt
+ *     to compute it and then copies it, when the tokens saved are at least half of what that slot
+ *     still computes ({@code Engine.worthWaiting}; a wait costs a whole step): requests that arrive together with one system prompt
  *     compute it once (llama-server computes it once per slot). Positions stay {@code 0..k-1}, so
  *     copied cells are exactly what the slot would have computed.</li>
  * <li><b>Snapshots</b>: the engine thread publishes an immutable
