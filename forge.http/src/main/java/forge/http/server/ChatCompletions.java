@@ -121,6 +121,9 @@ final class ChatCompletions {
             while (done == null) {
                 GenerationEvent event = watch.next(g.generation(), all);
                 switch (event) {
+                    case GenerationEvent.PromptLogprobs p -> {
+                        // Chat never asks to score its prompt.
+                    }
                     case GenerationEvent.Text t -> {
                         collect(g.parser().feed(t.text()), content, reasoning, calls);
                         tokens.addAll(t.logprobs());
@@ -229,6 +232,9 @@ final class ChatCompletions {
                 int index = next.index();
                 ChatGeneration g = gens.get(index);
                 switch (next.event()) {
+                    case GenerationEvent.PromptLogprobs p -> {
+                        // Chat never asks to score its prompt.
+                    }
                     case GenerationEvent.Text t -> {
                         if (pending.get(index) != null) {
                             pending.get(index).addAll(t.logprobs());

@@ -36,7 +36,7 @@ final class ChoiceEvents {
             while (true) {
                 GenerationEvent e = choices.get(index).next();
                 merged.add(new Event(index, e));
-                if (!(e instanceof GenerationEvent.Text)) {
+                if (e instanceof GenerationEvent.Done || e instanceof GenerationEvent.Failed) {
                     return;
                 }
             }

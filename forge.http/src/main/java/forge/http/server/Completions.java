@@ -29,8 +29,10 @@ import org.eclipse.jetty.util.Callback;
 /**
  * {@code POST /v1/completions}: raw text completion, no chat template. The prompt is a string,
  * several strings, token ids, or several lists of them; each prompt gets {@code n} choices,
- * indexed prompt by prompt. {@code echo} puts the prompt before the completion; {@code suffix}
- * asks for fill-in-the-middle, which needs the model's FIM tokens.
+ * indexed prompt by prompt. {@code echo} puts the prompt before the completion; with
+ * {@code logprobs} too, the prompt's tokens come with their log-probabilities (the first has none),
+ * as evaluation harnesses use to score texts; {@code suffix} asks for fill-in-the-middle, which
+ * needs the model's FIM tokens.
  */
 final class Completions {
 
@@ -90,15 +92,17 @@ final class Completions {
         }
         String id = "cmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
         List<Generation> gens = new ArrayList<>();
-        List<String> echoes = new ArrayList<>();
+        List<Echo> echoes = new ArrayList<>();
+        boolean score = echo && logprobs >= 0;
         try {
             for (int[] prompt : prompts) {
-                String text = echo ? vocab.detokenize(prompt, true, false) : "";
+                // Special tokens written in the prompt are echoed as written; the BOS the tokenizer added is not.
+                Echo e = echo ? new Echo(vocab.detokenize(prompt, true, true), prompt, score) : Echo.NONE;
                 for (int i = 0; i < common.n(); i++) {
                     var sampling = common.sampling().seed() >= 0 ? common.sampling().withSeed(common.sampling().seed() + i) : common.sampling();
                     gens.add(model.engine().submit(new GenerationRequest(id + "-" + gens.size(), prompt, sampling,
-                            common.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs)));
-                    echoes.add(text);
+                            common.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)));
+                    echoes.add(e);
                 }
             }
         } catch (RuntimeException e) {
@@ -112,9 +116,9 @@ final class Completions {
         long created = System.currentTimeMillis() / 1000;
         try {
             if (common.stream()) {
-                stream(logprobs >= 0, common.includeUsage(), entry.id(), id, created, gens, echoes, prompts, response, callback);
+                stream(logprobs >= 0, common.includeUsage(), entry.id(), id, created, gens, echoes, prompts, vocab, response, callback);
             } else {
-                whole(logprobs >= 0, entry.id(), id, created, gens, echoes, prompts, new ClientWatch(request, response), response, callback);
+                whole(logprobs >= 0, entry.id(), id, created, gens, echoes, prompts, vocab, new ClientWatch(request, response), response, callback);
             }
         } catch (InterruptedException e) {
             gens.forEach(Generation::cancel);
@@ -126,17 +130,52 @@ final class Completions {
         }
     }
 
-    private void whole(boolean logprobs, String model, String id, long created, List<Generation> gens, List<String> echoes,
-                       List<int[]> prompts, ClientWatch watch, Response response, Callback callback) throws InterruptedException {
+    /**
+     * What a choice echoes: the prompt's text and, when its tokens are scored, the prompt itself.
+     *
+     * @param text   the prompt as text, or empty without {@code echo}
+     * @param prompt the prompt's tokens
+     * @param scored whether the prompt's tokens come with log-probabilities
+     */
+    record Echo(String text, int[] prompt, boolean scored) {
+        static final Echo NONE = new Echo("", new int[0], false);
+
+        /**
+         * The logprobs entries of the prompt: its first token (no log-probability, nothing comes
+         * before it) and the engine's entries for the rest.
+         */
+        List<TokenLogprob> entries(List<TokenLogprob> rest, Vocabulary vocab) {
+            List<TokenLogprob> all = new ArrayList<>(rest.size() + 1);
+            all.add(new TokenLogprob(vocab.piece(prompt[0], true), Float.NaN, List.of()));
+            all.addAll(rest);
+            return all;
+        }
+
+        /** Where the logprobs' text offsets start: after the echo, or at 0 when the echo's tokens are listed. */
+        Logprobs.Offset offset(Vocabulary vocab) {
+            if (!scored) {
+                return new Logprobs.Offset(text.length());
+            }
+            // The BOS the tokenizer added is listed among the tokens but not echoed: it takes no room.
+            boolean bosHidden = vocab.bos().isPresent() && prompt[0] == vocab.bos().getAsInt()
+                    && !text.startsWith(new String(vocab.piece(prompt[0], true), java.nio.charset.StandardCharsets.UTF_8));
+            return new Logprobs.Offset(0, bosHidden ? 1 : 0);
+        }
+    }
+
+    private void whole(boolean logprobs, String model, String id, long created, List<Generation> gens, List<Echo> echoes,
+                       List<int[]> prompts, Vocabulary vocab, ClientWatch watch, Response response, Callback callback) throws InterruptedException {
         ObjectNode body = ChatCompletions.envelope(id, created, model, "text_completion");
         ArrayNode choices = body.putArray("choices");
         int completion = 0;
         for (int index = 0; index < gens.size(); index++) {
-            StringBuilder text = new StringBuilder(echoes.get(index));
+            Echo echo = echoes.get(index);
+            StringBuilder text = new StringBuilder(echo.text());
             List<TokenLogprob> tokens = new ArrayList<>();
             GenerationEvent.Done done = null;
             while (done == null) {
                 switch (watch.next(gens.get(index), gens)) {
+                    case GenerationEvent.PromptLogprobs p -> tokens.addAll(0, echo.entries(p.tokens(), vocab));
                     case GenerationEvent.Text t -> {
                         text.append(t.text());
                         tokens.addAll(t.logprobs());
@@ -153,7 +192,7 @@ final class Completions {
             }
             ObjectNode choice = choices.addObject().put("index", index).put("text", text.toString());
             if (logprobs) {
-                choice.set("logprobs", Logprobs.legacy(tokens, new Logprobs.Offset(echoes.get(index).length())));
+                choice.set("logprobs", Logprobs.legacy(tokens, echo.offset(vocab)));
             } else {
                 choice.putNull("logprobs");
             }
@@ -164,25 +203,31 @@ final class Completions {
         ForgeServer.sendJson(response, callback, 200, body);
     }
 
-    private void stream(boolean logprobs, boolean includeUsage, String model, String id, long created, List<Generation> gens, List<String> echoes,
-                        List<int[]> prompts, Response response, Callback callback) throws InterruptedException {
+    private void stream(boolean logprobs, boolean includeUsage, String model, String id, long created, List<Generation> gens, List<Echo> echoes,
+                        List<int[]> prompts, Vocabulary vocab, Response response, Callback callback) throws InterruptedException {
         response.setStatus(200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
         ChoiceEvents events = new ChoiceEvents(gens);
         int completion = 0;
         List<Logprobs.Offset> offsets = new ArrayList<>();
-        echoes.forEach(e -> offsets.add(logprobs ? new Logprobs.Offset(e.length()) : null));
+        echoes.forEach(e -> offsets.add(logprobs ? e.offset(vocab) : null));
         try {
             for (int index = 0; index < gens.size(); index++) {
-                if (!echoes.get(index).isEmpty()) {
-                    ChatCompletions.send(response, chunk(id, created, model, index, echoes.get(index), null, List.of(), offsets.get(index)));
+                // A scored echo goes out with its log-probabilities, once the prompt is computed.
+                if (!echoes.get(index).text().isEmpty() && !echoes.get(index).scored()) {
+                    ChatCompletions.send(response, chunk(id, created, model, index, echoes.get(index).text(), null, List.of(), offsets.get(index)));
                 }
             }
             int open = gens.size();
             while (open > 0) {
                 ChoiceEvents.Event next = ChatCompletions.nextOrKeepAlive(events, response, keepAliveMillis);
                 switch (next.event()) {
+                    case GenerationEvent.PromptLogprobs p -> {
+                        Echo e = echoes.get(next.index());
+                        ChatCompletions.send(response, chunk(id, created, model, next.index(), e.text(), null,
+                                e.entries(p.tokens(), vocab), offsets.get(next.index())));
+                    }
                     case GenerationEvent.Text t -> ChatCompletions.send(response,
                             chunk(id, created, model, next.index(), t.text(), null, t.logprobs(), offsets.get(next.index())));
                     case GenerationEvent.Failed f -> {

@@ -40,7 +40,8 @@ final class Logprobs {
 
     /**
      * The legacy completions shape, {@code {"tokens","token_logprobs","top_logprobs","text_offset"}},
-     * for tokens whose text starts at UTF-16 offset {@code offset} of the choice's text.
+     * for tokens whose text starts at UTF-16 offset {@code offset} of the choice's text. A token
+     * without a log-probability (NaN: an echoed prompt's first token) has {@code null} for both.
      */
     static ObjectNode legacy(List<TokenLogprob> tokens, Offset offset) {
         ObjectNode n = Json.MAPPER.createObjectNode();
@@ -50,6 +51,12 @@ final class Logprobs {
         ArrayNode offsets = n.putArray("text_offset");
         for (TokenLogprob t : tokens) {
             text.add(t.token());
+            offsets.add(offset.advance(t.bytes()));
+            if (Float.isNaN(t.logprob())) {
+                logprobs.addNull();
+                top.addNull();
+                continue;
+            }
             logprobs.add(t.logprob());
             ObjectNode alternatives = top.addObject();
             // An object keyed by token text, as OpenAI's: two alternatives with the same text keep the likelier.
@@ -58,7 +65,6 @@ final class Logprobs {
                     alternatives.put(alt.token(), alt.logprob());
                 }
             });
-            offsets.add(offset.advance(t.bytes()));
         }
         return n;
     }
@@ -70,14 +76,25 @@ final class Logprobs {
      */
     static final class Offset {
         private int units;
+        private int hidden;
 
         Offset(int start) {
+            this(start, 0);
+        }
+
+        /** @param hidden how many first tokens the text leaves out (they take no room) */
+        Offset(int start, int hidden) {
             this.units = start;
+            this.hidden = hidden;
         }
 
         /** The offset of a token with these bytes; moves past it. */
         int advance(byte[] bytes) {
             int at = units;
+            if (hidden > 0) {
+                hidden--;
+                return at;
+            }
             for (byte b : bytes) {
                 int v = b & 0xFF;
                 if ((v & 0xC0) != 0x80) {

@@ -342,11 +342,16 @@ public final class Engine implements AutoCloseable {
                 continue;
             }
             int[] prompt = slot.generation.request().prompt();
+            boolean scoring = slot.promptScores != null;
             while (slot.prefilled < prompt.length && batch.size() < batch.capacity()) {
                 boolean last = slot.prefilled == prompt.length - 1;
                 int token = prompt[slot.prefilled];
                 slot.tokens[slot.position] = token;
-                int index = batch.add(token, slot.position, slot.id, last);
+                int index = batch.add(token, slot.position, slot.id, last || scoring);
+                if (scoring && slot.scoreCount++ == 0) {
+                    slot.scoreIndex = index;
+                    slot.scorePosition = slot.position;
+                }
                 slot.inBatch = true;
                 slot.prefilled++;
                 slot.position++;
@@ -378,6 +383,11 @@ public final class Engine implements AutoCloseable {
         for (Slot slot : slots) {
             if (slot.inBatch) {
                 slot.cached = slot.position; // what this step computed is in the KV cache now
+            }
+        }
+        for (Slot slot : slots) {
+            if (slot.generation != null && slot.scoreCount > 0) {
+                slot.scorePromptTokens();
             }
         }
         for (Slot slot : slots) {
@@ -470,6 +480,12 @@ public final class Engine implements AutoCloseable {
         boolean inBatch;
         /** Log-probabilities of tokens not yet emitted; null when the generation did not ask (no cost). */
         List<TokenLogprob> logprobs;
+        /** The prompt's log-probabilities so far, for a generation that scores its prompt; else null. */
+        List<TokenLogprob> promptScores;
+        /** Batch index and position of this slot's first prompt token in the current batch, and how many there are. */
+        int scoreIndex;
+        int scorePosition;
+        int scoreCount;
 
         Slot(int id, int capacity) {
             this.id = id;
@@ -494,6 +510,8 @@ public final class Engine implements AutoCloseable {
             startNanos = System.nanoTime();
             firstTokenNanos = 0;
             logprobs = r.logprobs() >= 0 ? new ArrayList<>() : null;
+            promptScores = r.scorePrompt() ? new ArrayList<>() : null;
+            scoreCount = 0;
         }
 
         /**
@@ -505,6 +523,15 @@ public final class Engine implements AutoCloseable {
          */
         void acquirePrefix(boolean mayWait) {
             int[] prompt = generation.request().prompt();
+            if (promptScores != null) {
+                // Scoring needs the logits of every prompt position: compute the whole prompt.
+                context.removeTokens(id, 0, -1);
+                cached = 0;
+                prefilled = 0;
+                position = 0;
+                reused = 0;
+                return;
+            }
             // The last prompt token is always computed: its logits give the first sampled token.
             int usable = prompt.length - 1;
             int own = commonPrefix(tokens, cached, prompt, usable);
@@ -570,11 +597,49 @@ public final class Engine implements AutoCloseable {
             return l.generation == leaderGeneration && !l.decoding && l.cached < awaited;
         }
 
+        /**
+         * Scores the prompt tokens this step computed: the logits at position {@code p} give the
+         * log-probability of the prompt's token {@code p + 1}. The last position's logits are the
+         * first sampled token's, scored by {@link #onLogits}.
+         */
+        void scorePromptTokens() {
+            int[] prompt = generation.request().prompt();
+            int top = generation.request().logprobs();
+            int n = scoreCount;
+            scoreCount = 0;
+            for (int k = 0; k < n; k++) {
+                int next = scorePosition + k + 1;
+                if (next >= prompt.length) {
+                    break;
+                }
+                TokenLogprobs lp;
+                try {
+                    lp = context.logprobs(scoreIndex + k, prompt[next], top);
+                } catch (ForgeException | UnsupportedOperationException e) {
+                    fail(e instanceof ForgeException f ? f : new ForgeException(e.getMessage(), e));
+                    return;
+                }
+                promptScores.add(entry(prompt[next], lp));
+            }
+        }
+
+        private TokenLogprob entry(int token, TokenLogprobs lp) {
+            List<TokenLogprob> alternatives = new ArrayList<>(lp.top().size());
+            for (TokenLogprobs.Candidate c : lp.top()) {
+                alternatives.add(new TokenLogprob(vocab.piece(c.id(), true), c.logprob(), List.of()));
+            }
+            return new TokenLogprob(vocab.piece(token, true), lp.token().logprob(), alternatives);
+        }
+
         /** The logits of this slot's last batch token are ready: sample, emit, maybe finish. */
         void onLogits(long now) {
             if (!decoding) {
                 decoding = true; // the whole prompt is in: from now on, one token per step
                 publish();
+                if (promptScores != null) {
+                    generation.emit(new GenerationEvent.PromptLogprobs(promptScores));
+                    promptScores = null;
+                }
             }
             int token = sampler.sample(batchIndex);
             generated++;
@@ -616,11 +681,7 @@ public final class Engine implements AutoCloseable {
                 fail(e instanceof ForgeException f ? f : new ForgeException(e.getMessage(), e));
                 return false;
             }
-            List<TokenLogprob> alternatives = new ArrayList<>(lp.top().size());
-            for (TokenLogprobs.Candidate c : lp.top()) {
-                alternatives.add(new TokenLogprob(vocab.piece(c.id(), true), c.logprob(), List.of()));
-            }
-            logprobs.add(new TokenLogprob(vocab.piece(token, true), lp.token().logprob(), alternatives));
+            logprobs.add(entry(token, lp));
             return true;
         }
 
@@ -677,6 +738,8 @@ public final class Engine implements AutoCloseable {
             batchIndex = -1;
             lastUsed = ++useClock;
             logprobs = null;
+            promptScores = null;
+            scoreCount = 0;
         }
     }
 }

@@ -4,8 +4,23 @@ import forge.api.ForgeException;
 import java.util.List;
 import java.util.Objects;
 
-/** What a generation reports, in order: any number of {@link Text}, then one {@link Done} or {@link Failed}. */
+/**
+ * What a generation reports, in order: for a request that scores its prompt one
+ * {@link PromptLogprobs}, then any number of {@link Text}, then one {@link Done} or {@link Failed}.
+ */
 public sealed interface GenerationEvent {
+
+    /**
+     * The prompt's log-probabilities (for {@link GenerationRequest#scorePrompt}): one entry per
+     * prompt token after the first, each with its log-probability given the tokens before it and
+     * the request's number of most likely alternatives. The first token has none: nothing comes
+     * before it.
+     */
+    record PromptLogprobs(List<TokenLogprob> tokens) implements GenerationEvent {
+        public PromptLogprobs {
+            tokens = List.copyOf(tokens);
+        }
+    }
 
     /**
      * Newly generated text: whole characters only, with no part of a stop string.

@@ -20,9 +20,15 @@ import java.util.Set;
  * @param logprobs   -1 for none (the default, and free); otherwise every generated token's
  *                   log-probability comes with its {@link GenerationEvent.Text}, with this many
  *                   most likely alternatives (0 to {@link TokenLogprobs#MAX_TOP})
+ * @param scorePrompt also the prompt's tokens, each given the ones before it, in one
+ *                   {@link GenerationEvent.PromptLogprobs} before any text (what
+ *                   {@code /v1/completions} with {@code echo} and {@code logprobs} returns, and
+ *                   evaluation harnesses use to score a text). Needs {@code logprobs >= 0}. The
+ *                   whole prompt is computed again, with logits at every position: no cached
+ *                   prefix is reused for it.
  */
 public record GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                                Set<Integer> stopTokens, boolean ignoreEos, int logprobs) {
+                                Set<Integer> stopTokens, boolean ignoreEos, int logprobs, boolean scorePrompt) {
 
     /** A request without log-probabilities. */
     public GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
@@ -30,9 +36,18 @@ public record GenerationRequest(String id, int[] prompt, SamplingParams sampling
         this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, -1);
     }
 
+    /** A request that does not score its prompt. */
+    public GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
+                             Set<Integer> stopTokens, boolean ignoreEos, int logprobs) {
+        this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, logprobs, false);
+    }
+
     public GenerationRequest {
         if (logprobs < -1 || logprobs > TokenLogprobs.MAX_TOP) {
             throw new IllegalArgumentException("logprobs must be -1 (off) or 0 to " + TokenLogprobs.MAX_TOP + ": " + logprobs);
+        }
+        if (scorePrompt && logprobs < 0) {
+            throw new IllegalArgumentException("scoring the prompt needs logprobs >= 0");
         }
         Objects.requireNonNull(id);
         Objects.requireNonNull(prompt);

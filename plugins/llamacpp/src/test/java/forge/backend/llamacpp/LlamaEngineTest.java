@@ -1,10 +1,10 @@
 package forge.backend.llamacpp;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import forge.api.backend.Backend;
 import forge.api.backend.BackendContext;
@@ -21,6 +21,7 @@ import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
+import forge.runtime.engine.TokenLogprob;
 import forge.runtime.synth.SynthSpec;
 import forge.runtime.synth.SyntheticModels;
 import java.nio.file.Path;
@@ -223,6 +224,50 @@ class LlamaEngineTest {
             assertEquals(expectedPrefill, s.prefilledTokens(), "the system prompt is computed once, not four times");
             assertEquals(s.reusedTokens(), cachedTotal);
             assertTrue(cachedTotal >= 3 * shared, "cached " + cachedTotal);
+        }
+    }
+
+    /**
+     * A scored prompt (completions' echo with logprobs) gets one entry per token after the first,
+     * before any text, each the log-probability of that prompt token given the ones before it: the
+     * same distribution a generation from that prefix samples from, so its alternatives match the
+     * alternatives a generation reports there. It reuses no cached prefix: every position needs logits.
+     */
+    @Test
+    void aScoredPromptGetsTheLogprobOfEveryTokenGivenTheOnesBefore() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(2, 2048, 8))) {
+            int[] p = prompt("Once upon a time there was a tiny model that wrote stories");
+            drain(engine.submit(new GenerationRequest("warm", p, SamplingParams.GREEDY, 2, List.of(), Set.of(), true)));
+
+            Generation scored = engine.submit(new GenerationRequest("score", p, SamplingParams.GREEDY, 2, List.of(), Set.of(), true, 3, true));
+            GenerationEvent first = scored.next(60, TimeUnit.SECONDS);
+            GenerationEvent.PromptLogprobs entries = assertInstanceOf(GenerationEvent.PromptLogprobs.class, first, "before any text");
+            Outcome rest = drain(scored);
+            assertEquals(0, done(rest).timings().cachedTokens(), "no cached prefix is reused for scoring");
+
+            assertEquals(p.length - 1, entries.tokens().size());
+            for (int k = 0; k < entries.tokens().size(); k++) {
+                TokenLogprob e = entries.tokens().get(k);
+                assertArrayEquals(model.vocabulary().piece(p[k + 1], true), e.bytes(), "entry " + k + " is prompt token " + (k + 1));
+                assertTrue(e.logprob() <= 0 && e.logprob() <= e.top().getFirst().logprob() + 1e-4f, "entry " + k);
+                assertEquals(3, e.top().size());
+            }
+            for (int k : new int[] {2, p.length / 2, p.length - 2}) {
+                int[] prefix = java.util.Arrays.copyOf(p, k + 1);
+                Generation g = engine.submit(new GenerationRequest("gen" + k, prefix, SamplingParams.GREEDY, 1, List.of(), Set.of(), true, 3));
+                List<TokenLogprob> sampled = new ArrayList<>();
+                for (GenerationEvent e = g.next(60, TimeUnit.SECONDS); !(e instanceof GenerationEvent.Done); e = g.next(60, TimeUnit.SECONDS)) {
+                    if (e instanceof GenerationEvent.Text t) {
+                        sampled.addAll(t.logprobs());
+                    }
+                }
+                List<TokenLogprob> expected = sampled.getFirst().top();
+                List<TokenLogprob> actual = entries.tokens().get(k).top();
+                for (int j = 0; j < 3; j++) {
+                    assertArrayEquals(expected.get(j).bytes(), actual.get(j).bytes(), "alternative " + j + " after " + (k + 1) + " tokens");
+                    assertEquals(expected.get(j).logprob(), actual.get(j).logprob(), 2e-3f, "alternative " + j + " after " + (k + 1) + " tokens");
+                }
+            }
         }
     }
 
