@@ -1,24 +1,20 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The server's access rules end to end: API keys (flag and file), CORS, the body limit flag,
@@ -26,75 +22,52 @@ import picocli.CommandLine;
  */
 class AccessEndToEndTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String CHAT = """
             {"model": "tiny", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}""";
 
-    @TempDir
-    static Path work;
-
-    static ServeCommand.Running server;
-    static HttpClient client;
-    static String base;
+    @AutoClose
+    static TestServer server;
+    static Http http;
 
     @BeforeAll
-    static void start() throws Exception {
-        System.setProperty("forge.user.home", work.resolve("user-home").toString());
-        Path model = work.resolve("tiny.gguf");
-        SyntheticModels.write(SynthSpec.tiny("qwen"), model);
+    static void start(@TempDir Path work) throws Exception {
         Path keys = work.resolve("keys.txt");
         Files.writeString(keys, "# team keys\nfile-key-1\n\n  file-key-2  \n");
-        ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs("-m", model.toString(), "--port", "0", "-c", "512", "-t", "2",
+        server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "512", "-t", "2",
                 "--api-key", "flag-key", "--api-key-file", keys.toString(), "--cors-origin", "https://app.example.com",
-                "--max-body", "8k", "--strict", "--sse-keep-alive-ms", "1",
-                "--plugins-dir", work.resolve("no-plugins").toString());
-        server = serve.start();
-        client = HttpClient.newHttpClient();
-        base = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    static HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
-        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+                "--max-body", "8k", "--strict", "--sse-keep-alive-ms", "1");
+        http = server.http();
     }
 
     static HttpRequest.Builder post(String path, String body, String key) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder b = http.postRequest(path, body);
         return key == null ? b : b.header("Authorization", "Bearer " + key);
     }
 
     @Test
     void everyRouteButHealthNeedsAKey() throws Exception {
-        assertEquals(200, send(HttpRequest.newBuilder(URI.create(base + "/health"))).statusCode());
-        HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/v1/models")));
+        assertEquals(200, http.send(http.request("/health")).statusCode());
+        HttpResponse<String> r = http.send(http.request("/v1/models"));
         assertEquals(401, r.statusCode());
         assertEquals("invalid_api_key", JSON.readTree(r.body()).get("error").get("code").asText());
-        assertEquals(401, send(post("/v1/chat/completions", CHAT, null)).statusCode());
-        assertEquals(401, send(post("/v1/chat/completions", CHAT, "wrong-key")).statusCode());
-        assertEquals(401, send(post("/v1/chat/completions", CHAT, "flag-key-but-longer")).statusCode());
-        assertEquals(401, send(HttpRequest.newBuilder(URI.create(base + "/v1/models")).header("Authorization", "flag-key")).statusCode(),
+        assertEquals(401, http.send(post("/v1/chat/completions", CHAT, null)).statusCode());
+        assertEquals(401, http.send(post("/v1/chat/completions", CHAT, "wrong-key")).statusCode());
+        assertEquals(401, http.send(post("/v1/chat/completions", CHAT, "flag-key-but-longer")).statusCode());
+        assertEquals(401, http.send(http.request("/v1/models").header("Authorization", "flag-key")).statusCode(),
                 "the Bearer scheme is required");
         // Unknown routes are 401 too: nothing about the API is told to a caller without a key.
-        assertEquals(401, send(HttpRequest.newBuilder(URI.create(base + "/nothing"))).statusCode());
+        assertEquals(401, http.send(http.request("/nothing")).statusCode());
         for (String key : new String[] {"flag-key", "file-key-1", "file-key-2"}) {
-            HttpResponse<String> ok = send(HttpRequest.newBuilder(URI.create(base + "/v1/models")).header("Authorization", "Bearer " + key));
+            HttpResponse<String> ok = http.send(http.request("/v1/models").header("Authorization", "Bearer " + key));
             assertEquals(200, ok.statusCode(), key);
         }
-        assertEquals(200, send(post("/v1/chat/completions", CHAT, "file-key-2")).statusCode());
+        assertEquals(200, http.send(post("/v1/chat/completions", CHAT, "file-key-2")).statusCode());
     }
 
     @Test
     void corsAllowsLocalAndConfiguredOriginsOnly() throws Exception {
         for (String origin : new String[] {"http://localhost:5173", "https://127.0.0.1", "http://[::1]:8080", "https://app.example.com"}) {
-            HttpResponse<String> pre = send(HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
+            HttpResponse<String> pre = http.send(http.request("/v1/chat/completions")
                     .method("OPTIONS", HttpRequest.BodyPublishers.noBody()).header("Origin", origin)
                     .header("Access-Control-Request-Method", "POST")
                     .header("Access-Control-Request-Headers", "authorization, content-type, x-stainless-os"));
@@ -102,21 +75,21 @@ class AccessEndToEndTest {
             assertEquals(origin, pre.headers().firstValue("access-control-allow-origin").orElse(null), origin);
             assertTrue(pre.headers().firstValue("access-control-allow-methods").orElse("").contains("POST"));
             assertTrue(pre.headers().firstValue("access-control-allow-headers").orElse("").contains("x-stainless-os"));
-            HttpResponse<String> actual = send(post("/v1/chat/completions", CHAT, "flag-key").header("Origin", origin));
+            HttpResponse<String> actual = http.send(post("/v1/chat/completions", CHAT, "flag-key").header("Origin", origin));
             assertEquals(200, actual.statusCode());
             assertEquals(origin, actual.headers().firstValue("access-control-allow-origin").orElse(null));
         }
         // An error to an allowed origin is readable by the page too.
-        HttpResponse<String> denied = send(post("/v1/chat/completions", CHAT, null).header("Origin", "http://localhost:3000"));
+        HttpResponse<String> denied = http.send(post("/v1/chat/completions", CHAT, null).header("Origin", "http://localhost:3000"));
         assertEquals(401, denied.statusCode());
         assertEquals("http://localhost:3000", denied.headers().firstValue("access-control-allow-origin").orElse(null));
         for (String origin : new String[] {"https://evil.example", "http://localhost.evil.example", "http://127.0.0.1.nip.io", "null"}) {
-            HttpResponse<String> pre = send(HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
+            HttpResponse<String> pre = http.send(http.request("/v1/chat/completions")
                     .method("OPTIONS", HttpRequest.BodyPublishers.noBody()).header("Origin", origin)
                     .header("Access-Control-Request-Method", "POST"));
             assertTrue(pre.headers().firstValue("access-control-allow-origin").isEmpty(), origin);
             assertTrue(pre.headers().firstValue("access-control-allow-methods").isEmpty(), origin);
-            HttpResponse<String> actual = send(post("/v1/models", "{}", "flag-key").header("Origin", origin));
+            HttpResponse<String> actual = http.send(post("/v1/models", "{}", "flag-key").header("Origin", origin));
             assertTrue(actual.headers().firstValue("access-control-allow-origin").isEmpty(), origin);
         }
     }
@@ -124,7 +97,7 @@ class AccessEndToEndTest {
     @Test
     void maxBodyFlagSetsTheLimit() throws Exception {
         String big = "x".repeat(9 * 1024);
-        HttpResponse<String> r = send(post("/v1/chat/completions", """
+        HttpResponse<String> r = http.send(post("/v1/chat/completions", """
                 {"model": "tiny", "messages": [{"role": "user", "content": "%s"}]}""".formatted(big), "flag-key"));
         assertEquals(413, r.statusCode());
         assertEquals("request_too_large", JSON.readTree(r.body()).get("error").get("code").asText());
@@ -132,7 +105,7 @@ class AccessEndToEndTest {
 
     @Test
     void strictRefusesParametersWithoutEffect() throws Exception {
-        HttpResponse<String> r = send(post("/v1/chat/completions", """
+        HttpResponse<String> r = http.send(post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 2, "service_tier": "flex", "messages": [{"role": "user", "content": "hi"}]}""", "flag-key"));
         assertEquals(400, r.statusCode(), r.body());
         JsonNode error = JSON.readTree(r.body()).get("error");
@@ -144,7 +117,7 @@ class AccessEndToEndTest {
     void aSilentStreamGetsKeepAliveComments() throws Exception {
         // With a 1 ms interval, the prefill alone is long enough silence for at least one comment. The
         // prompt is new each run: one served from the prefix cache would need no prefill at all.
-        HttpResponse<String> r = send(post("/v1/chat/completions", """
+        HttpResponse<String> r = http.send(post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 4, "stream": true, "messages": [{"role": "user", "content": "%s"}]}"""
                 .formatted(System.nanoTime() + " tell me a story ".repeat(20)), "flag-key"));
         assertEquals(200, r.statusCode());

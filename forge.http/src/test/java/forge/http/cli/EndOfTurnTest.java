@@ -1,28 +1,21 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.runtime.gguf.GgufValue;
-import forge.runtime.gguf.GgufWriter;
 import forge.runtime.synth.SynthSpec;
 import forge.runtime.synth.SynthVocabulary;
-import forge.runtime.synth.SyntheticModels;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The template's end-of-turn text stops generation although the model's vocabulary does not end
@@ -34,21 +27,16 @@ import picocli.CommandLine;
  */
 class EndOfTurnTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String MARKER_TOKEN = "x<|im_end|>";
 
-    @TempDir
-    static Path work;
-
-    static ServeCommand.Running server;
-    static HttpClient client;
-    static String base;
+    @AutoClose
+    static TestServer server;
+    static Http http;
     static int markerId;
     static int plainId;
 
     @BeforeAll
-    static void start() throws Exception {
-        System.setProperty("forge.user.home", work.resolve("user-home").toString());
+    static void start() {
         SynthSpec spec = SynthSpec.tiny("qwen");
         SynthVocabulary vocab = SynthVocabulary.generate((SynthSpec.Generated) spec.vocabulary());
         List<String> tokens = new ArrayList<>(vocab.tokens());
@@ -60,26 +48,14 @@ class EndOfTurnTest {
         // The end-of-turn marker becomes text inside an ordinary token: not EOS, not EOT, not control.
         tokens.set(markerId, MARKER_TOKEN);
         types.set(markerId, SynthVocabulary.NORMAL);
-        GgufWriter w = SyntheticModels.writer(spec);
-        w.put("tokenizer.ggml.tokens", GgufValue.strings(tokens));
-        w.put("tokenizer.ggml.token_type", GgufValue.int32s(types.stream().mapToInt(Integer::intValue).toArray()));
-        w.put("tokenizer.ggml.eos_token_id", GgufValue.uint32(eos));
-        w.put("tokenizer.ggml.eot_token_id", GgufValue.uint32(eos));
-        Path model = work.resolve("eot-qwen.gguf");
-        w.write(model);
-        ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs("-m", model.toString(), "--template", "qwen2.5", "--port", "0", "-c", "512",
-                "-np", "1", "-t", "2", "--plugins-dir", work.resolve("no-plugins").toString());
-        server = serve.start();
-        client = HttpClient.newHttpClient();
-        base = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+        Path model = TestServer.model("eot-qwen", spec, w -> {
+            w.put("tokenizer.ggml.tokens", GgufValue.strings(tokens));
+            w.put("tokenizer.ggml.token_type", GgufValue.int32s(types.stream().mapToInt(Integer::intValue).toArray()));
+            w.put("tokenizer.ggml.eos_token_id", GgufValue.uint32(eos));
+            w.put("tokenizer.ggml.eot_token_id", GgufValue.uint32(eos));
+        });
+        server = TestServer.start("-m", model.toString(), "--template", "qwen2.5", "-c", "512", "-np", "1", "-t", "2");
+        http = server.http();
     }
 
     private static JsonNode complete(int biased, boolean stream) throws Exception {
@@ -87,9 +63,7 @@ class EndOfTurnTest {
                 {"model": "eot-qwen", "max_tokens": 6, "temperature": 0, "logit_bias": {"%d": 100}, "stream": %s,
                  "messages": [{"role": "user", "content": "Hello"}]}
                 """.formatted(biased, stream);
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.post("/v1/chat/completions", body);
         assertEquals(200, r.statusCode(), r.body());
         if (!stream) {
             return JSON.readTree(r.body()).get("choices").get(0);

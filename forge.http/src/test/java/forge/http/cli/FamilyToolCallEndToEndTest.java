@@ -1,16 +1,16 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Forced tool calls through a family template's own syntax (Qwen 2.5's {@code <tool_call>} JSON, with
@@ -18,21 +18,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FamilyToolCallEndToEndTest {
 
-    @TempDir
-    static Path work;
-
+    @AutoClose
     static StructuredServer server;
 
     @BeforeAll
     static void start() throws Exception {
-        server = new StructuredServer(work, "qwen", "qwen2.5");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+        server = new StructuredServer("qwen", "qwen2.5");
     }
 
     @Test
@@ -44,18 +35,9 @@ class FamilyToolCallEndToEndTest {
                      "tools": [%s, %s], "tool_choice": "required",
                      "messages": [{"role": "user", "content": "Go."}]}""".formatted(seed, server.closingBias,
                     StructuredOutputEndToEndTest.WEATHER, StructuredOutputEndToEndTest.CLOCK));
-            assertEquals(200, r.statusCode(), r.body());
-            JsonNode body = StructuredServer.JSON.readTree(r.body());
+            JsonNode body = ok(r);
+            StructuredOutputEndToEndTest.validToolCalls(body);
             JsonNode choice = body.get("choices").get(0);
-            assertEquals("tool_calls", choice.get("finish_reason").asText(), body.toString());
-            JsonNode calls = choice.get("message").get("tool_calls");
-            assertTrue(calls.size() >= 1, body.toString());
-            for (JsonNode call : calls) {
-                String name = call.get("function").get("name").asText();
-                String tool = name.equals("get_weather") ? StructuredOutputEndToEndTest.WEATHER : StructuredOutputEndToEndTest.CLOCK;
-                JsonNode schema = StructuredServer.JSON.readTree(tool).get("function").get("parameters");
-                assertEquals(List.of(), StructuredServer.violations(schema, call.get("function").get("arguments").asText()), body.toString());
-            }
             assertTrue(choice.get("message").get("content").isNull() || !choice.get("message").get("content").asText().contains("<tool_call>"),
                     "no raw markup in content: " + body);
         }
@@ -63,11 +45,8 @@ class FamilyToolCallEndToEndTest {
 
     /** The id of Qwen's {@code <tool_call>} token, which opens a call in its format. */
     private static int toolCallToken() throws Exception {
-        HttpResponse<String> r = server.client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.base + "/tokenize"))
-                .header("Content-Type", "application/json")
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"content\": \"<tool_call>\"}")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        JsonNode tokens = StructuredServer.JSON.readTree(r.body()).get("tokens");
+        HttpResponse<String> r = server.http.post("/tokenize", "{\"content\": \"<tool_call>\"}");
+        JsonNode tokens = JSON.readTree(r.body()).get("tokens");
         assertEquals(1, tokens.size(), "<tool_call> is one token in the qwen vocabulary: " + r.body());
         return tokens.get(0).asInt();
     }
@@ -85,12 +64,11 @@ class FamilyToolCallEndToEndTest {
                 {"model": "demo", "max_tokens": 240, "temperature": 1, "seed": 3, "logit_bias": %s,
                  "tools": [%s], "tool_choice": "auto",
                  "messages": [{"role": "user", "content": "Go."}]}""".formatted(biasTowardsACall(), StructuredOutputEndToEndTest.WEATHER));
-        assertEquals(200, r.statusCode(), r.body());
-        JsonNode choice = StructuredServer.JSON.readTree(r.body()).get("choices").get(0);
+        JsonNode choice = ok(r).get("choices").get(0);
         assertEquals("tool_calls", choice.get("finish_reason").asText(), r.body());
         JsonNode call = choice.get("message").get("tool_calls").get(0);
         assertEquals("get_weather", call.get("function").get("name").asText());
-        JsonNode schema = StructuredServer.JSON.readTree(StructuredOutputEndToEndTest.WEATHER).get("function").get("parameters");
+        JsonNode schema = JSON.readTree(StructuredOutputEndToEndTest.WEATHER).get("function").get("parameters");
         assertEquals(List.of(), StructuredServer.violations(schema, call.get("function").get("arguments").asText()), r.body());
     }
 
@@ -101,8 +79,7 @@ class FamilyToolCallEndToEndTest {
                 {"model": "demo", "max_tokens": 16, "temperature": 1, "seed": 3, "logit_bias": {"%d": -100},
                  "tools": [%s], "tool_choice": "auto",
                  "messages": [{"role": "user", "content": "Go."}]}""".formatted(toolCallToken(), StructuredOutputEndToEndTest.WEATHER));
-        assertEquals(200, r.statusCode(), r.body());
-        JsonNode choice = StructuredServer.JSON.readTree(r.body()).get("choices").get(0);
+        JsonNode choice = ok(r).get("choices").get(0);
         assertEquals("length", choice.get("finish_reason").asText(), r.body());
         assertTrue(choice.get("message").get("tool_calls") == null || choice.get("message").get("tool_calls").isEmpty(), r.body());
         assertTrue(choice.get("message").get("content").isTextual());
@@ -114,8 +91,7 @@ class FamilyToolCallEndToEndTest {
                 {"model": "demo", "max_tokens": 12, "temperature": 1, "seed": 3, "logit_bias": {"%d": 100},
                  "tools": [%s], "tool_choice": "none",
                  "messages": [{"role": "user", "content": "Go."}]}""".formatted(toolCallToken(), StructuredOutputEndToEndTest.WEATHER));
-        assertEquals(200, r.statusCode(), r.body());
-        JsonNode choice = StructuredServer.JSON.readTree(r.body()).get("choices").get(0);
+        JsonNode choice = ok(r).get("choices").get(0);
         assertEquals("length", choice.get("finish_reason").asText(), r.body());
         assertTrue(choice.get("message").get("tool_calls") == null || choice.get("message").get("tool_calls").isEmpty(), r.body());
     }

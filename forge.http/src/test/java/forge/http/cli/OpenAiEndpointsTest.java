@@ -1,16 +1,15 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.events;
+import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
@@ -21,70 +20,29 @@ import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** The OpenAI endpoints besides single-choice chat, over HTTP against the real server, and bad input. */
 class OpenAiEndpointsTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    static Path model;
 
-    @TempDir
-    static Path work;
-
-    static ServeCommand.Running server;
-    static HttpClient client;
-    static String base;
+    @AutoClose
+    static TestServer server;
+    static Http http;
 
     @BeforeAll
-    static void start() throws Exception {
-        System.setProperty("forge.user.home", work.resolve("user-home").toString());
-        Path model = work.resolve("tiny.gguf");
-        SyntheticModels.write(SynthSpec.tiny("qwen"), model);
-        ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs("-m", model.toString(), "--port", "0", "-c", "1024", "-np", "4", "-t", "2",
-                "--plugins-dir", work.resolve("no-plugins").toString());
-        server = serve.start();
-        client = HttpClient.newHttpClient();
-        base = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    static HttpResponse<String> post(String path, String body) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    static JsonNode ok(HttpResponse<String> r) throws Exception {
-        assertEquals(200, r.statusCode(), r.body());
-        return JSON.readTree(r.body());
-    }
-
-    static List<JsonNode> events(HttpResponse<String> r) throws Exception {
-        assertEquals(200, r.statusCode(), r.body());
-        List<JsonNode> out = new ArrayList<>();
-        String[] blocks = r.body().split("\n\n");
-        assertEquals("data: [DONE]", blocks[blocks.length - 1]);
-        for (int i = 0; i < blocks.length - 1; i++) {
-            if (!blocks[i].startsWith(":")) {
-                out.add(JSON.readTree(blocks[i].substring("data: ".length())));
-            }
-        }
-        return out;
+    static void start() {
+        model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
+        server = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "4", "-t", "2");
+        http = server.http();
     }
 
     @Test
     void severalChoicesAreEachCompleteWithSummedUsage() throws Exception {
-        JsonNode body = ok(post("/v1/chat/completions", """
+        JsonNode body = ok(http.post("/v1/chat/completions", """
                 {"model": "tiny", "n": 3, "max_tokens": 5, "ignore_eos": true, "temperature": 1, "seed": 7,
                  "messages": [{"role": "user", "content": "hi"}]}"""));
         JsonNode choices = body.get("choices");
@@ -100,7 +58,7 @@ class OpenAiEndpointsTest {
         int prompt = body.get("usage").get("prompt_tokens").asInt();
         assertEquals(prompt + 15, body.get("usage").get("total_tokens").asInt());
 
-        List<JsonNode> chunks = events(post("/v1/chat/completions", """
+        List<JsonNode> chunks = events(http.post("/v1/chat/completions", """
                 {"model": "tiny", "n": 2, "max_tokens": 4, "ignore_eos": true, "stream": true, "stream_options": {"include_usage": true},
                  "messages": [{"role": "user", "content": "hi"}]}"""));
         int[] finishes = new int[2];
@@ -123,7 +81,7 @@ class OpenAiEndpointsTest {
 
     @Test
     void completionsTakeStringsListsTokensAndEcho() throws Exception {
-        JsonNode one = ok(post("/v1/completions", """
+        JsonNode one = ok(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 4, "ignore_eos": true, "temperature": 0}"""));
         assertEquals("text_completion", one.get("object").asText());
         assertTrue(one.get("id").asText().startsWith("cmpl-"));
@@ -132,22 +90,22 @@ class OpenAiEndpointsTest {
         assertEquals(4, one.get("usage").get("completion_tokens").asInt());
         String text = one.get("choices").get(0).get("text").asText();
 
-        JsonNode echoed = ok(post("/v1/completions", """
+        JsonNode echoed = ok(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 4, "ignore_eos": true, "temperature": 0, "echo": true}"""));
         assertEquals("Once upon a time" + text, echoed.get("choices").get(0).get("text").asText());
 
-        JsonNode many = ok(post("/v1/completions", """
+        JsonNode many = ok(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": ["a b c", "d e f"], "n": 2, "max_tokens": 3, "ignore_eos": true}"""));
         assertEquals(4, many.get("choices").size());
         assertEquals(12, many.get("usage").get("completion_tokens").asInt());
 
-        JsonNode tokens = ok(post("/tokenize", """
+        JsonNode tokens = ok(http.post("/tokenize", """
                 {"content": "Once upon a time"}"""));
-        JsonNode byIds = ok(post("/v1/completions", """
+        JsonNode byIds = ok(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": %s, "max_tokens": 4, "ignore_eos": true, "temperature": 0}""".formatted(tokens.get("tokens"))));
         assertEquals(4, byIds.get("usage").get("completion_tokens").asInt());
 
-        List<JsonNode> chunks = events(post("/v1/completions", """
+        List<JsonNode> chunks = events(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 4, "ignore_eos": true, "temperature": 0, "stream": true}"""));
         StringBuilder streamed = new StringBuilder();
         chunks.forEach(c -> streamed.append(c.get("choices").get(0).get("text").asText()));
@@ -157,7 +115,7 @@ class OpenAiEndpointsTest {
 
     @Test
     void chatLogprobsCarryEveryTokenWithItsAlternatives() throws Exception {
-        HttpResponse<String> r = post("/v1/chat/completions", """
+        HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 6, "ignore_eos": true, "temperature": 0, "logprobs": true, "top_logprobs": 3,
                  "messages": [{"role": "user", "content": "hi"}]}""");
         assertTrue(r.headers().firstValue("X-Forge-Ignored-Params").isEmpty(), "logprobs is honoured, not ignored");
@@ -177,11 +135,11 @@ class OpenAiEndpointsTest {
         }
         assertEquals(choice.get("message").get("content").asText(), bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
 
-        JsonNode plain = ok(post("/v1/chat/completions", """
+        JsonNode plain = ok(http.post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}"""));
         assertTrue(plain.get("choices").get(0).get("logprobs").isNull());
 
-        List<JsonNode> chunks = events(post("/v1/chat/completions", """
+        List<JsonNode> chunks = events(http.post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 6, "ignore_eos": true, "temperature": 0, "logprobs": true, "stream": true,
                  "messages": [{"role": "user", "content": "hi"}]}"""));
         List<JsonNode> streamed = new ArrayList<>();
@@ -196,12 +154,12 @@ class OpenAiEndpointsTest {
 
         for (String bad : List.of("\"top_logprobs\": 21, \"logprobs\": true", "\"top_logprobs\": -1, \"logprobs\": true",
                 "\"top_logprobs\": 2", "\"top_logprobs\": 2, \"logprobs\": false")) {
-            HttpResponse<String> e = post("/v1/chat/completions", """
+            HttpResponse<String> e = http.post("/v1/chat/completions", """
                     {"model": "tiny", %s, "messages": [{"role": "user", "content": "hi"}]}""".formatted(bad));
             assertEquals(400, e.statusCode(), bad);
             assertEquals("top_logprobs", JSON.readTree(e.body()).get("error").get("param").asText(), bad);
         }
-        HttpResponse<String> e = post("/v1/chat/completions", """
+        HttpResponse<String> e = http.post("/v1/chat/completions", """
                 {"model": "tiny", "logprobs": 3, "messages": [{"role": "user", "content": "hi"}]}""");
         assertEquals(400, e.statusCode());
         assertEquals("logprobs", JSON.readTree(e.body()).get("error").get("param").asText());
@@ -209,7 +167,7 @@ class OpenAiEndpointsTest {
 
     @Test
     void completionLogprobsUseTheLegacyShape() throws Exception {
-        JsonNode choice = ok(post("/v1/completions", """
+        JsonNode choice = ok(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 5, "ignore_eos": true, "temperature": 0,
                  "logprobs": 2, "echo": true}""")).get("choices").get(0);
         JsonNode lp = choice.get("logprobs");
@@ -229,7 +187,7 @@ class OpenAiEndpointsTest {
             assertTrue(lp.get("token_logprobs").get(i).asDouble() <= 0);
         }
 
-        List<JsonNode> chunks = events(post("/v1/completions", """
+        List<JsonNode> chunks = events(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 5, "ignore_eos": true, "temperature": 0,
                  "logprobs": 0, "stream": true}"""));
         List<String> tokens = new ArrayList<>();
@@ -238,7 +196,7 @@ class OpenAiEndpointsTest {
         lp.get("tokens").forEach(t -> whole.add(t.asText()));
         assertEquals(whole, tokens);
 
-        HttpResponse<String> e = post("/v1/completions", """
+        HttpResponse<String> e = http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "x", "logprobs": 21}""");
         assertEquals(400, e.statusCode());
         assertEquals("logprobs", JSON.readTree(e.body()).get("error").get("param").asText());
@@ -246,7 +204,7 @@ class OpenAiEndpointsTest {
 
     @Test
     void suffixNeedsFillInTheMiddleTokens() throws Exception {
-        HttpResponse<String> r = post("/v1/completions", """
+        HttpResponse<String> r = http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "def f(", "suffix": "return x", "max_tokens": 4}""");
         assertEquals(400, r.statusCode());
         JsonNode error = JSON.readTree(r.body()).get("error");
@@ -256,7 +214,7 @@ class OpenAiEndpointsTest {
 
     @Test
     void embeddingsAreNormalizedAsFloatsOrBase64() throws Exception {
-        JsonNode floats = ok(post("/v1/embeddings", """
+        JsonNode floats = ok(http.post("/v1/embeddings", """
                 {"model": "tiny", "input": ["hello world", "something else entirely"]}"""));
         assertEquals("list", floats.get("object").asText());
         assertEquals(2, floats.get("data").size());
@@ -271,24 +229,24 @@ class OpenAiEndpointsTest {
         assertEquals(1, floats.get("data").get(1).get("index").asInt());
         assertTrue(floats.get("usage").get("prompt_tokens").asInt() > 4);
 
-        JsonNode b64 = ok(post("/v1/embeddings", """
+        JsonNode b64 = ok(http.post("/v1/embeddings", """
                 {"model": "tiny", "input": "hello world", "encoding_format": "base64"}"""));
         byte[] bytes = Base64.getDecoder().decode(b64.get("data").get(0).get("embedding").asText());
         assertEquals(4 * first.size(), bytes.length);
         float x0 = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getFloat(0);
         assertEquals(first.get(0).floatValue(), x0, 1e-6, "the same input embeds the same either way");
 
-        assertEquals("input", JSON.readTree(post("/v1/embeddings", """
+        assertEquals("input", JSON.readTree(http.post("/v1/embeddings", """
                 {"model": "tiny", "input": [{"a": 1}]}""").body()).get("error").get("param").asText().substring(0, 5));
-        assertEquals(400, post("/v1/embeddings", """
+        assertEquals(400, http.post("/v1/embeddings", """
                 {"model": "tiny", "input": [999999999]}""").statusCode());
-        assertEquals("encoding_format", JSON.readTree(post("/v1/embeddings", """
+        assertEquals("encoding_format", JSON.readTree(http.post("/v1/embeddings", """
                 {"model": "tiny", "input": "x", "encoding_format": "int8"}""").body()).get("error").get("param").asText());
     }
 
     @Test
     void tokenizeAndDetokenizeRoundTrip() throws Exception {
-        JsonNode t = ok(post("/tokenize", """
+        JsonNode t = ok(http.post("/tokenize", """
                 {"content": "Hello <|im_start|> world", "with_pieces": true}"""));
         JsonNode tokens = t.get("tokens");
         assertTrue(tokens.size() > 2);
@@ -299,16 +257,15 @@ class OpenAiEndpointsTest {
             pieces.append(tok.get("piece").asText());
         }
         assertEquals("Hello <|im_start|> world", pieces.toString());
-        JsonNode d = ok(post("/detokenize", "{\"tokens\": " + ids + "}"));
+        JsonNode d = ok(http.post("/detokenize", "{\"tokens\": " + ids + "}"));
         assertEquals("Hello <|im_start|> world", d.get("content").asText());
-        assertEquals(400, post("/detokenize", "{\"tokens\": [-1]}").statusCode());
-        assertEquals(400, post("/tokenize", "{\"content\": 5}").statusCode());
+        assertEquals(400, http.post("/detokenize", "{\"tokens\": [-1]}").statusCode());
+        assertEquals(400, http.post("/tokenize", "{\"content\": 5}").statusCode());
     }
 
     @Test
     void modelsTellContextAndCapabilities() throws Exception {
-        JsonNode m = JSON.readTree(client.send(HttpRequest.newBuilder(URI.create(base + "/v1/models/tiny")).build(),
-                HttpResponse.BodyHandlers.ofString()).body());
+        JsonNode m = JSON.readTree(http.get("/v1/models/tiny").body());
         assertEquals("tiny", m.get("id").asText());
         assertTrue(m.get("context_length").asInt() > 0);
         List<String> caps = new ArrayList<>();
@@ -319,18 +276,16 @@ class OpenAiEndpointsTest {
 
     @Test
     void modelNamesNeverOpenFiles() throws Exception {
-        for (String name : List.of("../../etc/passwd", "/etc/passwd", work.resolve("tiny.gguf").toString(), "tiny.gguf", "..%2F..%2Fetc%2Fpasswd")) {
-            HttpResponse<String> r = post("/v1/chat/completions", JSON.createObjectNode().put("model", name)
+        for (String name : List.of("../../etc/passwd", "/etc/passwd", model.toString(), "tiny.gguf", "..%2F..%2Fetc%2Fpasswd")) {
+            HttpResponse<String> r = http.post("/v1/chat/completions", JSON.createObjectNode().put("model", name)
                     .set("messages", JSON.readTree("[{\"role\":\"user\",\"content\":\"hi\"}]")).toString());
             assertEquals(404, r.statusCode(), name + ": " + r.body());
-            assertEquals(404, post("/v1/embeddings", JSON.createObjectNode().put("model", name).put("input", "x").toString()).statusCode());
+            assertEquals(404, http.post("/v1/embeddings", JSON.createObjectNode().put("model", name).put("input", "x").toString()).statusCode());
         }
         // Jetty itself refuses an encoded separator in a path (400); either way, nothing is opened.
-        int status = client.send(HttpRequest.newBuilder(URI.create(base + "/v1/models/..%2F..%2Fetc%2Fpasswd")).build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode();
+        int status = http.get("/v1/models/..%2F..%2Fetc%2Fpasswd").statusCode();
         assertTrue(status == 400 || status == 404, "status " + status);
-        assertEquals(404, client.send(HttpRequest.newBuilder(URI.create(base + "/v1/models/tiny.gguf")).build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode());
+        assertEquals(404, http.get("/v1/models/tiny.gguf").statusCode());
     }
 
     @Test
@@ -356,17 +311,16 @@ class OpenAiEndpointsTest {
                 "{\"model\": \"tiny\", \"messages\": " + "[".repeat(200) + "]".repeat(200) + "}"));
         for (String path : List.of("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/tokenize", "/detokenize")) {
             for (String body : bodies) {
-                HttpResponse<String> r = post(path, body);
+                HttpResponse<String> r = http.post(path, body);
                 assertTrue(r.statusCode() == 400 || r.statusCode() == 404, path + " " + body + " -> " + r.statusCode() + " " + r.body());
                 assertTrue(JSON.readTree(r.body()).get("error").get("message").isTextual());
             }
             // Invalid UTF-8 in the body.
-            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'})).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(http.request(path).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'})));
             assertEquals(400, r.statusCode(), path + " " + r.body());
         }
-        HttpResponse<String> deep = post("/v1/chat/completions", "{\"model\": \"tiny\", \"messages\": " + "[".repeat(200) + "]".repeat(200) + "}");
+        HttpResponse<String> deep = http.post("/v1/chat/completions", "{\"model\": \"tiny\", \"messages\": " + "[".repeat(200) + "]".repeat(200) + "}");
         assertTrue(JSON.readTree(deep.body()).get("error").get("message").asText().contains("malformed JSON"), deep.body());
     }
 }

@@ -1,5 +1,6 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,10 +11,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every schema of the corpus ({@code src/test/resources/schemas}, simple to nested with refs),
@@ -24,21 +24,12 @@ class SchemaCorpusTest {
 
     private static final long[] SEEDS = {1, 2, 3};
 
-    @TempDir
-    static Path work;
-
+    @AutoClose
     static StructuredServer server;
 
     @BeforeAll
     static void start() throws Exception {
-        server = new StructuredServer(work, "generic", "generic");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+        server = new StructuredServer("generic", "generic");
     }
 
     static List<Path> corpus() throws Exception {
@@ -55,7 +46,7 @@ class SchemaCorpusTest {
         int tokens = 0;
         long start = System.nanoTime();
         for (Path file : schemas) {
-            JsonNode schema = StructuredServer.JSON.readTree(Files.readString(file));
+            JsonNode schema = JSON.readTree(Files.readString(file));
             for (long seed : SEEDS) {
                 String body = """
                         {"model": "demo", "max_tokens": 400, "temperature": 1, "seed": %d, "logit_bias": %s,
@@ -68,7 +59,7 @@ class SchemaCorpusTest {
                     failures.add(name + ": HTTP " + r.statusCode() + " " + r.body());
                     continue;
                 }
-                JsonNode answer = StructuredServer.JSON.readTree(r.body());
+                JsonNode answer = JSON.readTree(r.body());
                 JsonNode choice = answer.get("choices").get(0);
                 String content = choice.get("message").get("content").asText();
                 tokens += answer.get("usage").get("completion_tokens").asInt();

@@ -1,79 +1,48 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** Starts the real server (CLI parsing, plugins, llama.cpp, Jetty) on a free loopback port and talks HTTP to it. */
 class ServeEndToEndTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    @TempDir
-    static Path work;
-
-    static ServeCommand.Running server;
-    static HttpClient client;
-    static String base;
+    @AutoClose
+    static TestServer server;
+    static Http http;
 
     @BeforeAll
-    static void start() throws Exception {
-        System.setProperty("forge.user.home", work.resolve("user-home").toString());
-        Path model = work.resolve("tiny-qwen.gguf");
-        SyntheticModels.write(SynthSpec.tiny("qwen"), model);
-        ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs("-m", model.toString(), "--alias", "demo", "--alias", "Other-Name",
-                "--port", "0", "-c", "1024", "-np", "2", "-t", "2", "--plugins-dir", work.resolve("no-plugins").toString());
-        server = serve.start();
-        client = HttpClient.newHttpClient();
-        base = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    static HttpResponse<String> post(String path, String body) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    static HttpResponse<String> get(String path) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    static void start() {
+        server = TestServer.start("-m", TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(), "--alias", "demo",
+                "--alias", "Other-Name", "-c", "1024", "-np", "2", "-t", "2");
+        http = server.http();
     }
 
     @Test
     void healthIsOk() throws Exception {
-        HttpResponse<String> r = get("/health");
+        HttpResponse<String> r = http.get("/health");
         assertEquals(200, r.statusCode());
         assertEquals("ok", JSON.readTree(r.body()).get("status").asText());
     }
 
     @Test
     void listsTheModelByIdWithAliasesAndTemplate() throws Exception {
-        JsonNode list = JSON.readTree(get("/v1/models").body());
+        JsonNode list = JSON.readTree(http.get("/v1/models").body());
         assertEquals("list", list.get("object").asText());
         JsonNode m = list.get("data").get(0);
         assertEquals("tiny-qwen", m.get("id").asText());
@@ -81,12 +50,12 @@ class ServeEndToEndTest {
         // The synthetic model is a qwen2 GGUF: the Qwen family claims it from its metadata.
         assertEquals("qwen2.5", m.get("template").get("name").asText());
         assertTrue(m.get("loaded").asBoolean());
-        assertEquals(200, get("/v1/models/demo").statusCode());
+        assertEquals(200, http.get("/v1/models/demo").statusCode());
     }
 
     @Test
     void listsInstalledTemplatesWithTheirPlugins() throws Exception {
-        JsonNode data = JSON.readTree(get("/v1/templates").body()).get("data");
+        JsonNode data = JSON.readTree(http.get("/v1/templates").body()).get("data");
         java.util.Map<String, String> modules = new java.util.HashMap<>();
         data.forEach(t -> modules.put(t.get("name").asText(), t.get("module").asText()));
         assertEquals("forge.template.qwen", modules.get("qwen3"));
@@ -95,21 +64,20 @@ class ServeEndToEndTest {
 
     @Test
     void appliesATemplateWithoutGenerating() throws Exception {
-        HttpResponse<String> r = post("/apply-template", """
+        HttpResponse<String> r = http.post("/apply-template", """
                 {"template": "qwen3", "add_generation_prompt": true, "chat_template_kwargs": {"enable_thinking": false},
                  "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "text", "text": " there"}]}]}
                 """);
-        assertEquals(200, r.statusCode(), r.body());
-        JsonNode body = JSON.readTree(r.body());
+        JsonNode body = ok(r);
         assertEquals("qwen3", body.get("template").asText());
         assertEquals("<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n", body.get("prompt").asText());
-        HttpResponse<String> byModel = post("/apply-template", """
+        HttpResponse<String> byModel = http.post("/apply-template", """
                 {"model": "demo", "add_generation_prompt": false, "messages": [{"role": "user", "content": "Hi"}]}
                 """);
         assertEquals(200, byModel.statusCode(), byModel.body());
         assertEquals("qwen2.5", JSON.readTree(byModel.body()).get("template").asText());
         assertTrue(JSON.readTree(byModel.body()).get("prompt").asText().startsWith("<|im_start|>system\nYou are Qwen"));
-        assertEquals(400, post("/apply-template", """
+        assertEquals(400, http.post("/apply-template", """
                 {"template": "nope", "messages": [{"role": "user", "content": "Hi"}]}
                 """).statusCode());
     }
@@ -117,12 +85,11 @@ class ServeEndToEndTest {
     @Test
     void completesAChatByIdAndByAlias() throws Exception {
         for (String name : List.of("tiny-qwen", "demo", "other-name")) {
-            HttpResponse<String> r = post("/v1/chat/completions", """
+            HttpResponse<String> r = http.post("/v1/chat/completions", """
                     {"model": "%s", "max_tokens": 8, "temperature": 0, "ignore_eos": true,
                      "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": [{"type": "text", "text": "Hello"}]}]}
                     """.formatted(name));
-            assertEquals(200, r.statusCode(), r.body());
-            JsonNode body = JSON.readTree(r.body());
+            JsonNode body = ok(r);
             assertEquals("chat.completion", body.get("object").asText());
             assertTrue(body.get("id").asText().startsWith("chatcmpl-"));
             assertEquals("tiny-qwen", body.get("model").asText());
@@ -143,13 +110,13 @@ class ServeEndToEndTest {
                 {"model": "demo", "max_tokens": 12, "temperature": 0, "ignore_eos": true, %s
                  "messages": [{"role": "user", "content": "Write a haiku"}]}
                 """;
-        String whole = JSON.readTree(post("/v1/chat/completions", request.formatted("")).body())
+        String whole = JSON.readTree(http.post("/v1/chat/completions", request.formatted("")).body())
                 .get("choices").get(0).get("message").get("content").asText();
-        String again = JSON.readTree(post("/v1/chat/completions", request.formatted("")).body())
+        String again = JSON.readTree(http.post("/v1/chat/completions", request.formatted("")).body())
                 .get("choices").get(0).get("message").get("content").asText();
         assertEquals(whole, again);
 
-        HttpResponse<String> r = post("/v1/chat/completions", request.formatted("\"stream\": true, \"stream_options\": {\"include_usage\": true},"));
+        HttpResponse<String> r = http.post("/v1/chat/completions", request.formatted("\"stream\": true, \"stream_options\": {\"include_usage\": true},"));
         assertEquals(200, r.statusCode());
         assertTrue(r.headers().firstValue("content-type").orElse("").startsWith("text/event-stream"));
         List<String> events = new ArrayList<>();
@@ -185,7 +152,7 @@ class ServeEndToEndTest {
 
     @Test
     void unknownModelIs404InOpenAiShape() throws Exception {
-        HttpResponse<String> r = post("/v1/chat/completions", """
+        HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}]}""");
         assertEquals(404, r.statusCode());
         JsonNode error = JSON.readTree(r.body()).get("error");
@@ -197,7 +164,7 @@ class ServeEndToEndTest {
 
     @Test
     void malformedJsonIs400InOpenAiShape() throws Exception {
-        HttpResponse<String> r = post("/v1/chat/completions", "{\"model\": \"demo\", \"messages\": [");
+        HttpResponse<String> r = http.post("/v1/chat/completions", "{\"model\": \"demo\", \"messages\": [");
         assertEquals(400, r.statusCode());
         JsonNode error = JSON.readTree(r.body()).get("error");
         assertEquals("invalid_request_error", error.get("type").asText());
@@ -206,11 +173,11 @@ class ServeEndToEndTest {
 
     @Test
     void invalidParametersAre400NamingThem() throws Exception {
-        HttpResponse<String> r = post("/v1/chat/completions", """
+        HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "demo", "temperature": "hot", "messages": [{"role": "user", "content": "hi"}]}""");
         assertEquals(400, r.statusCode());
         assertEquals("temperature", JSON.readTree(r.body()).get("error").get("param").asText());
-        r = post("/v1/chat/completions", """
+        r = http.post("/v1/chat/completions", """
                 {"model": "demo", "messages": [{"role": "wizard", "content": "hi"}]}""");
         assertEquals(400, r.statusCode());
         assertEquals("messages[0].role", JSON.readTree(r.body()).get("error").get("param").asText());
@@ -219,18 +186,18 @@ class ServeEndToEndTest {
     @Test
     void aPromptBeyondTheContextIsRefusedBeforeGenerating() throws Exception {
         String longText = "word ".repeat(2000);
-        HttpResponse<String> r = post("/v1/chat/completions", """
+        HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "demo", "messages": [{"role": "user", "content": "%s"}]}""".formatted(longText));
         assertEquals(400, r.statusCode(), r.body());
         assertEquals("context_length_exceeded", JSON.readTree(r.body()).get("error").get("code").asText());
         // The server is fine afterwards.
-        assertEquals(200, post("/v1/chat/completions", """
+        assertEquals(200, http.post("/v1/chat/completions", """
                 {"model": "demo", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}""").statusCode());
     }
 
     @Test
     void nullTemplateOptionsAreTreatedAsAbsent() throws Exception {
-        HttpResponse<String> r = post("/v1/chat/completions", """
+        HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "demo", "max_tokens": 2, "chat_template_kwargs": {"enable_thinking": null},
                  "messages": [{"role": "user", "content": "hi"}]}""");
         assertEquals(200, r.statusCode(), r.body());
@@ -238,13 +205,13 @@ class ServeEndToEndTest {
 
     @Test
     void unknownRoutesAre404() throws Exception {
-        HttpResponse<String> r = get("/v2/nothing");
+        HttpResponse<String> r = http.get("/v2/nothing");
         assertEquals(404, r.statusCode());
         assertFalse(JSON.readTree(r.body()).get("error").get("message").asText().isEmpty());
     }
 
     @Test
-    void demoModelIsGeneratedWhenNoModelIsFound() throws Exception {
+    void demoModelIsGeneratedWhenNoModelIsFound(@TempDir Path work) throws Exception {
         Path folder = work.resolve("empty-models");
         Path demo = ServeCommand.demoModel(folder);
         assertEquals(folder.resolve("forge-demo.gguf"), demo);

@@ -1,27 +1,20 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * A generation that fails after the 200 and the first chunks went out: the client gets one final
@@ -31,40 +24,19 @@ import picocli.CommandLine;
  */
 class StreamFailureTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    @TempDir
-    static Path work;
-
-    static ServeCommand.Running server;
+    @AutoClose
+    static TestServer server;
 
     @BeforeAll
     static void start() {
-        System.setProperty("forge.user.home", work.resolve("user-home").toString());
-        Path model = work.resolve("tiny.gguf");
-        SyntheticModels.write(SynthSpec.tiny("qwen"), model);
-        ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs("-m", model.toString(), "--port", "0", "-c", "4096", "-np", "1", "-t", "2",
-                "--plugins-dir", work.resolve("no-plugins").toString());
-        server = serve.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+        server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "4096", "-np", "1", "-t", "2");
     }
 
     @Test
     void aFailureMidStreamIsOneErrorEventThenDone() throws Exception {
-        HttpClient client = HttpClient.newHttpClient();
         // No max_tokens and no end token: it would run until the slot's 4096 tokens are spent.
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v1/chat/completions"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("""
-                        {"model": "tiny", "stream": true, "ignore_eos": true, "messages": [{"role": "user", "content": "go on"}]}"""))
-                .build();
-        HttpResponse<Stream<String>> response = client.send(request, HttpResponse.BodyHandlers.ofLines());
+        HttpResponse<Stream<String>> response = server.http().stream("/v1/chat/completions", """
+                {"model": "tiny", "stream": true, "ignore_eos": true, "messages": [{"role": "user", "content": "go on"}]}""");
         assertEquals(200, response.statusCode());
         List<String> data = new ArrayList<>();
         Iterator<String> lines = response.body().iterator();
@@ -80,7 +52,7 @@ class StreamFailureTest {
         }
         assertEquals(3, contentChunks, "the stream was running: " + data);
 
-        server.catalog().entries().getFirst().served().orElseThrow().engine().close();
+        server.running().catalog().entries().getFirst().served().orElseThrow().engine().close();
 
         while (lines.hasNext()) {
             String line = lines.next();

@@ -1,20 +1,18 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** response_format, grammar and tool_choice through the real server, on a random-weight model. */
 class StructuredOutputEndToEndTest {
@@ -27,22 +25,13 @@ class StructuredOutputEndToEndTest {
             {"type": "function", "function": {"name": "set_alarm", "parameters": {"type": "object",
               "properties": {"at": {"type": "string", "format": "time"}}, "required": ["at"], "additionalProperties": false}}}""";
 
-    @TempDir
-    static Path work;
-
+    @AutoClose
     static StructuredServer server;
 
     @BeforeAll
     static void start() throws Exception {
         // The generic ChatML template's tool-call syntax; the family templates bring their own.
-        server = new StructuredServer(work, "generic", "generic");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+        server = new StructuredServer("generic", "generic");
     }
 
     private static String request(String extra) {
@@ -52,17 +41,30 @@ class StructuredOutputEndToEndTest {
     }
 
     private static JsonNode parameters(String tool) throws Exception {
-        return StructuredServer.JSON.readTree(tool).get("function").get("parameters");
+        return JSON.readTree(tool).get("function").get("parameters");
     }
 
-    private static JsonNode ok(HttpResponse<String> r) throws Exception {
-        assertEquals(200, r.statusCode(), r.body());
-        return StructuredServer.JSON.readTree(r.body());
+    /**
+     * The tool calls of {@code body}'s first choice, after asserting that it finished with at least
+     * one and that each call's arguments are valid under its tool's ({@link #WEATHER} or
+     * {@link #CLOCK}) parameters.
+     */
+    static JsonNode validToolCalls(JsonNode body) throws Exception {
+        JsonNode choice = body.get("choices").get(0);
+        assertEquals("tool_calls", choice.get("finish_reason").asText(), body.toString());
+        JsonNode calls = choice.get("message").get("tool_calls");
+        assertTrue(calls.size() >= 1, body.toString());
+        for (JsonNode call : calls) {
+            String name = call.get("function").get("name").asText();
+            JsonNode schema = parameters(name.equals("get_weather") ? WEATHER : CLOCK);
+            assertEquals(List.of(), StructuredServer.violations(schema, call.get("function").get("arguments").asText()), body.toString());
+        }
+        return calls;
     }
 
     private static JsonNode error(HttpResponse<String> r) throws Exception {
         assertEquals(400, r.statusCode(), r.body());
-        return StructuredServer.JSON.readTree(r.body()).get("error");
+        return JSON.readTree(r.body()).get("error");
     }
 
     @Test
@@ -74,7 +76,7 @@ class StructuredOutputEndToEndTest {
                 + schema + "}}")));
         JsonNode choice = body.get("choices").get(0);
         assertEquals("stop", choice.get("finish_reason").asText());
-        assertEquals(List.of(), StructuredServer.violations(StructuredServer.JSON.readTree(schema), choice.get("message").get("content").asText()));
+        assertEquals(List.of(), StructuredServer.violations(JSON.readTree(schema), choice.get("message").get("content").asText()));
         assertTrue(server.post(request("\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": "
                 + schema + "}}")).headers().firstValue("X-Forge-Ignored-Params").isEmpty(), "response_format is not ignored");
     }
@@ -82,7 +84,7 @@ class StructuredOutputEndToEndTest {
     @Test
     void jsonObjectAndRawGrammarConstrainTheOutput() throws Exception {
         JsonNode object = ok(server.post(request("\"response_format\": {\"type\": \"json_object\"}")));
-        assertTrue(StructuredServer.JSON.readTree(object.get("choices").get(0).get("message").get("content").asText()).isObject());
+        assertTrue(JSON.readTree(object.get("choices").get(0).get("message").get("content").asText()).isObject());
         for (long seed = 1; seed <= 3; seed++) {
             JsonNode g = ok(server.post(request("\"seed\": " + seed + ", \"grammar\": \"root ::= \\\"yes\\\" | \\\"no\\\"\"")
                     .replace("\"seed\": 5, ", "")));
@@ -96,14 +98,7 @@ class StructuredOutputEndToEndTest {
         for (long seed = 1; seed <= 3; seed++) {
             JsonNode body = ok(server.post(request("\"tools\": [" + WEATHER + ", " + CLOCK + "], \"tool_choice\": \"required\"")
                     .replace("\"seed\": 5", "\"seed\": " + seed)));
-            JsonNode choice = body.get("choices").get(0);
-            assertEquals("tool_calls", choice.get("finish_reason").asText(), body.toString());
-            JsonNode calls = choice.get("message").get("tool_calls");
-            assertTrue(calls.size() >= 1, body.toString());
-            for (JsonNode call : calls) {
-                String name = call.get("function").get("name").asText();
-                JsonNode schema = parameters(name.equals("get_weather") ? WEATHER : CLOCK);
-                assertEquals(List.of(), StructuredServer.violations(schema, call.get("function").get("arguments").asText()), body.toString());
+            for (JsonNode call : validToolCalls(body)) {
                 assertTrue(call.get("id").asText().startsWith("call_"));
             }
         }
@@ -124,10 +119,7 @@ class StructuredOutputEndToEndTest {
 
     @Test
     void streamedToolCallsConcatenateToValidArguments() throws Exception {
-        HttpResponse<String> r = server.client.send(HttpRequest.newBuilder(URI.create(server.base + "/v1/chat/completions"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(request("\"stream\": true, \"tools\": [" + WEATHER + "], \"tool_choice\": \"required\""))).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = server.post(request("\"stream\": true, \"tools\": [" + WEATHER + "], \"tool_choice\": \"required\""));
         assertEquals(200, r.statusCode());
         Map<Integer, StringBuilder> args = new TreeMap<>();
         Map<Integer, String> names = new TreeMap<>();
@@ -136,7 +128,7 @@ class StructuredOutputEndToEndTest {
             if (!line.startsWith("data: {")) {
                 continue;
             }
-            JsonNode chunk = StructuredServer.JSON.readTree(line.substring(6));
+            JsonNode chunk = JSON.readTree(line.substring(6));
             for (JsonNode choice : chunk.path("choices")) {
                 for (JsonNode call : choice.path("delta").path("tool_calls")) {
                     int index = call.get("index").asInt();

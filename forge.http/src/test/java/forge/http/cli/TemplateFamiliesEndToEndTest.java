@@ -1,23 +1,17 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The Llama and Gemma template plugins in the real server: synthetic models of those families are
@@ -26,46 +20,20 @@ import picocli.CommandLine;
  */
 class TemplateFamiliesEndToEndTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    @TempDir
-    static Path work;
-
-    static ServeCommand.Running server;
-    static HttpClient client;
-    static String base;
+    @AutoClose
+    static TestServer server;
+    static Http http;
 
     @BeforeAll
-    static void start() throws Exception {
-        System.setProperty("forge.user.home", work.resolve("user-home").toString());
-        Path llama = work.resolve("tiny-llama.gguf");
-        Path gemma = work.resolve("tiny-gemma.gguf");
-        SyntheticModels.write(SynthSpec.tiny("llama"), llama);
-        SyntheticModels.write(SynthSpec.tiny("gemma"), gemma);
-        ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs("-m", llama.toString(), "-m", gemma.toString(), "--port", "0", "-c", "512", "-np", "1",
-                "-t", "2", "--plugins-dir", work.resolve("no-plugins").toString());
-        server = serve.start();
-        client = HttpClient.newHttpClient();
-        base = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    static HttpResponse<String> post(String path, String body) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    static void start() {
+        server = TestServer.start("-m", TestServer.model("tiny-llama", SynthSpec.tiny("llama")).toString(),
+                "-m", TestServer.model("tiny-gemma", SynthSpec.tiny("gemma")).toString(), "-c", "512", "-np", "1", "-t", "2");
+        http = server.http();
     }
 
     @Test
     void synthesizedLlamaAndGemmaModelsAreClaimedByTheirFamilies() throws Exception {
-        JsonNode data = JSON.readTree(client.send(HttpRequest.newBuilder(URI.create(base + "/v1/models")).GET().build(),
-                HttpResponse.BodyHandlers.ofString()).body()).get("data");
+        JsonNode data = JSON.readTree(http.get("/v1/models").body()).get("data");
         Map<String, JsonNode> templates = new HashMap<>();
         data.forEach(m -> templates.put(m.get("id").asText(), m.get("template")));
         // The synthetic Llama carries the official Llama 3.1 template: claimed by its fingerprint.
@@ -79,7 +47,7 @@ class TemplateFamiliesEndToEndTest {
 
     @Test
     void appliesTheClaimedTemplates() throws Exception {
-        HttpResponse<String> llama = post("/apply-template", """
+        HttpResponse<String> llama = http.post("/apply-template", """
                 {"model": "tiny-llama", "chat_template_kwargs": {"date_string": "05 Mar 2025"},
                  "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}
                 """);
@@ -88,12 +56,12 @@ class TemplateFamiliesEndToEndTest {
         assertEquals("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
                 + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
                 + "<|start_header_id|>assistant<|end_header_id|>\n\n", JSON.readTree(llama.body()).get("prompt").asText());
-        HttpResponse<String> gemma = post("/apply-template", """
+        HttpResponse<String> gemma = http.post("/apply-template", """
                 {"model": "tiny-gemma", "messages": [{"role": "user", "content": "Hi"}]}
                 """);
         assertEquals(200, gemma.statusCode(), gemma.body());
         assertEquals("<bos><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n", JSON.readTree(gemma.body()).get("prompt").asText());
-        HttpResponse<String> gemma4 = post("/apply-template", """
+        HttpResponse<String> gemma4 = http.post("/apply-template", """
                 {"template": "gemma4", "messages": [{"role": "user", "content": "Hi"}]}
                 """);
         assertEquals("<bos><|turn>user\nHi<turn|>\n<|turn>model\n<|channel>thought\n<channel|>", JSON.readTree(gemma4.body()).get("prompt").asText());
@@ -102,7 +70,7 @@ class TemplateFamiliesEndToEndTest {
     @Test
     void gemmaRefusesASystemTurnWith400AndTheTemplatesReason() throws Exception {
         for (String path : new String[] {"/apply-template", "/v1/chat/completions"}) {
-            HttpResponse<String> r = post(path, """
+            HttpResponse<String> r = http.post(path, """
                     {"model": "tiny-gemma", "max_tokens": 2,
                      "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]}
                     """);
@@ -113,12 +81,11 @@ class TemplateFamiliesEndToEndTest {
 
     @Test
     void completesAChatThroughTheLlamaTemplate() throws Exception {
-        HttpResponse<String> r = post("/v1/chat/completions", """
+        HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "tiny-llama", "max_tokens": 4, "temperature": 0, "ignore_eos": true,
                  "messages": [{"role": "user", "content": "Hello"}]}
                 """);
-        assertEquals(200, r.statusCode(), r.body());
-        JsonNode body = JSON.readTree(r.body());
+        JsonNode body = ok(r);
         // ignore_eos: the template's end-of-turn texts stop nothing here, so all four tokens come.
         assertEquals(4, body.get("usage").get("completion_tokens").asInt(), r.body());
         assertEquals("length", body.get("choices").get(0).get("finish_reason").asText(), r.body());

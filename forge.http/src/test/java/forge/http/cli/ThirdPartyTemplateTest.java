@@ -1,17 +1,14 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.api.template.ChatTemplateProvider;
 import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,11 +18,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.spi.ToolProvider;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * A template plugin built by a third party against the forge.api jar alone, dropped into the
@@ -34,35 +30,20 @@ import picocli.CommandLine;
  */
 class ThirdPartyTemplateTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @TempDir
     static Path work;
 
-    static ServeCommand.Running server;
-    static HttpClient client;
-    static String base;
+    @AutoClose
+    static TestServer server;
+    static Http http;
 
     @BeforeAll
     static void start() throws Exception {
-        System.setProperty("forge.user.home", work.resolve("user-home").toString());
         Path plugins = work.resolve("plugins");
         buildPlugin(plugins.resolve("shout-template.jar"));
-        Path model = work.resolve("tiny.gguf");
-        SyntheticModels.write(SynthSpec.tiny("qwen"), model);
-        ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs("-m", model.toString(), "--template", "shout-1", "--port", "0", "-c", "512",
-                "-np", "1", "-t", "2", "--plugins-dir", plugins.toString());
-        server = serve.start();
-        client = HttpClient.newHttpClient();
-        base = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+        server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "--template", "shout-1",
+                "-c", "512", "-np", "1", "-t", "2", "--plugins-dir", plugins.toString());
+        http = server.http();
     }
 
     /** Compiles a one-class template plugin against forge.api only (the module path holds nothing else) and packs it. */
@@ -118,13 +99,9 @@ class ThirdPartyTemplateTest {
         assertEquals(0, rc, tool + " failed: " + out.toString(StandardCharsets.UTF_8));
     }
 
-    private static HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
-        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
     @Test
     void theDroppedInPluginIsListedWithItsModule() throws Exception {
-        JsonNode data = JSON.readTree(send(HttpRequest.newBuilder(URI.create(base + "/v1/templates")).GET()).body()).get("data");
+        JsonNode data = JSON.readTree(http.get("/v1/templates").body()).get("data");
         Map<String, JsonNode> byName = new HashMap<>();
         data.forEach(t -> byName.put(t.get("name").asText(), t));
         JsonNode shout = byName.get("shout-1");
@@ -136,13 +113,12 @@ class ThirdPartyTemplateTest {
 
     @Test
     void theModelRendersWithTheSelectedThirdPartyTemplate() throws Exception {
-        JsonNode model = JSON.readTree(send(HttpRequest.newBuilder(URI.create(base + "/v1/models")).GET()).body()).get("data").get(0);
+        JsonNode model = JSON.readTree(http.get("/v1/models").body()).get("data").get(0);
         assertEquals("shout-1", model.get("template").get("name").asText(), model.toString());
         for (String selector : List.of("", "\"template\": \"shout-1\",")) {
-            HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/apply-template")).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{" + selector + "\"messages\": [{\"role\": \"user\", \"content\": \"hi there\"}]}")));
-            assertEquals(200, r.statusCode(), r.body());
-            JsonNode body = JSON.readTree(r.body());
+            HttpResponse<String> r = http.post("/apply-template",
+                    "{" + selector + "\"messages\": [{\"role\": \"user\", \"content\": \"hi there\"}]}");
+            JsonNode body = ok(r);
             assertEquals("shout-1", body.get("template").asText());
             assertEquals("user: HI THERE\nassistant:", body.get("prompt").asText());
         }

@@ -1,20 +1,18 @@
 package forge.http.server;
 
+import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import forge.http.cli.ServeCommand;
+import forge.http.cli.Http;
+import forge.http.cli.TestServer;
 import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -26,11 +24,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The engine seen through HTTP: clients that disconnect (streaming or not) free their slots,
@@ -39,46 +35,22 @@ import picocli.CommandLine;
  */
 class EngineEndToEndTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    @TempDir
-    static Path work;
-
-    static ServeCommand.Running server;
-    static HttpClient client;
-    static int port;
+    @AutoClose
+    static TestServer server;
+    static Http http;
 
     @BeforeAll
-    static void start() throws Exception {
-        System.setProperty("forge.user.home", work.resolve("user-home").toString());
-        Path model = work.resolve("tiny-qwen.gguf");
+    static void start() {
         // Wider than the tiny default so decoding takes long enough to be interrupted: at thousands of
         // tokens a second a cancelled request could finish before anyone noticed its client left.
-        SyntheticModels.write(SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768), model);
-        ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs("-m", model.toString(), "--port", "0", "-c", "4096", "-np", "4", "-t", "2",
-                "--profile", "low-latency", "-b", "128", "--plugins-dir", work.resolve("no-plugins").toString());
-        server = serve.start();
-        client = HttpClient.newHttpClient();
-        port = server.port();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    static HttpResponse<String> get(String path) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        Path model = TestServer.model("tiny-qwen", SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768));
+        server = TestServer.start("-m", model.toString(), "-c", "4096", "-np", "4", "-t", "2",
+                "--profile", "low-latency", "-b", "128");
+        http = server.http();
     }
 
     static HttpResponse<String> post(String body) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return http.post("/v1/chat/completions", body);
     }
 
     static String chat(String user, int maxTokens, boolean stream) {
@@ -95,7 +67,7 @@ class EngineEndToEndTest {
     }
 
     static Socket open(String path, String body) throws Exception {
-        Socket socket = new Socket("127.0.0.1", port);
+        Socket socket = new Socket("127.0.0.1", server.port());
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         OutputStream out = socket.getOutputStream();
         out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -115,9 +87,7 @@ class EngineEndToEndTest {
     }
 
     static JsonNode slots() throws Exception {
-        HttpResponse<String> r = get("/slots");
-        assertEquals(200, r.statusCode(), r.body());
-        return JSON.readTree(r.body());
+        return ok(http.get("/slots"));
     }
 
     static void awaitIdle(long seconds) throws Exception {
@@ -140,7 +110,7 @@ class EngineEndToEndTest {
     @Test
     void eightStreamsOnFourSlotsFourDropTheOthersFinishAndEverySlotIsFreed() throws Exception {
         awaitIdle(60);
-        double completionBefore = metric(get("/metrics").body(), "forge_completion_tokens_total");
+        double completionBefore = metric(http.get("/metrics").body(), "forge_completion_tokens_total");
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<Integer>> droppers = new ArrayList<>();
             List<Future<String>> finishers = new ArrayList<>();
@@ -186,15 +156,18 @@ class EngineEndToEndTest {
         }
         awaitIdle(30);
         // The dropped streams stopped early: far fewer than their 4 x 600 tokens were generated.
-        double generated = metric(get("/metrics").body(), "forge_completion_tokens_total") - completionBefore;
+        double generated = metric(http.get("/metrics").body(), "forge_completion_tokens_total") - completionBefore;
         assertTrue(generated >= 4 * 24 && generated < 4 * 24 + 4 * 300, "generated " + generated);
     }
 
-    @Test
-    void aNonStreamingClientThatDisconnectsFreesItsSlot() throws Exception {
+    /**
+     * Sends {@code body} to {@code path} on a raw socket, closes the connection while a slot decodes
+     * it, and returns how many tokens the server generated from then until every slot is idle again.
+     */
+    static double tokensOfAnAbandonedRequest(String path, String body) throws Exception {
         awaitIdle(60);
-        double completionBefore = metric(get("/metrics").body(), "forge_completion_tokens_total");
-        try (Socket s = open(chat("wait for the whole answer", 800, false))) {
+        double completionBefore = metric(http.get("/metrics").body(), "forge_completion_tokens_total");
+        try (Socket s = open(path, body)) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             boolean decoding = false;
             while (!decoding) {
@@ -206,31 +179,22 @@ class EngineEndToEndTest {
             }
         } // closed while the server is still generating
         awaitIdle(20);
-        double generated = metric(get("/metrics").body(), "forge_completion_tokens_total") - completionBefore;
+        return metric(http.get("/metrics").body(), "forge_completion_tokens_total") - completionBefore;
+    }
+
+    @Test
+    void aNonStreamingClientThatDisconnectsFreesItsSlot() throws Exception {
+        double generated = tokensOfAnAbandonedRequest("/v1/chat/completions", chat("wait for the whole answer", 800, false));
         // A tiny model decodes thousands of tokens a second: stopping well short of 800 shows the cancel.
         assertTrue(generated < 600, "the abandoned request kept generating: " + generated + " tokens");
     }
 
     @Test
     void aNonStreamingCompletionClientThatDisconnectsFreesItsSlot() throws Exception {
-        awaitIdle(60);
-        double completionBefore = metric(get("/metrics").body(), "forge_completion_tokens_total");
         String body = """
                 {"model": "tiny-qwen", "max_tokens": 800, "temperature": 0, "ignore_eos": true, "prompt": "Once upon a time"}""";
-        try (Socket s = open("/v1/completions", body)) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            boolean decoding = false;
-            while (!decoding) {
-                assertTrue(System.nanoTime() < deadline, "the request never started decoding");
-                for (JsonNode slot : slots()) {
-                    decoding |= slot.get("state").asText().equals("decode");
-                }
-                Thread.sleep(10);
-            }
-        } // closed while the server is still generating
-        awaitIdle(20);
         // The completions path feeds the same counter as chat, once it is done or cancelled.
-        double generated = metric(get("/metrics").body(), "forge_completion_tokens_total") - completionBefore;
+        double generated = tokensOfAnAbandonedRequest("/v1/completions", body);
         assertTrue(generated < 600, "the abandoned completion kept generating: " + generated + " tokens");
     }
 
@@ -245,14 +209,13 @@ class EngineEndToEndTest {
         assertEquals(prompt - 1, second.get("timings").get("cache_n").asInt());
         assertEquals(1, second.get("timings").get("prompt_n").asInt());
         assertEquals(first.get("choices").get(0).get("message").get("content"), second.get("choices").get(0).get("message").get("content"));
-        assertTrue(metric(get("/metrics").body(), "forge_cached_prompt_tokens_total") >= prompt - 1);
+        assertTrue(metric(http.get("/metrics").body(), "forge_cached_prompt_tokens_total") >= prompt - 1);
     }
 
     @Test
     void propsReportTheEffectiveSettings() throws Exception {
-        HttpResponse<String> r = get("/props");
-        assertEquals(200, r.statusCode(), r.body());
-        JsonNode props = JSON.readTree(r.body());
+        HttpResponse<String> r = http.get("/props");
+        JsonNode props = ok(r);
         assertEquals(4, props.get("total_slots").asInt());
         // -c 4096 capped at the model's training context (1024) per slot.
         assertEquals(4096, props.get("n_ctx").asInt());
@@ -267,14 +230,14 @@ class EngineEndToEndTest {
         assertEquals("f16", runtime.get("kv_cache_type").asText());
         assertEquals(2, runtime.get("n_threads").asInt());
         assertTrue(runtime.get("warmup").asBoolean());
-        assertEquals(404, get("/props?model=nope").statusCode());
+        assertEquals(404, http.get("/props?model=nope").statusCode());
     }
 
     @Test
     void metricsAreInPrometheusTextFormat() throws Exception {
         awaitIdle(60);
         assertEquals(200, post(chat("count me", 3, false)).statusCode());
-        HttpResponse<String> r = get("/metrics");
+        HttpResponse<String> r = http.get("/metrics");
         assertEquals(200, r.statusCode());
         assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"), r.headers().toString());
         String body = r.body();

@@ -1,0 +1,147 @@
+package forge.http.cli;
+
+import forge.runtime.gguf.GgufWriter;
+import forge.runtime.synth.SynthSpec;
+import forge.runtime.synth.SyntheticModels;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+
+/**
+ * The end-to-end tests' fixture: a real {@code forge serve} (CLI parsing, plugins, llama.cpp,
+ * Jetty) on a free loopback port, started from the same arguments a user would type, with an
+ * {@link Http} client aimed at it; and the synthetic models it serves.
+ *
+ * <p>A test class holds one server for all its tests and lets JUnit close it:
+ * {@snippet :
+ * @AutoClose
+ * static TestServer server;
+ *
+ * @BeforeAll
+ * static void start() {
+ *     server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "512");
+ * }
+ * }
+ *
+ * <p>Models, the user home and the default plugins folder live in one temporary folder per test
+ * JVM, deleted when it exits. A model made from a {@link SynthSpec} alone is written once per
+ * JVM and shared by every class that asks for the same name and spec: servers only read it.
+ */
+public final class TestServer implements AutoCloseable {
+
+    private static final Path ROOT = temporaryRoot();
+    private static final Map<List<Object>, Path> MODELS = new ConcurrentHashMap<>();
+    private static final AtomicInteger FOLDERS = new AtomicInteger();
+
+    private final ServeCommand.Running running;
+    private final Http http;
+
+    private TestServer(ServeCommand.Running running) {
+        this.running = running;
+        this.http = new Http("http://127.0.0.1:" + running.port());
+    }
+
+    /**
+     * Parses {@code args} as {@code forge serve} does and starts the server; returns once it
+     * listens and its models are loaded. The fixture adds {@code --port 0}, and a plugins folder
+     * that does not exist unless {@code args} name one; the user home ({@code forge.user.home})
+     * is an empty folder, so nothing from the machine's {@code ~/.forge} leaks in.
+     *
+     * @throws forge.api.ForgeException what {@link ServeCommand#start()} throws for a server that cannot start
+     */
+    public static TestServer start(String... args) {
+        System.setProperty("forge.user.home", ROOT.resolve("user-home").toString());
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--port", "0"));
+        if (!all.contains("--plugins-dir")) {
+            all.addAll(List.of("--plugins-dir", ROOT.resolve("no-plugins").toString()));
+        }
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs(all.toArray(String[]::new));
+        return new TestServer(serve.start());
+    }
+
+    /**
+     * {@code NAME.gguf} made from {@code spec}, written the first time this JVM asks for that name
+     * and spec. The file name is the model's id in the server, so tests choose it.
+     */
+    public static Path model(String name, SynthSpec spec) {
+        return MODELS.computeIfAbsent(List.of(name, spec), key -> {
+            Path file = newFolder().resolve(name + ".gguf");
+            SyntheticModels.write(spec, file);
+            return file;
+        });
+    }
+
+    /**
+     * {@code NAME.gguf} made from {@code spec} with {@code edit} applied to its GGUF writer (extra
+     * or replaced metadata). Written on every call, to a folder of its own: an edit cannot be
+     * compared with another, so such a model is never shared.
+     */
+    public static Path model(String name, SynthSpec spec, Consumer<GgufWriter> edit) {
+        Path file = newFolder().resolve(name + ".gguf");
+        GgufWriter writer = SyntheticModels.writer(spec);
+        edit.accept(writer);
+        writer.write(file);
+        return file;
+    }
+
+    /** The started server: its catalog and engines, for tests that reach behind the HTTP API. */
+    public ServeCommand.Running running() {
+        return running;
+    }
+
+    /** The server's loopback port. */
+    public int port() {
+        return running.port();
+    }
+
+    /** A client for this server. */
+    public Http http() {
+        return http;
+    }
+
+    @Override
+    public void close() {
+        running.close();
+    }
+
+    private static Path newFolder() {
+        try {
+            return Files.createDirectories(ROOT.resolve("models").resolve(String.valueOf(FOLDERS.incrementAndGet())));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path temporaryRoot() {
+        try {
+            Path root = Files.createTempDirectory("forge-test-");
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> delete(root)));
+            return root;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void delete(Path root) {
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // The JVM is exiting: a file left in the temporary folder is all that can go wrong.
+            System.err.println("could not delete " + root + ": " + e);
+        }
+    }
+}
