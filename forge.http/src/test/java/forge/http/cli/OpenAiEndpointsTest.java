@@ -167,22 +167,17 @@ class OpenAiEndpointsTest {
 
     @Test
     void completionLogprobsUseTheLegacyShape() throws Exception {
-        JsonNode choice = ok(http.post("/v1/completions", """
+        JsonNode plain = ok(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 5, "ignore_eos": true, "temperature": 0,
-                 "logprobs": 2, "echo": true}""")).get("choices").get(0);
-        JsonNode lp = choice.get("logprobs");
+                 "logprobs": 2}"""));
+        JsonNode lp = plain.get("choices").get(0).get("logprobs");
         assertEquals(5, lp.get("tokens").size());
         assertEquals(5, lp.get("token_logprobs").size());
         assertEquals(5, lp.get("top_logprobs").size());
-        assertEquals(5, lp.get("text_offset").size());
-        String text = choice.get("text").asText();
-        assertEquals("Once upon a time".length(), lp.get("text_offset").get(0).asInt(), "offsets count the echoed prompt");
+        assertEquals(0, lp.get("text_offset").get(0).asInt());
+        String text = plain.get("choices").get(0).get("text").asText();
+        assertTokensSitAtTheirOffsets(lp, text, 0);
         for (int i = 0; i < 5; i++) {
-            int at = lp.get("text_offset").get(i).asInt();
-            String token = lp.get("tokens").get(i).asText();
-            if (!token.contains("\uFFFD")) {
-                assertEquals(token, text.substring(at, at + token.length()), "token " + i + " sits at its offset");
-            }
             assertTrue(lp.get("top_logprobs").get(i).size() >= 1 && lp.get("top_logprobs").get(i).size() <= 2);
             assertTrue(lp.get("token_logprobs").get(i).asDouble() <= 0);
         }
@@ -195,7 +190,6 @@ class OpenAiEndpointsTest {
         List<String> whole = new ArrayList<>();
         lp.get("tokens").forEach(t -> whole.add(t.asText()));
         assertEquals(whole, tokens);
-
         HttpResponse<String> e = http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "x", "logprobs": 21}""");
         assertEquals(400, e.statusCode());
@@ -322,5 +316,64 @@ class OpenAiEndpointsTest {
         }
         HttpResponse<String> deep = http.post("/v1/chat/completions", "{\"model\": \"tiny\", \"messages\": " + "[".repeat(200) + "]".repeat(200) + "}");
         assertTrue(JSON.readTree(deep.body()).get("error").get("message").asText().contains("malformed JSON"), deep.body());
+    }
+
+    /**
+     * {@code echo} with {@code logprobs} scores the prompt (as lm-evaluation-harness asks): its
+     * tokens come first, the first with {@code null} (nothing precedes it), each at its offset in
+     * the echoed text, followed by the generated tokens; streamed, the echo chunk carries them.
+     */
+    @Test
+    void anEchoedPromptIsScoredTokenByToken() throws Exception {
+        String prompt = "Once upon a time, in a land far away";
+        JsonNode body = ok(http.post("/v1/completions", """
+                {"model": "tiny", "prompt": "%s", "max_tokens": 3, "ignore_eos": true, "temperature": 0,
+                 "logprobs": 1, "echo": true}""".formatted(prompt)));
+        int promptTokens = body.get("usage").get("prompt_tokens").asInt();
+        JsonNode choice = body.get("choices").get(0);
+        JsonNode lp = choice.get("logprobs");
+        String text = choice.get("text").asText();
+        assertTrue(text.startsWith(prompt), text);
+        assertEquals(promptTokens + 3, lp.get("tokens").size(), "the prompt's tokens, then the generated ones");
+        assertTrue(lp.get("token_logprobs").get(0).isNull(), "nothing precedes the first token");
+        assertTrue(lp.get("top_logprobs").get(0).isNull());
+        for (int i = 1; i < promptTokens + 3; i++) {
+            assertTrue(lp.get("token_logprobs").get(i).asDouble() <= 0, "token " + i);
+            assertEquals(1, lp.get("top_logprobs").get(i).size(), "token " + i);
+        }
+        assertEquals(0, lp.get("text_offset").get(0).asInt());
+        assertEquals(prompt.length(), lp.get("text_offset").get(promptTokens).asInt(), "the first generated token follows the prompt");
+        assertTokensSitAtTheirOffsets(lp, text, 0);
+        StringBuilder joined = new StringBuilder();
+        for (int i = 0; i < promptTokens; i++) {
+            joined.append(lp.get("tokens").get(i).asText());
+        }
+        assertEquals(prompt, joined.toString(), "the scored tokens are the prompt's");
+
+        List<JsonNode> chunks = events(http.post("/v1/completions", """
+                {"model": "tiny", "prompt": "%s", "max_tokens": 3, "ignore_eos": true, "temperature": 0,
+                 "logprobs": 1, "echo": true, "stream": true, "n": 2}""".formatted(prompt)));
+        for (int index = 0; index < 2; index++) {
+            int k = index;
+            JsonNode first = chunks.stream().map(c -> c.get("choices").get(0)).filter(c -> c.get("index").asInt() == k)
+                    .findFirst().orElseThrow();
+            assertEquals(prompt, first.get("text").asText(), "choice " + k + " opens with the echo");
+            assertEquals(promptTokens, first.get("logprobs").get("tokens").size());
+            for (int i = 0; i < promptTokens; i++) {
+                assertEquals(lp.get("token_logprobs").get(i).toString(), first.get("logprobs").get("token_logprobs").get(i).toString(),
+                        "choice " + k + ", streamed prompt token " + i);
+            }
+        }
+    }
+
+    /** Every token whose text is whole characters stands in {@code text} at its offset. */
+    private static void assertTokensSitAtTheirOffsets(JsonNode lp, String text, int from) {
+        for (int i = from; i < lp.get("tokens").size(); i++) {
+            int at = lp.get("text_offset").get(i).asInt();
+            String token = lp.get("tokens").get(i).asText();
+            if (!token.contains("\uFFFD")) {
+                assertEquals(token, text.substring(at, at + token.length()), "token " + i + " sits at its offset");
+            }
+        }
     }
 }
