@@ -11,14 +11,17 @@
  * <li><b>Requests talk to it through queues.</b> {@link forge.runtime.engine.Engine#submit} checks
  *     the context contract (prompt plus {@code max_tokens} must fit a slot: refused before anything
  *     is generated) and the bounded admission queue, then enqueues. Events flow back through the
- *     {@link forge.runtime.engine.Generation}'s own queue, which the engine thread offers to
- *     without blocking; a request's virtual thread takes from it.</li>
- * <li><b>Slots</b>: {@code --parallel N} sequence ids share one KV cache of {@code --ctx-size}
- *     cells; each slot may fill an equal share. A slot is free, prefilling, or decoding.</li>
+ *     {@link forge.runtime.engine.Generation}'s own lock-free queue, which the engine thread offers
+ *     to without blocking; a request's virtual thread takes from it. A consumer that writes the
+ *     answer whole ({@code deferText}) is not woken per token: on two cores each wake-up cost the
+ *     engine thread 0.1 to 0.8 ms.</li>
+ * <li><b>Slots</b>: {@code --parallel N} sequence ids, each with its own KV stream of an equal
+ *     share of {@code --ctx-size} cells. A slot is free, prefilling, or decoding.</li>
  * <li><b>One decode per step</b>: the next token of every decoding slot, then prompt tokens of
  *     prefilling slots until the batch is full (chunked prefill, so a long prompt never stalls
- *     the others). Logits are requested only where a token will be sampled; each slot samples with
- *     its own native sampler chain.</li>
+ *     the others). Logits are requested only where a token will be sampled (and at every prompt
+ *     position of a request that scores its prompt); each slot samples with its own native sampler
+ *     chain.</li>
  * <li><b>Text</b>: token bytes pass through a {@code Utf8Accumulator} (never half a character)
  *     and a {@code StopMatcher} (stop strings matched across tokens, never emitted, possible
  *     partial matches held back). End-of-generation tokens and the template's end-of-turn tokens
