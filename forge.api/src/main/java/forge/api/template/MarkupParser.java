@@ -13,6 +13,14 @@ import java.util.function.Function;
  * markup never leaks into content, and each tool call is emitted whole (one
  * {@link ChatDelta.ToolCallDelta} with complete JSON arguments) once its closing marker arrives.
  *
+ * <p>A format whose blocks are JSON objects {@code {"name": ..., "<key>": {...}}} can name that
+ * key ({@link Syntax#streamedArgumentsKey}): then a call's first delta goes out as soon as its name
+ * is known, and its arguments follow as the model writes them, without the blanks outside strings,
+ * so a client sees a long call grow (and a proxy sees bytes) instead of waiting for its end. A
+ * block that does not start that way is decoded whole, as before. Streamed arguments cannot be
+ * taken back: a model cut off in the middle of them (max tokens) leaves the call's arguments
+ * incomplete, as llama-server's streaming does.
+ *
  * {@snippet :
  * var syntax = new MarkupParser.Syntax("<think>", "</think>", false, "<tool_call>", "</tool_call>", false,
  *         block -> List.of(MarkupParser.jsonCall(block, "arguments")));
@@ -35,17 +43,34 @@ public final class MarkupParser implements OutputParser {
      *                           whole and decoded as a call at the end (Llama 3's JSON calls)
      * @param decoder            turns a block's text (between the markers) into calls; throws
      *                           {@link IllegalArgumentException} when the text is not a call
+     * @param streamedArgumentsKey for blocks that are JSON objects with {@code "name"} first, the
+     *                           key of the arguments object, streamed as it is written (needs a
+     *                           closing marker); empty: blocks are decoded whole
      */
     public record Syntax(String thinkOpen, String thinkClose, boolean startsInReasoning, String callOpen,
-                         String callClose, boolean leadingJsonCall, Function<String, List<ToolCall>> decoder) {
+                         String callClose, boolean leadingJsonCall, Function<String, List<ToolCall>> decoder,
+                         String streamedArgumentsKey) {
         public Syntax {
             Objects.requireNonNull(thinkOpen);
             Objects.requireNonNull(thinkClose);
             Objects.requireNonNull(callOpen);
             Objects.requireNonNull(callClose);
             Objects.requireNonNull(decoder);
+            Objects.requireNonNull(streamedArgumentsKey);
+        }
+
+        /** A format whose calls are decoded whole. */
+        public Syntax(String thinkOpen, String thinkClose, boolean startsInReasoning, String callOpen,
+                      String callClose, boolean leadingJsonCall, Function<String, List<ToolCall>> decoder) {
+            this(thinkOpen, thinkClose, startsInReasoning, callOpen, callClose, leadingJsonCall, decoder, "");
         }
     }
+
+    /** Where a streamed call is: before its arguments, inside them, after them; or decoded whole. */
+    private enum CallPhase { HEAD, ARGUMENTS, TAIL, WHOLE }
+
+    /** How long a block may grow before its head must have shown {@code "name"} and the arguments key. */
+    private static final int HEAD_LIMIT = 512;
 
     private enum State { CONTENT, REASONING, CALL, LEADING }
 
@@ -55,9 +80,18 @@ public final class MarkupParser implements OutputParser {
     private int calls;
     private boolean trimNext;
     private boolean sawContent;
+    /** The head of a streamed call, {@code {"name": "...", "<key>": }, up to the arguments' brace; null when not streamed. */
+    private final java.util.regex.Pattern head;
+    private CallPhase phase = CallPhase.HEAD;
+    private int depth;
+    private boolean inString;
+    private boolean escaped;
 
     public MarkupParser(Syntax syntax) {
         this.syntax = syntax;
+        this.head = syntax.streamedArgumentsKey().isEmpty() || syntax.callClose().isEmpty() ? null
+                : java.util.regex.Pattern.compile("\\A\\s*\\{\\s*\"name\"\\s*:\\s*(\"(?:[^\"\\\\]|\\\\.)*\")\\s*,\\s*\""
+                        + java.util.regex.Pattern.quote(syntax.streamedArgumentsKey()) + "\"\\s*:\\s*(?=\\{)");
         this.state = syntax.startsInReasoning() && !syntax.thinkClose().isEmpty() ? State.REASONING : State.CONTENT;
     }
 
@@ -121,6 +155,12 @@ public final class MarkupParser implements OutputParser {
                     trimNext = true;
                 }
                 case CALL -> {
+                    if (head != null && phase != CallPhase.WHOLE) {
+                        if (!streamCall(out, end)) {
+                            return;
+                        }
+                        continue;
+                    }
                     int i = syntax.callClose().isEmpty() ? -1 : buf.indexOf(syntax.callClose());
                     if (i < 0 && !end) {
                         return;
@@ -134,6 +174,7 @@ public final class MarkupParser implements OutputParser {
                         emitContent(out, syntax.callOpen() + block + (i >= 0 ? syntax.callClose() : ""));
                     }
                     state = State.CONTENT;
+                    phase = CallPhase.HEAD;
                     trimNext = true;
                 }
                 case LEADING -> {
@@ -150,6 +191,106 @@ public final class MarkupParser implements OutputParser {
                 }
             }
         }
+    }
+
+    /**
+     * One move of a streamed call; false when it needs more text. HEAD waits for the name and the
+     * arguments key (or gives the block up to be decoded whole); ARGUMENTS passes the arguments
+     * on, blanks outside strings dropped, until their object closes; TAIL drops the rest of the
+     * block up to and including the closing marker.
+     */
+    private boolean streamCall(List<ChatDelta> out, boolean end) {
+        switch (phase) {
+            case HEAD -> {
+                var m = head.matcher(buf);
+                if (!m.lookingAt()) {
+                    // hitEnd: the text so far is a prefix of a head, more may complete it.
+                    if (end || !m.hitEnd() || buf.length() > HEAD_LIMIT || buf.indexOf(syntax.callClose()) >= 0) {
+                        phase = CallPhase.WHOLE; // not the streamed shape: decode the block whole
+                        return true;
+                    }
+                    return false;
+                }
+                Object name = PythonJson.parse(m.group(1));
+                buf.delete(0, m.end());
+                phase = CallPhase.ARGUMENTS;
+                depth = 0;
+                inString = false;
+                escaped = false;
+                String id = "call_" + Long.toHexString(System.nanoTime()) + calls;
+                out.add(new ChatDelta.ToolCallDelta(calls, id, String.valueOf(name), scanArguments()));
+                return true;
+            }
+            case ARGUMENTS -> {
+                if (buf.isEmpty()) {
+                    return false;
+                }
+                String piece = scanArguments();
+                if (!piece.isEmpty()) {
+                    out.add(new ChatDelta.ToolCallDelta(calls, "", "", piece));
+                }
+                return phase != CallPhase.ARGUMENTS;
+            }
+            case TAIL -> {
+                int i = buf.indexOf(syntax.callClose());
+                if (i < 0) {
+                    if (end) {
+                        buf.setLength(0);
+                        finishStreamedCall();
+                        return true;
+                    }
+                    // What lies between the arguments and the marker is the object's brace: drop it,
+                    // keeping only what may be the marker's start.
+                    buf.delete(0, buf.length() - heldPrefix(syntax.callClose()));
+                    return false;
+                }
+                buf.delete(0, i + syntax.callClose().length());
+                finishStreamedCall();
+                return true;
+            }
+            default -> throw new IllegalStateException(phase.toString());
+        }
+    }
+
+    private void finishStreamedCall() {
+        calls++;
+        phase = CallPhase.HEAD;
+        state = State.CONTENT;
+        trimNext = true;
+    }
+
+    /** Takes the arguments' text from the buffer up to where their object closes (then TAIL), blanks outside strings dropped. */
+    private String scanArguments() {
+        StringBuilder piece = new StringBuilder();
+        int i = 0;
+        while (i < buf.length()) {
+            char c = buf.charAt(i++);
+            if (inString) {
+                piece.append(c);
+                if (escaped) {
+                    escaped = false;
+                } else if (c == '\\') {
+                    escaped = true;
+                } else if (c == '"') {
+                    inString = false;
+                }
+                continue;
+            }
+            if (Character.isWhitespace(c)) {
+                continue;
+            }
+            piece.append(c);
+            if (c == '"') {
+                inString = true;
+            } else if (c == '{' || c == '[') {
+                depth++;
+            } else if ((c == '}' || c == ']') && --depth == 0) {
+                phase = CallPhase.TAIL;
+                break;
+            }
+        }
+        buf.delete(0, i);
+        return piece.toString();
     }
 
     private boolean emitCalls(List<ChatDelta> out, String block) {

@@ -115,11 +115,27 @@ class AccessEndToEndTest {
 
     @Test
     void aSilentStreamGetsKeepAliveComments() throws Exception {
-        // With a 1 ms interval, the prefill alone is long enough silence for at least one comment. The
-        // prompt is new each run: one served from the prefix cache would need no prefill at all.
+        // The stream waits in the queue while another request holds the only slot: silence, far
+        // longer than the 1 ms interval, whatever the machine's speed (the tiny model prefills a
+        // short prompt in about 2 ms, which did not always leave 1 ms after the stream opened).
+        var blocker = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return http.send(post("/v1/chat/completions", """
+                        {"model": "tiny", "max_tokens": 400, "ignore_eos": true, "messages": [{"role": "user", "content": "hold"}]}""",
+                        "flag-key"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (!http.send(http.request("/slots").header("Authorization", "Bearer flag-key")).body().contains("\"is_processing\":true")) {
+            assertTrue(System.nanoTime() < deadline, "the blocking request never started");
+            Thread.sleep(1);
+        }
         HttpResponse<String> r = http.send(post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 4, "stream": true, "messages": [{"role": "user", "content": "%s"}]}"""
-                .formatted(System.nanoTime() + " tell me a story ".repeat(20)), "flag-key"));
+                .formatted(System.nanoTime() + " tell me a story"), "flag-key"));
+        assertEquals(200, blocker.join().statusCode());
         assertEquals(200, r.statusCode());
         String[] blocks = r.body().split("\n\n");
         assertTrue(r.body().contains(": keep-alive\n\n"), r.body());

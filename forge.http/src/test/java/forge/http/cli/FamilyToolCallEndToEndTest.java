@@ -43,6 +43,44 @@ class FamilyToolCallEndToEndTest {
         }
     }
 
+    /**
+     * Streamed, a Qwen call's arguments arrive as the model writes them: the first tool_calls
+     * chunk names the function, later ones add to its arguments, which concatenate to
+     * schema-valid JSON. No markup leaks into content.
+     */
+    @Test
+    void qwenStreamsToolCallArgumentsAsTheyAreWritten() throws Exception {
+        HttpResponse<String> r = server.post("""
+                {"model": "demo", "max_tokens": 240, "temperature": 1, "seed": 1, "logit_bias": %s, "stream": true,
+                 "tools": [%s], "tool_choice": "required",
+                 "messages": [{"role": "user", "content": "Go."}]}""".formatted(server.closingBias, StructuredOutputEndToEndTest.WEATHER));
+        assertEquals(200, r.statusCode());
+        StringBuilder arguments = new StringBuilder();
+        StringBuilder content = new StringBuilder();
+        int pieces = 0;
+        String name = null;
+        for (JsonNode chunk : Http.events(r)) {
+            for (JsonNode choice : chunk.path("choices")) {
+                content.append(choice.path("delta").path("content").asText(""));
+                for (JsonNode call : choice.path("delta").path("tool_calls")) {
+                    assertEquals(0, call.get("index").asInt(), r.body());
+                    if (pieces++ == 0) {
+                        name = call.get("function").get("name").asText();
+                        assertTrue(call.get("id").asText().startsWith("call_"), r.body());
+                    } else {
+                        assertTrue(!call.has("id") && !call.get("function").has("name"), "later chunks only add arguments: " + call);
+                    }
+                    arguments.append(call.get("function").get("arguments").asText());
+                }
+            }
+        }
+        assertEquals("get_weather", name, r.body());
+        assertTrue(pieces > 1, "the arguments came in " + pieces + " chunk(s): " + r.body());
+        JsonNode schema = JSON.readTree(StructuredOutputEndToEndTest.WEATHER).get("function").get("parameters");
+        assertEquals(List.of(), StructuredServer.violations(schema, arguments.toString()), r.body());
+        assertTrue(!content.toString().contains("<tool_call>") && !content.toString().contains("{"), "no markup in content: " + content);
+    }
+
     /** The id of Qwen's {@code <tool_call>} token, which opens a call in its format. */
     private static int toolCallToken() throws Exception {
         HttpResponse<String> r = server.http.post("/tokenize", "{\"content\": \"<tool_call>\"}");

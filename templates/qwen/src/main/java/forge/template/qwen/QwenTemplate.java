@@ -164,7 +164,7 @@ final class QwenTemplate implements ChatTemplate {
         }
         return new MarkupParser(new MarkupParser.Syntax(thinking ? "<think>" : "", thinking ? "</think>" : "",
                 startsInReasoning, "<tool_call>", "</tool_call>", false,
-                block -> List.of(MarkupParser.jsonCall(block, "arguments"))));
+                block -> List.of(MarkupParser.jsonCall(block, "arguments")), "arguments"));
     }
 
     @Override
