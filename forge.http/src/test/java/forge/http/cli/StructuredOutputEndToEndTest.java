@@ -123,6 +123,7 @@ class StructuredOutputEndToEndTest {
         assertEquals(200, r.statusCode());
         Map<Integer, StringBuilder> args = new TreeMap<>();
         Map<Integer, String> names = new TreeMap<>();
+        Map<Integer, Integer> pieces = new TreeMap<>();
         String finish = null;
         for (String line : r.body().split("\n")) {
             if (!line.startsWith("data: {")) {
@@ -136,6 +137,7 @@ class StructuredOutputEndToEndTest {
                         names.put(index, call.get("function").get("name").asText());
                     }
                     args.computeIfAbsent(index, i -> new StringBuilder()).append(call.path("function").path("arguments").asText());
+                    pieces.merge(index, 1, Integer::sum);
                 }
                 if (!choice.path("finish_reason").isNull() && choice.has("finish_reason")) {
                     finish = choice.get("finish_reason").asText();
@@ -146,6 +148,8 @@ class StructuredOutputEndToEndTest {
         assertTrue(!args.isEmpty(), r.body());
         for (var e : args.entrySet()) {
             assertEquals("get_weather", names.get(e.getKey()));
+            // The arguments arrive as the model writes them, not in one piece when the call closes.
+            assertTrue(pieces.get(e.getKey()) > 1, "call " + e.getKey() + " came in " + pieces.get(e.getKey()) + " chunk(s): " + r.body());
             assertEquals(List.of(), StructuredServer.violations(parameters(WEATHER), e.getValue().toString()));
         }
     }

@@ -1,7 +1,8 @@
 package forge.template.generic;
 
-import forge.api.template.Gbnf;
 import forge.api.template.ChatPrompt;
+import forge.api.template.Gbnf;
+import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
 import forge.api.template.ToolDefinition;
 import java.util.List;
@@ -15,25 +16,33 @@ import java.util.Optional;
  */
 public final class HermesToolCalls {
 
+    static final String OPEN = "<tool_call>";
+    static final String CLOSE = "</tool_call>";
     /** The text that opens a call: a lazy grammar engages there. */
-    public static final List<String> TRIGGERS = List.of(ToolCallParser.OPEN);
+    public static final List<String> TRIGGERS = List.of(OPEN);
+    /**
+     * Calls between the markers; their arguments stream as the model writes them, a block of
+     * another shape is read whole, and one that is not a call stays content, markup included.
+     */
+    private static final MarkupParser.Syntax SYNTAX = new MarkupParser.Syntax("", "", false, OPEN, CLOSE, false,
+            block -> List.of(MarkupParser.jsonCall(block, "arguments")), "arguments");
 
     private HermesToolCalls() {
     }
 
     /** Whether a Jinja template writes this syntax itself. */
     public static boolean usedBy(String jinjaSource) {
-        return jinjaSource.contains(ToolCallParser.OPEN) && jinjaSource.contains(ToolCallParser.CLOSE);
+        return jinjaSource.contains(OPEN) && jinjaSource.contains(CLOSE);
     }
 
     /** Tool calls are parsed only when the request offers tools; otherwise all output is content. */
     public static OutputParser parser(ChatPrompt prompt) {
-        return prompt.tools().isEmpty() ? OutputParser.PLAIN.get() : new ToolCallParser();
+        return prompt.tools().isEmpty() ? OutputParser.PLAIN.get() : new MarkupParser(SYNTAX);
     }
 
     /**
      * {@code <tool_call>\n{"name": "f", "arguments": ARGS}\n</tool_call>}, Qwen's and Hermes's
-     * form, which {@link ToolCallParser} reads back; several calls are separated by a newline.
+     * form, which {@link #parser} reads back; several calls are separated by a newline.
      */
     public static Optional<String> grammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
         if (tools.isEmpty()) {
@@ -51,8 +60,8 @@ public final class HermesToolCalls {
             fn.append(Gbnf.literal(jsonString(tool.name()) + ", \"arguments\": ")).append(' ').append(rule);
         }
         String grammar = "root ::= tc-call" + (parallel ? " (\"\\n\" tc-call)*" : "") + "\n"
-                + "tc-call ::= " + Gbnf.literal(ToolCallParser.OPEN + "\n{\"name\": ") + " tc-function "
-                + Gbnf.literal("}\n" + ToolCallParser.CLOSE) + "\n"
+                + "tc-call ::= " + Gbnf.literal(OPEN + "\n{\"name\": ") + " tc-function "
+                + Gbnf.literal("}\n" + CLOSE) + "\n"
                 + "tc-function ::= " + fn + "\n";
         return Optional.of(grammar);
     }

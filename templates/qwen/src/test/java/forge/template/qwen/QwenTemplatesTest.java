@@ -1,7 +1,6 @@
 package forge.template.qwen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.model.ModelDescriptor;
@@ -15,6 +14,7 @@ import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.testkit.ToolCallDeltas;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,33 +81,13 @@ class QwenTemplatesTest implements ChatTemplateContract {
         }
         assertEquals("\nweigh it\n", reasoning.toString());
         assertEquals("Sure.\n", content.toString());
-        List<ChatDelta.ToolCallDelta> merged = merge(calls);
+        List<ChatDelta.ToolCallDelta> merged = ToolCallDeltas.merge(calls);
         assertEquals(2, merged.size());
         assertEquals("get_weather", merged.get(0).name());
         assertEquals(Map.of("city", "Paris"), PythonJson.parse(merged.get(0).arguments()));
         assertEquals(1, merged.get(1).index());
         assertEquals(Map.of("q", "x<y"), PythonJson.parse(merged.get(1).arguments()));
         assertTrue(calls.size() > 2, "the arguments stream as they are written: " + calls.size() + " deltas");
-    }
-
-    /**
-     * The calls of a stream of deltas: each call's first delta carries its id and name, later ones
-     * only more arguments (as OpenAI clients accumulate them), and the indices come in order.
-     */
-    static List<ChatDelta.ToolCallDelta> merge(List<ChatDelta.ToolCallDelta> deltas) {
-        List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
-        for (ChatDelta.ToolCallDelta d : deltas) {
-            if (d.index() == calls.size()) {
-                assertFalse(d.id().isEmpty() || d.name().isEmpty(), "a call's first delta names it: " + d);
-                calls.add(d);
-            } else {
-                assertEquals(calls.size() - 1, d.index(), "deltas of one call come together");
-                assertTrue(d.id().isEmpty() && d.name().isEmpty(), "a later delta only adds arguments: " + d);
-                ChatDelta.ToolCallDelta c = calls.getLast();
-                calls.set(calls.size() - 1, new ChatDelta.ToolCallDelta(c.index(), c.id(), c.name(), c.arguments() + d.arguments()));
-            }
-        }
-        return calls;
     }
 
     private static List<ChatDelta.ToolCallDelta> calls(List<ChatDelta> deltas, StringBuilder content) {
@@ -130,7 +110,7 @@ class QwenTemplatesTest implements ChatTemplateContract {
         StringBuilder content = new StringBuilder();
         List<ChatDelta.ToolCallDelta> deltas = calls(feedCharByChar(t.parser(prompt),
                 "<tool_call>\n{\"name\": \"run\", \"arguments\": " + args + "}\n</tool_call>\nDone."), content);
-        List<ChatDelta.ToolCallDelta> merged = merge(deltas);
+        List<ChatDelta.ToolCallDelta> merged = ToolCallDeltas.merge(deltas);
         assertEquals(1, merged.size());
         assertEquals("run", merged.getFirst().name());
         assertEquals(PythonJson.parse(args), PythonJson.parse(merged.getFirst().arguments()));
@@ -140,7 +120,7 @@ class QwenTemplatesTest implements ChatTemplateContract {
         List<ChatDelta> once = t.parser(prompt).feed("<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>");
         assertEquals(1, once.size());
         assertEquals("{\"a\":1}", ((ChatDelta.ToolCallDelta) once.getFirst()).arguments());
-        List<ChatDelta.ToolCallDelta> reversed = merge(calls(feedCharByChar(t.parser(prompt),
+        List<ChatDelta.ToolCallDelta> reversed = ToolCallDeltas.merge(calls(feedCharByChar(t.parser(prompt),
                 "<tool_call>\n{\"arguments\": {\"a\": 1}, \"name\": \"f\"}\n</tool_call>"), new StringBuilder()));
         assertEquals(List.of("f"), reversed.stream().map(ChatDelta.ToolCallDelta::name).toList());
         assertEquals("{\"a\":1}", reversed.getFirst().arguments());
@@ -151,7 +131,7 @@ class QwenTemplatesTest implements ChatTemplateContract {
         var t = provider().create("qwen2.5", context("qwen2.5"));
         var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
         StringBuilder content = new StringBuilder();
-        List<ChatDelta.ToolCallDelta> merged = merge(calls(feedCharByChar(t.parser(prompt),
+        List<ChatDelta.ToolCallDelta> merged = ToolCallDeltas.merge(calls(feedCharByChar(t.parser(prompt),
                 "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"text\": \"half a sen"), content));
         assertEquals(1, merged.size());
         assertEquals("{\"text\":\"half a sen", merged.getFirst().arguments());
