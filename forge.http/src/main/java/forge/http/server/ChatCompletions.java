@@ -61,7 +61,7 @@ final class ChatCompletions {
     }
 
     void handle(ChatRequest req, Request request, Response response, Callback callback) {
-        ModelEntry entry = catalog.find(req.model()).orElseThrow(() -> ForgeServer.unknownModel(req.model()));
+        ModelEntry entry = Requests.entry(catalog, req.model());
         ServedModel model = catalog.serve(entry);
         String id = "chatcmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.

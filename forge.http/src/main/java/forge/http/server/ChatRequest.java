@@ -57,10 +57,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             }
         });
 
-        JsonNode modelNode = body.get("model");
-        if (modelNode == null || !modelNode.isTextual() || modelNode.asText().isBlank()) {
-            throw ApiError.badRequest("model", "'model' is required and must be a non-empty string");
-        }
+        String model = Requests.model(body);
         List<ChatMessage> messages = messages(body.get("messages"));
         List<ToolDefinition> tools = tools(body.get("tools"));
         Map<String, Object> kwargs = new HashMap<>();
@@ -110,7 +107,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             }
             includeUsage = bool(so, "include_usage", false);
         }
-        return new ChatRequest(modelNode.asText(), new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
+        return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
                 stops(body.get("stop")), stream, includeUsage, bool(body, "ignore_eos", false), ignored, n,
                 logprobs ? topLogprobs : -1, StructuredOutput.parse(body, tools));
     }

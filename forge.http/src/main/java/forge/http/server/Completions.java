@@ -82,7 +82,7 @@ final class Completions {
         }
         String suffix = suffixNode == null || suffixNode.isNull() ? "" : suffixNode.asText();
 
-        ModelEntry entry = catalog.find(common.model()).orElseThrow(() -> ForgeServer.unknownModel(common.model()));
+        ModelEntry entry = Requests.entry(catalog, common.model());
         ServedModel model = catalog.serve(entry);
         Vocabulary vocab = model.vocabulary();
         List<int[]> prompts = prompts(body.get("prompt"), vocab);

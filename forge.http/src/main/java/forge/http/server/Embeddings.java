@@ -48,7 +48,7 @@ final class Embeddings {
                 && !body.get("encoding_format").isTextual() || !Set.of("float", "base64").contains(format)) {
             throw ApiError.badRequest("encoding_format", "'encoding_format' must be \"float\" or \"base64\"");
         }
-        ModelEntry entry = catalog.find(name).orElseThrow(() -> ForgeServer.unknownModel(name));
+        ModelEntry entry = Requests.entry(catalog, name);
         ServedModel model = catalog.serve(entry);
         List<int[]> inputs = inputs(body.get("input"), model.vocabulary());
         List<float[]> vectors = model.embedder().embed(inputs);

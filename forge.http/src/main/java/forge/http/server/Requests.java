@@ -2,6 +2,9 @@ package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.api.backend.Vocabulary;
+import forge.runtime.catalog.ModelCatalog;
+import forge.runtime.catalog.ModelEntry;
+import java.util.List;
 
 /** Validation shared by the endpoints besides chat. */
 final class Requests {
@@ -9,13 +12,36 @@ final class Requests {
     private Requests() {
     }
 
-    /** The required {@code model}. */
+    /**
+     * The {@code model} named: a non-empty string, or the empty string when the body names none
+     * (absent or null), which {@link #entry} accepts when the server serves one model.
+     */
     static String model(JsonNode body) {
         JsonNode node = body.get("model");
-        if (node == null || !node.isTextual() || node.asText().isBlank()) {
-            throw ApiError.badRequest("model", "'model' is required and must be a non-empty string");
+        if (node == null || node.isNull()) {
+            return "";
+        }
+        if (!node.isTextual() || node.asText().isBlank()) {
+            throw ApiError.badRequest("model", "'model' must be a non-empty string");
         }
         return node.asText();
+    }
+
+    /**
+     * The model a request is for: the one named, or, when it names none, the server's only model
+     * (as llama-server, which serves one, ignores the field); 404 for an unknown name, 400 when
+     * none is named and there are several to choose from.
+     */
+    static ModelEntry entry(ModelCatalog catalog, String name) {
+        if (name.isEmpty()) {
+            List<ModelEntry> all = catalog.entries();
+            if (all.size() != 1) {
+                throw ApiError.badRequest("model", "'model' is required: this server serves " + all.size() + " models ("
+                        + String.join(", ", all.stream().map(ModelEntry::id).toList()) + ")");
+            }
+            return all.getFirst();
+        }
+        return catalog.find(name).orElseThrow(() -> ForgeServer.unknownModel(name));
     }
 
     /** An array of token ids, each checked against the vocabulary: an unknown id would read out of bounds natively. */

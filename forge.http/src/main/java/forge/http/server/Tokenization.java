@@ -5,12 +5,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.backend.Vocabulary;
 import forge.runtime.catalog.ModelCatalog;
-import forge.runtime.catalog.ModelEntry;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 /**
  * llama-server's {@code POST /tokenize} and {@code POST /detokenize}, with its shapes:
@@ -67,18 +65,6 @@ final class Tokenization {
     }
 
     private Vocabulary vocabulary(JsonNode body) {
-        JsonNode model = body.get("model");
-        ModelEntry entry;
-        if (model == null || model.isNull()) {
-            List<ModelEntry> all = catalog.entries();
-            if (all.size() != 1) {
-                throw ApiError.badRequest("model", "'model' is required: this server serves " + all.size() + " models");
-            }
-            entry = all.getFirst();
-        } else {
-            String name = Requests.model(body);
-            entry = catalog.find(name).orElseThrow(() -> ForgeServer.unknownModel(name));
-        }
-        return catalog.serve(entry).vocabulary();
+        return catalog.serve(Requests.entry(catalog, Requests.model(body))).vocabulary();
     }
 }

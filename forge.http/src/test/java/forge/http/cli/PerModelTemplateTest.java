@@ -28,6 +28,14 @@ class PerModelTemplateTest {
             assertEquals("configured", templates.get("tiny-llama").get("rule").asText());
             assertEquals("qwen2.5", templates.get("tiny-qwen").get("name").asText(), r.body());
             assertEquals("metadata", templates.get("tiny-qwen").get("rule").asText());
+
+            // With two models a request must say which one.
+            HttpResponse<String> unnamed = server.http().post("/v1/chat/completions", """
+                    {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}""");
+            assertEquals(400, unnamed.statusCode(), unnamed.body());
+            JsonNode error = JSON.readTree(unnamed.body()).get("error");
+            assertEquals("model", error.get("param").asText());
+            assertTrue(error.get("message").asText().contains("tiny-qwen") && error.get("message").asText().contains("tiny-llama"), unnamed.body());
         }
     }
 

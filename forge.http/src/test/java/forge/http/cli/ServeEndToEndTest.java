@@ -162,6 +162,25 @@ class ServeEndToEndTest {
         assertTrue(error.has("param"));
     }
 
+    /**
+     * A server with one model answers requests that name none, as llama-server does (scripts
+     * written for it often leave {@code model} out); a model that is not a string is still refused.
+     */
+    @Test
+    void theOnlyModelServesRequestsThatNameNone() throws Exception {
+        String only = JSON.readTree(http.get("/v1/models").body()).get("data").get(0).get("id").asText();
+        JsonNode chat = ok(http.post("/v1/chat/completions", """
+                {"max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}"""));
+        assertEquals(only, chat.get("model").asText(), chat.toString());
+        JsonNode completion = ok(http.post("/v1/completions", """
+                {"model": null, "max_tokens": 2, "prompt": "Once"}"""));
+        assertEquals(only, completion.get("model").asText(), completion.toString());
+        HttpResponse<String> r = http.post("/v1/chat/completions", """
+                {"model": 3, "messages": [{"role": "user", "content": "hi"}]}""");
+        assertEquals(400, r.statusCode());
+        assertEquals("model", JSON.readTree(r.body()).get("error").get("param").asText());
+    }
+
     @Test
     void malformedJsonIs400InOpenAiShape() throws Exception {
         HttpResponse<String> r = http.post("/v1/chat/completions", "{\"model\": \"demo\", \"messages\": [");
