@@ -77,15 +77,20 @@ public final class Embedder implements AutoCloseable {
             context = model.newContext(new ContextParams(maxTokens, maxTokens, maxTokens, 1, threads, threads, "auto", "f16", true, true));
         }
         List<float[]> out = new ArrayList<>(inputs.size());
-        for (int[] input : inputs) {
-            context.clearMemory();
-            TokenBatch batch = context.batch();
-            batch.clear();
-            for (int i = 0; i < input.length; i++) {
-                batch.add(input[i], i, 0, true);
+        try {
+            for (int[] input : inputs) {
+                context.clearMemory();
+                TokenBatch batch = context.batch();
+                batch.clear();
+                for (int i = 0; i < input.length; i++) {
+                    batch.add(input[i], i, 0, true);
+                }
+                context.decode();
+                out.add(normalize(context.embedding(0)));
             }
-            context.decode();
-            out.add(normalize(context.embedding(0)));
+        } finally {
+            // Until the next request, the context's CPU threads sleep instead of polling.
+            context.idle();
         }
         return out;
     }

@@ -156,6 +156,19 @@ class LlamaEngineTest {
         }
     }
 
+    /** The same for embeddings: after a request, the embedding context's workers sleep. */
+    @Test
+    void anIdleEmbedderLeavesTheCpuAlone() throws Exception {
+        try (forge.runtime.engine.Embedder embedder = new forge.runtime.engine.Embedder("idle-emb", model, 64, 3)) {
+            String comm = "forge-embed-idle-emb".substring(0, 15);
+            assertEquals(2, embedder.embed(List.of(prompt("Hello there"), prompt("General Kenobi"))).size());
+            long before = LlamaContextTest.cpuTicksOfThreadsNamed(comm);
+            Thread.sleep(300);
+            long used = LlamaContextTest.cpuTicksOfThreadsNamed(comm) - before;
+            assertTrue(used <= 3, "CPU ticks (10 ms) of the idle embedder's threads in 300 ms: " + used);
+        }
+    }
+
     @Test
     void aPrefixCachedInAnotherBusySlotIsCopiedNotRecomputed() throws Exception {
         try (Engine engine = new Engine("tiny", model, config(2, 2048, 8))) {
