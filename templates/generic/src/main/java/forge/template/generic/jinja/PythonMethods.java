@@ -1,19 +1,26 @@
 package forge.template.generic.jinja;
 
+import com.hubspot.jinjava.el.ext.NamedParameter;
 import com.hubspot.jinjava.objects.SafeString;
 import forge.api.template.PythonText;
+import java.beans.FeatureDescriptor;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import jinjava.javax.el.ELContext;
 import jinjava.javax.el.ELResolver;
 
 /**
  * Python's {@code str}, {@code dict} and {@code list} methods as chat templates call them
  * ({@code content.split('</think>')}, {@code m.content.startswith('<tool_response>')},
- * {@code kwargs.items()}, {@code ns.parts.append(x)}). Jinja2 evaluates such calls on the Python
+ * {@code kwargs.items()}, {@code ns.parts.append(x)}, {@code '<x{}>'.format(t)}), and string
+ * subscripts ({@code s[0]}). Jinja2 evaluates such calls on the Python
  * objects themselves; Jinjava looks for Java methods, finds no {@code startswith} on
  * {@link String} and prints nothing. This resolver answers those calls first and leaves every
  * other one to Jinjava's own resolvers.
@@ -69,7 +76,137 @@ final class PythonMethods extends ELResolver {
             case "join" -> join(s, a[0]);
             case "isdigit" -> !s.isEmpty() && s.chars().allMatch(Character::isDigit);
             case "isspace" -> !s.isEmpty() && s.chars().allMatch(c -> PythonText.isSpace((char) c));
+            case "format" -> format(s, a);
             default -> NOT_MINE;
+        };
+    }
+
+    /**
+     * {@code str.format(*args, **kwargs)}: {@code {}}, {@code {0}} and {@code {name}} fields,
+     * {@code !r}/{@code !s}, {@code {{}}/{@code }}} for braces, and the common format specs
+     * (fill, alignment, width, precision; types {@code s}, {@code d}, {@code f}).
+     */
+    static String format(String template, Object[] args) {
+        List<Object> positional = new ArrayList<>();
+        Map<String, Object> named = new HashMap<>();
+        for (Object a : args) {
+            if (a instanceof NamedParameter p) {
+                named.put(p.getName(), p.getValue());
+            } else {
+                positional.add(a);
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        int auto = 0;
+        for (int i = 0; i < template.length(); i++) {
+            char c = template.charAt(i);
+            if (c == '}') {
+                if (i + 1 < template.length() && template.charAt(i + 1) == '}') {
+                    i++;
+                }
+                sb.append('}');
+                continue;
+            }
+            if (c != '{') {
+                sb.append(c);
+                continue;
+            }
+            if (i + 1 < template.length() && template.charAt(i + 1) == '{') {
+                sb.append('{');
+                i++;
+                continue;
+            }
+            int end = template.indexOf('}', i);
+            if (end < 0) {
+                throw new PythonValues.PythonError("Single '{' encountered in format string");
+            }
+            String field = template.substring(i + 1, end);
+            i = end;
+            String spec = "";
+            int colon = field.indexOf(':');
+            if (colon >= 0) {
+                spec = field.substring(colon + 1);
+                field = field.substring(0, colon);
+            }
+            char conversion = 0;
+            int bang = field.indexOf('!');
+            if (bang >= 0) {
+                conversion = field.length() > bang + 1 ? field.charAt(bang + 1) : 's';
+                field = field.substring(0, bang);
+            }
+            Object value;
+            if (field.isEmpty()) {
+                value = argument(positional, auto++);
+            } else if (field.chars().allMatch(Character::isDigit)) {
+                value = argument(positional, Integer.parseInt(field));
+            } else if (named.containsKey(field)) {
+                value = named.get(field);
+            } else {
+                throw new PythonValues.PythonError("KeyError: '" + field + "'");
+            }
+            if (conversion == 'r') {
+                value = PythonValues.repr(value);
+            }
+            sb.append(formatSpec(value, spec));
+        }
+        return sb.toString();
+    }
+
+    private static Object argument(List<Object> positional, int index) {
+        if (index >= positional.size()) {
+            throw new PythonValues.PythonError("Replacement index " + index + " out of range for positional args tuple");
+        }
+        return positional.get(index);
+    }
+
+    private static final Pattern SPEC = Pattern.compile(
+            "(?:(.)?([<>^=]))?([+\\- ])?(0)?(\\d+)?(?:\\.(\\d+))?([sdfeg%])?");
+
+    private static String formatSpec(Object value, String spec) {
+        if (spec.isEmpty()) {
+            return PythonValues.str(value);
+        }
+        Matcher m = SPEC.matcher(spec);
+        if (!m.matches()) {
+            throw new PythonValues.PythonError("Invalid format specifier '" + spec + "'");
+        }
+        String type = m.group(7);
+        Integer precision = m.group(6) == null ? null : Integer.valueOf(m.group(6));
+        String body;
+        boolean numeric = PythonValues.isNumber(value) && !"s".equals(type);
+        if (type == null || type.equals("s")) {
+            body = PythonValues.str(value);
+            if (precision != null && !numeric) {
+                body = body.substring(0, Math.min(body.length(), precision));
+            }
+        } else if (type.equals("d")) {
+            body = PythonValues.str(value);
+        } else {
+            double d = ((Number) (value instanceof Boolean b ? (b ? 1 : 0) : value)).doubleValue();
+            int p = precision == null ? 6 : precision;
+            body = switch (type) {
+                case "f" -> String.format(Locale.ROOT, "%." + p + "f", d);
+                case "e" -> String.format(Locale.ROOT, "%." + p + "e", d);
+                case "%" -> String.format(Locale.ROOT, "%." + p + "f", d * 100) + "%";
+                default -> PythonValues.str(value);
+            };
+        }
+        if ("+".equals(m.group(3)) && numeric && !body.startsWith("-")) {
+            body = "+" + body;
+        }
+        int width = m.group(5) == null ? 0 : Integer.parseInt(m.group(5));
+        if (body.length() >= width) {
+            return body;
+        }
+        String fill = m.group(1) != null ? m.group(1) : m.group(4) != null ? "0" : " ";
+        String align = m.group(2) != null ? m.group(2) : m.group(4) != null ? "=" : numeric ? ">" : "<";
+        int pad = width - body.length();
+        return switch (align) {
+            case ">" -> fill.repeat(pad) + body;
+            case "^" -> fill.repeat(pad / 2) + body + fill.repeat(pad - pad / 2);
+            case "=" -> body.startsWith("-") || body.startsWith("+")
+                    ? body.charAt(0) + fill.repeat(pad) + body.substring(1) : fill.repeat(pad) + body;
+            default -> body + fill.repeat(pad);
         };
     }
 
@@ -196,15 +333,15 @@ final class PythonMethods extends ELResolver {
     private static Object map(Map<?, ?> map, String name, Object[] a) {
         return switch (name) {
             case "items" -> {
-                List<List<Object>> out = new ArrayList<>();
+                List<Object> out = new ArrayList<>(map.size());
                 for (Map.Entry<?, ?> e : map.entrySet()) {
-                    out.add(java.util.Arrays.asList(e.getKey(), e.getValue()));
+                    out.add(PyTuple.of(e.getKey(), e.getValue()));
                 }
                 yield out;
             }
             case "keys" -> new ArrayList<>(map.keySet());
             case "values" -> new ArrayList<>(map.values());
-            case "get" -> map.containsKey(a[0]) ? map.get(a[0]) : (a.length > 1 ? a[1] : null);
+            case "get" -> map.containsKey(a[0]) ? map.get(a[0]) : (a.length > 1 ? a[1] : PyNone.NONE);
             default -> NOT_MINE;
         };
     }
@@ -214,17 +351,48 @@ final class PythonMethods extends ELResolver {
         return switch (name) {
             case "append" -> {
                 ((List<Object>) list).add(a[0]);
-                yield null;
+                yield PyNone.NONE;
             }
             case "index" -> (long) list.indexOf(a[0]);
             default -> NOT_MINE;
         };
     }
 
-    // Properties are not this resolver's business: it only answers method calls.
-
+    /**
+     * The properties Jinjava's resolvers get wrong: a string's characters by index
+     * ({@code s[0]}, {@code s[-1]}; Jinjava gave nothing), and nothing at all of {@code None}.
+     */
     @Override
     public Object getValue(ELContext context, Object base, Object property) {
+        if (base == PyNone.NONE) {
+            context.setPropertyResolved(true);
+            return null;
+        }
+        // Jinjava hands the subscript over as text: s[0] asks for property "0"
+        if ((base instanceof String || base instanceof SafeString) && index(property) != null) {
+            context.setPropertyResolved(true);
+            String s = base.toString();
+            int count = s.codePointCount(0, s.length());
+            long n = index(property);
+            long i = n < 0 ? n + count : n;
+            if (i < 0 || i >= count) {
+                return null; // Jinja2: an index out of range is Undefined
+            }
+            int at = s.offsetByCodePoints(0, (int) i);
+            return s.substring(at, s.offsetByCodePoints(at, 1));
+        }
+        return null;
+    }
+
+    private static Long index(Object property) {
+        if (property instanceof Long || property instanceof Integer) {
+            return ((Number) property).longValue();
+        }
+        if (property instanceof String p && !p.isEmpty() && p.length() < 19
+                && (Character.isDigit(p.charAt(0)) || p.charAt(0) == '-' && p.length() > 1)
+                && p.chars().skip(1).allMatch(Character::isDigit)) {
+            return Long.parseLong(p);
+        }
         return null;
     }
 
@@ -243,7 +411,7 @@ final class PythonMethods extends ELResolver {
     }
 
     @Override
-    public Iterator<java.beans.FeatureDescriptor> getFeatureDescriptors(ELContext context, Object base) {
+    public Iterator<FeatureDescriptor> getFeatureDescriptors(ELContext context, Object base) {
         return null;
     }
 
