@@ -23,7 +23,7 @@ import java.util.Map;
  * (Python's {@code str()}), {@code length} (code points, a {@code TypeError} for what has no
  * length), {@code default} (Jinjava turned a default of {@code false} into the string
  * {@code "false"}, which is true), {@code dictsort}, {@code min}, {@code max}, {@code sum},
- * {@code indent}, {@code round}, {@code select} and {@code reject} with Jinja2's arguments and results, and {@code items},
+ * {@code indent}, {@code round}, {@code select}, {@code reject} and {@code format} with Jinja2's arguments and results, and {@code items},
  * which Jinjava lacks.
  */
 final class PythonFilters {
@@ -36,7 +36,7 @@ final class PythonFilters {
         return List.of(new ToJson(), new Trim(), new Str(), new Join(), new Length("length"), new Length("count"),
                 new Default("default"), new Default("d"), new Items(), new DictSort(), new Extreme("min", -1),
                 new Extreme("max", 1), new Sum(), new Indent(), new Round(), new Select("select", true),
-                new Select("reject", false));
+                new Select("reject", false), new Format());
     }
 
     /** A filter's argument: the keyword if given, else the positional one at {@code index}, else {@code fallback}. */
@@ -329,6 +329,22 @@ final class PythonFilters {
 
     private static double number(Object v) {
         return v instanceof Boolean b ? (b ? 1 : 0) : ((Number) v).doubleValue();
+    }
+
+    /** {@code format(*args, **kwargs)}: {@code str(value) % args}, Python's printf-style formatting. */
+    static final class Format extends PythonFilter {
+        @Override
+        public String getName() {
+            return "format";
+        }
+
+        @Override
+        public Object filter(Object var, JinjavaInterpreter interpreter, Object[] args, Map<String, Object> kwargs) {
+            if (args.length > 0 && !kwargs.isEmpty()) {
+                throw new PythonValues.PythonError("can't handle positional and keyword arguments at the same time");
+            }
+            return PythonFormat.printf(PythonValues.str(var), kwargs.isEmpty() ? new PyTuple(Arrays.asList(args)) : kwargs);
+        }
     }
 
     /** {@code select(test, *args)} and {@code reject}: the items that pass (fail) a test, or are true (false) without one. */

@@ -1,18 +1,14 @@
 package forge.template.generic.jinja;
 
-import com.hubspot.jinjava.el.ext.NamedParameter;
 import com.hubspot.jinjava.objects.SafeString;
 import forge.api.template.PythonText;
 import java.beans.FeatureDescriptor;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import jinjava.javax.el.ELContext;
 import jinjava.javax.el.ELResolver;
 
@@ -76,137 +72,8 @@ final class PythonMethods extends ELResolver {
             case "join" -> join(s, a[0]);
             case "isdigit" -> !s.isEmpty() && s.chars().allMatch(Character::isDigit);
             case "isspace" -> !s.isEmpty() && s.chars().allMatch(c -> PythonText.isSpace((char) c));
-            case "format" -> format(s, a);
+            case "format" -> PythonFormat.format(s, a);
             default -> NOT_MINE;
-        };
-    }
-
-    /**
-     * {@code str.format(*args, **kwargs)}: {@code {}}, {@code {0}} and {@code {name}} fields,
-     * {@code !r}/{@code !s}, {@code {{}}/{@code }}} for braces, and the common format specs
-     * (fill, alignment, width, precision; types {@code s}, {@code d}, {@code f}).
-     */
-    static String format(String template, Object[] args) {
-        List<Object> positional = new ArrayList<>();
-        Map<String, Object> named = new HashMap<>();
-        for (Object a : args) {
-            if (a instanceof NamedParameter p) {
-                named.put(p.getName(), p.getValue());
-            } else {
-                positional.add(a);
-            }
-        }
-        StringBuilder sb = new StringBuilder();
-        int auto = 0;
-        for (int i = 0; i < template.length(); i++) {
-            char c = template.charAt(i);
-            if (c == '}') {
-                if (i + 1 < template.length() && template.charAt(i + 1) == '}') {
-                    i++;
-                }
-                sb.append('}');
-                continue;
-            }
-            if (c != '{') {
-                sb.append(c);
-                continue;
-            }
-            if (i + 1 < template.length() && template.charAt(i + 1) == '{') {
-                sb.append('{');
-                i++;
-                continue;
-            }
-            int end = template.indexOf('}', i);
-            if (end < 0) {
-                throw new PythonValues.PythonError("Single '{' encountered in format string");
-            }
-            String field = template.substring(i + 1, end);
-            i = end;
-            String spec = "";
-            int colon = field.indexOf(':');
-            if (colon >= 0) {
-                spec = field.substring(colon + 1);
-                field = field.substring(0, colon);
-            }
-            char conversion = 0;
-            int bang = field.indexOf('!');
-            if (bang >= 0) {
-                conversion = field.length() > bang + 1 ? field.charAt(bang + 1) : 's';
-                field = field.substring(0, bang);
-            }
-            Object value;
-            if (field.isEmpty()) {
-                value = argument(positional, auto++);
-            } else if (field.chars().allMatch(Character::isDigit)) {
-                value = argument(positional, Integer.parseInt(field));
-            } else if (named.containsKey(field)) {
-                value = named.get(field);
-            } else {
-                throw new PythonValues.PythonError("KeyError: '" + field + "'");
-            }
-            if (conversion == 'r') {
-                value = PythonValues.repr(value);
-            }
-            sb.append(formatSpec(value, spec));
-        }
-        return sb.toString();
-    }
-
-    private static Object argument(List<Object> positional, int index) {
-        if (index >= positional.size()) {
-            throw new PythonValues.PythonError("Replacement index " + index + " out of range for positional args tuple");
-        }
-        return positional.get(index);
-    }
-
-    private static final Pattern SPEC = Pattern.compile(
-            "(?:(.)?([<>^=]))?([+\\- ])?(0)?(\\d+)?(?:\\.(\\d+))?([sdfeg%])?");
-
-    private static String formatSpec(Object value, String spec) {
-        if (spec.isEmpty()) {
-            return PythonValues.str(value);
-        }
-        Matcher m = SPEC.matcher(spec);
-        if (!m.matches()) {
-            throw new PythonValues.PythonError("Invalid format specifier '" + spec + "'");
-        }
-        String type = m.group(7);
-        Integer precision = m.group(6) == null ? null : Integer.valueOf(m.group(6));
-        String body;
-        boolean numeric = PythonValues.isNumber(value) && !"s".equals(type);
-        if (type == null || type.equals("s")) {
-            body = PythonValues.str(value);
-            if (precision != null && !numeric) {
-                body = body.substring(0, Math.min(body.length(), precision));
-            }
-        } else if (type.equals("d")) {
-            body = PythonValues.str(value);
-        } else {
-            double d = ((Number) (value instanceof Boolean b ? (b ? 1 : 0) : value)).doubleValue();
-            int p = precision == null ? 6 : precision;
-            body = switch (type) {
-                case "f" -> String.format(Locale.ROOT, "%." + p + "f", d);
-                case "e" -> String.format(Locale.ROOT, "%." + p + "e", d);
-                case "%" -> String.format(Locale.ROOT, "%." + p + "f", d * 100) + "%";
-                default -> PythonValues.str(value);
-            };
-        }
-        if ("+".equals(m.group(3)) && numeric && !body.startsWith("-")) {
-            body = "+" + body;
-        }
-        int width = m.group(5) == null ? 0 : Integer.parseInt(m.group(5));
-        if (body.length() >= width) {
-            return body;
-        }
-        String fill = m.group(1) != null ? m.group(1) : m.group(4) != null ? "0" : " ";
-        String align = m.group(2) != null ? m.group(2) : m.group(4) != null ? "=" : numeric ? ">" : "<";
-        int pad = width - body.length();
-        return switch (align) {
-            case ">" -> fill.repeat(pad) + body;
-            case "^" -> fill.repeat(pad / 2) + body + fill.repeat(pad - pad / 2);
-            case "=" -> body.startsWith("-") || body.startsWith("+")
-                    ? body.charAt(0) + fill.repeat(pad) + body.substring(1) : fill.repeat(pad) + body;
-            default -> body + fill.repeat(pad);
         };
     }
 

@@ -14,6 +14,7 @@ import com.hubspot.jinjava.el.ext.AstTuple;
 import com.hubspot.jinjava.el.ext.ExtendedParser;
 import com.hubspot.jinjava.el.ext.ExtendedScanner;
 import com.hubspot.jinjava.el.ext.NamedParameterOperator;
+import com.hubspot.jinjava.el.ext.PowerOfOperator;
 import com.hubspot.jinjava.objects.SafeString;
 import java.io.Serial;
 import java.util.ArrayList;
@@ -43,11 +44,8 @@ import jinjava.javax.el.ExpressionFactory;
  * <ul>
  * <li>{@code not} binds looser than comparisons: {@code not a|length == 1} is
  *     {@code not (a|length == 1)}, where Jinjava read {@code (not a|length) == 1};</li>
- * <li>{@code and} yields an operand, as {@code or} already does in Jinjava, not a boolean;</li>
- * <li>{@code ==}, {@code !=}, {@code in} and {@code +} are Python's (see {@link PythonValues#eq}):
- *     no coercion of {@code "1"} to {@code 1}, {@code +} joins strings or lists and raises
- *     Python's {@code TypeError} on anything else; a string added to a {@code |safe} one is
- *     HTML-escaped, as markupsafe's {@code Markup} does;</li>
+ * <li>{@code and}, {@code ==}, {@code !=}, {@code in}, {@code +}, {@code *}, {@code /},
+ *     {@code %} and {@code **} are Python's ({@link PythonOperators});</li>
  * <li>a keyword argument takes a whole expression: {@code namespace(i=messages|length - 1)};</li>
  * <li>{@code i+1} adds (Jinjava scanned {@code +1} as a unary plus and failed);</li>
  * <li>filters and tests chain in any order ({@code x|length is odd});</li>
@@ -100,7 +98,7 @@ final class PythonParser extends ExtendedParser {
         }
         while (getToken().getSymbol() == Symbol.AND) {
             consumeToken();
-            v = createAstBinary(v, not(true), AND);
+            v = createAstBinary(v, not(true), PythonOperators.AND);
         }
         return v;
     }
@@ -124,11 +122,11 @@ final class PythonParser extends ExtendedParser {
             switch (getToken().getSymbol()) {
                 case EQ -> {
                     consumeToken();
-                    v = createAstBinary(v, cmp(true), EQ);
+                    v = createAstBinary(v, cmp(true), PythonOperators.EQ);
                 }
                 case NE -> {
                     consumeToken();
-                    v = createAstBinary(v, cmp(true), NE);
+                    v = createAstBinary(v, cmp(true), PythonOperators.NE);
                 }
                 default -> {
                     return v;
@@ -169,7 +167,7 @@ final class PythonParser extends ExtendedParser {
                         return v;
                     }
                     consumeToken();
-                    v = createAstBinary(v, add(true), IN);
+                    v = createAstBinary(v, add(true), PythonOperators.IN);
                 }
                 case NOT -> {
                     if (!"in".equals(lookahead(0).getImage())) {
@@ -177,7 +175,7 @@ final class PythonParser extends ExtendedParser {
                     }
                     consumeToken();
                     consumeToken();
-                    v = createAstBinary(v, add(true), NOT_IN);
+                    v = createAstBinary(v, add(true), PythonOperators.NOT_IN);
                 }
                 default -> {
                     return v;
@@ -198,17 +196,22 @@ final class PythonParser extends ExtendedParser {
             switch (t.getSymbol()) {
                 case MUL -> {
                     consumeToken();
-                    v = createAstBinary(v, filter(true), AstBinary.MUL);
+                    v = createAstBinary(v, filter(true), PythonOperators.MUL);
                 }
                 case DIV -> {
                     consumeToken();
-                    v = createAstBinary(v, filter(true), AstBinary.DIV);
+                    v = createAstBinary(v, filter(true), PythonOperators.DIV);
                 }
                 case MOD -> {
                     consumeToken();
-                    v = createAstBinary(v, filter(true), AstBinary.MOD);
+                    v = createAstBinary(v, filter(true), PythonOperators.MOD);
                 }
                 case EXTENSION -> {
+                    if (t == PowerOfOperator.TOKEN) {
+                        consumeToken();
+                        v = createAstBinary(v, filter(true), PythonOperators.POW);
+                        continue;
+                    }
                     if (getExtensionHandler(t).getExtensionPoint() != ExtensionPoint.MUL) {
                         return v;
                     }
@@ -232,7 +235,7 @@ final class PythonParser extends ExtendedParser {
             switch (t.getSymbol()) {
                 case PLUS -> {
                     consumeToken();
-                    v = createAstBinary(v, mul(true), ADD);
+                    v = createAstBinary(v, mul(true), PythonOperators.ADD);
                 }
                 case MINUS -> {
                     consumeToken();
@@ -242,7 +245,7 @@ final class PythonParser extends ExtendedParser {
                     if (t == AbsOperator.TOKEN) {
                         // Jinjava scans '+' before a digit as unary plus, also in 'i+1': here it can only add
                         consumeToken();
-                        v = createAstBinary(v, mul(true), ADD);
+                        v = createAstBinary(v, mul(true), PythonOperators.ADD);
                         continue;
                     }
                     if (t == NamedParameterOperator.TOKEN && v instanceof AstIdentifier) {
@@ -424,135 +427,6 @@ final class PythonParser extends ExtendedParser {
                 return new PyTuple((List<?>) super.eval(bindings, context));
             }
         };
-    }
-
-    /** Python's {@code and}: the first falsy operand, else the last, evaluated left to right. */
-    private static final AstBinary.Operator AND = new AstBinary.Operator() {
-        @Override
-        public Object eval(Bindings bindings, ELContext context, AstNode left, AstNode right) {
-            Object l = left.eval(bindings, context);
-            return PythonValues.truthy(l) ? right.eval(bindings, context) : l;
-        }
-
-        @Override
-        public String toString() {
-            return "and";
-        }
-    };
-
-    private static final AstBinary.Operator EQ = new AstBinary.SimpleOperator() {
-        @Override
-        protected Object apply(TypeConverter converter, Object a, Object b) {
-            return PythonValues.eq(a, b);
-        }
-
-        @Override
-        public String toString() {
-            return "==";
-        }
-    };
-
-    private static final AstBinary.Operator NE = new AstBinary.SimpleOperator() {
-        @Override
-        protected Object apply(TypeConverter converter, Object a, Object b) {
-            return !PythonValues.eq(a, b);
-        }
-
-        @Override
-        public String toString() {
-            return "!=";
-        }
-    };
-
-    private static final AstBinary.Operator IN = new AstBinary.SimpleOperator() {
-        @Override
-        protected Object apply(TypeConverter converter, Object item, Object container) {
-            return PythonValues.contains(container, item);
-        }
-
-        @Override
-        public String toString() {
-            return "in";
-        }
-    };
-
-    private static final AstBinary.Operator NOT_IN = new AstBinary.SimpleOperator() {
-        @Override
-        protected Object apply(TypeConverter converter, Object item, Object container) {
-            return !PythonValues.contains(container, item);
-        }
-
-        @Override
-        public String toString() {
-            return "not in";
-        }
-    };
-
-    /** Python's {@code +}: numbers add, strings and lists concatenate, anything else is a {@code TypeError}. */
-    private static final AstBinary.Operator ADD = new AstBinary.SimpleOperator() {
-        @Override
-        protected Object apply(TypeConverter converter, Object a, Object b) {
-            if (PythonValues.isNumber(a) && PythonValues.isNumber(b)) {
-                return NumberOperations.add(converter, number(a), number(b));
-            }
-            if (isText(a) && isText(b)) {
-                if (a instanceof SafeString || b instanceof SafeString) {
-                    // markupsafe's Markup: the plain operand is HTML-escaped, the sum is Markup
-                    return new SafeString(html(a) + html(b));
-                }
-                return a.toString() + b;
-            }
-            if (a instanceof List<?> x && b instanceof List<?> y) {
-                List<Object> out = new ArrayList<>(x.size() + y.size());
-                out.addAll(x);
-                out.addAll(y);
-                return out;
-            }
-            if (a == null || b == null) {
-                throw new PythonValues.PythonError("an undefined value cannot be added to");
-            }
-            String left = PythonValues.typeName(a);
-            if (left.equals("str") || left.equals("list")) {
-                throw new PythonValues.PythonError(
-                        "can only concatenate " + left + " (not \"" + PythonValues.typeName(b) + "\") to " + left);
-            }
-            throw new PythonValues.PythonError(
-                    "unsupported operand type(s) for +: '" + left + "' and '" + PythonValues.typeName(b) + "'");
-        }
-
-        @Override
-        public String toString() {
-            return "+";
-        }
-    };
-
-    /** markupsafe's {@code escape}: Markup as it is, any other string with {@code &<>"'} escaped. */
-    private static String html(Object v) {
-        String s = v.toString();
-        if (v instanceof SafeString) {
-            return s;
-        }
-        StringBuilder sb = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '&' -> sb.append("&amp;");
-                case '<' -> sb.append("&lt;");
-                case '>' -> sb.append("&gt;");
-                case '"' -> sb.append("&#34;");
-                case '\'' -> sb.append("&#39;");
-                default -> sb.append(c);
-            }
-        }
-        return sb.toString();
-    }
-
-    private static boolean isText(Object v) {
-        return v instanceof String || v instanceof SafeString;
-    }
-
-    private static Object number(Object v) {
-        return v instanceof Boolean b ? (b ? 1L : 0L) : v;
     }
 
     /** EL's conversions with Python's truth and {@code str()} ({@code ~} and string arguments). */

@@ -329,6 +329,24 @@ class Jinja2SemanticsTest {
     }
 
     @Test
+    void arithmeticIsPythons() {
+        // EL: 2 ** -1 was 0, -7 % 3 was -1, 10 ** 20 overflowed, '=' * 3 failed, 1 / 0 was inf
+        assertEquals("0.5|2.0|1|-4|1024|0.5|2|-0.5|100000000000000000000|===|[0, 0]|2", render(
+                "{{ 1 / 2 }}|{{ 4 / 2 }}|{{ 7 % 3 }}|{{ -7 // 2 }}|{{ 2 ** 10 }}|{{ 2 ** -1 }}|{{ -7 % 3 }}|{{ 7.5 % -2 }}|"
+                        + "{{ 10 ** 20 }}|{{ '=' * 3 }}|{{ [0] * 2 }}|{{ true * 2 }}"));
+        assertEquals("the model's chat template failed: division by zero", raised("{{ 1 / 0 }}"));
+    }
+
+    @Test
+    void percentFormatsAsPrintf() {
+        assertEquals("a and 3|x|003.1|a   |   b|+5|ff|'q'|%|1!|1.23e+04|0.0001", render(
+                "{{ \"%s and %d\"|format(\"a\", 3) }}|{{ \"%s\" % \"x\" }}|{{ '%05.1f' % 3.14159 }}|"
+                        + "{{ '%-4s|%4s|%+d|%x|%r|%%' % ('a', 'b', 5, 255, 'q') }}|{{ '%(n)s!' % {'n': 1} }}|{{ '%.2e' % 12345.678 }}|"
+                        + "{{ '%g' % 0.0001 }}"));
+        assertEquals("the model's chat template failed: not all arguments converted during string formatting", raised("{{ 'abc' % 5 }}"));
+    }
+
+    @Test
     void dictGetDefaultsToNone() {
         assertEquals("1|None|1|True", render("{{ d.get('a') }}|{{ d.get('x') }}|{{ d.get('x', 1) }}|{{ d.get('x') is none }}",
                 Map.of("d", Map.of("a", 1L))));
