@@ -36,7 +36,8 @@ final class PythonFilters {
         return List.of(new ToJson(), new Trim(), new Str(), new Join(), new Length("length"), new Length("count"),
                 new Default("default"), new Default("d"), new Items(), new DictSort(), new Extreme("min", -1),
                 new Extreme("max", 1), new Sum(), new Indent(), new Round(), new Select("select", true),
-                new Select("reject", false), new Format());
+                new Select("reject", false), new Format(), new ToList(), new Case("upper"), new Case("lower"),
+                new Case("capitalize"), new Case("title"));
     }
 
     /** A filter's argument: the keyword if given, else the positional one at {@code index}, else {@code fallback}. */
@@ -329,6 +330,68 @@ final class PythonFilters {
 
     private static double number(Object v) {
         return v instanceof Boolean b ? (b ? 1 : 0) : ((Number) v).doubleValue();
+    }
+
+    /** {@code list}: Python's {@code list()}: a string's characters, a dict's keys, nothing from Undefined. */
+    static final class ToList extends PythonFilter {
+        @Override
+        public String getName() {
+            return "list";
+        }
+
+        @Override
+        public Object filter(Object var, JinjavaInterpreter interpreter, Object[] args, Map<String, Object> kwargs) {
+            return new ArrayList<Object>(PythonValues.iterate(var));
+        }
+    }
+
+    /**
+     * {@code upper}, {@code lower}, {@code capitalize}, {@code title}: on Python's {@code str()} of
+     * any value (Undefined is ""), where Jinjava passed non-strings through unchanged.
+     */
+    static final class Case extends PythonFilter {
+        private final String name;
+
+        Case(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String getName() {
+            return name;
+        }
+
+        @Override
+        public Object filter(Object var, JinjavaInterpreter interpreter, Object[] args, Map<String, Object> kwargs) {
+            String s = PythonValues.str(var);
+            String out = switch (name) {
+                case "upper" -> s.toUpperCase(Locale.ROOT);
+                case "lower" -> s.toLowerCase(Locale.ROOT);
+                case "capitalize" -> s.isEmpty() ? s
+                        : s.substring(0, s.offsetByCodePoints(0, 1)).toUpperCase(Locale.ROOT)
+                                + s.substring(s.offsetByCodePoints(0, 1)).toLowerCase(Locale.ROOT);
+                default -> title(s);
+            };
+            return var instanceof SafeString ? new SafeString(out) : out;
+        }
+    }
+
+    /**
+     * Jinja2's {@code title} filter, not {@code str.title()}: words start after {@code -},
+     * whitespace and opening brackets only ({@code it's} stays {@code It's}).
+     */
+    static String title(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        boolean start = true;
+        for (int i = 0; i < s.length(); ) {
+            int c = s.codePointAt(i);
+            i += Character.charCount(c);
+            boolean separator = c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || c < 0x10000 && PythonText.isSpace((char) c);
+            sb.append(separator ? Character.toString(c)
+                    : start ? Character.toString(c).toUpperCase(Locale.ROOT) : Character.toString(c).toLowerCase(Locale.ROOT));
+            start = separator;
+        }
+        return sb.toString();
     }
 
     /** {@code format(*args, **kwargs)}: {@code str(value) % args}, Python's printf-style formatting. */

@@ -12,8 +12,8 @@ import java.util.function.Predicate;
 
 /**
  * Jinja2's tests ({@code x is string}) on Python's types, where Jinjava's answer otherwise:
- * a string is iterable and a sequence, so is a dict; {@code None} is defined and is none while
- * Undefined is neither; {@code True} is a number but not an integer.
+ * a string is iterable and a sequence, so is a dict, and so is Undefined; {@code None} is
+ * defined and is none while Undefined is neither; {@code True} is a number but not an integer.
  */
 final class PythonTests {
 
@@ -28,10 +28,11 @@ final class PythonTests {
                 test("none", v -> v == PyNone.NONE),
                 test("string", PythonTests::isString),
                 test("mapping", v -> v instanceof Map<?, ?> && !(v instanceof Namespace)),
-                test("iterable", v -> isString(v) || v instanceof Collection<?> || v instanceof Map<?, ?> && !(v instanceof Namespace)
-                        || v instanceof Object[]),
-                test("sequence", v -> isString(v) || v instanceof Collection<?> || v instanceof Map<?, ?> && !(v instanceof Namespace)
-                        || v instanceof Object[]),
+                // Undefined iterates (as nothing) and has a length (0): it is both
+                test("iterable", v -> v == null || isString(v) || v instanceof Collection<?>
+                        || v instanceof Map<?, ?> && !(v instanceof Namespace) || v instanceof Object[]),
+                test("sequence", v -> v == null || isString(v) || v instanceof Collection<?>
+                        || v instanceof Map<?, ?> && !(v instanceof Namespace) || v instanceof Object[]),
                 test("number", PythonValues::isNumber),
                 test("integer", v -> v instanceof Number && !(v instanceof Double || v instanceof Float || v instanceof BigDecimal)),
                 test("float", v -> v instanceof Double || v instanceof Float || v instanceof BigDecimal),

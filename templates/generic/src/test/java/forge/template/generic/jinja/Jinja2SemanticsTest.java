@@ -347,6 +347,14 @@ class Jinja2SemanticsTest {
     }
 
     @Test
+    void undefinedIteratesAndStringFiltersTakeAnyValue() {
+        // Hermes 2/3 type an array's items through `json_spec|items`, whose .type is Undefined and iterable
+        assertEquals("True|True|[]|True|['a', 'b', 'c']|['a']|Hello world|It's O'neil X2y-Ab (Cd|NONE", render(
+                "{{ x is iterable }}|{{ x is sequence }}|{{ x|list }}|{{ x|lower is string }}|{{ 'abc'|list }}|{{ {'a': 1}|list }}|"
+                        + "{{ 'hello wORLD'|capitalize }}|{{ \"it's o'neil x2y-ab (cd\"|title }}|{{ none|upper }}"));
+    }
+
+    @Test
     void dictGetDefaultsToNone() {
         assertEquals("1|None|1|True", render("{{ d.get('a') }}|{{ d.get('x') }}|{{ d.get('x', 1) }}|{{ d.get('x') is none }}",
                 Map.of("d", Map.of("a", 1L))));
