@@ -52,6 +52,7 @@ import jinjava.javax.el.ExpressionFactory;
  * <li>a trailing comma is allowed ({@code (1,)}, {@code f(a,)}), and {@code (a, b)} is a tuple;</li>
  * <li>subscripts slice with steps ({@code messages[::-1]}, {@code s[1:-1]}); {@code items.0} is
  *     {@code items[0]};</li>
+ * <li>EL's operator words ({@code lt}, {@code div}, {@code empty}...) are names, as in Jinja2;</li>
  * <li>string literals decode all of Python's escapes ({@code '\x41'}, {@code '\t'}, Unicode ones),
  *     where Jinjava knew six and refused the rest.</li>
  * </ul>
@@ -445,10 +446,22 @@ final class PythonParser extends ExtendedParser {
         }
     }
 
-    /** Jinjava's scanner with Python's string literals: every escape Python decodes. */
+    /**
+     * Jinjava's scanner with Jinja2's names and Python's string literals: EL's operator words
+     * ({@code lt}, {@code div}, {@code empty}...) are plain names in Jinja2, and every escape
+     * Python decodes is decoded.
+     */
     private static final class PythonScanner extends ExtendedScanner {
+        private static final Set<String> EL_WORDS = Set.of("null", "empty", "div", "mod", "eq", "ne", "lt", "gt", "le", "ge",
+                "instanceof");
+
         PythonScanner(String input) {
             super(input);
+        }
+
+        @Override
+        protected Token keyword(String s) {
+            return EL_WORDS.contains(s) ? null : super.keyword(s);
         }
 
         @Override

@@ -110,6 +110,12 @@ class Jinja2SemanticsTest {
     }
 
     @Test
+    void elOperatorWordsAreNames() {
+        assertEquals("<0|12|True||True", render("{% set lt = '<' %}{{ lt }}{% set empty = [] %}{{ empty|length }}|"
+                + "{% set d = {'eq': 1, 'div': 2} %}{{ d.eq }}{{ d.div }}|{{ 1 is eq 1 }}|{{ null }}|{{ 4 is ge 3 }}"));
+    }
+
+    @Test
     void stringLiteralsDecodePythonsEscapes() {
         assertEquals("\u00e9A\t|'\"\\|\\d", render("{{ '\\u00e9\\x41\\t|\\'\\\"\\\\|\\d' }}"));
     }
