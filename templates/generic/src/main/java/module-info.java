@@ -12,7 +12,8 @@ module forge.template.generic {
     // Jinjava's expression resolvers speak java.beans (FeatureDescriptor, Introspector).
     requires java.desktop;
 
-    // Jinjava calls the template globals (raise_exception, strftime_now, namespace) by reflection.
+    // Jinjava calls the template globals (raise_exception, strftime_now, namespace) and reads
+    // loop.previtem/nextitem by reflection.
     opens forge.template.generic.jinja to jinjava;
 
     provides forge.api.template.ChatTemplateProvider with forge.template.generic.GenericTemplates;

@@ -4,9 +4,7 @@ import com.hubspot.jinjava.el.ext.NamedParameter;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.objects.Namespace;
 import java.time.LocalDateTime;
-import java.time.format.TextStyle;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -23,6 +21,17 @@ public final class JinjaFunctions {
     static final String NOW = "__forge_now";
 
     private JinjaFunctions() {
+    }
+
+    /**
+     * A global function seen as a variable ({@code strftime_now is defined}): Jinjava keeps
+     * functions apart from variables, Jinja2 does not. Calls still go to the function.
+     */
+    record Global(String name) {
+        @Override
+        public String toString() {
+            return "<function " + name + ">";
+        }
     }
 
     /**
@@ -49,6 +58,12 @@ public final class JinjaFunctions {
         return strftime(now instanceof LocalDateTime t ? t : LocalDateTime.now(), format);
     }
 
+    // The C locale's names, as Python's strftime writes them. Java's Locale.ROOT has no full month
+    // names ("Jan" for %B), and a JDK's CLDR data is not the C library's.
+    private static final String[] MONTHS = {"January", "February", "March", "April", "May", "June", "July", "August",
+        "September", "October", "November", "December"};
+    private static final String[] DAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
+
     static String strftime(LocalDateTime t, String format) {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < format.length(); i++) {
@@ -66,10 +81,10 @@ public final class JinjaFunctions {
                 case 'H' -> sb.append(String.format("%02d", t.getHour()));
                 case 'M' -> sb.append(String.format("%02d", t.getMinute()));
                 case 'S' -> sb.append(String.format("%02d", t.getSecond()));
-                case 'b' -> sb.append(t.getMonth().getDisplayName(TextStyle.SHORT, Locale.ROOT));
-                case 'B' -> sb.append(t.getMonth().getDisplayName(TextStyle.FULL, Locale.ROOT));
-                case 'a' -> sb.append(t.getDayOfWeek().getDisplayName(TextStyle.SHORT, Locale.ROOT));
-                case 'A' -> sb.append(t.getDayOfWeek().getDisplayName(TextStyle.FULL, Locale.ROOT));
+                case 'b' -> sb.append(MONTHS[t.getMonthValue() - 1], 0, 3);
+                case 'B' -> sb.append(MONTHS[t.getMonthValue() - 1]);
+                case 'a' -> sb.append(DAYS[t.getDayOfWeek().ordinal()], 0, 3);
+                case 'A' -> sb.append(DAYS[t.getDayOfWeek().ordinal()]);
                 case 'j' -> sb.append(String.format("%03d", t.getDayOfYear()));
                 case '%' -> sb.append('%');
                 default -> sb.append('%').append(d);

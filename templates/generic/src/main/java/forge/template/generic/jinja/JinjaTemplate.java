@@ -8,6 +8,7 @@ import com.hubspot.jinjava.interpret.Context;
 import com.hubspot.jinjava.interpret.InterpreterFactory;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.TemplateError;
+import com.hubspot.jinjava.interpret.errorcategory.BasicTemplateErrorCategory;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import com.hubspot.jinjava.tree.Node;
 import forge.api.TemplateException;
@@ -30,13 +31,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import jinjava.javax.el.CompositeELResolver;
+import jinjava.javax.el.ExpressionFactory;
 
 /**
  * A model's own Jinja chat template ({@code tokenizer.chat_template}), rendered with Jinjava the
  * way transformers' {@code apply_chat_template} renders it with Jinja2: trim_blocks and
- * lstrip_blocks, the variables {@code messages}, {@code tools}, {@code add_generation_prompt},
- * {@code bos_token}, {@code eos_token} and every {@code chat_template_kwargs} entry, and the
- * globals {@code raise_exception} and {@code strftime_now}.
+ * lstrip_blocks, the variables {@code messages}, {@code tools} ({@code None} when there are
+ * none), {@code add_generation_prompt}, {@code bos_token}, {@code eos_token} and every
+ * {@code chat_template_kwargs} entry, the globals {@code raise_exception} and
+ * {@code strftime_now}, and Jinja2's semantics where Jinjava's differ (see the package notes).
+ * A template that fails where Jinja2 raises fails here too, with Python's message.
  *
  * <p>The template is parsed once, when the model's template is created; each render gets a fresh
  * interpreter and context over the shared, read-only parse tree, so renders run concurrently.
@@ -47,6 +51,9 @@ public final class JinjaTemplate implements ChatTemplate {
     private static final List<String> KNOWN_END_MARKERS = List.of(
             "<|im_end|>", "<|eot_id|>", "<|end_of_text|>", "<end_of_turn>", "<|end|>", "<|endoftext|>",
             "<|eom_id|>", "</s>", "<|im_end|>", "<｜end▁of▁sentence｜>", "<|return|>", "<|turn_end|>");
+
+    /** How deep macros may call themselves; Python's recursion limit stops Jinja2 not far beyond. */
+    static final int MAX_MACRO_DEPTH = 100;
 
     private final String name;
     private final String source;
@@ -75,13 +82,30 @@ public final class JinjaTemplate implements ChatTemplate {
         this.bosToken = bosToken;
         this.eosToken = eosToken;
         this.config = config();
-        this.jinjava = new Jinjava(config);
+        this.jinjava = new Jinjava(config) {
+            private final ExpressionFactory expressions = PythonParser.factory();
+
+            @Override
+            public ExpressionFactory getExpressionFactory() {
+                return expressions;
+            }
+        };
         var globals = jinjava.getGlobalContext();
         globals.registerFunction(new ELFunctionDefinition("", "raise_exception", JinjaFunctions.class, "raiseException", Object.class));
         globals.registerFunction(new ELFunctionDefinition("", "strftime_now", JinjaFunctions.class, "strftimeNow", String.class));
         globals.registerFunction(new ELFunctionDefinition("", "namespace", JinjaFunctions.class, "namespace", Object[].class));
-        globals.registerFilter(new PythonFilters.ToJson());
-        globals.registerFilter(new PythonFilters.Trim());
+        PythonFilters.all().forEach(globals::registerFilter);
+        PythonTests.all().forEach(globals::registerExpTest);
+        globals.registerTag(new PythonTags.For());
+        globals.registerTag(new PythonTags.If());
+        globals.registerTag(new PythonTags.FilterBlock());
+        // Jinja2's globals are variables too: templates ask `strftime_now is defined` before calling it
+        for (String function : List.of("raise_exception", "strftime_now", "namespace", "range")) {
+            globals.put(function, new JinjaFunctions.Global(function));
+        }
+        // Jinja2's literals none and None: Python's None, which Undefined (Java null) is not
+        globals.put("none", PyNone.NONE);
+        globals.put("None", PyNone.NONE);
         JinjavaInterpreter parser = jinjava.newInterpreter();
         JinjavaInterpreter.pushCurrent(parser);
         try {
@@ -98,11 +122,12 @@ public final class JinjaTemplate implements ChatTemplate {
 
     private static JinjavaConfig config() {
         return JinjavaConfig.newBuilder()
-                .withTrimBlocks(true)
-                .withLstripBlocks(true)
-                // Jinja2's semantics where Jinjava keeps its own for old HubSpot templates: {{- x }}
-                // strips like Jinja2, dict literals evaluate their keys, `for k in dict` yields keys,
-                // loop variables may be none, operator precedence is Python's.
+                // trim_blocks and lstrip_blocks as transformers sets them, applied by WhitespaceControl
+                // with Jinja2's rules (Jinjava's lstrip also took spaces after text on the same line)
+                .withTrimBlocks(false)
+                .withLstripBlocks(false)
+                // Jinja2's semantics where Jinjava's own code still runs (its filters, set, macros):
+                // dict literals evaluate their keys, iterating a dict yields keys, precedence is Python's.
                 .withLegacyOverrides(LegacyOverrides.newBuilder()
                         .withParseWhitespaceControlStrictly(true)
                         .withEvaluateMapKeys(true)
@@ -120,6 +145,13 @@ public final class JinjaTemplate implements ChatTemplate {
                 })
                 .withInterperterFactory(new PythonPrinting())
                 .withMaxOutputSize(64L << 20)
+                // Jinjava renders a printed value again when it holds '{{' or '{%': a message saying
+                // "{{ 7 * 7 }}" printed 49, and a template's own '{{' in a string literal failed
+                .withNestedInterpretationEnabled(false)
+                // Jinja2 lets a macro call itself (Gemma 4 formats nested JSON so); Python's stack
+                // bounds the depth, here a limit the render fails past (see render)
+                .withEnableRecursiveMacroCalls(true)
+                .withMaxMacroRecursionDepth(MAX_MACRO_DEPTH)
                 .build();
     }
 
@@ -181,8 +213,8 @@ public final class JinjaTemplate implements ChatTemplate {
             bindings.put(option.getKey(), jinja(option.getValue()));
         }
         bindings.put("messages", messages(prompt.messages()));
-        // transformers passes tools=None when there are none: templates test `if tools`.
-        bindings.put("tools", prompt.tools().isEmpty() ? null : tools(prompt.tools()));
+        // transformers passes tools=None when there are none: templates test `if tools`, and some iterate it regardless.
+        bindings.put("tools", prompt.tools().isEmpty() ? PyNone.NONE : tools(prompt.tools()));
         bindings.put("add_generation_prompt", prompt.addGenerationPrompt());
         bindings.put("bos_token", bosToken);
         bindings.put("eos_token", eosToken);
@@ -199,7 +231,7 @@ public final class JinjaTemplate implements ChatTemplate {
             if (!raised.isEmpty()) {
                 throw new TemplateException(String.valueOf(raised.getFirst()));
             }
-            throw new TemplateException("the model's chat template failed: " + e.getMessage(), e);
+            throw new TemplateException("the model's chat template failed: " + reason(e, e.getMessage()), e);
         } finally {
             JinjavaInterpreter.popCurrent();
         }
@@ -207,10 +239,25 @@ public final class JinjaTemplate implements ChatTemplate {
             throw new TemplateException(String.valueOf(raised.getFirst()));
         }
         List<TemplateError> fatal = fatal(interpreter.getErrors());
+        if (fatal.isEmpty() && interpreter.getErrors().stream().anyMatch(e -> e.getCategory() == BasicTemplateErrorCategory.CYCLE_DETECTED)) {
+            // Jinjava stops a runaway macro with a warning and renders on; Python raises
+            throw new TemplateException("the model's chat template failed: maximum recursion depth exceeded in a macro");
+        }
         if (!fatal.isEmpty()) {
-            throw new TemplateException("the model's chat template failed: " + fatal.getFirst().getMessage());
+            TemplateError first = fatal.getFirst();
+            throw new TemplateException("the model's chat template failed: " + reason(first.getException(), first.getMessage()));
         }
         return out;
+    }
+
+    /** Python's own words when the template did what Python refuses ({@code 'NoneType' object is not iterable}). */
+    private static String reason(Throwable e, String otherwise) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof PythonValues.PythonError python) {
+                return python.getMessage();
+            }
+        }
+        return otherwise;
     }
 
     private static List<TemplateError> fatal(List<TemplateError> errors) {
@@ -260,7 +307,7 @@ public final class JinjaTemplate implements ChatTemplate {
         return out;
     }
 
-    /** A JSON tree as template values: mutable copies, JSON null as Java null (Jinja's none). */
+    /** A JSON tree as template values: mutable copies, JSON null as Python's None. */
     static Object jinja(Object v) {
         return switch (v) {
             case Map<?, ?> m -> {
@@ -273,12 +320,12 @@ public final class JinjaTemplate implements ChatTemplate {
                 l.forEach(x -> out.add(jinja(x)));
                 yield out;
             }
-            case null -> null;
-            default -> v == PythonJson.NULL ? null : v;
+            case null -> PyNone.NONE;
+            default -> v == PythonJson.NULL ? PyNone.NONE : v;
         };
     }
 
-    /** Interpreters that print values as Python does: {@code True}, {@code False}. */
+    /** Interpreters that print values as Python's {@code str()} does: {@code True}, {@code None}, {@code {'a': 1}}. */
     private static final class PythonPrinting implements InterpreterFactory {
         @Override
         public JinjavaInterpreter newInstance(JinjavaInterpreter orig) {
@@ -302,10 +349,7 @@ public final class JinjaTemplate implements ChatTemplate {
 
         @Override
         public String getAsString(Object object) {
-            if (object instanceof Boolean b) {
-                return b ? "True" : "False";
-            }
-            return super.getAsString(object);
+            return PythonValues.str(object);
         }
     }
 }

@@ -2,7 +2,9 @@ package forge.template.generic.jinja;
 
 import com.hubspot.jinjava.objects.SafeString;
 import forge.api.template.PythonText;
+import java.beans.FeatureDescriptor;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -13,7 +15,8 @@ import jinjava.javax.el.ELResolver;
 /**
  * Python's {@code str}, {@code dict} and {@code list} methods as chat templates call them
  * ({@code content.split('</think>')}, {@code m.content.startswith('<tool_response>')},
- * {@code kwargs.items()}, {@code ns.parts.append(x)}). Jinja2 evaluates such calls on the Python
+ * {@code kwargs.items()}, {@code ns.parts.append(x)}, {@code '<x{}>'.format(t)}), and string
+ * subscripts ({@code s[0]}). Jinja2 evaluates such calls on the Python
  * objects themselves; Jinjava looks for Java methods, finds no {@code startswith} on
  * {@link String} and prints nothing. This resolver answers those calls first and leaves every
  * other one to Jinjava's own resolvers.
@@ -69,6 +72,7 @@ final class PythonMethods extends ELResolver {
             case "join" -> join(s, a[0]);
             case "isdigit" -> !s.isEmpty() && s.chars().allMatch(Character::isDigit);
             case "isspace" -> !s.isEmpty() && s.chars().allMatch(c -> PythonText.isSpace((char) c));
+            case "format" -> PythonFormat.format(s, a);
             default -> NOT_MINE;
         };
     }
@@ -196,15 +200,15 @@ final class PythonMethods extends ELResolver {
     private static Object map(Map<?, ?> map, String name, Object[] a) {
         return switch (name) {
             case "items" -> {
-                List<List<Object>> out = new ArrayList<>();
+                List<Object> out = new ArrayList<>(map.size());
                 for (Map.Entry<?, ?> e : map.entrySet()) {
-                    out.add(java.util.Arrays.asList(e.getKey(), e.getValue()));
+                    out.add(PyTuple.of(e.getKey(), e.getValue()));
                 }
                 yield out;
             }
             case "keys" -> new ArrayList<>(map.keySet());
             case "values" -> new ArrayList<>(map.values());
-            case "get" -> map.containsKey(a[0]) ? map.get(a[0]) : (a.length > 1 ? a[1] : null);
+            case "get" -> map.containsKey(a[0]) ? map.get(a[0]) : (a.length > 1 ? a[1] : PyNone.NONE);
             default -> NOT_MINE;
         };
     }
@@ -214,17 +218,48 @@ final class PythonMethods extends ELResolver {
         return switch (name) {
             case "append" -> {
                 ((List<Object>) list).add(a[0]);
-                yield null;
+                yield PyNone.NONE;
             }
             case "index" -> (long) list.indexOf(a[0]);
             default -> NOT_MINE;
         };
     }
 
-    // Properties are not this resolver's business: it only answers method calls.
-
+    /**
+     * The properties Jinjava's resolvers get wrong: a string's characters by index
+     * ({@code s[0]}, {@code s[-1]}; Jinjava gave nothing), and nothing at all of {@code None}.
+     */
     @Override
     public Object getValue(ELContext context, Object base, Object property) {
+        if (base == PyNone.NONE) {
+            context.setPropertyResolved(true);
+            return null;
+        }
+        // Jinjava hands the subscript over as text: s[0] asks for property "0"
+        if ((base instanceof String || base instanceof SafeString) && index(property) != null) {
+            context.setPropertyResolved(true);
+            String s = base.toString();
+            int count = s.codePointCount(0, s.length());
+            long n = index(property);
+            long i = n < 0 ? n + count : n;
+            if (i < 0 || i >= count) {
+                return null; // Jinja2: an index out of range is Undefined
+            }
+            int at = s.offsetByCodePoints(0, (int) i);
+            return s.substring(at, s.offsetByCodePoints(at, 1));
+        }
+        return null;
+    }
+
+    private static Long index(Object property) {
+        if (property instanceof Long || property instanceof Integer) {
+            return ((Number) property).longValue();
+        }
+        if (property instanceof String p && !p.isEmpty() && p.length() < 19
+                && (Character.isDigit(p.charAt(0)) || p.charAt(0) == '-' && p.length() > 1)
+                && p.chars().skip(1).allMatch(Character::isDigit)) {
+            return Long.parseLong(p);
+        }
         return null;
     }
 
@@ -243,7 +278,7 @@ final class PythonMethods extends ELResolver {
     }
 
     @Override
-    public Iterator<java.beans.FeatureDescriptor> getFeatureDescriptors(ELContext context, Object base) {
+    public Iterator<FeatureDescriptor> getFeatureDescriptors(ELContext context, Object base) {
         return null;
     }
 

@@ -31,21 +31,21 @@ class JinjaFidelityTest {
     private static final Map<String, Integer> FLOOR = new TreeMap<>(Map.ofEntries(
             Map.entry("qwen2.5", 17),
             Map.entry("qwen3", 17),
-            Map.entry("qwen3.5", 13),
-            Map.entry("qwen3-coder", 11),
+            Map.entry("qwen3.5", 17),
+            Map.entry("qwen3-coder", 17),
             Map.entry("gemma2", 17),
-            Map.entry("gemma4", 0),
-            Map.entry("llama3.1", 13),
-            Map.entry("llama3.2", 13),
-            Map.entry("llama3.3", 13),
+            Map.entry("gemma4", 17),
+            Map.entry("llama3.1", 17),
+            Map.entry("llama3.2", 17),
+            Map.entry("llama3.3", 17),
             Map.entry("kimi-k2", 17),
             Map.entry("kimi-k2-instruct", 17),
             Map.entry("generic-only/mistral-nemo", 17),
             Map.entry("generic-only/phi-3.5", 17),
             Map.entry("generic-only/smollm3", 17),
-            Map.entry("generic-only/granite-3.3", 5),
+            Map.entry("generic-only/granite-3.3", 17),
             Map.entry("generic-only/deepseek-r1-distill-qwen", 17),
-            Map.entry("generic-only/hermes-3", 0)
+            Map.entry("generic-only/hermes-3", 17)
     ));
 
     @Test
