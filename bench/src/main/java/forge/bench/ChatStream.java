@@ -25,6 +25,7 @@ public final class ChatStream {
     private int promptTokens = -1;
     private boolean done;
     private String error = "";
+    private double serverDecodeTps = Double.NaN;
 
     /** @param startNanos when the request was sent */
     public ChatStream(long startNanos) {
@@ -64,6 +65,10 @@ public final class ChatStream {
             completionTokens = usage.path("completion_tokens").asInt(-1);
             promptTokens = usage.path("prompt_tokens").asInt(-1);
         }
+        JsonNode timings = chunk.path("timings").path("predicted_per_second");
+        if (timings.isNumber()) {
+            serverDecodeTps = timings.asDouble();
+        }
     }
 
     /** Whether {@code [DONE]} arrived. */
@@ -87,7 +92,7 @@ public final class ChatStream {
         double ttft = firstContentNanos < 0 ? Double.NaN : ms(firstContentNanos - startNanos);
         double decode = firstContentNanos < 0 ? Double.NaN : ms(lastContentNanos - firstContentNanos);
         return new Completion(why.isEmpty(), status, latencyMs, ttft, decode, tokens, promptTokens, contentChunks,
-                usageReported, why);
+                usageReported, why, serverDecodeTps);
     }
 
     /**
@@ -112,7 +117,9 @@ public final class ChatStream {
         if (completion <= 0) {
             return Completion.failed(status, latencyMs, "no usage.completion_tokens in the response");
         }
-        return new Completion(true, status, latencyMs, Double.NaN, Double.NaN, completion, prompt, 0, true, "");
+        JsonNode tps = root.path("timings").path("predicted_per_second");
+        return new Completion(true, status, latencyMs, Double.NaN, Double.NaN, completion, prompt, 0, true, "",
+                tps.isNumber() ? tps.asDouble() : Double.NaN);
     }
 
     static double ms(long nanos) {

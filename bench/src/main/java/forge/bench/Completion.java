@@ -13,10 +13,19 @@ package forge.bench;
  * @param contentChunks    stream events with non-empty content (streaming only)
  * @param usageReported    whether the server reported usage
  * @param error            why it failed, or the empty string
+ * @param serverDecodeTps  the decode speed the server itself reported ({@code timings.predicted_per_second},
+ *                         which llama-server and ForgeLM both send), NaN when it sent none: the engine's
+ *                         speed without the client's side of streaming
  */
 public record Completion(boolean ok, int status, double latencyMs, double ttftMs, double decodeMs,
                          int completionTokens, int promptTokens, int contentChunks, boolean usageReported,
-                         String error) {
+                         String error, double serverDecodeTps) {
+
+    /** A measurement without a server-reported decode speed. */
+    public Completion(boolean ok, int status, double latencyMs, double ttftMs, double decodeMs, int completionTokens,
+                      int promptTokens, int contentChunks, boolean usageReported, String error) {
+        this(ok, status, latencyMs, ttftMs, decodeMs, completionTokens, promptTokens, contentChunks, usageReported, error, Double.NaN);
+    }
 
     /** A request that got no usable response. */
     public static Completion failed(int status, double latencyMs, String error) {

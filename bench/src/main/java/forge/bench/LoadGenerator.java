@@ -114,6 +114,7 @@ public final class LoadGenerator {
             report.metricOut(p + "p95_ms", lat.p95());
             report.metricOut(p + "mean_ms", lat.mean());
             report.metricOut(p + "completion_tps_mean", mean(ok, Completion::completionTps));
+            report.metricOut(p + "server_decode_tps_mean", mean(ok, Completion::serverDecodeTps));
             report.metricOut(p + "success_count", ok.size());
             report.metricOut(p + "runs", results.get(k).size());
             checkTokens(targets.get(k), ok);
@@ -144,10 +145,14 @@ public final class LoadGenerator {
             report.metricOut(p + "mean_ms", ttft.mean());
             double decode = mean(ok, Completion::decodeTps);
             report.metricOut(p + "decode_tps_mean", decode);
+            // What the server measured itself: the engine without the client's side of streaming.
+            double server = mean(ok, Completion::serverDecodeTps);
+            report.metricOut(p + "server_decode_tps_mean", server);
             report.metricOut(p + "prompt_tokens", mean(ok, c -> c.promptTokens()));
             report.metricOut(p + "success_count", ok.size());
             if (limit != null) {
                 report.metricOut(targets.get(k).name() + ".decode_vs_llama_bench", decode / limit.tgTps());
+                report.metricOut(targets.get(k).name() + ".server_decode_vs_llama_bench", server / limit.tgTps());
                 if (k == 0) {
                     report.ratioOut("decode_vs_llama_bench", decode, limit.tgTps());
                 }

@@ -47,6 +47,7 @@ class ChatStreamTest {
         assertEquals(usage(stream, "prompt_tokens"), c.promptTokens());
         assertEquals(20.0, c.ttftMs(), 1e-9); // the 2nd event is the first content
         assertEquals((chunks - 1) * 10.0, c.decodeMs(), 1e-9);
+        assertEquals(53.39598462195643, c.serverDecodeTps(), 1e-9, "the server's own timings.predicted_per_second");
     }
 
     @Test
@@ -58,6 +59,7 @@ class ChatStreamTest {
         assertEquals(countContentChunks(stream), c.contentChunks());
         assertEquals(usage(stream, "completion_tokens"), c.completionTokens());
         assertEquals(20.0, c.ttftMs(), 1e-9);
+        assertEquals(23.282816822978806, c.serverDecodeTps(), 1e-9);
     }
 
     @Test
@@ -97,6 +99,10 @@ class ChatStreamTest {
         assertTrue(ok.ok());
         assertEquals(32, ok.completionTokens());
         assertEquals(128.0, ok.completionTps(), 1e-9);
+        assertTrue(Double.isNaN(ok.serverDecodeTps()), "no timings, no server speed");
+        assertEquals(55.5, ChatStream.fromBody(200, 250, """
+                {"choices":[{"message":{"content":"x"}}],"usage":{"completion_tokens":32,"prompt_tokens":30},
+                 "timings":{"predicted_n":32,"predicted_per_second":55.5}}""").serverDecodeTps(), 1e-9);
         Completion bad = ChatStream.fromBody(404, 3, "{\"error\":{\"message\":\"model not found\",\"type\":\"x\"}}");
         assertFalse(bad.ok());
         assertEquals("model not found", bad.error());
