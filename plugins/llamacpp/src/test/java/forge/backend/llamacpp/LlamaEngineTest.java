@@ -149,10 +149,7 @@ class LlamaEngineTest {
         try (Engine engine = new Engine("idle-check", model, new EngineConfig(1, 512, 64, 64, 3, 3, 4, "auto", "f16"))) {
             String comm = "forge-engine-idle-check".substring(0, 15); // Linux keeps 15 bytes of a thread's name
             drain(engine.submit(new GenerationRequest("a", prompt("Hello there"), SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
-            long before = LlamaContextTest.cpuTicksOfThreadsNamed(comm);
-            Thread.sleep(300);
-            long used = LlamaContextTest.cpuTicksOfThreadsNamed(comm) - before;
-            assertTrue(used <= 3, "CPU ticks (10 ms) of the idle engine's threads in 300 ms: " + used);
+            assertIdle(comm);
         }
     }
 
@@ -162,11 +159,16 @@ class LlamaEngineTest {
         try (forge.runtime.engine.Embedder embedder = new forge.runtime.engine.Embedder("idle-emb", model, 64, 3)) {
             String comm = "forge-embed-idle-emb".substring(0, 15);
             assertEquals(2, embedder.embed(List.of(prompt("Hello there"), prompt("General Kenobi"))).size());
-            long before = LlamaContextTest.cpuTicksOfThreadsNamed(comm);
-            Thread.sleep(300);
-            long used = LlamaContextTest.cpuTicksOfThreadsNamed(comm) - before;
-            assertTrue(used <= 3, "CPU ticks (10 ms) of the idle embedder's threads in 300 ms: " + used);
+            assertIdle(comm);
         }
+    }
+
+    /** The threads named {@code comm} (a thread and the workers it started) use no CPU for 300 ms. */
+    private static void assertIdle(String comm) throws InterruptedException {
+        long before = LlamaContextTest.cpuTicksOfThreadsNamed(comm);
+        Thread.sleep(300);
+        long used = LlamaContextTest.cpuTicksOfThreadsNamed(comm) - before;
+        assertTrue(used <= 3, "CPU ticks (10 ms) of " + comm + "'s threads in 300 ms: " + used);
     }
 
     @Test

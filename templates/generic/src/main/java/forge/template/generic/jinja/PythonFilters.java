@@ -59,6 +59,20 @@ final class PythonFilters {
         public abstract Object filter(Object var, JinjavaInterpreter interpreter, Object[] args, Map<String, Object> kwargs);
     }
 
+    /** A filter class registered under several names (an alias, or a variant it switches on). */
+    private abstract static class NamedFilter extends PythonFilter {
+        final String name;
+
+        NamedFilter(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String getName() {
+            return name;
+        }
+    }
+
     /**
      * {@code tojson} as transformers defines it: {@code json.dumps(x, ensure_ascii=False,
      * indent=None, separators=None, sort_keys=False)}, each argument by position or keyword.
@@ -270,16 +284,9 @@ final class PythonFilters {
     }
 
     /** {@code default(value, boolean=False)}: the value as given (Jinjava's made it a string) when Undefined, or falsy if asked. */
-    static final class Default extends PythonFilter {
-        private final String name;
-
+    static final class Default extends NamedFilter {
         Default(String name) {
-            this.name = name;
-        }
-
-        @Override
-        public String getName() {
-            return name;
+            super(name);
         }
 
         @Override
@@ -349,16 +356,9 @@ final class PythonFilters {
      * {@code upper}, {@code lower}, {@code capitalize}, {@code title}: on Python's {@code str()} of
      * any value (Undefined is ""), where Jinjava passed non-strings through unchanged.
      */
-    static final class Case extends PythonFilter {
-        private final String name;
-
+    static final class Case extends NamedFilter {
         Case(String name) {
-            this.name = name;
-        }
-
-        @Override
-        public String getName() {
-            return name;
+            super(name);
         }
 
         @Override
@@ -411,18 +411,12 @@ final class PythonFilters {
     }
 
     /** {@code select(test, *args)} and {@code reject}: the items that pass (fail) a test, or are true (false) without one. */
-    static final class Select extends PythonFilter {
-        private final String name;
+    static final class Select extends NamedFilter {
         private final boolean keep;
 
         Select(String name, boolean keep) {
-            this.name = name;
+            super(name);
             this.keep = keep;
-        }
-
-        @Override
-        public String getName() {
-            return name;
         }
 
         @Override
@@ -475,18 +469,12 @@ final class PythonFilters {
     }
 
     /** {@code min} and {@code max(case_sensitive=False, attribute=None)}: Undefined for nothing. */
-    static final class Extreme extends PythonFilter {
-        private final String name;
+    static final class Extreme extends NamedFilter {
         private final int sign;
 
         Extreme(String name, int sign) {
-            this.name = name;
+            super(name);
             this.sign = sign;
-        }
-
-        @Override
-        public String getName() {
-            return name;
         }
 
         @Override
