@@ -16,8 +16,10 @@ import java.util.function.Function;
  * <p>A format whose blocks are JSON objects {@code {"name": ..., "<key>": {...}}} can name that
  * key ({@link Syntax#streamedArgumentsKey}): then a call's first delta goes out as soon as its name
  * is known, and its arguments follow as the model writes them, without the blanks outside strings,
- * so a client sees a long call grow (and a proxy sees bytes) instead of waiting for its end. A
- * block that does not start that way is decoded whole, as before. Streamed arguments cannot be
+ * so a client sees a long call grow (and a proxy sees bytes) instead of waiting for its end; this
+ * works between markers, after an opening marker that runs to the end of the output, and for a
+ * leading JSON call, where text after the call's object is kept as content. A block that does not
+ * start that way is decoded whole, as before. Streamed arguments cannot be
  * taken back: a model cut off in the middle of them (max tokens) leaves the call's arguments
  * incomplete, as llama-server's streaming does.
  *
@@ -44,8 +46,8 @@ public final class MarkupParser implements OutputParser {
      * @param decoder            turns a block's text (between the markers) into calls; throws
      *                           {@link IllegalArgumentException} when the text is not a call
      * @param streamedArgumentsKey for blocks that are JSON objects with {@code "name"} first, the
-     *                           key of the arguments object, streamed as it is written (needs a
-     *                           closing marker); empty: blocks are decoded whole
+     *                           key of the arguments object, streamed as it is written; empty:
+     *                           blocks are decoded whole
      */
     public record Syntax(String thinkOpen, String thinkClose, boolean startsInReasoning, String callOpen,
                          String callClose, boolean leadingJsonCall, Function<String, List<ToolCall>> decoder,
@@ -89,7 +91,7 @@ public final class MarkupParser implements OutputParser {
 
     public MarkupParser(Syntax syntax) {
         this.syntax = syntax;
-        this.head = syntax.streamedArgumentsKey().isEmpty() || syntax.callClose().isEmpty() ? null
+        this.head = syntax.streamedArgumentsKey().isEmpty() ? null
                 : java.util.regex.Pattern.compile("\\A\\s*\\{\\s*\"name\"\\s*:\\s*(\"(?:[^\"\\\\]|\\\\.)*\")\\s*,\\s*\""
                         + java.util.regex.Pattern.quote(syntax.streamedArgumentsKey()) + "\"\\s*:\\s*(?=\\{)");
         this.state = syntax.startsInReasoning() && !syntax.thinkClose().isEmpty() ? State.REASONING : State.CONTENT;
@@ -178,11 +180,18 @@ public final class MarkupParser implements OutputParser {
                     trimNext = true;
                 }
                 case LEADING -> {
+                    if (head != null && phase != CallPhase.WHOLE) {
+                        if (!streamCall(out, end)) {
+                            return;
+                        }
+                        continue;
+                    }
                     if (!end) {
                         return;
                     }
                     String all = take(buf.length());
                     state = State.CONTENT;
+                    phase = CallPhase.HEAD;
                     sawContent = true;
                     if (!emitCalls(out, all.strip())) {
                         emitContent(out, all);
@@ -205,7 +214,8 @@ public final class MarkupParser implements OutputParser {
                 var m = head.matcher(buf);
                 if (!m.lookingAt()) {
                     // hitEnd: the text so far is a prefix of a head, more may complete it.
-                    if (end || !m.hitEnd() || buf.length() > HEAD_LIMIT || buf.indexOf(syntax.callClose()) >= 0) {
+                    if (end || !m.hitEnd() || buf.length() > HEAD_LIMIT
+                            || !syntax.callClose().isEmpty() && buf.indexOf(syntax.callClose()) >= 0) {
                         phase = CallPhase.WHOLE; // not the streamed shape: decode the block whole
                         return true;
                     }
@@ -232,6 +242,17 @@ public final class MarkupParser implements OutputParser {
                 return phase != CallPhase.ARGUMENTS;
             }
             case TAIL -> {
+                if (state == State.LEADING || syntax.callClose().isEmpty()) {
+                    // No closing marker: the call runs to the end of the output. What follows the
+                    // arguments is the object's brace; anything more is kept as content.
+                    if (!end) {
+                        return false;
+                    }
+                    String rest = PythonText.lstrip(take(buf.length()));
+                    finishStreamedCall();
+                    emitContent(out, rest.startsWith("}") ? rest.substring(1) : rest);
+                    return true;
+                }
                 int i = buf.indexOf(syntax.callClose());
                 if (i < 0) {
                     if (end) {
@@ -256,6 +277,7 @@ public final class MarkupParser implements OutputParser {
         calls++;
         phase = CallPhase.HEAD;
         state = State.CONTENT;
+        sawContent = true;
         trimNext = true;
     }
 

@@ -214,7 +214,7 @@ final class LlamaTemplate implements ChatTemplate {
 
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return new MarkupParser(new MarkupParser.Syntax("", "", false, PYTHON_TAG, "", true, LlamaTemplate::decode));
+        return new MarkupParser(new MarkupParser.Syntax("", "", false, PYTHON_TAG, "", true, LlamaTemplate::decode, "parameters"));
     }
 
     /**

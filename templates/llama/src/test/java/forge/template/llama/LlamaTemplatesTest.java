@@ -18,6 +18,7 @@ import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.testkit.ToolCallDeltas;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -135,9 +136,12 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         return out;
     }
 
+    /** The one call the deltas make, its arguments streamed or whole; no other delta. */
     private static ChatDelta.ToolCallDelta onlyCall(List<ChatDelta> deltas) {
-        assertEquals(1, deltas.size(), deltas.toString());
-        return (ChatDelta.ToolCallDelta) deltas.getFirst();
+        assertTrue(deltas.stream().allMatch(d -> d instanceof ChatDelta.ToolCallDelta), deltas.toString());
+        List<ChatDelta.ToolCallDelta> calls = ToolCallDeltas.merge(deltas);
+        assertEquals(1, calls.size(), deltas.toString());
+        return calls.getFirst();
     }
 
     @Test
@@ -149,6 +153,14 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         assertEquals(0, call.index());
         assertTrue(call.id().startsWith("call_"));
         assertEquals(Map.of("city", "Zürich", "days", 2.0), PythonJson.parse(call.arguments()));
+        List<ChatDelta> streamed = feedCharByChar(t.parser(prompt), "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Zürich\", \"days\": 2.0}}");
+        assertTrue(streamed.size() > 1, "the parameters stream as they are written: " + streamed);
+        // Text after the call's object is kept; the <|python_tag|> form streams too.
+        List<ChatDelta> trailing = feedCharByChar(t.parser(prompt), "{\"name\": \"f\", \"parameters\": {\"a\": [1]}} Done.");
+        assertEquals("{\"a\":[1]}", ToolCallDeltas.merge(trailing).getFirst().arguments());
+        assertEquals(new ChatDelta.Content("Done."), trailing.getLast());
+        var tagged = onlyCall(feedCharByChar(t.parser(prompt), "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"b\": \"}\"}}"));
+        assertEquals(Map.of("b", "}"), PythonJson.parse(tagged.arguments()));
         var typed = onlyCall(feedCharByChar(t.parser(prompt), "\n{\"type\": \"function\", \"name\": \"search\", \"parameters\": \"{\\\"query\\\": \\\"x\\\"}\"}"));
         assertEquals("{\"query\":\"x\"}", typed.arguments());
         // A JSON answer that is not a call stays content, whole.
@@ -170,7 +182,7 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         StringBuilder content = new StringBuilder();
         mixed.stream().filter(d -> d instanceof ChatDelta.Content).forEach(d -> content.append(((ChatDelta.Content) d).text()));
         assertEquals("Let me run it. ", content.toString());
-        assertEquals("f", ((ChatDelta.ToolCallDelta) mixed.getLast()).name());
+        assertEquals("f", ToolCallDeltas.merge(mixed).getFirst().name());
     }
 
     @Test
