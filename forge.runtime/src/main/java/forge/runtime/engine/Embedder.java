@@ -85,7 +85,7 @@ public final class Embedder implements AutoCloseable {
                 for (int i = 0; i < input.length; i++) {
                     batch.add(input[i], i, 0, true);
                 }
-                context.decode();
+                ComputeGate.decode(context);
                 out.add(normalize(context.embedding(0)));
             }
         } finally {

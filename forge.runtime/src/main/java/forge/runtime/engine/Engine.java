@@ -212,7 +212,7 @@ public final class Engine implements AutoCloseable {
         if (pos == 0) {
             batch.add(0, pos, 0, false);
         }
-        context.decode();
+        ComputeGate.decode(context);
         context.clearMemory();
         batch.clear();
         LOG.debug("engine {} warmed up in {} ms", name, (System.nanoTime() - t0) / 1_000_000);
@@ -368,7 +368,7 @@ public final class Engine implements AutoCloseable {
             return;
         }
         try {
-            context.decode();
+            ComputeGate.decode(context);
         } catch (ForgeException e) {
             LOG.warn("decode failed for {} sequence(s): {}", batch.size(), e.getMessage());
             for (Slot slot : slots) {
