@@ -25,6 +25,7 @@ public final class Embedder implements AutoCloseable {
     private final int threads;
     private final ExecutorService thread;
     private InferenceContext context; // embedder thread only
+    private ComputeGate.Entry gate; // counted by the compute gate while the context lives
 
     /**
      * @param maxTokens the longest input, in tokens: the context and batch are this big, so an
@@ -75,6 +76,7 @@ public final class Embedder implements AutoCloseable {
     private List<float[]> run(List<int[]> inputs) {
         if (context == null) {
             context = model.newContext(new ContextParams(maxTokens, maxTokens, maxTokens, 1, threads, threads, "auto", "f16", true, true));
+            gate = ComputeGate.PROCESS.enter(threads);
         }
         List<float[]> out = new ArrayList<>(inputs.size());
         try {
@@ -85,7 +87,7 @@ public final class Embedder implements AutoCloseable {
                 for (int i = 0; i < input.length; i++) {
                     batch.add(input[i], i, 0, true);
                 }
-                ComputeGate.decode(context);
+                ComputeGate.PROCESS.decode(context);
                 out.add(normalize(context.embedding(0)));
             }
         } finally {
@@ -117,6 +119,7 @@ public final class Embedder implements AutoCloseable {
                 if (context != null) {
                     context.close();
                     context = null;
+                    gate.close();
                 }
             }).get();
         } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {

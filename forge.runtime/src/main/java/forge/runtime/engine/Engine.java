@@ -138,6 +138,8 @@ public final class Engine implements AutoCloseable {
 
     // ---------------------------------------------------------------- engine thread
 
+    /** This engine's threads, counted by the process's compute gate while its context lives. */
+    private ComputeGate.Entry gate;
     /** Whether the engine decoded since it last told the context it is idle. Engine thread only. */
     private boolean busy = true; // the warmup decoded
 
@@ -146,6 +148,7 @@ public final class Engine implements AutoCloseable {
             context = model.newContext(new ContextParams(config.contextSize(), config.batchSize(), config.ubatchSize(),
                     config.slots(), config.threads(), config.threadsBatch(), config.flashAttention(),
                     config.kvCacheType(), false, false));
+            gate = ComputeGate.PROCESS.enter(Math.max(config.threads(), config.threadsBatch()));
             slots = new Slot[config.slots()];
             for (int i = 0; i < slots.length; i++) {
                 slots[i] = new Slot(i, config.slotContext());
@@ -157,6 +160,9 @@ public final class Engine implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             if (context != null) {
                 context.close();
+            }
+            if (gate != null) {
+                gate.close();
             }
             started.completeExceptionally(e);
             return;
@@ -212,7 +218,7 @@ public final class Engine implements AutoCloseable {
         if (pos == 0) {
             batch.add(0, pos, 0, false);
         }
-        ComputeGate.decode(context);
+        ComputeGate.PROCESS.decode(context);
         context.clearMemory();
         batch.clear();
         LOG.debug("engine {} warmed up in {} ms", name, (System.nanoTime() - t0) / 1_000_000);
@@ -368,7 +374,7 @@ public final class Engine implements AutoCloseable {
             return;
         }
         try {
-            ComputeGate.decode(context);
+            ComputeGate.PROCESS.decode(context);
         } catch (ForgeException e) {
             LOG.warn("decode failed for {} sequence(s): {}", batch.size(), e.getMessage());
             for (Slot slot : slots) {
@@ -444,6 +450,9 @@ public final class Engine implements AutoCloseable {
         failAll(new EngineException(EngineException.Code.UNAVAILABLE, "the engine for " + name + " was shut down"));
         if (context != null) {
             context.close();
+        }
+        if (gate != null) {
+            gate.close();
         }
         LOG.debug("engine {} stopped", name);
     }

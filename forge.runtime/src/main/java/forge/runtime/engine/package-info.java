@@ -45,12 +45,12 @@
  *     {@link forge.runtime.engine.EngineSnapshot} (slot states, cached tokens, request ids,
  *     prefill/reuse/copy counters, KV cells used) on every state change and at most every 100 ms
  *     while it runs; {@code /slots} and {@code /metrics} read it without locks.</li>
- * <li><b>One decode at a time in the process</b> ({@code ComputeGate}, a fair lock): every
- *     context computes with all cores and ggml's threads spin at each operation's barrier, so two
- *     models (or a model and its embeddings) decoding at once starved each other; measured with two
- *     tiny models served together on two cores: 138 requests in 40 s without the gate, 4,305 with
- *     it. A context that hands its turn to a waiting one is told it is idle, so its workers sleep
- *     meanwhile.</li>
+ * <li><b>Decodes in turn when the cores do not suffice</b> ({@code ComputeGate}, a fair lock used
+ *     when the process's contexts together have more threads than cores): by default every context
+ *     computes with all cores and ggml's threads spin at each operation's barrier, so two models (or
+ *     a model and its embeddings) decoding at once starved each other; measured with two tiny models
+ *     served together on two cores: 138 requests in 40 s without the gate, 4,305 with it. A context
+ *     that hands its turn to a waiting one is told it is idle, so its workers sleep meanwhile.</li>
  * <li><b>Idle</b>: when no slot is active and nothing waits, the engine tells the context
  *     ({@code InferenceContext.idle}); llama.cpp's CPU workers, which poll for the next graph after
  *     each decode (measured on the 2-core test machine: two workers used 340 ms of CPU in the

@@ -5,21 +5,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.InferenceContext;
 import java.lang.reflect.Proxy;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Contexts of different engines decode in turn, and one that hands over its turn lets its threads sleep. */
+/** Contexts decode in turn when their threads exceed the cores, side by side when they fit. */
 class ComputeGateTest {
 
-    /** A context whose decode takes 2 ms and records how many decodes overlap; counts idle(). */
-    private static InferenceContext context(AtomicInteger running, AtomicInteger maxRunning, AtomicInteger idles) {
+    /** A context whose decode runs {@code body} and records how many decodes overlap; counts idle(). */
+    private static InferenceContext context(AtomicInteger running, AtomicInteger maxRunning, AtomicInteger idles, Callable body) {
         return (InferenceContext) Proxy.newProxyInstance(InferenceContext.class.getClassLoader(), new Class<?>[] {InferenceContext.class},
                 (proxy, method, args) -> {
                     switch (method.getName()) {
                         case "decode" -> {
                             maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
-                            Thread.sleep(2);
-                            running.decrementAndGet();
+                            try {
+                                body.call();
+                            } finally {
+                                running.decrementAndGet();
+                            }
                         }
                         case "idle" -> idles.incrementAndGet();
                         default -> throw new UnsupportedOperationException(method.getName());
@@ -28,37 +33,55 @@ class ComputeGateTest {
                 });
     }
 
-    @Test
-    void decodesOfTwoContextsNeverOverlapAndTheOneHandingOverGoesIdle() throws Exception {
-        AtomicInteger running = new AtomicInteger();
-        AtomicInteger maxRunning = new AtomicInteger();
-        AtomicInteger idlesA = new AtomicInteger();
-        AtomicInteger idlesB = new AtomicInteger();
-        InferenceContext a = context(running, maxRunning, idlesA);
-        InferenceContext b = context(running, maxRunning, idlesB);
-        Thread ta = Thread.ofPlatform().start(() -> {
-            for (int i = 0; i < 30; i++) {
-                ComputeGate.decode(a);
-            }
-        });
-        Thread tb = Thread.ofPlatform().start(() -> {
-            for (int i = 0; i < 30; i++) {
-                ComputeGate.decode(b);
-            }
-        });
+    private interface Callable {
+        void call() throws Exception;
+    }
+
+    private static void twoThreads(Runnable a, Runnable b) throws InterruptedException {
+        Thread ta = Thread.ofPlatform().start(a);
+        Thread tb = Thread.ofPlatform().start(b);
         ta.join();
         tb.join();
-        assertEquals(1, maxRunning.get(), "two decodes ran at once");
-        assertTrue(idlesA.get() + idlesB.get() > 0, "a context that handed its turn to a waiting one was told it is idle");
     }
 
     @Test
-    void aLoneContextIsNeverToldItIsIdle() {
+    void contextsThatDoNotFitTheCoresNeverOverlapAndTheOneHandingOverGoesIdle() throws Exception {
+        ComputeGate gate = new ComputeGate(2);
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger maxRunning = new AtomicInteger();
         AtomicInteger idles = new AtomicInteger();
-        InferenceContext alone = context(new AtomicInteger(), new AtomicInteger(), idles);
-        for (int i = 0; i < 5; i++) {
-            ComputeGate.decode(alone);
+        InferenceContext a = context(running, maxRunning, idles, () -> Thread.sleep(2));
+        InferenceContext b = context(running, maxRunning, idles, () -> Thread.sleep(2));
+        try (var ea = gate.enter(2); var eb = gate.enter(2)) {
+            twoThreads(() -> {
+                for (int i = 0; i < 30; i++) {
+                    gate.decode(a);
+                }
+            }, () -> {
+                for (int i = 0; i < 30; i++) {
+                    gate.decode(b);
+                }
+            });
         }
+        assertEquals(1, maxRunning.get(), "two decodes ran at once");
+        assertTrue(idles.get() > 0, "a context that handed its turn to a waiting one was told it is idle");
+    }
+
+    @Test
+    void contextsThatFitTheCoresDecodeSideBySide() throws Exception {
+        ComputeGate gate = new ComputeGate(2);
+        // Each decode waits for the other to be inside its decode too: only side by side can both finish.
+        CyclicBarrier both = new CyclicBarrier(2);
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger maxRunning = new AtomicInteger();
+        AtomicInteger idles = new AtomicInteger();
+        InferenceContext a = context(running, maxRunning, idles, () -> both.await(5, TimeUnit.SECONDS));
+        InferenceContext b = context(running, maxRunning, idles, () -> both.await(5, TimeUnit.SECONDS));
+        try (var ea = gate.enter(1); var eb = gate.enter(1)) {
+            twoThreads(() -> gate.decode(a), () -> gate.decode(b));
+        }
+        assertEquals(2, maxRunning.get());
         assertEquals(0, idles.get());
+        assertTrue(!both.isBroken(), "both decodes met inside");
     }
 }
