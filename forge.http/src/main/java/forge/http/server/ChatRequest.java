@@ -60,19 +60,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         String model = Requests.model(body);
         List<ChatMessage> messages = messages(body.get("messages"));
         List<ToolDefinition> tools = tools(body.get("tools"));
-        Map<String, Object> kwargs = new HashMap<>();
-        JsonNode kw = body.get("chat_template_kwargs");
-        if (kw != null && !kw.isNull()) {
-            if (!kw.isObject()) {
-                throw ApiError.badRequest("chat_template_kwargs", "'chat_template_kwargs' must be an object");
-            }
-            // A null option is the same as an absent one (templates test `is defined`); ChatPrompt holds no nulls.
-            kw.fields().forEachRemaining(e -> {
-                if (!e.getValue().isNull()) {
-                    kwargs.put(e.getKey(), Json.MAPPER.convertValue(e.getValue(), Object.class));
-                }
-            });
-        }
+        Map<String, Object> kwargs = templateKwargs(body);
 
         int n = integer(body, "n", 1, 1, MAX_CHOICES);
         int maxTokens = integer(body, "max_completion_tokens", integer(body, "max_tokens", -1, 1, Integer.MAX_VALUE), 1, Integer.MAX_VALUE);
@@ -270,6 +258,24 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             throw ApiError.badRequest(at + "." + field, at + "." + field + " must be a string");
         }
         return v.asText();
+    }
+
+    /** {@code chat_template_kwargs}: an object of options for the template, or none. */
+    static Map<String, Object> templateKwargs(JsonNode body) {
+        Map<String, Object> kwargs = new HashMap<>();
+        JsonNode kw = body.get("chat_template_kwargs");
+        if (kw != null && !kw.isNull()) {
+            if (!kw.isObject()) {
+                throw ApiError.badRequest("chat_template_kwargs", "'chat_template_kwargs' must be an object");
+            }
+            // A null option is the same as an absent one (templates test `is defined`); ChatPrompt holds no nulls.
+            kw.fields().forEachRemaining(e -> {
+                if (!e.getValue().isNull()) {
+                    kwargs.put(e.getKey(), Json.MAPPER.convertValue(e.getValue(), Object.class));
+                }
+            });
+        }
+        return kwargs;
     }
 
     static int integer(JsonNode body, String name, int fallback, int min, int max) {

@@ -10,7 +10,6 @@ import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -67,18 +66,7 @@ final class TemplatesApi {
         } else {
             template = catalog.serve(entry).template();
         }
-        Map<String, Object> kwargs = new HashMap<>();
-        JsonNode kw = body.get("chat_template_kwargs");
-        if (kw != null && !kw.isNull()) {
-            if (!kw.isObject()) {
-                throw ApiError.badRequest("chat_template_kwargs", "'chat_template_kwargs' must be an object");
-            }
-            kw.fields().forEachRemaining(e -> {
-                if (!e.getValue().isNull()) {
-                    kwargs.put(e.getKey(), Json.MAPPER.convertValue(e.getValue(), Object.class));
-                }
-            });
-        }
+        Map<String, Object> kwargs = ChatRequest.templateKwargs(body);
         JsonNode agp = body.get("add_generation_prompt");
         if (agp != null && !agp.isBoolean()) {
             throw ApiError.badRequest("add_generation_prompt", "'add_generation_prompt' must be a boolean");
