@@ -1,5 +1,6 @@
 package forge.template.gemma;
 
+import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,7 +12,6 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplateProvider;
-import forge.api.template.OutputParser;
 import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
@@ -107,13 +107,6 @@ class GemmaTemplatesTest implements ChatTemplateContract {
                 + "Tags:{description:<|\"|>tags<|\"|>,items:{properties:{id:{type:<|\"|>INTEGER<|\"|>}},required:[<|\"|>id<|\"|>],"
                 + "type:<|\"|>OBJECT<|\"|>},type:<|\"|>ARRAY<|\"|>}},type:<|\"|>OBJECT<|\"|>}}<tool|><turn|>\n"
                 + "<|turn>user\nq<turn|>\n<|turn>model\n<|channel>thought\n<channel|>", out);
-    }
-
-    private static List<ChatDelta> feedCharByChar(OutputParser p, String text) {
-        List<ChatDelta> out = new ArrayList<>();
-        text.codePoints().forEach(cp -> out.addAll(p.feed(Character.toString(cp))));
-        out.addAll(p.finish());
-        return out;
     }
 
     @Test

@@ -10,8 +10,8 @@ import forge.api.template.OutputParser;
 import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.ToolDefinition;
+import forge.template.testkit.OutputFeeds;
 import forge.template.testkit.ToolCallDeltas;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,11 +23,7 @@ class HermesToolCallsTest {
 
     /** Feeds the text one character at a time, as the worst tokenizer would. */
     private static List<ChatDelta> parseByChars(String text) {
-        OutputParser p = ChatMlTemplate.INSTANCE.parser(WITH_TOOLS);
-        List<ChatDelta> out = new ArrayList<>();
-        text.codePoints().forEach(cp -> out.addAll(p.feed(Character.toString(cp))));
-        out.addAll(p.finish());
-        return out;
+        return OutputFeeds.feedCharByChar(ChatMlTemplate.INSTANCE.parser(WITH_TOOLS), text);
     }
 
     private static String content(List<ChatDelta> deltas) {

@@ -1,5 +1,6 @@
 package forge.template.kimi;
 
+import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,7 +11,6 @@ import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
-import forge.api.template.OutputParser;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
@@ -33,13 +33,6 @@ class KimiTemplatesTest implements ChatTemplateContract {
 
     private static ModelDescriptor model(String id, Map<String, Object> meta) {
         return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(meta, Map.of()));
-    }
-
-    private static List<ChatDelta> feedCharByChar(OutputParser p, String text) {
-        List<ChatDelta> out = new ArrayList<>();
-        text.codePoints().forEach(cp -> out.addAll(p.feed(Character.toString(cp))));
-        out.addAll(p.finish());
-        return out;
     }
 
     @Test

@@ -1,5 +1,6 @@
 package forge.template.llama;
 
+import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,7 +12,6 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplateProvider;
-import forge.api.template.OutputParser;
 import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
@@ -22,7 +22,6 @@ import forge.template.testkit.ToolCallDeltas;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -127,13 +126,6 @@ class LlamaTemplatesTest implements ChatTemplateContract {
                 + "<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nq<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", inSystem);
         var e = assertThrows(TemplateException.class, () -> t.render(new ChatPrompt(List.of(ChatMessage.of(Role.SYSTEM, "s")), tools, true, Map.of())));
         assertEquals("Cannot put tools in the first user message when there's no first user message!", e.getMessage());
-    }
-
-    private static List<ChatDelta> feedCharByChar(OutputParser p, String text) {
-        List<ChatDelta> out = new ArrayList<>();
-        text.codePoints().forEach(cp -> out.addAll(p.feed(Character.toString(cp))));
-        out.addAll(p.finish());
-        return out;
     }
 
     /** The one call the deltas make, its arguments streamed or whole; no other delta. */

@@ -1,5 +1,6 @@
 package forge.template.qwen;
 
+import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +10,6 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplateProvider;
-import forge.api.template.OutputParser;
 import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
@@ -53,13 +53,6 @@ class QwenTemplatesTest implements ChatTemplateContract {
         assertTrue(provider().claim(model("x", Map.of("general.architecture", "qwen2",
                 "tokenizer.chat_template", "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}")))
                 .isEmpty());
-    }
-
-    private static List<ChatDelta> feedCharByChar(OutputParser p, String text) {
-        List<ChatDelta> out = new ArrayList<>();
-        text.codePoints().forEach(cp -> out.addAll(p.feed(Character.toString(cp))));
-        out.addAll(p.finish());
-        return out;
     }
 
     @Test
