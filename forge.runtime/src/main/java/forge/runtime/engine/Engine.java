@@ -532,17 +532,9 @@ public final class Engine implements AutoCloseable {
          */
         void acquirePrefix(boolean mayWait) {
             int[] prompt = generation.request().prompt();
-            if (promptScores != null) {
-                // Scoring needs the logits of every prompt position: compute the whole prompt.
-                context.removeTokens(id, 0, -1);
-                cached = 0;
-                prefilled = 0;
-                position = 0;
-                reused = 0;
-                return;
-            }
-            // The last prompt token is always computed: its logits give the first sampled token.
-            int usable = prompt.length - 1;
+            // The last prompt token is always computed: its logits give the first sampled token. A
+            // scored prompt needs the logits of every position, so none of it may come from a cache.
+            int usable = promptScores != null ? 0 : prompt.length - 1;
             int own = commonPrefix(tokens, cached, prompt, usable);
             Slot source = null;
             int best = own;
