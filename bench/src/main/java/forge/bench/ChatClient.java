@@ -45,7 +45,12 @@ public final class ChatClient implements AutoCloseable {
      */
     public Completion complete(Target target, ObjectNode body) {
         Completion first = completeOnce(target, body);
-        return first.ok() || !first.error().contains("received no bytes") ? first : completeOnce(target, body);
+        return closedWhileIdle(first) ? completeOnce(target, body) : first;
+    }
+
+    /** A request that got no byte back: it went out on a connection the server had just closed. */
+    private static boolean closedWhileIdle(Completion c) {
+        return !c.ok() && c.error().contains("received no bytes");
     }
 
     private Completion completeOnce(Target target, ObjectNode body) {
@@ -66,7 +71,7 @@ public final class ChatClient implements AutoCloseable {
     /** A streamed chat completion: the SSE events are timed as their lines arrive. */
     public Completion stream(Target target, ObjectNode body) {
         Completion first = streamOnce(target, body);
-        return first.ok() || !first.error().contains("received no bytes") ? first : streamOnce(target, body);
+        return closedWhileIdle(first) ? streamOnce(target, body) : first;
     }
 
     private Completion streamOnce(Target target, ObjectNode body) {
