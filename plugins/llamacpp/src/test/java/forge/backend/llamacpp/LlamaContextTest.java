@@ -137,33 +137,31 @@ class LlamaContextTest {
 
     /** utime + stime, in clock ticks, of this process's threads named {@code name}. */
     static long cpuTicksOfThreadsNamed(String name) {
-        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
-            return tasks.mapToLong(task -> {
-                try {
-                    if (!java.nio.file.Files.readString(task.resolve("comm")).strip().equals(name)) {
-                        return 0;
-                    }
-                    String stat = java.nio.file.Files.readString(task.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15: utime, stime
-                } catch (java.io.IOException gone) {
-                    return 0;
-                }
-            }).sum();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return tasksNamed(name).stream().mapToLong(task -> {
+            try {
+                String stat = java.nio.file.Files.readString(task.resolve("stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15: utime, stime
+            } catch (java.io.IOException gone) {
+                return 0;
+            }
+        }).sum();
     }
 
     private static int threadsNamed(String name) {
+        return tasksNamed(name).size();
+    }
+
+    /** The {@code /proc/self/task} entries of this process's threads named {@code name} (Linux names a new thread after its creator). */
+    private static List<java.nio.file.Path> tasksNamed(String name) {
         try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
-            return (int) tasks.filter(task -> {
+            return tasks.filter(task -> {
                 try {
                     return java.nio.file.Files.readString(task.resolve("comm")).strip().equals(name);
                 } catch (java.io.IOException gone) {
                     return false;
                 }
-            }).count();
+            }).toList();
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
