@@ -180,19 +180,26 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
         try {
             GbnfGrammar.check(grammar);
         } catch (GbnfGrammar.InvalidGrammarException e) {
-            throw new IllegalStateException("the tool-call grammar of template '" + template.name() + "' is invalid: "
-                    + e.getMessage(), e);
+            // The template's syntax is tested; what fails here is the tools' size against the limits.
+            throw ApiError.badRequest("tools", "the grammar for these tools is refused: " + e.getMessage());
         }
         return new Applied(prompt, forced ? sampling.withGrammar(grammar)
                 : sampling.withLazyGrammar(grammar, template.toolCallTriggers()));
     }
 
     private static String schemaGrammar(Map<String, Object> schema, String param) {
+        String grammar;
         try {
-            return JsonSchemaGrammar.convert(schema);
+            grammar = JsonSchemaGrammar.convert(schema);
         } catch (SchemaGrammarException e) {
             throw schemaError(param, e);
         }
+        try {
+            GbnfGrammar.check(grammar); // within llama.cpp's limits, as every grammar that reaches it
+        } catch (GbnfGrammar.InvalidGrammarException e) {
+            throw ApiError.badRequest(param, "the schema's grammar is refused: " + e.getMessage());
+        }
+        return grammar;
     }
 
     /** An unenforceable feature has its own code, so clients can tell it from a malformed schema. */

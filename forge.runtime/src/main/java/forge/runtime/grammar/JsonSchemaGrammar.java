@@ -479,6 +479,8 @@ public final class JsonSchemaGrammar {
         if (min > max) {
             throw new InvalidSchemaException(at + "/maxItems", "maxItems is less than minItems");
         }
+        checkRepetitions(min, at + "/minItems", "minItems");
+        checkRepetitions(max, at + "/maxItems", "maxItems");
         Object prefix = schema.containsKey("prefixItems") ? schema.get("prefixItems")
                 : schema.get("items") instanceof List<?> l ? l : null;
         if (prefix != null) {
@@ -534,6 +536,8 @@ public final class JsonSchemaGrammar {
         if (min > max) {
             throw new InvalidSchemaException(at + "/maxLength", "maxLength is less than minLength");
         }
+        checkRepetitions(min, at + "/minLength", "minLength");
+        checkRepetitions(max, at + "/maxLength", "maxLength");
         if (min > 0 || max != Integer.MAX_VALUE) {
             String charRule = addPrimitive("char", "char");
             return addRule(ruleName, "\"\\\"\" " + repetition(charRule, min, max, "") + " \"\\\"\"");
@@ -705,6 +709,18 @@ public final class JsonSchemaGrammar {
         @SuppressWarnings("unchecked")
         List<Object> out = (List<Object>) l;
         return out;
+    }
+
+    /**
+     * A count a grammar repeats its item by: llama.cpp refuses a grammar past
+     * {@link GbnfGrammar#MAX_REPETITIONS} (or drops the bound), so such a count cannot be enforced.
+     * {@link Integer#MAX_VALUE} stands for no bound.
+     */
+    static void checkRepetitions(int count, String pointer, String keyword) {
+        if (count != Integer.MAX_VALUE && count > GbnfGrammar.MAX_REPETITIONS) {
+            throw new UnsupportedSchemaException(pointer, keyword, keyword + " " + count + " is over the limit of "
+                    + GbnfGrammar.MAX_REPETITIONS + " repetitions a grammar can enforce");
+        }
     }
 
     private static int intOr(Map<String, Object> schema, String key, int fallback, String at) {

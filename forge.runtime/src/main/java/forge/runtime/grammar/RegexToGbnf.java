@@ -225,6 +225,11 @@ final class RegexToGbnf {
                 } catch (NumberFormatException e) {
                     throw unsupported("invalid number in curly brackets");
                 }
+                if (min > max) {
+                    throw invalid("the repetition's maximum is less than its minimum");
+                }
+                JsonSchemaGrammar.checkRepetitions(min, at, "pattern");
+                JsonSchemaGrammar.checkRepetitions(max, at, "pattern");
                 if (seq.isEmpty()) {
                     throw invalid("nothing to repeat");
                 }

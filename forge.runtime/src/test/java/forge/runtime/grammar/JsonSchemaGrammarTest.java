@@ -87,4 +87,19 @@ class JsonSchemaGrammarTest {
         assertTrue(g.contains("[^a\"\\\\\\x00-\\x1F\\x7F]"), g);
         assertThrows(UnsupportedSchemaException.class, () -> JsonSchemaGrammar.convert(Map.of("type", "string", "pattern", "^a\"b$")));
     }
+
+    @Test
+    void repetitionsPastLlamaCppsLimitAreRefusedNamingTheKeyword() {
+        UnsupportedSchemaException e = assertThrows(UnsupportedSchemaException.class, () -> JsonSchemaGrammar.convert(
+                Map.of("type", "array", "items", Map.of("type", "integer"), "minItems", 1_000_000)));
+        assertEquals("/minItems", e.pointer());
+        assertTrue(e.getMessage().contains("over the limit of 2000"), e.getMessage());
+        assertEquals("/properties/s/maxLength", assertThrows(UnsupportedSchemaException.class, () -> JsonSchemaGrammar.convert(
+                Map.of("properties", Map.of("s", Map.of("type", "string", "maxLength", 5000))))).pointer());
+        assertEquals("/pattern", assertThrows(UnsupportedSchemaException.class, () -> JsonSchemaGrammar.convert(
+                Map.of("type", "string", "pattern", "^a{1000000}$"))).pointer());
+        // At the limit, the grammar is one llama.cpp takes.
+        GbnfGrammar.check(JsonSchemaGrammar.convert(Map.of("type", "array", "minItems", 2000, "maxItems", 2000)));
+        GbnfGrammar.check(JsonSchemaGrammar.convert(Map.of("type", "string", "minLength", 10, "maxLength", 2000)));
+    }
 }
