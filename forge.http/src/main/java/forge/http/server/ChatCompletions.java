@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.ForgeException;
+import forge.api.SamplingException;
 import forge.api.template.ChatDelta;
 import forge.runtime.catalog.ChatGeneration;
 import forge.runtime.catalog.ChatOptions;
@@ -55,6 +56,7 @@ final class ChatCompletions {
     static ApiError toApiError(EngineException e) {
         return switch (e.code()) {
             case CONTEXT_LENGTH_EXCEEDED -> new ApiError(400, "invalid_request_error", "context_length_exceeded", "messages", e.getMessage());
+            case INVALID_LOGIT_BIAS -> new ApiError(400, "invalid_request_error", "invalid_value", "logit_bias", e.getMessage());
             case QUEUE_FULL -> new ApiError(503, "server_error", "queue_full", null, e.getMessage() + "; retry later");
             case UNAVAILABLE -> new ApiError(503, "server_error", "unavailable", null, e.getMessage());
         };
@@ -401,6 +403,10 @@ final class ChatCompletions {
     static ApiError failure(ForgeException e) {
         if (e instanceof EngineException ee) {
             return toApiError(ee);
+        }
+        if (e instanceof SamplingException) {
+            // The request's grammar or logit biases allowed no token: its fault, and only its own.
+            return new ApiError(400, "invalid_request_error", "no_allowed_token", null, e.getMessage());
         }
         return new ApiError(500, "server_error", "generation_failed", null, "generation failed: " + e.getMessage());
     }

@@ -181,4 +181,49 @@ class StructuredOutputEndToEndTest {
         assertEquals("tool_choice", c.get("param").asText());
         assertEquals("response_format.type", error(server.post(request("\"response_format\": {\"type\": \"xml\"}"))).get("param").asText());
     }
+
+    private static String plain(String extra) {
+        return """
+                {"model": "demo", "max_tokens": 8, %s, "messages": [{"role": "user", "content": "Go."}]}""".formatted(extra);
+    }
+
+    /**
+     * Each of these requests aborted the whole process inside llama.cpp (a C++ exception or a stack
+     * overflow in a downcall), or was a 500: now each is its own 400, and the server serves on.
+     */
+    @Test
+    void requestsThatAbortedLlamaCppAre400sAndTheServerServesOn() throws Exception {
+        JsonNode nul = error(server.post(plain("\"grammar\": \"root ::= [\\\\x00]\"")));
+        assertEquals("no_allowed_token", nul.get("code").asText(), nul.toString());
+        List<JsonNode> streamed = Http.events(server.post(plain("\"stream\": true, \"grammar\": \"root ::= [\\\\x00]\"")));
+        assertEquals("no_allowed_token", streamed.getLast().get("error").get("code").asText(), streamed.toString());
+
+        String deep = "root ::= " + "(".repeat(5000) + "\\\"a\\\"" + ")".repeat(5000);
+        JsonNode nested = error(server.post(plain("\"grammar\": \"" + deep + "\"")));
+        assertEquals("grammar", nested.get("param").asText());
+        assertTrue(nested.get("message").asText().contains("nest more than 128 deep"), nested.toString());
+
+        JsonNode repeated = error(server.post(plain("\"grammar\": \"root ::= \\\"a\\\"{1000000}\"")));
+        assertTrue(repeated.get("message").asText().contains("over the limit of 2000"), repeated.toString());
+
+        JsonNode items = error(server.post(plain("\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\","
+                + " \"schema\": {\"type\": \"array\", \"minItems\": 1000000}}}")));
+        assertEquals("unsupported_schema_feature", items.get("code").asText(), items.toString());
+        assertTrue(items.get("message").asText().contains("over the limit of 2000"), items.toString());
+
+        StringBuilder banAll = new StringBuilder("{");
+        for (int t = 0; t < server.vocabSize; t++) {
+            banAll.append(t == 0 ? "" : ", ").append('"').append(t).append("\": -100");
+        }
+        banAll.append('}');
+        JsonNode banned = error(server.post(plain("\"grammar\": \"root ::= [a-z]+\", \"logit_bias\": " + banAll)));
+        assertEquals("no_allowed_token", banned.get("code").asText(), banned.toString());
+
+        JsonNode outside = error(server.post(plain("\"logit_bias\": {\"" + server.vocabSize + "\": -100}")));
+        assertEquals("logit_bias", outside.get("param").asText(), outside.toString());
+
+        assertEquals(200, server.http.get("/health").statusCode());
+        JsonNode fine = ok(server.post(plain("\"grammar\": \"root ::= [a-z]+\"")));
+        assertTrue(fine.get("choices").get(0).get("message").get("content").asText().matches("[a-z]+"), fine.toString());
+    }
 }

@@ -32,6 +32,8 @@ final class StructuredServer implements AutoCloseable {
      * finishing (the bias never lets a token through that the grammar forbids).
      */
     final String closingBias;
+    /** The model's vocabulary size. */
+    final int vocabSize;
 
     /** Serves a tiny synthetic model of {@code family}, rendered with the chat template {@code template}. */
     StructuredServer(String family, String template) throws Exception {
@@ -40,6 +42,7 @@ final class StructuredServer implements AutoCloseable {
         try (GgufReader reader = GgufReader.open(model)) {
             tokens = ((GgufValue.Array) reader.value("tokenizer.ggml.tokens").orElseThrow()).strings();
         }
+        vocabSize = tokens.size();
         closingBias = "{" + List.of("\"", "}", "]").stream().map(t -> "\"" + tokens.indexOf(t) + "\": 6")
                 .collect(Collectors.joining(", ")) + "}";
         server = TestServer.start("-m", model.toString(), "--alias", "demo", "-c", "2048", "-np", "2", "-t", "1", "--template", template);

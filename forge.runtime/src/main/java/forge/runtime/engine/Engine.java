@@ -33,6 +33,10 @@ public final class Engine implements AutoCloseable {
     private final Thread thread;
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private volatile boolean closing;
+    /** Why the engine thread ended, if it did on its own; new requests are refused from then on. */
+    private volatile ForgeException failure;
+    /** Set before the engine thread drains its queue for the last time. */
+    private volatile boolean stopped;
 
     /** How often a running engine republishes its snapshot besides state changes. */
     static final long SNAPSHOT_INTERVAL_MS = 100;
@@ -112,14 +116,30 @@ public final class Engine implements AutoCloseable {
                     + " tokens) plus max_tokens (" + request.maxTokens() + ") exceeds this model's context per slot of "
                     + slotCtx + " tokens");
         }
+        for (int token : request.sampling().logitBias().keySet()) {
+            if (token < 0 || token >= vocab.size()) {
+                throw new EngineException(EngineException.Code.INVALID_LOGIT_BIAS, "logit_bias names token " + token
+                        + ", which is not a token id of this model (0 to " + (vocab.size() - 1) + ")");
+            }
+        }
         if (closing) {
             throw new EngineException(EngineException.Code.UNAVAILABLE, "the engine for " + name + " is shutting down");
+        }
+        ForgeException failed = failure;
+        if (failed != null) {
+            throw new EngineException(EngineException.Code.UNAVAILABLE, failed.getMessage(), failed);
         }
         if (pending.size() >= config.queueCapacity() + config.slots()) {
             throw new EngineException(EngineException.Code.QUEUE_FULL, "too many requests are waiting for " + name);
         }
         Generation generation = new Generation(request);
         pending.add(generation);
+        if ((stopped || failure != null) && pending.remove(generation)) {
+            // The engine thread drained its queue for the last time while this was being added.
+            ForgeException why = failure;
+            generation.emit(new GenerationEvent.Failed(new EngineException(EngineException.Code.UNAVAILABLE,
+                    why != null ? why.getMessage() : "the engine for " + name + " was shut down", why)));
+        }
         LockSupport.unpark(thread);
         return generation;
     }
@@ -194,7 +214,8 @@ public final class Engine implements AutoCloseable {
             }
         } catch (RuntimeException | Error e) {
             LOG.error("engine {} failed", name, e);
-            failAll(new ForgeException("the engine for " + name + " failed: " + e.getMessage(), e));
+            failure = new ForgeException("the engine for " + name + " failed: " + e.getMessage(), e);
+            failAll(failure);
         } finally {
             shutdown();
         }
@@ -398,7 +419,13 @@ public final class Engine implements AutoCloseable {
         }
         for (Slot slot : slots) {
             if (slot.generation != null && slot.batchIndex >= 0) {
-                slot.onLogits(now);
+                try {
+                    slot.onLogits(now);
+                } catch (RuntimeException e) {
+                    // This sequence's sampler, grammar or stop rule failed: its request ends, the others go on.
+                    LOG.warn("request {} failed while sampling: {}", slot.generation.request().id(), e.getMessage());
+                    slot.fail(e instanceof ForgeException f ? f : new ForgeException("sampling failed: " + e.getMessage(), e));
+                }
             }
         }
         if (changed) {
@@ -447,6 +474,7 @@ public final class Engine implements AutoCloseable {
     }
 
     private void shutdown() {
+        stopped = true;
         failAll(new EngineException(EngineException.Code.UNAVAILABLE, "the engine for " + name + " was shut down"));
         if (context != null) {
             context.close();

@@ -12,6 +12,8 @@ public final class EngineException extends ForgeException {
     public enum Code {
         /** Prompt plus requested tokens do not fit the slot's context (400 {@code context_length_exceeded}). */
         CONTEXT_LENGTH_EXCEEDED,
+        /** A logit bias names a token the model's vocabulary does not have (400, param {@code logit_bias}). */
+        INVALID_LOGIT_BIAS,
         /** The admission queue is full (503, retry later). */
         QUEUE_FULL,
         /** The engine is shutting down or failed to start (503). */

@@ -23,7 +23,9 @@ import java.util.Map;
  *
  * <p>{@link #accept} feeds prompt tokens to the penalties stage only: the grammar constrains what
  * the model generates, and accepting a token it does not allow would throw inside llama.cpp
- * (which aborts the process).
+ * (which aborts the process). For the same reason a chain with a grammar or logit biases samples
+ * under a {@link SamplingGuard}: a step at which nothing is allowed fails with a
+ * {@link forge.api.SamplingException} instead of reaching the grammar's accept.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class LlamaSampler implements TokenSampler {
@@ -36,6 +38,8 @@ public final class LlamaSampler implements TokenSampler {
     private final MemorySegment chain;
     /** The penalties stage inside the chain (owned by it), or NULL. */
     private final MemorySegment penalties;
+    /** Set when the chain has a grammar or logit biases; else null, and sampling makes no upcall. */
+    private final SamplingGuard guard;
     private boolean closed;
 
     LlamaSampler(LlamaContext context, SamplingParams params) {
@@ -45,6 +49,7 @@ public final class LlamaSampler implements TokenSampler {
         MemorySegment chainParams = Llama.llama_sampler_chain_default_params(arena);
         Structs.setBoolean(chainParams, Structs.llama_sampler_chain_params, "no_perf", true);
         this.chain = Llama.llama_sampler_chain_init(chainParams).reinterpret(arena, Llama::llama_sampler_free);
+        SamplingGuard guarded = null;
         try {
             if (!params.logitBias().isEmpty()) {
                 MemorySegment biases = arena.allocate(Structs.llama_logit_bias, params.logitBias().size());
@@ -84,7 +89,11 @@ public final class LlamaSampler implements TokenSampler {
                     throw new BackendException("invalid grammar" + (why.isEmpty() ? "" : " (" + why + ")")
                             + ": the GBNF did not parse or has no 'root' rule");
                 }
-                add(grammar, "grammar");
+                // Not a stage of the chain: the guard's stage applies it and accepts only what it admits.
+                guarded = new SamplingGuard(vocab, grammar.reinterpret(arena, Llama::llama_sampler_free), arena);
+                add(guarded.grammarStage(), "grammar");
+            } else if (!params.logitBias().isEmpty()) {
+                guarded = new SamplingGuard(vocab, MemorySegment.NULL, arena);
             }
             if (params.greedy()) {
                 add(Llama.llama_sampler_init_greedy(), "greedy");
@@ -102,10 +111,17 @@ public final class LlamaSampler implements TokenSampler {
                 int seed = params.seed() == -1 ? LLAMA_DEFAULT_SEED : (int) params.seed();
                 add(Llama.llama_sampler_init_dist(seed), "dist");
             }
+            if (guarded != null) {
+                add(guarded.checkStage(), "check");
+            }
         } catch (RuntimeException | Error e) {
+            if (guarded != null) {
+                guarded.close();
+            }
             arena.close();
             throw e;
         }
+        this.guard = guarded;
     }
 
     /**
@@ -163,7 +179,13 @@ public final class LlamaSampler implements TokenSampler {
     public int sample(int batchIndex) {
         ensureOpen();
         context.checkOutput(batchIndex);
-        return Llama.llama_sampler_sample(chain, context.segment(), batchIndex);
+        if (guard == null) {
+            return Llama.llama_sampler_sample(chain, context.segment(), batchIndex);
+        }
+        guard.clear();
+        int token = Llama.llama_sampler_sample(chain, context.segment(), batchIndex);
+        guard.verify();
+        return token;
     }
 
     @Override
@@ -192,6 +214,9 @@ public final class LlamaSampler implements TokenSampler {
                     + Thread.currentThread().getName());
         }
         closed = true;
+        if (guard != null) {
+            guard.close();
+        }
         arena.close();
         context.samplerClosed(this);
     }

@@ -426,4 +426,58 @@ class LlamaEngineTest {
             }
         }
     }
+
+    private static GenerationRequest constrained(String id, SamplingParams sampling) {
+        return new GenerationRequest(id, prompt("constrained"), sampling, 8, List.of(), Set.of(), true);
+    }
+
+    /** Every token of the vocabulary banned (OpenAI's -100, which is -inf here). */
+    private static Map<Integer, Float> banAll() {
+        Map<Integer, Float> bias = new java.util.HashMap<>();
+        for (int t = 0; t < model.vocabulary().size(); t++) {
+            bias.put(t, Float.NEGATIVE_INFINITY);
+        }
+        return bias;
+    }
+
+    /**
+     * Requests that make llama.cpp's grammar throw a C++ exception (which aborted the JVM: a grammar no
+     * token can satisfy, one at a dead end after its first token, every admitted token banned) end
+     * with a {@link forge.api.SamplingException} of their own, while a request beside them finishes
+     * and the engine serves the next one.
+     */
+    @Test
+    void aRequestWhoseConstraintsAllowNoTokenFailsAloneAndTheEngineGoesOn() throws Exception {
+        try (Engine engine = new Engine("tiny", model, config(4, 2048, 16))) {
+            Generation beside = engine.submit(request("beside", "a long answer", 40, List.of()));
+            List<Generation> bad = List.of(
+                    engine.submit(constrained("nul", SamplingParams.GREEDY.withGrammar("root ::= [\\x00]"))),
+                    engine.submit(constrained("dead-end", SamplingParams.DEFAULTS.withGrammar("root ::= [a-z] [\\x00]"))),
+                    engine.submit(constrained("banned", SamplingParams.DEFAULTS.withGrammar("root ::= [a-z]+").withLogitBias(banAll()))),
+                    engine.submit(constrained("banned-free", SamplingParams.GREEDY.withLogitBias(banAll()))));
+            for (Generation g : bad) {
+                Outcome o = drain(g);
+                var failed = assertInstanceOf(GenerationEvent.Failed.class, o.last(), g.request().id());
+                assertInstanceOf(forge.api.SamplingException.class, failed.error(), failed.error().getMessage());
+            }
+            assertEquals(FinishReason.LENGTH, drain(beside).reason());
+            // A grammar that admits tokens still works, and so does everything else.
+            Outcome fine = drain(engine.submit(constrained("fine", SamplingParams.DEFAULTS.withGrammar("root ::= [a-z]+"))));
+            assertTrue(fine.text().matches("[a-z]+"), fine.text());
+            assertEquals(FinishReason.LENGTH, drain(engine.submit(request("after", "after", 4, List.of()))).reason());
+            for (var slot : engine.snapshot().slots()) {
+                assertEquals(SlotState.IDLE, slot.state());
+            }
+        }
+    }
+
+    @Test
+    void aLogitBiasOutsideTheVocabularyIsRefusedUpFront() {
+        try (Engine engine = new Engine("tiny", model, config(1, 1024, 4))) {
+            int size = model.vocabulary().size();
+            EngineException e = assertThrows(EngineException.class, () -> engine.submit(constrained("bias",
+                    SamplingParams.GREEDY.withLogitBias(Map.of(size, -1f)))));
+            assertEquals(EngineException.Code.INVALID_LOGIT_BIAS, e.code());
+        }
+    }
 }

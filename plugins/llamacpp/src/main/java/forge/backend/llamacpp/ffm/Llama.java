@@ -202,6 +202,10 @@ public final class Llama {
         static final MethodHandle llama_sampler_sample = downcall("llama_sampler_sample", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         // void llama_sampler_accept(struct llama_sampler * smpl, llama_token token);
         static final MethodHandle llama_sampler_accept = downcall("llama_sampler_accept", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        // struct llama_sampler * llama_sampler_init(struct llama_sampler_i * iface, llama_sampler_context_t ctx);
+        static final MethodHandle llama_sampler_init = downcall("llama_sampler_init", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        // void llama_sampler_apply(struct llama_sampler * smpl, llama_token_data_array * cur_p);
+        static final MethodHandle llama_sampler_apply = downcall("llama_sampler_apply", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
         // void llama_sampler_reset(struct llama_sampler * smpl);
         static final MethodHandle llama_sampler_reset = downcall("llama_sampler_reset", FunctionDescriptor.ofVoid(ADDRESS));
         // void llama_sampler_free(struct llama_sampler * smpl);
@@ -868,6 +872,24 @@ public final class Llama {
     public static void llama_sampler_accept(MemorySegment smpl, int token) {
         try {
             Handles.llama_sampler_accept.invokeExact(smpl, token);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init(struct llama_sampler_i * iface, llama_sampler_context_t ctx);} */
+    public static MemorySegment llama_sampler_init(MemorySegment iface, MemorySegment ctx) {
+        try {
+            return (MemorySegment) Handles.llama_sampler_init.invokeExact(iface, ctx);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void llama_sampler_apply(struct llama_sampler * smpl, llama_token_data_array * cur_p);} */
+    public static void llama_sampler_apply(MemorySegment smpl, MemorySegment curP) {
+        try {
+            Handles.llama_sampler_apply.invokeExact(smpl, curP);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }

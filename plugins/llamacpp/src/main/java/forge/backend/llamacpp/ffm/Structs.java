@@ -144,9 +144,48 @@ public final class Structs {
             MemoryLayout.paddingLayout(2)
     ).withName("ggml_threadpool_params");
 
+    /** {@code struct llama_token_data}, 12 bytes: one candidate of a sampling step. */
+    public static final StructLayout llama_token_data = MemoryLayout.structLayout(
+            JAVA_INT.withName("id"),                         // llama_token
+            JAVA_FLOAT.withName("logit"),
+            JAVA_FLOAT.withName("p")
+    ).withName("llama_token_data");
+
+    /** {@code struct llama_token_data_array}, 32 bytes: the candidates a sampler stage filters. */
+    public static final StructLayout llama_token_data_array = MemoryLayout.structLayout(
+            ADDRESS.withName("data"),                        // llama_token_data *, which stages may replace
+            SIZE_T.withName("size"),
+            JAVA_LONG.withName("selected"),                  // int64_t, an index into data
+            JAVA_BOOLEAN.withName("sorted"),
+            MemoryLayout.paddingLayout(7)
+    ).withName("llama_token_data_array");
+
+    /** {@code struct llama_sampler_i}, 96 bytes: a sampler stage's functions; NULL where optional. */
+    public static final StructLayout llama_sampler_i = MemoryLayout.structLayout(
+            ADDRESS.withName("name"),
+            ADDRESS.withName("accept"),
+            ADDRESS.withName("apply"),
+            ADDRESS.withName("reset"),
+            ADDRESS.withName("clone"),
+            ADDRESS.withName("free"),
+            ADDRESS.withName("backend_init"),                // the [EXPERIMENTAL] backend sampling interface
+            ADDRESS.withName("backend_accept"),
+            ADDRESS.withName("backend_apply"),
+            ADDRESS.withName("backend_set_input"),
+            ADDRESS.withName("backend_reset"),
+            ADDRESS.withName("copy_state")
+    ).withName("llama_sampler_i");
+
+    /** {@code struct llama_sampler}, 16 bytes. */
+    public static final StructLayout llama_sampler = MemoryLayout.structLayout(
+            ADDRESS.withName("iface"),                       // struct llama_sampler_i *
+            ADDRESS.withName("ctx")                          // llama_sampler_context_t (void *)
+    ).withName("llama_sampler");
+
     /** Every layout above, for the layout test. */
     public static final List<StructLayout> ALL = List.of(llama_model_params, llama_context_params, llama_batch,
-            llama_sampler_chain_params, llama_model_quantize_params, llama_logit_bias, ggml_threadpool_params);
+            llama_sampler_chain_params, llama_model_quantize_params, llama_logit_bias, ggml_threadpool_params,
+            llama_token_data, llama_token_data_array, llama_sampler_i, llama_sampler);
 
     /** The byte offset of {@code field} in {@code struct}; fails for a name the layout lacks. */
     public static long offset(StructLayout struct, String field) {

@@ -1,0 +1,272 @@
+package forge.backend.llamacpp;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import forge.api.BackendException;
+import forge.api.SamplingException;
+import forge.backend.llamacpp.ffm.Llama;
+import forge.backend.llamacpp.ffm.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Keeps a sampler chain's grammar and logit biases from aborting the process.
+ *
+ * <p>{@code llama_sampler_sample} applies the chain, then accepts the chosen token into every
+ * stage. When the grammar admits no token (a grammar of {@code [\x00]}, which no token can write; a
+ * grammar at a dead end; logit biases that ban every token it admits), every candidate's logit is
+ * {@code -inf}, the draw still picks one, and the grammar's accept throws a C++ exception ("Unexpected
+ * empty grammar stack after accepting piece") through the downcall, or {@code GGML_ABORT}s for an
+ * end-of-generation token: either ends the JVM. So the grammar is not a stage of the chain itself
+ * but is wrapped in two stages of ours, implemented in Java through {@code llama_sampler_i}:
+ * <ul>
+ *   <li>the <b>grammar</b> stage (in the grammar's place) applies the grammar as it is, and on accept
+ *       first asks the grammar about the chosen token alone (a one-candidate apply, as llama.cpp's
+ *       common sampler checks a token): a token the grammar does not admit is never accepted;</li>
+ *   <li>the <b>check</b> stage (last in the chain) sees the chosen candidate: one whose logit is
+ *       {@code -inf} means nothing was allowed. It also keeps {@code selected} inside the array,
+ *       which {@code llama_sampler_sample} asserts.</li>
+ * </ul>
+ * After the sample, {@link #verify} turns what they saw into a {@link SamplingException}, which ends
+ * that request alone. A chain with neither grammar nor logit biases has no guard: sampling then
+ * runs without a single upcall.
+ *
+ * <p>Lifecycle: the upcall stubs and the two {@code llama_sampler_i} tables are made once per
+ * process, in {@link Arena#global()}, as the libraries that call them are never unloaded. Each
+ * guard has a key, passed as the stages' {@code ctx}, that finds it from an upcall; it is registered
+ * while its sampler lives and removed by {@link #close}. The stages themselves are owned by the
+ * chain (freed with it; their {@code free} is NULL), the wrapped grammar by the guard's arena.
+ * Upcalls never throw: a failure inside one is kept and rethrown by {@link #verify}.
+ */
+@SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
+final class SamplingGuard {
+    private static final float NEG_INF = Float.NEGATIVE_INFINITY;
+    private static final long TOKEN_DATA = Structs.llama_token_data.byteSize();
+    private static final long ID = Structs.offset(Structs.llama_token_data, "id");
+    private static final long LOGIT = Structs.offset(Structs.llama_token_data, "logit");
+    private static final long DATA = Structs.offset(Structs.llama_token_data_array, "data");
+    private static final long SIZE = Structs.offset(Structs.llama_token_data_array, "size");
+    private static final long SELECTED = Structs.offset(Structs.llama_token_data_array, "selected");
+    private static final long SORTED = Structs.offset(Structs.llama_token_data_array, "sorted");
+    private static final long CTX = Structs.offset(Structs.llama_sampler, "ctx");
+
+    private static final Map<Long, SamplingGuard> LIVE = new ConcurrentHashMap<>();
+    private static final AtomicLong KEYS = new AtomicLong();
+
+    /** The two stage tables, made on first use. */
+    private static final class Tables {
+        static final MemorySegment GRAMMAR;
+        static final MemorySegment CHECK;
+
+        static {
+            Arena global = Arena.global();
+            Linker linker = Linker.nativeLinker();
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            try {
+                // void (*apply)(struct llama_sampler * smpl, llama_token_data_array * cur_p);
+                FunctionDescriptor applyType = FunctionDescriptor.ofVoid(ADDRESS, ADDRESS);
+                MethodType applyMethod = MethodType.methodType(void.class, MemorySegment.class, MemorySegment.class);
+                // void (*accept)(struct llama_sampler * smpl, llama_token token);
+                FunctionDescriptor acceptType = FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT);
+                // void (*reset)(struct llama_sampler * smpl);
+                FunctionDescriptor resetType = FunctionDescriptor.ofVoid(ADDRESS);
+                MemorySegment grammarApply = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "grammarApply",
+                        applyMethod), applyType, global);
+                MemorySegment grammarAccept = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "grammarAccept",
+                        MethodType.methodType(void.class, MemorySegment.class, int.class)), acceptType, global);
+                MemorySegment grammarReset = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "grammarReset",
+                        MethodType.methodType(void.class, MemorySegment.class)), resetType, global);
+                MemorySegment checkApply = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "checkApply",
+                        applyMethod), applyType, global);
+                GRAMMAR = global.allocate(Structs.llama_sampler_i); // zeroed: every other function NULL
+                Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "name", global.allocateFrom("forge-grammar"));
+                Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "apply", grammarApply);
+                Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "accept", grammarAccept);
+                Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "reset", grammarReset);
+                CHECK = global.allocate(Structs.llama_sampler_i);
+                Structs.setAddress(CHECK, Structs.llama_sampler_i, "name", global.allocateFrom("forge-check"));
+                Structs.setAddress(CHECK, Structs.llama_sampler_i, "apply", checkApply);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
+
+    private final long key = KEYS.incrementAndGet();
+    private final LlamaVocabulary vocab;
+    /** The wrapped grammar sampler, or NULL: owned by the sampler's arena. */
+    private final MemorySegment grammar;
+    /** One candidate and its array, for asking the grammar about one token. */
+    private final MemorySegment one;
+    private final MemorySegment oneArray;
+    /** Stands in for an empty candidate array, so that {@code selected} always points into one. */
+    private final MemorySegment fallback;
+    /** What the last sample saw: empty when all was well. */
+    private String refusal = "";
+    private Throwable failure;
+    private int steps;
+
+    /**
+     * @param grammar the grammar sampler to wrap (owned by {@code arena}), or NULL for none
+     * @param arena   the sampler's arena, confined to the thread that samples
+     */
+    SamplingGuard(LlamaVocabulary vocab, MemorySegment grammar, Arena arena) {
+        this.vocab = vocab;
+        this.grammar = grammar;
+        this.one = arena.allocate(Structs.llama_token_data);
+        this.oneArray = arena.allocate(Structs.llama_token_data_array);
+        this.fallback = arena.allocate(Structs.llama_token_data);
+        LIVE.put(key, this);
+    }
+
+    /** The stage to put where the grammar goes, or NULL when there is no grammar. */
+    MemorySegment grammarStage() {
+        return grammar.equals(MemorySegment.NULL) ? MemorySegment.NULL
+                : Llama.llama_sampler_init(Tables.GRAMMAR, MemorySegment.ofAddress(key));
+    }
+
+    /** The stage to put last in the chain. */
+    MemorySegment checkStage() {
+        return Llama.llama_sampler_init(Tables.CHECK, MemorySegment.ofAddress(key));
+    }
+
+    /** Forgets the last sample's verdict; call before each. */
+    void clear() {
+        refusal = "";
+        failure = null;
+    }
+
+    /**
+     * Throws what the last sample's stages saw.
+     *
+     * @throws SamplingException when no token was allowed
+     * @throws BackendException  when a stage itself failed
+     */
+    void verify() {
+        steps++;
+        if (failure != null) {
+            throw new BackendException("sampling failed: " + failure.getMessage(), failure);
+        }
+        if (!refusal.isEmpty()) {
+            throw new SamplingException(refusal + " (at generated token " + steps + ")");
+        }
+    }
+
+    /** Unregisters the guard; its stages are not called again once their chain is freed. */
+    void close() {
+        LIVE.remove(key);
+    }
+
+    /** Whether the grammar admits {@code token} next, asked without changing its state. */
+    private boolean admits(int token) {
+        one.set(JAVA_INT, ID, token);
+        one.set(JAVA_FLOAT, LOGIT, 0f);
+        oneArray.set(ADDRESS, DATA, one);
+        oneArray.set(JAVA_LONG, SIZE, 1);
+        oneArray.set(JAVA_LONG, SELECTED, -1);
+        oneArray.set(JAVA_BOOLEAN, SORTED, false);
+        Llama.llama_sampler_apply(grammar, oneArray);
+        return one.get(JAVA_FLOAT, LOGIT) != NEG_INF;
+    }
+
+    private static SamplingGuard of(MemorySegment smpl) {
+        long key = smpl.reinterpret(Structs.llama_sampler.byteSize()).get(ADDRESS, CTX).address();
+        return LIVE.get(key);
+    }
+
+    // ---------------------------------------------------------------- upcalls: never throw
+
+    private static void grammarApply(MemorySegment smpl, MemorySegment curP) {
+        SamplingGuard g = null;
+        try {
+            g = of(smpl);
+            if (g != null && g.failure == null && g.refusal.isEmpty()) {
+                Llama.llama_sampler_apply(g.grammar, curP);
+            }
+        } catch (Throwable t) {
+            if (g != null) {
+                g.failure = t;
+            }
+        }
+    }
+
+    private static void grammarAccept(MemorySegment smpl, int token) {
+        SamplingGuard g = null;
+        try {
+            g = of(smpl);
+            if (g == null || g.failure != null || !g.refusal.isEmpty()) {
+                return; // the request fails: its grammar's state no longer matters
+            }
+            if (token < 0 || token >= g.vocab.size() || !g.admits(token)) {
+                g.refusal = "the grammar does not allow the sampled token " + token
+                        + "; no token the model can write is allowed here";
+                return;
+            }
+            Llama.llama_sampler_accept(g.grammar, token);
+        } catch (Throwable t) {
+            if (g != null) {
+                g.failure = t;
+            }
+        }
+    }
+
+    private static void grammarReset(MemorySegment smpl) {
+        try {
+            SamplingGuard g = of(smpl);
+            if (g != null) {
+                Llama.llama_sampler_reset(g.grammar);
+            }
+        } catch (Throwable t) {
+            // Nothing may escape an upcall; a reset is followed by a sample, which verifies.
+        }
+    }
+
+    private static void checkApply(MemorySegment smpl, MemorySegment curP) {
+        SamplingGuard g = null;
+        try {
+            g = of(smpl);
+            MemorySegment array = curP.reinterpret(Structs.llama_token_data_array.byteSize());
+            long size = array.get(JAVA_LONG, SIZE);
+            long selected = array.get(JAVA_LONG, SELECTED);
+            if (size <= 0) {
+                // llama_sampler_sample asserts 0 <= selected < size: point it at a stand-in.
+                if (g != null) {
+                    g.fallback.set(JAVA_INT, ID, 0);
+                    g.fallback.set(JAVA_FLOAT, LOGIT, NEG_INF);
+                    array.set(ADDRESS, DATA, g.fallback);
+                }
+                array.set(JAVA_LONG, SIZE, 1);
+                array.set(JAVA_LONG, SELECTED, 0);
+                if (g != null && g.refusal.isEmpty()) {
+                    g.refusal = "no token is left to sample from";
+                }
+                return;
+            }
+            if (selected < 0 || selected >= size) {
+                array.set(JAVA_LONG, SELECTED, 0);
+                selected = 0;
+            }
+            MemorySegment data = array.get(ADDRESS, DATA).reinterpret(size * TOKEN_DATA);
+            if (data.get(JAVA_FLOAT, selected * TOKEN_DATA + LOGIT) == NEG_INF && g != null && g.refusal.isEmpty()) {
+                g.refusal = g.grammar.equals(MemorySegment.NULL)
+                        ? "the logit biases ban every token"
+                        : "the grammar allows no token here, or the logit biases ban every token it allows";
+            }
+        } catch (Throwable t) {
+            if (g != null) {
+                g.failure = t;
+            }
+        }
+    }
+}
