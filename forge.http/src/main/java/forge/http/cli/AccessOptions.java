@@ -23,6 +23,9 @@ final class AccessOptions {
     @Option(names = "--cors-origin", paramLabel = "ORIGIN", description = "A browser origin allowed besides localhost ones, e.g. https://app.example (repeatable; * allows any).")
     List<String> corsOrigins = new ArrayList<>();
 
+    @Option(names = "--allowed-host", paramLabel = "NAME", description = "A Host name answered besides loopback ones while bound to a loopback address, e.g. mybox.lan (repeatable; .example.lan for a domain and its subdomains; * for any).")
+    List<String> allowedHosts = new ArrayList<>();
+
     @Option(names = "--max-body", paramLabel = "SIZE", defaultValue = "16m", description = "The largest request body, in bytes or with k, m, g (default: ${DEFAULT-VALUE}).")
     String maxBody;
 
@@ -50,7 +53,7 @@ final class AccessOptions {
             }
         }
         return base.withApiKeys(keys).withCorsOrigins(corsOrigins).withBodyLimit(size(maxBody))
-                .withStrict(strict).withKeepAliveMillis(keepAliveMillis);
+                .withStrict(strict).withKeepAliveMillis(keepAliveMillis).withAllowedHosts(allowedHosts);
     }
 
     /** Parses 4096, 512k, 16m, 1g. */

@@ -53,6 +53,7 @@ public final class ForgeServer implements AutoCloseable {
     private final Embeddings embeddings;
     private final Tokenization tokenization;
     private final CorsPolicy cors;
+    private final BrowserGuard browsers;
     private final ForgeMetrics metrics;
     private final ServerInfo info;
 
@@ -67,6 +68,7 @@ public final class ForgeServer implements AutoCloseable {
         this.embeddings = new Embeddings(catalog);
         this.tokenization = new Tokenization(catalog);
         this.cors = new CorsPolicy(config.corsOrigins());
+        this.browsers = new BrowserGuard(cors, config.host(), config.allowedHosts());
         this.templates = new TemplatesApi(catalog);
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("forge-http");
@@ -140,6 +142,8 @@ public final class ForgeServer implements AutoCloseable {
                 }
             };
             try {
+                // Before anything else, preflights included: a page of another site gets nothing to run.
+                browsers.check(request.getHeaders().get(HttpHeader.HOST), origin);
                 if ("OPTIONS".equals(method)) {
                     // A preflight carries no credentials: answer it before the key check.
                     cors.preflight(origin, request.getHeaders().get(HttpHeader.ACCESS_CONTROL_REQUEST_HEADERS), response.getHeaders());

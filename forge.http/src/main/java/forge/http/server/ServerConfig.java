@@ -15,9 +15,11 @@ import java.util.Objects;
  *                      of naming it in {@code X-Forge-Ignored-Params}
  * @param keepAliveMillis how long a stream may be silent (a long prefill) before an SSE comment
  *                      keeps proxies and clients from timing out
+ * @param allowedHosts  {@code Host} names answered besides loopback ones while bound to a loopback
+ *                      address ({@code .domain} for a domain and its subdomains, {@code *} for any)
  */
 public record ServerConfig(String host, int port, long bodyLimit, List<String> apiKeys, List<String> corsOrigins,
-                           boolean strict, long keepAliveMillis) {
+                           boolean strict, long keepAliveMillis, List<String> allowedHosts) {
 
     /** The default body limit: 16 MiB. */
     public static final long DEFAULT_BODY_LIMIT = 16L * 1024 * 1024;
@@ -37,13 +39,14 @@ public record ServerConfig(String host, int port, long bodyLimit, List<String> a
             }
         }
         corsOrigins = List.copyOf(corsOrigins);
+        allowedHosts = List.copyOf(allowedHosts);
         if (keepAliveMillis < 1) {
             throw new IllegalArgumentException("keep-alive interval must be positive: " + keepAliveMillis);
         }
     }
 
     public ServerConfig(String host, int port, long bodyLimit) {
-        this(host, port, bodyLimit, List.of(), List.of(), false, 5_000);
+        this(host, port, bodyLimit, List.of(), List.of(), false, 5_000, List.of());
     }
 
     public static ServerConfig of(String host, int port) {
@@ -51,22 +54,26 @@ public record ServerConfig(String host, int port, long bodyLimit, List<String> a
     }
 
     public ServerConfig withBodyLimit(long limit) {
-        return new ServerConfig(host, port, limit, apiKeys, corsOrigins, strict, keepAliveMillis);
+        return new ServerConfig(host, port, limit, apiKeys, corsOrigins, strict, keepAliveMillis, allowedHosts);
     }
 
     public ServerConfig withApiKeys(List<String> keys) {
-        return new ServerConfig(host, port, bodyLimit, keys, corsOrigins, strict, keepAliveMillis);
+        return new ServerConfig(host, port, bodyLimit, keys, corsOrigins, strict, keepAliveMillis, allowedHosts);
     }
 
     public ServerConfig withCorsOrigins(List<String> origins) {
-        return new ServerConfig(host, port, bodyLimit, apiKeys, origins, strict, keepAliveMillis);
+        return new ServerConfig(host, port, bodyLimit, apiKeys, origins, strict, keepAliveMillis, allowedHosts);
     }
 
     public ServerConfig withStrict(boolean on) {
-        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, on, keepAliveMillis);
+        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, on, keepAliveMillis, allowedHosts);
     }
 
     public ServerConfig withKeepAliveMillis(long millis) {
-        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, strict, millis);
+        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, strict, millis, allowedHosts);
+    }
+
+    public ServerConfig withAllowedHosts(List<String> hosts) {
+        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, strict, keepAliveMillis, hosts);
     }
 }

@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,8 @@ class AccessEndToEndTest {
         Files.writeString(keys, "# team keys\nfile-key-1\n\n  file-key-2  \n");
         server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "512", "-t", "2",
                 "--api-key", "flag-key", "--api-key-file", keys.toString(), "--cors-origin", "https://app.example.com",
-                "--max-body", "8k", "--strict", "--sse-keep-alive-ms", "1");
+                "--max-body", "8k", "--strict", "--sse-keep-alive-ms", "1", "--allowed-host", "forge.lan",
+                "--allowed-host", ".home.example");
         http = server.http();
     }
 
@@ -144,5 +146,75 @@ class AccessEndToEndTest {
             assertTrue(block.startsWith("data: ") || block.equals(": keep-alive"), block);
         }
         assertFalse(r.body().contains("\"error\""));
+    }
+
+    /** One HTTP/1.1 exchange written by hand, so that Host and the other browser headers are exactly a browser's. */
+    static String raw(String method, String path, String host, List<String> headers, String body) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", java.net.URI.create(http.base()).getPort())) {
+            socket.setSoTimeout(30_000);
+            StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n");
+            headers.forEach(h -> head.append(h).append("\r\n"));
+            byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            head.append("Content-Length: ").append(bytes.length).append("\r\n\r\n");
+            var out = socket.getOutputStream();
+            out.write(head.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            out.write(bytes);
+            out.flush();
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    private static double completionTokens() throws Exception {
+        String metrics = http.send(http.request("/metrics").header("Authorization", "Bearer flag-key")).body();
+        return metrics.lines().filter(l -> l.startsWith("forge_completion_tokens_total")).mapToDouble(
+                l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
+    /**
+     * What a page of another site makes a browser send: a "simple" POST (text/plain, no preflight)
+     * with its Origin, or, through DNS rebinding, a same-origin request whose Host is the hostile name.
+     * Each is a 403 in OpenAI's shape before anything runs; a request without Origin (curl, SDKs),
+     * from a local page, from the server's own origin or to an allowed Host name still works.
+     */
+    @Test
+    void pagesOfOtherSitesAreRefusedBeforeAnythingRuns() throws Exception {
+        String port = String.valueOf(java.net.URI.create(http.base()).getPort());
+        double before = completionTokens();
+        List<String> browser = List.of("Content-Type: text/plain;charset=UTF-8", "Origin: https://evil.example",
+                "Sec-Fetch-Site: cross-site", "Sec-Fetch-Mode: no-cors", "Authorization: Bearer flag-key");
+        String simple = raw("POST", "/v1/chat/completions", "127.0.0.1:" + port, browser, CHAT);
+        assertTrue(simple.startsWith("HTTP/1.1 403"), simple);
+        assertTrue(simple.contains("\"code\":\"forbidden\""), simple);
+        assertTrue(simple.contains("https://evil.example"), simple);
+        String json = raw("POST", "/v1/chat/completions", "localhost:" + port, List.of("Content-Type: application/json",
+                "Origin: null", "Authorization: Bearer flag-key"), CHAT);
+        assertTrue(json.startsWith("HTTP/1.1 403"), json);
+        String preflight = raw("OPTIONS", "/v1/chat/completions", "127.0.0.1:" + port, List.of("Origin: https://evil.example",
+                "Access-Control-Request-Method: POST"), "");
+        assertTrue(preflight.startsWith("HTTP/1.1 403"), preflight);
+        // DNS rebinding: the page is same-origin with the hostile name, which resolved to 127.0.0.1.
+        String rebound = raw("POST", "/v1/chat/completions", "evil.example:" + port, List.of("Content-Type: text/plain",
+                "Origin: http://evil.example:" + port, "Authorization: Bearer flag-key"), CHAT);
+        assertTrue(rebound.startsWith("HTTP/1.1 403"), rebound);
+        assertTrue(rebound.contains("--allowed-host"), rebound);
+        String noOrigin = raw("GET", "/health", "attacker.example", List.of(), "");
+        assertTrue(noOrigin.startsWith("HTTP/1.1 403"), noOrigin);
+        assertEquals(before, completionTokens(), "nothing was generated for those requests");
+
+        List<String> key = List.of("Content-Type: application/json", "Authorization: Bearer flag-key");
+        assertTrue(raw("POST", "/v1/chat/completions", "127.0.0.1:" + port, key, CHAT).startsWith("HTTP/1.1 200"));
+        assertTrue(raw("POST", "/v1/chat/completions", "localhost:" + port, List.of("Content-Type: application/json",
+                "Origin: http://localhost:5173", "Authorization: Bearer flag-key"), CHAT).startsWith("HTTP/1.1 200"));
+        for (String host : new String[] {"forge.lan:" + port, "home.example", "box.home.example:" + port, "[::1]:" + port,
+                "127.0.0.2:" + port, "app.localhost:" + port}) {
+            // The server's own page, reached by an allowed name, is same-origin.
+            String r = raw("POST", "/v1/chat/completions", host, List.of("Content-Type: application/json",
+                    "Origin: http://" + host, "Authorization: Bearer flag-key"), CHAT);
+            assertTrue(r.startsWith("HTTP/1.1 200"), host + ": " + r);
+        }
+        for (String host : new String[] {"forge.lan.evil.example", "evilhome.example", "127.0.0.1.nip.io", "localhost.evil.example"}) {
+            assertTrue(raw("GET", "/health", host, List.of(), "").startsWith("HTTP/1.1 403"), host);
+        }
+        assertTrue(completionTokens() > before);
     }
 }
