@@ -3,15 +3,12 @@ package forge.http.server;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import forge.api.ForgeException;
-import forge.api.SamplingException;
 import forge.api.template.ChatDelta;
 import forge.runtime.catalog.ChatGeneration;
 import forge.runtime.catalog.ChatOptions;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ServedModel;
-import forge.runtime.engine.EngineException;
 import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
@@ -25,12 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,9 +34,6 @@ import org.slf4j.LoggerFactory;
 final class ChatCompletions {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChatCompletions.class);
-    private static final ByteBuffer DONE = ByteBuffer.wrap("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
-
-    private static final ByteBuffer KEEP_ALIVE = ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
     private final ModelCatalog catalog;
     private final ForgeMetrics metrics;
@@ -53,14 +45,6 @@ final class ChatCompletions {
         this.keepAliveMillis = keepAliveMillis;
     }
 
-    static ApiError toApiError(EngineException e) {
-        return switch (e.code()) {
-            case CONTEXT_LENGTH_EXCEEDED -> new ApiError(400, "invalid_request_error", "context_length_exceeded", "messages", e.getMessage());
-            case INVALID_LOGIT_BIAS -> new ApiError(400, "invalid_request_error", "invalid_value", "logit_bias", e.getMessage());
-            case QUEUE_FULL -> new ApiError(503, "server_error", "queue_full", null, e.getMessage() + "; retry later");
-            case UNAVAILABLE -> new ApiError(503, "server_error", "unavailable", null, e.getMessage());
-        };
-    }
 
     void handle(ChatRequest req, Request request, Response response, Callback callback) {
         ModelEntry entry = Requests.entry(catalog, req.model());
@@ -106,7 +90,7 @@ final class ChatCompletions {
     private void whole(boolean logprobs, String model, String id, long created, List<ChatGeneration> gens, ClientWatch watch,
                        Response response, Callback callback)
             throws InterruptedException {
-        ObjectNode body = envelope(id, created, model, "chat.completion");
+        ObjectNode body = OpenAiWire.envelope(id, created, model, "chat.completion");
         ArrayNode choices = body.putArray("choices");
         int promptTokens = 0;
         int completionTokens = 0;
@@ -130,7 +114,7 @@ final class ChatCompletions {
                         collect(g.parser().feed(t.text()), content, reasoning, calls);
                         tokens.addAll(t.logprobs());
                     }
-                    case GenerationEvent.Failed f -> throw failure(f.error());
+                    case GenerationEvent.Failed f -> throw OpenAiWire.failure(f.error());
                     case GenerationEvent.Done d -> done = d;
                 }
             }
@@ -171,8 +155,8 @@ final class ChatCompletions {
                 first = done.timings();
             }
         }
-        body.set("usage", usage(promptTokens, completionTokens, cachedTokens));
-        body.set("timings", timings(first));
+        body.set("usage", OpenAiWire.usage(promptTokens, completionTokens, cachedTokens));
+        body.set("timings", OpenAiWire.timings(first));
         ForgeServer.sendJson(response, callback, 200, body);
     }
 
@@ -221,16 +205,16 @@ final class ChatCompletions {
         int cachedTokens = 0;
         try {
             for (int index = 0; index < gens.size(); index++) {
-                ObjectNode first = chunk(id, created, model);
+                ObjectNode first = OpenAiWire.chunk(id, created, model);
                 ObjectNode opening = first.withArray("choices").addObject().put("index", index);
                 opening.putObject("delta").put("role", "assistant").put("content", "");
                 opening.putNull("logprobs");
                 opening.putNull("finish_reason");
-                send(response, first);
+                SseWriter.send(response, first);
             }
             int open = gens.size();
             while (open > 0) {
-                ChoiceEvents.Event next = nextOrKeepAlive(events, response, keepAliveMillis);
+                ChoiceEvents.Event next = SseWriter.nextOrKeepAlive(events, response, keepAliveMillis);
                 int index = next.index();
                 ChatGeneration g = gens.get(index);
                 switch (next.event()) {
@@ -246,8 +230,8 @@ final class ChatCompletions {
                     case GenerationEvent.Failed f -> {
                         // After a 200 the status cannot change: one final error event, then [DONE].
                         gens.forEach(c -> c.generation().cancel());
-                        send(response, failure(f.error()).toJson());
-                        finishStream(response, callback);
+                        SseWriter.send(response, OpenAiWire.failure(f.error()).toJson());
+                        SseWriter.finish(response, callback);
                         return;
                     }
                     case GenerationEvent.Done d -> {
@@ -258,14 +242,14 @@ final class ChatCompletions {
                             callback.failed(new EofException("client went away"));
                             return;
                         }
-                        ObjectNode last = chunk(id, created, model);
+                        ObjectNode last = OpenAiWire.chunk(id, created, model);
                         ObjectNode choice = last.withArray("choices").addObject();
                         choice.put("index", index);
                         choice.putObject("delta");
                         putLogprobs(choice, pending.get(index));
                         choice.put("finish_reason", finishReason(d.reason(), toolCalls[index]));
-                        last.set("timings", timings(d.timings()));
-                        send(response, last);
+                        last.set("timings", OpenAiWire.timings(d.timings()));
+                        SseWriter.send(response, last);
                         promptTokens = d.timings().promptTokens();
                         cachedTokens = Math.max(cachedTokens, d.timings().cachedTokens());
                         completionTokens += d.timings().completionTokens();
@@ -274,12 +258,12 @@ final class ChatCompletions {
                 }
             }
             if (req.includeUsage()) {
-                ObjectNode usage = chunk(id, created, model);
+                ObjectNode usage = OpenAiWire.chunk(id, created, model);
                 usage.putArray("choices");
-                usage.set("usage", usage(promptTokens, completionTokens, cachedTokens));
-                send(response, usage);
+                usage.set("usage", OpenAiWire.usage(promptTokens, completionTokens, cachedTokens));
+                SseWriter.send(response, usage);
             }
-            finishStream(response, callback);
+            SseWriter.finish(response, callback);
         } catch (IOException e) {
             // The client went away mid-stream: free the slots at the engine's next step.
             LOG.debug("stream {} ended by the client: {}", id, e.toString());
@@ -288,22 +272,6 @@ final class ChatCompletions {
         }
     }
 
-    /**
-     * The next event; while none comes (a long prefill, a queue wait) an SSE comment every
-     * {@code keepAliveMillis} keeps proxies and clients with read timeouts from giving up.
-     */
-    static ChoiceEvents.Event nextOrKeepAlive(ChoiceEvents events, Response response, long keepAliveMillis) throws InterruptedException, IOException {
-        while (true) {
-            ChoiceEvents.Event event = events.next(keepAliveMillis);
-            if (event != null) {
-                return event;
-            }
-            try (Blocker.Callback blocker = Blocker.callback()) {
-                response.write(false, KEEP_ALIVE.duplicate(), blocker);
-                blocker.block();
-            }
-        }
-    }
 
     private static boolean sendDeltas(Response response, String id, long created, String model, int index, List<ChatDelta> deltas,
                                       List<TokenLogprob> logprobs) throws IOException {
@@ -314,7 +282,7 @@ final class ChatCompletions {
                 sendContent(response, id, created, model, index, c.text());
                 continue;
             }
-            ObjectNode chunk = chunk(id, created, model);
+            ObjectNode chunk = OpenAiWire.chunk(id, created, model);
             ObjectNode choice = chunk.withArray("choices").addObject();
             choice.put("index", index);
             ObjectNode d = choice.putObject("delta");
@@ -338,7 +306,7 @@ final class ChatCompletions {
                     fn.put("arguments", t.arguments());
                 }
             }
-            send(response, chunk);
+            SseWriter.send(response, chunk);
         }
         return toolCalls;
     }
@@ -359,7 +327,7 @@ final class ChatCompletions {
      */
     private static void sendContent(Response response, String id, long created, String model, int index, String text)
             throws IOException {
-        write(response, ByteBuffer.wrap(contentChunk(id, created, model, index, text).getBytes(StandardCharsets.UTF_8)));
+        SseWriter.write(response, ByteBuffer.wrap(contentChunk(id, created, model, index, text).getBytes(StandardCharsets.UTF_8)));
     }
 
     /** The SSE event of one content delta, as {@link #send} would write the same chunk's JSON tree. */
@@ -382,74 +350,11 @@ final class ChatCompletions {
         sb.append('"');
     }
 
-    private static void write(Response response, ByteBuffer buffer) throws IOException {
-        try (Blocker.Callback blocker = Blocker.callback()) {
-            response.write(false, buffer, blocker);
-            blocker.block();
-        }
-    }
-
-    static void send(Response response, ObjectNode event) throws IOException {
-        byte[] json = Json.bytes(event);
-        ByteBuffer buffer = ByteBuffer.allocate(json.length + 8);
-        buffer.put("data: ".getBytes(StandardCharsets.US_ASCII)).put(json).put((byte) '\n').put((byte) '\n').flip();
-        write(response, buffer);
-    }
-
-    static void finishStream(Response response, Callback callback) {
-        response.write(true, DONE.duplicate(), callback);
-    }
-
-    static ApiError failure(ForgeException e) {
-        if (e instanceof EngineException ee) {
-            return toApiError(ee);
-        }
-        if (e instanceof SamplingException) {
-            // The request's grammar or logit biases allowed no token: its fault, and only its own.
-            return new ApiError(400, "invalid_request_error", "no_allowed_token", null, e.getMessage());
-        }
-        return new ApiError(500, "server_error", "generation_failed", null, "generation failed: " + e.getMessage());
-    }
-
     private static String finishReason(FinishReason reason, boolean toolCalls) {
         return toolCalls && reason == FinishReason.STOP ? "tool_calls" : reason.wire();
     }
 
-    static ObjectNode envelope(String id, long created, String model, String object) {
-        ObjectNode n = Json.MAPPER.createObjectNode();
-        n.put("id", id);
-        n.put("object", object);
-        n.put("created", created);
-        n.put("model", model);
-        n.put("system_fingerprint", "forgelm");
-        return n;
-    }
 
-    static ObjectNode chunk(String id, long created, String model) {
-        return envelope(id, created, model, "chat.completion.chunk");
-    }
 
-    static ObjectNode usage(int promptTokens, int completionTokens, int cachedTokens) {
-        ObjectNode u = Json.MAPPER.createObjectNode();
-        u.put("prompt_tokens", promptTokens);
-        u.put("completion_tokens", completionTokens);
-        u.put("total_tokens", promptTokens + completionTokens);
-        u.putObject("prompt_tokens_details").put("cached_tokens", cachedTokens);
-        return u;
-    }
 
-    /** Like llama-server's {@code timings}, plus queue time and time to first token. */
-    static ObjectNode timings(Timings t) {
-        ObjectNode n = Json.MAPPER.createObjectNode();
-        n.put("queue_ms", t.queueMs());
-        n.put("cache_n", t.cachedTokens());
-        n.put("prompt_n", t.promptTokens() - t.cachedTokens());
-        n.put("prompt_ms", t.promptMs());
-        n.put("prompt_per_second", t.promptTokensPerSecond());
-        n.put("ttft_ms", t.firstTokenMs());
-        n.put("predicted_n", t.completionTokens());
-        n.put("predicted_ms", t.decodeMs());
-        n.put("predicted_per_second", t.decodeTokensPerSecond());
-        return n;
-    }
 }

@@ -37,66 +37,30 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
                    boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n, int logprobs,
                    StructuredOutput structured) {
 
-    /** Parameters that have an effect. */
-    private static final Set<String> HANDLED = Set.of("model", "messages", "stream", "stream_options", "max_tokens",
-            "max_completion_tokens", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "presence_penalty",
-            "frequency_penalty", "repeat_penalty", "repeat_last_n", "ignore_eos", "n", "logit_bias", "tools",
-            "chat_template_kwargs", "response_format", "grammar", "tool_choice", "parallel_tool_calls", "logprobs",
-            "top_logprobs");
-    /** Parameters that change nothing when they hold these neutral values. */
-    private static final Map<String, String> NEUTRAL = Map.of("cache_prompt", "true");
+    /** OpenAI's rule for function names, which templates and grammars rely on too. */
+    private static final java.util.regex.Pattern TOOL_NAME = java.util.regex.Pattern.compile("[a-zA-Z0-9_-]{1,64}");
 
-    /** Each choice takes a slot (or a place in the queue): more than this is refused rather than queued. */
-    static final int MAX_CHOICES = 16;
+    /** Parameters that have an effect here, besides the {@link GenerationParams#NAMES generation ones}. */
+    private static final Set<String> HANDLED = Set.of("model", "messages", "tools", "chat_template_kwargs",
+            "response_format", "grammar", "tool_choice", "parallel_tool_calls", "logprobs", "top_logprobs");
 
     static ChatRequest parse(JsonNode body) {
-        Set<String> ignored = new TreeSet<>();
-        body.fieldNames().forEachRemaining(name -> {
-            if (!HANDLED.contains(name) && !(NEUTRAL.containsKey(name) && NEUTRAL.get(name).equals(Json.string(body.get(name))))) {
-                ignored.add(name);
-            }
-        });
+        Set<String> ignored = Params.ignored(body, HANDLED, GenerationParams.NAMES);
 
         String model = Requests.model(body);
         List<ChatMessage> messages = messages(body.get("messages"));
         List<ToolDefinition> tools = tools(body.get("tools"));
         Map<String, Object> kwargs = templateKwargs(body);
 
-        int n = integer(body, "n", 1, 1, MAX_CHOICES);
-        int maxTokens = integer(body, "max_completion_tokens", integer(body, "max_tokens", -1, 1, Integer.MAX_VALUE), 1, Integer.MAX_VALUE);
-        float temperature = number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
-        float topP = number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
-        if (topP == 0) {
-            topP = Float.MIN_VALUE; // OpenAI allows 0: only the top token survives
-        }
-        int topK = integer(body, "top_k", SamplingParams.DEFAULTS.topK(), 0, Integer.MAX_VALUE);
-        float minP = number(body, "min_p", SamplingParams.DEFAULTS.minP(), 0, 1);
-        float presence = number(body, "presence_penalty", 0, -2, 2);
-        float frequency = number(body, "frequency_penalty", 0, -2, 2);
-        float repeat = number(body, "repeat_penalty", 1, 0.01f, 10);
-        int repeatLastN = integer(body, "repeat_last_n", 64, -1, Integer.MAX_VALUE);
-        long seed = body.has("seed") && !body.get("seed").isNull() ? longValue(body, "seed") : -1;
-        Map<Integer, Float> bias = logitBias(body.get("logit_bias"));
-        SamplingParams sampling = new SamplingParams(temperature, topK, topP, minP, repeat, repeatLastN, frequency,
-                presence, seed, bias, "", List.of());
-
-        boolean logprobs = bool(body, "logprobs", false);
-        int topLogprobs = integer(body, "top_logprobs", 0, 0, TokenLogprobs.MAX_TOP);
+        GenerationParams gen = GenerationParams.parse(body, -1);
+        boolean logprobs = Params.bool(body, "logprobs", false);
+        int topLogprobs = Params.integer(body, "top_logprobs", 0, 0, TokenLogprobs.MAX_TOP);
         if (body.hasNonNull("top_logprobs") && !logprobs) {
             throw ApiError.badRequest("top_logprobs", "'top_logprobs' requires 'logprobs': true");
         }
 
-        boolean stream = bool(body, "stream", false);
-        boolean includeUsage = false;
-        JsonNode so = body.get("stream_options");
-        if (so != null && !so.isNull()) {
-            if (!so.isObject()) {
-                throw ApiError.badRequest("stream_options", "'stream_options' must be an object");
-            }
-            includeUsage = bool(so, "include_usage", false);
-        }
-        return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
-                stops(body.get("stop")), stream, includeUsage, bool(body, "ignore_eos", false), ignored, n,
+        return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), gen.sampling(), gen.maxTokens(),
+                gen.stops(), gen.stream(), gen.includeUsage(), gen.ignoreEos(), ignored, gen.n(),
                 logprobs ? topLogprobs : -1, StructuredOutput.parse(body, tools));
     }
 
@@ -129,8 +93,12 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
                 }
                 content = "";
             }
-            out.add(new ChatMessage(role, content, text(m, "name", at), calls, text(m, "tool_call_id", at),
-                    text(m, "reasoning_content", at)));
+            String toolCallId = text(m, "tool_call_id", at);
+            if (role == Role.TOOL && toolCallId.isEmpty()) {
+                throw ApiError.badRequest(at + ".tool_call_id", at + ".tool_call_id is required for a tool message:"
+                        + " it names the call the result answers");
+            }
+            out.add(new ChatMessage(role, content, text(m, "name", at), calls, toolCallId, text(m, "reasoning_content", at)));
         }
         return out;
     }
@@ -189,64 +157,51 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         }
         List<ToolDefinition> tools = new ArrayList<>();
         for (int i = 0; i < node.size(); i++) {
-            JsonNode fn = node.get(i).path("function");
-            if (!fn.path("name").isTextual()) {
-                throw ApiError.badRequest("tools[" + i + "].function.name", "tools[" + i + "].function.name is required");
+            String at = "tools[" + i + "]";
+            JsonNode tool = node.get(i);
+            if (!tool.isObject()) {
+                throw ApiError.badRequest(at, at + " must be an object {\"type\": \"function\", \"function\": {...}}");
+            }
+            JsonNode type = tool.get("type");
+            if (type != null && !(type.isTextual() && type.asText().equals("function"))) {
+                throw ApiError.badRequest(at + ".type", at + ".type must be \"function\", got " + type
+                        + ": only function tools are supported");
+            }
+            JsonNode fn = Params.object(tool, "function", at);
+            if (fn == null) {
+                throw ApiError.badRequest(at + ".function", at + ".function is required");
+            }
+            String name = Params.string(fn, "name", at + ".function", 64);
+            if (name == null || !TOOL_NAME.matcher(name).matches()) {
+                throw ApiError.badRequest(at + ".function.name", at + ".function.name is required and must match"
+                        + " ^[a-zA-Z0-9_-]{1,64}$" + (name == null ? "" : ", got '" + name + "'"));
+            }
+            for (int j = 0; j < i; j++) {
+                if (tools.get(j).name().equals(name)) {
+                    throw ApiError.badRequest(at + ".function.name", "two tools are named '" + name + "'");
+                }
+            }
+            String description = Params.string(fn, "description", at + ".function", 1 << 20);
+            Params.bool(fn, "strict", at + ".function", false);
+            JsonNode parameters = Params.object(fn, "parameters", at + ".function");
+            if (parameters != null && parameters.has("type") && !"object".equals(parameters.get("type").asText(null))) {
+                throw ApiError.badRequest(at + ".function.parameters", at + ".function.parameters must be a JSON Schema"
+                        + " of type \"object\", got type " + parameters.get("type"));
             }
             @SuppressWarnings("unchecked")
-            Map<String, Object> params = fn.has("parameters") && fn.get("parameters").isObject()
-                    ? Json.MAPPER.convertValue(fn.get("parameters"), LinkedHashMap.class) : Map.of();
-            tools.add(new ToolDefinition(fn.get("name").asText(), fn.path("description").asText(""), params));
+            Map<String, Object> params = parameters != null ? Json.MAPPER.convertValue(parameters, LinkedHashMap.class) : Map.of();
+            try {
+                // A malformed schema (an unknown type, a dangling $ref) is refused whether or not a
+                // grammar will enforce it; one that only uses features a grammar cannot enforce is fine.
+                forge.runtime.grammar.JsonSchemaGrammar.convert(params.isEmpty() ? Map.of("type", "object") : params);
+            } catch (forge.runtime.grammar.InvalidSchemaException e) {
+                throw ApiError.badRequest(at + ".function.parameters", "tool '" + name + "': " + e.getMessage());
+            } catch (forge.runtime.grammar.SchemaGrammarException e) {
+                // unsupported for enforcement only
+            }
+            tools.add(new ToolDefinition(name, description == null ? "" : description, params));
         }
         return tools;
-    }
-
-    private static List<String> stops(JsonNode node) {
-        if (node == null || node.isNull()) {
-            return List.of();
-        }
-        if (node.isTextual()) {
-            return node.asText().isEmpty() ? List.of() : List.of(node.asText());
-        }
-        if (node.isArray()) {
-            List<String> stops = new ArrayList<>();
-            for (JsonNode s : node) {
-                if (!s.isTextual()) {
-                    throw ApiError.badRequest("stop", "'stop' must be a string or an array of strings");
-                }
-                if (!s.asText().isEmpty()) {
-                    stops.add(s.asText());
-                }
-            }
-            return stops;
-        }
-        throw ApiError.badRequest("stop", "'stop' must be a string or an array of strings");
-    }
-
-    private static Map<Integer, Float> logitBias(JsonNode node) {
-        if (node == null || node.isNull()) {
-            return Map.of();
-        }
-        if (!node.isObject()) {
-            throw ApiError.badRequest("logit_bias", "'logit_bias' must be an object mapping token ids to numbers");
-        }
-        Map<Integer, Float> bias = new HashMap<>();
-        var it = node.fields();
-        while (it.hasNext()) {
-            var e = it.next();
-            int token;
-            try {
-                token = Integer.parseInt(e.getKey());
-            } catch (NumberFormatException ex) {
-                throw ApiError.badRequest("logit_bias", "logit_bias key '" + e.getKey() + "' is not a token id");
-            }
-            if (!e.getValue().isNumber() || e.getValue().asDouble() < -100 || e.getValue().asDouble() > 100) {
-                throw ApiError.badRequest("logit_bias", "logit_bias values must be numbers from -100 to 100");
-            }
-            // OpenAI: -100 bans the token.
-            bias.put(token, e.getValue().asDouble() <= -100 ? Float.NEGATIVE_INFINITY : (float) e.getValue().asDouble());
-        }
-        return bias;
     }
 
     private static String text(JsonNode m, String field, String at) {
@@ -276,54 +231,5 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             });
         }
         return kwargs;
-    }
-
-    static int integer(JsonNode body, String name, int fallback, int min, int max) {
-        JsonNode v = body.get(name);
-        if (v == null || v.isNull()) {
-            return fallback;
-        }
-        if (!v.isIntegralNumber() && !(v.isNumber() && v.asDouble() == Math.rint(v.asDouble()))) {
-            throw ApiError.badRequest(name, "'" + name + "' must be an integer");
-        }
-        long value = v.asLong();
-        if (value < min || value > max) {
-            throw ApiError.badRequest(name, "'" + name + "' must be between " + min + " and " + max + ", got " + v.asText());
-        }
-        return (int) value;
-    }
-
-    private static long longValue(JsonNode body, String name) {
-        JsonNode v = body.get(name);
-        if (!v.isIntegralNumber()) {
-            throw ApiError.badRequest(name, "'" + name + "' must be an integer");
-        }
-        return v.asLong();
-    }
-
-    private static float number(JsonNode body, String name, float fallback, float min, float max) {
-        JsonNode v = body.get(name);
-        if (v == null || v.isNull()) {
-            return fallback;
-        }
-        if (!v.isNumber()) {
-            throw ApiError.badRequest(name, "'" + name + "' must be a number");
-        }
-        double value = v.asDouble();
-        if (value < min || value > max) {
-            throw ApiError.badRequest(name, "'" + name + "' must be between " + min + " and " + max + ", got " + v.asText());
-        }
-        return (float) value;
-    }
-
-    static boolean bool(JsonNode body, String name, boolean fallback) {
-        JsonNode v = body.get(name);
-        if (v == null || v.isNull()) {
-            return fallback;
-        }
-        if (!v.isBoolean()) {
-            throw ApiError.badRequest(name, "'" + name + "' must be true or false");
-        }
-        return v.asBoolean();
     }
 }

@@ -44,7 +44,8 @@ final class Completions {
             List.of("<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
             List.of("<PRE>", "<SUF>", "<MID>"));
     /** The parameters handled here rather than by the chat parser whose sampling rules are shared. */
-    private static final Set<String> OWN = Set.of("prompt", "echo", "suffix", "best_of", "logprobs");
+    private static final Set<String> OWN = Set.of("model", "prompt", "echo", "suffix", "best_of", "logprobs",
+            "grammar", "response_format");
 
     private final ModelCatalog catalog;
     private final ForgeMetrics metrics;
@@ -57,32 +58,26 @@ final class Completions {
     }
 
     void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
-        // Sampling, stops, n, stream and the rest follow the chat rules exactly: parse them with the
-        // chat parser over a copy of the body whose prompt-only fields are swapped for a stand-in message.
-        ObjectNode shared = body.deepCopy();
-        OWN.forEach(shared::remove);
-        shared.putArray("messages").addObject().put("role", "user").put("content", "");
-        if (!body.has("max_tokens") && !body.has("max_completion_tokens")) {
-            shared.put("max_tokens", DEFAULT_MAX_TOKENS);
-        }
-        ChatRequest common = ChatRequest.parse(shared);
-        Set<String> ignored = new TreeSet<>(common.ignored());
-        ignored.remove("messages");
-        int bestOf = ChatRequest.integer(body, "best_of", 1, 1, ChatRequest.MAX_CHOICES);
+        // Sampling, stops, n, stream and the rest follow the chat rules exactly: the same reader.
+        String name = Requests.model(body);
+        GenerationParams common = GenerationParams.parse(body, DEFAULT_MAX_TOKENS);
+        StructuredOutput structured = StructuredOutput.parse(body, List.of());
+        Set<String> ignored = Params.ignored(body, OWN, GenerationParams.NAMES);
+        int bestOf = Params.integer(body, "best_of", 1, 1, GenerationParams.MAX_CHOICES);
         if (bestOf != 1) {
             ignored.add("best_of");
         }
         Strictness.check(strict, ignored);
-        boolean echo = ChatRequest.bool(body, "echo", false);
+        boolean echo = Params.bool(body, "echo", false);
         // Here logprobs is a count of alternatives (chat's is a boolean plus top_logprobs).
-        int logprobs = ChatRequest.integer(body, "logprobs", -1, 0, TokenLogprobs.MAX_TOP);
+        int logprobs = Params.integer(body, "logprobs", -1, 0, TokenLogprobs.MAX_TOP);
         JsonNode suffixNode = body.get("suffix");
         if (suffixNode != null && !suffixNode.isNull() && !suffixNode.isTextual()) {
             throw ApiError.badRequest("suffix", "'suffix' must be a string");
         }
         String suffix = suffixNode == null || suffixNode.isNull() ? "" : suffixNode.asText();
 
-        ModelEntry entry = Requests.entry(catalog, common.model());
+        ModelEntry entry = Requests.entry(catalog, name);
         ServedModel model = catalog.serve(entry);
         Vocabulary vocab = model.vocabulary();
         List<int[]> prompts = prompts(body.get("prompt"), vocab);
@@ -99,7 +94,8 @@ final class Completions {
                 // Special tokens written in the prompt are echoed as written; the BOS the tokenizer added is not.
                 Echo e = echo ? new Echo(vocab.detokenize(prompt, true, true), prompt, score) : Echo.NONE;
                 for (int i = 0; i < common.n(); i++) {
-                    var sampling = common.sampling().seed() >= 0 ? common.sampling().withSeed(common.sampling().seed() + i) : common.sampling();
+                    var shaped = structured.grammar().isEmpty() ? common.sampling() : common.sampling().withGrammar(structured.grammar());
+                    var sampling = shaped.seed() >= 0 ? shaped.withSeed(shaped.seed() + i) : shaped;
                     gens.add(model.engine().submit(new GenerationRequest(id + "-" + gens.size(), prompt, sampling,
                             common.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)));
                     echoes.add(e);
@@ -165,7 +161,7 @@ final class Completions {
 
     private void whole(boolean logprobs, String model, String id, long created, List<Generation> gens, List<Echo> echoes,
                        List<int[]> prompts, Vocabulary vocab, ClientWatch watch, Response response, Callback callback) throws InterruptedException {
-        ObjectNode body = ChatCompletions.envelope(id, created, model, "text_completion");
+        ObjectNode body = OpenAiWire.envelope(id, created, model, "text_completion");
         ArrayNode choices = body.putArray("choices");
         int completion = 0;
         for (int index = 0; index < gens.size(); index++) {
@@ -180,7 +176,7 @@ final class Completions {
                         text.append(t.text());
                         tokens.addAll(t.logprobs());
                     }
-                    case GenerationEvent.Failed f -> throw ChatCompletions.failure(f.error());
+                    case GenerationEvent.Failed f -> throw OpenAiWire.failure(f.error());
                     case GenerationEvent.Done d -> done = d;
                 }
             }
@@ -199,7 +195,7 @@ final class Completions {
             choice.put("finish_reason", done.reason().wire());
             completion += done.timings().completionTokens();
         }
-        body.set("usage", ChatCompletions.usage(promptTokens(prompts), completion, 0));
+        body.set("usage", OpenAiWire.usage(promptTokens(prompts), completion, 0));
         ForgeServer.sendJson(response, callback, 200, body);
     }
 
@@ -216,24 +212,24 @@ final class Completions {
             for (int index = 0; index < gens.size(); index++) {
                 // A scored echo goes out with its log-probabilities, once the prompt is computed.
                 if (!echoes.get(index).text().isEmpty() && !echoes.get(index).scored()) {
-                    ChatCompletions.send(response, chunk(id, created, model, index, echoes.get(index).text(), null, List.of(), offsets.get(index)));
+                    SseWriter.send(response, chunk(id, created, model, index, echoes.get(index).text(), null, List.of(), offsets.get(index)));
                 }
             }
             int open = gens.size();
             while (open > 0) {
-                ChoiceEvents.Event next = ChatCompletions.nextOrKeepAlive(events, response, keepAliveMillis);
+                ChoiceEvents.Event next = SseWriter.nextOrKeepAlive(events, response, keepAliveMillis);
                 switch (next.event()) {
                     case GenerationEvent.PromptLogprobs p -> {
                         Echo e = echoes.get(next.index());
-                        ChatCompletions.send(response, chunk(id, created, model, next.index(), e.text(), null,
+                        SseWriter.send(response, chunk(id, created, model, next.index(), e.text(), null,
                                 e.entries(p.tokens(), vocab), offsets.get(next.index())));
                     }
-                    case GenerationEvent.Text t -> ChatCompletions.send(response,
+                    case GenerationEvent.Text t -> SseWriter.send(response,
                             chunk(id, created, model, next.index(), t.text(), null, t.logprobs(), offsets.get(next.index())));
                     case GenerationEvent.Failed f -> {
                         gens.forEach(Generation::cancel);
-                        ChatCompletions.send(response, ChatCompletions.failure(f.error()).toJson());
-                        ChatCompletions.finishStream(response, callback);
+                        SseWriter.send(response, OpenAiWire.failure(f.error()).toJson());
+                        SseWriter.finish(response, callback);
                         return;
                     }
                     case GenerationEvent.Done d -> {
@@ -243,19 +239,19 @@ final class Completions {
                             callback.failed(new EofException("client went away"));
                             return;
                         }
-                        ChatCompletions.send(response, chunk(id, created, model, next.index(), "", d.reason().wire(), List.of(), offsets.get(next.index())));
+                        SseWriter.send(response, chunk(id, created, model, next.index(), "", d.reason().wire(), List.of(), offsets.get(next.index())));
                         completion += d.timings().completionTokens();
                         open--;
                     }
                 }
             }
             if (includeUsage) {
-                ObjectNode usage = ChatCompletions.envelope(id, created, model, "text_completion");
+                ObjectNode usage = OpenAiWire.envelope(id, created, model, "text_completion");
                 usage.putArray("choices");
-                usage.set("usage", ChatCompletions.usage(promptTokens(prompts), completion, 0));
-                ChatCompletions.send(response, usage);
+                usage.set("usage", OpenAiWire.usage(promptTokens(prompts), completion, 0));
+                SseWriter.send(response, usage);
             }
-            ChatCompletions.finishStream(response, callback);
+            SseWriter.finish(response, callback);
         } catch (IOException e) {
             gens.forEach(Generation::cancel);
             callback.failed(e);
@@ -265,7 +261,7 @@ final class Completions {
     /** One streamed choice; {@code offset} is null when logprobs were not asked for. */
     private static ObjectNode chunk(String id, long created, String model, int index, String text, String finish,
                                     List<TokenLogprob> tokens, Logprobs.Offset offset) {
-        ObjectNode c = ChatCompletions.envelope(id, created, model, "text_completion");
+        ObjectNode c = OpenAiWire.envelope(id, created, model, "text_completion");
         ObjectNode choice = c.putArray("choices").addObject().put("index", index).put("text", text);
         if (offset == null) {
             choice.putNull("logprobs");
@@ -295,7 +291,7 @@ final class Completions {
             out.add(text(node.asText(), vocab, "prompt"));
         } else if (node.isArray() && !node.isEmpty() && node.get(0).isIntegralNumber()) {
             out.add(Requests.tokens(node, vocab, "prompt"));
-        } else if (node.isArray() && !node.isEmpty() && node.size() <= ChatRequest.MAX_CHOICES) {
+        } else if (node.isArray() && !node.isEmpty() && node.size() <= GenerationParams.MAX_CHOICES) {
             for (int i = 0; i < node.size(); i++) {
                 JsonNode item = node.get(i);
                 if (item.isTextual()) {
@@ -307,7 +303,7 @@ final class Completions {
                 }
             }
         } else {
-            throw ApiError.badRequest("prompt", bad + (node.isArray() ? " (1 to " + ChatRequest.MAX_CHOICES + " prompts)" : ""));
+            throw ApiError.badRequest("prompt", bad + (node.isArray() ? " (1 to " + GenerationParams.MAX_CHOICES + " prompts)" : ""));
         }
         return out;
     }

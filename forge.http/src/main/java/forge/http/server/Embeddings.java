@@ -34,12 +34,7 @@ final class Embeddings {
     }
 
     void handle(JsonNode body, boolean strict, Response response, Callback callback) {
-        Set<String> ignored = new TreeSet<>();
-        body.fieldNames().forEachRemaining(name -> {
-            if (!HANDLED.contains(name)) {
-                ignored.add(name);
-            }
-        });
+        Set<String> ignored = Params.ignored(body, HANDLED);
         Strictness.check(strict, ignored);
         String name = Requests.model(body);
         String format = body.path("encoding_format").isMissingNode() || body.get("encoding_format").isNull()

@@ -84,6 +84,7 @@ public final class ForgeServer implements AutoCloseable {
         connector.setIdleTimeout(IDLE_TIMEOUT_MS);
         server.addConnector(connector);
         server.setHandler(new Router());
+        server.setErrorHandler(new JsonErrorHandler());
         server.setStopTimeout(5_000);
     }
 
@@ -231,11 +232,20 @@ public final class ForgeServer implements AutoCloseable {
             } catch (TemplateException e) {
                 sendError(response, callback, ApiError.badRequest("messages", e.getMessage()));
             } catch (EngineException e) {
-                sendError(response, callback, ChatCompletions.toApiError(e));
-            } catch (RuntimeException e) {
-                LOG.error("{} {} failed", method, path, e);
+                sendError(response, callback, OpenAiWire.toApiError(e));
+            } catch (RuntimeException | StackOverflowError e) {
+                // A bug: the details go to the log under an id the client is given, not to the client.
+                String incident = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+                LOG.error("{} {} failed (incident {})", method, path, incident, e);
                 sendError(response, callback, new ApiError(500, "server_error", "internal_error", null,
-                        "internal error: " + e.getMessage()));
+                        "internal error; the server's log has the details under incident " + incident));
+            } catch (OutOfMemoryError e) {
+                // An incident: this request fails; what it held is garbage now, and every engine keeps
+                // its own state (an engine thread that died refuses new work and says so).
+                LOG.error("{} {}: the JVM ran out of memory (max heap {} MiB)", method, path,
+                        Runtime.getRuntime().maxMemory() >> 20, e);
+                sendError(response, callback, new ApiError(503, "server_error", "out_of_memory", null,
+                        "the server ran out of memory for this request; retry later or with a smaller request"));
             }
             return true;
         }

@@ -15,6 +15,8 @@ final class Json {
 
     static final ObjectMapper MAPPER = JsonMapper.builder()
             .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+            // One JSON value is the whole body: "{...}garbage" and two objects are malformed.
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
     static {
@@ -25,23 +27,100 @@ final class Json {
     private Json() {
     }
 
-    /** Parses a request body; malformed JSON is a 400 that says where. */
+    /**
+     * Parses a request body: UTF-8 (RFC 8259), strictly, so overlong forms, encoded surrogates and
+     * UTF-16 are refused rather than replaced or guessed at; one JSON object and nothing after it;
+     * no string with a lone surrogate escape ({@code "\ud800"}), which no UTF-8 text can hold.
+     * Malformed input is a 400 that says where.
+     */
     static JsonNode parse(byte[] body) {
         if (body.length == 0) {
             throw ApiError.badRequest(null, "the request body is empty; expected a JSON object");
         }
+        String text = utf8(body);
         try {
-            JsonNode node = MAPPER.readTree(body);
+            JsonNode node = MAPPER.readTree(text);
             if (node == null || !node.isObject()) {
                 throw ApiError.badRequest(null, "the request body must be a JSON object");
+            }
+            String bad = loneSurrogate(node, "");
+            if (bad != null) {
+                throw ApiError.badRequest(bad.isEmpty() ? null : bad, "the request body holds a lone UTF-16 surrogate"
+                        + (bad.isEmpty() ? "" : " in '" + bad + "'") + ": it is not Unicode text");
             }
             return node;
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
-            throw ApiError.badRequest(null, "malformed JSON" + where + ": " + e.getOriginalMessage());
+            String why = e.getOriginalMessage();
+            if (why.startsWith("Trailing token")) {
+                why = "there is more after the JSON object";
+            } else if (why.contains("com.fasterxml") || why.contains("java.")) {
+                why = "not valid JSON"; // Jackson's message names Java types: not for the client
+            }
+            throw ApiError.badRequest(null, "malformed JSON" + where + ": " + why);
         } catch (java.io.IOException e) {
             throw ApiError.badRequest(null, "unreadable request body: " + e.getMessage());
         }
+    }
+
+    private static String utf8(byte[] body) {
+        // A UTF-8 byte order mark may be ignored (RFC 8259 8.1); a UTF-16 one is invalid UTF-8.
+        int start = body.length >= 3 && (body[0] & 0xFF) == 0xEF && (body[1] & 0xFF) == 0xBB && (body[2] & 0xFF) == 0xBF ? 3 : 0;
+        var in = java.nio.ByteBuffer.wrap(body, start, body.length - start);
+        var out = java.nio.CharBuffer.allocate(body.length);
+        var result = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                .decode(in, out, true);
+        if (result.isError()) {
+            throw ApiError.badRequest(null, "the request body is not valid UTF-8 (at byte " + in.position() + ")");
+        }
+        return out.flip().toString();
+    }
+
+    /** The path of a string holding a lone surrogate ("" for the body itself), or null when there is none. */
+    private static String loneSurrogate(JsonNode node, String at) {
+        if (node.isTextual()) {
+            return hasLoneSurrogate(node.textValue()) ? at : null;
+        }
+        if (node.isObject()) {
+            var fields = node.fields();
+            while (fields.hasNext()) {
+                var e = fields.next();
+                String path = at.isEmpty() ? e.getKey() : at + "." + e.getKey();
+                if (hasLoneSurrogate(e.getKey())) {
+                    return path;
+                }
+                String bad = loneSurrogate(e.getValue(), path);
+                if (bad != null) {
+                    return bad;
+                }
+            }
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                String bad = loneSurrogate(node.get(i), at + "[" + i + "]");
+                if (bad != null) {
+                    return bad;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean hasLoneSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                } else {
+                    return true;
+                }
+            } else if (Character.isLowSurrogate(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static byte[] bytes(JsonNode node) {

@@ -12,17 +12,27 @@ final class Requests {
     private Requests() {
     }
 
+    /** Model ids are file stems, aliases and catalog ids: longer names are not ids. */
+    static final int MAX_MODEL_LENGTH = 512;
+    /** OpenAI's end-user id, which no route uses but every route checks. */
+    static final int MAX_USER_LENGTH = 512;
+
     /**
-     * The {@code model} named: a non-empty string, or the empty string when the body names none
-     * (absent or null), which {@link #entry} accepts when the server serves one model.
+     * The {@code model} named: a non-empty string, or the empty string when the body leaves it out,
+     * which {@link #entry} accepts when the server serves one model. {@code null} is not a model.
+     * Also checks the parameters every route shares ({@code user}).
      */
     static String model(JsonNode body) {
+        Params.string(body, "user", "", MAX_USER_LENGTH);
         JsonNode node = body.get("model");
-        if (node == null || node.isNull()) {
+        if (node == null) {
             return "";
         }
         if (!node.isTextual() || node.asText().isBlank()) {
             throw ApiError.badRequest("model", "'model' must be a non-empty string");
+        }
+        if (node.asText().length() > MAX_MODEL_LENGTH) {
+            throw ApiError.badRequest("model", "'model' is longer than " + MAX_MODEL_LENGTH + " characters");
         }
         return node.asText();
     }

@@ -129,7 +129,7 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
         if ((choice == ToolChoice.REQUIRED || choice == ToolChoice.FUNCTION) && !grammar.isEmpty()) {
             throw ApiError.badRequest("tool_choice", "a forced tool call cannot be combined with '" + param + "'");
         }
-        boolean parallel = ChatRequest.bool(body, "parallel_tool_calls", true);
+        boolean parallel = Params.bool(body, "parallel_tool_calls", true);
         return new StructuredOutput(grammar, param, choice, function, parallel);
     }
 

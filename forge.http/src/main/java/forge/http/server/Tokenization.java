@@ -30,9 +30,9 @@ final class Tokenization {
         if (content == null || !content.isTextual()) {
             throw ApiError.badRequest("content", "'content' is required and must be a string");
         }
-        boolean addSpecial = ChatRequest.bool(body, "add_special", false);
-        boolean parseSpecial = ChatRequest.bool(body, "parse_special", true);
-        boolean withPieces = ChatRequest.bool(body, "with_pieces", false);
+        boolean addSpecial = Params.bool(body, "add_special", false);
+        boolean parseSpecial = Params.bool(body, "parse_special", true);
+        boolean withPieces = Params.bool(body, "with_pieces", false);
         int[] ids = vocab.tokenize(content.asText(), addSpecial, parseSpecial);
         ObjectNode out = Json.MAPPER.createObjectNode();
         ArrayNode tokens = out.putArray("tokens");

@@ -148,20 +148,8 @@ class AccessEndToEndTest {
         assertFalse(r.body().contains("\"error\""));
     }
 
-    /** One HTTP/1.1 exchange written by hand, so that Host and the other browser headers are exactly a browser's. */
     static String raw(String method, String path, String host, List<String> headers, String body) throws Exception {
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", java.net.URI.create(http.base()).getPort())) {
-            socket.setSoTimeout(30_000);
-            StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n");
-            headers.forEach(h -> head.append(h).append("\r\n"));
-            byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            head.append("Content-Length: ").append(bytes.length).append("\r\n\r\n");
-            var out = socket.getOutputStream();
-            out.write(head.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
-            out.write(bytes);
-            out.flush();
-            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        }
+        return http.raw(method + " " + path, host, headers, body);
     }
 
     private static double completionTokens() throws Exception {

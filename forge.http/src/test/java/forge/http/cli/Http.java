@@ -94,4 +94,24 @@ public final class Http {
         }
         return out;
     }
+
+    /**
+     * One HTTP/1.1 exchange written by hand on a socket of its own, so that the request line, Host
+     * and the other headers are exactly what a test (or a browser) sends: the whole answer, status
+     * line first.
+     */
+    public String raw(String requestLine, String host, List<String> headers, String body) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", URI.create(base).getPort())) {
+            socket.setSoTimeout(30_000);
+            StringBuilder head = new StringBuilder(requestLine + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n");
+            headers.forEach(h -> head.append(h).append("\r\n"));
+            byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            head.append("Content-Length: ").append(bytes.length).append("\r\n\r\n");
+            var out = socket.getOutputStream();
+            out.write(head.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            out.write(bytes);
+            out.flush();
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
 }

@@ -164,7 +164,8 @@ class ServeEndToEndTest {
 
     /**
      * A server with one model answers requests that name none, as llama-server does (scripts
-     * written for it often leave {@code model} out); a model that is not a string is still refused.
+     * written for it often leave {@code model} out); a model that is not a string, {@code null}
+     * included, is still refused.
      */
     @Test
     void theOnlyModelServesRequestsThatNameNone() throws Exception {
@@ -173,12 +174,14 @@ class ServeEndToEndTest {
                 {"max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}"""));
         assertEquals(only, chat.get("model").asText(), chat.toString());
         JsonNode completion = ok(http.post("/v1/completions", """
-                {"model": null, "max_tokens": 2, "prompt": "Once"}"""));
+                {"max_tokens": 2, "prompt": "Once"}"""));
         assertEquals(only, completion.get("model").asText(), completion.toString());
-        HttpResponse<String> r = http.post("/v1/chat/completions", """
-                {"model": 3, "messages": [{"role": "user", "content": "hi"}]}""");
-        assertEquals(400, r.statusCode());
-        assertEquals("model", JSON.readTree(r.body()).get("error").get("param").asText());
+        for (String model : new String[] {"3", "null", "\"\""}) {
+            HttpResponse<String> r = http.post("/v1/chat/completions", """
+                    {"model": %s, "messages": [{"role": "user", "content": "hi"}]}""".formatted(model));
+            assertEquals(400, r.statusCode(), model);
+            assertEquals("model", JSON.readTree(r.body()).get("error").get("param").asText());
+        }
     }
 
     @Test

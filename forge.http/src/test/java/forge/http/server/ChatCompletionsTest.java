@@ -9,7 +9,7 @@ class ChatCompletionsTest {
 
     /** What the general path writes for a content delta: a JSON tree, serialized by Jackson. */
     private static String viaTree(String id, long created, String model, int index, String text) {
-        ObjectNode chunk = ChatCompletions.chunk(id, created, model);
+        ObjectNode chunk = OpenAiWire.chunk(id, created, model);
         ObjectNode choice = chunk.withArray("choices").addObject();
         choice.put("index", index);
         ObjectNode delta = choice.putObject("delta");

@@ -1,0 +1,124 @@
+package forge.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import forge.api.sampler.SamplingParams;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What OpenAI's chat and completions bodies say alike about generating: sampling, how many tokens
+ * and choices, stops, streaming. Read once here for both routes (and for any route that speaks in
+ * these names), so that the two never drift apart.
+ *
+ * @param sampling     sampling parameters (no grammar: the route's structured output adds one)
+ * @param maxTokens    the most tokens to generate; -1 for no limit but the context
+ * @param stops        stop strings
+ * @param n            choices, each its own sequence
+ * @param stream       answer with server-sent events
+ * @param includeUsage send a usage chunk at the end of a stream
+ * @param ignoreEos    generate past end-of-generation tokens
+ */
+record GenerationParams(SamplingParams sampling, int maxTokens, List<String> stops, int n, boolean stream,
+                        boolean includeUsage, boolean ignoreEos) {
+
+    /** The parameters read here. */
+    static final Set<String> NAMES = Set.of("stream", "stream_options", "max_tokens", "max_completion_tokens",
+            "temperature", "top_p", "top_k", "min_p", "seed", "stop", "presence_penalty", "frequency_penalty",
+            "repeat_penalty", "repeat_last_n", "ignore_eos", "n", "logit_bias");
+
+    /** Each choice takes a slot (or a place in the queue): more than this is refused rather than queued. */
+    static final int MAX_CHOICES = 16;
+    /** Stop strings per request, and the length of each: every one is matched against every token. */
+    static final int MAX_STOPS = 16;
+    static final int MAX_STOP_LENGTH = 1000;
+
+    /**
+     * Reads the generation parameters of {@code body}.
+     *
+     * @param defaultMaxTokens {@code max_tokens} when the body gives none (-1: up to the context)
+     */
+    static GenerationParams parse(JsonNode body, int defaultMaxTokens) {
+        int n = Params.integer(body, "n", 1, 1, MAX_CHOICES);
+        int maxTokens = Params.integer(body, "max_completion_tokens", Params.integer(body, "max_tokens", defaultMaxTokens, 1, Integer.MAX_VALUE), 1, Integer.MAX_VALUE);
+        float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
+        float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
+        if (topP == 0) {
+            topP = Float.MIN_VALUE; // OpenAI allows 0: only the top token survives
+        }
+        int topK = Params.integer(body, "top_k", SamplingParams.DEFAULTS.topK(), 0, Integer.MAX_VALUE);
+        float minP = Params.number(body, "min_p", SamplingParams.DEFAULTS.minP(), 0, 1);
+        float presence = Params.number(body, "presence_penalty", 0, -2, 2);
+        float frequency = Params.number(body, "frequency_penalty", 0, -2, 2);
+        float repeat = Params.number(body, "repeat_penalty", 1, 0.01f, 10);
+        int repeatLastN = Params.integer(body, "repeat_last_n", 64, -1, Integer.MAX_VALUE);
+        long seed = Params.int64(body, "seed", -1);
+        Map<Integer, Float> bias = logitBias(body.get("logit_bias"));
+        SamplingParams sampling = new SamplingParams(temperature, topK, topP, minP, repeat, repeatLastN, frequency,
+                presence, seed, bias, "", List.of());
+
+        boolean stream = Params.bool(body, "stream", false);
+        boolean includeUsage = false;
+        JsonNode so = body.get("stream_options");
+        if (so != null && !so.isNull()) {
+            if (!so.isObject()) {
+                throw ApiError.badRequest("stream_options", "'stream_options' must be an object");
+            }
+            includeUsage = Params.bool(so, "include_usage", "stream_options", false);
+        }
+        return new GenerationParams(sampling, maxTokens, stops(body.get("stop")), n, stream, includeUsage,
+                Params.bool(body, "ignore_eos", false));
+    }
+
+
+    private static Map<Integer, Float> logitBias(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return Map.of();
+        }
+        if (!node.isObject()) {
+            throw ApiError.badRequest("logit_bias", "'logit_bias' must be an object mapping token ids to numbers");
+        }
+        Map<Integer, Float> bias = new HashMap<>();
+        var it = node.fields();
+        while (it.hasNext()) {
+            var e = it.next();
+            int token;
+            try {
+                token = Integer.parseInt(e.getKey());
+            } catch (NumberFormatException ex) {
+                throw ApiError.badRequest("logit_bias", "logit_bias key '" + e.getKey() + "' is not a token id");
+            }
+            if (!e.getValue().isNumber() || e.getValue().asDouble() < -100 || e.getValue().asDouble() > 100) {
+                throw ApiError.badRequest("logit_bias", "logit_bias values must be numbers from -100 to 100");
+            }
+            // OpenAI: -100 bans the token.
+            bias.put(token, e.getValue().asDouble() <= -100 ? Float.NEGATIVE_INFINITY : (float) e.getValue().asDouble());
+        }
+        return bias;
+    }
+
+
+    private static List<String> stops(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return List.of();
+        }
+        if (node.isTextual()) {
+            return node.asText().isEmpty() ? List.of() : List.of(node.asText());
+        }
+        if (node.isArray()) {
+            List<String> stops = new ArrayList<>();
+            for (JsonNode s : node) {
+                if (!s.isTextual()) {
+                    throw ApiError.badRequest("stop", "'stop' must be a string or an array of strings");
+                }
+                if (!s.asText().isEmpty()) {
+                    stops.add(s.asText());
+                }
+            }
+            return stops;
+        }
+        throw ApiError.badRequest("stop", "'stop' must be a string or an array of strings");
+    }
+}

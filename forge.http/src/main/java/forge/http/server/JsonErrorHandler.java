@@ -1,0 +1,38 @@
+package forge.http.server;
+
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The errors Jetty answers itself (a request line or header it cannot parse, a header block over
+ * its limit, a failure outside the router) in OpenAI's JSON shape instead of Jetty's HTML page.
+ * The message is the status's reason: never the exception, whose text names Java classes.
+ */
+final class JsonErrorHandler extends ErrorHandler {
+
+    @Override
+    protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
+                                    Callback callback) {
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.write(true, ByteBuffer.wrap(body(code)), callback);
+    }
+
+    @Override
+    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+        fields.put(HttpHeader.CONTENT_TYPE, "application/json");
+        return ByteBuffer.wrap(body(status));
+    }
+
+    static byte[] body(int status) {
+        String reason = HttpStatus.getMessage(status);
+        ApiError error = new ApiError(status, status >= 500 ? "server_error" : "invalid_request_error",
+                reason.toLowerCase(java.util.Locale.ROOT).replace(' ', '_'), null, reason);
+        return Json.bytes(error.toJson());
+    }
+}

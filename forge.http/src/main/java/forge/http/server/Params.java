@@ -1,0 +1,141 @@
+package forge.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigInteger;
+
+/**
+ * The one reader of request parameters for every route: each value checked against its API's
+ * type and range, each refusal a 400 naming the parameter by its path ({@code stream_options.include_usage},
+ * {@code messages[2].content}). An absent parameter and an explicit {@code null} read alike as
+ * absent, as OpenAI's SDKs send either.
+ */
+final class Params {
+
+    private Params() {
+    }
+
+    /** Parameters that change nothing when they hold these values (llama-server's, on by default). */
+    private static final java.util.Map<String, String> NEUTRAL = java.util.Map.of("cache_prompt", "true");
+
+    /**
+     * The body's parameters that none of {@code handled} names, sorted: accepted without effect
+     * (named in {@code X-Forge-Ignored-Params}, refused under {@code --strict}). A parameter set to
+     * the value it has anyway is not among them.
+     */
+    @SafeVarargs
+    static java.util.SortedSet<String> ignored(JsonNode body, java.util.Set<String>... handled) {
+        java.util.SortedSet<String> ignored = new java.util.TreeSet<>();
+        body.fieldNames().forEachRemaining(name -> {
+            for (java.util.Set<String> names : handled) {
+                if (names.contains(name)) {
+                    return;
+                }
+            }
+            if (!(NEUTRAL.containsKey(name) && NEUTRAL.get(name).equals(Json.string(body.get(name))))) {
+                ignored.add(name);
+            }
+        });
+        return ignored;
+    }
+
+    /** The parameter's path inside {@code at} (empty for the body itself). */
+    static String path(String at, String name) {
+        return at.isEmpty() ? name : at + "." + name;
+    }
+
+    private static boolean absent(JsonNode v) {
+        return v == null || v.isNull() || v.isMissingNode();
+    }
+
+    /** An integer from {@code min} to {@code max}; a number outside them, or not whole, is refused as written. */
+    static int integer(JsonNode object, String name, int fallback, int min, int max) {
+        return (int) longInteger(object, name, "", fallback, min, max);
+    }
+
+    /** An integer from {@code min} to {@code max} at {@code at}; whole floats ({@code 4.0}) count as integers. */
+    static long longInteger(JsonNode object, String name, String at, long fallback, long min, long max) {
+        JsonNode v = object.get(name);
+        if (absent(v)) {
+            return fallback;
+        }
+        String param = path(at, name);
+        BigInteger value;
+        if (v.isIntegralNumber()) {
+            value = v.bigIntegerValue();
+        } else if (v.isNumber() && Double.isFinite(v.asDouble()) && v.asDouble() == Math.rint(v.asDouble())) {
+            value = v.decimalValue().toBigInteger();
+        } else {
+            throw ApiError.badRequest(param, "'" + param + "' must be an integer");
+        }
+        if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
+            throw ApiError.badRequest(param, "'" + param + "' must be between " + min + " and " + max + ", got " + v.asText());
+        }
+        return value.longValue();
+    }
+
+    /** A 64-bit integer; {@code fallback} when absent. */
+    static long int64(JsonNode object, String name, long fallback) {
+        return longInteger(object, name, "", fallback, Long.MIN_VALUE, Long.MAX_VALUE);
+    }
+
+    /** A finite number from {@code min} to {@code max}. */
+    static float number(JsonNode object, String name, float fallback, float min, float max) {
+        JsonNode v = object.get(name);
+        if (absent(v)) {
+            return fallback;
+        }
+        if (!v.isNumber() || !Double.isFinite(v.asDouble())) {
+            throw ApiError.badRequest(name, "'" + name + "' must be a number");
+        }
+        double value = v.asDouble();
+        if (value < min || value > max) {
+            throw ApiError.badRequest(name, "'" + name + "' must be between " + min + " and " + max + ", got " + v.asText());
+        }
+        return (float) value;
+    }
+
+    static boolean bool(JsonNode object, String name, boolean fallback) {
+        return bool(object, name, "", fallback);
+    }
+
+    static boolean bool(JsonNode object, String name, String at, boolean fallback) {
+        JsonNode v = object.get(name);
+        if (absent(v)) {
+            return fallback;
+        }
+        if (!v.isBoolean()) {
+            String param = path(at, name);
+            throw ApiError.badRequest(param, "'" + param + "' must be true or false");
+        }
+        return v.asBoolean();
+    }
+
+    /** A string of at most {@code maxLength} characters, or null when absent. */
+    static String string(JsonNode object, String name, String at, int maxLength) {
+        JsonNode v = object.get(name);
+        if (absent(v)) {
+            return null;
+        }
+        String param = path(at, name);
+        if (!v.isTextual()) {
+            throw ApiError.badRequest(param, "'" + param + "' must be a string");
+        }
+        if (v.asText().length() > maxLength) {
+            throw ApiError.badRequest(param, "'" + param + "' is longer than " + maxLength + " characters");
+        }
+        return v.asText();
+    }
+
+    /** The object at {@code name}, or null when absent; anything else is refused. */
+    static JsonNode object(JsonNode object, String name, String at) {
+        JsonNode v = object.get(name);
+        if (absent(v)) {
+            return null;
+        }
+        if (!v.isObject()) {
+            String param = path(at, name);
+            throw ApiError.badRequest(param, "'" + param + "' must be an object");
+        }
+        return v;
+    }
+}

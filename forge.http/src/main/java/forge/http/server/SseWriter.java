@@ -1,0 +1,72 @@
+package forge.http.server;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Blocker;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Server-sent events on a Jetty response, for every streaming route: one {@code data:} event per
+ * JSON object, SSE comments while nothing happens, and OpenAI's closing {@code data: [DONE]}. Each
+ * write blocks the request's virtual thread until the bytes are out, so a slow client slows only
+ * its own stream. Routes whose events carry a name (Anthropic's {@code event:} lines) write them
+ * with {@link #event}.
+ */
+final class SseWriter {
+
+    private static final ByteBuffer DONE = ByteBuffer.wrap("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+    private static final ByteBuffer KEEP_ALIVE = ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+
+    private SseWriter() {
+    }
+
+    /**
+     * The next event; while none comes (a long prefill, a queue wait) an SSE comment every
+     * {@code keepAliveMillis} keeps proxies and clients with read timeouts from giving up.
+     */
+    static ChoiceEvents.Event nextOrKeepAlive(ChoiceEvents events, Response response, long keepAliveMillis) throws InterruptedException, IOException {
+        while (true) {
+            ChoiceEvents.Event event = events.next(keepAliveMillis);
+            if (event != null) {
+                return event;
+            }
+            try (Blocker.Callback blocker = Blocker.callback()) {
+                response.write(false, KEEP_ALIVE.duplicate(), blocker);
+                blocker.block();
+            }
+        }
+    }
+
+    /** Writes bytes of the stream and waits until they are out. */
+    static void write(Response response, ByteBuffer buffer) throws IOException {
+        try (Blocker.Callback blocker = Blocker.callback()) {
+            response.write(false, buffer, blocker);
+            blocker.block();
+        }
+    }
+
+    /** One {@code data:} event of {@code event}'s JSON. */
+    static void send(Response response, ObjectNode event) throws IOException {
+        byte[] json = Json.bytes(event);
+        ByteBuffer buffer = ByteBuffer.allocate(json.length + 8);
+        buffer.put("data: ".getBytes(StandardCharsets.US_ASCII)).put(json).put((byte) '\n').put((byte) '\n').flip();
+        write(response, buffer);
+    }
+
+    /** One named event, {@code event: NAME} then its {@code data:} line. */
+    static void event(Response response, String name, ObjectNode data) throws IOException {
+        byte[] json = Json.bytes(data);
+        byte[] head = ("event: " + name + "\ndata: ").getBytes(StandardCharsets.US_ASCII);
+        ByteBuffer buffer = ByteBuffer.allocate(head.length + json.length + 2);
+        buffer.put(head).put(json).put((byte) '\n').put((byte) '\n').flip();
+        write(response, buffer);
+    }
+
+    /** Ends an OpenAI stream with {@code data: [DONE]}, completing {@code callback} once written. */
+    static void finish(Response response, Callback callback) {
+        response.write(true, DONE.duplicate(), callback);
+    }
+}
