@@ -12,6 +12,8 @@ module forge.http {
     requires io.prometheus.metrics.core;
     requires io.prometheus.metrics.model;
     requires io.prometheus.writer.text;
+    // forge serve's graceful shutdown: sun.misc.Signal, the only way to see a second SIGTERM.
+    requires jdk.unsupported;
 
     exports forge.http.server;
     // picocli fills the command classes' annotated fields by reflection.

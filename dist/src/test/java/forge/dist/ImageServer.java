@@ -30,14 +30,17 @@ final class ImageServer implements AutoCloseable {
 
     /** Makes a synthetic model with the image's own {@code forge model synth}, then serves it. */
     static ImageServer start(Path work, String... extraArgs) throws Exception {
-        Path image = Path.of(System.getProperty("forge.image.dir", "target/forge"));
-        Path forge = image.resolve("bin/forge");
-        if (!Files.isExecutable(forge)) {
-            throw new IllegalStateException("no image at " + image + ": run mvn package first");
-        }
+        return start(work, List.of(), extraArgs);
+    }
+
+    /** As {@link #start(Path, String...)}, with {@code synthArgs} giving the model's shape. */
+    static ImageServer start(Path work, List<String> synthArgs, String... extraArgs) throws Exception {
+        Path forge = launcher();
         Path home = Files.createDirectories(work.resolve("home"));
         Path model = work.resolve("tiny.gguf");
-        run(home, List.of(forge.toString(), "model", "synth", "-o", model.toString()), work.resolve("synth.log"));
+        List<String> synth = new ArrayList<>(List.of(forge.toString(), "model", "synth", "-o", model.toString()));
+        synth.addAll(synthArgs);
+        run(home, synth, work.resolve("synth.log"));
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -65,6 +68,33 @@ final class ImageServer implements AutoCloseable {
             }
             Thread.sleep(200);
         }
+    }
+
+    private static Path launcher() {
+        Path image = Path.of(System.getProperty("forge.image.dir", "target/forge"));
+        Path forge = image.resolve("bin/forge");
+        if (!Files.isExecutable(forge)) {
+            throw new IllegalStateException("no image at " + image + ": run mvn package first");
+        }
+        return forge;
+    }
+
+    /** Sends the server SIGTERM, as a supervisor stopping it does. */
+    void terminate() {
+        process.destroy();
+    }
+
+    /** The server's exit code, once it exited within {@code seconds}; else an AssertionError with its log. */
+    int exitCode(long seconds) throws Exception {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            throw new AssertionError("the server did not exit within " + seconds + " s:\n" + Files.readString(log));
+        }
+        return process.exitValue();
+    }
+
+    /** What the server logged so far. */
+    String log() throws IOException {
+        return Files.readString(log);
     }
 
     private static ProcessBuilder builder(Path home, List<String> cmd, Path log) {

@@ -106,6 +106,11 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     AccessOptions access = new AccessOptions();
 
+    @Option(names = "--shutdown-grace", paramLabel = "DURATION", defaultValue = "10s", description = {
+            "On SIGTERM or Ctrl-C: how long running requests may take to finish before they are cancelled",
+            "(default: ${DEFAULT-VALUE}; e.g. 30s, 500ms, 0). A second signal exits at once."})
+    String shutdownGrace;
+
     /** True once a server was started by {@link #call()}: the process must keep running. */
     static boolean serving() {
         return serving;
@@ -113,11 +118,98 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        java.time.Duration grace = duration(shutdownGrace);
         Running running = start();
         serving = true;
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(running::close));
+        Shutdown shutdown = new Shutdown(running, grace);
+        shutdown.install();
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(shutdown::closeOnce));
         running.server().join();
         return 0;
+    }
+
+    /** {@code 10s}, {@code 500ms}, {@code 2m} or a number of seconds. */
+    static java.time.Duration duration(String text) {
+        String t = text.strip().toLowerCase(java.util.Locale.ROOT);
+        try {
+            if (t.endsWith("ms")) {
+                return java.time.Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).strip()));
+            }
+            if (t.endsWith("s")) {
+                return java.time.Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).strip()) * 1000));
+            }
+            if (t.endsWith("m")) {
+                return java.time.Duration.ofSeconds(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).strip()) * 60));
+            }
+            return java.time.Duration.ofMillis(Math.round(Double.parseDouble(t) * 1000));
+        } catch (NumberFormatException e) {
+            throw new forge.api.ForgeException("--shutdown-grace: not a duration such as 10s or 500ms: " + text);
+        }
+    }
+
+    /**
+     * Graceful shutdown on SIGTERM and SIGINT: stop taking work ({@code /health} and new requests
+     * answer 503 while draining, as load balancers expect), let running requests finish within the
+     * grace, then cancel what is left (each stream gets an error event), unload, and exit 0. A
+     * second signal while draining exits at once. The JVM's own shutdown hooks cannot do this:
+     * they run once, and a second signal during them is ignored.
+     */
+    static final class Shutdown {
+        private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Shutdown.class);
+        private final Running running;
+        private final java.time.Duration grace;
+        private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+        Shutdown(Running running, java.time.Duration grace) {
+            this.running = running;
+            this.grace = grace;
+        }
+
+        void install() {
+            for (String name : new String[] {"TERM", "INT"}) {
+                try {
+                    sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> onSignal(signal.getName()));
+                } catch (IllegalArgumentException e) {
+                    LOG.debug("cannot handle SIG{}: {}", name, e.getMessage());
+                }
+            }
+        }
+
+        private void onSignal(String name) {
+            if (!started.compareAndSet(false, true)) {
+                System.err.println("forge: second SIG" + name + ": exiting now");
+                Runtime.getRuntime().halt(1);
+            }
+            Thread.ofPlatform().name("forge-shutdown").start(this::run);
+        }
+
+        private void run() {
+            int code = 0;
+            try {
+                LOG.info("shutting down: waiting up to {} ms for running requests", grace.toMillis());
+                int left = running.server().drain(grace);
+                if (left > 0) {
+                    LOG.warn("cancelling {} request(s) still running after the grace period", left);
+                }
+                closeOnce(); // engines first: their requests end with an error event while Jetty still writes
+                LOG.info("stopped");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                code = 1;
+            } catch (RuntimeException e) {
+                LOG.error("error while shutting down", e);
+                code = 1;
+            }
+            System.exit(code);
+        }
+
+        /** Closes what runs, once: after a signal's drain, or from the JVM's shutdown hook on any other exit. */
+        void closeOnce() {
+            if (closed.compareAndSet(false, true)) {
+                running.close();
+            }
+        }
     }
 
     /** Starts everything and returns once the server listens and the models given are loaded. */
@@ -246,10 +338,11 @@ public final class ServeCommand implements Callable<Integer> {
             return server.port();
         }
 
+        /** Stops everything in order: the engines first, so that their requests end with an error event Jetty still writes. */
         @Override
         public void close() {
-            server.close();
             catalog.close();
+            server.close();
             runtime.close();
         }
     }

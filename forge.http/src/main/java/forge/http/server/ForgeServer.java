@@ -56,6 +56,10 @@ public final class ForgeServer implements AutoCloseable {
     private final BrowserGuard browsers;
     private final ForgeMetrics metrics;
     private final ServerInfo info;
+    /** Set once shutdown began: new work and /health get 503 while in-flight requests finish. */
+    private volatile boolean draining;
+    /** Requests being answered, /health and the other cheap GETs aside. */
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     private ForgeServer(ServerConfig config, ModelCatalog catalog) {
         this.config = config;
@@ -109,6 +113,27 @@ public final class ForgeServer implements AutoCloseable {
         server.join();
     }
 
+    /**
+     * Starts draining, as a load balancer expects of a server being stopped: from now on
+     * {@code /health} and every new request get 503 with {@code Retry-After}, and requests already
+     * running go on. Waits until they are done or {@code grace} has passed.
+     *
+     * @return the requests still running when this returns (0 when all finished in time)
+     */
+    public int drain(java.time.Duration grace) throws InterruptedException {
+        draining = true;
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return inFlight.get();
+    }
+
+    /** Whether {@link #drain} was called. */
+    public boolean draining() {
+        return draining;
+    }
+
     @Override
     public void close() {
         try {
@@ -126,11 +151,18 @@ public final class ForgeServer implements AutoCloseable {
             String method = request.getMethod();
             String origin = request.getHeaders().get(HttpHeader.ORIGIN);
             long start = System.nanoTime();
+            boolean counted = !"/health".equals(path) && !"/metrics".equals(path);
+            if (counted) {
+                inFlight.incrementAndGet();
+            }
             // Counts the request once its last byte is written (or the client is gone: 499, as nginx says).
             Callback callback = new Callback.Nested(done) {
+                private final java.util.concurrent.atomic.AtomicBoolean over = new java.util.concurrent.atomic.AtomicBoolean();
+
                 @Override
                 public void succeeded() {
                     metrics.request(path, response.getStatus(), System.nanoTime() - start);
+                    end();
                     super.succeeded();
                 }
 
@@ -139,7 +171,14 @@ public final class ForgeServer implements AutoCloseable {
                     boolean clientGone = x instanceof org.eclipse.jetty.io.EofException
                             || (response.isCommitted() && !(x instanceof ApiError));
                     metrics.request(path, clientGone ? 499 : response.getStatus(), System.nanoTime() - start);
+                    end();
                     super.failed(x);
+                }
+
+                private void end() {
+                    if (counted && over.compareAndSet(false, true)) {
+                        inFlight.decrementAndGet();
+                    }
                 }
             };
             try {
@@ -153,6 +192,14 @@ public final class ForgeServer implements AutoCloseable {
                     return true;
                 }
                 cors.decorate(origin, response.getHeaders());
+                if (draining) {
+                    if ("/health".equals(path)) {
+                        sendJson(response, callback, 503, Json.MAPPER.createObjectNode().put("status", "draining"));
+                        return true;
+                    }
+                    throw new ApiError(503, "server_error", "shutting_down", null,
+                            "the server is shutting down; retry on another instance or after it restarts");
+                }
                 if (!"/health".equals(path)) {
                     apiKeys.check(request.getHeaders().get(HttpHeader.AUTHORIZATION));
                 }

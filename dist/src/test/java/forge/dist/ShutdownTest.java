@@ -1,0 +1,119 @@
+package forge.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SIGTERM to the image's {@code forge serve}, as a supervisor or {@code docker stop} sends it: the
+ * server drains (503 on /health and on new work), lets running requests finish within
+ * {@code --shutdown-grace}, cancels the rest with an error event, and exits 0; a second SIGTERM
+ * exits at once. The model is wide enough that a 400-token answer takes seconds on two cores.
+ */
+class ShutdownTest {
+
+    /** Decodes at a few dozen tokens per second here: a long answer outlives the test's checks. */
+    private static final List<String> SLOW_MODEL = List.of("--embd", "512", "--layers", "8", "--ffn", "1024",
+            "--heads", "8", "--kv-heads", "2");
+    private static final String STREAM = """
+            {"model": "tiny", "stream": true, "max_tokens": %d, "ignore_eos": true,
+             "messages": [{"role": "user", "content": "Tell me a story."}]}""";
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    /** A started stream: its lines as they arrive, read on another thread until the server ends it. */
+    private record Stream(CompletableFuture<List<String>> lines, CompletableFuture<Void> firstChunk) {
+    }
+
+    private Stream stream(ImageServer server, int tokens) throws Exception {
+        HttpResponse<java.io.InputStream> r = http.send(HttpRequest.newBuilder(URI.create(server.base + "/v1/chat/completions"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(STREAM.formatted(tokens))).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, r.statusCode());
+        CompletableFuture<Void> first = new CompletableFuture<>();
+        CompletableFuture<List<String>> lines = CompletableFuture.supplyAsync(() -> {
+            List<String> out = new ArrayList<>();
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    if (line.startsWith("data: ")) {
+                        out.add(line);
+                        if (line.contains("\"content\":\"") && !line.contains("\"content\":\"\"")) {
+                            first.complete(null);
+                        }
+                    }
+                }
+            } catch (java.io.IOException e) {
+                out.add("io: " + e);
+            }
+            first.complete(null);
+            return out;
+        });
+        first.get(120, TimeUnit.SECONDS);
+        return new Stream(lines, first);
+    }
+
+    private int status(ImageServer server, String path, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.base + path));
+        b = body == null ? b.GET() : b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    @Test
+    void runningRequestsFinishWithinTheGraceWhileNewOnesAre503(@TempDir Path work) throws Exception {
+        try (ImageServer server = ImageServer.start(work, SLOW_MODEL, "--shutdown-grace", "60s")) {
+            Stream running = stream(server, 400);
+            server.terminate();
+            Thread.sleep(300);
+            assertEquals(503, status(server, "/health", null), "draining");
+            assertEquals(503, status(server, "/v1/chat/completions", STREAM.formatted(2).replace("\"stream\": true", "\"stream\": false")));
+            List<String> lines = running.lines().get(120, TimeUnit.SECONDS);
+            assertEquals("data: [DONE]", lines.getLast(), lines.toString());
+            assertTrue(lines.get(lines.size() - 2).contains("\"finish_reason\":\"length\""), lines.toString());
+            assertTrue(lines.stream().noneMatch(l -> l.contains("\"error\"")), lines.toString());
+            assertEquals(0, server.exitCode(60), server.log());
+        }
+    }
+
+    @Test
+    void whatOutlivesTheGraceIsCancelledWithAnErrorEvent(@TempDir Path work) throws Exception {
+        try (ImageServer server = ImageServer.start(work, SLOW_MODEL, "--shutdown-grace", "200ms")) {
+            Stream running = stream(server, 900);
+            long t0 = System.nanoTime();
+            server.terminate();
+            List<String> lines = running.lines().get(60, TimeUnit.SECONDS);
+            assertEquals("data: [DONE]", lines.getLast(), lines.toString());
+            assertTrue(lines.get(lines.size() - 2).contains("\"error\""), lines.toString());
+            assertEquals(0, server.exitCode(30), server.log());
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(20), "exited soon after the grace");
+        }
+    }
+
+    @Test
+    void aSecondSigtermExitsAtOnce(@TempDir Path work) throws Exception {
+        try (ImageServer server = ImageServer.start(work, SLOW_MODEL, "--shutdown-grace", "120s")) {
+            Stream running = stream(server, 900);
+            server.terminate();
+            Thread.sleep(300);
+            long t0 = System.nanoTime();
+            server.terminate();
+            assertEquals(1, server.exitCode(10), server.log());
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(10));
+            running.lines().get(30, TimeUnit.SECONDS);
+        }
+    }
+}
