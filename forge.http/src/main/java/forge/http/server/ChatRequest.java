@@ -77,8 +77,9 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         int repeatLastN = integer(body, "repeat_last_n", 64, -1, Integer.MAX_VALUE);
         long seed = body.has("seed") && !body.get("seed").isNull() ? longValue(body, "seed") : -1;
         Map<Integer, Float> bias = logitBias(body.get("logit_bias"));
-        SamplingParams sampling = new SamplingParams(temperature, topK, topP, minP, repeat, repeatLastN, frequency,
-                presence, seed, bias, "", List.of());
+        SamplingParams sampling = SamplingParams.builder().temperature(temperature).topK(topK).topP(topP).minP(minP)
+                .repeatPenalty(repeat).repeatLastN(repeatLastN).frequencyPenalty(frequency).presencePenalty(presence)
+                .seed(seed).logitBias(bias).build();
 
         boolean logprobs = bool(body, "logprobs", false);
         int topLogprobs = integer(body, "top_logprobs", 0, 0, TokenLogprobs.MAX_TOP);

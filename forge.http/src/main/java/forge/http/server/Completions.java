@@ -99,7 +99,7 @@ final class Completions {
                 // Special tokens written in the prompt are echoed as written; the BOS the tokenizer added is not.
                 Echo e = echo ? new Echo(vocab.detokenize(prompt, true, true), prompt, score) : Echo.NONE;
                 for (int i = 0; i < common.n(); i++) {
-                    var sampling = common.sampling().seed() >= 0 ? common.sampling().withSeed(common.sampling().seed() + i) : common.sampling();
+                    var sampling = common.sampling().seed() >= 0 ? common.sampling().toBuilder().seed(common.sampling().seed() + i).build() : common.sampling();
                     gens.add(model.engine().submit(new GenerationRequest(id + "-" + gens.size(), prompt, sampling,
                             common.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)));
                     echoes.add(e);

@@ -93,7 +93,7 @@ class ToolCallGrammarTest {
     }
 
     private static void parse(String grammar) {
-        try (TokenSampler s = context.sampler(SamplingParams.GREEDY.withGrammar(grammar))) {
+        try (TokenSampler s = context.sampler(SamplingParams.GREEDY.toBuilder().grammar(grammar).build())) {
             assertTrue(s != null);
         }
     }

@@ -362,7 +362,7 @@ class LlamaContextTest {
 
     @Test
     void aSeededSamplerIsReproducible() {
-        SamplingParams p = SamplingParams.DEFAULTS.withTemperature(1.5f).withSeed(1234);
+        SamplingParams p = SamplingParams.builder().temperature(1.5f).seed(1234).build();
         int[][] runs = new int[2][];
         for (int r = 0; r < 2; r++) {
             try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
@@ -381,22 +381,22 @@ class LlamaContextTest {
             try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
                 greedy = s.sample(prompt.length - 1);
             }
-            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.withLogitBias(Map.of(greedy, Float.NEGATIVE_INFINITY)))) {
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.toBuilder().logitBias(Map.of(greedy, Float.NEGATIVE_INFINITY)).build())) {
                 assertNotEquals(greedy, s.sample(prompt.length - 1), "a banned token is never chosen");
             }
-            SamplingParams penalized = new SamplingParams(0f, 0, 1f, 0f, 1e6f, 64, 0f, 0f, -1, Map.of(), "", java.util.List.of());
+            SamplingParams penalized = SamplingParams.GREEDY.toBuilder().repeatPenalty(1e6f).build();
             try (TokenSampler s = ctx.sampler(penalized)) {
                 s.accept(greedy);
                 assertNotEquals(greedy, s.sample(prompt.length - 1), "a huge repeat penalty steers away from a seen token");
             }
-            assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.withLogitBias(Map.of(1 << 20, 1f))));
+            assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.toBuilder().logitBias(Map.of(1 << 20, 1f)).build()));
         }
     }
 
     @Test
     void aGrammarRestrictsTheOutput() {
-        for (SamplingParams base : List.of(SamplingParams.GREEDY, SamplingParams.DEFAULTS.withSeed(7))) {
-            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(base.withGrammar("root ::= \"yes\" | \"no\""))) {
+        for (SamplingParams base : List.of(SamplingParams.GREEDY, SamplingParams.builder().seed(7).build())) {
+            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(base.toBuilder().grammar("root ::= \"yes\" | \"no\"").build())) {
                 prefill(ctx, 0, prompt, 0);
                 ByteArrayOutputStream text = new ByteArrayOutputStream();
                 int index = prompt.length - 1;
@@ -442,8 +442,8 @@ class LlamaContextTest {
     void aLazyGrammarEngagesAtATriggerToken() {
         // <tool_call> is one (user-defined) token of the qwen vocabulary: it triggers as a token.
         int trigger = model.vocabulary().tokenOf("<tool_call>").orElseThrow();
-        SamplingParams p = SamplingParams.GREEDY.withLogitBias(Map.of(trigger, 30f))
-                .withLazyGrammar("root ::= \"<tool_call>\" [0-9] [0-9] [0-9]", List.of("<tool_call>"));
+        SamplingParams p = SamplingParams.GREEDY.toBuilder().logitBias(Map.of(trigger, 30f))
+                .lazyGrammar("root ::= \"<tool_call>\" [0-9] [0-9] [0-9]", List.of("<tool_call>")).build();
         try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
             boolean[] ended = {false};
             String out = run(ctx, s, 20, ended);
@@ -456,8 +456,8 @@ class LlamaContextTest {
         // "ab" is two tokens: it triggers as a literal pattern; output before it is free.
         int a = model.vocabulary().tokenOf("a").orElseThrow();
         int b = model.vocabulary().tokenOf("b").orElseThrow();
-        SamplingParams p = SamplingParams.DEFAULTS.withTemperature(1f).withSeed(3).withLogitBias(Map.of(a, 30f, b, 30f))
-                .withLazyGrammar("root ::= \"ab\" [0-9] [0-9] [0-9]", List.of("ab"));
+        SamplingParams p = SamplingParams.builder().temperature(1f).seed(3).logitBias(Map.of(a, 30f, b, 30f))
+                .lazyGrammar("root ::= \"ab\" [0-9] [0-9] [0-9]", List.of("ab")).build();
         try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
             boolean[] ended = {false};
             String out = run(ctx, s, 60, ended);
@@ -473,7 +473,7 @@ class LlamaContextTest {
                 free = run(ctx, s, 8, new boolean[1]);
             }
             ctx.clearMemory();
-            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.withLazyGrammar("root ::= \"zq[never]\" \"!\"", List.of("zq[never]")))) {
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.toBuilder().lazyGrammar("root ::= \"zq[never]\" \"!\"", List.of("zq[never]")).build())) {
                 assertEquals(free, run(ctx, s, 8, new boolean[1]));
             }
         }
@@ -488,10 +488,10 @@ class LlamaContextTest {
     void anInvalidGrammarIsABackendException() {
         try (InferenceContext ctx = context(1)) {
             for (String g : List.of("root ::= (\"yes\"", "root ::= undefined-rule", "start ::= \"a\"", "root ::= [a-")) {
-                BackendException e = assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.withGrammar(g)));
+                BackendException e = assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.toBuilder().grammar(g).build()));
                 assertTrue(e.getMessage().startsWith("invalid grammar"), e.getMessage());
             }
-            assertDoesNotThrow(() -> ctx.sampler(SamplingParams.GREEDY.withGrammar("root ::= [a-z]+")).close());
+            assertDoesNotThrow(() -> ctx.sampler(SamplingParams.GREEDY.toBuilder().grammar("root ::= [a-z]+").build()).close());
         }
     }
 

@@ -451,10 +451,10 @@ class LlamaEngineTest {
         try (Engine engine = new Engine("tiny", model, config(4, 2048, 16))) {
             Generation beside = engine.submit(request("beside", "a long answer", 40, List.of()));
             List<Generation> bad = List.of(
-                    engine.submit(constrained("nul", SamplingParams.GREEDY.withGrammar("root ::= [\\x00]"))),
-                    engine.submit(constrained("dead-end", SamplingParams.DEFAULTS.withGrammar("root ::= [a-z] [\\x00]"))),
-                    engine.submit(constrained("banned", SamplingParams.DEFAULTS.withGrammar("root ::= [a-z]+").withLogitBias(banAll()))),
-                    engine.submit(constrained("banned-free", SamplingParams.GREEDY.withLogitBias(banAll()))));
+                    engine.submit(constrained("nul", SamplingParams.GREEDY.toBuilder().grammar("root ::= [\\x00]").build())),
+                    engine.submit(constrained("dead-end", SamplingParams.builder().grammar("root ::= [a-z] [\\x00]").build())),
+                    engine.submit(constrained("banned", SamplingParams.builder().grammar("root ::= [a-z]+").logitBias(banAll()).build())),
+                    engine.submit(constrained("banned-free", SamplingParams.GREEDY.toBuilder().logitBias(banAll()).build())));
             for (Generation g : bad) {
                 Outcome o = drain(g);
                 var failed = assertInstanceOf(GenerationEvent.Failed.class, o.last(), g.request().id());
@@ -462,7 +462,7 @@ class LlamaEngineTest {
             }
             assertEquals(FinishReason.LENGTH, drain(beside).reason());
             // A grammar that admits tokens still works, and so does everything else.
-            Outcome fine = drain(engine.submit(constrained("fine", SamplingParams.DEFAULTS.withGrammar("root ::= [a-z]+"))));
+            Outcome fine = drain(engine.submit(constrained("fine", SamplingParams.builder().grammar("root ::= [a-z]+").build())));
             assertTrue(fine.text().matches("[a-z]+"), fine.text());
             assertEquals(FinishReason.LENGTH, drain(engine.submit(request("after", "after", 4, List.of()))).reason());
             for (var slot : engine.snapshot().slots()) {
@@ -476,7 +476,7 @@ class LlamaEngineTest {
         try (Engine engine = new Engine("tiny", model, config(1, 1024, 4))) {
             int size = model.vocabulary().size();
             EngineException e = assertThrows(EngineException.class, () -> engine.submit(constrained("bias",
-                    SamplingParams.GREEDY.withLogitBias(Map.of(size, -1f)))));
+                    SamplingParams.GREEDY.toBuilder().logitBias(Map.of(size, -1f)).build())));
             assertEquals(EngineException.Code.INVALID_LOGIT_BIAS, e.code());
         }
     }
