@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.BackendException;
 import forge.api.backend.ContextParams;
+import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
+import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
@@ -66,7 +68,7 @@ class ToolCallGrammarTest {
         SyntheticModels.write(SynthSpec.tiny("qwen"), file);
         runtime = ForgeRuntime.start(new RuntimeConfig(RuntimeConfig.defaultHome(), List.of(), "", RuntimeConfig.settingsFromSystemProperties()));
         model = runtime.backend().load(ModelLoadParams.of(file), LoadProgress.NONE);
-        context = model.newContext(new ContextParams(256, 64, 64, 1, 2, 2, "auto", "f16", true, false));
+        context = model.newContext(new ContextParams(256, 64, 64, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
     }
 
     @AfterAll

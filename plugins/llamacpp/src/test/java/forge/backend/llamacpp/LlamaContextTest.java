@@ -10,7 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.BackendException;
 import forge.api.backend.ContextParams;
+import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
+import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
@@ -51,7 +53,7 @@ class LlamaContextTest {
     }
 
     private static InferenceContext context(int seqMax) {
-        return model.newContext(new ContextParams(512, 128, 128, seqMax, 2, 2, "auto", "f16", true, false));
+        return model.newContext(new ContextParams(512, 128, 128, seqMax, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
     }
 
     /**
@@ -63,7 +65,7 @@ class LlamaContextTest {
     void copiesAPrefixBetweenSeparateKvStreams() {
         int k = prompt.length - 3;
         int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
-        try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 2, 2, 2, "auto", "f16", false, false));
+        try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
              TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY); TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             prefill(ctx, 0, prompt, 0);
             int[] a = generate(ctx, s0, 0, prompt.length, prompt.length - 1, 6);
@@ -88,7 +90,7 @@ class LlamaContextTest {
         int[] counts = new int[4];
         Thread t = new Thread(() -> {
             counts[0] = threadsNamed(name);
-            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, "auto", "f16", true, false))) {
+            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, FlashAttention.AUTO, KvCacheType.F16, true, false))) {
                 counts[1] = threadsNamed(name);
                 prefill(ctx, 0, prompt, 0);
                 prefill(ctx, 0, new int[] {prompt[0]}, prompt.length);
@@ -111,7 +113,7 @@ class LlamaContextTest {
         long[] ticks = new long[1];
         int[][] tokens = new int[2][];
         Thread t = new Thread(() -> {
-            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, "auto", "f16", true, false));
+            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, FlashAttention.AUTO, KvCacheType.F16, true, false));
                  TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
                 prefill(ctx, 0, prompt, 0);
                 tokens[0] = generate(ctx, s, 0, prompt.length, prompt.length - 1, 4);
@@ -538,7 +540,7 @@ class LlamaContextTest {
 
     @Test
     void aFullKvCacheIsABackendException() {
-        try (InferenceContext ctx = model.newContext(new ContextParams(256, 256, 256, 1, 2, 2, "auto", "f16", true, false))) {
+        try (InferenceContext ctx = model.newContext(new ContextParams(256, 256, 256, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false))) {
             int n = ctx.contextSize();
             int pos = 0;
             BackendException e = null;

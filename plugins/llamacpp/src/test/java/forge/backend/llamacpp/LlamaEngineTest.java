@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.Backend;
 import forge.api.backend.BackendContext;
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
@@ -64,7 +66,7 @@ class LlamaEngineTest {
     }
 
     private static EngineConfig config(int slots, int ctx, int queue) {
-        return new EngineConfig(slots, ctx, 64, 64, 2, 2, queue, "auto", "f16");
+        return new EngineConfig(slots, ctx, 64, 64, 2, 2, queue, FlashAttention.AUTO, KvCacheType.F16);
     }
 
     private static int[] prompt(String text) {
@@ -146,7 +148,7 @@ class LlamaEngineTest {
      */
     @Test
     void anIdleEngineLeavesTheCpuAlone() throws Exception {
-        try (Engine engine = new Engine("idle-check", model, new EngineConfig(1, 512, 64, 64, 3, 3, 4, "auto", "f16"))) {
+        try (Engine engine = new Engine("idle-check", model, new EngineConfig(1, 512, 64, 64, 3, 3, 4, FlashAttention.AUTO, KvCacheType.F16))) {
             String comm = "forge-engine-idle-check".substring(0, 15); // Linux keeps 15 bytes of a thread's name
             drain(engine.submit(new GenerationRequest("a", prompt("Hello there"), SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
             assertIdle(comm);
