@@ -1,11 +1,23 @@
 /**
  * ForgeLM's service provider interfaces and the value types they speak in.
  *
- * <p>A plugin depends on this module alone. Backends ({@link forge.api.backend.BackendProvider}) turn a
- * GGUF file into a loaded model and run generation; chat templates
+ * <p>A plugin depends on this module alone, and this module on nothing but {@code java.base}, so a
+ * third party can build a plugin against this one jar. Backends ({@link forge.api.backend.BackendProvider})
+ * turn a GGUF file into a loaded model and run generation; chat templates
  * ({@link forge.api.template.ChatTemplateProvider}) render conversations to prompt text and parse
  * the model's output back. The runtime discovers both with {@link java.util.ServiceLoader}, in the
- * boot layer and in one child layer per plugin jar.
+ * boot layer and in one child layer per plugin jar, so this module neither uses nor provides a
+ * service itself.
+ *
+ * <ul>
+ * <li>{@code forge.api}: the exception hierarchy shared by every module and plugin ({@link forge.api.ForgeException}).</li>
+ * <li>{@code forge.api.backend}: the backend SPI, from a loaded model to contexts and samplers, and its
+ *     closed sets ({@link forge.api.backend.KvCacheType}, {@link forge.api.backend.FlashAttention}).</li>
+ * <li>{@code forge.api.model}: what the runtime knows about a model: its GGUF metadata and its names.</li>
+ * <li>{@code forge.api.sampler}: {@link forge.api.sampler.SamplingParams}, what a request's sampling
+ *     turns into before a backend builds its chain.</li>
+ * <li>{@code forge.api.template}: the chat-template SPI.</li>
+ * </ul>
  */
 module forge.api {
     exports forge.api;

@@ -4,6 +4,8 @@
  */
 module forge.http {
     requires forge.runtime;
+    // forge model synth and the demo model write synthetic GGUF files.
+    requires forge.runtime.gguf;
     requires org.eclipse.jetty.server;
     requires com.fasterxml.jackson.databind;
     requires info.picocli;

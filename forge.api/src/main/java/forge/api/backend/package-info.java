@@ -7,6 +7,10 @@
  * a context creates {@link forge.api.backend.TokenSampler}s; each is closed before its parent. A
  * context and its samplers belong to the one platform thread that drives them.
  *
+ * <p>A context's closed choices are enums that carry their command-line spelling
+ * ({@link forge.api.backend.KvCacheType}, {@link forge.api.backend.FlashAttention}: {@code wire()} and
+ * {@code parse(String)}), so the runtime, the CLI and each backend share one list of them.
+ *
  * {@snippet :
  * try (LoadedModel model = backend.load(ModelLoadParams.of(path), LoadProgress.NONE);
  *      InferenceContext ctx = model.newContext(ContextParams.of(2048, 4, 2));

@@ -2,11 +2,15 @@ package forge.api.sampler;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * How to choose each next token. Backends turn this into a native sampler chain, in llama.cpp's
  * order: logit bias, penalties, grammar, top-k, top-p, min-p, temperature, then a seeded draw (or
  * the greedy choice when {@code temperature} is 0).
+ *
+ * <p>Twelve fields, most of them left at their defaults: build one with {@link #builder()} (from
+ * {@link #DEFAULTS}) or change a few of another's with {@link #toBuilder()}.
  *
  * @param temperature      0 picks the most likely token; higher flattens the distribution
  * @param topK             keep the k most likely tokens; 0 keeps all
@@ -42,7 +46,7 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
         check(frequencyPenalty >= -2 && frequencyPenalty <= 2, "frequency_penalty", frequencyPenalty);
         check(presencePenalty >= -2 && presencePenalty <= 2, "presence_penalty", presencePenalty);
         logitBias = Map.copyOf(logitBias);
-        java.util.Objects.requireNonNull(grammar, "grammar");
+        Objects.requireNonNull(grammar, "grammar");
         grammarTriggers = List.copyOf(grammarTriggers);
         if (!grammarTriggers.isEmpty() && grammar.isEmpty()) {
             throw new IllegalArgumentException("grammar triggers need a grammar");
@@ -60,24 +64,141 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
         return temperature == 0f;
     }
 
-    public SamplingParams withTemperature(float t) {
-        return new SamplingParams(t, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, logitBias, grammar, grammarTriggers);
+    /**
+     * A builder that starts from {@link #DEFAULTS}, llama-server's defaults.
+     *
+     * {@snippet :
+     * SamplingParams p = SamplingParams.builder().temperature(0.2f).seed(42).build();
+     * }
+     */
+    public static Builder builder() {
+        return DEFAULTS.toBuilder();
     }
 
-    public SamplingParams withSeed(long s) {
-        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, s, logitBias, grammar, grammarTriggers);
+    /** A builder that starts from these parameters: to change a few and keep the rest. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
-    public SamplingParams withLogitBias(Map<Integer, Float> bias) {
-        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, bias, grammar, grammarTriggers);
-    }
+    /**
+     * Builds {@link SamplingParams} one field at a time; {@link #build()} validates them as the
+     * record's constructor does. A builder is not thread-safe; each {@code build()} makes a new,
+     * immutable record, so a builder can make several.
+     */
+    public static final class Builder {
+        private float temperature;
+        private int topK;
+        private float topP;
+        private float minP;
+        private float repeatPenalty;
+        private int repeatLastN;
+        private float frequencyPenalty;
+        private float presencePenalty;
+        private long seed;
+        private Map<Integer, Float> logitBias;
+        private String grammar;
+        private List<String> grammarTriggers;
 
-    /** A lazy grammar: free output until a trigger text appears, then constrained. */
-    public SamplingParams withLazyGrammar(String g, List<String> triggers) {
-        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, logitBias, g, triggers);
-    }
+        private Builder(SamplingParams p) {
+            temperature = p.temperature;
+            topK = p.topK;
+            topP = p.topP;
+            minP = p.minP;
+            repeatPenalty = p.repeatPenalty;
+            repeatLastN = p.repeatLastN;
+            frequencyPenalty = p.frequencyPenalty;
+            presencePenalty = p.presencePenalty;
+            seed = p.seed;
+            logitBias = p.logitBias;
+            grammar = p.grammar;
+            grammarTriggers = p.grammarTriggers;
+        }
 
-    public SamplingParams withGrammar(String g) {
-        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed, logitBias, g, List.of());
+        /** See {@link SamplingParams#temperature()}. */
+        public Builder temperature(float temperature) {
+            this.temperature = temperature;
+            return this;
+        }
+
+        /** See {@link SamplingParams#topK()}. */
+        public Builder topK(int topK) {
+            this.topK = topK;
+            return this;
+        }
+
+        /** See {@link SamplingParams#topP()}. */
+        public Builder topP(float topP) {
+            this.topP = topP;
+            return this;
+        }
+
+        /** See {@link SamplingParams#minP()}. */
+        public Builder minP(float minP) {
+            this.minP = minP;
+            return this;
+        }
+
+        /** See {@link SamplingParams#repeatPenalty()}. */
+        public Builder repeatPenalty(float repeatPenalty) {
+            this.repeatPenalty = repeatPenalty;
+            return this;
+        }
+
+        /** See {@link SamplingParams#repeatLastN()}. */
+        public Builder repeatLastN(int repeatLastN) {
+            this.repeatLastN = repeatLastN;
+            return this;
+        }
+
+        /** See {@link SamplingParams#frequencyPenalty()}. */
+        public Builder frequencyPenalty(float frequencyPenalty) {
+            this.frequencyPenalty = frequencyPenalty;
+            return this;
+        }
+
+        /** See {@link SamplingParams#presencePenalty()}. */
+        public Builder presencePenalty(float presencePenalty) {
+            this.presencePenalty = presencePenalty;
+            return this;
+        }
+
+        /** See {@link SamplingParams#seed()}. */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** See {@link SamplingParams#logitBias()}; replaces any bias set before. */
+        public Builder logitBias(Map<Integer, Float> logitBias) {
+            this.logitBias = Objects.requireNonNull(logitBias, "logitBias");
+            return this;
+        }
+
+        /**
+         * A grammar that constrains the output from its first token; clears any triggers a
+         * {@link #lazyGrammar lazy grammar} had. An empty grammar is none.
+         */
+        public Builder grammar(String grammar) {
+            this.grammar = Objects.requireNonNull(grammar, "grammar");
+            this.grammarTriggers = List.of();
+            return this;
+        }
+
+        /** A lazy grammar: free output until one of {@code triggers} appears, then constrained. */
+        public Builder lazyGrammar(String grammar, List<String> triggers) {
+            this.grammar = Objects.requireNonNull(grammar, "grammar");
+            this.grammarTriggers = Objects.requireNonNull(triggers, "triggers");
+            return this;
+        }
+
+        /**
+         * The parameters set so far.
+         *
+         * @throws IllegalArgumentException naming the first field out of range, as the record's constructor
+         */
+        public SamplingParams build() {
+            return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty,
+                    presencePenalty, seed, logitBias, grammar, grammarTriggers);
+        }
     }
 }

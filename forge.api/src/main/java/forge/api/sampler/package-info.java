@@ -3,7 +3,7 @@
  * turn into before a backend builds its native sampler chain.
  *
  * {@snippet :
- * SamplingParams p = SamplingParams.DEFAULTS.withTemperature(0.2f).withSeed(42);
+ * SamplingParams p = SamplingParams.builder().temperature(0.2f).seed(42).build();
  * try (TokenSampler s = context.sampler(p)) { ... }
  * }
  */

@@ -1,6 +1,8 @@
 package forge.http.cli;
 
 import forge.api.ForgeException;
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
 import forge.http.server.ForgeServer;
 import forge.http.server.ServerConfig;
 import forge.runtime.ForgeRuntime;
@@ -8,13 +10,14 @@ import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineProfile;
-import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
+import forge.runtime.gguf.synth.SynthSpec;
+import forge.runtime.gguf.synth.SyntheticModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -281,23 +284,21 @@ public final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--profile: " + e.getMessage());
         }
-        String kv = kvType;
+        KvCacheType kv = kvType != null ? parse("--kv-type", KvCacheType::parse, kvType) : null;
         if (cacheTypeK != null || cacheTypeV != null) {
-            String k = cacheTypeK != null ? cacheTypeK : cacheTypeV;
-            String v = cacheTypeV != null ? cacheTypeV : cacheTypeK;
-            if (!k.equals(v) || (kv != null && !kv.equals(k))) {
+            KvCacheType k = cacheTypeK != null ? parse("--cache-type-k", KvCacheType::parse, cacheTypeK) : null;
+            KvCacheType v = cacheTypeV != null ? parse("--cache-type-v", KvCacheType::parse, cacheTypeV) : k;
+            k = k != null ? k : v;
+            if (k != v || (kv != null && kv != k)) {
                 throw new ParameterException(spec.commandLine(), "ForgeLM uses one KV cache type for keys and values: "
                         + "--cache-type-k, --cache-type-v and --kv-type must agree (got " + k + ", " + v
                         + (kv != null ? ", " + kv : "") + ")");
             }
             kv = k;
         }
-        kv = kv != null ? kv.toLowerCase(java.util.Locale.ROOT) : p.kvCacheType();
-        if (!java.util.Set.of("f16", "f32", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1").contains(kv)) {
-            throw new ParameterException(spec.commandLine(), "--kv-type: unsupported KV cache type '" + kv
-                    + "'; valid: f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0");
-        }
-        String fa = flashAttention != null ? flashAttention.toLowerCase(java.util.Locale.ROOT) : p.flashAttention();
+        kv = kv != null ? kv : p.kvCacheType();
+        FlashAttention fa = flashAttention != null ? parse("--flash-attn", FlashAttention::parse, flashAttention)
+                : p.flashAttention();
         int t = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
         try {
             return new EngineConfig(parallel, contextSize != null ? contextSize : p.contextSize(),
@@ -305,6 +306,15 @@ public final class ServeCommand implements Callable<Integer> {
                     threadsBatch != null ? threadsBatch : t, queue, fa, kv, p.name(), !noWarmup);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** {@code text} parsed by {@code parser}; a wrong spelling is a parameter error naming {@code flag}. */
+    private <T> T parse(String flag, Function<String, T> parser, String text) {
+        try {
+            return parser.apply(text);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), flag + ": " + e.getMessage());
         }
     }
 

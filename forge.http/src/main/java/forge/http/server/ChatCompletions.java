@@ -56,7 +56,7 @@ final class ChatCompletions {
         List<ChatGeneration> choices = new ArrayList<>(req.n());
         try {
             for (int i = 0; i < req.n(); i++) {
-                var sampling = shaped.sampling().seed() >= 0 ? shaped.sampling().withSeed(shaped.sampling().seed() + i) : shaped.sampling();
+                var sampling = shaped.sampling().seed() >= 0 ? shaped.sampling().toBuilder().seed(shaped.sampling().seed() + i).build() : shaped.sampling();
                 choices.add(model.chat(shaped.prompt(), new ChatOptions(req.n() == 1 ? id : id + "-" + i, sampling,
                         req.maxTokens(), req.stops(), req.ignoreEos(), req.logprobs())));
             }

@@ -94,8 +94,9 @@ final class Completions {
                 // Special tokens written in the prompt are echoed as written; the BOS the tokenizer added is not.
                 Echo e = echo ? new Echo(vocab.detokenize(prompt, true, true), prompt, score) : Echo.NONE;
                 for (int i = 0; i < common.n(); i++) {
-                    var shaped = structured.grammar().isEmpty() ? common.sampling() : common.sampling().withGrammar(structured.grammar());
-                    var sampling = shaped.seed() >= 0 ? shaped.withSeed(shaped.seed() + i) : shaped;
+                    var shaped = structured.grammar().isEmpty() ? common.sampling()
+                            : common.sampling().toBuilder().grammar(structured.grammar()).build();
+                    var sampling = shaped.seed() >= 0 ? shaped.toBuilder().seed(shaped.seed() + i).build() : shaped;
                     gens.add(model.engine().submit(new GenerationRequest(id + "-" + gens.size(), prompt, sampling,
                             common.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)));
                     echoes.add(e);

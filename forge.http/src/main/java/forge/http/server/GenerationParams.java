@@ -56,8 +56,9 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
         int repeatLastN = Params.integer(body, "repeat_last_n", 64, -1, Integer.MAX_VALUE);
         long seed = Params.int64(body, "seed", -1);
         Map<Integer, Float> bias = logitBias(body.get("logit_bias"));
-        SamplingParams sampling = new SamplingParams(temperature, topK, topP, minP, repeat, repeatLastN, frequency,
-                presence, seed, bias, "", List.of());
+        SamplingParams sampling = SamplingParams.builder().temperature(temperature).topK(topK).topP(topP).minP(minP)
+                .repeatPenalty(repeat).repeatLastN(repeatLastN).frequencyPenalty(frequency).presencePenalty(presence)
+                .seed(seed).logitBias(bias).build();
 
         boolean stream = Params.bool(body, "stream", false);
         boolean includeUsage = false;

@@ -107,8 +107,8 @@ final class ServerInfo {
         runtime.put("n_ubatch", c.ubatchSize());
         runtime.put("n_threads", c.threads());
         runtime.put("n_threads_batch", c.threadsBatch());
-        runtime.put("flash_attn", c.flashAttention());
-        runtime.put("kv_cache_type", c.kvCacheType());
+        runtime.put("flash_attn", c.flashAttention().wire());
+        runtime.put("kv_cache_type", c.kvCacheType().wire());
         runtime.put("kv_unified", false); // a KV stream per slot, as llama-server with -np N
         runtime.put("warmup", c.warmup());
         runtime.put("queue", c.queueCapacity());

@@ -141,11 +141,11 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
         if (toolChoice == ToolChoice.NONE) {
             // OpenAI's "none": the model must not call tools; with no tools, none are parsed either.
             return new Applied(new ChatPrompt(prompt.messages(), List.of(), prompt.addGenerationPrompt(), prompt.options()),
-                    grammar.isEmpty() ? sampling : sampling.withGrammar(grammar));
+                    grammar.isEmpty() ? sampling : sampling.toBuilder().grammar(grammar).build());
         }
         if (!grammar.isEmpty()) {
             // A response_format or grammar shapes the whole output; tools stay offered but unforced.
-            return new Applied(prompt, sampling.withGrammar(grammar));
+            return new Applied(prompt, sampling.toBuilder().grammar(grammar).build());
         }
         if (prompt.tools().isEmpty()) {
             return new Applied(prompt, sampling);
@@ -183,8 +183,8 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
             // The template's syntax is tested; what fails here is the tools' size against the limits.
             throw ApiError.badRequest("tools", "the grammar for these tools is refused: " + e.getMessage());
         }
-        return new Applied(prompt, forced ? sampling.withGrammar(grammar)
-                : sampling.withLazyGrammar(grammar, template.toolCallTriggers()));
+        return new Applied(prompt, forced ? sampling.toBuilder().grammar(grammar).build()
+                : sampling.toBuilder().lazyGrammar(grammar, template.toolCallTriggers()).build());
     }
 
     private static String schemaGrammar(Map<String, Object> schema, String param) {

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.runtime.gguf.GgufValue;
-import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SynthVocabulary;
+import forge.runtime.gguf.synth.SynthSpec;
+import forge.runtime.gguf.synth.SynthVocabulary;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.runtime.gguf.GgufValue;
-import forge.runtime.synth.SynthSpec;
+import forge.runtime.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

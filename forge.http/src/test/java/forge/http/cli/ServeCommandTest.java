@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
 import forge.runtime.engine.EngineConfig;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -25,8 +27,8 @@ class ServeCommandTest {
         assertEquals(4096, c.contextSize());
         assertEquals(512, c.batchSize());
         assertEquals(512, c.ubatchSize());
-        assertEquals("auto", c.flashAttention());
-        assertEquals("f16", c.kvCacheType());
+        assertEquals(FlashAttention.AUTO, c.flashAttention());
+        assertEquals(KvCacheType.F16, c.kvCacheType());
         assertTrue(c.warmup());
     }
 
@@ -39,11 +41,11 @@ class ServeCommandTest {
         assertEquals(64, c.ubatchSize());
         assertEquals(3, c.threads());
         assertEquals(3, c.threadsBatch());
-        assertEquals("q8_0", c.kvCacheType());
+        assertEquals(KvCacheType.Q8_0, c.kvCacheType());
         assertFalse(c.warmup());
-        assertEquals("f16", config("--profile", "low-memory", "--kv-type", "f16").kvCacheType());
-        assertEquals("q4_0", config("-ctk", "q4_0", "-ctv", "q4_0").kvCacheType());
-        assertEquals("on", config("--kv-type", "q4_0").flashAttention(), "a quantized V cache needs flash attention");
+        assertEquals(KvCacheType.F16, config("--profile", "low-memory", "--kv-type", "f16").kvCacheType());
+        assertEquals(KvCacheType.Q4_0, config("-ctk", "q4_0", "-ctv", "q4_0").kvCacheType());
+        assertEquals(FlashAttention.ON, config("--kv-type", "q4_0").flashAttention(), "a quantized V cache needs flash attention");
     }
 
     @Test

@@ -9,7 +9,7 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import forge.runtime.gguf.GgufReader;
 import forge.runtime.gguf.GgufValue;
-import forge.runtime.synth.SynthSpec;
+import forge.runtime.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;

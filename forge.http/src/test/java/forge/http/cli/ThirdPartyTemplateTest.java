@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.api.template.ChatTemplateProvider;
-import forge.runtime.synth.SynthSpec;
+import forge.runtime.gguf.synth.SynthSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.http.HttpResponse;

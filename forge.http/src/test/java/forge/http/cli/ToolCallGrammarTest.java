@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.BackendException;
 import forge.api.backend.ContextParams;
+import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
+import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
@@ -22,8 +24,8 @@ import forge.api.template.ToolDefinition;
 import forge.runtime.ForgeRuntime;
 import forge.runtime.RuntimeConfig;
 import forge.runtime.plugin.Discovered;
-import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
+import forge.runtime.gguf.synth.SynthSpec;
+import forge.runtime.gguf.synth.SyntheticModels;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +68,7 @@ class ToolCallGrammarTest {
         SyntheticModels.write(SynthSpec.tiny("qwen"), file);
         runtime = ForgeRuntime.start(new RuntimeConfig(RuntimeConfig.defaultHome(), List.of(), "", RuntimeConfig.settingsFromSystemProperties()));
         model = runtime.backend().load(ModelLoadParams.of(file), LoadProgress.NONE);
-        context = model.newContext(new ContextParams(256, 64, 64, 1, 2, 2, "auto", "f16", true, false));
+        context = model.newContext(new ContextParams(256, 64, 64, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
     }
 
     @AfterAll
@@ -93,7 +95,7 @@ class ToolCallGrammarTest {
     }
 
     private static void parse(String grammar) {
-        try (TokenSampler s = context.sampler(SamplingParams.GREEDY.withGrammar(grammar))) {
+        try (TokenSampler s = context.sampler(SamplingParams.GREEDY.toBuilder().grammar(grammar).build())) {
             assertTrue(s != null);
         }
     }

@@ -2,7 +2,9 @@ package forge.runtime.engine;
 
 import forge.api.ForgeException;
 import forge.api.backend.ContextParams;
+import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
+import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.TokenBatch;
 import java.util.ArrayList;
@@ -75,7 +77,7 @@ public final class Embedder implements AutoCloseable {
 
     private List<float[]> run(List<int[]> inputs) {
         if (context == null) {
-            context = model.newContext(new ContextParams(maxTokens, maxTokens, maxTokens, 1, threads, threads, "auto", "f16", true, true));
+            context = model.newContext(new ContextParams(maxTokens, maxTokens, maxTokens, 1, threads, threads, FlashAttention.AUTO, KvCacheType.F16, true, true));
             gate = ComputeGate.PROCESS.enter(threads);
         }
         List<float[]> out = new ArrayList<>(inputs.size());

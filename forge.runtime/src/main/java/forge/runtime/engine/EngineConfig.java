@@ -1,6 +1,8 @@
 package forge.runtime.engine;
 
-import java.util.Set;
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
+import java.util.Objects;
 
 /**
  * How an engine runs one model.
@@ -12,16 +14,16 @@ import java.util.Set;
  * @param threads        threads for decoding
  * @param threadsBatch   threads for prefill
  * @param queueCapacity  requests that may wait for a slot before new ones are refused
- * @param flashAttention {@code auto}, {@code on} or {@code off}
- * @param kvCacheType    KV cache element type ({@code f16}, {@code q8_0}, {@code q4_0}, ...)
+ * @param flashAttention whether attention uses flash attention; {@link FlashAttention#ON} whenever the KV
+ *                       cache is quantized
+ * @param kvCacheType    KV cache element type
  * @param profile        the {@link EngineProfile} these settings started from, for {@code /props}
  * @param warmup         decode a tiny batch at load (then forget it), so the first request is as
  *                       fast as the second
  */
 public record EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
-                           int queueCapacity, String flashAttention, String kvCacheType, String profile, boolean warmup) {
-
-    private static final Set<String> QUANTIZED_KV = Set.of("q8_0", "q4_0", "q4_1", "q5_0", "q5_1");
+                           int queueCapacity, FlashAttention flashAttention, KvCacheType kvCacheType, String profile,
+                           boolean warmup) {
 
     public EngineConfig {
         if (slots < 1 || contextSize < 16 || batchSize < 1 || ubatchSize < 1 || threads < 1 || threadsBatch < 1 || queueCapacity < 0) {
@@ -35,23 +37,22 @@ public record EngineConfig(int slots, int contextSize, int batchSize, int ubatch
             // Every decoding slot puts one token in each batch; prefill needs room beside them.
             throw new IllegalArgumentException("batch size " + batchSize + " must exceed the number of slots (" + slots + ")");
         }
-        if (!Set.of("auto", "on", "off").contains(flashAttention)) {
-            throw new IllegalArgumentException("flash attention must be auto, on or off: " + flashAttention);
-        }
-        if (QUANTIZED_KV.contains(kvCacheType)) {
+        Objects.requireNonNull(flashAttention, "flashAttention");
+        Objects.requireNonNull(kvCacheType, "kvCacheType");
+        if (kvCacheType.quantized()) {
             // llama.cpp refuses a quantized V cache without flash attention.
-            if (flashAttention.equals("off")) {
+            if (flashAttention == FlashAttention.OFF) {
                 throw new IllegalArgumentException("a quantized KV cache (" + kvCacheType
                         + ") needs flash attention: use --flash-attn on (or auto), or --kv-type f16");
             }
-            flashAttention = "on";
+            flashAttention = FlashAttention.ON;
         }
         profile = profile == null || profile.isBlank() ? "custom" : profile;
     }
 
     /** Settings without a profile name, warmed up at load. */
     public EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
-                        int queueCapacity, String flashAttention, String kvCacheType) {
+                        int queueCapacity, FlashAttention flashAttention, KvCacheType kvCacheType) {
         this(slots, contextSize, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
                 kvCacheType, "custom", true);
     }

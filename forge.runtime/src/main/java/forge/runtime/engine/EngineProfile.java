@@ -1,5 +1,7 @@
 package forge.runtime.engine;
 
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -24,24 +26,30 @@ import java.util.Objects;
  * @param contextSize    KV cells for all slots together
  * @param batchSize      logical batch: the most tokens per decode step
  * @param ubatchSize     physical batch
- * @param flashAttention {@code auto}, {@code on} or {@code off}
+ * @param flashAttention whether attention uses flash attention
  * @param kvCacheType    KV cache element type
  */
 public record EngineProfile(String name, String description, int contextSize, int batchSize, int ubatchSize,
-                            String flashAttention, String kvCacheType) {
+                            FlashAttention flashAttention, KvCacheType kvCacheType) {
 
     public static final EngineProfile DEFAULT = new EngineProfile("default",
-            "llama-server's defaults: ctx 4096, batch/ubatch 512, flash attention auto, f16 KV", 4096, 512, 512, "auto", "f16");
+            "llama-server's defaults: ctx 4096, batch/ubatch 512, flash attention auto, f16 KV", 4096, 512, 512,
+            FlashAttention.AUTO, KvCacheType.F16);
     public static final EngineProfile LOW_LATENCY = new EngineProfile("low-latency",
-            "smaller prefill chunks (batch/ubatch 256) so streams keep flowing while prompts are read", 4096, 256, 256, "on", "f16");
+            "smaller prefill chunks (batch/ubatch 256) so streams keep flowing while prompts are read", 4096, 256, 256,
+            FlashAttention.ON, KvCacheType.F16);
     public static final EngineProfile THROUGHPUT = new EngineProfile("throughput",
-            "ctx 16384 for many slots, batch 2048/ubatch 512: prefill in fewer, fuller steps", 16384, 2048, 512, "on", "f16");
+            "ctx 16384 for many slots, batch 2048/ubatch 512: prefill in fewer, fuller steps", 16384, 2048, 512,
+            FlashAttention.ON, KvCacheType.F16);
     public static final EngineProfile LOW_MEMORY = new EngineProfile("low-memory",
-            "ctx 2048, q8_0 KV cache (half of f16), batch 256/ubatch 128", 2048, 256, 128, "on", "q8_0");
+            "ctx 2048, q8_0 KV cache (half of f16), batch 256/ubatch 128", 2048, 256, 128,
+            FlashAttention.ON, KvCacheType.Q8_0);
 
     public EngineProfile {
         Objects.requireNonNull(name);
         Objects.requireNonNull(description);
+        Objects.requireNonNull(flashAttention);
+        Objects.requireNonNull(kvCacheType);
     }
 
     /** Every profile, {@code default} first. */

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
 import org.junit.jupiter.api.Test;
 
 class EngineProfileTest {
@@ -30,17 +32,17 @@ class EngineProfileTest {
 
     @Test
     void aQuantizedKvCacheTurnsFlashAttentionOnAndRefusesItOff() {
-        EngineConfig auto = new EngineConfig(1, 1024, 64, 64, 1, 1, 4, "auto", "q8_0");
-        assertEquals("on", auto.flashAttention());
-        assertEquals("auto", new EngineConfig(1, 1024, 64, 64, 1, 1, 4, "auto", "f16").flashAttention());
+        EngineConfig auto = new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.AUTO, KvCacheType.Q8_0);
+        assertEquals(FlashAttention.ON, auto.flashAttention());
+        assertEquals(FlashAttention.AUTO, new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.AUTO, KvCacheType.F16).flashAttention());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new EngineConfig(1, 1024, 64, 64, 1, 1, 4, "off", "q4_0"));
+                () -> new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.OFF, KvCacheType.Q4_0));
         assertTrue(e.getMessage().contains("needs flash attention"), e.getMessage());
-        assertEquals("on", EngineProfile.LOW_MEMORY.config(1, 1, 1).flashAttention());
+        assertEquals(FlashAttention.ON, EngineProfile.LOW_MEMORY.config(1, 1, 1).flashAttention());
     }
 
     @Test
     void theBatchMustLeaveRoomForPrefillBesideTheDecodingSlots() {
-        assertThrows(IllegalArgumentException.class, () -> new EngineConfig(8, 4096, 8, 8, 1, 1, 4, "auto", "f16"));
+        assertThrows(IllegalArgumentException.class, () -> new EngineConfig(8, 4096, 8, 8, 1, 1, 4, FlashAttention.AUTO, KvCacheType.F16));
     }
 }

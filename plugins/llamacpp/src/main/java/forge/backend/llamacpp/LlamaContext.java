@@ -4,7 +4,9 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
 import forge.api.BackendException;
 import forge.api.backend.ContextParams;
+import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
+import forge.api.backend.KvCacheType;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.TokenSampler;
@@ -16,7 +18,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A {@code llama_context}: the KV cache shared by up to {@link #seqMax()} sequences, its batch and
@@ -28,12 +29,6 @@ import java.util.Map;
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class LlamaContext implements InferenceContext {
-    // enum llama_flash_attn_type
-    private static final Map<String, Integer> FLASH_ATTN = Map.of("auto", -1, "off", 0, "on", 1);
-    // enum ggml_type, for the KV cache
-    private static final Map<String, Integer> KV_TYPES = Map.of("f32", 0, "f16", 1, "q4_0", 2, "q4_1", 3,
-            "q5_0", 6, "q5_1", 7, "q8_0", 8, "bf16", 30);
-
     private final LlamaModel model;
     private final Thread owner = Thread.currentThread();
     private final Arena arena = Arena.ofConfined();
@@ -55,6 +50,29 @@ public final class LlamaContext implements InferenceContext {
     private int decoded;
     private boolean closed;
 
+    /** {@code enum llama_flash_attn_type}. */
+    private static int flashAttnType(FlashAttention fa) {
+        return switch (fa) {
+            case AUTO -> -1; // LLAMA_FLASH_ATTN_TYPE_AUTO
+            case OFF -> 0;   // LLAMA_FLASH_ATTN_TYPE_DISABLED
+            case ON -> 1;    // LLAMA_FLASH_ATTN_TYPE_ENABLED
+        };
+    }
+
+    /** {@code enum ggml_type}, for the KV cache. */
+    private static int ggmlType(KvCacheType type) {
+        return switch (type) {
+            case F32 -> 0;  // GGML_TYPE_F32
+            case F16 -> 1;  // GGML_TYPE_F16
+            case Q4_0 -> 2; // GGML_TYPE_Q4_0
+            case Q4_1 -> 3; // GGML_TYPE_Q4_1
+            case Q5_0 -> 6; // GGML_TYPE_Q5_0
+            case Q5_1 -> 7; // GGML_TYPE_Q5_1
+            case Q8_0 -> 8; // GGML_TYPE_Q8_0
+            case BF16 -> 30; // GGML_TYPE_BF16
+        };
+    }
+
     LlamaContext(LlamaModel model, ContextParams params) {
         this.model = model;
         this.unified = params.kvUnified();
@@ -71,11 +89,8 @@ public final class LlamaContext implements InferenceContext {
             Structs.setInt(p, layout, "n_seq_max", params.seqMax());
             Structs.setInt(p, layout, "n_threads", params.threads());
             Structs.setInt(p, layout, "n_threads_batch", params.threadsBatch());
-            Structs.setInt(p, layout, "flash_attn_type", FLASH_ATTN.get(params.flashAttention()));
-            Integer kvType = KV_TYPES.get(params.kvCacheType());
-            if (kvType == null) {
-                throw new BackendException("unsupported KV cache type " + params.kvCacheType() + "; valid: " + KV_TYPES.keySet());
-            }
+            Structs.setInt(p, layout, "flash_attn_type", flashAttnType(params.flashAttention()));
+            int kvType = ggmlType(params.kvCacheType());
             Structs.setInt(p, layout, "type_k", kvType);
             Structs.setInt(p, layout, "type_v", kvType);
             Structs.setBoolean(p, layout, "kv_unified", params.kvUnified());

@@ -10,7 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.BackendException;
 import forge.api.backend.ContextParams;
+import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
+import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
@@ -51,7 +53,7 @@ class LlamaContextTest {
     }
 
     private static InferenceContext context(int seqMax) {
-        return model.newContext(new ContextParams(512, 128, 128, seqMax, 2, 2, "auto", "f16", true, false));
+        return model.newContext(new ContextParams(512, 128, 128, seqMax, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
     }
 
     /**
@@ -63,7 +65,7 @@ class LlamaContextTest {
     void copiesAPrefixBetweenSeparateKvStreams() {
         int k = prompt.length - 3;
         int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
-        try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 2, 2, 2, "auto", "f16", false, false));
+        try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
              TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY); TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             prefill(ctx, 0, prompt, 0);
             int[] a = generate(ctx, s0, 0, prompt.length, prompt.length - 1, 6);
@@ -88,7 +90,7 @@ class LlamaContextTest {
         int[] counts = new int[4];
         Thread t = new Thread(() -> {
             counts[0] = threadsNamed(name);
-            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, "auto", "f16", true, false))) {
+            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, FlashAttention.AUTO, KvCacheType.F16, true, false))) {
                 counts[1] = threadsNamed(name);
                 prefill(ctx, 0, prompt, 0);
                 prefill(ctx, 0, new int[] {prompt[0]}, prompt.length);
@@ -111,7 +113,7 @@ class LlamaContextTest {
         long[] ticks = new long[1];
         int[][] tokens = new int[2][];
         Thread t = new Thread(() -> {
-            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, "auto", "f16", true, false));
+            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, FlashAttention.AUTO, KvCacheType.F16, true, false));
                  TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
                 prefill(ctx, 0, prompt, 0);
                 tokens[0] = generate(ctx, s, 0, prompt.length, prompt.length - 1, 4);
@@ -362,7 +364,7 @@ class LlamaContextTest {
 
     @Test
     void aSeededSamplerIsReproducible() {
-        SamplingParams p = SamplingParams.DEFAULTS.withTemperature(1.5f).withSeed(1234);
+        SamplingParams p = SamplingParams.builder().temperature(1.5f).seed(1234).build();
         int[][] runs = new int[2][];
         for (int r = 0; r < 2; r++) {
             try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
@@ -381,22 +383,22 @@ class LlamaContextTest {
             try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
                 greedy = s.sample(prompt.length - 1);
             }
-            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.withLogitBias(Map.of(greedy, Float.NEGATIVE_INFINITY)))) {
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.toBuilder().logitBias(Map.of(greedy, Float.NEGATIVE_INFINITY)).build())) {
                 assertNotEquals(greedy, s.sample(prompt.length - 1), "a banned token is never chosen");
             }
-            SamplingParams penalized = new SamplingParams(0f, 0, 1f, 0f, 1e6f, 64, 0f, 0f, -1, Map.of(), "", java.util.List.of());
+            SamplingParams penalized = SamplingParams.GREEDY.toBuilder().repeatPenalty(1e6f).build();
             try (TokenSampler s = ctx.sampler(penalized)) {
                 s.accept(greedy);
                 assertNotEquals(greedy, s.sample(prompt.length - 1), "a huge repeat penalty steers away from a seen token");
             }
-            assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.withLogitBias(Map.of(1 << 20, 1f))));
+            assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.toBuilder().logitBias(Map.of(1 << 20, 1f)).build()));
         }
     }
 
     @Test
     void aGrammarRestrictsTheOutput() {
-        for (SamplingParams base : List.of(SamplingParams.GREEDY, SamplingParams.DEFAULTS.withSeed(7))) {
-            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(base.withGrammar("root ::= \"yes\" | \"no\""))) {
+        for (SamplingParams base : List.of(SamplingParams.GREEDY, SamplingParams.builder().seed(7).build())) {
+            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(base.toBuilder().grammar("root ::= \"yes\" | \"no\"").build())) {
                 prefill(ctx, 0, prompt, 0);
                 ByteArrayOutputStream text = new ByteArrayOutputStream();
                 int index = prompt.length - 1;
@@ -442,8 +444,8 @@ class LlamaContextTest {
     void aLazyGrammarEngagesAtATriggerToken() {
         // <tool_call> is one (user-defined) token of the qwen vocabulary: it triggers as a token.
         int trigger = model.vocabulary().tokenOf("<tool_call>").orElseThrow();
-        SamplingParams p = SamplingParams.GREEDY.withLogitBias(Map.of(trigger, 30f))
-                .withLazyGrammar("root ::= \"<tool_call>\" [0-9] [0-9] [0-9]", List.of("<tool_call>"));
+        SamplingParams p = SamplingParams.GREEDY.toBuilder().logitBias(Map.of(trigger, 30f))
+                .lazyGrammar("root ::= \"<tool_call>\" [0-9] [0-9] [0-9]", List.of("<tool_call>")).build();
         try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
             boolean[] ended = {false};
             String out = run(ctx, s, 20, ended);
@@ -456,8 +458,8 @@ class LlamaContextTest {
         // "ab" is two tokens: it triggers as a literal pattern; output before it is free.
         int a = model.vocabulary().tokenOf("a").orElseThrow();
         int b = model.vocabulary().tokenOf("b").orElseThrow();
-        SamplingParams p = SamplingParams.DEFAULTS.withTemperature(1f).withSeed(3).withLogitBias(Map.of(a, 30f, b, 30f))
-                .withLazyGrammar("root ::= \"ab\" [0-9] [0-9] [0-9]", List.of("ab"));
+        SamplingParams p = SamplingParams.builder().temperature(1f).seed(3).logitBias(Map.of(a, 30f, b, 30f))
+                .lazyGrammar("root ::= \"ab\" [0-9] [0-9] [0-9]", List.of("ab")).build();
         try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
             boolean[] ended = {false};
             String out = run(ctx, s, 60, ended);
@@ -473,7 +475,7 @@ class LlamaContextTest {
                 free = run(ctx, s, 8, new boolean[1]);
             }
             ctx.clearMemory();
-            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.withLazyGrammar("root ::= \"zq[never]\" \"!\"", List.of("zq[never]")))) {
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.toBuilder().lazyGrammar("root ::= \"zq[never]\" \"!\"", List.of("zq[never]")).build())) {
                 assertEquals(free, run(ctx, s, 8, new boolean[1]));
             }
         }
@@ -488,10 +490,10 @@ class LlamaContextTest {
     void anInvalidGrammarIsABackendException() {
         try (InferenceContext ctx = context(1)) {
             for (String g : List.of("root ::= (\"yes\"", "root ::= undefined-rule", "start ::= \"a\"", "root ::= [a-")) {
-                BackendException e = assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.withGrammar(g)));
+                BackendException e = assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.toBuilder().grammar(g).build()));
                 assertTrue(e.getMessage().startsWith("invalid grammar"), e.getMessage());
             }
-            assertDoesNotThrow(() -> ctx.sampler(SamplingParams.GREEDY.withGrammar("root ::= [a-z]+")).close());
+            assertDoesNotThrow(() -> ctx.sampler(SamplingParams.GREEDY.toBuilder().grammar("root ::= [a-z]+").build()).close());
         }
     }
 
@@ -538,7 +540,7 @@ class LlamaContextTest {
 
     @Test
     void aFullKvCacheIsABackendException() {
-        try (InferenceContext ctx = model.newContext(new ContextParams(256, 256, 256, 1, 2, 2, "auto", "f16", true, false))) {
+        try (InferenceContext ctx = model.newContext(new ContextParams(256, 256, 256, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false))) {
             int n = ctx.contextSize();
             int pos = 0;
             BackendException e = null;
@@ -581,7 +583,7 @@ class LlamaContextTest {
     void quantizesF16ToQ4KmWhenRowsFitSuperBlocks(@TempDir Path dir) throws Exception {
         // K-quants pack rows in 256-wide super-blocks: a 256-wide model quantizes every matrix.
         Path in = dir.resolve("wide-f16.gguf");
-        forge.runtime.synth.SyntheticModels.write(forge.runtime.synth.SynthSpec.tiny("qwen")
+        forge.runtime.gguf.synth.SyntheticModels.write(forge.runtime.gguf.synth.SynthSpec.tiny("qwen")
                 .withShape(256, 2, 4, 2, 512).withTensorType(forge.runtime.gguf.GgmlType.F16), in);
         Path out = dir.resolve("wide-q4_k_m.gguf");
         LlamaHome.backend().quantizer().orElseThrow().quantize(in, out, "Q4_K_M", 2);

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.Backend;
 import forge.api.backend.BackendContext;
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
@@ -22,8 +24,8 @@ import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
 import forge.runtime.engine.TokenLogprob;
-import forge.runtime.synth.SynthSpec;
-import forge.runtime.synth.SyntheticModels;
+import forge.runtime.gguf.synth.SynthSpec;
+import forge.runtime.gguf.synth.SyntheticModels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +66,7 @@ class LlamaEngineTest {
     }
 
     private static EngineConfig config(int slots, int ctx, int queue) {
-        return new EngineConfig(slots, ctx, 64, 64, 2, 2, queue, "auto", "f16");
+        return new EngineConfig(slots, ctx, 64, 64, 2, 2, queue, FlashAttention.AUTO, KvCacheType.F16);
     }
 
     private static int[] prompt(String text) {
@@ -146,7 +148,7 @@ class LlamaEngineTest {
      */
     @Test
     void anIdleEngineLeavesTheCpuAlone() throws Exception {
-        try (Engine engine = new Engine("idle-check", model, new EngineConfig(1, 512, 64, 64, 3, 3, 4, "auto", "f16"))) {
+        try (Engine engine = new Engine("idle-check", model, new EngineConfig(1, 512, 64, 64, 3, 3, 4, FlashAttention.AUTO, KvCacheType.F16))) {
             String comm = "forge-engine-idle-check".substring(0, 15); // Linux keeps 15 bytes of a thread's name
             drain(engine.submit(new GenerationRequest("a", prompt("Hello there"), SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
             assertIdle(comm);
@@ -451,10 +453,10 @@ class LlamaEngineTest {
         try (Engine engine = new Engine("tiny", model, config(4, 2048, 16))) {
             Generation beside = engine.submit(request("beside", "a long answer", 40, List.of()));
             List<Generation> bad = List.of(
-                    engine.submit(constrained("nul", SamplingParams.GREEDY.withGrammar("root ::= [\\x00]"))),
-                    engine.submit(constrained("dead-end", SamplingParams.DEFAULTS.withGrammar("root ::= [a-z] [\\x00]"))),
-                    engine.submit(constrained("banned", SamplingParams.DEFAULTS.withGrammar("root ::= [a-z]+").withLogitBias(banAll()))),
-                    engine.submit(constrained("banned-free", SamplingParams.GREEDY.withLogitBias(banAll()))));
+                    engine.submit(constrained("nul", SamplingParams.GREEDY.toBuilder().grammar("root ::= [\\x00]").build())),
+                    engine.submit(constrained("dead-end", SamplingParams.builder().grammar("root ::= [a-z] [\\x00]").build())),
+                    engine.submit(constrained("banned", SamplingParams.builder().grammar("root ::= [a-z]+").logitBias(banAll()).build())),
+                    engine.submit(constrained("banned-free", SamplingParams.GREEDY.toBuilder().logitBias(banAll()).build())));
             for (Generation g : bad) {
                 Outcome o = drain(g);
                 var failed = assertInstanceOf(GenerationEvent.Failed.class, o.last(), g.request().id());
@@ -462,7 +464,7 @@ class LlamaEngineTest {
             }
             assertEquals(FinishReason.LENGTH, drain(beside).reason());
             // A grammar that admits tokens still works, and so does everything else.
-            Outcome fine = drain(engine.submit(constrained("fine", SamplingParams.DEFAULTS.withGrammar("root ::= [a-z]+"))));
+            Outcome fine = drain(engine.submit(constrained("fine", SamplingParams.builder().grammar("root ::= [a-z]+").build())));
             assertTrue(fine.text().matches("[a-z]+"), fine.text());
             assertEquals(FinishReason.LENGTH, drain(engine.submit(request("after", "after", 4, List.of()))).reason());
             for (var slot : engine.snapshot().slots()) {
@@ -476,7 +478,7 @@ class LlamaEngineTest {
         try (Engine engine = new Engine("tiny", model, config(1, 1024, 4))) {
             int size = model.vocabulary().size();
             EngineException e = assertThrows(EngineException.class, () -> engine.submit(constrained("bias",
-                    SamplingParams.GREEDY.withLogitBias(Map.of(size, -1f)))));
+                    SamplingParams.GREEDY.toBuilder().logitBias(Map.of(size, -1f)).build())));
             assertEquals(EngineException.Code.INVALID_LOGIT_BIAS, e.code());
         }
     }

@@ -3,7 +3,7 @@
  * ({@code qwen2} or {@code llama}) and shape, which llama.cpp loads and runs at the cost of a
  * real model of that shape. No trained weights can be downloaded here, so ForgeLM makes its own.
  *
- * <p>The vocabulary is either generated ({@link forge.runtime.synth.SynthVocabulary}: a small
+ * <p>The vocabulary is either generated ({@link forge.runtime.gguf.synth.SynthVocabulary}: a small
  * byte-level BPE with the special tokens and a chat template of the family under test) or
  * copied from one of llama.cpp's vocab-only files. Their text is noise: tests check protocol and
  * structure, not wording.
@@ -22,4 +22,4 @@
  * int imEnd = SynthVocabulary.generate(new SynthSpec.Generated("qwen", 512)).id("<|im_end|>");
  * }
  */
-package forge.runtime.synth;
+package forge.runtime.gguf.synth;

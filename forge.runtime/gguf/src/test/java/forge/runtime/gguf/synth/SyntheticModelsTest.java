@@ -1,4 +1,4 @@
-package forge.runtime.synth;
+package forge.runtime.gguf.synth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

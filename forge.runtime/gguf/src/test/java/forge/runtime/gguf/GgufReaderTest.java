@@ -129,6 +129,82 @@ class GgufReaderTest {
     }
 
     @Test
+    void refusesAKeyLongerThanItsLimitThoughTheFileHoldsIt() throws IOException {
+        ByteBuffer b = header(3, 0, 1);
+        b.putLong(GgufReader.MAX_KEY_BYTES + 1);
+        Path file = writeSparse(b, GgufReader.MAX_KEY_BYTES + 64);
+        assertFails(file, "key of metadata entry 0 is " + (GgufReader.MAX_KEY_BYTES + 1)
+                + " bytes long, more than the limit of " + GgufReader.MAX_KEY_BYTES);
+    }
+
+    @Test
+    void refusesAStringValueLongerThanItsLimitThoughTheFileHoldsIt() throws IOException {
+        ByteBuffer b = header(3, 0, 1);
+        putString(b, "tokenizer.chat_template");
+        b.putInt(GgufType.STRING.id()).putLong(GgufReader.MAX_STRING_BYTES + 1L);
+        Path file = writeSparse(b, GgufReader.MAX_STRING_BYTES + 64L); // sparse: 64 MiB of holes
+        assertFails(file, "tokenizer.chat_template is " + (GgufReader.MAX_STRING_BYTES + 1L)
+                + " bytes long, more than the limit of " + GgufReader.MAX_STRING_BYTES);
+    }
+
+    @Test
+    void refusesATensorNameLongerThanGgmlAllows() throws IOException {
+        ByteBuffer b = header(3, 1, 0);
+        putString(b, "t".repeat(GgufReader.MAX_TENSOR_NAME_BYTES + 1));
+        b.putInt(1).putLong(8).putInt(GgmlType.F32.id()).putLong(0);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "name of tensor 0 is 64 bytes long, more than the limit of 63");
+    }
+
+    @Test
+    void refusesAnArrayItemLongerThanTheRestOfTheFile() throws IOException {
+        // kept in the header (at most MAX_KEPT_ARRAY_ITEMS items): its second string claims 2^40 bytes
+        ByteBuffer b = header(3, 0, 1);
+        putString(b, "list");
+        b.putInt(GgufType.ARRAY.id()).putInt(GgufType.STRING.id()).putLong(2);
+        putString(b, "a");
+        b.putLong(1L << 40);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "claims " + (1L << 40) + " bytes");
+
+        // only counted in the header (more items than are kept): its last string claims 2^40 bytes
+        int n = GgufReader.MAX_KEPT_ARRAY_ITEMS + 1;
+        b = header(3, 0, 1);
+        putString(b, "list");
+        b.putInt(GgufType.ARRAY.id()).putInt(GgufType.STRING.id()).putLong(n);
+        for (int i = 0; i < n - 1; i++) {
+            putString(b, "a");
+        }
+        b.putLong(1L << 40);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "item " + (n - 1) + " of 'list'");
+    }
+
+    @Test
+    void refusesAnArrayOfArrays() throws IOException {
+        ByteBuffer b = header(3, 0, 1);
+        putString(b, "nested");
+        b.putInt(GgufType.ARRAY.id()).putInt(GgufType.ARRAY.id()).putLong(1);
+        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "array of arrays");
+    }
+
+    @Test
+    void refusesToReadAnArrayOfMoreItemsThanItsLimitThoughTheFileHoldsThem() throws IOException {
+        long n = GgufReader.MAX_ARRAY_ITEMS + 1L;
+        ByteBuffer b = header(3, 0, 1);
+        putString(b, "big");
+        b.putInt(GgufType.ARRAY.id()).putInt(GgufType.UINT8.id()).putLong(n);
+        Path file = writeSparse(b, n);
+        // the header only counts it...
+        assertEquals(n, GgufReader.read(file).metadata().arrayLength("big").orElseThrow());
+        // ...and reading it in full is refused before its items are
+        try (GgufReader reader = GgufReader.open(file)) {
+            var e = assertThrows(GgufException.class, () -> reader.value("big"));
+            assertTrue(e.getMessage().startsWith(file + ": 'big' has " + n + " items, too many to read into memory (at most "
+                    + GgufReader.MAX_ARRAY_ITEMS + ")"), e.getMessage());
+            e = assertThrows(GgufException.class, () -> reader.values(k -> true));
+            assertTrue(e.getMessage().contains("too many to read into memory"), e.getMessage());
+        }
+    }
+
+    @Test
     void reportsATruncatedHeaderAtEveryCut() throws IOException {
         Path good = dir.resolve("good.gguf");
         new GgufWriter()
@@ -217,7 +293,7 @@ class GgufReaderTest {
     }
 
     private static ByteBuffer header(int version, long tensors, long kvs) {
-        ByteBuffer b = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
         b.put("GGUF".getBytes(StandardCharsets.US_ASCII)).putInt(version).putLong(tensors).putLong(kvs);
         return b;
     }
@@ -231,6 +307,15 @@ class GgufReaderTest {
 
     private Path write(byte[] bytes) throws IOException {
         return Files.write(dir.resolve("f" + files++ + ".gguf"), bytes);
+    }
+
+    /** The bytes {@code b} holds, then {@code more} bytes of a hole: a file that holds what it claims, on no disk. */
+    private Path writeSparse(ByteBuffer b, long more) throws IOException {
+        Path file = write(Arrays.copyOf(b.array(), b.position()));
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.setLength(b.position() + more);
+        }
+        return file;
     }
 
     private static void assertFails(Path file, String expected) {

@@ -1,4 +1,4 @@
-package forge.runtime.synth;
+package forge.runtime.gguf.synth;
 
 import forge.runtime.gguf.GgmlType;
 import forge.runtime.gguf.GgufException;

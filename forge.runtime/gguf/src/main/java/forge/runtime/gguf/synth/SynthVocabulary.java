@@ -1,4 +1,4 @@
-package forge.runtime.synth;
+package forge.runtime.gguf.synth;
 
 import forge.runtime.gguf.GgufValue;
 import java.io.IOException;

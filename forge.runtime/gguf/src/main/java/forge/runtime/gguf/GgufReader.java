@@ -48,6 +48,13 @@ public final class GgufReader implements AutoCloseable {
     /** The longest string value read into memory (a chat template is a few KiB; a whole vocabulary is an array). */
     static final int MAX_STRING_BYTES = 64 << 20;
 
+    /**
+     * The most items of one array that {@link #value(String)} reads into memory: each becomes a boxed
+     * value of 16 to 24 bytes however small it is in the file, so the file's own size is no bound.
+     * The largest real arrays are vocabularies, a few hundred thousand tokens, scores and merges.
+     */
+    static final int MAX_ARRAY_ITEMS = 1 << 24;
+
     /** The longest key; llama.cpp's keys are a few dozen bytes. */
     static final int MAX_KEY_BYTES = 64 << 10;
 
@@ -185,8 +192,9 @@ public final class GgufReader implements AutoCloseable {
         // int64_t n_tensors; int64_t n_kv;
         long tensorCount = in.i64("tensor count");
         long kvCount = in.i64("metadata count");
-        // A tensor info takes at least 8 (name length) + 1 + 4 (n_dims) + 4 (type) + 8 (offset) bytes,
-        // a key/value at least 8 (key length) + 1 + 4 (type) + 1 bytes.
+        // A tensor info takes at least 8 (name length) + 1 + 4 (n_dims) + 4 (type) + 8 (offset) bytes
+        // (names are unique, so at most one is empty, and that tensor's data takes a byte or more),
+        // a key/value at least 8 (key length) + 1 (keys are never empty) + 4 (type) + 1 bytes.
         checkCount(tensorCount, 25, "tensors");
         checkCount(kvCount, 14, "metadata entries");
 
@@ -331,8 +339,9 @@ public final class GgufReader implements AutoCloseable {
         }
         GgufType elementType = in.type("element type of '" + key + "'");
         long n = in.arrayLength(key, elementType);
-        if (n > Integer.MAX_VALUE - 16) {
-            throw new GgufException(path + ": '" + key + "' has " + n + " items, too many to read into memory");
+        if (n > MAX_ARRAY_ITEMS) {
+            throw new GgufException(path + ": '" + key + "' has " + n + " items, too many to read into memory (at most "
+                    + MAX_ARRAY_ITEMS + ")");
         }
         List<Object> items = new ArrayList<>((int) n);
         for (long j = 0; j < n; j++) {

@@ -1,0 +1,68 @@
+package forge.api.sampler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SamplingParamsTest {
+
+    @Test
+    void aBuilderStartsFromTheDefaultsAndToBuilderFromItsRecord() {
+        assertEquals(SamplingParams.DEFAULTS, SamplingParams.builder().build());
+        assertEquals(SamplingParams.GREEDY, SamplingParams.GREEDY.toBuilder().build());
+        assertTrue(SamplingParams.GREEDY.greedy());
+        assertFalse(SamplingParams.DEFAULTS.greedy());
+    }
+
+    @Test
+    void eachSetterSetsItsFieldAlone() {
+        SamplingParams p = SamplingParams.builder().temperature(0.3f).topK(7).topP(0.5f).minP(0.1f).repeatPenalty(1.2f)
+                .repeatLastN(-1).frequencyPenalty(0.4f).presencePenalty(-0.6f).seed(42).logitBias(Map.of(5, -1f)).build();
+        assertEquals(new SamplingParams(0.3f, 7, 0.5f, 0.1f, 1.2f, -1, 0.4f, -0.6f, 42, Map.of(5, -1f), "", List.of()), p);
+        assertEquals(SamplingParams.GREEDY.toBuilder().seed(9).build(),
+                new SamplingParams(0f, 0, 1f, 0f, 1f, 64, 0f, 0f, 9, Map.of(), "", List.of()));
+    }
+
+    @Test
+    void aGrammarIsStrictOrLazy() {
+        SamplingParams lazy = SamplingParams.GREEDY.toBuilder().lazyGrammar("root ::= \"x\"", List.of("<tool_call>")).build();
+        assertEquals("root ::= \"x\"", lazy.grammar());
+        assertEquals(List.of("<tool_call>"), lazy.grammarTriggers());
+        SamplingParams strict = lazy.toBuilder().grammar("root ::= \"y\"").build();
+        assertEquals("root ::= \"y\"", strict.grammar());
+        assertEquals(List.of(), strict.grammarTriggers(), "a strict grammar constrains from the first token");
+        assertEquals(SamplingParams.GREEDY, strict.toBuilder().grammar("").build());
+    }
+
+    @Test
+    void buildValidatesAsTheConstructorDoes() {
+        var e = assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().topP(0f).build());
+        assertEquals("top_p is out of range: 0.0", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().temperature(Float.NaN).build());
+        assertTrue(e.getMessage().startsWith("temperature"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().presencePenalty(2.5f).build());
+        assertTrue(e.getMessage().startsWith("presence_penalty"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().lazyGrammar("", List.of("x")).build());
+        assertEquals("grammar triggers need a grammar", e.getMessage());
+        assertThrows(NullPointerException.class, () -> SamplingParams.builder().grammar(null));
+        assertThrows(NullPointerException.class, () -> SamplingParams.builder().logitBias(null));
+    }
+
+    @Test
+    void aBuilderMakesIndependentRecords() {
+        SamplingParams.Builder b = SamplingParams.builder().seed(1);
+        SamplingParams first = b.build();
+        SamplingParams second = b.seed(2).build();
+        assertEquals(1, first.seed());
+        assertEquals(2, second.seed());
+        var bias = new java.util.HashMap<Integer, Float>(Map.of(3, 1f));
+        SamplingParams copied = b.logitBias(bias).build();
+        bias.put(4, 2f);
+        assertEquals(Map.of(3, 1f), copied.logitBias(), "the record copies the map");
+    }
+}
