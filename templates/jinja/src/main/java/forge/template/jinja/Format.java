@@ -1,9 +1,6 @@
-package forge.template.generic.jinja;
+package forge.template.jinja;
 
-import com.hubspot.jinjava.el.ext.NamedParameter;
-import com.hubspot.jinjava.objects.Namespace;
-import java.util.ArrayList;
-import java.util.HashMap;
+import forge.template.jinja.Types.Tuple;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -13,11 +10,11 @@ import java.util.regex.Pattern;
 /**
  * Python's two ways to format text that chat templates use: {@code str.format} ({@code
  * '<x{}>'.format(t)}) and printf-style {@code %} ({@code "%s" % x}, the {@code format} filter),
- * which Jinjava does not have.
+ * each with Python's errors.
  */
-final class PythonFormat {
+final class Format {
 
-    private PythonFormat() {
+    private Format() {
     }
 
     /**
@@ -25,16 +22,7 @@ final class PythonFormat {
      * {@code !r}/{@code !s}, {@code {{}}/{@code }}} for braces, and the common format specs
      * (fill, alignment, width, precision; types {@code s}, {@code d}, {@code f}).
      */
-    static String format(String template, Object[] args) {
-        List<Object> positional = new ArrayList<>();
-        Map<String, Object> named = new HashMap<>();
-        for (Object a : args) {
-            if (a instanceof NamedParameter p) {
-                named.put(p.getName(), p.getValue());
-            } else {
-                positional.add(a);
-            }
-        }
+    static String format(String template, List<Object> positional, Map<String, Object> named) {
         StringBuilder sb = new StringBuilder();
         int auto = 0;
         for (int i = 0; i < template.length(); i++) {
@@ -57,7 +45,7 @@ final class PythonFormat {
             }
             int end = template.indexOf('}', i);
             if (end < 0) {
-                throw new PythonValues.PythonError("Single '{' encountered in format string");
+                throw JinjaException.python("Single '{' encountered in format string");
             }
             String field = template.substring(i + 1, end);
             i = end;
@@ -81,10 +69,10 @@ final class PythonFormat {
             } else if (named.containsKey(field)) {
                 value = named.get(field);
             } else {
-                throw new PythonValues.PythonError("KeyError: '" + field + "'");
+                throw JinjaException.python("KeyError: '" + field + "'");
             }
             if (conversion == 'r') {
-                value = PythonValues.repr(value);
+                value = Values.repr(value);
             }
             sb.append(formatSpec(value, spec));
         }
@@ -93,7 +81,7 @@ final class PythonFormat {
 
     private static Object argument(List<Object> positional, int index) {
         if (index >= positional.size()) {
-            throw new PythonValues.PythonError("Replacement index " + index + " out of range for positional args tuple");
+            throw JinjaException.python("Replacement index " + index + " out of range for positional args tuple");
         }
         return positional.get(index);
     }
@@ -103,23 +91,23 @@ final class PythonFormat {
 
     private static String formatSpec(Object value, String spec) {
         if (spec.isEmpty()) {
-            return PythonValues.str(value);
+            return Values.str(value);
         }
         Matcher m = SPEC.matcher(spec);
         if (!m.matches()) {
-            throw new PythonValues.PythonError("Invalid format specifier '" + spec + "'");
+            throw JinjaException.python("Invalid format specifier '" + spec + "'");
         }
         String type = m.group(7);
         Integer precision = m.group(6) == null ? null : Integer.valueOf(m.group(6));
         String body;
-        boolean numeric = PythonValues.isNumber(value) && !"s".equals(type);
+        boolean numeric = Values.isNumber(value) && !"s".equals(type);
         if (type == null || type.equals("s")) {
-            body = PythonValues.str(value);
+            body = Values.str(value);
             if (precision != null && !numeric) {
                 body = body.substring(0, Math.min(body.length(), precision));
             }
         } else if (type.equals("d")) {
-            body = PythonValues.str(value);
+            body = Values.str(value);
         } else {
             double d = ((Number) (value instanceof Boolean b ? (b ? 1 : 0) : value)).doubleValue();
             int p = precision == null ? 6 : precision;
@@ -127,7 +115,7 @@ final class PythonFormat {
                 case "f" -> String.format(Locale.ROOT, "%." + p + "f", d);
                 case "e" -> String.format(Locale.ROOT, "%." + p + "e", d);
                 case "%" -> String.format(Locale.ROOT, "%." + p + "f", d * 100) + "%";
-                default -> PythonValues.str(value);
+                default -> Values.str(value);
             };
         }
         if ("+".equals(m.group(3)) && numeric && !body.startsWith("-")) {
@@ -155,8 +143,8 @@ final class PythonFormat {
      * {@code s r d i f F e E g G x X o c %} with flags, width and precision.
      */
     static String printf(String template, Object args) {
-        List<?> values = args instanceof PyTuple t ? t : List.of(args == null ? "" : args);
-        Map<?, ?> named = args instanceof Map<?, ?> m && !(args instanceof Namespace) ? m : null;
+        List<?> values = args instanceof Tuple t ? t : java.util.Collections.singletonList(args);
+        Map<?, ?> named = args instanceof Map<?, ?> m ? m : null;
         StringBuilder sb = new StringBuilder();
         int next = 0;
         Matcher m = PRINTF.matcher(template);
@@ -172,19 +160,19 @@ final class PythonFormat {
             Object value;
             if (m.group(1) != null) {
                 if (named == null) {
-                    throw new PythonValues.PythonError("format requires a mapping");
+                    throw JinjaException.python("format requires a mapping");
                 }
                 value = named.get(m.group(1));
             } else {
                 if (next >= values.size()) {
-                    throw new PythonValues.PythonError("not enough arguments for format string");
+                    throw JinjaException.python("not enough arguments for format string");
                 }
                 value = values.get(next++);
             }
             sb.append(conversion(m.group(2), m.group(3), m.group(5), conversion, value));
         }
         if (named == null && next < values.size()) {
-            throw new PythonValues.PythonError("not all arguments converted during string formatting");
+            throw JinjaException.python("not all arguments converted during string formatting");
         }
         return sb.append(template.substring(at)).toString();
     }
@@ -226,13 +214,13 @@ final class PythonFormat {
         boolean zero = flags.contains("0") && !left;
         String sign = flags.contains("+") ? "+" : flags.contains(" ") ? " " : "";
         String body = switch (conversion) {
-            case 's' -> PythonValues.str(value);
-            case 'r', 'a' -> PythonValues.repr(value);
-            case 'c' -> value instanceof Number n ? Character.toString(n.intValue()) : PythonValues.str(value);
+            case 's' -> Values.str(value);
+            case 'r', 'a' -> Values.repr(value);
+            case 'c' -> value instanceof Number n ? Character.toString(n.intValue()) : Values.str(value);
             default -> {
-                if (!PythonValues.isNumber(value)) {
-                    throw new PythonValues.PythonError("%" + conversion + " format: a real number is required, not "
-                            + PythonValues.typeName(value));
+                if (!Values.isNumber(value)) {
+                    throw JinjaException.python("%" + conversion + " format: a real number is required, not "
+                            + Values.typeName(value));
                 }
                 Number n = value instanceof Boolean b ? (Number) (b ? 1L : 0L) : (Number) value;
                 String digits = switch (conversion) {
