@@ -6,6 +6,7 @@
  */
 module forge.template.generic {
     requires forge.api;
+    requires forge.template.toolkit;
     requires forge.template.mustache;
     // Jinjava ships no descriptor at all; dist/ links it (see dist/README.md).
     requires jinjava;

@@ -16,10 +16,10 @@ import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonJson;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.generic.HermesToolCalls;
+import forge.template.toolkit.PythonJson;
 import java.time.Clock;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -279,7 +279,7 @@ public final class JinjaTemplate implements ChatTemplate {
                 for (ToolCall call : m.toolCalls()) {
                     Map<String, Object> function = new LinkedHashMap<>();
                     function.put("name", call.name());
-                    function.put("arguments", jinja(call.argumentsTree()));
+                    function.put("arguments", jinja(PythonJson.arguments(call)));
                     Map<String, Object> c = new LinkedHashMap<>();
                     c.put("id", call.id());
                     c.put("type", "function");

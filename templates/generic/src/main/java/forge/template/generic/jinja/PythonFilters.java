@@ -5,8 +5,8 @@ import com.hubspot.jinjava.lib.exptest.ExpTest;
 import com.hubspot.jinjava.lib.filter.Filter;
 import com.hubspot.jinjava.objects.Namespace;
 import com.hubspot.jinjava.objects.SafeString;
-import forge.api.template.PythonJson;
-import forge.api.template.PythonText;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -90,124 +90,20 @@ final class PythonFilters {
             Object indent = arg(args, kwargs, 1, "indent", PyNone.NONE);
             Object separators = arg(args, kwargs, 2, "separators", PyNone.NONE);
             boolean sortKeys = PythonValues.truthy(arg(args, kwargs, 3, "sort_keys", false));
-            String pad = switch (indent) {
-                case null -> null;
-                case PyNone n -> null;
-                case Number n -> " ".repeat(Math.max(0, n.intValue()));
-                default -> PythonValues.str(indent);
+            PythonJson.Writer json = PythonJson.writer().ensureAscii(ensureAscii).sortKeys(sortKeys).view(PythonValues.JINJAVA);
+            json = switch (indent) {
+                case null -> json;
+                case PyNone n -> json;
+                case Number n -> json.indent(n.intValue());
+                default -> json.indent(PythonValues.str(indent));
             };
-            String itemSeparator = pad == null ? ", " : ",";
-            String keySeparator = ": ";
             if (separators instanceof List<?> pair && pair.size() == 2) {
-                itemSeparator = PythonValues.str(pair.get(0));
-                keySeparator = PythonValues.str(pair.get(1));
+                json = json.separators(PythonValues.str(pair.get(0)), PythonValues.str(pair.get(1)));
             }
-            StringBuilder sb = new StringBuilder();
-            new Json(ensureAscii, pad, itemSeparator, keySeparator, sortKeys).write(sb, var, 0);
-            return sb.toString();
-        }
-    }
-
-    /** Python's {@code json.dumps} over Jinjava's values, every option transformers' {@code tojson} passes on. */
-    private record Json(boolean ensureAscii, String pad, String itemSeparator, String keySeparator, boolean sortKeys) {
-        void write(StringBuilder sb, Object v, int depth) {
-            switch (v) {
-                case null -> throw new PythonValues.PythonError("Object of type Undefined is not JSON serializable");
-                case PyNone n -> sb.append("null");
-                case Boolean b -> sb.append(b ? "true" : "false");
-                case String s -> string(sb, s);
-                case SafeString s -> string(sb, s.toString());
-                case Double d -> sb.append(PythonJson.dumps(d));
-                case Float f -> sb.append(PythonJson.dumps(f.doubleValue()));
-                case BigDecimal d -> sb.append(PythonJson.dumps(d.doubleValue()));
-                case Number n -> sb.append(n);
-                case Namespace ns -> throw new PythonValues.PythonError("Object of type Namespace is not JSON serializable");
-                case Map<?, ?> m -> {
-                    if (m.isEmpty()) {
-                        sb.append("{}");
-                        return;
-                    }
-                    List<Map.Entry<String, Object>> entries = new ArrayList<>(m.size());
-                    for (Map.Entry<?, ?> e : m.entrySet()) {
-                        entries.add(Map.entry(key(e.getKey()), e.getValue() == null ? UNDEFINED : e.getValue()));
-                    }
-                    if (sortKeys) {
-                        entries.sort(Map.Entry.comparingByKey(Comparator.naturalOrder()));
-                    }
-                    sb.append('{');
-                    for (int i = 0; i < entries.size(); i++) {
-                        if (i > 0) {
-                            sb.append(itemSeparator);
-                        }
-                        newline(sb, depth + 1);
-                        string(sb, entries.get(i).getKey());
-                        sb.append(keySeparator);
-                        Object value = entries.get(i).getValue();
-                        write(sb, value == UNDEFINED ? null : value, depth + 1);
-                    }
-                    newline(sb, depth);
-                    sb.append('}');
-                }
-                case Collection<?> c -> {
-                    if (c.isEmpty()) {
-                        sb.append("[]");
-                        return;
-                    }
-                    sb.append('[');
-                    boolean first = true;
-                    for (Object o : c) {
-                        if (!first) {
-                            sb.append(itemSeparator);
-                        }
-                        first = false;
-                        newline(sb, depth + 1);
-                        write(sb, o, depth + 1);
-                    }
-                    newline(sb, depth);
-                    sb.append(']');
-                }
-                case Object[] a -> write(sb, Arrays.asList(a), depth);
-                default -> throw new PythonValues.PythonError(
-                        "Object of type " + PythonValues.typeName(v) + " is not JSON serializable");
-            }
-        }
-
-        private static final Object UNDEFINED = new Object();
-
-        /** A key as {@code json.dumps} writes non-string keys: numbers and constants by their JSON spelling. */
-        private static String key(Object k) {
-            return switch (k) {
-                case String s -> s;
-                case PyNone n -> "null";
-                case Boolean b -> b ? "true" : "false";
-                case Double d -> PythonJson.dumps(d);
-                case null -> throw new PythonValues.PythonError("keys must be str, int, float, bool or None, not Undefined");
-                default -> PythonValues.str(k);
-            };
-        }
-
-        private void newline(StringBuilder sb, int depth) {
-            if (pad != null) {
-                sb.append('\n');
-                for (int i = 0; i < depth; i++) {
-                    sb.append(pad);
-                }
-            }
-        }
-
-        private void string(StringBuilder sb, String s) {
-            String quoted = PythonJson.quote(s);
-            if (!ensureAscii) {
-                sb.append(quoted);
-                return;
-            }
-            for (int i = 0; i < quoted.length(); i++) {
-                char c = quoted.charAt(i);
-                if (c > '~') {
-                    sb.append(String.format("\\u%04x", (int) c));
-                } else {
-                    sb.append(c);
-                }
+            try {
+                return json.dumps(var);
+            } catch (IllegalArgumentException e) {
+                throw new PythonValues.PythonError(e.getMessage()); // json.dumps's TypeError
             }
         }
     }
@@ -367,9 +263,7 @@ final class PythonFilters {
             String out = switch (name) {
                 case "upper" -> s.toUpperCase(Locale.ROOT);
                 case "lower" -> s.toLowerCase(Locale.ROOT);
-                case "capitalize" -> s.isEmpty() ? s
-                        : s.substring(0, s.offsetByCodePoints(0, 1)).toUpperCase(Locale.ROOT)
-                                + s.substring(s.offsetByCodePoints(0, 1)).toLowerCase(Locale.ROOT);
+                case "capitalize" -> PythonText.capitalize(s);
                 default -> title(s);
             };
             return var instanceof SafeString ? new SafeString(out) : out;
@@ -550,7 +444,7 @@ final class PythonFilters {
             boolean first = PythonValues.truthy(arg(args, kwargs, 1, "first", false));
             boolean blank = PythonValues.truthy(arg(args, kwargs, 2, "blank", false));
             String pad = width instanceof Number n ? " ".repeat(Math.max(0, n.intValue())) : PythonValues.str(width);
-            List<String> lines = splitlines(PythonValues.str(var) + "\n");
+            List<String> lines = PythonText.splitlines(PythonValues.str(var) + "\n");
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < lines.size(); i++) {
                 if (i > 0) {
@@ -562,27 +456,6 @@ final class PythonFilters {
                 sb.append(lines.get(i));
             }
             return first ? pad + sb : sb.toString();
-        }
-
-        /** Python's {@code str.splitlines()}: every line boundary Python knows, no final empty line. */
-        static List<String> splitlines(String s) {
-            List<String> out = new ArrayList<>();
-            int start = 0;
-            for (int i = 0; i < s.length(); i++) {
-                char c = s.charAt(i);
-                if (c == '\n' || c == '\r' || c == 0x0b || c == 0x0c || c == 0x1c || c == 0x1d || c == 0x1e || c == 0x85
-                        || c == 0x2028 || c == 0x2029) {
-                    out.add(s.substring(start, i));
-                    if (c == '\r' && i + 1 < s.length() && s.charAt(i + 1) == '\n') {
-                        i++;
-                    }
-                    start = i + 1;
-                }
-            }
-            if (start < s.length()) {
-                out.add(s.substring(start));
-            }
-            return out;
         }
     }
 

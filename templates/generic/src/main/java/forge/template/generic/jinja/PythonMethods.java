@@ -1,7 +1,7 @@
 package forge.template.generic.jinja;
 
 import com.hubspot.jinjava.objects.SafeString;
-import forge.api.template.PythonText;
+import forge.template.toolkit.PythonText;
 import java.beans.FeatureDescriptor;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,19 +59,19 @@ final class PythonMethods extends ELResolver {
             case "rstrip" -> a.length == 0 || a[0] == null ? PythonText.rstrip(s) : PythonText.rstrip(s, str(a[0]));
             case "startswith" -> affix(s, a[0], true);
             case "endswith" -> affix(s, a[0], false);
-            case "split" -> split(s, a.length > 0 ? str(a[0]) : null, a.length > 1 ? ((Number) a[1]).intValue() : -1);
-            case "rsplit" -> rsplit(s, a.length > 0 ? str(a[0]) : null, a.length > 1 ? ((Number) a[1]).intValue() : -1);
-            case "replace" -> replace(s, str(a[0]), str(a[1]), a.length > 2 ? ((Number) a[2]).intValue() : -1);
+            case "split" -> PythonText.split(s, a.length > 0 ? str(a[0]) : null, a.length > 1 ? ((Number) a[1]).intValue() : -1);
+            case "rsplit" -> PythonText.rsplit(s, a.length > 0 ? str(a[0]) : null, a.length > 1 ? ((Number) a[1]).intValue() : -1);
+            case "replace" -> PythonText.replace(s, str(a[0]), str(a[1]), a.length > 2 ? ((Number) a[2]).intValue() : -1);
             case "upper" -> s.toUpperCase(Locale.ROOT);
             case "lower" -> s.toLowerCase(Locale.ROOT);
-            case "title" -> title(s);
-            case "capitalize" -> s.isEmpty() ? s : s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1).toLowerCase(Locale.ROOT);
+            case "title" -> PythonText.title(s);
+            case "capitalize" -> PythonText.capitalize(s);
             case "find" -> (long) s.indexOf(str(a[0]));
             case "rfind" -> (long) s.lastIndexOf(str(a[0]));
-            case "count" -> count(s, str(a[0]));
+            case "count" -> PythonText.count(s, str(a[0]));
             case "join" -> join(s, a[0]);
-            case "isdigit" -> !s.isEmpty() && s.chars().allMatch(Character::isDigit);
-            case "isspace" -> !s.isEmpty() && s.chars().allMatch(c -> PythonText.isSpace((char) c));
+            case "isdigit" -> PythonText.isDigit(s);
+            case "isspace" -> PythonText.isSpace(s);
             case "format" -> PythonFormat.format(s, a);
             default -> NOT_MINE;
         };
@@ -88,103 +88,6 @@ final class PythonMethods extends ELResolver {
         }
         String x = str(arg);
         return prefix ? s.startsWith(x) : s.endsWith(x);
-    }
-
-    static List<String> split(String s, String sep, int max) {
-        List<String> out = new ArrayList<>();
-        if (sep == null) { // runs of whitespace, no empty strings
-            int i = 0;
-            int n = s.length();
-            while (true) {
-                while (i < n && PythonText.isSpace(s.charAt(i))) {
-                    i++;
-                }
-                if (i >= n) {
-                    return out;
-                }
-                if (max >= 0 && out.size() == max) {
-                    out.add(PythonText.rstrip(s.substring(i)));
-                    return out;
-                }
-                int j = i;
-                while (j < n && !PythonText.isSpace(s.charAt(j))) {
-                    j++;
-                }
-                out.add(s.substring(i, j));
-                i = j;
-            }
-        }
-        if (sep.isEmpty()) {
-            throw new IllegalArgumentException("empty separator");
-        }
-        int from = 0;
-        while (max < 0 || out.size() < max) {
-            int k = s.indexOf(sep, from);
-            if (k < 0) {
-                break;
-            }
-            out.add(s.substring(from, k));
-            from = k + sep.length();
-        }
-        out.add(s.substring(from));
-        return out;
-    }
-
-    private static List<String> rsplit(String s, String sep, int max) {
-        if (max < 0 || sep == null) {
-            return split(s, sep, max);
-        }
-        List<String> out = new ArrayList<>();
-        int end = s.length();
-        while (out.size() < max) {
-            int k = s.lastIndexOf(sep, end - sep.length());
-            if (k < 0) {
-                break;
-            }
-            out.addFirst(s.substring(k + sep.length(), end));
-            end = k;
-        }
-        out.addFirst(s.substring(0, end));
-        return out;
-    }
-
-    private static String replace(String s, String old, String with, int count) {
-        if (count < 0) {
-            return s.replace(old, with);
-        }
-        StringBuilder sb = new StringBuilder();
-        int from = 0;
-        for (int n = 0; n < count; n++) {
-            int k = s.indexOf(old, from);
-            if (k < 0) {
-                break;
-            }
-            sb.append(s, from, k).append(with);
-            from = k + old.length();
-        }
-        return sb.append(s.substring(from)).toString();
-    }
-
-    private static String title(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
-        boolean previousCased = false;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            sb.append(previousCased ? Character.toLowerCase(c) : Character.toUpperCase(c));
-            previousCased = Character.isLetter(c);
-        }
-        return sb.toString();
-    }
-
-    private static long count(String s, String x) {
-        if (x.isEmpty()) {
-            return s.length() + 1L;
-        }
-        long n = 0;
-        for (int k = s.indexOf(x); k >= 0; k = s.indexOf(x, k + x.length())) {
-            n++;
-        }
-        return n;
     }
 
     private static String join(String sep, Object items) {

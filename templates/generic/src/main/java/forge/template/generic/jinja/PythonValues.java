@@ -2,21 +2,27 @@ package forge.template.generic.jinja;
 
 import com.hubspot.jinjava.objects.Namespace;
 import com.hubspot.jinjava.objects.SafeString;
-import forge.api.template.PythonJson;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonValues.Opaque;
+import forge.template.toolkit.PythonValues.Tuple;
+import forge.template.toolkit.PythonValues.View;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Python's view of Jinjava's values: {@code str()} and {@code repr()}, truth, {@code ==},
  * iteration and type names, the operations whose Java defaults print or decide otherwise
  * ({@code {a=1}} for {@code {'a': 1}}, {@code 1.0E-5} for {@code 1e-05}, {@code "false"} falsy,
  * {@code 1 == "1"} true). Java {@code null} is Jinja2's Undefined, {@link PyNone#NONE} is
- * {@code None}.
+ * {@code None}. Printing and truth are the template toolkit's ({@link forge.template.toolkit.PythonValues}),
+ * seen through {@link #VIEW}.
  */
 final class PythonValues {
 
@@ -30,172 +36,44 @@ final class PythonValues {
         }
     }
 
+    /** Jinja2's Undefined as Python code sees it: prints nothing, reprs as {@code Undefined}, is false. */
+    private static final Opaque UNDEFINED = new Opaque("Undefined", "", "Undefined", false);
+
+    /**
+     * Jinjava's values as the toolkit's: Undefined and a namespace (an object, not a dict, in
+     * Jinja2) are opaque, a safe string is a string, {@link PyNone} is None, {@link PyTuple} a tuple.
+     */
+    static final UnaryOperator<Object> JINJAVA = PythonValues::python;
+
+    private static final View VIEW = forge.template.toolkit.PythonValues.view(JINJAVA);
+
+    private static Object python(Object v) {
+        return switch (v) {
+            case null -> UNDEFINED;
+            case PyNone n -> PythonJson.NULL;
+            case SafeString s -> s.toString();
+            case PyTuple t -> new Tuple(t);
+            case Namespace ns -> {
+                String repr = "<Namespace " + VIEW.repr(new LinkedHashMap<>(ns)) + ">";
+                yield new Opaque("Namespace", repr, repr, true);
+            }
+            default -> v;
+        };
+    }
+
     /** {@code str(v)}, with Undefined as the empty string (how Jinja2 prints it). */
     static String str(Object v) {
-        return switch (v) {
-            case null -> "";
-            case String s -> s;
-            case SafeString s -> s.toString();
-            default -> {
-                StringBuilder sb = new StringBuilder();
-                append(sb, v, false);
-                yield sb.toString();
-            }
-        };
+        return VIEW.str(v);
     }
 
     /** {@code repr(v)}. */
     static String repr(Object v) {
-        StringBuilder sb = new StringBuilder();
-        append(sb, v, true);
-        return sb.toString();
-    }
-
-    private static void append(StringBuilder sb, Object v, boolean repr) {
-        switch (v) {
-            case null -> sb.append(repr ? "Undefined" : "");
-            case PyNone n -> sb.append("None");
-            case Boolean b -> sb.append(b ? "True" : "False");
-            case String s -> {
-                if (repr) {
-                    quote(sb, s);
-                } else {
-                    sb.append(s);
-                }
-            }
-            case SafeString s -> {
-                if (repr) {
-                    quote(sb, s.toString());
-                } else {
-                    sb.append(s);
-                }
-            }
-            case Double d -> sb.append(floatRepr(d));
-            case Float f -> sb.append(floatRepr(f.doubleValue()));
-            case BigDecimal d -> sb.append(floatRepr(d.doubleValue()));
-            case Number n -> sb.append(n);
-            case Character c -> {
-                if (repr) {
-                    quote(sb, c.toString());
-                } else {
-                    sb.append(c);
-                }
-            }
-            case Namespace ns -> {
-                sb.append("<Namespace ");
-                appendMap(sb, ns);
-                sb.append('>');
-            }
-            case Map<?, ?> m -> appendMap(sb, m);
-            case PyTuple t -> {
-                sb.append('(');
-                for (int i = 0; i < t.size(); i++) {
-                    if (i > 0) {
-                        sb.append(", ");
-                    }
-                    append(sb, t.get(i), true);
-                }
-                sb.append(t.size() == 1 ? ",)" : ")");
-            }
-            case Collection<?> c -> {
-                sb.append('[');
-                boolean first = true;
-                for (Object o : c) {
-                    if (!first) {
-                        sb.append(", ");
-                    }
-                    first = false;
-                    append(sb, o, true);
-                }
-                sb.append(']');
-            }
-            default -> sb.append(v);
-        }
-    }
-
-    private static void appendMap(StringBuilder sb, Map<?, ?> m) {
-        sb.append('{');
-        boolean first = true;
-        for (Map.Entry<?, ?> e : m.entrySet()) {
-            if (!first) {
-                sb.append(", ");
-            }
-            first = false;
-            append(sb, e.getKey(), true);
-            sb.append(": ");
-            append(sb, e.getValue(), true);
-        }
-        sb.append('}');
-    }
-
-    /** Python's {@code repr(float)}: {@code 2.0}, {@code 1e-05}, {@code inf}, {@code nan}. */
-    static String floatRepr(double d) {
-        if (Double.isNaN(d)) {
-            return "nan";
-        }
-        if (Double.isInfinite(d)) {
-            return d > 0 ? "inf" : "-inf";
-        }
-        return PythonJson.dumps(d); // json.dumps spells finite floats as repr does
-    }
-
-    /** A string literal as {@code repr(str)} writes it: single quotes unless only double quotes avoid escapes. */
-    private static void quote(StringBuilder sb, String s) {
-        char q = s.indexOf('\'') >= 0 && s.indexOf('"') < 0 ? '"' : '\'';
-        sb.append(q);
-        for (int i = 0; i < s.length(); ) {
-            int c = s.codePointAt(i);
-            i += Character.charCount(c);
-            if (c == q || c == '\\') {
-                sb.append('\\').appendCodePoint(c);
-            } else if (c == '\n') {
-                sb.append("\\n");
-            } else if (c == '\r') {
-                sb.append("\\r");
-            } else if (c == '\t') {
-                sb.append("\\t");
-            } else if (c < 0x20 || c == 0x7f) {
-                sb.append(String.format("\\x%02x", c));
-            } else if (c < 0x7f || printable(c)) {
-                sb.appendCodePoint(c);
-            } else if (c <= 0xff) {
-                sb.append(String.format("\\x%02x", c));
-            } else if (c <= 0xffff) {
-                sb.append(String.format("\\u%04x", c));
-            } else {
-                sb.append(String.format("\\U%08x", c));
-            }
-        }
-        sb.append(q);
-    }
-
-    /** Python's {@code str.isprintable} for one code point: not a control, format, separator (but space), private or unassigned. */
-    private static boolean printable(int c) {
-        return switch (Character.getType(c)) {
-            case Character.CONTROL, Character.FORMAT, Character.SURROGATE, Character.PRIVATE_USE, Character.UNASSIGNED,
-                 Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR -> false;
-            case Character.SPACE_SEPARATOR -> c == ' ';
-            default -> true;
-        };
+        return VIEW.repr(v);
     }
 
     /** Python's truth: empty strings and containers, zero, None and Undefined are false. */
     static boolean truthy(Object v) {
-        return switch (v) {
-            case null -> false;
-            case PyNone n -> false;
-            case Boolean b -> b;
-            case String s -> !s.isEmpty();
-            case SafeString s -> !s.toString().isEmpty();
-            case BigDecimal d -> d.signum() != 0;
-            case BigInteger i -> i.signum() != 0;
-            case Number n -> n.doubleValue() != 0;
-            case Namespace ns -> true; // an object, not a dict, in Jinja2
-            case Collection<?> c -> !c.isEmpty();
-            case Map<?, ?> m -> !m.isEmpty();
-            case Object[] a -> a.length != 0;
-            default -> true;
-        };
+        return VIEW.truthy(v);
     }
 
     /** Python's {@code ==}: numbers by value ({@code True == 1}, {@code 1 == 1.0}), strings by text, containers item by item. */
@@ -293,22 +171,7 @@ final class PythonValues {
 
     /** Python's type name, for error messages as Python words them. */
     static String typeName(Object v) {
-        return switch (v) {
-            case null -> "Undefined";
-            case PyNone n -> "NoneType";
-            case Boolean b -> "bool";
-            case String s -> "str";
-            case SafeString s -> "str";
-            case Double d -> "float";
-            case Float f -> "float";
-            case BigDecimal d -> "float";
-            case Number n -> "int";
-            case Namespace ns -> "Namespace";
-            case PyTuple t -> "tuple";
-            case Map<?, ?> m -> "dict";
-            case Collection<?> c -> "list";
-            default -> v.getClass().getSimpleName();
-        };
+        return VIEW.typeName(v);
     }
 
     /**

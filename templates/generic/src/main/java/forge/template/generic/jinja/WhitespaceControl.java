@@ -1,6 +1,6 @@
 package forge.template.generic.jinja;
 
-import forge.api.template.PythonText;
+import forge.template.toolkit.PythonText;
 
 /**
  * Jinja2's lexer-level whitespace handling, applied to the template's text before Jinjava parses

@@ -53,7 +53,7 @@ class JinjaFidelityTest {
         GoldenCorpus corpus = GoldenCorpus.locate();
         Path golden = Path.of(System.getProperty("forge.golden.dir", "../golden")).toAbsolutePath().normalize();
         @SuppressWarnings("unchecked")
-        Map<String, Object> index = (Map<String, Object>) forge.api.template.PythonJson.parse(
+        Map<String, Object> index = (Map<String, Object>) forge.template.toolkit.PythonJson.parse(
                 Files.readString(golden.resolve("templates.json"), StandardCharsets.UTF_8));
         Map<String, Integer> passed = new TreeMap<>();
         StringBuilder report = new StringBuilder();

@@ -1,5 +1,10 @@
-package forge.api.template;
+package forge.template.toolkit.calls;
 
+import forge.api.template.ChatDelta;
+import forge.api.template.OutputParser;
+import forge.api.template.ToolCall;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -409,40 +414,6 @@ public final class MarkupParser implements OutputParser {
         if (!(args instanceof java.util.Map<?, ?>)) {
             throw new IllegalArgumentException("arguments are not an object: " + text);
         }
-        return new ToolCall("", name, compactJson(args));
-    }
-
-    /** JSON text without Python's spaces, as OpenAI clients receive arguments. */
-    public static String compactJson(Object tree) {
-        StringBuilder sb = new StringBuilder();
-        compact(sb, tree);
-        return sb.toString();
-    }
-
-    private static void compact(StringBuilder sb, Object v) {
-        if (v instanceof java.util.Map<?, ?> m) {
-            sb.append('{');
-            boolean first = true;
-            for (var e : m.entrySet()) {
-                if (!first) {
-                    sb.append(',');
-                }
-                first = false;
-                sb.append(PythonJson.quote(String.valueOf(e.getKey()))).append(':');
-                compact(sb, e.getValue());
-            }
-            sb.append('}');
-        } else if (v instanceof List<?> l) {
-            sb.append('[');
-            for (int i = 0; i < l.size(); i++) {
-                if (i > 0) {
-                    sb.append(',');
-                }
-                compact(sb, l.get(i));
-            }
-            sb.append(']');
-        } else {
-            sb.append(PythonJson.dumps(v));
-        }
+        return new ToolCall("", name, PythonJson.compact(args));
     }
 }
