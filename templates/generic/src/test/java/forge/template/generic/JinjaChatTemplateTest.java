@@ -1,4 +1,4 @@
-package forge.template.generic.jinja;
+package forge.template.generic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -13,7 +13,6 @@ import forge.api.template.ChatTemplate;
 import forge.api.template.Role;
 import forge.api.template.TemplateContext;
 import forge.api.template.ToolCall;
-import forge.template.generic.GenericTemplates;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,14 +22,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
-class JinjaTemplateTest {
+class JinjaChatTemplateTest {
 
     private static ChatPrompt prompt(List<ChatMessage> messages, Map<String, Object> options) {
         return new ChatPrompt(messages, List.of(), true, options);
     }
 
     private static String render(String source, ChatPrompt prompt) {
-        return new JinjaTemplate("generic", source, "<s>", "</s>").render(prompt);
+        return new JinjaChatTemplate("generic", source, "<s>", "</s>").render(prompt);
     }
 
     @Test
@@ -57,9 +56,9 @@ class JinjaTemplateTest {
     @Test
     void endOfTurnIsTheEosTextPlusTheKnownMarkersTheTemplateWrites() {
         assertEquals(List.of("</s>", "<|end|>", "<|endoftext|>"),
-                new JinjaTemplate("generic", "{{ '<|user|>' }}x<|end|>{{ '<|endoftext|>' }}", "<s>", "</s>").endOfTurn());
-        assertEquals(List.of("<|eot_id|>"), new JinjaTemplate("generic", "{{ '<|eot_id|>' }}", "", "<|eot_id|>").endOfTurn());
-        assertEquals(List.of(), new JinjaTemplate("generic", "{{ messages }}", "", "").endOfTurn());
+                new JinjaChatTemplate("generic", "{{ '<|user|>' }}x<|end|>{{ '<|endoftext|>' }}", "<s>", "</s>").endOfTurn());
+        assertEquals(List.of("<|eot_id|>"), new JinjaChatTemplate("generic", "{{ '<|eot_id|>' }}", "", "<|eot_id|>").endOfTurn());
+        assertEquals(List.of(), new JinjaChatTemplate("generic", "{{ messages }}", "", "").endOfTurn());
     }
 
     @Test
@@ -71,8 +70,10 @@ class JinjaTemplateTest {
     }
 
     @Test
-    void aTemplateJinjavaCannotParseFailsWhenCreated() {
-        assertThrows(TemplateException.class, () -> new JinjaTemplate("generic", "{% for x in y %}no end", "", ""));
+    void aTemplateThatDoesNotParseFailsWhenCreatedWithItsLine() {
+        TemplateException e = assertThrows(TemplateException.class, () -> new JinjaChatTemplate("generic", "a\n{% for x in y %}no end", "", ""));
+        assertEquals("the model's chat template does not parse: line 2: Unexpected end of template. Jinja was looking for the "
+                + "following tags: 'else' or 'endfor'.", e.getMessage());
     }
 
     @Test
@@ -103,7 +104,7 @@ class JinjaTemplateTest {
 
     @Test
     void rendersConcurrentlyFromOneCompiledTemplate() throws Exception {
-        JinjaTemplate template = new JinjaTemplate("generic",
+        JinjaChatTemplate template = new JinjaChatTemplate("generic",
                 "{%- set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}{{ m.content }}{% endfor %}:{{ ns.n }}", "", "");
         try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
             List<Future<String>> results = new ArrayList<>();
@@ -126,5 +127,21 @@ class JinjaTemplateTest {
                 assertEquals(want + ":" + n, results.get(i).get());
             }
         }
+    }
+
+    @Test
+    void aFailedRenderSaysSoInPythonsWords() {
+        TemplateException e = assertThrows(TemplateException.class, () -> render("{% for t in tools %}{{ t }}{% endfor %}",
+                prompt(List.of(ChatMessage.of(Role.USER, "x")), Map.of())));
+        assertEquals("the model's chat template failed: 'NoneType' object is not iterable", e.getMessage());
+        e = assertThrows(TemplateException.class, () -> render("{{ 'a' + {'b': 1} }}", prompt(List.of(ChatMessage.of(Role.USER, "x")), Map.of())));
+        assertEquals("the model's chat template failed: can only concatenate str (not \"dict\") to str", e.getMessage());
+    }
+
+    @Test
+    void nullOptionsAreNone() {
+        java.util.Map<String, Object> options = new java.util.HashMap<>();
+        options.put("flag", forge.template.toolkit.PythonJson.NULL);
+        assertEquals("True|None", render("{{ flag is none }}|{{ flag }}", prompt(List.of(ChatMessage.of(Role.USER, "x")), options)));
     }
 }

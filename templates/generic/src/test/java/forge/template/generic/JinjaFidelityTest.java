@@ -1,4 +1,4 @@
-package forge.template.generic.jinja;
+package forge.template.generic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -19,7 +19,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * How faithfully the generic Jinjava path renders official chat templates: each template of the
+ * How faithfully the generic path renders official chat templates: each template of the
  * golden corpus ({@code templates/golden/templates.json} names its file and BOS/EOS texts) renders
  * every case, and a case passes when the bytes equal Jinja2's, or when both raise (with the same
  * message for {@code raise_exception}). The floors below are what was measured; a change that
@@ -62,12 +62,12 @@ class JinjaFidelityTest {
             @SuppressWarnings("unchecked")
             Map<String, Object> spec = (Map<String, Object>) entry.getValue();
             String source = Files.readString(golden.resolve("sources").resolve((String) spec.get("file")), StandardCharsets.UTF_8);
-            JinjaTemplate template;
+            JinjaChatTemplate template;
             try {
-                template = new JinjaTemplate("generic", source, (String) spec.get("bos"), (String) spec.get("eos"),
+                template = new JinjaChatTemplate("generic", source, (String) spec.get("bos"), (String) spec.get("eos"),
                     // make_golden.py's strftime_now reads 1 January 2025
                     Clock.fixed(Instant.parse("2025-01-01T00:00:00Z"), ZoneOffset.UTC));
-            } catch (TemplateException e) { // a template Jinjava cannot parse renders no case
+            } catch (TemplateException e) { // a template that does not parse renders no case
                 passed.put(variant, 0);
                 report.append(String.format("%-40s %2d/%d  (%s)%n", variant, 0, corpus.expected(variant).size(), e.getMessage()));
                 continue;
