@@ -22,6 +22,12 @@ public final class JinjaException extends TemplateException {
         this.raised = raised;
     }
 
+    JinjaException(String message, int line, boolean raised, Throwable cause) {
+        super(message, cause);
+        this.line = line;
+        this.raised = raised;
+    }
+
     /** The template's line (1-based) where it failed, 0 when no line applies. */
     public int line() {
         return line;

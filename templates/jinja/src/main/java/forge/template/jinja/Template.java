@@ -66,7 +66,14 @@ public final class Template {
         Interpreter in = new Interpreter(limits, clock);
         Interpreter.Scope globals = new Interpreter.Scope(null, globals(clock));
         Interpreter.Scope root = new Interpreter.Scope(globals, new HashMap<>(context));
-        return in.render(body, new Interpreter.Scope(root));
+        try {
+            return in.render(body, new Interpreter.Scope(root));
+        } catch (JinjaException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // a value the engine has no rule for (a caller's own Java object, say): the template's fault, worded so
+            throw new JinjaException("the template used a value in a way this engine does not support", 0, false, e);
+        }
     }
 
     private static Map<String, Object> globals(Clock clock) {
