@@ -14,12 +14,8 @@ import forge.api.template.Role;
 import forge.api.template.TemplateContext;
 import forge.api.template.ToolCall;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 class JinjaChatTemplateTest {
@@ -100,33 +96,6 @@ class JinjaChatTemplateTest {
         assertEquals("f {\"x\": 1.0, \"y\": null} 1.0", render(
                 "{% for t in messages[0].tool_calls %}{{ t.function.name }} {{ t.function.arguments | tojson }} {{ t.function.arguments.x }}{% endfor %}",
                 prompt(List.of(call), Map.of())));
-    }
-
-    @Test
-    void rendersConcurrentlyFromOneCompiledTemplate() throws Exception {
-        JinjaChatTemplate template = new JinjaChatTemplate("generic",
-                "{%- set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}{{ m.content }}{% endfor %}:{{ ns.n }}", "", "");
-        try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
-            List<Future<String>> results = new ArrayList<>();
-            for (int i = 0; i < 64; i++) {
-                int n = i % 7 + 1;
-                results.add(pool.submit(() -> {
-                    List<ChatMessage> ms = new ArrayList<>();
-                    for (int k = 0; k < n; k++) {
-                        ms.add(ChatMessage.of(Role.USER, Integer.toString(k)));
-                    }
-                    return template.render(prompt(ms, Map.of()));
-                }));
-            }
-            for (int i = 0; i < 64; i++) {
-                int n = i % 7 + 1;
-                StringBuilder want = new StringBuilder();
-                for (int k = 0; k < n; k++) {
-                    want.append(k);
-                }
-                assertEquals(want + ":" + n, results.get(i).get());
-            }
-        }
     }
 
     @Test
