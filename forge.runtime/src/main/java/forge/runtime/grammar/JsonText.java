@@ -50,8 +50,29 @@ final class JsonText {
         }
     }
 
-    /** A JSON string literal: the same escaping as Python's json.dumps writes (forge.api's PythonJson). */
+    /** A JSON string literal: the same escaping as Python's json.dumps writes. */
     private static void string(String s, StringBuilder sb) {
-        sb.append(forge.api.template.PythonJson.quote(s));
+        // Until this package moves into a module of its own that uses the template toolkit's json.dumps.
+        sb.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                case '\b' -> sb.append("\\b");
+                case '\f' -> sb.append("\\f");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        sb.append('"');
     }
 }

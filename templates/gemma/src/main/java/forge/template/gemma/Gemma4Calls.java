@@ -1,8 +1,8 @@
 package forge.template.gemma;
 
-import forge.api.template.MarkupParser;
-import forge.api.template.PythonJson;
 import forge.api.template.ToolCall;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.calls.MarkupParser;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -47,7 +47,7 @@ final class Gemma4Calls {
         if (r.pos != t.length()) {
             throw new IllegalArgumentException("text after a Gemma call's arguments: " + t);
         }
-        return new ToolCall("", name, MarkupParser.compactJson(args));
+        return new ToolCall("", name, PythonJson.compact(args));
     }
 
     private IllegalArgumentException error(String what) {

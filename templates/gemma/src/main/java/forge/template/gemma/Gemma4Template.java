@@ -6,14 +6,16 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.Gbnf;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
+import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.calls.MarkupParser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -55,7 +57,7 @@ final class Gemma4Template implements ChatTemplate {
         if (messages.isEmpty()) {
             throw new TemplateException("the conversation has no messages");
         }
-        boolean thinking = Gemma4Notation.truthy(prompt.options().get("enable_thinking"));
+        boolean thinking = PythonValues.truthy(prompt.options().get("enable_thinking"));
         boolean firstIsSystem = isSystem(messages.getFirst());
         Map<String, Object> scope = new HashMap<>();
         scope.put("bos", bos);
@@ -98,7 +100,7 @@ final class Gemma4Template implements ChatTemplate {
             }
             List<String> calls = new ArrayList<>();
             for (ToolCall c : m.toolCalls()) {
-                calls.add(c.name() + "{" + Gemma4Notation.callArguments(c.argumentsTree()) + "}");
+                calls.add(c.name() + "{" + Gemma4Notation.callArguments(PythonJson.arguments(c)) + "}");
                 prev = Prev.TOOL_CALL;
             }
             turn.put("calls", calls);

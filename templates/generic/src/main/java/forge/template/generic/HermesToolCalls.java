@@ -1,10 +1,11 @@
 package forge.template.generic;
 
 import forge.api.template.ChatPrompt;
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
 import forge.api.template.ToolDefinition;
+import forge.template.toolkit.Gbnf;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.calls.MarkupParser;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,7 +58,7 @@ public final class HermesToolCalls {
             if (!fn.isEmpty()) {
                 fn.append(" | ");
             }
-            fn.append(Gbnf.literal(jsonString(tool.name()) + ", \"arguments\": ")).append(' ').append(rule);
+            fn.append(Gbnf.literal(PythonJson.quote(tool.name()) + ", \"arguments\": ")).append(' ').append(rule);
         }
         String grammar = "root ::= tc-call" + (parallel ? " (\"\\n\" tc-call)*" : "") + "\n"
                 + "tc-call ::= " + Gbnf.literal(OPEN + "\n{\"name\": ") + " tc-function "
@@ -65,21 +66,4 @@ public final class HermesToolCalls {
                 + "tc-function ::= " + fn + "\n";
         return Optional.of(grammar);
     }
-
-
-    private static String jsonString(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                sb.append('\\').append(c);
-            } else if (c < 0x20) {
-                sb.append(String.format("\\u%04x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
-    }
-
 }

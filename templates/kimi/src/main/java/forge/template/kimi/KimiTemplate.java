@@ -4,14 +4,14 @@ import com.github.mustachejava.Mustache;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.Gbnf;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.calls.MarkupParser;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -87,7 +87,7 @@ final class KimiTemplate implements ChatTemplate {
                     ToolCall c = m.toolCalls().get(j);
                     String id = "functions." + c.name() + ":" + (instruct ? counter++ : j);
                     pendingIds.add(id);
-                    calls.add(Map.of("id", id, "arguments", PythonJson.dumps(c.argumentsTree())));
+                    calls.add(Map.of("id", id, "arguments", PythonJson.dumps(PythonJson.arguments(c))));
                 }
                 turn.put("hasCalls", true);
                 turn.put("calls", calls);
@@ -150,7 +150,7 @@ final class KimiTemplate implements ChatTemplate {
             if (fn.isEmpty() || !(PythonJson.parse(json.strip()) instanceof Map<?, ?> tree)) {
                 throw new IllegalArgumentException("not a tool call: " + id);
             }
-            calls.add(new ToolCall(id, fn, MarkupParser.compactJson(tree)));
+            calls.add(new ToolCall(id, fn, PythonJson.compact(tree)));
         }
         return calls;
     }

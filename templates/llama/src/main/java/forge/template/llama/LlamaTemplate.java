@@ -5,15 +5,16 @@ import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonJson;
-import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.Gbnf;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
+import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.calls.MarkupParser;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -81,7 +82,7 @@ final class LlamaTemplate implements ChatTemplate {
         Object tools = options.containsKey("custom_tools") ? options.get("custom_tools")
                 : prompt.tools().isEmpty() ? null : prompt.tools().stream().map(ToolDefinition::openAiTree).toList();
         boolean hasTools = tools != null && tools != PythonJson.NULL;
-        boolean toolsInUser = !options.containsKey("tools_in_user_message") || truthy(options.get("tools_in_user_message"));
+        boolean toolsInUser = !options.containsKey("tools_in_user_message") || PythonValues.truthy(options.get("tools_in_user_message"));
         List<String> builtinTools = knowsBuiltinTools && options.containsKey("builtin_tools") ? strings(options.get("builtin_tools")) : null;
 
         Map<String, Object> scope = new HashMap<>();
@@ -142,7 +143,7 @@ final class LlamaTemplate implements ChatTemplate {
 
     private String date(Map<String, Object> options) {
         if (options.containsKey("date_string")) {
-            return pyStr(options.get("date_string"));
+            return PythonValues.str(options.get("date_string"));
         }
         return knowsBuiltinTools ? DEFAULT_DATE : STRFTIME_D_B_Y.format(clock.get());
     }
@@ -152,13 +153,13 @@ final class LlamaTemplate implements ChatTemplate {
     }
 
     private static String jsonCall(ToolCall call) {
-        return "{\"name\": \"" + call.name() + "\", \"parameters\": " + PythonJson.dumps(call.argumentsTree()) + "}";
+        return "{\"name\": \"" + call.name() + "\", \"parameters\": " + PythonJson.dumps(PythonJson.arguments(call)) + "}";
     }
 
     /** {@code <|python_tag|>name.call(key="value", ...)}: the template concatenates, so every value must be a string. */
     private static String builtinCall(ToolCall call) {
         StringBuilder sb = new StringBuilder(PYTHON_TAG).append(call.name()).append(".call(");
-        if (!(call.argumentsTree() instanceof Map<?, ?> args)) {
+        if (!(PythonJson.arguments(call) instanceof Map<?, ?> args)) {
             throw new TemplateException("the arguments of built-in tool call '" + call.name() + "' are not an object");
         }
         boolean first = true;
@@ -171,18 +172,6 @@ final class LlamaTemplate implements ChatTemplate {
             first = false;
         }
         return sb.append(')').toString();
-    }
-
-    static boolean truthy(Object v) {
-        return switch (v) {
-            case null -> false;
-            case Boolean b -> b;
-            case String s -> !s.isEmpty();
-            case Number n -> n.doubleValue() != 0;
-            case Map<?, ?> m -> !m.isEmpty();
-            case List<?> l -> !l.isEmpty();
-            default -> v != PythonJson.NULL;
-        };
     }
 
     private static Iterable<?> iterable(Object v) {
@@ -198,18 +187,13 @@ final class LlamaTemplate implements ChatTemplate {
     private static List<String> strings(Object v) {
         List<String> out = new ArrayList<>();
         if (v instanceof List<?> l) {
-            l.forEach(x -> out.add(pyStr(x)));
+            l.forEach(x -> out.add(PythonValues.str(x)));
         } else if (v instanceof String s) {
             s.codePoints().forEach(cp -> out.add(Character.toString(cp))); // a string is iterable by characters
         } else if (v != null && v != PythonJson.NULL) {
             throw new TemplateException("builtin_tools must be a list of tool names");
         }
         return out;
-    }
-
-    private static String pyStr(Object v) {
-        return v instanceof String s ? s : v == null || v == PythonJson.NULL ? "None"
-                : v instanceof Boolean b ? (b ? "True" : "False") : PythonJson.dumps(v);
     }
 
     @Override
@@ -239,13 +223,13 @@ final class LlamaTemplate implements ChatTemplate {
             if (!(args instanceof Map<?, ?>)) {
                 throw new IllegalArgumentException("arguments are not an object: " + t);
             }
-            return List.of(new ToolCall("", name, MarkupParser.compactJson(args)));
+            return List.of(new ToolCall("", name, PythonJson.compact(args)));
         }
         Matcher b = BUILTIN_CALL.matcher(t);
         if (b.matches()) {
-            return List.of(new ToolCall("", b.group(1), MarkupParser.compactJson(builtinArguments(b.group(2)))));
+            return List.of(new ToolCall("", b.group(1), PythonJson.compact(builtinArguments(b.group(2)))));
         }
-        return List.of(new ToolCall("", "python", MarkupParser.compactJson(Map.of("code", t))));
+        return List.of(new ToolCall("", "python", PythonJson.compact(Map.of("code", t))));
     }
 
     /** {@code key="value", n=3}: values are JSON literals (strings in double quotes). */

@@ -5,15 +5,15 @@ import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonJson;
-import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.Gbnf;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
+import forge.template.toolkit.calls.MarkupParser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -149,7 +149,7 @@ final class QwenTemplate implements ChatTemplate {
             Map<String, Object> v = new HashMap<>();
             v.put("separator", alwaysNewline || j > 0 || afterContent ? "\n" : "");
             v.put("name", c.name());
-            v.put("arguments", PythonJson.dumps(c.argumentsTree()));
+            v.put("arguments", PythonJson.dumps(PythonJson.arguments(c)));
             v.put("closeBrace", "}");
             out.add(v);
         }

@@ -5,14 +5,15 @@ import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonJson;
-import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
+import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.calls.MarkupParser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -203,10 +204,15 @@ final class QwenXmlTemplate implements ChatTemplate {
         for (var e : dict.entrySet()) {
             String key = String.valueOf(e.getKey());
             if (!handled.contains(key)) {
-                sb.append("\n<").append(key).append('>').append(PythonValues.argument(e.getValue())).append("</").append(key).append('>');
+                sb.append("\n<").append(key).append('>').append(argument(e.getValue())).append("</").append(key).append('>');
             }
         }
         return sb.toString();
+    }
+
+    /** The template's {@code args_value | tojson if mapping or list else args_value | string}. */
+    private static String argument(Object v) {
+        return v instanceof Map<?, ?> || v instanceof List<?> ? PythonJson.dumps(v) : PythonValues.str(v);
     }
 
     private static List<Map<String, Object>> calls(List<ToolCall> calls, java.util.function.IntFunction<String> separator) {
@@ -217,9 +223,9 @@ final class QwenXmlTemplate implements ChatTemplate {
             v.put("separator", separator.apply(j));
             v.put("name", c.name());
             List<Map<String, Object>> params = new ArrayList<>();
-            if (c.argumentsTree() instanceof Map<?, ?> args) {
+            if (PythonJson.arguments(c) instanceof Map<?, ?> args) {
                 for (var e : args.entrySet()) {
-                    params.add(Map.of("name", String.valueOf(e.getKey()), "value", PythonValues.argument(e.getValue())));
+                    params.add(Map.of("name", String.valueOf(e.getKey()), "value", argument(e.getValue())));
                 }
             } else {
                 throw new TemplateException("the arguments of tool call '" + c.name() + "' are not a JSON object");

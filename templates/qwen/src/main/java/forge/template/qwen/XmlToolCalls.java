@@ -1,10 +1,10 @@
 package forge.template.qwen;
 
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
-import forge.api.template.PythonJson;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.template.toolkit.Gbnf;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.calls.MarkupParser;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -90,7 +90,7 @@ final class XmlToolCalls {
             args.put(param, typed(name, param, value));
             at = valueEnd < 0 ? body.length() : valueEnd + "</parameter>".length();
         }
-        return List.of(new ToolCall("", name, MarkupParser.compactJson(args)));
+        return List.of(new ToolCall("", name, PythonJson.compact(args)));
     }
 
     private Object typed(String tool, String param, String text) {
