@@ -26,7 +26,7 @@ class EngineTest {
     private final FakeModel model = FakeModel.of(context::set);
 
     private static EngineConfig config(int slots, int ctx, int queue, boolean warmup) {
-        return new EngineConfig(slots, ctx, 16, 16, 1, 1, queue, "auto", "f16", "test", warmup);
+        return new EngineConfig(slots, ctx, 16, 16, 1, 1, queue, forge.api.backend.FlashAttention.AUTO, forge.api.backend.KvCacheType.F16, "test", warmup);
     }
 
     private static GenerationRequest request(String id, int[] prompt, int maxTokens) {
