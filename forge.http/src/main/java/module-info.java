@@ -4,6 +4,7 @@
  */
 module forge.http {
     requires forge.runtime;
+    requires forge.runtime.grammar;
     requires org.eclipse.jetty.server;
     requires com.fasterxml.jackson.databind;
     requires info.picocli;

@@ -13,7 +13,6 @@ module forge.runtime {
     exports forge.runtime.catalog;
     exports forge.runtime.engine;
     exports forge.runtime.gguf;
-    exports forge.runtime.grammar;
     exports forge.runtime.plugin;
     exports forge.runtime.synth;
 
