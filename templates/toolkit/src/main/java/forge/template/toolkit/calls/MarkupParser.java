@@ -44,7 +44,7 @@ public final class MarkupParser implements OutputParser {
      * @param reasoning          the reasoning markers, {@link Reasoning#NONE} when the format has none
      * @param callOpen           opens a tool-call block, or empty when the format has none
      * @param callClose          closes it; empty means the block runs to the end of the output
-     * @param leadingJsonCall    an answer whose first non-blank character is {@code {} is held
+     * @param leadingJsonCall    an answer whose first non-blank character is <code>{</code> is held
      *                           whole and decoded as a call at the end (Llama 3's JSON calls)
      * @param decoder            turns a block's text (between the markers) into calls; throws
      *                           {@link IllegalArgumentException} when the text is not a call
