@@ -19,7 +19,6 @@ import forge.template.testkit.ChatTemplateContract;
 import forge.template.toolkit.calls.KimiToolCalls;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

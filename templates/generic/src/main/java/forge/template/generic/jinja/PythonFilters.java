@@ -3,7 +3,6 @@ package forge.template.generic.jinja;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.lib.exptest.ExpTest;
 import com.hubspot.jinjava.lib.filter.Filter;
-import com.hubspot.jinjava.objects.Namespace;
 import com.hubspot.jinjava.objects.SafeString;
 import forge.template.toolkit.PythonJson;
 import forge.template.toolkit.PythonText;

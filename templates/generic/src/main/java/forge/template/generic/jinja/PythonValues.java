@@ -6,7 +6,6 @@ import forge.template.toolkit.PythonJson;
 import forge.template.toolkit.PythonValues.Opaque;
 import forge.template.toolkit.PythonValues.Tuple;
 import forge.template.toolkit.PythonValues.View;
-import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collection;
