@@ -6,6 +6,8 @@ module forge.http {
     requires forge.runtime;
     // forge model synth and the demo model write synthetic GGUF files.
     requires forge.runtime.gguf;
+    // response_format, grammar and tools: JSON Schema to GBNF, and the GBNF checker.
+    requires forge.runtime.grammar;
     requires org.eclipse.jetty.server;
     requires com.fasterxml.jackson.databind;
     requires info.picocli;

@@ -3,6 +3,7 @@ package forge.template.gemma;
 import forge.template.toolkit.PythonJson;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.calls.Gemma4ToolCalls;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -19,7 +20,7 @@ import java.util.Set;
  */
 final class Gemma4Notation {
 
-    static final String Q = "<|\"|>";
+    private static final String Q = Gemma4ToolCalls.Q;
     private static final Set<String> STANDARD_KEYS = Set.of("description", "type", "properties", "required", "nullable");
 
     private Gemma4Notation() {

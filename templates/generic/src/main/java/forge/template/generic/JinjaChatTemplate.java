@@ -10,6 +10,8 @@ import forge.api.template.ToolDefinition;
 import forge.template.jinja.JinjaException;
 import forge.template.jinja.Template;
 import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.calls.HermesToolCalls;
+import forge.template.toolkit.calls.Reasoning;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -96,18 +98,19 @@ public final class JinjaChatTemplate implements ChatTemplate {
     /** The model's template writes Hermes-style {@code <tool_call>} blocks: its calls are read and forced as such. */
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return HermesToolCalls.usedBy(source) ? HermesToolCalls.parser(prompt) : OutputParser.PLAIN.get();
+        return HermesToolCalls.SYNTAX.usedBy(source) ? HermesToolCalls.SYNTAX.parserWhenOffered(Reasoning.NONE, prompt.tools())
+                : OutputParser.PLAIN.get();
     }
 
     /** Empty unless the template writes Hermes-style {@code <tool_call>} blocks: any other syntax is unknown here. */
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return HermesToolCalls.usedBy(source) ? HermesToolCalls.grammar(tools, argumentRules, parallel) : Optional.empty();
+        return HermesToolCalls.SYNTAX.usedBy(source) ? HermesToolCalls.SYNTAX.grammar(tools, argumentRules, parallel) : Optional.empty();
     }
 
     @Override
     public List<String> toolCallTriggers() {
-        return HermesToolCalls.usedBy(source) ? HermesToolCalls.TRIGGERS : List.of();
+        return HermesToolCalls.SYNTAX.usedBy(source) ? HermesToolCalls.SYNTAX.triggers() : List.of();
     }
 
     @Override

@@ -13,7 +13,8 @@ import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.PythonValues;
-import forge.template.toolkit.calls.MarkupParser;
+import forge.template.toolkit.calls.QwenXmlToolCalls;
+import forge.template.toolkit.calls.Reasoning;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -239,9 +240,8 @@ final class QwenXmlTemplate implements ChatTemplate {
     @Override
     public OutputParser parser(ChatPrompt prompt) {
         boolean startsInReasoning = !coder && prompt.addGenerationPrompt() && render(prompt).endsWith("<think>\n");
-        XmlToolCalls xml = new XmlToolCalls(prompt.tools());
-        return new MarkupParser(new MarkupParser.Syntax(coder ? "" : "<think>", coder ? "" : "</think>", startsInReasoning,
-                "<tool_call>", "</tool_call>", false, xml::decode));
+        Reasoning reasoning = coder ? Reasoning.NONE : new Reasoning("<think>", "</think>", startsInReasoning);
+        return QwenXmlToolCalls.SYNTAX.parser(reasoning, prompt.tools());
     }
 
     @Override
@@ -251,18 +251,12 @@ final class QwenXmlTemplate implements ChatTemplate {
 
     @Override
     public List<String> toolCallTriggers() {
-        return List.of("<tool_call>");
+        return QwenXmlToolCalls.SYNTAX.triggers();
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>This syntax writes each argument as its own {@code <parameter=...>} block, not as one JSON
-     * object, so {@code argumentRules} are not used: the grammar types each parameter from the
-     * tool's schema itself (see {@link XmlToolCalls#grammar}).
-     */
+    /** {@inheritDoc} The grammar types each parameter from the tool's schema (see {@link QwenXmlToolCalls#grammar}). */
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return tools.isEmpty() ? Optional.empty() : Optional.of(XmlToolCalls.grammar(tools, parallel));
+        return QwenXmlToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
 }

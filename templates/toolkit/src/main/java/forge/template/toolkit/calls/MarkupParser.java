@@ -13,9 +13,9 @@ import java.util.function.Function;
 /**
  * An {@link OutputParser} for the formats chat models write: reasoning between two markers,
  * tool calls between two markers (or a whole answer that is one JSON call), content elsewhere.
- * Families describe their format with a {@link Syntax}; this class does the streaming: a text
- * that may be the start of a marker is held back until the next {@link #feed} decides it, so
- * markup never leaks into content, and each tool call is emitted whole (one
+ * A {@link ToolCallSyntax} describes its calls with a {@link Syntax}; this class does the
+ * streaming: a text that may be the start of a marker is held back until the next {@link #feed}
+ * decides it, so markup never leaks into content, and each tool call is emitted whole (one
  * {@link ChatDelta.ToolCallDelta} with complete JSON arguments) once its closing marker arrives.
  *
  * <p>A format whose blocks are JSON objects {@code {"name": ..., "<key>": {...}}} can name that
@@ -29,8 +29,8 @@ import java.util.function.Function;
  * incomplete, as llama-server's streaming does.
  *
  * {@snippet :
- * var syntax = new MarkupParser.Syntax("<think>", "</think>", false, "<tool_call>", "</tool_call>", false,
- *         block -> List.of(MarkupParser.jsonCall(block, "arguments")));
+ * var syntax = new MarkupParser.Syntax(new Reasoning("<think>", "</think>", false), "<tool_call>", "</tool_call>", false,
+ *         block -> List.of(JsonCall.decode(block, "arguments")));
  * OutputParser parser = new MarkupParser(syntax);
  * parser.feed("<tool_call>\n{\"name\": \"f\", \"argu");   // []: held back
  * parser.feed("ments\": {}}\n</tool_call>");              // [ToolCallDelta(0, "call_…", "f", "{}")]
@@ -41,12 +41,10 @@ public final class MarkupParser implements OutputParser {
     /**
      * A family's output format.
      *
-     * @param thinkOpen          opens reasoning, or empty when the format has none
-     * @param thinkClose         closes reasoning
-     * @param startsInReasoning  the prompt already opened reasoning: output begins inside it
+     * @param reasoning          the reasoning markers, {@link Reasoning#NONE} when the format has none
      * @param callOpen           opens a tool-call block, or empty when the format has none
      * @param callClose          closes it; empty means the block runs to the end of the output
-     * @param leadingJsonCall    an answer whose first non-blank character is {@code {} is held
+     * @param leadingJsonCall    an answer whose first non-blank character is <code>{</code> is held
      *                           whole and decoded as a call at the end (Llama 3's JSON calls)
      * @param decoder            turns a block's text (between the markers) into calls; throws
      *                           {@link IllegalArgumentException} when the text is not a call
@@ -54,12 +52,10 @@ public final class MarkupParser implements OutputParser {
      *                           key of the arguments object, streamed as it is written; empty:
      *                           blocks are decoded whole
      */
-    public record Syntax(String thinkOpen, String thinkClose, boolean startsInReasoning, String callOpen,
-                         String callClose, boolean leadingJsonCall, Function<String, List<ToolCall>> decoder,
-                         String streamedArgumentsKey) {
+    public record Syntax(Reasoning reasoning, String callOpen, String callClose, boolean leadingJsonCall,
+                         Function<String, List<ToolCall>> decoder, String streamedArgumentsKey) {
         public Syntax {
-            Objects.requireNonNull(thinkOpen);
-            Objects.requireNonNull(thinkClose);
+            Objects.requireNonNull(reasoning);
             Objects.requireNonNull(callOpen);
             Objects.requireNonNull(callClose);
             Objects.requireNonNull(decoder);
@@ -67,9 +63,9 @@ public final class MarkupParser implements OutputParser {
         }
 
         /** A format whose calls are decoded whole. */
-        public Syntax(String thinkOpen, String thinkClose, boolean startsInReasoning, String callOpen,
-                      String callClose, boolean leadingJsonCall, Function<String, List<ToolCall>> decoder) {
-            this(thinkOpen, thinkClose, startsInReasoning, callOpen, callClose, leadingJsonCall, decoder, "");
+        public Syntax(Reasoning reasoning, String callOpen, String callClose, boolean leadingJsonCall,
+                      Function<String, List<ToolCall>> decoder) {
+            this(reasoning, callOpen, callClose, leadingJsonCall, decoder, "");
         }
     }
 
@@ -99,7 +95,7 @@ public final class MarkupParser implements OutputParser {
         this.head = syntax.streamedArgumentsKey().isEmpty() ? null
                 : java.util.regex.Pattern.compile("\\A\\s*\\{\\s*\"name\"\\s*:\\s*(\"(?:[^\"\\\\]|\\\\.)*\")\\s*,\\s*\""
                         + java.util.regex.Pattern.quote(syntax.streamedArgumentsKey()) + "\"\\s*:\\s*(?=\\{)");
-        this.state = syntax.startsInReasoning() && !syntax.thinkClose().isEmpty() ? State.REASONING : State.CONTENT;
+        this.state = syntax.reasoning().startsInside() && !syntax.reasoning().close().isEmpty() ? State.REASONING : State.CONTENT;
     }
 
     @Override
@@ -134,15 +130,15 @@ public final class MarkupParser implements OutputParser {
                             continue;
                         }
                     }
-                    int[] hit = earliest(syntax.thinkOpen(), syntax.callOpen());
+                    int[] hit = earliest(syntax.reasoning().open(), syntax.callOpen());
                     if (hit == null) {
-                        int keep = end ? 0 : heldPrefix(syntax.thinkOpen(), syntax.callOpen());
+                        int keep = end ? 0 : heldPrefix(syntax.reasoning().open(), syntax.callOpen());
                         emitContent(out, take(buf.length() - keep));
                         return;
                     }
                     emitContent(out, take(hit[0]));
                     if (hit[1] == 0) {
-                        buf.delete(0, syntax.thinkOpen().length());
+                        buf.delete(0, syntax.reasoning().open().length());
                         state = State.REASONING;
                     } else {
                         buf.delete(0, syntax.callOpen().length());
@@ -150,14 +146,14 @@ public final class MarkupParser implements OutputParser {
                     }
                 }
                 case REASONING -> {
-                    int i = buf.indexOf(syntax.thinkClose());
+                    int i = buf.indexOf(syntax.reasoning().close());
                     if (i < 0) {
-                        int keep = end ? 0 : heldPrefix(syntax.thinkClose());
+                        int keep = end ? 0 : heldPrefix(syntax.reasoning().close());
                         emit(out, new ChatDelta.Reasoning(take(buf.length() - keep)));
                         return;
                     }
                     emit(out, new ChatDelta.Reasoning(take(i)));
-                    buf.delete(0, syntax.thinkClose().length());
+                    buf.delete(0, syntax.reasoning().close().length());
                     state = State.CONTENT;
                     trimNext = true;
                 }
@@ -399,21 +395,5 @@ public final class MarkupParser implements OutputParser {
             }
         }
         return keep;
-    }
-
-    /**
-     * Decodes {@code {"name": ..., "<argumentsKey>": {...}}} (surrounding blanks allowed) as one call.
-     *
-     * @throws IllegalArgumentException when the text is not such an object
-     */
-    public static ToolCall jsonCall(String text, String argumentsKey) {
-        if (!(PythonJson.parse(text.strip()) instanceof java.util.Map<?, ?> m) || !(m.get("name") instanceof String name)) {
-            throw new IllegalArgumentException("not a tool call: " + text);
-        }
-        Object args = m.containsKey(argumentsKey) ? m.get(argumentsKey) : java.util.Map.of();
-        if (!(args instanceof java.util.Map<?, ?>)) {
-            throw new IllegalArgumentException("arguments are not an object: " + text);
-        }
-        return new ToolCall("", name, PythonJson.compact(args));
     }
 }

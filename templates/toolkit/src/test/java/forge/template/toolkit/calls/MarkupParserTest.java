@@ -6,24 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import forge.api.template.ChatDelta;
 import forge.api.template.OutputParser;
 import forge.api.template.ToolCall;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The streaming machinery on a made-up format; each family's syntax has its own tests beside it. */
 class MarkupParserTest {
 
-    private static final MarkupParser.Syntax WHOLE = new MarkupParser.Syntax("<r>", "</r>", false, "<c>", "</c>", false,
-            block -> List.of(MarkupParser.jsonCall(block, "args")));
-    private static final MarkupParser.Syntax STREAMED = new MarkupParser.Syntax("<r>", "</r>", false, "<c>", "</c>", false,
-            block -> List.of(MarkupParser.jsonCall(block, "args")), "args");
+    private static final MarkupParser.Syntax WHOLE = new MarkupParser.Syntax(new Reasoning("<r>", "</r>", false), "<c>", "</c>", false,
+            block -> List.of(JsonCall.decode(block, "args")));
+    private static final MarkupParser.Syntax STREAMED = new MarkupParser.Syntax(new Reasoning("<r>", "</r>", false), "<c>", "</c>", false,
+            block -> List.of(JsonCall.decode(block, "args")), "args");
 
     private static List<ChatDelta> byChars(MarkupParser.Syntax syntax, String text) {
-        OutputParser p = new MarkupParser(syntax);
-        List<ChatDelta> out = new ArrayList<>();
-        text.codePoints().forEach(c -> out.addAll(p.feed(Character.toString(c))));
-        out.addAll(p.finish());
-        return out;
+        return ToolCallDeltas.feedCharByChar(new MarkupParser(syntax), text);
     }
 
     private static String joined(List<ChatDelta> deltas, Class<? extends ChatDelta> kind) {
@@ -86,7 +81,7 @@ class MarkupParserTest {
 
     @Test
     void outputMayStartInsideReasoning() {
-        MarkupParser.Syntax opened = new MarkupParser.Syntax("<r>", "</r>", true, "", "", false, b -> List.<ToolCall>of());
+        MarkupParser.Syntax opened = new MarkupParser.Syntax(new Reasoning("<r>", "</r>", true), "", "", false, b -> List.<ToolCall>of());
         List<ChatDelta> out = byChars(opened, "hm</r>ok");
         assertEquals("hm", joined(out, ChatDelta.Reasoning.class));
         assertEquals("ok", joined(out, ChatDelta.Content.class));
@@ -94,24 +89,11 @@ class MarkupParserTest {
 
     @Test
     void aLeadingJsonCallIsReadAtTheEndAndPlainTextIsNot() {
-        MarkupParser.Syntax leading = new MarkupParser.Syntax("", "", false, "", "", true,
-                block -> List.of(MarkupParser.jsonCall(block, "args")));
+        MarkupParser.Syntax leading = new MarkupParser.Syntax(Reasoning.NONE, "", "", true,
+                block -> List.of(JsonCall.decode(block, "args")));
         List<ChatDelta> call = byChars(leading, " {\"name\": \"f\", \"args\": {}}");
         assertEquals(1, call.size(), call.toString());
         assertEquals("f", ((ChatDelta.ToolCallDelta) call.getFirst()).name());
         assertEquals("hi {\"name\": \"f\"}", joined(byChars(leading, "hi {\"name\": \"f\"}"), ChatDelta.Content.class));
-    }
-
-    @Test
-    void jsonCallNeedsANameAndAnObjectOfArguments() {
-        assertEquals(new ToolCall("", "f", "{}"), MarkupParser.jsonCall(" {\"name\": \"f\"} ", "args"));
-        for (String bad : List.of("{\"args\": {}}", "{\"name\": \"f\", \"args\": [1]}", "[1]", "{\"name\": 1}")) {
-            try {
-                MarkupParser.jsonCall(bad, "args");
-                throw new AssertionError("accepted " + bad);
-            } catch (IllegalArgumentException expected) {
-                // refused, as it must be
-            }
-        }
     }
 }

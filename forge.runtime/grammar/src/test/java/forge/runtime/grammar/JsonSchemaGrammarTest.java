@@ -24,6 +24,15 @@ class JsonSchemaGrammarTest {
         assertTrue(g.contains("space ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n"), g);
     }
 
+    /** const and enum values as llama.cpp's json_schema_to_grammar writes them: format_literal(value.dump()). */
+    @Test
+    void constAndEnumAreCompactJsonAsGbnfLiterals() {
+        assertEquals("root ::= \"2.0\"\nspace ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n", convert(Map.of("const", 2.0)));
+        assertTrue(convert(Map.of("const", Map.of("a", List.of(1, "x\ty")))).startsWith("root ::= \"{\\\"a\\\":[1,\\\"x\\\\ty\\\"]}\"\n"));
+        String e = convert(Map.of("enum", java.util.Arrays.asList("é\n", true, null, 1e-5)));
+        assertTrue(e.startsWith("root ::= (\"\\\"é\\\\n\\\"\" | \"true\" | \"null\" | \"1e-05\")\n"), e);
+    }
+
     /** Vectors from llama.cpp's tests/test-json-schema-to-grammar.cpp. */
     @Test
     void integerBoundsAsLlamaCppWritesThem() {

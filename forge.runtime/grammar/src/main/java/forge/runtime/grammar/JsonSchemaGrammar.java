@@ -1,5 +1,7 @@
 package forge.runtime.grammar;
 
+import forge.template.toolkit.Gbnf;
+import forge.template.toolkit.PythonJson;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -136,20 +138,16 @@ public final class JsonSchemaGrammar {
         return sb.toString();
     }
 
-    /** {@code text} as a GBNF string literal. */
-    public static String literal(String text) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '\r' -> sb.append("\\r");
-                case '\n' -> sb.append("\\n");
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                default -> sb.append(c);
-            }
+    /**
+     * A JSON value as JSON text, for {@code const} and {@code enum} literals: compact, spelled as
+     * llama.cpp's {@code json_schema_to_grammar} dumps it ({@code 2.0} stays {@code 2.0}).
+     */
+    private static String json(Object value) {
+        try {
+            return PythonJson.compact(value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSchemaException("", "not a JSON value: " + value.getClass().getSimpleName());
         }
-        return sb.append('"').toString();
     }
 
     // ---------------------------------------------------------------- visiting
@@ -229,7 +227,7 @@ public final class JsonSchemaGrammar {
             return addRule(ruleName, visit(parts.get(0), sub + "all", at + "/allOf/0"));
         }
         if (schema.containsKey("const")) {
-            return addRule(ruleName, literal(JsonText.write(schema.get("const"))));
+            return addRule(ruleName, Gbnf.literal(json(schema.get("const"))));
         }
         if (schema.containsKey("enum")) {
             List<Object> values = list(schema.get("enum"), at + "/enum");
@@ -238,7 +236,7 @@ public final class JsonSchemaGrammar {
             }
             List<String> alts = new ArrayList<>();
             for (Object v : values) {
-                alts.add(literal(JsonText.write(v)));
+                alts.add(Gbnf.literal(json(v)));
             }
             return addRule(ruleName, "(" + String.join(" | ", alts) + ")");
         }
@@ -256,7 +254,7 @@ public final class JsonSchemaGrammar {
             return addRule(ruleName, String.join(" | ", names));
         }
         if (type != null && !(type instanceof String t && TYPES.contains(t))) {
-            throw new InvalidSchemaException(at + "/type", "unknown type " + JsonText.write(type)
+            throw new InvalidSchemaException(at + "/type", "unknown type " + json(type)
                     + "; expected one of object, array, string, number, integer, boolean, null");
         }
         String t = type == null ? inferType(schema) : (String) type;
@@ -356,7 +354,7 @@ public final class JsonSchemaGrammar {
         for (var e : properties.entrySet()) {
             String prop = e.getKey();
             String valueRule = visit(e.getValue(), sub + prop, at + "/properties/" + escape(prop));
-            kvRules.put(prop, addRule(sub + prop + "-kv", literal(JsonText.write(prop)) + " space \":\" space " + valueRule));
+            kvRules.put(prop, addRule(sub + prop + "-kv", Gbnf.literal(json(prop)) + " space \":\" space " + valueRule));
             (required.contains(prop) ? requiredProps : optionalProps).add(prop);
         }
         if (additional != null && !Boolean.FALSE.equals(additional)) {

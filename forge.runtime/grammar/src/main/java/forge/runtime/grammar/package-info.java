@@ -19,6 +19,13 @@
  *     can still be incomplete.</li>
  * <li><b>{@code oneOf} is {@code anyOf}</b>, as in llama.cpp: overlapping alternatives are not
  *     made exclusive.</li>
+ * <li><b>Literals as llama.cpp writes them.</b> {@code const}, {@code enum} and property names are
+ *     compact {@code json.dumps} text ({@code 2.0} stays {@code 2.0}, as llama.cpp's
+ *     {@code value.dump()} writes it) quoted by the one GBNF literal escaper; both come from the
+ *     template toolkit ({@code forge.template.toolkit}), which the chat templates' tool-call
+ *     grammars use too, so the two halves of a tool grammar escape alike.</li>
+ * <li><b>A module of its own.</b> Pure text work with no native code and no state, used by the
+ *     server ({@code forge.http}) alone: it needs nothing of the runtime.</li>
  * </ul>
  *
  * {@snippet :

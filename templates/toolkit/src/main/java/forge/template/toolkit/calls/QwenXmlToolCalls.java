@@ -1,20 +1,21 @@
-package forge.template.qwen;
+package forge.template.toolkit.calls;
 
+import forge.api.template.OutputParser;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.toolkit.Gbnf;
 import forge.template.toolkit.PythonJson;
-import forge.template.toolkit.calls.MarkupParser;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * The XML tool-call syntax of Qwen 3.5 and Qwen3-Coder, read back into OpenAI calls and described
- * as a grammar:
+ * The XML syntax of Qwen 3.5 and Qwen3-Coder, read back into OpenAI calls and described as a
+ * grammar:
  *
  * <pre>{@code
  * <tool_call>
@@ -31,13 +32,52 @@ import java.util.Set;
  * is read as JSON, a string-only parameter stays a string, and one that allows a string and other
  * types is read as JSON when the text is JSON of an allowed type, else kept as a string. A
  * parameter the schema does not name stays a string.
+ *
+ * {@snippet :
+ * OutputParser p = QwenXmlToolCalls.SYNTAX.parser(new Reasoning("<think>", "</think>", true), tools);
+ * p.feed("plan</think><tool_call>\n<function=f>\n<parameter=n>\n3\n</parameter>\n</function>\n</tool_call>");
+ * // [Reasoning("plan"), ToolCallDelta(0, "call_…", "f", "{\"n\":3}")] when n is an integer
+ * }
  */
-final class XmlToolCalls {
+public final class QwenXmlToolCalls implements ToolCallSyntax {
 
-    private final Map<String, ToolDefinition> tools = new LinkedHashMap<>();
 
-    XmlToolCalls(List<ToolDefinition> tools) {
-        tools.forEach(t -> this.tools.put(t.name(), t));
+    /** The one instance. */
+    public static final QwenXmlToolCalls SYNTAX = new QwenXmlToolCalls();
+
+    static final String OPEN = "<tool_call>";
+    static final String CLOSE = "</tool_call>";
+
+    private QwenXmlToolCalls() {
+    }
+
+    @Override
+    public List<String> triggers() {
+        return List.of(OPEN);
+    }
+
+    /** Calls are decoded whole, each value typed by the schema of the offered tool that names it. */
+    @Override
+    public OutputParser parser(Reasoning reasoning, List<ToolDefinition> tools) {
+        Map<String, ToolDefinition> byName = new LinkedHashMap<>();
+        tools.forEach(t -> byName.put(t.name(), t));
+        return new MarkupParser(new MarkupParser.Syntax(reasoning, OPEN, CLOSE, false, block -> decode(block, byName)));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>This syntax writes each argument as its own {@code <parameter=...>} block, not as one JSON
+     * object, so {@code argumentRules} are not used: the grammar types each parameter from the
+     * tool's schema itself. Parameters are written in the schema's order, required ones always,
+     * optional ones when the model chooses: a string-typed value (or one that allows strings) is
+     * any text without {@code </} in it, so the parser's search for {@code </parameter>} finds
+     * exactly its end; an enum of strings is one of its values; numbers, integers, booleans,
+     * null, objects and arrays are JSON of that type.
+     */
+    @Override
+    public Optional<String> grammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+        return tools.isEmpty() ? Optional.empty() : Optional.of(grammar(tools, parallel));
     }
 
     /**
@@ -45,7 +85,7 @@ final class XmlToolCalls {
      *
      * @throws IllegalArgumentException when it is not one
      */
-    List<ToolCall> decode(String block) {
+    static List<ToolCall> decode(String block, Map<String, ToolDefinition> tools) {
         String s = block.strip();
         if (!s.startsWith("<function=")) {
             throw new IllegalArgumentException("no <function=...> in tool call");
@@ -87,13 +127,13 @@ final class XmlToolCalls {
             if (value.endsWith("\n")) {
                 value = value.substring(0, value.length() - 1);
             }
-            args.put(param, typed(name, param, value));
+            args.put(param, typed(tools.get(name), param, value));
             at = valueEnd < 0 ? body.length() : valueEnd + "</parameter>".length();
         }
         return List.of(new ToolCall("", name, PythonJson.compact(args)));
     }
 
-    private Object typed(String tool, String param, String text) {
+    private static Object typed(ToolDefinition tool, String param, String text) {
         Set<String> types = types(tool, param);
         if (types.isEmpty() || types.equals(Set.of("string"))) {
             return text;
@@ -121,9 +161,8 @@ final class XmlToolCalls {
         };
     }
 
-    /** The JSON types the tool's schema allows for the parameter; empty when it does not name it. */
-    Set<String> types(String tool, String param) {
-        ToolDefinition t = tools.get(tool);
+    /** The JSON types the tool's schema allows for the parameter; empty when the tool (null: not offered) does not name it. */
+    private static Set<String> types(ToolDefinition t, String param) {
         if (t == null || !(t.parameters().get("properties") instanceof Map<?, ?> props) || !(props.get(param) instanceof Map<?, ?> schema)) {
             return Set.of();
         }
@@ -158,16 +197,7 @@ final class XmlToolCalls {
         return out;
     }
 
-    /**
-     * The grammar of one or more calls. Parameters are written in the schema's order, required ones
-     * always, optional ones when the model chooses; each value is constrained by its own type
-     * (the caller's per-tool argument rules describe a JSON object, which this syntax does not
-     * write, so they are not referenced): a string-typed value (or one that allows strings) is
-     * any text without {@code </} in it, so the parser's search for {@code </parameter>} finds
-     * exactly its end; an enum of strings is one of its values; numbers, integers, booleans,
-     * null, objects and arrays are JSON of that type.
-     */
-    static String grammar(List<ToolDefinition> tools, boolean parallel) {
+    private static String grammar(List<ToolDefinition> tools, boolean parallel) {
         StringBuilder g = new StringBuilder();
         g.append("root ::= tc-call").append(parallel ? " (\"\\n\" tc-call)*" : "").append('\n');
         g.append("tc-call ::= \"<tool_call>\\n\" (");

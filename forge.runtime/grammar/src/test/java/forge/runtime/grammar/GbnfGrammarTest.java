@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import forge.template.toolkit.Gbnf;
 import org.junit.jupiter.api.Test;
 
 class GbnfGrammarTest {
@@ -21,6 +22,13 @@ class GbnfGrammarTest {
                 ws ::= [ \\t\\n]*
                 item ::= [a-z-] item?
                 """));
+    }
+
+    /** The one literal escaper's output, tabs, CR and LF included, is a literal llama.cpp reads. */
+    @Test
+    void acceptsEveryLiteralTheToolkitWrites() {
+        assertDoesNotThrow(() -> GbnfGrammar.check("root ::= " + Gbnf.literal("tab\there \"q\" \\ \r\n <|\"|> [x] -") + "\n"));
+        assertDoesNotThrow(() -> GbnfGrammar.check("root ::= \"raw\ttab\"\n"), "llama.cpp reads a raw tab inside quotes too");
     }
 
     @Test

@@ -1,15 +1,16 @@
-package forge.template.testkit;
+package forge.template.toolkit.calls;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.template.ChatDelta;
+import forge.api.template.OutputParser;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Checks on the tool-call deltas a parser emits, as OpenAI clients read them. */
-public final class ToolCallDeltas {
+/** Feeding output to a parser as a stream would, and checks on the tool-call deltas it emits, as OpenAI clients read them. */
+final class ToolCallDeltas {
     private ToolCallDeltas() {
     }
 
@@ -18,7 +19,7 @@ public final class ToolCallDeltas {
      * call's first delta carries its id and name, later ones only add to its arguments, and calls
      * come one after another in index order.
      */
-    public static List<ChatDelta.ToolCallDelta> merge(List<? extends ChatDelta> deltas) {
+    static List<ChatDelta.ToolCallDelta> merge(List<? extends ChatDelta> deltas) {
         List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
         for (ChatDelta delta : deltas) {
             if (!(delta instanceof ChatDelta.ToolCallDelta d)) {
@@ -35,5 +36,17 @@ public final class ToolCallDeltas {
             }
         }
         return calls;
+    }
+
+    /**
+     * All deltas of {@code text} fed one character (code point) at a time, as the worst tokenizer
+     * would, then {@code finish()}; the testkit's {@code OutputFeeds} does the same for the
+     * template plugins, which this module's tests cannot depend on (the testkit depends on it).
+     */
+    static List<ChatDelta> feedCharByChar(OutputParser parser, String text) {
+        List<ChatDelta> out = new ArrayList<>();
+        text.codePoints().forEach(cp -> out.addAll(parser.feed(Character.toString(cp))));
+        out.addAll(parser.finish());
+        return out;
     }
 }
