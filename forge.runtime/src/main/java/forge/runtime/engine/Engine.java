@@ -34,8 +34,16 @@ public final class Engine implements AutoCloseable {
     private final Thread thread;
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private volatile boolean closing;
-    /** Why the engine thread ended, if it did on its own; new requests are refused from then on. */
+    /** Why the engine gave up (its context could not be recreated); new requests are refused from then on. */
     private volatile ForgeException failure;
+    /** Running, failed (recreating its context, or given up) or closed. Written by the engine thread. */
+    private volatile EngineHealth health = EngineHealth.running(0);
+
+    /** Attempts at recreating a failed context, each after a longer pause, before the engine gives up. */
+    static final int MAX_RECREATE_ATTEMPTS = 3;
+    static final long RECREATE_BACKOFF_MS = 200;
+    /** Failures over an engine's life it recovers from; past this it stays failed (a context that keeps failing). */
+    static final int MAX_RESTARTS = 10;
     /** Set before the engine thread drains its queue for the last time. */
     private volatile boolean stopped;
 
@@ -91,6 +99,11 @@ public final class Engine implements AutoCloseable {
         return model;
     }
 
+    /** Running, failed or closed, and why. */
+    public EngineHealth health() {
+        return health;
+    }
+
     /** The number of requests waiting for a slot. */
     public int queued() {
         return pending.size();
@@ -125,16 +138,21 @@ public final class Engine implements AutoCloseable {
         if (failed != null) {
             throw new EngineException(EngineException.Code.UNAVAILABLE, failed.getMessage(), failed);
         }
+        EngineHealth now = health;
+        if (now.state() != EngineHealth.State.RUNNING) {
+            throw new EngineException(EngineException.Code.UNAVAILABLE, "the engine for " + name
+                    + " is recreating its context after a failure (" + now.reason() + "); retry shortly");
+        }
         if (pending.size() >= config.queueCapacity() + config.slots()) {
             throw new EngineException(EngineException.Code.QUEUE_FULL, "too many requests are waiting for " + name);
         }
         Generation generation = new Generation(request);
         pending.add(generation);
-        if ((stopped || failure != null) && pending.remove(generation)) {
-            // The engine thread drained its queue for the last time while this was being added.
+        if ((stopped || failure != null || health.state() != EngineHealth.State.RUNNING) && pending.remove(generation)) {
+            // The engine thread drained its queue (to stop, or to recreate its context) while this was added.
             ForgeException why = failure;
             generation.emit(new GenerationEvent.Failed(new EngineException(EngineException.Code.UNAVAILABLE,
-                    why != null ? why.getMessage() : "the engine for " + name + " was shut down", why)));
+                    why != null ? why.getMessage() : "the engine for " + name + " is not running; retry shortly", why)));
         }
         LockSupport.unpark(thread);
         return generation;
@@ -161,22 +179,9 @@ public final class Engine implements AutoCloseable {
 
     private void run() {
         try {
-            context = model.newContext(new ContextParams(config.contextSize(), config.batchSize(), config.ubatchSize(),
-                    config.slots(), config.threads(), config.threadsBatch(), config.flashAttention(),
-                    config.kvCacheType(), false, false));
-            gate = ComputeGate.PROCESS.enter(Math.max(config.threads(), config.threadsBatch()));
-            scheduler = new Scheduler(context, vocab, config.slots(), config.slotContext(), ComputeGate.PROCESS, this::published);
-            if (config.warmup()) {
-                warmup();
-            }
-            scheduler.publish();
+            createContext();
         } catch (RuntimeException | Error e) {
-            if (context != null) {
-                context.close();
-            }
-            if (gate != null) {
-                gate.close();
-            }
+            closeContext();
             started.completeExceptionally(e);
             return;
         }
@@ -186,31 +191,113 @@ public final class Engine implements AutoCloseable {
                 config.flashAttention(), config.kvCacheType(), config.profile());
         try {
             while (!closing) {
-                admit();
-                if (!scheduler.anyActive()) {
-                    if (pending.isEmpty()) {
-                        if (busy) {
-                            // Nothing to decode: let the backend's threads sleep instead of polling.
-                            context.idle();
-                            busy = false;
-                        }
-                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                try {
+                    serve();
+                } catch (RuntimeException | Error e) {
+                    if (closing) {
+                        break;
                     }
-                    continue;
-                }
-                busy = true;
-                scheduler.step();
-                long now = System.nanoTime();
-                if (now - lastSnapshotNanos > TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_INTERVAL_MS)) {
-                    scheduler.publish();
+                    // The context itself failed (a bug, a native error reported as an exception, memory):
+                    // every request on it fails now, and a new context is made for what comes next.
+                    ForgeException error = new ForgeException("the engine for " + name + " failed: " + e.getMessage(), e);
+                    health = new EngineHealth(EngineHealth.State.FAILED, error.getMessage(), true, health.restarts());
+                    LOG.error("engine {} failed; failing its requests and recreating its context", name, e);
+                    failAll(error);
+                    if (!recreate()) {
+                        failure = error;
+                        health = new EngineHealth(EngineHealth.State.FAILED, error.getMessage(), false, health.restarts());
+                        LOG.error("engine {} gave up: its context could not be recreated; it refuses requests from now on", name);
+                        failAll(error);
+                        break;
+                    }
                 }
             }
-        } catch (RuntimeException | Error e) {
-            LOG.error("engine {} failed", name, e);
-            failure = new ForgeException("the engine for " + name + " failed: " + e.getMessage(), e);
-            failAll(failure);
         } finally {
             shutdown();
+        }
+    }
+
+    /** Makes the context, its scheduler and (when configured) warms it up. Engine thread only. */
+    private void createContext() {
+        context = model.newContext(new ContextParams(config.contextSize(), config.batchSize(), config.ubatchSize(),
+                config.slots(), config.threads(), config.threadsBatch(), config.flashAttention(),
+                config.kvCacheType(), false, false));
+        gate = ComputeGate.PROCESS.enter(Math.max(config.threads(), config.threadsBatch()));
+        scheduler = new Scheduler(context, vocab, config.slots(), config.slotContext(), ComputeGate.PROCESS, this::published);
+        if (config.warmup()) {
+            warmup();
+        }
+        busy = true;
+        scheduler.publish();
+    }
+
+    private void closeContext() {
+        if (context != null) {
+            try {
+                context.close();
+            } catch (RuntimeException | Error e) {
+                LOG.warn("engine {}: closing its failed context failed too: {}", name, e.toString());
+            }
+            context = null;
+        }
+        if (gate != null) {
+            gate.close();
+            gate = null;
+        }
+    }
+
+    /**
+     * Replaces a failed context: up to {@value #MAX_RECREATE_ATTEMPTS} attempts, each after a longer
+     * pause, and at most {@value #MAX_RESTARTS} recoveries over the engine's life.
+     *
+     * @return whether the engine runs again
+     */
+    private boolean recreate() {
+        closeContext();
+        if (health.restarts() >= MAX_RESTARTS) {
+            return false;
+        }
+        for (int attempt = 1; attempt <= MAX_RECREATE_ATTEMPTS && !closing; attempt++) {
+            try {
+                Thread.sleep(RECREATE_BACKOFF_MS * attempt);
+            } catch (InterruptedException e) {
+                return false; // close() interrupts: the engine is going away
+            }
+            try {
+                createContext();
+                health = EngineHealth.running(health.restarts() + 1);
+                LOG.info("engine {} recreated its context (attempt {}, restart {})", name, attempt, health.restarts());
+                return true;
+            } catch (RuntimeException | Error e) {
+                LOG.warn("engine {}: recreating its context failed (attempt {} of {}): {}", name, attempt,
+                        MAX_RECREATE_ATTEMPTS, e.toString());
+                closeContext();
+            }
+        }
+        return false;
+    }
+
+    /** Admits and steps until the engine closes; throws what its context throws. Engine thread only. */
+    private void serve() {
+        while (!closing) {
+            admit();
+            if (!scheduler.anyActive()) {
+                if (pending.isEmpty()) {
+                    if (busy) {
+                        // Nothing to decode: let the backend's threads sleep instead of polling.
+                        context.idle();
+                        busy = false;
+                    }
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                }
+                continue;
+            }
+            busy = true;
+            scheduler.step();
+            long now = System.nanoTime();
+            if (now - lastSnapshotNanos > TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_INTERVAL_MS)) {
+                scheduler.publish();
+            }
         }
     }
 
@@ -271,11 +358,9 @@ public final class Engine implements AutoCloseable {
     private void shutdown() {
         stopped = true;
         failAll(new EngineException(EngineException.Code.UNAVAILABLE, "the engine for " + name + " was shut down"));
-        if (context != null) {
-            context.close();
-        }
-        if (gate != null) {
-            gate.close();
+        closeContext();
+        if (failure == null) {
+            health = new EngineHealth(EngineHealth.State.CLOSED, "", false, health.restarts());
         }
         LOG.debug("engine {} stopped", name);
     }

@@ -292,11 +292,27 @@ final class Scheduler {
         generation.emit(new GenerationEvent.Failed(error));
     }
 
-    /** Fails every running request (the engine stops or failed). */
+    /**
+     * Fails every running request (the engine stops or failed). A context that failed may fail
+     * again when its cells are dropped: the requests end all the same.
+     */
     void failAll(ForgeException error) {
         for (int i = 0; i < slots.length; i++) {
-            if (running[i] != null) {
-                fail(i, running[i].generation, error);
+            ActiveRequest r = running[i];
+            if (r == null) {
+                continue;
+            }
+            try {
+                fail(i, r.generation, error);
+            } catch (RuntimeException | Error e) {
+                try {
+                    r.close();
+                } catch (RuntimeException | Error ignored) {
+                    // the sampler went with the context
+                }
+                running[i] = null;
+                slots[i].forget();
+                r.generation.emit(new GenerationEvent.Failed(error));
             }
         }
     }

@@ -115,5 +115,16 @@
  *     }
  * }
  * }
+ *
+ * <h2>Engine states</h2>
+ * An engine is running, failed or closed ({@link forge.runtime.engine.EngineHealth}). A failure of
+ * one request's sampling, grammar or stop rule fails that request and frees its slot; a decode that
+ * returns an error fails the requests of its batch. A failure of the context itself (an exception
+ * the loop does not contain: a bug, a native error reported as an exception, memory) fails every
+ * running and queued request at once, marks the engine failed, and recreates its context on the
+ * engine thread: up to {@code MAX_RECREATE_ATTEMPTS} attempts, each after a longer pause, and at most
+ * {@code MAX_RESTARTS} recoveries over the engine's life. Meanwhile new requests are refused with
+ * {@code UNAVAILABLE} (503 and {@code Retry-After} over HTTP) and {@code /health} names the model
+ * and the reason; an engine that cannot recreate its context stays failed and says why.
  */
 package forge.runtime.engine;

@@ -172,20 +172,84 @@ class EngineTest {
         assertEquals(EngineException.Code.UNAVAILABLE, refused.code());
     }
 
-    /** An error the loop does not contain (a bug, a native crash reported as an exception) ends the engine, not silently. */
+    /**
+     * A failure of the context itself (a bug, a native error reported as an exception) fails every
+     * running request at once; the engine recreates its context, meanwhile refusing new work with
+     * UNAVAILABLE (503 and Retry-After over HTTP), and then serves again.
+     */
     @Test
-    void anEngineThatFailsFailsEveryRequestAndRefusesNewOnes() throws Exception {
-        try (Engine engine = new Engine("fake", model, config(2, 64, 4, false))) {
-            context.get().beforeDecode(n -> {
-                if (n == 2) {
-                    throw new IllegalStateException("native crash");
+    void aFailedContextFailsItsRequestsAndIsRecreated() throws Exception {
+        List<FakeContext> contexts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch recreate = new CountDownLatch(1);
+        FakeModel failing = new FakeModel(p -> {
+            if (!contexts.isEmpty()) {
+                try {
+                    recreate.await(); // hold the recreation so the test sees the failed state
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
                 }
-            });
+            }
+            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize());
+            if (contexts.isEmpty()) {
+                c.beforeDecode(n -> {
+                    if (n == 2) {
+                        throw new IllegalStateException("native crash");
+                    }
+                });
+            }
+            contexts.add(c);
+            return c;
+        });
+        try (Engine engine = new Engine("fake", failing, config(2, 64, 4, false))) {
             Generation a = engine.submit(request("a", prompt("abc"), 10));
-            assertInstanceOf(GenerationEvent.Text.class, a.next(10, TimeUnit.SECONDS));
-            var failed = assertInstanceOf(GenerationEvent.Failed.class, drain(a).getLast());
-            assertEquals("the engine for fake failed: native crash", failed.error().getMessage());
-            await("close", 1);
+            Generation b = engine.submit(request("b", prompt("abd"), 10));
+            assertEquals("the engine for fake failed: native crash",
+                    assertInstanceOf(GenerationEvent.Failed.class, drain(a).getLast()).error().getMessage());
+            assertInstanceOf(GenerationEvent.Failed.class, drain(b).getLast());
+            EngineHealth failed = engine.health();
+            assertEquals(EngineHealth.State.FAILED, failed.state());
+            assertTrue(failed.retrying());
+            assertEquals("the engine for fake failed: native crash", failed.reason());
+            EngineException refused = assertThrows(EngineException.class, () -> engine.submit(request("c", prompt("c"), 2)));
+            assertEquals(EngineException.Code.UNAVAILABLE, refused.code());
+            assertTrue(refused.getMessage().contains("recreating its context"), refused.getMessage());
+            recreate.countDown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (engine.health().state() != EngineHealth.State.RUNNING && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(EngineHealth.running(1), engine.health());
+            assertEquals(List.of("close"), contexts.getFirst().calls().subList(contexts.getFirst().calls().size() - 1,
+                    contexts.getFirst().calls().size()), "the failed context is closed");
+            assertEquals(FinishReason.LENGTH, assertInstanceOf(GenerationEvent.Done.class,
+                    drain(engine.submit(request("d", prompt("abc"), 3))).getLast()).reason());
+        }
+    }
+
+    /** A context that cannot be recreated: the engine gives up after its attempts and refuses requests, saying why. */
+    @Test
+    void anEngineWhoseContextCannotBeRecreatedGivesUpAndSaysWhy() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
+        FakeModel failing = new FakeModel(p -> {
+            if (made.getAndIncrement() > 0) {
+                throw new BackendException("out of device memory");
+            }
+            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize());
+            c.beforeDecode(n -> {
+                throw new IllegalStateException("native crash");
+            });
+            return c;
+        });
+        try (Engine engine = new Engine("fake", failing, config(1, 64, 4, false))) {
+            assertInstanceOf(GenerationEvent.Failed.class, drain(engine.submit(request("a", prompt("abc"), 4))).getLast());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (engine.health().retrying() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            EngineHealth gaveUp = engine.health();
+            assertEquals(EngineHealth.State.FAILED, gaveUp.state());
+            assertFalse(gaveUp.retrying());
+            assertEquals(1 + Engine.MAX_RECREATE_ATTEMPTS, made.get(), "the first context and each attempt");
             EngineException refused = assertThrows(EngineException.class, () -> engine.submit(request("b", prompt("b"), 2)));
             assertEquals(EngineException.Code.UNAVAILABLE, refused.code());
             assertEquals("the engine for fake failed: native crash", refused.getMessage());
