@@ -92,8 +92,9 @@ final class Scheduler {
             TokenSampler sampler = context.sampler(generation.request().sampling());
             running[id] = new ActiveRequest(generation, sampler, context, vocab, slotContext);
             acquirePrefix(id, true);
-        } catch (ForgeException | IllegalArgumentException e) {
-            fail(id, generation, e instanceof ForgeException f ? f : new ForgeException(e.getMessage(), e));
+        } catch (RuntimeException e) {
+            // This request's sampler or prefix could not be set up: it ends, the others go on.
+            fail(id, generation, asForge(e, ""));
         }
         publish();
     }
@@ -159,8 +160,8 @@ final class Scheduler {
                     r.waiting = null;
                     try {
                         acquirePrefix(i, false);
-                    } catch (ForgeException e) {
-                        fail(i, r.generation, e);
+                    } catch (RuntimeException e) {
+                        fail(i, r.generation, asForge(e, "generation failed: "));
                     }
                     changed = true;
                 }
@@ -229,8 +230,8 @@ final class Scheduler {
             if (r != null && r.scoreCount > 0) {
                 try {
                     r.scorePromptTokens();
-                } catch (ForgeException e) {
-                    fail(i, r.generation, e);
+                } catch (RuntimeException e) {
+                    fail(i, r.generation, asForge(e, "scoring the prompt failed: "));
                 }
             }
         }
@@ -242,7 +243,7 @@ final class Scheduler {
                 } catch (RuntimeException e) {
                     // This request's sampler, grammar, stop rule or log-probabilities failed: it ends, the others go on.
                     LOG.warn("request {} failed while sampling: {}", r.request.id(), e.getMessage());
-                    fail(i, r.generation, e instanceof ForgeException f ? f : new ForgeException("sampling failed: " + e.getMessage(), e));
+                    fail(i, r.generation, asForge(e, "sampling failed: "));
                 }
             }
         }
@@ -290,6 +291,11 @@ final class Scheduler {
         slots[id].lastUsed = ++useClock;
         publish();
         generation.emit(new GenerationEvent.Failed(error));
+    }
+
+    /** A request's own failure as the error its client gets. */
+    private static ForgeException asForge(RuntimeException e, String what) {
+        return e instanceof ForgeException f ? f : new ForgeException(what + e.getMessage(), e);
     }
 
     /**
