@@ -1,6 +1,14 @@
 /**
  * ForgeLM's front end: the OpenAI-compatible HTTP API on Jetty 12 and Jackson, and the
  * {@code forge} command line (picocli).
+ *
+ * <p>{@code forge.http.server} is the API: one router ({@code ForgeServer}) with the browser,
+ * key and draining checks in front of every route, one validator of request parameters, and one
+ * translator per route between its wire format and the runtime's generation requests and events.
+ * {@code forge.http.cli} is the command line ({@code serve}, {@code plugins}, {@code model}),
+ * which builds the runtime and the catalog and starts the server. The module calls no native code
+ * (the engines do, on their own threads) and uses no service itself: the runtime discovers the
+ * backends and templates.
  */
 module forge.http {
     requires forge.runtime;

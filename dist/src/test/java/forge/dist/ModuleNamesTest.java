@@ -42,7 +42,8 @@ class ModuleNamesTest {
         Path java = Path.of(System.getProperty("forge.image.dir", "target/forge"), "bin", "java");
         Set<String> forge = ModuleFinder.of(jars).findAll().stream().map(r -> r.descriptor().name())
                 .filter(n -> n.startsWith("forge.")).collect(Collectors.toCollection(TreeSet::new));
-        assertTrue(forge.containsAll(List.of("forge.template.toolkit", "forge.runtime.grammar")), forge.toString());
+        assertTrue(forge.containsAll(List.of("forge.api", "forge.runtime", "forge.runtime.gguf", "forge.runtime.grammar",
+                "forge.template.toolkit", "forge.template.jinja", "forge.http")), forge.toString());
         Process p = new ProcessBuilder(java.toString(), "--list-modules").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.waitFor(), out);
