@@ -41,8 +41,9 @@
  * <tr><th>call</th><th>can throw, abort or recurse</th><th>kept safe by</th><th>test</th></tr>
  * <tr><td>{@code llama_tokenize}</td><td>SPM/UGM byte fallback uses {@code token_to_id.at} (throws
  *     for a vocabulary without byte tokens)</td><td>text is valid UTF-8 (the HTTP layer refuses
- *     lone surrogates and invalid UTF-8); a model whose SPM vocabulary lacks byte tokens is still a
- *     risk, see below</td><td>{@code HostileInputTest}, {@code JsonTest}</td></tr>
+ *     lone surrogates and invalid UTF-8); an SPM/UGM vocabulary that cannot spell every byte is refused
+ *     at load ({@code LlamaVocabulary.checkByteFallback})</td><td>{@code HostileInputTest}, {@code JsonTest},
+ *     {@code LlamaVocabularyTest.aSentencePieceVocabularyThatCannotSpellEveryByte...}</td></tr>
  * <tr><td>{@code llama_token_to_piece}, {@code llama_detokenize}</td><td>{@code id_to_token.at},
  *     {@code cache.at} throw for an unknown id</td><td>{@link LlamaVocabulary#checkToken} on every
  *     id; request token ids checked against the vocabulary before use</td>
@@ -74,10 +75,9 @@
  *     refuses tokens outside the vocabulary (400); the sampler checks again</td>
  *     <td>{@code LlamaEngineTest.aLogitBiasOutsideTheVocabulary...}</td></tr>
  * </table>
- * Left: a GGUF whose SPM vocabulary has no byte tokens (no real model we know of, but a crafted
- * file) can make {@code llama_tokenize} throw on text with a byte it cannot otherwise spell; and a
- * model file truncated while it is served (llama.cpp maps it) faults on the next page read. State
- * save and load ({@code llama_state_seq_*}) are not called yet.
+ * A model file truncated while it is served faults on the next page read when llama.cpp maps it:
+ * the runtime reads weights into memory unless {@code --mmap} asks otherwise. State save and load
+ * ({@code llama_state_seq_*}) are not called yet.
  * llama.cpp itself checks truncated files at load, invalid grammars and batches it cannot place;
  * their failures come back as {@code BackendException}s carrying the last error line llama.cpp
  * logged on the calling thread.
