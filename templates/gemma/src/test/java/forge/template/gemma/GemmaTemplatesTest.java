@@ -152,4 +152,10 @@ class GemmaTemplatesTest implements ChatTemplateContract {
         assertEquals(Gemma4ToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
         assertEquals(List.of("<turn|>", "<|tool_response>"), t.endOfTurn());
     }
+
+    @Test
+    void claimsExactlyItsOwnOfficialTemplates() {
+        // none of the other official templates, however much of this family's text they copy
+        forge.template.testkit.OfficialTemplates.assertClaimsExactly(new GemmaTemplates(), Map.of("google-gemma-2-2b-it.jinja", "gemma2", "google-gemma-4-31B-it.jinja", "gemma4"));
+    }
 }

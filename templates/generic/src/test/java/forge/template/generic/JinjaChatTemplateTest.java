@@ -50,6 +50,22 @@ class JinjaChatTemplateTest {
     }
 
     @Test
+    void aClientsMessageReachesTheTemplateAsSent() {
+        // transformers hands the template the list of parts, None and every key; only arguments are parsed
+        ChatMessage parts = new ChatMessage(Role.USER, "ab", "", List.of(), "", "",
+                "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":\"b\"}],\"x_extra\":7}");
+        ChatMessage none = new ChatMessage(Role.ASSISTANT, "", "", List.of(new ToolCall("c1", "f", "{\"k\": [1, null]}")), "", "",
+                "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+                        + "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"k\\\": [1, null]}\"}}]}");
+        String source = "{% for m in messages %}{{ m.content is none }}|{{ m.content is string }}|{{ m.content | tojson }}|"
+                + "{{ m.x_extra }}|{% for c in m.tool_calls or [] %}{{ c.function.arguments.k[1] is none }}{% endfor %};{% endfor %}";
+        assertEquals("False|False|[{\"type\": \"text\", \"text\": \"a\"}, {\"type\": \"text\", \"text\": \"b\"}]|7|;"
+                + "True|False|null||True;", render(source, prompt(List.of(parts, none), Map.of())));
+        // a message made here (no wire form) is still OpenAI's shape, content a string
+        assertEquals("False|True|\"hi\"||;", render(source, prompt(List.of(ChatMessage.of(Role.USER, "hi")), Map.of())));
+    }
+
+    @Test
     void endOfTurnIsTheEosTextPlusTheKnownMarkersTheTemplateWrites() {
         assertEquals(List.of("</s>", "<|end|>", "<|endoftext|>"),
                 new JinjaChatTemplate("generic", "{{ '<|user|>' }}x<|end|>{{ '<|endoftext|>' }}", "<s>", "</s>").endOfTurn());

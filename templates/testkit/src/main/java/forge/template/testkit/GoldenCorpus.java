@@ -84,9 +84,10 @@ public final class GoldenCorpus {
                 Map<String, Object> fn = (Map<String, Object>) call.get("function");
                 calls.add(new ToolCall((String) call.get("id"), (String) fn.get("name"), PythonJson.dumps(fn.get("arguments"))));
             }
-            messages.add(new ChatMessage(Role.fromWire((String) m.get("role")), (String) m.get("content"),
+            // content as forge.http reads it: text parts joined, null as ""; the message itself as sent
+            messages.add(new ChatMessage(Role.fromWire((String) m.get("role")), text(m.get("content")),
                     (String) m.getOrDefault("name", ""), calls, (String) m.getOrDefault("tool_call_id", ""),
-                    (String) m.getOrDefault("reasoning_content", "")));
+                    (String) m.getOrDefault("reasoning_content", ""), PythonJson.dumps(m)));
         }
         List<ToolDefinition> tools = new ArrayList<>();
         for (Object t : (List<Object>) doc.get("tools")) {
@@ -96,5 +97,20 @@ public final class GoldenCorpus {
         }
         Map<String, Object> options = new LinkedHashMap<>((Map<String, Object>) doc.get("chat_template_kwargs"));
         return new ChatPrompt(messages, tools, (Boolean) doc.get("add_generation_prompt"), options);
+    }
+
+    /** A message's content as forge.http's ChatRequest reads it: a string, text parts joined, else "". */
+    @SuppressWarnings("unchecked")
+    private static String text(Object content) {
+        if (content instanceof String s) {
+            return s;
+        }
+        StringBuilder sb = new StringBuilder();
+        if (content instanceof List<?> parts) {
+            for (Object p : parts) {
+                sb.append(((Map<String, Object>) p).get("text"));
+            }
+        }
+        return sb.toString();
     }
 }
