@@ -134,7 +134,8 @@ public final class JinjaChatTemplate implements ChatTemplate {
             return template.render(context);
         } catch (JinjaException e) {
             throw e.raised() ? new TemplateException(e.getMessage(), e)
-                    : new TemplateException("the model's chat template failed: " + e.getMessage(), e);
+                    : new TemplateException("the model's chat template failed" + (e.line() > 0 ? " at line " + e.line() : "")
+                            + ": " + e.getMessage(), e);
         }
     }
 

@@ -89,6 +89,17 @@ class JinjaChatTemplateTest {
     }
 
     @Test
+    void aModelWhoseTemplateDoesNotParseIsServedAndRefusesEachRequestWithTheReason() {
+        ChatTemplate t = new GenericTemplates().create("generic", context("a\n{% for x in y %}no end"));
+        String reason = "the model's chat template does not parse: line 2: Unexpected end of template. Jinja was looking for the "
+                + "following tags: 'else' or 'endfor'.";
+        assertEquals(java.util.Optional.of(reason), t.unusable());
+        TemplateException e = assertThrows(TemplateException.class, () -> t.render(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "hi")))));
+        assertEquals(reason, e.getMessage());
+        assertEquals(java.util.Optional.empty(), new GenericTemplates().create("generic", context("{{ 1 }}")).unusable());
+    }
+
+    @Test
     void speaksPythonStringAndDictMethodsAndPrintsPythonBooleans() {
         String out = render("""
                 {%- set c = messages[0].content -%}
@@ -118,9 +129,9 @@ class JinjaChatTemplateTest {
     void aFailedRenderSaysSoInPythonsWords() {
         TemplateException e = assertThrows(TemplateException.class, () -> render("{% for t in tools %}{{ t }}{% endfor %}",
                 prompt(List.of(ChatMessage.of(Role.USER, "x")), Map.of())));
-        assertEquals("the model's chat template failed: 'NoneType' object is not iterable", e.getMessage());
+        assertEquals("the model's chat template failed at line 1: 'NoneType' object is not iterable", e.getMessage());
         e = assertThrows(TemplateException.class, () -> render("{{ 'a' + {'b': 1} }}", prompt(List.of(ChatMessage.of(Role.USER, "x")), Map.of())));
-        assertEquals("the model's chat template failed: can only concatenate str (not \"dict\") to str", e.getMessage());
+        assertEquals("the model's chat template failed at line 1: can only concatenate str (not \"dict\") to str", e.getMessage());
     }
 
     @Test
