@@ -21,7 +21,8 @@ import java.util.stream.Stream;
 /**
  * The golden corpus written by {@code templates/golden/make_golden.py}: conversations
  * ({@code cases/*.json}) and what each official template renders from them
- * ({@code expected/<variant>/<case>.txt}) or the error it raises ({@code .error}).
+ * ({@code expected/<variant>/<case>.txt}) or the error it raises ({@code .error}): the family
+ * variants render the family cases, the {@code official/} templates every case.
  */
 public final class GoldenCorpus {
 
@@ -51,16 +52,17 @@ public final class GoldenCorpus {
             throw new IllegalStateException("no golden renders for variant " + variant + " in " + dir);
         }
         List<Expected> out = new ArrayList<>();
-        try (Stream<Path> cases = Files.list(root.resolve("cases"))) {
-            for (Path c : cases.sorted().toList()) {
-                String name = c.getFileName().toString().replaceFirst("\\.json$", "");
-                ChatPrompt prompt = prompt(Files.readString(c, StandardCharsets.UTF_8));
-                Path txt = dir.resolve(name + ".txt");
-                Path err = dir.resolve(name + ".error");
-                if (Files.exists(txt)) {
-                    out.add(new Expected(name, prompt, Optional.of(Files.readString(txt, StandardCharsets.UTF_8)), Optional.empty(), false));
+        // The variant's own renders name its cases: the family variants render the family cases,
+        // the official/ templates every case.
+        try (Stream<Path> renders = Files.list(dir)) {
+            for (Path r : renders.sorted().toList()) {
+                String file = r.getFileName().toString();
+                String name = file.replaceFirst("\\.(txt|error)$", "");
+                ChatPrompt prompt = prompt(Files.readString(root.resolve("cases").resolve(name + ".json"), StandardCharsets.UTF_8));
+                if (file.endsWith(".txt")) {
+                    out.add(new Expected(name, prompt, Optional.of(Files.readString(r, StandardCharsets.UTF_8)), Optional.empty(), false));
                 } else {
-                    List<String> lines = Files.readAllLines(err, StandardCharsets.UTF_8);
+                    List<String> lines = Files.readAllLines(r, StandardCharsets.UTF_8);
                     out.add(new Expected(name, prompt, Optional.empty(), Optional.of(lines.get(0)),
                             lines.size() > 1 && lines.get(1).equals("raise_exception")));
                 }
