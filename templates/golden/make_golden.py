@@ -6,9 +6,16 @@ an ImmutableSandboxedEnvironment with trim_blocks, lstrip_blocks and loopcontrol
 (json.dumps with ensure_ascii=False), raise_exception and strftime_now as globals, and the variables
 messages, tools, add_generation_prompt, bos_token, eos_token plus chat_template_kwargs at top level.
 
-ForgeLM passes messages the way its HTTP layer builds them, so the cases do too: content is always
-a string ("" when an assistant message only calls tools), tool_calls and reasoning_content are
-present only when non-empty, tool-call arguments are JSON objects, tools are OpenAI function tools.
+It also has transformers' {% generation %} tag (AssistantTracker: the body renders as it is).
+
+ForgeLM passes each message as the client sent it, with tool-call arguments parsed to JSON objects
+(as llama-server does), so the cases are what a client may send: content a string, a list of text
+parts, or null (an assistant message that only calls tools), any other keys kept.
+
+Two sets of renders: the family variants (VARIANTS, what each family plugin must match byte for
+byte) render the FAMILY_CASES; every official template in models/templates/ (official/<name>, what
+the generic Jinja path must match) renders all CASES, the family cases and the SHAPES.
+The official/ renders use the mutable sandbox, as ForgeLM does (see forge.template.jinja).
 
 Usage: python3 make_golden.py [LLAMA_SRC]   (default ~/.cache/forge/llama-3.22.1/src)
 Writes cases/<case>.json and expected/<variant>/<case>.txt, or <case>.error when the template
@@ -40,17 +47,32 @@ VARIANTS = {
     "kimi-k2-instruct": ("Kimi-K2-Instruct.jinja", "[BOS]", "[EOS]"),
 }
 
-# Official templates that no family plugin renders: the realistic targets of the generic path,
-# which renders a model's own template with forge.template.jinja. Their expected outputs measure that path.
-GENERIC_ONLY = {
-    "generic-only/mistral-nemo": ("mistralai-Mistral-Nemo-Instruct-2407.jinja", "<s>", "</s>"),
-    "generic-only/phi-3.5": ("microsoft-Phi-3.5-mini-instruct.jinja", "<s>", "<|endoftext|>"),
-    "generic-only/smollm3": ("HuggingFaceTB-SmolLM3-3B.jinja", "", "<|im_end|>"),
-    "generic-only/granite-3.3": ("ibm-granite-granite-3.3-2B-Instruct.jinja", "<|end_of_text|>", "<|end_of_text|>"),
-    "generic-only/deepseek-r1-distill-qwen": ("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja",
-                                              "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"),
-    "generic-only/hermes-3": ("NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja", "<|begin_of_text|>", "<|im_end|>"),
-}
+# BOS and EOS texts of the official templates' models, by file-name prefix (the first that
+# matches); the rest get <s> and </s>. Only templates that print bos_token or eos_token use them.
+BOS_EOS = [
+    ("Qwen", "", "<|im_end|>"), ("HuggingFaceTB-SmolLM3", "", "<|im_end|>"), ("MiMo", "", "<|im_end|>"),
+    ("google-gemma", "<bos>", "<eos>"), ("meta-llama", "<|begin_of_text|>", "<|eot_id|>"),
+    ("NousResearch-Hermes-3", "<|begin_of_text|>", "<|im_end|>"), ("NousResearch-Hermes-2", "<|begin_of_text|>", "<|im_end|>"),
+    ("fireworks-ai", "<|begin_of_text|>", "<|eot_id|>"), ("meetkai", "<|begin_of_text|>", "<|eot_id|>"),
+    ("deepseek-ai-DeepSeek-R1-Distill", "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"),
+    ("deepseek", "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"), ("llama-cpp-deepseek", "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"),
+    ("moonshotai", "[BOS]", "[EOS]"), ("Kimi", "[BOS]", "[EOS]"),
+    ("ibm-granite", "<|end_of_text|>", "<|end_of_text|>"), ("microsoft-Phi-3.5", "<s>", "<|endoftext|>"),
+    ("CohereForAI", "<BOS_TOKEN>", "<|END_OF_TURN_TOKEN|>"), ("Cohere2", "<BOS_TOKEN>", "<|END_OF_TURN_TOKEN|>"),
+    ("LFM", "<|startoftext|>", "<|im_end|>"), ("ByteDance-Seed", "<seed:bos>", "<seed:eos>"),
+    ("openai-gpt-oss", "<|startoftext|>", "<|return|>"), ("GLM", "[gMASK]", "<|endoftext|>"),
+    ("MiniMax", "<s>", "</s>"), ("tencent", "<｜hy_begin▁of▁sentence｜>", "<｜hy_end▁of▁sentence｜>"),
+]
+
+
+def official_templates(src):
+    """Every official template: official/<file name without .jinja> -> (file, bos, eos)."""
+    out = {}
+    for file in sorted(os.listdir(os.path.join(src, "models", "templates"))):
+        if file.endswith(".jinja"):
+            bos, eos = next(((b, e) for prefix, b, e in BOS_EOS if file.startswith(prefix)), ("<s>", "</s>"))
+            out["official/" + file[:-len(".jinja")]] = (file, bos, eos)
+    return out
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather",
@@ -66,6 +88,25 @@ SEARCH = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
                    "required": ["query"]}}}
 TOOLS = [WEATHER, SEARCH]
+# A tool whose parameters nest objects, arrays of objects, enums, anyOf, $defs and descriptions.
+BOOK = {"type": "function", "function": {
+    "name": "book_trip",
+    "description": "Book a trip with stops",
+    "parameters": {"type": "object", "properties": {
+        "traveller": {"type": "object", "description": "Who travels",
+                      "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
+                      "required": ["name"]},
+        "stops": {"type": "array", "description": "Where to stop, in order",
+                  "items": {"type": "object", "properties": {
+                      "city": {"type": "string"}, "nights": {"type": "integer", "default": 1},
+                      "tags": {"type": "array", "items": {"type": "string", "enum": ["beach", "museum"]}}},
+                      "required": ["city"]}},
+        "class": {"anyOf": [{"type": "string", "enum": ["economy", "business"]}, {"type": "null"}]},
+        "budget": {"$ref": "#/$defs/money"}},
+        "required": ["traveller", "stops"],
+        "$defs": {"money": {"type": "object", "properties": {"amount": {"type": "number"}, "currency": {"type": "string"}}}}}}}
+DOCUMENTS = [{"title": "Oslo facts", "text": "Oslo is the capital of Norway."},
+             {"title": "Weather", "text": "Oslo is cold in winter."}]
 DATE = {"date_string": "05 Mar 2025"}
 
 
@@ -79,7 +120,7 @@ def m(role, content, **extra):
     return d
 
 
-CASES = {
+FAMILY_CASES = {
     "basic": dict(messages=[m("user", "Hello!")]),
     "no_generation_prompt": dict(messages=[m("user", "Hi"), m("assistant", "Hello, how can I help?")],
                                  add_generation_prompt=False),
@@ -128,8 +169,80 @@ CASES = {
 }
 
 
+def parts(*texts):
+    return [{"type": "text", "text": t} for t in texts]
+
+
+# Further shapes a client sends, rendered by the official/ templates only: ForgeLM hands these to a
+# model's own template exactly as transformers would (content parts, null, extra keys).
+SHAPES = {
+    "content_parts": dict(messages=[m("system", parts("Be brief. ", " Be kind.")),
+                                    m("user", parts(" Hello ", "\nworld ")),
+                                    m("assistant", parts("Hi ", " there")), m("user", parts("Again"))]),
+    "content_parts_user_only": dict(messages=[m("user", parts("one", "two"))]),
+    "null_content_tool_call": dict(messages=[
+        m("user", "Weather in Paris?"),
+        m("assistant", None, tool_calls=[call("n1", "get_weather", {"city": "Paris"})]),
+        m("tool", "rain", tool_call_id="n1", name="get_weather"), m("assistant", "It rains."),
+        m("user", "Thanks")], tools=TOOLS),
+    "tool_result_first": dict(messages=[m("tool", "orphan result", tool_call_id="x0"), m("user", "What was that?")],
+                              tools=TOOLS),
+    "tool_result_then_user": dict(messages=[
+        m("user", "Weather in Rome?"),
+        m("assistant", "", tool_calls=[call("r1", "get_weather", {"city": "Rome"})]),
+        m("tool", "hot", tool_call_id="r1", name="get_weather"), m("user", "And now?")], tools=TOOLS),
+    "tool_result_last_no_prompt": dict(messages=[
+        m("user", "Weather in Rome?"),
+        m("assistant", "", tool_calls=[call("r1", "get_weather", {"city": "Rome"})]),
+        m("tool", "hot", tool_call_id="r1", name="get_weather")], tools=TOOLS, add_generation_prompt=False),
+    "tool_result_parts": dict(messages=[
+        m("user", "Search news"),
+        m("assistant", "", tool_calls=[call("s1", "search", {"query": "news"})]),
+        m("tool", parts("first ", "second"), tool_call_id="s1", name="search")], tools=TOOLS),
+    "tool_results_interleaved": dict(messages=[
+        m("system", "Use tools."), m("user", "Paris then Rome"),
+        m("assistant", "Paris first.", tool_calls=[call("p", "get_weather", {"city": "Paris"})]),
+        m("tool", "20C", tool_call_id="p", name="get_weather"),
+        m("assistant", "Now Rome.", tool_calls=[call("q", "get_weather", {"city": "Rome"})]),
+        m("tool", "25C", tool_call_id="q", name="get_weather"),
+        m("assistant", "Paris 20C, Rome 25C."), m("user", "Thanks")], tools=TOOLS),
+    "multiple_system": dict(messages=[m("system", "First rule."), m("system", "Second rule."), m("user", "Hi"),
+                                      m("system", "Late rule."), m("user", "Again")]),
+    "developer_role": dict(messages=[m("developer", "Answer in French."), m("user", "Hi")]),
+    "reasoning_field_history": dict(messages=[
+        m("user", "2+2?"), m("assistant", "4", reasoning="Two and two.", reasoning_content="Two and two."),
+        m("user", "3+3?")]),
+    "documents": dict(messages=[m("user", "What is the capital of Norway?")], kwargs={"documents": DOCUMENTS}),
+    "nested_schema_tools": dict(messages=[m("system", "Plan trips."), m("user", "Book Oslo then Bergen")],
+                                tools=[BOOK, WEATHER]),
+    "nested_schema_call": dict(messages=[
+        m("user", "Book Oslo"),
+        m("assistant", "", tool_calls=[call("b1", "book_trip", {"traveller": {"name": "Ada", "age": 36},
+                                                                "stops": [{"city": "Oslo", "nights": 2, "tags": ["museum"]}],
+                                                                "class": None})]),
+        m("tool", "{\"booked\": true}", tool_call_id="b1", name="book_trip")], tools=[BOOK]),
+    "extra_keys": dict(messages=[m("user", "Hi", name="ada", x_client="v1"), m("assistant", "Hello", name="bot")]),
+}
+
+CASES = {**FAMILY_CASES, **SHAPES}
+
+
 class Rejected(Exception):
     pass
+
+
+class GenerationTag(jinja2.ext.Extension):
+    """transformers' {% generation %}...{% endgeneration %} (AssistantTracker): marks assistant
+    text for masks; the body renders unchanged."""
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("_render"), [], [], body).set_lineno(lineno)
+
+    def _render(self, caller):
+        return caller()
 
 
 def raise_exception(message):
@@ -148,7 +261,7 @@ def strftime_now(fmt):
 
 def environment(immutable=True):
     env = (ImmutableSandboxedEnvironment if immutable else SandboxedEnvironment)(trim_blocks=True, lstrip_blocks=True,
-                                        extensions=[jinja2.ext.loopcontrols])
+                                        extensions=[jinja2.ext.loopcontrols, GenerationTag])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
@@ -179,21 +292,30 @@ def main():
             json.dump(doc, f, ensure_ascii=False, indent=2)
             f.write("\n")
     index = {}
-    for variant, (file, bos, eos) in {**VARIANTS, **GENERIC_ONLY}.items():
+    official = official_templates(src)
+    for variant, (file, bos, eos) in {**VARIANTS, **official}.items():
         shutil.copyfile(os.path.join(src, "models", "templates", file), os.path.join(sources_dir, file))
         index[variant] = {"file": file, "bos": bos, "eos": eos}
-        with open(os.path.join(src, "models", "templates", file), encoding="utf-8") as f:
-            template = (mutable if variant == "kimi-k2-instruct" else env).from_string(f.read())
         out = os.path.join(expected_dir, variant)
         os.makedirs(out)
-        for name, case in CASES.items():
+        with open(os.path.join(src, "models", "templates", file), encoding="utf-8") as f:
+            source = f.read()
+        try:
+            template = (mutable if variant == "kimi-k2-instruct" or variant in official else env).from_string(source)
+        except jinja2.exceptions.TemplateSyntaxError as e:
+            template, syntax = None, f"{e.message} (line {e.lineno})\nTemplateSyntaxError\n"
+        for name in (FAMILY_CASES if variant in VARIANTS else CASES):
             with open(os.path.join(cases_dir, name + ".json"), encoding="utf-8") as f:
                 doc = json.load(f)
             try:
+                if template is None:
+                    raise Rejected()
                 text = template.render(messages=doc["messages"], tools=doc["tools"] or None,
                                        add_generation_prompt=doc["add_generation_prompt"],
                                        bos_token=bos, eos_token=eos, **doc["chat_template_kwargs"])
                 path, body = os.path.join(out, name + ".txt"), text
+            except Rejected:
+                path, body = os.path.join(out, name + ".error"), syntax
             except jinja2.exceptions.TemplateError as e:
                 kind = "raise_exception" if type(e) is jinja2.exceptions.TemplateError else type(e).__name__
                 path, body = os.path.join(out, name + ".error"), f"{e}\n{kind}\n"
@@ -204,7 +326,8 @@ def main():
     with open(os.path.join(here, "templates.json"), "w", encoding="utf-8") as f:
         json.dump(index, f, ensure_ascii=False, indent=2)
         f.write("\n")
-    print(f"{len(CASES)} cases x {len(VARIANTS)} variants + {len(GENERIC_ONLY)} generic-only templates")
+    print(f"{len(FAMILY_CASES)} family cases x {len(VARIANTS)} family variants; "
+          f"{len(CASES)} cases x {len(official)} official templates")
 
 
 if __name__ == "__main__":

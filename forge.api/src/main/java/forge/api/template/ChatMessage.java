@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * One message of a conversation. Content given as a list of text parts is joined to one string
- * before it gets here.
+ * in {@link #content}; {@link #wire} keeps the message as the client sent it.
  *
  * @param role             who speaks
  * @param content          the text; empty when an assistant message only calls tools
@@ -13,9 +13,15 @@ import java.util.Objects;
  * @param toolCalls        the tool calls of an assistant message
  * @param toolCallId       the call a tool message answers; empty for other roles
  * @param reasoningContent an assistant's earlier reasoning, for templates that replay it; empty for none
+ * @param wire             the message object exactly as the client sent it, as JSON text; empty when
+ *                         it did not come from a client as one JSON object. Why: a model's own
+ *                         Jinja template is rendered as transformers renders it, and transformers
+ *                         hands each message to the template as sent (a list of content parts,
+ *                         {@code content: null}, keys no API field names). The family templates
+ *                         read the fields above and ignore this one.
  */
 public record ChatMessage(Role role, String content, String name, List<ToolCall> toolCalls, String toolCallId,
-                          String reasoningContent) {
+                          String reasoningContent, String wire) {
     public ChatMessage {
         Objects.requireNonNull(role);
         Objects.requireNonNull(content);
@@ -23,6 +29,13 @@ public record ChatMessage(Role role, String content, String name, List<ToolCall>
         toolCalls = List.copyOf(toolCalls);
         Objects.requireNonNull(toolCallId);
         Objects.requireNonNull(reasoningContent);
+        Objects.requireNonNull(wire);
+    }
+
+    /** A message made here rather than sent by a client: no {@link #wire} form. */
+    public ChatMessage(Role role, String content, String name, List<ToolCall> toolCalls, String toolCallId,
+                       String reasoningContent) {
+        this(role, content, name, toolCalls, toolCallId, reasoningContent, "");
     }
 
     public static ChatMessage of(Role role, String content) {

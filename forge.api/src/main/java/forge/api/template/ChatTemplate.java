@@ -63,4 +63,14 @@ public interface ChatTemplate {
     default boolean rendersBos() {
         return false;
     }
+
+    /**
+     * Why this template can render no conversation at all (a model's own template that does not
+     * parse), for listings such as {@code /v1/models}; empty for a usable one. Why it exists: such a
+     * model is still served, each of its requests refused with this reason as a 400, rather than
+     * failing the model's load and, with it, the server's start.
+     */
+    default Optional<String> unusable() {
+        return Optional.empty();
+    }
 }

@@ -17,8 +17,8 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code forge model ...}: model tools. */
-@Command(name = "model", mixinStandardHelpOptions = true, description = "Model tools.",
-        subcommands = {ModelCommand.Synth.class})
+@Command(name = "model", aliases = "models", mixinStandardHelpOptions = true, description = "Model tools.",
+        subcommands = {ModelCommand.Synth.class, ModelCommand.Inspect.class})
 final class ModelCommand implements Callable<Integer> {
 
     @Spec
@@ -28,6 +28,76 @@ final class ModelCommand implements Callable<Integer> {
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getOut());
         return 0;
+    }
+
+    /**
+     * {@code forge models inspect FILE}: the chat template a model would be served with, which
+     * plugin claims it and why (every family's claim), whether it parses, and its source.
+     */
+    @Command(name = "inspect", mixinStandardHelpOptions = true, description = {
+            "Show a GGUF model's chat template: which plugin renders it and why, each family's claim, and the template's source."})
+    static final class Inspect implements Callable<Integer> {
+
+        @Mixin
+        CommonOptions common = new CommonOptions();
+
+        @picocli.CommandLine.Parameters(paramLabel = "FILE", description = "The .gguf model file.")
+        Path file;
+
+        @Option(names = {"--template", "--chat-template"}, paramLabel = "NAME", description = "As forge serve: a template chosen by name.")
+        String template = "";
+
+        @Option(names = "--chat-template-file", paramLabel = "FILE", description = "As forge serve: a Jinja template in place of the GGUF's.")
+        Path templateFile;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            var out = spec.commandLine().getOut();
+            Path path = file.toAbsolutePath().normalize();
+            if (!Files.isRegularFile(path)) {
+                throw new ForgeException("model file not found: " + path);
+            }
+            var metadata = forge.runtime.catalog.ModelCatalog.withTemplate(forge.runtime.gguf.GgufReader.read(path).metadata(),
+                    templateFile == null ? null : ServeCommand.readTemplate(templateFile));
+            var model = new forge.api.model.ModelDescriptor(forge.runtime.catalog.ModelCatalog.idOf(path), java.util.List.of(), path, metadata);
+            var plugins = ForgeRuntime.inspect(common.runtimeConfig()).plugins();
+            var selector = new forge.runtime.catalog.TemplateSelector(plugins.templates());
+            var chosen = selector.select(model, template);
+            out.printf("model:          %s (%s)%n", model.id(), path);
+            out.printf("architecture:   %s%n", metadata.architecture().orElse("(none)"));
+            out.printf("chat template:  %s, family %s (%s: %s)%n", chosen.variant(), chosen.provider().family(), chosen.rule(), chosen.reason());
+            out.println("claims:");
+            for (var t : plugins.templates()) {
+                String claim;
+                try {
+                    claim = t.provider().claim(model).map(c -> c.variant() + " (" + c.rule().name().toLowerCase(java.util.Locale.ROOT)
+                            + ", confidence " + c.confidence() + ": " + c.reason() + ")").orElse("none");
+                } catch (RuntimeException e) {
+                    claim = "failed: " + e;
+                }
+                out.printf("  %-10s %s  [%s]%n", t.provider().family(), claim, t.module());
+            }
+            java.util.Optional<String> source = metadata.chatTemplate().filter(x -> !x.isBlank());
+            try {
+                // No vocabulary is loaded here: BOS and EOS render as empty text.
+                var rendering = chosen.provider().create(chosen.variant(), new forge.api.template.TemplateContext(model, "", ""));
+                out.printf("renders:        %s%n", rendering.unusable().map(why -> "NO: " + why).orElse("yes"));
+            } catch (RuntimeException e) {
+                out.printf("renders:        NO: %s%n", e.getMessage());
+            }
+            if (source.isEmpty()) {
+                out.println("template source: none in the model" + (templateFile == null ? "" : " or the file"));
+            } else {
+                out.printf("template source (%s, %d lines):%n", templateFile == null ? "tokenizer.chat_template" : templateFile,
+                        source.get().lines().count());
+                out.println(source.get());
+            }
+            out.flush();
+            return 0;
+        }
     }
 
     /** {@code forge model synth}: a random-weight GGUF model of a chosen shape, for tests and benchmarks. */

@@ -103,6 +103,14 @@ public final class ServeCommand implements Callable<Integer> {
             + "by id or alias (MODEL=NAME; repeatable), instead of choosing from the GGUF metadata.")
     List<String> templates = new ArrayList<>();
 
+    @Option(names = "--chat-template", paramLabel = "NAME", description = "As llama-server: the chat template for every model, "
+            + "by name (one of ForgeLM's: forge plugins lists them); the same as --template NAME.")
+    String chatTemplate;
+
+    @Option(names = "--chat-template-file", paramLabel = "FILE", description = "As llama-server: a Jinja chat template file every "
+            + "model uses instead of the one in its GGUF (rendered as transformers renders it, or by a family when it is that family's own).")
+    Path chatTemplateFile;
+
     @Option(names = "--queue", defaultValue = "64", description = "Requests that may wait for a slot before new ones get 503 (default: ${DEFAULT-VALUE}).")
     int queue;
 
@@ -220,6 +228,15 @@ public final class ServeCommand implements Callable<Integer> {
         }
     }
 
+    /** A {@code --chat-template-file}: UTF-8 text, read once at start. */
+    static String readTemplate(Path file) {
+        try {
+            return java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            throw new ForgeException("--chat-template-file " + file + ": cannot read it: " + e.getMessage());
+        }
+    }
+
     /** Starts everything and returns once the server listens and the models given are loaded. */
     public Running start() {
         ForgeRuntime runtime = ForgeRuntime.start(common.runtimeConfig());
@@ -238,8 +255,17 @@ public final class ServeCommand implements Callable<Integer> {
                     perModel.put(t.substring(0, eq), t.substring(eq + 1));
                 }
             }
+            if (chatTemplate != null) {
+                if (!everyModel.isEmpty() && !everyModel.equals(chatTemplate)) {
+                    throw new ForgeException("--chat-template " + chatTemplate + " and --template " + everyModel + " disagree");
+                }
+                everyModel = chatTemplate;
+            }
             catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, everyModel);
             catalog.useMmap(mmap);
+            if (chatTemplateFile != null) {
+                catalog.useTemplateSource(readTemplate(chatTemplateFile));
+            }
             perModel.forEach(catalog::configureTemplate);
             List<ModelEntry> preload = new ArrayList<>();
             if (!models.isEmpty()) {

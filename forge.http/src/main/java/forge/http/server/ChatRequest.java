@@ -98,7 +98,9 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
                 throw ApiError.badRequest(at + ".tool_call_id", at + ".tool_call_id is required for a tool message:"
                         + " it names the call the result answers");
             }
-            out.add(new ChatMessage(role, content, text(m, "name", at), calls, toolCallId, text(m, "reasoning_content", at)));
+            // The message as sent, too: a model's own Jinja template gets it as transformers passes it.
+            out.add(new ChatMessage(role, content, text(m, "name", at), calls, toolCallId, text(m, "reasoning_content", at),
+                    Json.string(m)));
         }
         return out;
     }

@@ -377,6 +377,8 @@ public final class ForgeServer implements AutoCloseable {
         template.put("family", e.template().provider().family());
         template.put("rule", e.template().rule());
         template.put("reason", e.template().reason());
+        // a model's own template that does not parse: the model is served, each request refused with this
+        e.served().flatMap(s -> s.template().unusable()).ifPresent(why -> template.put("error", why));
         e.descriptor().metadata().contextLength().ifPresent(n -> m.put("context_length", n));
         e.descriptor().metadata().architecture().ifPresent(a -> m.put("architecture", a));
         m.put("loaded", e.served().isPresent());

@@ -48,6 +48,8 @@ public final class ModelCatalog implements AutoCloseable {
      * while it is served (a {@code cp} over it) then faults with SIGBUS, which ends the JVM.
      */
     private volatile boolean mmap;
+    /** A Jinja chat template every model uses instead of its GGUF's ({@code --chat-template-file}); null for none. */
+    private volatile String templateSource;
 
     /**
      * @param templateName the template every model uses ({@code --template}); empty to choose per model
@@ -63,6 +65,16 @@ public final class ModelCatalog implements AutoCloseable {
     /** Maps weights from their files ({@code --mmap}) instead of reading them into memory; see {@link #mmap}. */
     public void useMmap(boolean on) {
         this.mmap = on;
+    }
+
+    /**
+     * Every model registered after this uses {@code source} as its chat template, in place of its
+     * GGUF's {@code tokenizer.chat_template} (llama-server's {@code --chat-template-file}): the
+     * families see it as the model's own (one of theirs, exactly, is still rendered by them) and the
+     * generic plugin renders any other.
+     */
+    public void useTemplateSource(String source) {
+        this.templateSource = source;
     }
 
     public TemplateSelector templates() {
@@ -115,7 +127,7 @@ public final class ModelCatalog implements AutoCloseable {
         if (!Files.isRegularFile(path)) {
             throw new ForgeException("model file not found: " + path);
         }
-        ModelMetadata metadata = GgufReader.read(path).metadata();
+        ModelMetadata metadata = withTemplate(GgufReader.read(path).metadata(), templateSource);
         ModelDescriptor descriptor = new ModelDescriptor(idOf(path), aliases, path, metadata);
         for (String name : descriptor.names()) {
             if (findExact(name).isPresent()) {
@@ -132,6 +144,16 @@ public final class ModelCatalog implements AutoCloseable {
                 aliases.isEmpty() ? "" : " alias " + String.join(", ", aliases), path,
                 selection.variant(), selection.rule(), selection.reason());
         return entry;
+    }
+
+    /** {@code metadata} with {@code source} as its chat template; unchanged when {@code source} is null. */
+    public static ModelMetadata withTemplate(ModelMetadata metadata, String source) {
+        if (source == null) {
+            return metadata;
+        }
+        java.util.Map<String, Object> values = new java.util.LinkedHashMap<>(metadata.values());
+        values.put("tokenizer.chat_template", source);
+        return new ModelMetadata(values, metadata.arrayLengths());
     }
 
     /** Registers every {@code .gguf} file of a folder; files that cannot be read are logged and skipped. */

@@ -121,7 +121,7 @@ final class Gemma4Template implements ChatTemplate {
                 }
             }
             turn.put("responses", responses);
-            turn.put("content", model ? stripThinking(m.content()) : PythonText.strip(m.content()));
+            turn.put("content", content(m, model));
             boolean responded = !responses.isEmpty();
             String end;
             if (prev == Prev.TOOL_CALL && !responded) {
@@ -142,6 +142,24 @@ final class Gemma4Template implements ChatTemplate {
 
     private static boolean isSystem(ChatMessage m) {
         return m.role() == Role.SYSTEM || m.role() == Role.DEVELOPER;
+    }
+
+    /**
+     * A turn's text as the official template writes it: a string content stripped (of thinking, in
+     * the model's turns), a list of content parts each text part stripped so on its own and the
+     * results joined with nothing between (not the joined text stripped once).
+     */
+    static String content(ChatMessage m, boolean model) {
+        if (!m.wire().isEmpty() && PythonJson.parse(m.wire()) instanceof Map<?, ?> sent && sent.get("content") instanceof List<?> parts) {
+            StringBuilder sb = new StringBuilder();
+            for (Object part : parts) {
+                if (part instanceof Map<?, ?> p && "text".equals(p.get("type")) && p.get("text") instanceof String text) {
+                    sb.append(model ? stripThinking(text) : PythonText.strip(text));
+                }
+            }
+            return sb.toString();
+        }
+        return model ? stripThinking(m.content()) : PythonText.strip(m.content());
     }
 
     /** The template's {@code strip_thinking}: drops every {@code <|channel>...<channel|>}, then trims. */

@@ -6,9 +6,11 @@ import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateFingerprint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,6 +42,11 @@ public final class GemmaTemplates implements ChatTemplateProvider {
                 new TemplateVariant(GEMMA4, "Gemma 4: system turn, thought channel, <|tool_call> calls"));
     }
 
+    /** The official templates, by {@link TemplateFingerprint} (of llama.cpp's {@code models/templates/} files named). */
+    static final Map<String, String> OFFICIAL = Map.of(
+            "ecd6ae513fe103f0eb62e8ab5bfa8d0fe45c1074fa398b089c93a7e70c15cfd6", GEMMA2, // google-gemma-2-2b-it.jinja
+            "1d35a24a2a63cc600c0cab43628a6df4cd3318e959b03307cf5f9f7e29ecf783", GEMMA4); // google-gemma-4-31B-it.jinja
+
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
         return switch (variant) {
@@ -52,18 +59,12 @@ public final class GemmaTemplates implements ChatTemplateProvider {
     @Override
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
         var meta = model.metadata();
-        String t = meta.chatTemplate().orElse("");
-        if (t.contains("first_user_prefix") || t.contains(",items:{")) {
-            // Gemma 3's own template (which folds a system turn into the first user turn) and Gemma 4's
-            // "interleaved" one print what neither variant prints: the generic Jinja engine renders
-            // them exactly, so this family steps aside rather than render a different prompt.
-            return Optional.empty();
-        }
-        if (t.contains("<|turn>") && t.contains("<turn|>")) {
-            return claim(GEMMA4, 100, "tokenizer.chat_template uses Gemma 4's <|turn> markers");
-        }
-        if (t.contains("<start_of_turn>") && t.contains("<end_of_turn>")) {
-            return claim(GEMMA2, 90, "tokenizer.chat_template uses Gemma's <start_of_turn> markers");
+        Optional<String> tpl = meta.chatTemplate().filter(t -> !t.isBlank());
+        if (tpl.isPresent()) {
+            // Only Gemma's own templates, exactly: Gemma 3's (which folds a system turn into the
+            // first user turn), Gemma 4's "interleaved" one and other <start_of_turn> templates print
+            // what neither variant prints, and the generic plugin renders them as written.
+            return TemplateFingerprint.lookup(OFFICIAL, tpl.get()).flatMap(v -> claim(v, 100, "tokenizer.chat_template is " + v + "'s official one"));
         }
         List<String> names = new ArrayList<>();
         meta.name().ifPresent(names::add);

@@ -152,4 +152,22 @@ class GemmaTemplatesTest implements ChatTemplateContract {
         assertEquals(Gemma4ToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
         assertEquals(List.of("<turn|>", "<|tool_response>"), t.endOfTurn());
     }
+
+    @Test
+    void claimsExactlyItsOwnOfficialTemplates() {
+        // none of the other official templates, however much of this family's text they copy
+        forge.template.testkit.OfficialTemplates.assertClaimsExactly(new GemmaTemplates(), Map.of("google-gemma-2-2b-it.jinja", "gemma2", "google-gemma-4-31B-it.jinja", "gemma4"));
+    }
+
+    @Test
+    void gemma4StripsEachTextPartOnItsOwnAsItsOfficialTemplateDoes() {
+        // what Jinja2 renders from google-gemma-4-31B-it.jinja for these messages (as transformers passes them)
+        var t = provider().create("gemma4", context("gemma4"));
+        ChatMessage user = new ChatMessage(Role.USER, " a  b\n", "", List.of(), "", "",
+                "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\" a \"},{\"type\":\"text\",\"text\":\" b\\n\"}]}");
+        ChatMessage model = new ChatMessage(Role.ASSISTANT, "x<|channel>t<channel|>  y", "", List.of(), "", "",
+                "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"x<|channel>t<channel|> \"},{\"type\":\"text\",\"text\":\" y\"}]}");
+        assertEquals("<bos><|turn>user\nab<turn|>\n<|turn>model\nxy<turn|>\n<|turn>user\nok<turn|>\n<|turn>model\n<|channel>thought\n<channel|>",
+                t.render(ChatPrompt.of(List.of(user, model, ChatMessage.of(Role.USER, "ok")))));
+    }
 }

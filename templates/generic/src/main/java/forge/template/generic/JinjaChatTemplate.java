@@ -134,14 +134,24 @@ public final class JinjaChatTemplate implements ChatTemplate {
             return template.render(context);
         } catch (JinjaException e) {
             throw e.raised() ? new TemplateException(e.getMessage(), e)
-                    : new TemplateException("the model's chat template failed: " + e.getMessage(), e);
+                    : new TemplateException("the model's chat template failed" + (e.line() > 0 ? " at line " + e.line() : "")
+                            + ": " + e.getMessage(), e);
         }
     }
 
-    /** Messages as transformers hands them over: OpenAI's JSON shape with parsed arguments. */
-    private static List<Object> messages(List<ChatMessage> messages) {
+    /**
+     * Messages as transformers hands them over: a client's message exactly as it sent it
+     * ({@link ChatMessage#wire}: content-part lists, {@code content: null} and unknown keys reach
+     * the template as they are), else OpenAI's JSON shape built from the fields; tool-call
+     * arguments parsed to JSON objects either way, as llama-server passes them.
+     */
+    static List<Object> messages(List<ChatMessage> messages) {
         List<Object> out = new ArrayList<>(messages.size());
         for (ChatMessage m : messages) {
+            if (!m.wire().isEmpty()) {
+                out.add(asSent(m));
+                continue;
+            }
             Map<String, Object> view = new LinkedHashMap<>();
             view.put("role", m.role().wire());
             view.put("content", m.content());
@@ -171,6 +181,20 @@ public final class JinjaChatTemplate implements ChatTemplate {
             out.add(view);
         }
         return out;
+    }
+
+    /** The client's message as sent, with each tool call's arguments (a JSON string on the wire) as the object they spell. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> asSent(ChatMessage m) {
+        Map<String, Object> view = (Map<String, Object>) jinja(PythonJson.parse(m.wire()));
+        if (view.get("tool_calls") instanceof List<?> calls) {
+            for (int i = 0; i < calls.size() && i < m.toolCalls().size(); i++) {
+                if (calls.get(i) instanceof Map<?, ?> call && call.get("function") instanceof Map<?, ?> function) {
+                    ((Map<String, Object>) function).put("arguments", jinja(PythonJson.arguments(m.toolCalls().get(i))));
+                }
+            }
+        }
+        return view;
     }
 
     private static List<Object> tools(List<ToolDefinition> tools) {

@@ -50,6 +50,22 @@ class JinjaChatTemplateTest {
     }
 
     @Test
+    void aClientsMessageReachesTheTemplateAsSent() {
+        // transformers hands the template the list of parts, None and every key; only arguments are parsed
+        ChatMessage parts = new ChatMessage(Role.USER, "ab", "", List.of(), "", "",
+                "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":\"b\"}],\"x_extra\":7}");
+        ChatMessage none = new ChatMessage(Role.ASSISTANT, "", "", List.of(new ToolCall("c1", "f", "{\"k\": [1, null]}")), "", "",
+                "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+                        + "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"k\\\": [1, null]}\"}}]}");
+        String source = "{% for m in messages %}{{ m.content is none }}|{{ m.content is string }}|{{ m.content | tojson }}|"
+                + "{{ m.x_extra }}|{% for c in m.tool_calls or [] %}{{ c.function.arguments.k[1] is none }}{% endfor %};{% endfor %}";
+        assertEquals("False|False|[{\"type\": \"text\", \"text\": \"a\"}, {\"type\": \"text\", \"text\": \"b\"}]|7|;"
+                + "True|False|null||True;", render(source, prompt(List.of(parts, none), Map.of())));
+        // a message made here (no wire form) is still OpenAI's shape, content a string
+        assertEquals("False|True|\"hi\"||;", render(source, prompt(List.of(ChatMessage.of(Role.USER, "hi")), Map.of())));
+    }
+
+    @Test
     void endOfTurnIsTheEosTextPlusTheKnownMarkersTheTemplateWrites() {
         assertEquals(List.of("</s>", "<|end|>", "<|endoftext|>"),
                 new JinjaChatTemplate("generic", "{{ '<|user|>' }}x<|end|>{{ '<|endoftext|>' }}", "<s>", "</s>").endOfTurn());
@@ -70,6 +86,17 @@ class JinjaChatTemplateTest {
         TemplateException e = assertThrows(TemplateException.class, () -> new JinjaChatTemplate("generic", "a\n{% for x in y %}no end", "", ""));
         assertEquals("the model's chat template does not parse: line 2: Unexpected end of template. Jinja was looking for the "
                 + "following tags: 'else' or 'endfor'.", e.getMessage());
+    }
+
+    @Test
+    void aModelWhoseTemplateDoesNotParseIsServedAndRefusesEachRequestWithTheReason() {
+        ChatTemplate t = new GenericTemplates().create("generic", context("a\n{% for x in y %}no end"));
+        String reason = "the model's chat template does not parse: line 2: Unexpected end of template. Jinja was looking for the "
+                + "following tags: 'else' or 'endfor'.";
+        assertEquals(java.util.Optional.of(reason), t.unusable());
+        TemplateException e = assertThrows(TemplateException.class, () -> t.render(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "hi")))));
+        assertEquals(reason, e.getMessage());
+        assertEquals(java.util.Optional.empty(), new GenericTemplates().create("generic", context("{{ 1 }}")).unusable());
     }
 
     @Test
@@ -102,9 +129,9 @@ class JinjaChatTemplateTest {
     void aFailedRenderSaysSoInPythonsWords() {
         TemplateException e = assertThrows(TemplateException.class, () -> render("{% for t in tools %}{{ t }}{% endfor %}",
                 prompt(List.of(ChatMessage.of(Role.USER, "x")), Map.of())));
-        assertEquals("the model's chat template failed: 'NoneType' object is not iterable", e.getMessage());
+        assertEquals("the model's chat template failed at line 1: 'NoneType' object is not iterable", e.getMessage());
         e = assertThrows(TemplateException.class, () -> render("{{ 'a' + {'b': 1} }}", prompt(List.of(ChatMessage.of(Role.USER, "x")), Map.of())));
-        assertEquals("the model's chat template failed: can only concatenate str (not \"dict\") to str", e.getMessage());
+        assertEquals("the model's chat template failed at line 1: can only concatenate str (not \"dict\") to str", e.getMessage());
     }
 
     @Test

@@ -426,8 +426,12 @@ final class Filters {
         return first ? pad + sb : sb.toString();
     }
 
+    /** Jinja2's {@code map}; like Jinja2's, a false value ({@code None}, empty) maps to nothing. */
     private static Object map(Interpreter in, Object v, List<Object> args, Map<String, Object> kwargs, int line) {
-        List<Object> out = new ArrayList<>();
+        List<Object> out = new Types.Generator();
+        if (!Values.truthy(v)) {
+            return out;
+        }
         if (args.isEmpty() && kwargs.containsKey("attribute")) {
             Object attribute = kwargs.get("attribute");
             boolean hasDefault = kwargs.containsKey("default");
@@ -450,7 +454,11 @@ final class Filters {
 
     private static Object select(Interpreter in, Object v, List<Object> args, Map<String, Object> kwargs, Object attribute,
                                  boolean keep, int line) {
-        List<Object> out = new ArrayList<>();
+        // Jinja2's select_or_reject: a false value (None, empty) selects nothing, where iterating it would fail
+        List<Object> out = new Types.Generator();
+        if (!Values.truthy(v)) {
+            return out;
+        }
         for (Object x : Values.iterate(v)) {
             Object subject = attribute == null ? x : attribute(x, attribute);
             boolean ok = args.isEmpty() ? Values.truthy(subject)

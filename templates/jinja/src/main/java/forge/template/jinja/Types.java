@@ -1,6 +1,7 @@
 package forge.template.jinja;
 
 import java.util.AbstractList;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,6 +70,15 @@ final class Types {
         public int hashCode() {
             return Arrays.hashCode(items);
         }
+    }
+
+    /**
+     * What {@code map}, {@code select}, {@code reject}, {@code selectattr} and {@code rejectattr}
+     * give: a Python generator. It iterates (here as often as asked, held as a list) but is always
+     * true, has no length and is not JSON: {@code tools | map(attribute='function') | tojson} fails
+     * in transformers ("Object of type generator is not JSON serializable"), so it fails here too.
+     */
+    static final class Generator extends ArrayList<Object> {
     }
 
     /** Jinja2's {@code namespace(...)}: the one object whose attributes {@code {% set ns.x = ... %}} may assign. */

@@ -1,6 +1,7 @@
 package forge.template.jinja;
 
 import forge.template.jinja.Types.Callable;
+import forge.template.jinja.Types.Generator;
 import forge.template.jinja.Types.Markup;
 import forge.template.jinja.Types.Named;
 import forge.template.jinja.Types.Namespace;
@@ -33,6 +34,7 @@ final class Values {
     static Object view(Object v) {
         return switch (v) {
             case Undefined u -> new PythonValues.Opaque("Undefined", "", "Undefined", false);
+            case Generator g -> new PythonValues.Opaque("generator", "<generator object>", "<generator object>", true);
             case Markup m -> new PythonValues.Opaque("Markup", m.text(), "Markup(" + PythonValues.repr(m.text()) + ")", !m.text().isEmpty());
             case Tuple t -> new PythonValues.Tuple(t);
             case Namespace ns -> {
@@ -84,6 +86,7 @@ final class Values {
             case Markup m -> m.text();
             case Tuple t -> new ArrayList<>(t);
             case Undefined u -> new PythonValues.Opaque("Undefined", "", "", false);
+            case Generator g -> view(g);
             case null -> null;
             default -> view(v);
         };
@@ -248,6 +251,7 @@ final class Values {
         return switch (v) {
             case String s -> s.codePointCount(0, s.length());
             case Markup m -> m.text().codePointCount(0, m.text().length());
+            case Generator g -> throw JinjaException.python("object of type 'generator' has no len()");
             case Collection<?> c -> c.size();
             case Map<?, ?> m -> m.size();
             case Undefined u -> 0;

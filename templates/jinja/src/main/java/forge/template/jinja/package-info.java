@@ -31,7 +31,10 @@
  * ({@code ns.ids.append(x)}), which transformers' immutable sandbox refuses, because Kimi K2
  * Instruct's official template relies on it (the golden corpus renders it so too); {@code |reverse}
  * and {@code dict.items()} give lists, not iterators or views (they print differently only when a
- * template prints them whole).
+ * template prints them whole). {@code map}, {@code select}, {@code reject}, {@code selectattr} and
+ * {@code rejectattr} give generators as Jinja2 does (always true, no length, not JSON: llama.cpp's
+ * deepseek-r1 template fails on {@code tojson} of one in transformers, and so here), but ones that
+ * iterate as often as asked.
  *
  * <h2>Decision: this interpreter, not Jinjava (measured 2026-12-01)</h2>
  * Before this module the generic template rendered with Jinjava 2.8.2, patched in 3,300 lines

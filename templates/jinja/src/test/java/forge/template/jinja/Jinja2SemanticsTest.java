@@ -71,6 +71,16 @@ class Jinja2SemanticsTest {
     }
 
     @Test
+    void mapAndSelectGiveGeneratorsAndTakeNoneAsEmpty() {
+        // what Jinja2 3.1.6 renders (functionary v3.1 selects from tools=None; llama.cpp's deepseek-r1 template tojsons a map)
+        assertEquals("[]|[]|[]", render("{{ none | selectattr('type') | list }}|{{ none | map(attribute='a') | list }}|{{ none | reject | list }}"));
+        assertEquals("yes|A|1", render("{% if [] | map('upper') %}yes{% endif %}|{{ ['a'] | map('upper') | join }}|{{ [1, 2] | select | first }}"));
+        assertEquals("Object of type generator is not JSON serializable", raised("{{ [1] | map('string') | tojson }}"));
+        assertEquals("Object of type generator is not JSON serializable", raised("{{ {'a': [1] | select} | tojson }}"));
+        assertEquals("object of type 'generator' has no len()", raised("{{ [1] | select | length }}"));
+    }
+
+    @Test
     void andYieldsAnOperand() {
         assertEquals("b||x|None", render("{{ 'a' and 'b' }}|{{ '' and 'b' }}|{{ 0 or 'x' }}|{{ none and 1 }}"));
     }

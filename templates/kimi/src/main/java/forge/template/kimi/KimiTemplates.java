@@ -6,9 +6,11 @@ import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateFingerprint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -33,6 +35,11 @@ public final class KimiTemplates implements ChatTemplateProvider {
                 new TemplateVariant(KIMI_K2_INSTRUCT, "Kimi K2 Instruct (revised template): section-token tool calls"));
     }
 
+    /** The official templates, by {@link TemplateFingerprint} (of llama.cpp's {@code models/templates/} files named). */
+    static final Map<String, String> OFFICIAL = Map.of(
+            "aab20feb9bc6881f941ea649356130ffbc4943b3c2577c0991e1fba90de5a0fc", KIMI_K2, // moonshotai-Kimi-K2.jinja
+            "02e91795d2270374161c7063c9b1d084bb8cb3fb04b1ae977cf0e2953bdbbf92", KIMI_K2_INSTRUCT); // Kimi-K2-Instruct.jinja
+
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
         if (!variant.equals(KIMI_K2) && !variant.equals(KIMI_K2_INSTRUCT)) {
@@ -44,19 +51,12 @@ public final class KimiTemplates implements ChatTemplateProvider {
     @Override
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
         var meta = model.metadata();
-        Optional<String> tpl = meta.chatTemplate();
-        if (tpl.isPresent() && tpl.get().contains("<|im_system|>tool_declare<|im_middle|>")) {
-            String t = tpl.get();
-            if (t.contains("tool_response_queue") && t.contains("You are Kimi, an AI assistant created by Moonshot AI.")
-                    && !t.contains("<think>")) {
-                return Optional.of(new TemplateClaim(KIMI_K2_INSTRUCT, TemplateClaim.Rule.METADATA, 100,
-                        "tokenizer.chat_template is Kimi K2 Instruct's (revised)"));
-            }
-            if (t.contains("You are a helpful assistant") && t.contains("## Return of {{ message.tool_call_id }}")) {
-                return Optional.of(new TemplateClaim(KIMI_K2, TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is Kimi K2's (original)"));
-            }
-            // Another Kimi template (K2 Thinking and later): the generic plugin renders it as written.
-            return Optional.empty();
+        Optional<String> tpl = meta.chatTemplate().filter(t -> !t.isBlank());
+        if (tpl.isPresent()) {
+            // Only Kimi's own K2 templates, exactly: K2 Thinking's, K3's and any other are rendered
+            // as written by the generic plugin.
+            return TemplateFingerprint.lookup(OFFICIAL, tpl.get()).map(v -> new TemplateClaim(v, TemplateClaim.Rule.METADATA, 100,
+                    v.equals(KIMI_K2) ? "tokenizer.chat_template is Kimi K2's (original)" : "tokenizer.chat_template is Kimi K2 Instruct's (revised)"));
         }
         List<String> names = new ArrayList<>();
         meta.name().ifPresent(names::add);

@@ -79,4 +79,10 @@ class KimiTemplatesTest implements ChatTemplateContract {
         assertEquals(TemplateClaim.Rule.NAME, provider().claim(model("kimi_k2", Map.of())).orElseThrow().rule());
         assertEquals(Optional.empty(), provider().claim(model("Kimi-K2-Thinking", Map.of())));
     }
+
+    @Test
+    void claimsExactlyItsOwnOfficialTemplates() {
+        // none of the other official templates, however much of this family's text they copy
+        forge.template.testkit.OfficialTemplates.assertClaimsExactly(new KimiTemplates(), Map.of("moonshotai-Kimi-K2.jinja", "kimi-k2", "Kimi-K2-Instruct.jinja", "kimi-k2-instruct"));
+    }
 }

@@ -6,10 +6,12 @@ import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateFingerprint;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,6 +46,12 @@ public final class LlamaTemplates implements ChatTemplateProvider {
                 new TemplateVariant(LLAMA33, "Llama 3.3: as Llama 3.1"));
     }
 
+    /** The official templates, by {@link TemplateFingerprint} (of llama.cpp's {@code models/templates/} files named). */
+    static final Map<String, String> OFFICIAL = Map.of(
+            // meta-llama-Llama-3.1-8B-Instruct.jinja and meta-llama-Llama-3.3-70B-Instruct.jinja (identical)
+            "93c0e9aa3629bbd77e68dbc0f5621f6e6b23aa8d74b932595cdb8d64684526d7", LLAMA31,
+            "d82792f95932f1c9cef5c4bd992f171225e3bf8c7b609b4557c9e1ec96be819f", LLAMA32); // meta-llama-Llama-3.2-3B-Instruct.jinja
+
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
         if (variants().stream().noneMatch(v -> v.name().equals(variant))) {
@@ -59,16 +67,16 @@ public final class LlamaTemplates implements ChatTemplateProvider {
         meta.name().ifPresent(names::add);
         meta.basename().ifPresent(names::add);
         Optional<String> byMetaName = names.stream().map(LlamaTemplates::variantOf).flatMap(Optional::stream).findFirst();
-        String t = meta.chatTemplate().orElse("");
-        if (t.contains("Cutting Knowledge Date: December 2023") && t.contains("<|start_header_id|>")) {
-            if (t.contains("strftime_now") && !t.contains("builtin_tools")) {
-                return claim(LLAMA32, 100, "tokenizer.chat_template is Llama 3.2's");
-            }
-            if (t.contains("builtin_tools")) {
-                // 3.1 and 3.3 ship one template: the name says which model it is.
-                String v = byMetaName.filter(n -> !n.equals(LLAMA32)).orElse(LLAMA31);
-                return claim(v, 100, "tokenizer.chat_template is Llama 3.1/3.3's");
-            }
+        String t = meta.chatTemplate().filter(x -> !x.isBlank()).orElse("");
+        if (!t.isEmpty()) {
+            // Only Llama's own templates, exactly: a GGUF with another (Llama 3.0's, a fine-tune's,
+            // Hermes' or Firefunction's on a Llama base) keeps it, and the generic plugin renders it as
+            // written, where llama3.x would add date lines and tool blocks that model never saw.
+            return TemplateFingerprint.lookup(OFFICIAL, t).flatMap(v -> v.equals(LLAMA32)
+                    ? claim(LLAMA32, 100, "tokenizer.chat_template is Llama 3.2's official one")
+                    // 3.1 and 3.3 ship one template: the name says which model it is.
+                    : claim(byMetaName.filter(n -> !n.equals(LLAMA32)).orElse(LLAMA31), 100,
+                            "tokenizer.chat_template is Llama 3.1/3.3's official one"));
         }
         for (String n : names) {
             Optional<String> v = variantOf(n);
@@ -77,11 +85,7 @@ public final class LlamaTemplates implements ChatTemplateProvider {
             }
         }
         String arch = meta.architecture().orElse("");
-        // A GGUF that carries a template none of the official ones keeps it (Llama 3.0's, a
-        // fine-tune's own): the generic engine renders it exactly, where llama3.x would add the
-        // date lines and tool blocks that model never saw. The architecture decides only when the
-        // file has no template at all.
-        if (t.isEmpty() && arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
+        if (arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
             return claim(LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer, no chat template");
         }
         return TemplateClaim.byName(model, LlamaTemplates::variantOf);

@@ -145,4 +145,11 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         assertEquals(List.of(new ChatDelta.ToolCallDelta(0, ((ChatDelta.ToolCallDelta) deltas.getFirst()).id(), "python", "{\"code\":\"print(1)\"}")),
                 deltas);
     }
+
+    @Test
+    void claimsExactlyItsOwnOfficialTemplates() {
+        // none of the other official templates, however much of this family's text they copy
+        forge.template.testkit.OfficialTemplates.assertClaimsExactly(new LlamaTemplates(), Map.of("meta-llama-Llama-3.1-8B-Instruct.jinja", "llama3.1",
+                "meta-llama-Llama-3.2-3B-Instruct.jinja", "llama3.2", "meta-llama-Llama-3.3-70B-Instruct.jinja", "llama3.1"));
+    }
 }

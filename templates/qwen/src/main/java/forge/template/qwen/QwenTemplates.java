@@ -6,14 +6,17 @@ import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateFingerprint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * The Qwen family: {@code qwen2.5}, {@code qwen3}, {@code qwen3.5} and {@code qwen3-coder}. Claims a model from its GGUF chat template
- * (distinctive sentences of each official template), then from its architecture and names.
+ * The Qwen family: {@code qwen2.5}, {@code qwen3}, {@code qwen3.5} and {@code qwen3-coder}. Claims a model whose GGUF chat
+ * template is one of Qwen's official templates exactly ({@link TemplateFingerprint}); a model without a template by its
+ * names, then its architecture.
  */
 public final class QwenTemplates implements ChatTemplateProvider {
 
@@ -21,6 +24,16 @@ public final class QwenTemplates implements ChatTemplateProvider {
     static final String QWEN3 = "qwen3";
     static final String QWEN35 = "qwen3.5";
     static final String QWEN3_CODER = "qwen3-coder";
+
+    /**
+     * The official templates, by {@link TemplateFingerprint} (of llama.cpp's
+     * {@code models/templates/} files named in each comment, which are the models' own).
+     */
+    static final Map<String, String> OFFICIAL = Map.of(
+            "55b2f4a26ac9ee719330a61a0c39d9e538b0e9322212f048326318cff4f8674a", QWEN25, // Qwen-Qwen2.5-7B-Instruct.jinja
+            "87a2728cb8dc9fe424d624542f6060ec05a1d285ebbec578bb078900e33396b5", QWEN3, // Qwen-Qwen3-0.6B.jinja
+            "a4aee8afcf2e0711942cf848899be66016f8d14a889ff9ede07bca099c28f715", QWEN35, // Qwen3.5-4B.jinja
+            "eae48a3307931acb10a6fce475a36b711709672ea79ee1a9bc52f083d8b0a2af", QWEN3_CODER); // Qwen3-Coder.jinja
 
     @Override
     public String family() {
@@ -46,22 +59,13 @@ public final class QwenTemplates implements ChatTemplateProvider {
     @Override
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
         var meta = model.metadata();
-        Optional<String> tpl = meta.chatTemplate();
+        Optional<String> tpl = meta.chatTemplate().filter(t -> !t.isBlank());
         if (tpl.isPresent()) {
-            String t = tpl.get();
-            if (t.contains("<function=example_function_name>") && t.contains("This is the value for the second parameter")) {
-                return Optional.of(new TemplateClaim(QWEN35, TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is Qwen 3.5's"));
-            }
-            if (t.contains("You are Qwen, a helpful AI assistant that can interact with a computer to solve tasks.")
-                    && t.contains("<function=example_function_name>")) {
-                return Optional.of(new TemplateClaim(QWEN3_CODER, TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is Qwen3-Coder's"));
-            }
-            if (t.contains("You are Qwen, created by Alibaba Cloud") && t.contains("<tool_call>")) {
-                return Optional.of(new TemplateClaim(QWEN25, TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is Qwen 2.5's"));
-            }
-            if (t.contains("ns.last_query_index") && t.contains("<think>") && t.contains("{\\\"name\\\": <function-name>")) {
-                return Optional.of(new TemplateClaim(QWEN3, TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is Qwen 3's"));
-            }
+            // Only Qwen's own templates, exactly: Seed-OSS, Nemotron-3-Nano, StepFun-3.5, Reka-Edge
+            // and others copy Qwen's tool-calling prompt and render differently around it. A template
+            // that is not Qwen's own is rendered as written by the generic plugin, whatever the name.
+            return TemplateFingerprint.lookup(OFFICIAL, tpl.get()).map(v ->
+                    new TemplateClaim(v, TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is " + v + "'s official one"));
         }
         List<String> names = new ArrayList<>();
         meta.name().ifPresent(names::add);
@@ -73,12 +77,6 @@ public final class QwenTemplates implements ChatTemplateProvider {
             }
         }
         String arch = meta.architecture().orElse("");
-        // A GGUF that carries a template none of the official ones keeps it (a fine-tune's own
-        // format): the generic engine renders it exactly. The architecture decides only when the
-        // file has no template at all.
-        if (meta.chatTemplate().isPresent()) {
-            arch = "";
-        }
         if (arch.equals("qwen35") || arch.equals("qwen35moe")) {
             return Optional.of(new TemplateClaim(QWEN35, TemplateClaim.Rule.METADATA, 30, "general.architecture " + arch));
         }

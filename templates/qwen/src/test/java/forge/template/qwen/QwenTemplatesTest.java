@@ -87,4 +87,11 @@ class QwenTemplatesTest implements ChatTemplateContract {
             assertEquals(1, calls, variant);
         }
     }
+
+    @Test
+    void claimsExactlyItsOwnOfficialTemplates() {
+        // none of the other official templates, however much of this family's text they copy
+        forge.template.testkit.OfficialTemplates.assertClaimsExactly(new QwenTemplates(), Map.of("Qwen-Qwen2.5-7B-Instruct.jinja", "qwen2.5", "Qwen-Qwen3-0.6B.jinja", "qwen3",
+                "Qwen3.5-4B.jinja", "qwen3.5", "Qwen3-Coder.jinja", "qwen3-coder"));
+    }
 }

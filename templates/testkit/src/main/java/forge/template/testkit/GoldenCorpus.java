@@ -21,7 +21,8 @@ import java.util.stream.Stream;
 /**
  * The golden corpus written by {@code templates/golden/make_golden.py}: conversations
  * ({@code cases/*.json}) and what each official template renders from them
- * ({@code expected/<variant>/<case>.txt}) or the error it raises ({@code .error}).
+ * ({@code expected/<variant>/<case>.txt}) or the error it raises ({@code .error}): the family
+ * variants render the family cases, the {@code official/} templates every case.
  */
 public final class GoldenCorpus {
 
@@ -51,16 +52,17 @@ public final class GoldenCorpus {
             throw new IllegalStateException("no golden renders for variant " + variant + " in " + dir);
         }
         List<Expected> out = new ArrayList<>();
-        try (Stream<Path> cases = Files.list(root.resolve("cases"))) {
-            for (Path c : cases.sorted().toList()) {
-                String name = c.getFileName().toString().replaceFirst("\\.json$", "");
-                ChatPrompt prompt = prompt(Files.readString(c, StandardCharsets.UTF_8));
-                Path txt = dir.resolve(name + ".txt");
-                Path err = dir.resolve(name + ".error");
-                if (Files.exists(txt)) {
-                    out.add(new Expected(name, prompt, Optional.of(Files.readString(txt, StandardCharsets.UTF_8)), Optional.empty(), false));
+        // The variant's own renders name its cases: the family variants render the family cases,
+        // the official/ templates every case.
+        try (Stream<Path> renders = Files.list(dir)) {
+            for (Path r : renders.sorted().toList()) {
+                String file = r.getFileName().toString();
+                String name = file.replaceFirst("\\.(txt|error)$", "");
+                ChatPrompt prompt = prompt(Files.readString(root.resolve("cases").resolve(name + ".json"), StandardCharsets.UTF_8));
+                if (file.endsWith(".txt")) {
+                    out.add(new Expected(name, prompt, Optional.of(Files.readString(r, StandardCharsets.UTF_8)), Optional.empty(), false));
                 } else {
-                    List<String> lines = Files.readAllLines(err, StandardCharsets.UTF_8);
+                    List<String> lines = Files.readAllLines(r, StandardCharsets.UTF_8);
                     out.add(new Expected(name, prompt, Optional.empty(), Optional.of(lines.get(0)),
                             lines.size() > 1 && lines.get(1).equals("raise_exception")));
                 }
@@ -84,9 +86,10 @@ public final class GoldenCorpus {
                 Map<String, Object> fn = (Map<String, Object>) call.get("function");
                 calls.add(new ToolCall((String) call.get("id"), (String) fn.get("name"), PythonJson.dumps(fn.get("arguments"))));
             }
-            messages.add(new ChatMessage(Role.fromWire((String) m.get("role")), (String) m.get("content"),
+            // content as forge.http reads it: text parts joined, null as ""; the message itself as sent
+            messages.add(new ChatMessage(Role.fromWire((String) m.get("role")), text(m.get("content")),
                     (String) m.getOrDefault("name", ""), calls, (String) m.getOrDefault("tool_call_id", ""),
-                    (String) m.getOrDefault("reasoning_content", "")));
+                    (String) m.getOrDefault("reasoning_content", ""), PythonJson.dumps(m)));
         }
         List<ToolDefinition> tools = new ArrayList<>();
         for (Object t : (List<Object>) doc.get("tools")) {
@@ -96,5 +99,20 @@ public final class GoldenCorpus {
         }
         Map<String, Object> options = new LinkedHashMap<>((Map<String, Object>) doc.get("chat_template_kwargs"));
         return new ChatPrompt(messages, tools, (Boolean) doc.get("add_generation_prompt"), options);
+    }
+
+    /** A message's content as forge.http's ChatRequest reads it: a string, text parts joined, else "". */
+    @SuppressWarnings("unchecked")
+    private static String text(Object content) {
+        if (content instanceof String s) {
+            return s;
+        }
+        StringBuilder sb = new StringBuilder();
+        if (content instanceof List<?> parts) {
+            for (Object p : parts) {
+                sb.append(((Map<String, Object>) p).get("text"));
+            }
+        }
+        return sb.toString();
     }
 }

@@ -1,0 +1,100 @@
+package forge.http.cli;
+
+import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.ok;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import forge.runtime.gguf.GgufValue;
+import forge.runtime.gguf.synth.SynthSpec;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * llama-server's {@code --chat-template-file FILE} and {@code --chat-template NAME} on
+ * {@code forge serve}, and {@code forge models inspect} showing the template and who claims it.
+ */
+class ChatTemplateOptionsTest {
+
+    private static final String CUSTOM = "{% for m in messages %}<<{{ m.role }}>>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<<assistant>>{% endif %}";
+
+    @TempDir
+    static Path work;
+
+    private static Path model() {
+        return TestServer.model("tiny-opts", SynthSpec.tiny("llama").withName("tiny-opts"),
+                gguf -> gguf.put("tokenizer.chat_template", GgufValue.string("{{ 'the GGUF template' }}")));
+    }
+
+    private static JsonNode template(TestServer server) throws Exception {
+        return JSON.readTree(server.http().get("/v1/models").body()).get("data").get(0).get("template");
+    }
+
+    private static String prompt(TestServer server) throws Exception {
+        return ok(server.http().post("/apply-template", """
+                {"messages": [{"role": "user", "content": "Hi"}]}
+                """)).get("prompt").asText();
+    }
+
+    @Test
+    void aTemplateFileReplacesTheModelsOwn() throws Exception {
+        Path file = Files.writeString(work.resolve("custom.jinja"), CUSTOM);
+        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
+                "--chat-template-file", file.toString())) {
+            assertEquals("generic", template(server).get("name").asText());
+            assertEquals("<<user>>Hi<<assistant>>", prompt(server));
+        }
+        // a family's own official template in the file: that family renders it, as if the GGUF carried it
+        Path qwen3 = Path.of(System.getProperty("forge.llama.home"), "src/models/templates/Qwen-Qwen3-0.6B.jinja");
+        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
+                "--chat-template-file", qwen3.toString())) {
+            assertEquals("qwen3", template(server).get("name").asText());
+            assertEquals("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", prompt(server));
+        }
+    }
+
+    @Test
+    void aTemplateNameIsTheTemplateOfEveryModel() throws Exception {
+        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
+                "--chat-template", "qwen2.5")) {
+            JsonNode t = template(server);
+            assertEquals("qwen2.5", t.get("name").asText());
+            assertEquals("configured", t.get("rule").asText());
+        }
+    }
+
+    @Test
+    void modelsInspectShowsTheTemplateAndWhoClaimsIt() throws Exception {
+        Path qwen3 = Path.of(System.getProperty("forge.llama.home"), "src/models/templates/Qwen-Qwen3-0.6B.jinja");
+        String text = inspect("models", "inspect", model().toString());
+        assertTrue(text.contains("chat template:  generic, family generic (fallback: no family claimed the model)"), text);
+        assertTrue(text.lines().anyMatch(l -> l.trim().startsWith("qwen") && l.contains("none")), text);
+        assertTrue(text.contains("renders:        yes"), text);
+        assertTrue(text.contains("template source (tokenizer.chat_template, 1 lines):\n{{ 'the GGUF template' }}"), text);
+
+        text = inspect("models", "inspect", model().toString(), "--chat-template-file", qwen3.toString());
+        assertTrue(text.contains("chat template:  qwen3, family qwen (metadata: tokenizer.chat_template is qwen3's official one)"), text);
+        assertTrue(text.contains(Files.readString(qwen3)), text);
+
+        Path broken = Files.writeString(work.resolve("broken.jinja"), "x\n{% if %}");
+        text = inspect("models", "inspect", model().toString(), "--chat-template-file", broken.toString());
+        assertTrue(text.contains("renders:        NO: the model's chat template does not parse: line 2: "), text);
+    }
+
+    private static String inspect(String... args) {
+        System.setProperty("forge.user.home", work.resolve("user-home").toString());
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new ForgeCli());
+        cli.setOut(new PrintWriter(out));
+        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(args));
+        all.addAll(java.util.List.of("--plugins-dir", work.resolve("no-plugins").toString()));
+        assertEquals(0, cli.execute(all.toArray(String[]::new)), out.toString());
+        return out.toString();
+    }
+}
