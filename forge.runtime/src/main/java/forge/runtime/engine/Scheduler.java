@@ -151,6 +151,7 @@ final class Scheduler {
             case PrefixPlan.Restore h -> {
                 saveBeforeReplacing(id, 0);
                 keep = restore(id, hosted.entry(), h.tokens());
+                r.restored = keep;
             }
         }
         r.reuse(keep);
@@ -406,7 +407,8 @@ final class Scheduler {
             ActiveRequest r = running[i];
             SlotState state = r == null ? SlotState.IDLE : r.decoding() ? SlotState.DECODE : SlotState.PREFILL;
             views[i] = r == null ? new SlotSnapshot(i, state, s.cached(), "", 0, 0, 0)
-                    : new SlotSnapshot(i, state, s.cached(), r.request.id(), r.prompt.length, r.reused(), r.generated());
+                    : new SlotSnapshot(i, state, s.cached(), r.request.id(), r.prompt.length, r.reused(), r.generated(),
+                            r.restored);
             // Each slot has its own KV stream, so a prefix copied from another slot is held by both.
             cells += s.cached();
         }
