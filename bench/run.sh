@@ -19,6 +19,7 @@
 #   BENCH_SEED_RUNS=30 BENCH_SEED_TOKENS=32 BENCH_TTFT_RUNS=10 BENCH_TTFT_TOKENS=128
 #   BENCH_CONC_CLIENTS=4,8 BENCH_CONC_ROUNDS=3 BENCH_CONC_TOKENS=32
 #   BENCH_SHARED_ROUNDS=5 BENCH_SHARED_TOKENS=16 BENCH_LAUNCHES=3
+#   BENCH_SESSIONS=$((2 * BENCH_NP)) BENCH_SESSION_TURNS=3 BENCH_SESSION_TOKENS=16
 #   BENCH_BUILD=0           1: rebuild the ForgeLM image (mvn -B package -DskipTests) first
 #   BENCH_RESULTS=1         0: do not rewrite bench/RESULTS.md
 set -euo pipefail
@@ -171,7 +172,7 @@ fi
 SERVER_ARGS=()
 needs_servers=0
 for w in "${WORKLOADS[@]}"; do
-    case "$w" in seed | ttft | conc | shared) needs_servers=1 ;; esac
+    case "$w" in seed | ttft | conc | shared | sessions) needs_servers=1 ;; esac
 done
 if [ "$needs_servers" = 1 ]; then
     if wants forge; then
@@ -222,6 +223,10 @@ for w in "${WORKLOADS[@]}"; do
         shared)
             run shared "${SERVER_ARGS[@]}" --clients 4 --runs "${BENCH_SHARED_ROUNDS:-5}" --warmup 1 \
                 --max-tokens "${BENCH_SHARED_TOKENS:-16}"
+            ;;
+        sessions)
+            run sessions "${SERVER_ARGS[@]}" --clients "${BENCH_SESSIONS:-$((2 * NP))}" \
+                --runs "${BENCH_SESSION_TURNS:-3}" --max-tokens "${BENCH_SESSION_TOKENS:-16}"
             ;;
         startup | rss)
             model="$MODEL"
