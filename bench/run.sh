@@ -2,7 +2,7 @@
 # ForgeLM side by side with llama.cpp's own llama-server (and llama-bench, the raw engine's limit),
 # on this machine, on loopback only. Never run by CI: it takes minutes and needs the peer build.
 #
-#   bench/run.sh                     every workload: llama-bench seed ttft conc shared startup rss
+#   bench/run.sh                     every workload: llama-bench seed ttft conc shared sessions startup rss
 #   bench/run.sh seed ttft           only these
 #   BENCH_SERVERS=peer bench/run.sh  one side only (forge or peer), e.g. to check the harness
 #
@@ -47,7 +47,7 @@ SERVERS="${BENCH_SERVERS:-forge peer}"
 OUT="$ROOT/bench/target/results"
 IMAGE="$ROOT/bench/target/forge-image"
 WORKLOADS=("$@")
-[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(llama-bench seed ttft conc shared startup rss)
+[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(llama-bench seed ttft conc shared sessions startup rss)
 
 log() { echo "run.sh: $*" >&2; }
 die() { echo "run.sh: ERROR: $*" >&2; exit 1; }
@@ -256,6 +256,7 @@ if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
             "ttft ${BENCH_TTFT_RUNS:-10} runs (2 warmup) × ${BENCH_TTFT_TOKENS:-128} tokens, streamed;" \
             "conc ${BENCH_CONC_CLIENTS:-4,8} clients × ${BENCH_CONC_ROUNDS:-3} rounds (1 warmup) × ${BENCH_CONC_TOKENS:-32} tokens;" \
             "shared 4 clients × ${BENCH_SHARED_ROUNDS:-5} rounds (1 warmup) × ${BENCH_SHARED_TOKENS:-16} tokens;" \
+            "sessions ${BENCH_SESSIONS:-$((2 * NP))} sessions × ${BENCH_SESSION_TURNS:-3} turns × ${BENCH_SESSION_TOKENS:-16} tokens;" \
             "startup/rss ${BENCH_LAUNCHES:-3} launches each. Greedy, \`ignore_eos\`, interleaved request by request (A B, B A, ...)."
         echo
         echo "## Targets"
