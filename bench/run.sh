@@ -2,7 +2,7 @@
 # ForgeLM side by side with llama.cpp's own llama-server (and llama-bench, the raw engine's limit),
 # on this machine, on loopback only. Never run by CI: it takes minutes and needs the peer build.
 #
-#   bench/run.sh                     every workload: llama-bench seed ttft conc shared startup rss
+#   bench/run.sh                     every workload: llama-bench seed ttft conc shared sessions startup rss
 #   bench/run.sh seed ttft           only these
 #   BENCH_SERVERS=peer bench/run.sh  one side only (forge or peer), e.g. to check the harness
 #
@@ -19,6 +19,7 @@
 #   BENCH_SEED_RUNS=30 BENCH_SEED_TOKENS=32 BENCH_TTFT_RUNS=10 BENCH_TTFT_TOKENS=128
 #   BENCH_CONC_CLIENTS=4,8 BENCH_CONC_ROUNDS=3 BENCH_CONC_TOKENS=32
 #   BENCH_SHARED_ROUNDS=5 BENCH_SHARED_TOKENS=16 BENCH_LAUNCHES=3
+#   BENCH_SESSIONS=$((2 * BENCH_NP)) BENCH_SESSION_TURNS=3 BENCH_SESSION_TOKENS=16
 #   BENCH_BUILD=0           1: rebuild the ForgeLM image (mvn -B package -DskipTests) first
 #   BENCH_RESULTS=1         0: do not rewrite bench/RESULTS.md
 set -euo pipefail
@@ -46,7 +47,7 @@ SERVERS="${BENCH_SERVERS:-forge peer}"
 OUT="$ROOT/bench/target/results"
 IMAGE="$ROOT/bench/target/forge-image"
 WORKLOADS=("$@")
-[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(llama-bench seed ttft conc shared startup rss)
+[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(llama-bench seed ttft conc shared sessions startup rss)
 
 log() { echo "run.sh: $*" >&2; }
 die() { echo "run.sh: ERROR: $*" >&2; exit 1; }
@@ -171,7 +172,7 @@ fi
 SERVER_ARGS=()
 needs_servers=0
 for w in "${WORKLOADS[@]}"; do
-    case "$w" in seed | ttft | conc | shared) needs_servers=1 ;; esac
+    case "$w" in seed | ttft | conc | shared | sessions) needs_servers=1 ;; esac
 done
 if [ "$needs_servers" = 1 ]; then
     if wants forge; then
@@ -223,6 +224,10 @@ for w in "${WORKLOADS[@]}"; do
             run shared "${SERVER_ARGS[@]}" --clients 4 --runs "${BENCH_SHARED_ROUNDS:-5}" --warmup 1 \
                 --max-tokens "${BENCH_SHARED_TOKENS:-16}"
             ;;
+        sessions)
+            run sessions "${SERVER_ARGS[@]}" --clients "${BENCH_SESSIONS:-$((2 * NP))}" \
+                --runs "${BENCH_SESSION_TURNS:-3}" --max-tokens "${BENCH_SESSION_TOKENS:-16}"
+            ;;
         startup | rss)
             model="$MODEL"
             [ "$w" = startup ] && model="$SMALL_MODEL"
@@ -251,6 +256,7 @@ if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
             "ttft ${BENCH_TTFT_RUNS:-10} runs (2 warmup) × ${BENCH_TTFT_TOKENS:-128} tokens, streamed;" \
             "conc ${BENCH_CONC_CLIENTS:-4,8} clients × ${BENCH_CONC_ROUNDS:-3} rounds (1 warmup) × ${BENCH_CONC_TOKENS:-32} tokens;" \
             "shared 4 clients × ${BENCH_SHARED_ROUNDS:-5} rounds (1 warmup) × ${BENCH_SHARED_TOKENS:-16} tokens;" \
+            "sessions ${BENCH_SESSIONS:-$((2 * NP))} sessions × ${BENCH_SESSION_TURNS:-3} turns × ${BENCH_SESSION_TOKENS:-16} tokens;" \
             "startup/rss ${BENCH_LAUNCHES:-3} launches each. Greedy, \`ignore_eos\`, interleaved request by request (A B, B A, ...)."
         echo
         echo "## Targets"

@@ -24,6 +24,10 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code conc}: N streaming clients at once, per {@code --clients} value: aggregate tokens/s, TTFT p95.
  *   <li>{@code shared}: 4 streaming clients whose requests share a ~800-token system prompt, new each
  *       round (a session no server has seen): TTFT p95.
+ *   <li>{@code sessions}: {@code --clients S} sessions, each with its own ~800-token system prompt,
+ *       taking turns one request at a time ({@code --runs T} turns each, round robin), on fewer
+ *       slots than sessions: TTFT p50/p95 of the returning turns (a session's prompt is then no
+ *       longer in a slot, but a server may keep it elsewhere), and of the first turns.
  *   <li>{@code startup}, {@code rss}: start each server ({@code --cmd}), time to {@code /health}
  *       200 and resident memory then, minus the model file's size.
  *   <li>{@code llama-bench}: prints the figures of a llama-bench JSON file.
@@ -66,13 +70,14 @@ public final class LoadGenerator {
             case "summary" -> summary();
             case "llama-bench" -> llamaBench(readLlamaBench());
             case "startup", "rss" -> launches(options.workload());
-            case "seed", "ttft", "conc", "shared" -> {
+            case "seed", "ttft", "conc", "shared", "sessions" -> {
                 try (ChatClient client = new ChatClient(Duration.ofSeconds(options.timeoutSec()))) {
                     List<Target> targets = targets(client);
                     switch (options.workload()) {
                         case "seed" -> seed(client, targets);
                         case "ttft" -> ttft(client, targets);
                         case "conc" -> conc(client, targets);
+                        case "sessions" -> sessions(client, targets);
                         default -> shared(client, targets);
                     }
                 }
@@ -163,6 +168,36 @@ public final class LoadGenerator {
                 new Figure("p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
                 new Figure("p95_ms", cs -> Stats.of(ttfts(cs)).p95()),
                 new Figure("decode_tps_mean", cs -> mean(cs, Completion::decodeTps))));
+    }
+
+    private void sessions(ChatClient client, List<Target> targets) {
+        String w = "sessions";
+        int sessions = options.clients().getFirst();
+        // Step i is session i % S's turn i / S: every session returns after all the others had a
+        // turn, so with more sessions than slots its prompt has left the slots by then.
+        var results = Interleave.sequential(targets, 0, sessions * options.runs(),
+                (t, step) -> client.stream(t, Prompts.chat(t.model(), Prompts.sessionSystem(step % sessions),
+                        Prompts.userMessage(step / sessions, step % sessions), options.maxTokens(), true)),
+                (i, of, row) -> progress(w, i, of, targets, row, Completion::ttftMs, "ms to first token"));
+        List<List<Completion>> returning = new ArrayList<>();
+        for (int k = 0; k < targets.size(); k++) {
+            String p = targets.get(k).name() + "." + w + ".";
+            List<Completion> first = okOnes(results.get(k).subList(0, Math.min(sessions, results.get(k).size())));
+            List<Completion> back = results.get(k).size() > sessions
+                    ? results.get(k).subList(sessions, results.get(k).size()) : List.of();
+            returning.add(back);
+            Stats again = Stats.of(ttfts(okOnes(back)));
+            report.metricOut(p + "returning_ttft_p50_ms", again.p50());
+            report.metricOut(p + "returning_ttft_p95_ms", again.p95());
+            report.metricOut(p + "first_ttft_p50_ms", Stats.of(ttfts(first)).p50());
+            report.metricOut(p + "prompt_tokens", mean(okOnes(results.get(k)), c -> c.promptTokens()));
+            report.metricOut(p + "success_count", okOnes(results.get(k)).size());
+            report.metricOut(p + "requests", results.get(k).size());
+            checkTokens(targets.get(k), okOnes(results.get(k)));
+        }
+        ratios(w, targets, returning, List.of(
+                new Figure("returning_ttft_p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
+                new Figure("returning_ttft_p95_ms", cs -> Stats.of(ttfts(cs)).p95())));
     }
 
     // ---- concurrent workloads

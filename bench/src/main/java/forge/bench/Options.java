@@ -32,14 +32,14 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
 
     static final String USAGE = """
             usage: LoadGenerator WORKLOAD [options]
-              workloads: seed | ttft | conc | shared | startup | rss | llama-bench | summary FILE...
+              workloads: seed | ttft | conc | shared | sessions | startup | rss | llama-bench | summary FILE...
               --server NAME=URL      a server to measure (repeat: the first is the ratios' numerator); loopback only
               --model NAME=ID        its model id (default: the first of its /v1/models)
               --cmd NAME=COMMAND     how to start it (startup, rss), split on whitespace
               --runs N               measured steps / rounds / launches
               --warmup N             unmeasured steps / rounds first
               --max-tokens N         tokens each request generates (ignore_eos)
-              --clients N[,N...]     concurrent clients (conc)
+              --clients N[,N...]     concurrent clients (conc); sessions (sessions: the first value)
               --llama-bench FILE     llama-bench -o json output (ttft: decode ratio; llama-bench)
               --model-file FILE      model whose size is subtracted from the RSS (startup, rss)
               --log-dir DIR          launched servers' output (default: the temp dir)

@@ -59,6 +59,14 @@ public final class Prompts {
         return "Session " + session + ". " + sharedSystem();
     }
 
+    /**
+     * The system prompt of session {@code session} of the {@code sessions} workload: as
+     * {@link #sharedSystem(int)}, numbered apart from the {@code shared} workload's sessions.
+     */
+    public static String sessionSystem(int session) {
+        return "Editor session " + session + ". " + sharedSystem();
+    }
+
     /** A distinct short user message for client {@code client} in round {@code round}. */
     public static String userMessage(int round, int client) {
         return "Task " + round + "-" + client + ": write a function that sorts a list of " + (client + 2)

@@ -30,6 +30,11 @@ class PromptsTest {
         assertEquals(Prompts.sharedSystem(3), Prompts.sharedSystem(3));
         assertTrue(Prompts.sharedSystem(3).endsWith(Prompts.sharedSystem()));
         assertTrue(!Prompts.sharedSystem(4).startsWith(Prompts.sharedSystem(3).substring(0, 10)));
+        // A sessions workload's session keeps its own prompt, unlike any other session's or the shared workload's.
+        assertEquals(Prompts.sessionSystem(2), Prompts.sessionSystem(2));
+        assertTrue(Prompts.sessionSystem(2).endsWith(Prompts.sharedSystem()));
+        assertTrue(!Prompts.sessionSystem(2).startsWith(Prompts.sharedSystem(2).substring(0, 10)));
+        assertNotEquals(Prompts.sessionSystem(2).substring(0, 20), Prompts.sessionSystem(3).substring(0, 20));
         assertNotEquals(Prompts.userMessage(0, 0), Prompts.userMessage(0, 1));
         assertNotEquals(Prompts.userMessage(0, 0), Prompts.userMessage(1, 0));
     }

@@ -54,6 +54,35 @@ public interface InferenceContext extends AutoCloseable {
     default void idle() {
     }
 
+    /**
+     * Whether {@link #saveSequence} and {@link #restoreSequence} work here. A backend without them
+     * answers false, and the engine then keeps no prompt cache beyond its slots.
+     */
+    default boolean savesSequences() {
+        return false;
+    }
+
+    /**
+     * The state of a sequence's KV cells (every cell it holds, with their positions), as bytes that
+     * {@link #restoreSequence} takes back into any sequence of this context or of another one made
+     * from the same model file with the same settings. Synchronizes with the last decode first.
+     *
+     * @throws forge.api.BackendException when the state cannot be read
+     */
+    default byte[] saveSequence(int sequence) {
+        throw new UnsupportedOperationException("saving a sequence's state is not supported by this backend");
+    }
+
+    /**
+     * Replaces what {@code sequence} holds by a state {@link #saveSequence} returned.
+     *
+     * @return false when the state does not fit this context (other settings, too few free cells,
+     *         damaged bytes): the sequence then holds nothing
+     */
+    default boolean restoreSequence(int sequence, byte[] state) {
+        throw new UnsupportedOperationException("restoring a sequence's state is not supported by this backend");
+    }
+
     /** The embedding of a sequence after a decode with embeddings on, pooled by the model's pooling type. */
     default float[] embedding(int sequence) {
         throw new UnsupportedOperationException("embeddings are not supported by this backend");

@@ -10,6 +10,8 @@ import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineProfile;
+import forge.runtime.engine.PromptCache;
+import forge.runtime.engine.PromptCacheStore;
 import forge.runtime.gguf.synth.SynthSpec;
 import forge.runtime.gguf.synth.SyntheticModels;
 import java.nio.file.Files;
@@ -110,6 +112,17 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--chat-template-file", paramLabel = "FILE", description = "As llama-server: a Jinja chat template file every "
             + "model uses instead of the one in its GGUF (rendered as transformers renders it, or by a family when it is that family's own).")
     Path chatTemplateFile;
+
+    @Option(names = "--cache-ram", paramLabel = "MiB", defaultValue = "8192", description = {
+            "Host-memory prompt cache beyond the slots, as llama-server's: a slot's state is kept there before a prompt",
+            "that shares little with it replaces it, and restored for a prompt that starts with it (default: ${DEFAULT-VALUE};",
+            "0 = off, -1 = no limit; capped at half the JVM's heap, where the states live)."})
+    long cacheRamMib;
+
+    @Option(names = "--prompt-cache-dir", paramLabel = "DIR", description = {
+            "Keep the prompt cache in this folder across restarts (as large as --cache-ram allows): written in the",
+            "background, read back at start for the same model file and settings; damaged or stale files are deleted."})
+    Path promptCacheDir;
 
     @Option(names = "--queue", defaultValue = "64", description = "Requests that may wait for a slot before new ones get 503 (default: ${DEFAULT-VALUE}).")
     int queue;
@@ -266,6 +279,7 @@ public final class ServeCommand implements Callable<Integer> {
             if (chatTemplateFile != null) {
                 catalog.useTemplateSource(readTemplate(chatTemplateFile));
             }
+            usePromptCache(catalog);
             perModel.forEach(catalog::configureTemplate);
             List<ModelEntry> preload = new ArrayList<>();
             if (!models.isEmpty()) {
@@ -302,6 +316,35 @@ public final class ServeCommand implements Callable<Integer> {
             runtime.close();
             throw e;
         }
+    }
+
+    /** The host prompt cache of {@code --cache-ram}, kept in {@code --prompt-cache-dir} when given. */
+    private void usePromptCache(ModelCatalog catalog) {
+        if (cacheRamMib < -1) {
+            throw new ParameterException(spec.commandLine(), "--cache-ram: expected MiB, 0 (off) or -1 (no limit), got " + cacheRamMib);
+        }
+        long requested = cacheRamMib == -1 ? Long.MAX_VALUE : cacheRamMib << 20;
+        // The states are heap arrays: a cache the heap cannot hold would end the server with an OutOfMemoryError.
+        long limit = Math.min(requested, Runtime.getRuntime().maxMemory() / 2);
+        if (limit < requested && cacheRamMib != -1) {
+            LOG.info("--cache-ram {} MiB exceeds half the JVM's heap; the prompt cache holds at most {} MiB", cacheRamMib, limit >> 20);
+        }
+        if (limit == 0) {
+            if (promptCacheDir != null) {
+                throw new ParameterException(spec.commandLine(), "--prompt-cache-dir needs a prompt cache: --cache-ram is 0");
+            }
+            return;
+        }
+        PromptCache cache = new PromptCache(limit);
+        PromptCacheStore store = null;
+        if (promptCacheDir != null) {
+            try {
+                store = new PromptCacheStore(promptCacheDir, cache);
+            } catch (java.io.IOException e) {
+                throw new ForgeException("--prompt-cache-dir " + promptCacheDir + ": " + e.getMessage(), e);
+            }
+        }
+        catalog.usePromptCache(cache, store);
     }
 
     /**

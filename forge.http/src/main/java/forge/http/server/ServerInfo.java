@@ -73,6 +73,7 @@ final class ServerInfo {
                 n.put("request_id", s.requestId());
                 n.put("prompt_tokens", s.promptTokens());
                 n.put("reused_tokens", s.reusedTokens());
+                n.put("restored_tokens", s.restoredTokens());
                 n.put("generated_tokens", s.generated());
             }
         }
@@ -142,6 +143,18 @@ final class ServerInfo {
         runtime.put("warmup", c.warmup());
         runtime.put("queue", c.queueCapacity());
         runtime.put("no_perf", true);
+        // llama-server's --cache-ram, with what this model's engine did with it.
+        forge.runtime.engine.PromptCache cache = catalog.promptCache();
+        ObjectNode prompts = runtime.putObject("prompt_cache");
+        prompts.put("cache_ram_mib", cache.limitBytes() == Long.MAX_VALUE ? -1 : cache.limitBytes() >> 20);
+        prompts.put("bytes", cache.bytes());
+        prompts.put("entries", cache.size());
+        prompts.put("dir", catalog.promptCacheStore().map(st -> st.dir().toString()).orElse(null));
+        served.map(s -> s.engine().snapshot()).ifPresent(snap -> {
+            prompts.put("saves", snap.cacheSaves());
+            prompts.put("restores", snap.cacheRestores());
+            prompts.put("restored_tokens", snap.restoredTokens());
+        });
         return n;
     }
 }

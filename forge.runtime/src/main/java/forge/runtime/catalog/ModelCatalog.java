@@ -12,6 +12,8 @@ import forge.api.template.ChatTemplate;
 import forge.api.template.TemplateContext;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.PromptCache;
+import forge.runtime.engine.PromptCacheStore;
 import forge.runtime.gguf.GgufReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +52,10 @@ public final class ModelCatalog implements AutoCloseable {
     private volatile boolean mmap;
     /** A Jinja chat template every model uses instead of its GGUF's ({@code --chat-template-file}); null for none. */
     private volatile String templateSource;
+    /** The host prompt cache every engine saves its slots' states into ({@code --cache-ram}); off by default. */
+    private volatile PromptCache promptCache = PromptCache.OFF;
+    /** Where that cache is kept across restarts ({@code --prompt-cache-dir}); null for memory only. */
+    private volatile PromptCacheStore promptCacheStore;
 
     /**
      * @param templateName the template every model uses ({@code --template}); empty to choose per model
@@ -75,6 +81,26 @@ public final class ModelCatalog implements AutoCloseable {
      */
     public void useTemplateSource(String source) {
         this.templateSource = source;
+    }
+
+    /**
+     * Makes the engines loaded from now on save their slots' states into {@code cache} and restore
+     * prompts from it; with a {@code store}, each model's entries are read from disk before its
+     * engine starts, and the catalog closes the store when it closes.
+     */
+    public void usePromptCache(PromptCache cache, PromptCacheStore store) {
+        this.promptCache = java.util.Objects.requireNonNull(cache);
+        this.promptCacheStore = store;
+    }
+
+    /** The host prompt cache the engines share ({@link PromptCache#OFF} when none). */
+    public PromptCache promptCache() {
+        return promptCache;
+    }
+
+    /** Where the prompt cache is kept across restarts, if anywhere. */
+    public java.util.Optional<PromptCacheStore> promptCacheStore() {
+        return java.util.Optional.ofNullable(promptCacheStore);
     }
 
     public TemplateSelector templates() {
@@ -231,12 +257,33 @@ public final class ModelCatalog implements AutoCloseable {
             // No slot gets more context than the model was trained for.
             int train = model.info().trainContext();
             int ctx = train > 0 ? Math.min(engineConfig.contextSize(), train * engineConfig.slots()) : engineConfig.contextSize();
-            Engine engine = new Engine(d.id(), model, engineConfig.withContext(ctx, engineConfig.slots()));
+            EngineConfig config = engineConfig.withContext(ctx, engineConfig.slots());
+            PromptCache.Key key = promptCacheKey(d, config);
+            Engine engine = new Engine(d.id(), model, config, promptCache, key);
             LOG.info("loaded {} in {} ms: {}", d.id(), (System.nanoTime() - start) / 1_000_000, model.info().description());
             return new ServedModel(d, model, engine, template, entry.template());
         } catch (RuntimeException e) {
             model.close();
             throw e;
+        }
+    }
+
+    /** The key of a model's entries in the prompt cache, after reading its files from disk; null when there is no cache. */
+    private PromptCache.Key promptCacheKey(ModelDescriptor d, EngineConfig config) {
+        if (!promptCache.enabled()) {
+            return null;
+        }
+        try {
+            PromptCache.Key key = PromptCache.Key.of(d.path(), config);
+            PromptCacheStore store = promptCacheStore;
+            if (store != null) {
+                int loaded = store.load(key);
+                LOG.info("prompt cache: {} entr{} of {} read from {}", loaded, loaded == 1 ? "y" : "ies", d.id(), store.dir());
+            }
+            return key;
+        } catch (java.io.IOException e) {
+            LOG.warn("no prompt cache for {}: cannot read its model file's identity: {}", d.id(), e.getMessage());
+            return null;
         }
     }
 
@@ -248,6 +295,10 @@ public final class ModelCatalog implements AutoCloseable {
     public void close() {
         for (ModelEntry e : entries) {
             e.served().ifPresent(ServedModel::close);
+        }
+        PromptCacheStore store = promptCacheStore;
+        if (store != null) {
+            store.close(); // after the engines: their last saves are written
         }
     }
 }

@@ -38,6 +38,8 @@ final class ActiveRequest {
 
     /** What it waits for before it takes a cached prefix; null when it does not wait. */
     Waiting waiting;
+    /** Of the reused prompt tokens, those restored from the host prompt cache. */
+    int restored;
     private boolean decoding;
     /** Prompt tokens computed, in flight or reused: the next one to put in a batch is {@code prompt[prefilled]}. */
     int prefilled;

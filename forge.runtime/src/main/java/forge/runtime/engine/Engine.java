@@ -30,6 +30,8 @@ public final class Engine implements AutoCloseable {
     private final LoadedModel model;
     private final Vocabulary vocab;
     private final EngineConfig config;
+    private final PromptCache cache;
+    private final PromptCache.Key cacheKey;
     private final LinkedBlockingQueue<Generation> pending;
     private final Thread thread;
     private final CompletableFuture<Void> started = new CompletableFuture<>();
@@ -63,6 +65,19 @@ public final class Engine implements AutoCloseable {
      * @throws EngineException when the context cannot be created
      */
     public Engine(String name, LoadedModel model, EngineConfig config) {
+        this(name, model, config, PromptCache.OFF, null);
+    }
+
+    /**
+     * An engine whose slots save their states into {@code cache} before their cells are replaced,
+     * and restore a request's longest cached prefix from it.
+     *
+     * @param cacheKey the model file and settings this engine's states are kept under; null for no host cache
+     * @throws EngineException when the context cannot be created
+     */
+    public Engine(String name, LoadedModel model, EngineConfig config, PromptCache cache, PromptCache.Key cacheKey) {
+        this.cache = java.util.Objects.requireNonNull(cache, "cache");
+        this.cacheKey = cacheKey;
         this.name = name;
         this.model = model;
         this.vocab = model.vocabulary();
@@ -83,6 +98,11 @@ public final class Engine implements AutoCloseable {
 
     public EngineConfig config() {
         return config;
+    }
+
+    /** The host prompt cache its slots save into ({@link PromptCache#OFF} when none). */
+    public PromptCache promptCache() {
+        return cacheKey == null ? PromptCache.OFF : cache;
     }
 
     /**
@@ -223,7 +243,8 @@ public final class Engine implements AutoCloseable {
                 config.slots(), config.threads(), config.threadsBatch(), config.flashAttention(),
                 config.kvCacheType(), false, false));
         gate = ComputeGate.PROCESS.enter(Math.max(config.threads(), config.threadsBatch()));
-        scheduler = new Scheduler(context, vocab, config.slots(), config.slotContext(), ComputeGate.PROCESS, this::published);
+        scheduler = new Scheduler(context, vocab, config.slots(), config.slotContext(), ComputeGate.PROCESS, this::published,
+                cache, cacheKey);
         if (config.warmup()) {
             warmup();
         }

@@ -14,11 +14,21 @@ import java.util.List;
  * @param prefixWaits     requests that waited for another slot to compute a prefix they share
  * @param kvCellsUsed     KV cells the slots hold (each slot has its own KV stream, so a copied prefix counts in both)
  * @param kvCells         KV cells of the context
+ * @param restoredTokens  prompt tokens restored from the host prompt cache (counted in {@code reusedTokens} too)
+ * @param cacheSaves      slot states saved into the host prompt cache
+ * @param cacheRestores   slot states restored from it
  */
 public record EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, long reusedTokens, long prefixCopies,
-                             long prefixWaits, int kvCellsUsed, int kvCells) {
+                             long prefixWaits, int kvCellsUsed, int kvCells, long restoredTokens, long cacheSaves,
+                             long cacheRestores) {
     public EngineSnapshot {
         slots = List.copyOf(slots);
+    }
+
+    /** A snapshot without host prompt cache counters. */
+    public EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, long reusedTokens, long prefixCopies,
+                          long prefixWaits, int kvCellsUsed, int kvCells) {
+        this(slots, prefilledTokens, reusedTokens, prefixCopies, prefixWaits, kvCellsUsed, kvCells, 0, 0, 0);
     }
 
     /** Slots running a request. */

@@ -33,6 +33,12 @@ final class Scheduler {
     private long reusedTokens;
     private long prefixCopies;
     private long prefixWaits;
+    private long restoredTokens;
+    private long cacheSaves;
+    private long cacheRestores;
+    /** The host prompt cache and this context's key in it; {@code key} is null when there is none. */
+    private final PromptCache cache;
+    private final PromptCache.Key key;
     /** The logical clock of {@link Slot#lastUsed}. */
     private long useClock;
 
@@ -44,6 +50,17 @@ final class Scheduler {
      */
     Scheduler(InferenceContext context, Vocabulary vocab, int slots, int slotContext, ComputeGate gate,
               Consumer<EngineSnapshot> published) {
+        this(context, vocab, slots, slotContext, gate, published, PromptCache.OFF, null);
+    }
+
+    /**
+     * @param cache where slots' states are saved before their cells are replaced, and restored from
+     * @param key   this context's model and settings in {@code cache}; null for no host cache
+     */
+    Scheduler(InferenceContext context, Vocabulary vocab, int slots, int slotContext, ComputeGate gate,
+              Consumer<EngineSnapshot> published, PromptCache cache, PromptCache.Key key) {
+        this.cache = cache;
+        this.key = cache.enabled() && context.savesSequences() ? key : null;
         this.context = context;
         this.vocab = vocab;
         this.slotContext = slotContext;
@@ -103,8 +120,11 @@ final class Scheduler {
     private void acquirePrefix(int id, boolean mayWait) {
         ActiveRequest r = running[id];
         Slot slot = slots[id];
+        int usable = r.scoring() ? 0 : r.prompt.length - 1;
+        PromptCache.Match hosted = key == null || usable <= 0 ? null : cache.longest(key, r.prompt, usable);
+        PrefixPlan plan = PrefixPlan.of(id, r.prompt, r.scoring(), mayWait, views(), hosted == null ? 0 : hosted.tokens());
         int keep;
-        switch (PrefixPlan.of(id, r.prompt, r.scoring(), mayWait, views())) {
+        switch (plan) {
             case PrefixPlan.Wait w -> {
                 r.waiting = new ActiveRequest.Waiting(w.leader(), running[w.leader()], w.tokens());
                 prefixWaits++;
@@ -112,6 +132,7 @@ final class Scheduler {
             }
             case PrefixPlan.Keep k -> {
                 keep = k.tokens();
+                saveBeforeReplacing(id, keep);
                 if (!context.removeTokens(id, keep, -1)) {
                     // Some memories (recurrent, sliding window) cannot drop a tail: start over.
                     context.removeTokens(id, 0, -1);
@@ -121,14 +142,68 @@ final class Scheduler {
             }
             case PrefixPlan.Copy c -> {
                 keep = c.tokens();
+                saveBeforeReplacing(id, 0);
                 context.removeTokens(id, 0, -1);
                 context.copySequence(c.source(), id, 0, keep);
                 slot.copyFrom(slots[c.source()], keep);
                 prefixCopies++;
             }
+            case PrefixPlan.Restore h -> {
+                saveBeforeReplacing(id, 0);
+                keep = restore(id, hosted.entry(), h.tokens());
+                r.restored = keep;
+            }
         }
         r.reuse(keep);
         reusedTokens += keep;
+    }
+
+    /**
+     * Saves slot {@code id}'s cells into the host cache when a request is about to keep only the
+     * first {@code kept} of them and {@link PromptCache#worthSaving} says so. A state that cannot be
+     * saved is only logged: the request goes on without it.
+     */
+    private void saveBeforeReplacing(int id, int kept) {
+        Slot slot = slots[id];
+        int cached = slot.cached();
+        if (key == null || !PromptCache.worthSaving(cached, kept) || cache.holds(key, slot.tokens(), cached)) {
+            return;
+        }
+        try {
+            byte[] state = context.saveSequence(id);
+            if (cache.put(new PromptCache.Entry(key, java.util.Arrays.copyOf(slot.tokens(), cached), state))) {
+                cacheSaves++;
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("could not save slot {}'s {} cached tokens to the prompt cache: {}", id, cached, e.getMessage());
+        }
+    }
+
+    /**
+     * Restores {@code entry} into slot {@code id} and keeps its first {@code tokens} cells.
+     *
+     * @return the cells kept: 0 when the backend refused the state (the slot then holds nothing)
+     */
+    private int restore(int id, PromptCache.Entry entry, int tokens) {
+        Slot slot = slots[id];
+        if (!context.restoreSequence(id, entry.state())) {
+            LOG.warn("the prompt cache's entry of {} tokens could not be restored into slot {}; computing it",
+                    entry.tokens().length, id);
+            context.removeTokens(id, 0, -1);
+            slot.forget();
+            return 0;
+        }
+        slot.restore(entry.tokens());
+        int keep = tokens;
+        if (keep < entry.tokens().length && !context.removeTokens(id, keep, -1)) {
+            context.removeTokens(id, 0, -1);
+            keep = 0;
+        }
+        slot.keep(keep);
+        cache.touch(entry);
+        cacheRestores++;
+        restoredTokens += keep;
+        return keep;
     }
 
     /** Every slot as the cache policy sees it now. */
@@ -332,11 +407,12 @@ final class Scheduler {
             ActiveRequest r = running[i];
             SlotState state = r == null ? SlotState.IDLE : r.decoding() ? SlotState.DECODE : SlotState.PREFILL;
             views[i] = r == null ? new SlotSnapshot(i, state, s.cached(), "", 0, 0, 0)
-                    : new SlotSnapshot(i, state, s.cached(), r.request.id(), r.prompt.length, r.reused(), r.generated());
+                    : new SlotSnapshot(i, state, s.cached(), r.request.id(), r.prompt.length, r.reused(), r.generated(),
+                            r.restored);
             // Each slot has its own KV stream, so a prefix copied from another slot is held by both.
             cells += s.cached();
         }
         published.accept(new EngineSnapshot(List.of(views), prefilledTokens, reusedTokens, prefixCopies, prefixWaits,
-                cells, context.contextSize()));
+                cells, context.contextSize(), restoredTokens, cacheSaves, cacheRestores));
     }
 }

@@ -61,6 +61,17 @@ final class Slot {
         keep(n);
     }
 
+    /** The KV cache holds {@code restored} at positions {@code 0..restored.length-1} for this slot now. */
+    void restore(int[] restored) {
+        System.arraycopy(restored, 0, tokens, 0, restored.length);
+        keep(restored.length);
+    }
+
+    /** The tokens of its cells, by position: valid below {@link #cached()}. The slot's own array. */
+    int[] tokens() {
+        return tokens;
+    }
+
     /** The KV cache holds none of this slot's cells (they were removed after a failure). */
     void forget() {
         keep(0);

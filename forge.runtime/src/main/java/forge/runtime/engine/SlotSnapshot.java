@@ -12,11 +12,18 @@ import java.util.Objects;
  * @param promptTokens the running request's prompt size; 0 when idle
  * @param reusedTokens prompt tokens of the running request taken from the cache instead of computed
  * @param generated    tokens generated so far for the running request
+ * @param restoredTokens of its reused tokens, those restored from the host prompt cache
  */
 public record SlotSnapshot(int id, SlotState state, int cachedTokens, String requestId, int promptTokens,
-                           int reusedTokens, int generated) {
+                           int reusedTokens, int generated, int restoredTokens) {
     public SlotSnapshot {
         Objects.requireNonNull(state);
         Objects.requireNonNull(requestId);
+    }
+
+    /** A slot whose request restored nothing from the host prompt cache. */
+    public SlotSnapshot(int id, SlotState state, int cachedTokens, String requestId, int promptTokens, int reusedTokens,
+                        int generated) {
+        this(id, state, cachedTokens, requestId, promptTokens, reusedTokens, generated, 0);
     }
 }

@@ -45,6 +45,25 @@
  *     slot). The wait ends when the leader holds the awaited cells or moves on (decodes, or its
  *     request ends); the request then takes what cache there is, without waiting again. Positions
  *     stay {@code 0..k-1}, so copied cells are exactly what the slot would have computed.</li>
+ * <li><b>A prompt cache beyond the slots</b> ({@code --cache-ram}, as llama-server's): when a
+ *     request is about to replace a slot's cells and keeps less than half of them (and they are
+ *     at least {@code PromptCache.MIN_TOKENS}), the slot's sequence state is saved first
+ *     ({@code InferenceContext.saveSequence}, llama.cpp's {@code llama_state_seq_get_data_ext}) into
+ *     the process's {@code PromptCache}, a host-memory cache bounded in bytes. A request whose
+ *     prompt's longest prefix over every entry (not only exact matches) is longer than any slot's
+ *     restores that entry into its slot ({@code restoreSequence}, {@code _set_data_ext}), drops
+ *     what lies past the prefix, and prefills only the rest: the {@code Restore} plan. Entries go
+ *     least recently used first once the limit is reached, and an entry that a newer, longer one
+ *     starts with goes at once. Each entry carries the {@code PromptCache.Key} it was saved under
+ *     (the model file's path, size, modification time and header hash; cells per slot, slots, KV
+ *     type, flash attention) and is only offered to an engine of the same key: a state is never
+ *     restored into a context of other settings or another model; a state the backend refuses is
+ *     computed instead.
+ *     {@code cached_tokens} counts restored tokens; the snapshot counts saves, restores and restored
+ *     tokens. {@code PromptCacheStore} ({@code --prompt-cache-dir}) mirrors the entries to files,
+ *     written and deleted on a thread of its own, and reads a model's entries back before its
+ *     engine starts; a file damaged, truncated, or saved from another identity of the model file
+ *     or other settings is deleted unread.</li>
  * <li><b>Snapshots</b>: the engine thread publishes an immutable
  *     {@link forge.runtime.engine.EngineSnapshot} (slot states, cached tokens, request ids,
  *     prefill/reuse/copy counters, KV cells used) on every state change and at most every 100 ms
@@ -94,9 +113,14 @@
  * <li><b>The cache policy, as pure logic</b> (STYLE rule 20): {@code SlotView} is a slot as plain
  *     values (cells, cached count, last use, what it does, its request's prompt and progress);
  *     {@code SlotChoice} says which free slot a request gets; {@code PrefixPlan} says whether it
- *     keeps its slot's cells, copies another slot's, or waits ({@code Keep} / {@code Copy} /
- *     {@code Wait}); {@code PrefixWait} says when a wait is worth it and when it is over. They take
- *     values and return a decision, and are tested on thousands of random slot sets.</li>
+ *     keeps its slot's cells, copies another slot's, restores the host cache's, or waits
+ *     ({@code Keep} / {@code Copy} / {@code Restore} / {@code Wait}); {@code PrefixWait} says when a
+ *     wait is worth it and when it is over. They take values and return a decision, and are
+ *     tested on thousands of random slot sets.</li>
+ * <li><b>The host prompt cache</b>: {@code PromptCache} decides on plain values what is saved
+ *     ({@code worthSaving}), which entry a prompt restores ({@code longest}) and what is evicted
+ *     ({@code put}); the scheduler makes the native calls. {@code PromptCacheStore} keeps it on
+ *     disk.</li>
  * <li><b>What outlives a request</b>: {@code Slot}, its sequence id, the tokens its KV cells hold
  *     (with the positions of the batch in flight) and its last use.</li>
  * <li><b>What lives as long as a request</b>: {@code ActiveRequest}, made when the request is

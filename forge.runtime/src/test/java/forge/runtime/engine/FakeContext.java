@@ -25,8 +25,10 @@ import java.util.function.IntConsumer;
  * <p>The lines: {@code decode 0@4:12 0@5:13* 1@9:20*} (sequence@position:token, {@code *} where
  * logits are computed), {@code sampler 2} (the second sampler created), {@code sample 2 @1 -> 14}
  * (sampler, batch index, token), {@code close sampler 2}, {@code remove 0 [3,-1)},
- * {@code copy 1 -> 0 [0,12)}, {@code logprobs @1 14 top 2}, {@code clear}, {@code idle},
- * {@code close}.
+ * {@code copy 1 -> 0 [0,12)}, {@code logprobs @1 14 top 2}, {@code save 0 (40)} (a sequence's
+ * state, of 40 cells, saved), {@code restore 1 (40)} ({@code failed} when refused), {@code clear},
+ * {@code idle}, {@code close}. A saved state is the sequence's tokens as bytes, behind a magic
+ * number, so a restore checks what it is given as llama.cpp does.
  */
 final class FakeContext implements InferenceContext {
 
@@ -204,6 +206,42 @@ final class FakeContext implements InferenceContext {
         }
         System.arraycopy(cells[source], 0, cells[target], 0, to);
         held[target] = to;
+    }
+
+    /** The first bytes of every state this fake saves. */
+    static final int STATE_MAGIC = 0x46414B45;
+
+    @Override
+    public boolean savesSequences() {
+        return true;
+    }
+
+    @Override
+    public synchronized byte[] saveSequence(int sequence) {
+        calls.add("save " + sequence + " (" + held[sequence] + ")");
+        java.nio.ByteBuffer state = java.nio.ByteBuffer.allocate(8 + 4 * held[sequence]);
+        state.putInt(STATE_MAGIC).putInt(held[sequence]);
+        for (int i = 0; i < held[sequence]; i++) {
+            state.putInt(cells[sequence][i]);
+        }
+        return state.array();
+    }
+
+    @Override
+    public synchronized boolean restoreSequence(int sequence, byte[] state) {
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(state);
+        int n = state.length >= 8 && in.getInt() == STATE_MAGIC ? in.getInt() : -1;
+        if (n < 0 || n > cells[sequence].length || state.length != 8 + 4 * n) {
+            calls.add("restore " + sequence + " failed");
+            held[sequence] = 0;
+            return false;
+        }
+        calls.add("restore " + sequence + " (" + n + ")");
+        for (int i = 0; i < n; i++) {
+            cells[sequence][i] = in.getInt();
+        }
+        held[sequence] = n;
+        return true;
     }
 
     @Override

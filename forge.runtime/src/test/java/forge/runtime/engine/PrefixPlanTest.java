@@ -124,8 +124,9 @@ class PrefixPlanTest {
 
     /**
      * On random slots, the plan is what the rules say, restated: the longest cached prefix (own
-     * first, then the lowest id) within all but the prompt's last token, or a wait for the
-     * prefilling slot whose prompt shares most beyond it, among those worth waiting for.
+     * first, then the lowest id, then the host cache's) within all but the prompt's last token, or
+     * a wait for the prefilling slot whose prompt shares most beyond it, among those worth waiting
+     * for.
      */
     @Test
     void randomSlotsAlwaysGetTheRulePlan() {
@@ -133,15 +134,17 @@ class PrefixPlanTest {
         int keeps = 0;
         int copies = 0;
         int waits = 0;
+        int restores = 0;
         for (int run = 0; run < 5000; run++) {
             List<SlotView> slots = SlotViews.slots(random, false);
             int self = random.nextInt(slots.size());
             int[] prompt = SlotViews.sequence(random, 30);
             boolean scored = random.nextInt(8) == 0;
             boolean mayWait = random.nextInt(4) != 0;
-            PrefixPlan plan = PrefixPlan.of(self, prompt, scored, mayWait, slots);
-            String where = "run " + run + ": self " + self + ", " + slots;
             int usable = scored ? 0 : prompt.length - 1;
+            int hosted = random.nextInt(3) == 0 ? random.nextInt(Math.max(1, prompt.length)) : 0;
+            PrefixPlan plan = PrefixPlan.of(self, prompt, scored, mayWait, slots, hosted);
+            String where = "run " + run + ": self " + self + ", hosted " + hosted + ", " + slots;
             int best = slots.get(self).cachedPrefix(prompt, usable);
             int source = self;
             for (SlotView s : slots) {
@@ -149,6 +152,10 @@ class PrefixPlanTest {
                     best = s.cachedPrefix(prompt, usable);
                     source = s.id();
                 }
+            }
+            boolean restore = !scored && hosted > best;
+            if (restore) {
+                best = hosted;
             }
             int leader = -1;
             int leaderPrefix = best;
@@ -162,18 +169,21 @@ class PrefixPlanTest {
                 }
             }
             PrefixPlan expected = leader >= 0 ? new PrefixPlan.Wait(leader, leaderPrefix)
+                    : restore ? new PrefixPlan.Restore(best)
                     : source == self ? new PrefixPlan.Keep(best) : new PrefixPlan.Copy(source, best);
             assertEquals(expected, plan, where);
             switch (plan) {
                 case PrefixPlan.Keep k -> keeps++;
                 case PrefixPlan.Copy c -> copies++;
                 case PrefixPlan.Wait w -> waits++;
+                case PrefixPlan.Restore h -> restores++;
             }
             if (plan instanceof PrefixPlan.Copy c) {
                 assertTrue(c.tokens() <= usable && c.tokens() <= slots.get(c.source()).cached(), where);
             }
         }
-        assertTrue(keeps > 500 && copies > 500 && waits > 100, "each plan is drawn often: " + keeps + "/" + copies + "/" + waits);
+        assertTrue(keeps > 500 && copies > 500 && waits > 100 && restores > 100,
+                "each plan is drawn often: " + keeps + "/" + copies + "/" + waits + "/" + restores);
     }
 
     @Test
@@ -182,5 +192,15 @@ class PrefixPlanTest {
                 plan(List.of(self(), running(1, tokens(), Activity.PREFILLING, tokens(1, 2, 3, 4), 0))));
         assertEquals(1, w.leader());
         assertEquals(4, w.tokens());
+    }
+
+    @Test
+    void theHostCacheWinsOnlyWithALongerPrefix() {
+        SlotView cache = SlotView.free(1, tokens(1, 2, 3), 3, 5);
+        assertEquals(new PrefixPlan.Restore(5), PrefixPlan.of(0, PROMPT, false, false, List.of(self(), cache), 5));
+        assertEquals(new PrefixPlan.Copy(1, 3), PrefixPlan.of(0, PROMPT, false, false, List.of(self(), cache), 3),
+                "a slot's copy among equals: it moves fewer bytes");
+        assertEquals(new PrefixPlan.Keep(0), PrefixPlan.of(0, PROMPT, true, false, List.of(self(), cache), 5),
+                "a scored prompt takes nothing from a cache");
     }
 }

@@ -540,4 +540,104 @@ class SchedulerTest {
         finishAll();
         assertEquals(new SlotSnapshot(0, SlotState.IDLE, 8, "", 0, 0, 0), snapshot().slots().get(0));
     }
+
+    // ------------------------------------------------------------------ the host prompt cache
+
+    private static final PromptCache.Key KEY = new PromptCache.Key("/models/fake.gguf", 1, 2, "ab", 64, 1,
+            forge.api.backend.KvCacheType.F16, "AUTO");
+
+    private PromptCache hostCache(int slots, int slotContext, int batch, PromptCache.Key key) {
+        PromptCache cache = new PromptCache(1 << 20);
+        context = new FakeContext(slots * slotContext, slots, batch);
+        scheduler = new Scheduler(context, new FakeVocabulary(), slots, slotContext, new ComputeGate(64), snapshots::add,
+                cache, key);
+        return cache;
+    }
+
+    /** 40 tokens that no other such prompt starts like. */
+    private static int[] session(char c) {
+        return prompt(String.valueOf(c).repeat(39));
+    }
+
+    @Test
+    void aSlotsCellsAreSavedBeforeAnotherPromptReplacesThemAndRestoredWhenTheyReturn() throws InterruptedException {
+        PromptCache cache = hostCache(1, 64, 16, KEY);
+        cache(session('a'));
+        start("b", session('b'), 1);
+        assertEquals(List.of("sampler 2", "save 0 (40)", "remove 0 [1,-1)"), context.calls(),
+                "saved before its cells go (all but BOS, which the prompts share)");
+        finishAll();
+        assertEquals(1, cache.size());
+        context.clearCalls();
+
+        Generation back = start("a again", concat(session('a'), A + 1, A + 2), 1);
+        assertEquals(List.of("save 0 (40)", "restore 0 (40)"), context.calls().stream()
+                .filter(c -> c.startsWith("save") || c.startsWith("restore")).toList());
+        finishAll();
+        List<String> decodes = context.calls("decode");
+        assertTrue(decodes.getFirst().startsWith("decode 0@40:"), "only the suffix is prefilled: " + decodes);
+        assertEquals(40, done(events(back)).timings().cachedTokens(), "cached_tokens counts restored tokens");
+        assertEquals(40, snapshot().restoredTokens());
+        assertEquals(1, snapshot().cacheRestores());
+        assertEquals(2, snapshot().cacheSaves());
+        assertArrayEquals(concat(session('a'), A + 1, A + 2), context.cells(0));
+    }
+
+    @Test
+    void aRestoredEntryIsTrimmedToThePrefixThePromptShares() throws InterruptedException {
+        hostCache(1, 64, 16, KEY);
+        cache(session('a'));
+        cache(session('b'));
+        int[] prompt = concat(Arrays.copyOf(session('a'), 35), A + 3, A + 4);
+        Generation g = start("a, then other", prompt, 1);
+        assertTrue(context.calls().contains("restore 0 (40)"));
+        assertTrue(context.calls().contains("remove 0 [35,-1)"), context.calls().toString());
+        finishAll();
+        assertEquals(35, done(events(g)).timings().cachedTokens());
+        assertArrayEquals(prompt, context.cells(0));
+    }
+
+    @Test
+    void aStateTheBackendRefusesIsComputedInstead() throws InterruptedException {
+        PromptCache cache = hostCache(1, 64, 16, KEY);
+        cache.put(new PromptCache.Entry(KEY, session('a'), new byte[] {1, 2, 3}));
+        Generation g = start("a", concat(session('a'), A), 1);
+        assertTrue(context.calls().contains("restore 0 failed"));
+        finishAll();
+        assertEquals(0, done(events(g)).timings().cachedTokens());
+        assertTrue(context.calls("decode").getFirst().startsWith("decode 0@0:"));
+        assertEquals(0, snapshot().restoredTokens());
+    }
+
+    @Test
+    void entriesOfAnotherModelOrOtherSettingsAreNeverRestored() throws InterruptedException {
+        PromptCache cache = hostCache(1, 64, 16, KEY);
+        PromptCache.Key other = new PromptCache.Key(KEY.model(), KEY.modelSize(), KEY.modelModified(), KEY.headerHash(),
+                32, 1, KEY.kvType(), KEY.flashAttention());
+        cache.put(new PromptCache.Entry(other, session('a'), new byte[8]));
+        Generation g = start("a", concat(session('a'), A), 1);
+        assertTrue(context.calls("restore").isEmpty());
+        finishAll();
+        assertEquals(0, done(events(g)).timings().cachedTokens());
+    }
+
+    @Test
+    void withoutAKeyNothingIsSavedOrRestored() {
+        PromptCache cache = hostCache(1, 64, 16, null);
+        cache(session('a'));
+        cache(session('b'));
+        assertEquals(0, cache.size());
+        assertTrue(context.calls("save").isEmpty());
+    }
+
+    @Test
+    void aShortPrefixOrOneMostlyKeptIsNotSaved() {
+        PromptCache cache = hostCache(1, 64, 16, KEY);
+        cache(prompt("short"));
+        cache(prompt("other"));
+        assertEquals(0, cache.size(), "under " + PromptCache.MIN_TOKENS + " tokens");
+        cache(session('a'));
+        cache(concat(Arrays.copyOf(session('a'), 30), A));
+        assertEquals(0, cache.size(), "30 of 40 tokens kept");
+    }
 }

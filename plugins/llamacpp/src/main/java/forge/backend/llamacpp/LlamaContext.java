@@ -194,6 +194,52 @@ public final class LlamaContext implements InferenceContext {
         return Llama.llama_memory_seq_rm(memory, sequence, from, to);
     }
 
+    @Override
+    public boolean savesSequences() {
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>{@code llama_state_seq_get_data_ext} into native memory, then one copy onto the heap: the
+     * engine keeps states for minutes, and a heap array is what the garbage collector bounds.
+     */
+    @Override
+    public byte[] saveSequence(int sequence) {
+        ensureOpen();
+        checkSequence(sequence);
+        long size = Llama.llama_state_seq_get_size_ext(ctx, sequence, Llama.LLAMA_STATE_SEQ_FLAGS_NONE);
+        if (size <= 0 || size > Integer.MAX_VALUE - 16) {
+            throw new BackendException("llama.cpp reports a state of " + size + " bytes for sequence " + sequence);
+        }
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment buffer = scratch.allocate(size);
+            long written = Llama.llama_state_seq_get_data_ext(ctx, buffer, size, sequence, Llama.LLAMA_STATE_SEQ_FLAGS_NONE);
+            if (written <= 0) {
+                throw new BackendException("llama.cpp could not save the state of sequence " + sequence);
+            }
+            return buffer.asSlice(0, written).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        }
+    }
+
+    @Override
+    public boolean restoreSequence(int sequence, byte[] state) {
+        ensureOpen();
+        checkSequence(sequence);
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment buffer = scratch.allocate(state.length);
+            MemorySegment.copy(state, 0, buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, state.length);
+            long read = Llama.llama_state_seq_set_data_ext(ctx, buffer, state.length, sequence, Llama.LLAMA_STATE_SEQ_FLAGS_NONE);
+            if (read != state.length) {
+                // llama.cpp removed what it had restored of the sequence; make sure nothing is left.
+                Llama.llama_memory_seq_rm(memory, sequence, -1, -1);
+                return false;
+            }
+            return true;
+        }
+    }
+
     /**
      * {@inheritDoc}
      *

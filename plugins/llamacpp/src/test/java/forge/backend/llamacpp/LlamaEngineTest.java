@@ -23,6 +23,7 @@ import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
+import forge.runtime.engine.PromptCache;
 import forge.runtime.engine.TokenLogprob;
 import forge.runtime.gguf.synth.SynthSpec;
 import forge.runtime.gguf.synth.SyntheticModels;
@@ -45,10 +46,11 @@ class LlamaEngineTest {
 
     static Backend backend;
     static LoadedModel model;
+    static Path file;
 
     @BeforeAll
     static void load() {
-        Path file = work.resolve("tiny.gguf");
+        file = work.resolve("tiny.gguf");
         SyntheticModels.write(SynthSpec.tiny("qwen"), file);
         backend = new LlamaCppProvider().create(new BackendContext(work,
                 Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
@@ -207,6 +209,51 @@ class LlamaEngineTest {
                 Outcome solo = drain(fresh.submit(new GenerationRequest("solo", other, SamplingParams.GREEDY, 6, List.of(), Set.of(), true)));
                 assertEquals(solo.text(), copied.text());
                 assertEquals(0, done(solo).timings().cachedTokens());
+            }
+        }
+    }
+
+    /**
+     * More sessions than slots, each with its own system prompt, taking turns: the first session's
+     * slot state is saved to the host prompt cache when another session replaces it, and restored
+     * (with one slot into the sequence it came from, with two into the other one, whose KV stream
+     * is another) when it returns: only the new question is prefilled, and the greedy answer is
+     * the one computing it all gives.
+     */
+    @Test
+    void aReturningSessionRestoresItsPrefixFromTheHostCacheAndGivesTheSameAnswer() throws Exception {
+        for (int slots = 1; slots <= 2; slots++) {
+            EngineConfig config = config(slots, 1024 * slots, 8);
+            PromptCache cache = new PromptCache(64L << 20);
+            List<String> systems = new ArrayList<>();
+            for (int i = 0; i <= slots; i++) {
+                systems.add("Session " + i + ". " + systemPrompt(30 + i));
+            }
+            int[] returning = prompt(systems.getFirst() + " And a second question?");
+            try (Engine engine = new Engine("tiny", model, config, cache, PromptCache.Key.of(file, config))) {
+                int[] firstTurn = prompt(systems.getFirst() + " A first question?");
+                for (String system : systems) {
+                    drain(engine.submit(new GenerationRequest("turn", prompt(system + " A first question?"),
+                            SamplingParams.GREEDY, 4, List.of(), Set.of(), true)));
+                }
+                assertTrue(engine.snapshot().cacheSaves() >= 1, "session 0 was saved when session " + slots + " replaced it");
+                long prefilledBefore = engine.snapshot().prefilledTokens();
+                Outcome restored = drain(engine.submit(new GenerationRequest("back", returning, SamplingParams.GREEDY, 8,
+                        List.of(), Set.of(), true)));
+                int cached = done(restored).timings().cachedTokens();
+                int shared = commonPrefix(firstTurn, returning);
+                assertTrue(cached >= shared && shared > 100, slots + " slot(s): cached " + cached + ", shared " + shared);
+                EngineSnapshot s = engine.snapshot();
+                assertEquals(1, s.cacheRestores());
+                assertEquals(cached, s.restoredTokens());
+                assertEquals(returning.length - cached, s.prefilledTokens() - prefilledBefore, "only the suffix is prefilled");
+
+                try (Engine fresh = new Engine("fresh", model, config(1, 1024, 8))) {
+                    Outcome computed = drain(fresh.submit(new GenerationRequest("solo", returning, SamplingParams.GREEDY, 8,
+                            List.of(), Set.of(), true)));
+                    assertEquals(0, done(computed).timings().cachedTokens());
+                    assertEquals(computed.text(), restored.text(), slots + " slot(s): a restored prefix answers as a computed one");
+                }
             }
         }
     }

@@ -175,6 +175,12 @@ public final class Llama {
         static final MethodHandle llama_memory_seq_keep = downcall("llama_memory_seq_keep", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
         // llama_pos llama_memory_seq_pos_max(llama_memory_t mem, llama_seq_id seq_id);
         static final MethodHandle llama_memory_seq_pos_max = downcall("llama_memory_seq_pos_max", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        // size_t llama_state_seq_get_size_ext(struct llama_context * ctx, llama_seq_id seq_id, llama_state_seq_flags flags);
+        static final MethodHandle llama_state_seq_get_size_ext = downcall("llama_state_seq_get_size_ext", FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT));
+        // size_t llama_state_seq_get_data_ext(struct llama_context * ctx, uint8_t * dst, size_t size, llama_seq_id seq_id, llama_state_seq_flags flags);
+        static final MethodHandle llama_state_seq_get_data_ext = downcall("llama_state_seq_get_data_ext", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
+        // size_t llama_state_seq_set_data_ext(struct llama_context * ctx, const uint8_t * src, size_t size, llama_seq_id dest_seq_id, llama_state_seq_flags flags);
+        static final MethodHandle llama_state_seq_set_data_ext = downcall("llama_state_seq_set_data_ext", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
         // struct llama_sampler_chain_params llama_sampler_chain_default_params(void);
         static final MethodHandle llama_sampler_chain_default_params = downcall("llama_sampler_chain_default_params", FunctionDescriptor.of(Structs.llama_sampler_chain_params));
         // struct llama_sampler * llama_sampler_chain_init(struct llama_sampler_chain_params params);
@@ -752,6 +758,36 @@ public final class Llama {
     public static int llama_memory_seq_pos_max(MemorySegment mem, int seq_id) {
         try {
             return (int) Handles.llama_memory_seq_pos_max.invokeExact(mem, seq_id);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code LLAMA_STATE_SEQ_FLAGS_NONE}: the whole sequence state, copied to and from host memory. */
+    public static final int LLAMA_STATE_SEQ_FLAGS_NONE = 0;
+
+    /** {@code size_t llama_state_seq_get_size_ext(struct llama_context * ctx, llama_seq_id seq_id, llama_state_seq_flags flags);} */
+    public static long llama_state_seq_get_size_ext(MemorySegment ctx, int seq_id, int flags) {
+        try {
+            return (long) Handles.llama_state_seq_get_size_ext.invokeExact(ctx, seq_id, flags);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code size_t llama_state_seq_get_data_ext(struct llama_context * ctx, uint8_t * dst, size_t size, llama_seq_id seq_id, llama_state_seq_flags flags);} */
+    public static long llama_state_seq_get_data_ext(MemorySegment ctx, MemorySegment dst, long size, int seq_id, int flags) {
+        try {
+            return (long) Handles.llama_state_seq_get_data_ext.invokeExact(ctx, dst, size, seq_id, flags);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code size_t llama_state_seq_set_data_ext(struct llama_context * ctx, const uint8_t * src, size_t size, llama_seq_id dest_seq_id, llama_state_seq_flags flags);} */
+    public static long llama_state_seq_set_data_ext(MemorySegment ctx, MemorySegment src, long size, int dest_seq_id, int flags) {
+        try {
+            return (long) Handles.llama_state_seq_set_data_ext.invokeExact(ctx, src, size, dest_seq_id, flags);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
