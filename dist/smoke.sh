@@ -100,13 +100,13 @@ grep -q '^forge_http_requests_total{route="/v1/chat/completions",status="200"} 1
     || fail "/metrics did not count the chat completion: $(head -c 2000 <<<"$metrics")"
 echo "  $(grep -c '^forge_' <<<"$metrics") samples"
 
-step "POST /apply-template with the generic template (the model's own Jinja template through Jinjava)"
+step "POST /apply-template with the generic template (the model's own Jinja template, forge.template.jinja)"
 body='{"model":"m","template":"generic","messages":[{"role":"user","content":"hi"}]}'
 code="$(curl -s -o "$WORK/applied.json" -w '%{http_code}' -H 'Content-Type: application/json' \
     --max-time 60 -d "$body" "$base/apply-template" || true)"
 applied="$(cat "$WORK/applied.json" 2>/dev/null || true)"
 echo "  HTTP $code: $applied"
-[ "$code" = 200 ] || fail "apply-template with the generic (Jinjava) template answered HTTP $code: $applied"
+[ "$code" = 200 ] || fail "apply-template with the generic (Jinja) template answered HTTP $code: $applied"
 grep -q '<|im_start|>user\\nhi<|im_end|>' <<<"$applied" || fail "the generic template did not render the model's Jinja template: $applied"
 
 grep -q 'SLF4J' "$LOG" && fail "slf4j printed a warning (no logging provider bound?)"

@@ -14,7 +14,7 @@ Usage: python3 make_golden.py [LLAMA_SRC]   (default ~/.cache/forge/llama-3.22.1
 Writes cases/<case>.json and expected/<variant>/<case>.txt, or <case>.error when the template
 raises (the first line is the message when the template called raise_exception); copies each
 template it rendered into sources/ and lists them, with the BOS and EOS texts it rendered with, in
-templates.json (what the generic Jinjava path's fidelity test renders).
+templates.json (what the generic Jinja path's fidelity test renders).
 """
 import json
 import os
@@ -41,7 +41,7 @@ VARIANTS = {
 }
 
 # Official templates that no family plugin renders: the realistic targets of the generic path,
-# which renders a model's own template with Jinjava. Their expected outputs measure that path.
+# which renders a model's own template with forge.template.jinja. Their expected outputs measure that path.
 GENERIC_ONLY = {
     "generic-only/mistral-nemo": ("mistralai-Mistral-Nemo-Instruct-2407.jinja", "<s>", "</s>"),
     "generic-only/phi-3.5": ("microsoft-Phi-3.5-mini-instruct.jinja", "<s>", "<|endoftext|>"),

@@ -1,11 +1,21 @@
 /**
  * ForgeLM's front end: the OpenAI-compatible HTTP API on Jetty 12 and Jackson, and the
  * {@code forge} command line (picocli).
+ *
+ * <p>{@code forge.http.server} is the API: one router ({@code ForgeServer}) with the browser,
+ * key and draining checks in front of every route, one validator of request parameters, and one
+ * translator per route between its wire format and the runtime's generation requests and events.
+ * {@code forge.http.cli} is the command line ({@code serve}, {@code plugins}, {@code model}),
+ * which builds the runtime and the catalog and starts the server. The module calls no native code
+ * (the engines do, on their own threads) and uses no service itself: the runtime discovers the
+ * backends and templates.
  */
 module forge.http {
     requires forge.runtime;
     // forge model synth and the demo model write synthetic GGUF files.
     requires forge.runtime.gguf;
+    // response_format, grammar and tools: JSON Schema to GBNF, and the GBNF checker.
+    requires forge.runtime.grammar;
     requires org.eclipse.jetty.server;
     requires com.fasterxml.jackson.databind;
     requires info.picocli;

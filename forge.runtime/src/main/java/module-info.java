@@ -22,7 +22,6 @@ module forge.runtime {
     exports forge.runtime;
     exports forge.runtime.catalog;
     exports forge.runtime.engine;
-    exports forge.runtime.grammar;
     exports forge.runtime.plugin;
 
     uses forge.api.backend.BackendProvider;

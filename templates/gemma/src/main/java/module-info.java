@@ -7,6 +7,7 @@
  */
 module forge.template.gemma {
     requires forge.api;
+    requires forge.template.toolkit;
     requires forge.template.mustache;
 
     provides forge.api.template.ChatTemplateProvider with forge.template.gemma.GemmaTemplates;

@@ -8,6 +8,7 @@
  */
 module forge.template.llama {
     requires forge.api;
+    requires forge.template.toolkit;
     requires forge.template.mustache;
 
     provides forge.api.template.ChatTemplateProvider with forge.template.llama.LlamaTemplates;

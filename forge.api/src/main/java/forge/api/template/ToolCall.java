@@ -15,18 +15,4 @@ public record ToolCall(String id, String name, String arguments) {
         Objects.requireNonNull(name);
         Objects.requireNonNull(arguments);
     }
-
-    /**
-     * The arguments as a JSON tree (see {@link PythonJson}), as templates print them with
-     * {@code tojson}.
-     *
-     * @throws forge.api.TemplateException when the arguments are not JSON
-     */
-    public Object argumentsTree() {
-        try {
-            return PythonJson.parse(arguments.isBlank() ? "{}" : arguments);
-        } catch (IllegalArgumentException e) {
-            throw new forge.api.TemplateException("the arguments of tool call '" + name + "' are not JSON: " + e.getMessage(), e);
-        }
-    }
 }

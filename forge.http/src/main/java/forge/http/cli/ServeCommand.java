@@ -109,6 +109,11 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     AccessOptions access = new AccessOptions();
 
+    @Option(names = "--mmap", negatable = true, defaultValue = "false", fallbackValue = "true", description = {
+            "Map model files instead of reading them into memory (default: read). Mapping starts faster and shares",
+            "pages between processes, but a model file changed in place while served crashes the process."})
+    boolean mmap;
+
     @Option(names = "--shutdown-grace", paramLabel = "DURATION", defaultValue = "10s", description = {
             "On SIGTERM or Ctrl-C: how long running requests may take to finish before they are cancelled",
             "(default: ${DEFAULT-VALUE}; e.g. 30s, 500ms, 0). A second signal exits at once."})
@@ -234,6 +239,7 @@ public final class ServeCommand implements Callable<Integer> {
                 }
             }
             catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, everyModel);
+            catalog.useMmap(mmap);
             perModel.forEach(catalog::configureTemplate);
             List<ModelEntry> preload = new ArrayList<>();
             if (!models.isEmpty()) {

@@ -206,8 +206,12 @@ public final class ForgeServer implements AutoCloseable {
                 switch (path) {
                     case "/health" -> {
                         requireMethod(method, "GET");
-                        ObjectNode ok = Json.MAPPER.createObjectNode().put("status", "ok");
-                        sendJson(response, callback, 200, ok);
+                        ObjectNode health = info.health();
+                        boolean ok = "ok".equals(health.get("status").asText());
+                        if (!ok) {
+                            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+                        }
+                        sendJson(response, callback, ok ? 200 : 503, health);
                     }
                     case "/v1/models" -> {
                         requireMethod(method, "GET");

@@ -23,6 +23,35 @@ final class ServerInfo {
         this.catalog = catalog;
     }
 
+    /** {@code GET /health}: 200 and {@code ok} while every loaded model's engine runs; else 503 naming the failing ones. */
+    ObjectNode health() {
+        java.util.Map<String, forge.runtime.engine.EngineHealth> engines = new java.util.LinkedHashMap<>();
+        for (ModelEntry entry : catalog.entries()) {
+            entry.served().ifPresent(s -> engines.put(entry.id(), s.engine().health()));
+        }
+        return health(engines);
+    }
+
+    /**
+     * The health of engines by model id: {@code {"status": "ok"}}, or {@code {"status": "error",
+     * "models": [{"model", "state", "reason", "retrying"}]}} listing each engine that does not run.
+     */
+    static ObjectNode health(java.util.Map<String, forge.runtime.engine.EngineHealth> engines) {
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        ArrayNode failing = Json.MAPPER.createArrayNode();
+        engines.forEach((id, h) -> {
+            if (h.state() == forge.runtime.engine.EngineHealth.State.FAILED) {
+                failing.addObject().put("model", id).put("state", "failed").put("reason", h.reason())
+                        .put("retrying", h.retrying());
+            }
+        });
+        out.put("status", failing.isEmpty() ? "ok" : "error");
+        if (!failing.isEmpty()) {
+            out.set("models", failing);
+        }
+        return out;
+    }
+
     /** Every slot of every loaded model: state ({@code idle}, {@code prefill}, {@code decode}), cached tokens, request id. */
     ArrayNode slots(Optional<String> model) {
         ArrayNode array = Json.MAPPER.createArrayNode();

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A model whose GGUF carries a Jinja chat template that no family claims (Phi-3.5's, behind a
- * guard that calls {@code raise_exception}) is served through the generic plugin's Jinjava path:
+ * guard that calls {@code raise_exception}) is served through the generic plugin's Jinja path (forge.template.jinja):
  * the real server renders the model's own template, and the template's error is a 400.
  */
 class GenericJinjaEndToEndTest {

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.api.BackendException;
 import forge.api.backend.ContextParams;
 import forge.api.backend.FlashAttention;
@@ -18,7 +20,6 @@ import forge.api.model.ModelMetadata;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
-import forge.api.template.PythonJson;
 import forge.api.template.TemplateContext;
 import forge.api.template.ToolDefinition;
 import forge.runtime.ForgeRuntime;
@@ -52,14 +53,23 @@ class ToolCallGrammarTest {
             args-search ::= "{" args-ws "}"
             """;
 
-    @SuppressWarnings("unchecked")
     private static final List<ToolDefinition> TOOLS = List.of(
-            new ToolDefinition("get_weather", "", (Map<String, Object>) PythonJson.parse("""
+            new ToolDefinition("get_weather", "", schema("""
                     {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "number"}, "n": {"type": "integer"},
                      "exact": {"type": "boolean"}, "where": {"type": "object"}, "tags": {"type": "array"},
                      "note": {"type": ["string", "null"]}, "unit": {"enum": ["celsius", "fahrenheit"]}, "any": {}},
                      "required": ["city"]}""")),
             new ToolDefinition("search", "", Map.of()));
+
+    /** A schema as the server reads a request's tool parameters: with Jackson. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> schema(String json) {
+        try {
+            return new ObjectMapper().readValue(json, Map.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
 
     @BeforeAll
     static void load() {

@@ -42,6 +42,12 @@ public final class ModelCatalog implements AutoCloseable {
     private final String templateName;
     private final List<ModelEntry> entries = new CopyOnWriteArrayList<>();
     private final java.util.Map<String, String> modelTemplates = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Whether weights are mapped from their files rather than read into memory. Off by default:
+     * llama.cpp reads mapped weights in native code, and a file truncated or overwritten in place
+     * while it is served (a {@code cp} over it) then faults with SIGBUS, which ends the JVM.
+     */
+    private volatile boolean mmap;
 
     /**
      * @param templateName the template every model uses ({@code --template}); empty to choose per model
@@ -54,6 +60,11 @@ public final class ModelCatalog implements AutoCloseable {
     }
 
     /** How this catalog chooses templates, and every installed one. */
+    /** Maps weights from their files ({@code --mmap}) instead of reading them into memory; see {@link #mmap}. */
+    public void useMmap(boolean on) {
+        this.mmap = on;
+    }
+
     public TemplateSelector templates() {
         return templates;
     }
@@ -190,7 +201,7 @@ public final class ModelCatalog implements AutoCloseable {
             }
             return true;
         };
-        LoadedModel model = backend.load(ModelLoadParams.of(d.path()), progress);
+        LoadedModel model = backend.load(new ModelLoadParams(d.path(), -1, mmap, false), progress);
         try {
             Vocabulary vocab = model.vocabulary();
             ChatTemplate template = entry.template().provider().create(entry.template().variant(),

@@ -16,7 +16,8 @@
  *     answer whole ({@code deferText}) is not woken per token: on two cores each wake-up cost the
  *     engine thread 0.1 to 0.8 ms.</li>
  * <li><b>Slots</b>: {@code --parallel N} sequence ids, each with its own KV stream of an equal
- *     share of {@code --ctx-size} cells. A slot is free, prefilling, or decoding.</li>
+ *     share of {@code --ctx-size} cells. A slot is free, prefilling (or waiting, see below), or
+ *     decoding.</li>
  * <li><b>One decode per step</b>: the next token of every decoding slot, then prompt tokens of
  *     prefilling slots until the batch is full (chunked prefill, so a long prompt never stalls
  *     the others). Logits are requested only where a token will be sampled (and at every prompt
@@ -35,12 +36,15 @@
  *     next decode, milliseconds, against seconds of prefill) and the target then drops what lies
  *     past the prefix. A unified cache would copy nothing, but every decode's attention would span
  *     the cells of all slots: measured with llama-bench on the benchmark model, decoding at depth
- *     1024 instead of 0 costs 15% of the tokens per second. The prompt's last token is always computed, for its logits. A request whose
+ *     1024 instead of 0 costs 15% of the tokens per second. The prompt's last token is always
+ *     computed, for its logits; a scored prompt takes nothing from a cache. A request whose
  *     prompt shares a longer prefix with one another slot is still prefilling waits for that slot
  *     to compute it and then copies it, when the tokens saved are at least half of what that slot
- *     still computes ({@code Engine.worthWaiting}; a wait costs a whole step): requests that arrive together with one system prompt
- *     compute it once (llama-server computes it once per slot). Positions stay {@code 0..k-1}, so
- *     copied cells are exactly what the slot would have computed.</li>
+ *     still computes ({@code PrefixWait.worthWaiting}; a wait costs a whole step): requests that
+ *     arrive together with one system prompt compute it once (llama-server computes it once per
+ *     slot). The wait ends when the leader holds the awaited cells or moves on (decodes, or its
+ *     request ends); the request then takes what cache there is, without waiting again. Positions
+ *     stay {@code 0..k-1}, so copied cells are exactly what the slot would have computed.</li>
  * <li><b>Snapshots</b>: the engine thread publishes an immutable
  *     {@link forge.runtime.engine.EngineSnapshot} (slot states, cached tokens, request ids,
  *     prefill/reuse/copy counters, KV cells used) on every state change and at most every 100 ms
@@ -64,10 +68,42 @@
  *     position's logits through {@code InferenceContext.logprobs} and attaches the entries to the
  *     {@code Text} event that releases the token's text (held-back bytes and stop-string text carry
  *     theirs along or drop them); a failure there fails that one request, not the engine.</li>
+ * <li><b>Failures are contained where they belong</b>: a request's own sampler, grammar, stop rule
+ *     or log-probabilities failing (or its sampler failing to be made) fails that request and drops
+ *     its slot's cells, whose state is then unknown; the others go on. A failed decode fails the
+ *     requests that had tokens in its batch, and no other. Anything else escaping the loop ends the
+ *     engine: every request is failed, new ones are refused, the context is closed.</li>
  * <li><b>Cancellation</b>: {@link forge.runtime.engine.Generation#cancel()} sets a flag the
- *     engine reads at the next step, which frees the slot; its cells stay cached.</li>
+ *     engine reads at the next step, which frees the slot; its cells stay cached. A request
+ *     cancelled while queued ends when it would have been admitted, having cost nothing.</li>
  * <li><b>Shutdown</b>: {@link forge.runtime.engine.Engine#close()} stops the loop, fails what is
  *     still running or queued with a clear error, and closes the context on its own thread.</li>
+ * </ul>
+ *
+ * <h2>Classes, by responsibility</h2>
+ * <ul>
+ * <li><b>The thread and its queue</b>: {@code Engine} (public) creates the context on its thread,
+ *     checks and queues submissions, admits queued requests while a slot is free, runs the
+ *     scheduler's steps while any request is active, idles the context otherwise, holds the
+ *     published snapshot, and shuts down.</li>
+ * <li><b>The step</b>: {@code Scheduler}, no thread and no queue of its own, owns the slots and
+ *     the counters: it starts a request in a slot (carrying out the cache policy's decision with
+ *     {@code removeTokens} / {@code copySequence}), builds and decodes each step's batch, hands the
+ *     logits to the requests, ends and fails requests, and builds snapshots. Tests drive it step
+ *     by step against a fake {@code InferenceContext} and assert the exact calls it makes.</li>
+ * <li><b>The cache policy, as pure logic</b> (STYLE rule 20): {@code SlotView} is a slot as plain
+ *     values (cells, cached count, last use, what it does, its request's prompt and progress);
+ *     {@code SlotChoice} says which free slot a request gets; {@code PrefixPlan} says whether it
+ *     keeps its slot's cells, copies another slot's, or waits ({@code Keep} / {@code Copy} /
+ *     {@code Wait}); {@code PrefixWait} says when a wait is worth it and when it is over. They take
+ *     values and return a decision, and are tested on thousands of random slot sets.</li>
+ * <li><b>What outlives a request</b>: {@code Slot}, its sequence id, the tokens its KV cells hold
+ *     (with the positions of the batch in flight) and its last use.</li>
+ * <li><b>What lives as long as a request</b>: {@code ActiveRequest}, made when the request is
+ *     admitted and dropped when it ends, so nothing is ever reset by hand: its sampler, the UTF-8
+ *     and stop-string state of its text, its counters and limit, its log-probabilities and prompt
+ *     scores, its timings, and the wait for a leader's prefix. It decides from each sampled token
+ *     whether the request goes on, stops or reached its length; the scheduler acts on that.</li>
  * </ul>
  *
  * {@snippet :
@@ -79,5 +115,16 @@
  *     }
  * }
  * }
+ *
+ * <h2>Engine states</h2>
+ * An engine is running, failed or closed ({@link forge.runtime.engine.EngineHealth}). A failure of
+ * one request's sampling, grammar or stop rule fails that request and frees its slot; a decode that
+ * returns an error fails the requests of its batch. A failure of the context itself (an exception
+ * the loop does not contain: a bug, a native error reported as an exception, memory) fails every
+ * running and queued request at once, marks the engine failed, and recreates its context on the
+ * engine thread: up to {@code MAX_RECREATE_ATTEMPTS} attempts, each after a longer pause, and at most
+ * {@code MAX_RESTARTS} recoveries over the engine's life. Meanwhile new requests are refused with
+ * {@code UNAVAILABLE} (503 and {@code Retry-After} over HTTP) and {@code /health} names the model
+ * and the reason; an engine that cannot recreate its context stays failed and says why.
  */
 package forge.runtime.engine;

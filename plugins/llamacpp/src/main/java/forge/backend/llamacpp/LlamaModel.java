@@ -49,6 +49,7 @@ public final class LlamaModel implements LoadedModel {
         this.vocabOnly = vocabOnly;
         try {
             this.vocabulary = new LlamaVocabulary(this, Llama.llama_model_get_vocab(model).reinterpret(arena, null));
+            vocabulary.checkByteFallback(path.toString());
             this.metadata = readMetadata(model);
             String description = string(256, buf -> Llama.llama_model_desc(model, buf, buf.byteSize()));
             String template = LlamaLibrary.cString(Llama.llama_model_chat_template(model, MemorySegment.NULL));

@@ -78,11 +78,21 @@ public final class LlamaSampler implements TokenSampler {
             if (!params.grammar().isEmpty()) {
                 LlamaLog.takeLastError();
                 MemorySegment grammar;
+                java.util.List<String> texts = new java.util.ArrayList<>();
+                java.util.Set<Integer> tokens = new java.util.LinkedHashSet<>();
                 if (params.grammarTriggers().isEmpty()) {
                     grammar = Llama.llama_sampler_init_grammar(vocab.segment(),
                             arena.allocateFrom(params.grammar()), arena.allocateFrom("root"));
                 } else {
-                    grammar = lazyGrammar(vocab, params);
+                    for (String trigger : params.grammarTriggers()) {
+                        var token = vocab.tokenOf(trigger);
+                        if (token.isPresent()) {
+                            tokens.add(token.getAsInt());
+                        } else {
+                            texts.add(trigger);
+                        }
+                    }
+                    grammar = lazyGrammar(vocab, params.grammar(), texts, tokens);
                 }
                 if (grammar.equals(MemorySegment.NULL)) {
                     String why = LlamaLog.takeLastError();
@@ -90,7 +100,10 @@ public final class LlamaSampler implements TokenSampler {
                             + ": the GBNF did not parse or has no 'root' rule");
                 }
                 // Not a stage of the chain: the guard's stage applies it and accepts only what it admits.
-                guarded = new SamplingGuard(vocab, grammar.reinterpret(arena, Llama::llama_sampler_free), arena);
+                guarded = params.grammarTriggers().isEmpty()
+                        ? new SamplingGuard(vocab, grammar.reinterpret(arena, Llama::llama_sampler_free), arena)
+                        : new SamplingGuard(vocab, grammar.reinterpret(arena, Llama::llama_sampler_free), arena,
+                                params.grammar(), texts, tokens);
                 add(guarded.grammarStage(), "grammar");
             } else if (!params.logitBias().isEmpty()) {
                 guarded = new SamplingGuard(vocab, MemorySegment.NULL, arena);
@@ -130,26 +143,19 @@ public final class LlamaSampler implements TokenSampler {
      * matches its text literally, searched anywhere in the output (llama.cpp's "word" triggers).
      * The grammar sees the output from the trigger on, so its root starts with the trigger.
      */
-    private MemorySegment lazyGrammar(LlamaVocabulary vocab, SamplingParams params) {
-        java.util.List<String> patterns = new java.util.ArrayList<>();
-        java.util.List<Integer> tokens = new java.util.ArrayList<>();
-        for (String trigger : params.grammarTriggers()) {
-            var token = vocab.tokenOf(trigger);
-            if (token.isPresent()) {
-                tokens.add(token.getAsInt());
-            } else {
-                patterns.add(regexEscape(trigger));
-            }
-        }
+    private MemorySegment lazyGrammar(LlamaVocabulary vocab, String gbnf, java.util.List<String> texts,
+                                      java.util.Set<Integer> tokens) {
+        java.util.List<String> patterns = texts.stream().map(LlamaSampler::regexEscape).toList();
         MemorySegment patternArray = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS, Math.max(1, patterns.size()));
         for (int i = 0; i < patterns.size(); i++) {
             patternArray.setAtIndex(java.lang.foreign.ValueLayout.ADDRESS, i, arena.allocateFrom(patterns.get(i)));
         }
         MemorySegment tokenArray = arena.allocate(JAVA_INT, Math.max(1, tokens.size()));
-        for (int i = 0; i < tokens.size(); i++) {
-            tokenArray.setAtIndex(JAVA_INT, i, tokens.get(i));
+        int i = 0;
+        for (int token : tokens) {
+            tokenArray.setAtIndex(JAVA_INT, i++, token);
         }
-        return Llama.llama_sampler_init_grammar_lazy_patterns(vocab.segment(), arena.allocateFrom(params.grammar()),
+        return Llama.llama_sampler_init_grammar_lazy_patterns(vocab.segment(), arena.allocateFrom(gbnf),
                 arena.allocateFrom("root"), patternArray, patterns.size(), tokenArray, tokens.size());
     }
 

@@ -53,6 +53,41 @@ final class LlamaVocabulary implements Vocabulary {
         return size;
     }
 
+    // enum llama_vocab_type
+    private static final int LLAMA_VOCAB_TYPE_SPM = 1;
+    private static final int LLAMA_VOCAB_TYPE_UGM = 4;
+
+    /**
+     * Refuses a SentencePiece (SPM) or Unigram (UGM) vocabulary that cannot spell every byte. Their
+     * tokenizers fall back to one token per byte for text the vocabulary has no piece for, and look
+     * that token up with {@code token_to_id.at}: a byte with neither a {@code <0xXX>} token nor a
+     * one-byte token throws inside {@code llama_tokenize}, which ends the JVM. Real models have all
+     * 256; a damaged or crafted file may not.
+     *
+     * @throws BackendException naming the first byte missing
+     */
+    void checkByteFallback(String file) {
+        int type = Llama.llama_vocab_type(vocab);
+        if (type != LLAMA_VOCAB_TYPE_SPM && type != LLAMA_VOCAB_TYPE_UGM) {
+            return;
+        }
+        java.util.Set<String> texts = new java.util.HashSet<>(size * 2);
+        for (int t = 0; t < size; t++) {
+            MemorySegment text = Llama.llama_vocab_get_text(vocab, t);
+            if (!text.equals(MemorySegment.NULL)) {
+                // Latin-1 keeps each byte as one char, so raw byte tokens compare as bytes.
+                texts.add(text.reinterpret(Long.MAX_VALUE).getString(0, StandardCharsets.ISO_8859_1));
+            }
+        }
+        for (int b = 0; b < 256; b++) {
+            if (!texts.contains(String.format("<0x%02X>", b)) && !texts.contains(String.valueOf((char) b))) {
+                throw new BackendException(file + ": its " + (type == LLAMA_VOCAB_TYPE_SPM ? "SentencePiece" : "Unigram")
+                        + " vocabulary has no token for the byte " + String.format("0x%02X", b)
+                        + ", so some text could not be tokenized (llama.cpp would abort); the file is damaged or incomplete");
+            }
+        }
+    }
+
     /** The {@code llama_vocab *}, attached to the model's arena. */
     MemorySegment segment() {
         return vocab;

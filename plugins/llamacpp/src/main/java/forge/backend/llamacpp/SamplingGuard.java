@@ -39,7 +39,16 @@ import java.util.concurrent.atomic.AtomicLong;
  *       which {@code llama_sampler_sample} asserts.</li>
  * </ul>
  * After the sample, {@link #verify} turns what they saw into a {@link SamplingException}, which ends
- * that request alone. A chain with neither grammar nor logit biases has no guard: sampling then
+ * that request alone.
+ *
+ * <p>A lazy grammar (tool calls in {@code auto} mode) admits everything until its trigger appears;
+ * the accept that completes the trigger then replays the output from the trigger on into the
+ * grammar, and a replayed piece it refuses (a token {@code {"name": 5} after the trigger
+ * {@code {"name": }) throws the same C++ exception. So while the grammar awaits its trigger the
+ * guard mirrors llama.cpp's trigger buffer, and before forwarding the accept that would fire it,
+ * checks the replay on a strict copy of the grammar (the replayed text tokenized, each token asked
+ * alone, then accepted): a replay the grammar refuses is not forwarded, so the grammar keeps
+ * waiting and the output stays free text, as if the trigger had not been written. A chain with neither grammar nor logit biases has no guard: sampling then
  * runs without a single upcall.
  *
  * <p>Lifecycle: the upcall stubs and the two {@code llama_sampler_i} tables are made once per
@@ -105,8 +114,18 @@ final class SamplingGuard {
 
     private final long key = KEYS.incrementAndGet();
     private final LlamaVocabulary vocab;
+    private final Arena arena;
     /** The wrapped grammar sampler, or NULL: owned by the sampler's arena. */
     private final MemorySegment grammar;
+    /** For a lazy grammar: its text, its trigger texts and tokens; else empty. */
+    private final String grammarText;
+    private final java.util.List<byte[]> triggerTexts;
+    private final java.util.Set<Integer> triggerTokens;
+    /** Whether the (lazy) grammar still awaits its trigger, and what llama.cpp's trigger buffer holds. */
+    private boolean awaiting;
+    private final java.io.ByteArrayOutputStream triggerBuffer = new java.io.ByteArrayOutputStream();
+    /** A strict copy of a lazy grammar, made the first time a replay is checked; NULL until then. */
+    private MemorySegment checker = MemorySegment.NULL;
     /** One candidate and its array, for asking the grammar about one token. */
     private final MemorySegment one;
     private final MemorySegment oneArray;
@@ -122,8 +141,25 @@ final class SamplingGuard {
      * @param arena   the sampler's arena, confined to the thread that samples
      */
     SamplingGuard(LlamaVocabulary vocab, MemorySegment grammar, Arena arena) {
+        this(vocab, grammar, arena, "", java.util.List.of(), java.util.Set.of());
+    }
+
+    /**
+     * A guard for a lazy grammar.
+     *
+     * @param grammarText   the grammar's GBNF
+     * @param triggerTexts  the triggers matched as text (searched anywhere in the output)
+     * @param triggerTokens the triggers that are single tokens
+     */
+    SamplingGuard(LlamaVocabulary vocab, MemorySegment grammar, Arena arena, String grammarText,
+                  java.util.List<String> triggerTexts, java.util.Set<Integer> triggerTokens) {
         this.vocab = vocab;
+        this.arena = arena;
         this.grammar = grammar;
+        this.grammarText = grammarText;
+        this.triggerTexts = triggerTexts.stream().map(t -> t.getBytes(java.nio.charset.StandardCharsets.UTF_8)).toList();
+        this.triggerTokens = java.util.Set.copyOf(triggerTokens);
+        this.awaiting = !grammarText.isEmpty();
         this.one = arena.allocate(Structs.llama_token_data);
         this.oneArray = arena.allocate(Structs.llama_token_data_array);
         this.fallback = arena.allocate(Structs.llama_token_data);
@@ -170,6 +206,10 @@ final class SamplingGuard {
 
     /** Whether the grammar admits {@code token} next, asked without changing its state. */
     private boolean admits(int token) {
+        return admits(grammar, token);
+    }
+
+    private boolean admits(MemorySegment grammar, int token) {
         one.set(JAVA_INT, ID, token);
         one.set(JAVA_FLOAT, LOGIT, 0f);
         oneArray.set(ADDRESS, DATA, one);
@@ -178,6 +218,83 @@ final class SamplingGuard {
         oneArray.set(JAVA_BOOLEAN, SORTED, false);
         Llama.llama_sampler_apply(grammar, oneArray);
         return one.get(JAVA_FLOAT, LOGIT) != NEG_INF;
+    }
+
+    /**
+     * An accept while a lazy grammar awaits its trigger, as llama_grammar_accept_impl handles it:
+     * forwarded unless it fires the trigger with a replay the grammar refuses.
+     */
+    private void acceptAwaiting(int token) {
+        if (triggerTokens.contains(token)) {
+            // llama.cpp replays just this token into the grammar.
+            if (replayAdmitted(vocab.piece(token, true))) {
+                awaiting = false;
+                triggerBuffer.reset();
+                Llama.llama_sampler_accept(grammar, token);
+            }
+            return;
+        }
+        byte[] piece = vocab.piece(token, true);
+        byte[] buffer = java.util.Arrays.copyOf(triggerBuffer.toByteArray(), triggerBuffer.size() + piece.length);
+        System.arraycopy(piece, 0, buffer, triggerBuffer.size(), piece.length);
+        int start = -1;
+        for (byte[] trigger : triggerTexts) {
+            // In llama.cpp's order: the first pattern that matches, at its leftmost match.
+            start = indexOf(buffer, trigger);
+            if (start >= 0) {
+                break;
+            }
+        }
+        if (start < 0) {
+            triggerBuffer.writeBytes(piece);
+            Llama.llama_sampler_accept(grammar, token);
+            return;
+        }
+        if (replayAdmitted(java.util.Arrays.copyOfRange(buffer, start, buffer.length))) {
+            awaiting = false;
+            triggerBuffer.reset();
+            Llama.llama_sampler_accept(grammar, token);
+        }
+        // Else not forwarded: llama.cpp never sees the token, and its buffer stays as ours.
+    }
+
+    /** Whether the grammar, from its start, accepts {@code text}: checked on a strict copy of it. */
+    private boolean replayAdmitted(byte[] text) {
+        String replay;
+        try {
+            replay = java.nio.charset.StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(text)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false; // a replay that ends inside a character: too rare to be worth the risk
+        }
+        if (checker.equals(MemorySegment.NULL)) {
+            checker = Llama.llama_sampler_init_grammar(vocab.segment(), arena.allocateFrom(grammarText), arena.allocateFrom("root"));
+            if (checker.equals(MemorySegment.NULL)) {
+                return false;
+            }
+            checker = checker.reinterpret(arena, Llama::llama_sampler_free);
+        } else {
+            Llama.llama_sampler_reset(checker);
+        }
+        for (int t : vocab.tokenize(replay, false, true)) {
+            if (!admits(checker, t)) {
+                return false;
+            }
+            Llama.llama_sampler_accept(checker, t);
+        }
+        return true;
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     private static SamplingGuard of(MemorySegment smpl) {
@@ -208,7 +325,15 @@ final class SamplingGuard {
             if (g == null || g.failure != null || !g.refusal.isEmpty()) {
                 return; // the request fails: its grammar's state no longer matters
             }
-            if (token < 0 || token >= g.vocab.size() || !g.admits(token)) {
+            if (token < 0 || token >= g.vocab.size()) {
+                g.refusal = "the sampled token " + token + " is not in the vocabulary";
+                return;
+            }
+            if (g.awaiting) {
+                g.acceptAwaiting(token);
+                return;
+            }
+            if (!g.admits(token)) {
                 g.refusal = "the grammar does not allow the sampled token " + token
                         + "; no token the model can write is allowed here";
                 return;
@@ -226,6 +351,8 @@ final class SamplingGuard {
             SamplingGuard g = of(smpl);
             if (g != null) {
                 Llama.llama_sampler_reset(g.grammar);
+                g.awaiting = !g.grammarText.isEmpty();
+                g.triggerBuffer.reset();
             }
         } catch (Throwable t) {
             // Nothing may escape an upcall; a reset is followed by a sample, which verifies.

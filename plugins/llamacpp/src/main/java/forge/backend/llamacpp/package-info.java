@@ -33,11 +33,54 @@
  * cannot close while a downcall on another thread still uses it.
  *
  * <h2>What is checked in Java, because llama.cpp would abort the process</h2>
- * Token ids (vocabulary lookups use {@code std::vector::at}), sampling indices without logits
- * ({@code GGML_ASSERT}), logit-bias tokens (indexed unchecked), sequence ids, and whether a file
- * exists and starts with {@code GGUF}. llama.cpp itself checks truncated files, invalid grammars
- * and batches it cannot place; their failures come back as {@code BackendException}s carrying the
- * last error line llama.cpp logged on the calling thread.
+ * A C++ exception or {@code GGML_ASSERT} inside a downcall ends the JVM, and a native stack
+ * overflow does too. Every llama.cpp call a request can reach, what in it can throw, abort or
+ * recurse (read from the v0.5.0 source), and what stops it first:
+ * <table>
+ * <caption>Request-reachable llama.cpp calls</caption>
+ * <tr><th>call</th><th>can throw, abort or recurse</th><th>kept safe by</th><th>test</th></tr>
+ * <tr><td>{@code llama_tokenize}</td><td>SPM/UGM byte fallback uses {@code token_to_id.at} (throws
+ *     for a vocabulary without byte tokens)</td><td>text is valid UTF-8 (the HTTP layer refuses
+ *     lone surrogates and invalid UTF-8); an SPM/UGM vocabulary that cannot spell every byte is refused
+ *     at load ({@code LlamaVocabulary.checkByteFallback})</td><td>{@code HostileInputTest}, {@code JsonTest},
+ *     {@code LlamaVocabularyTest.aSentencePieceVocabularyThatCannotSpellEveryByte...}</td></tr>
+ * <tr><td>{@code llama_token_to_piece}, {@code llama_detokenize}</td><td>{@code id_to_token.at},
+ *     {@code cache.at} throw for an unknown id</td><td>{@link LlamaVocabulary#checkToken} on every
+ *     id; request token ids checked against the vocabulary before use</td>
+ *     <td>{@code LlamaVocabularyTest}, {@code OpenAiEndpointsTest}</td></tr>
+ * <tr><td>{@code llama_decode}</td><td>asserts on positions, sequence ids and, for non-causal
+ *     models, a batch over {@code n_ubatch}; invalid token ids are a return code</td><td>the engine
+ *     builds every batch (positions in order, sequence ids below the slots); the embedder's batch and
+ *     ubatch are as large as its longest input</td><td>{@code LlamaEngineTest}</td></tr>
+ * <tr><td>{@code llama_get_logits_ith}</td><td>{@code GGML_ABORT} in debug builds for an index
+ *     without logits</td><td>{@link LlamaContext#checkOutput}</td><td>{@code LlamaContextTest}</td></tr>
+ * <tr><td>{@code llama_memory_seq_cp}</td><td>{@code GGML_ASSERT} on a partial copy across KV
+ *     streams</td><td>refused in Java: whole-stream copies only</td><td>{@code LlamaContextTest}</td></tr>
+ * <tr><td>{@code llama_sampler_init_grammar(_lazy_patterns)}</td><td>recursive parser (group
+ *     nesting), recursive and unmemoised left-recursion walk, repetition expansion; parse errors
+ *     are caught and return NULL</td><td>{@code forge.runtime.grammar.GbnfGrammar} checks every
+ *     grammar first: nesting, reference depth, walk steps, repetitions, size</td>
+ *     <td>{@code GbnfGrammarTest}, {@code StructuredOutputEndToEndTest}</td></tr>
+ * <tr><td>{@code llama_sampler_sample} (grammar accept)</td><td>throws "Unexpected empty grammar
+ *     stack" for a token the grammar refuses, {@code GGML_ABORT} for an end token it refuses, and
+ *     asserts {@code 0 <= selected < size}</td><td>{@link SamplingGuard}: the grammar accepts only a
+ *     token it admits when asked alone, a -inf choice fails the request, {@code selected} is kept in
+ *     range</td><td>{@code LlamaEngineTest.aRequestWhoseConstraintsAllowNoTokenFailsAlone...}</td></tr>
+ * <tr><td>lazy grammar trigger</td><td>the accept that fires the trigger replays the output from
+ *     the trigger into the grammar and throws on a refused piece; {@code std::regex} search over the
+ *     output (the patterns are literal, so its recursion is bounded by the pattern)</td>
+ *     <td>{@link SamplingGuard} checks the replay on a strict copy before forwarding it</td>
+ *     <td>{@code LlamaEngineTest.aTriggerWhoseReplayTheGrammarRefuses...}</td></tr>
+ * <tr><td>{@code llama_sampler_init_logit_bias}</td><td>tokens indexed unchecked</td><td>the engine
+ *     refuses tokens outside the vocabulary (400); the sampler checks again</td>
+ *     <td>{@code LlamaEngineTest.aLogitBiasOutsideTheVocabulary...}</td></tr>
+ * </table>
+ * A model file truncated while it is served faults on the next page read when llama.cpp maps it:
+ * the runtime reads weights into memory unless {@code --mmap} asks otherwise. State save and load
+ * ({@code llama_state_seq_*}) are not called yet.
+ * llama.cpp itself checks truncated files at load, invalid grammars and batches it cannot place;
+ * their failures come back as {@code BackendException}s carrying the last error line llama.cpp
+ * logged on the calling thread.
  *
  * {@snippet :
  * Backend backend = new LlamaCppProvider().create(new BackendContext(home, Map.of("llama.home", llamaHome)));

@@ -482,4 +482,42 @@ class LlamaEngineTest {
             assertEquals(EngineException.Code.INVALID_LOGIT_BIAS, e.code());
         }
     }
+
+    /**
+     * A lazy grammar (tool calls in auto mode) replays the output from its trigger on once the
+     * trigger appears; a token that completes the trigger and goes on with text the grammar refuses
+     * made llama.cpp throw inside that replay (and the JVM abort). Now that token is kept from the
+     * grammar, which goes on waiting: the output is free text and the request finishes.
+     */
+    @Test
+    void aTriggerWhoseReplayTheGrammarRefusesLeavesTheOutputFree() throws Exception {
+        // A token whose text goes on past a prefix that is no token of its own: that prefix is the
+        // trigger, matched as text (a trigger that is one token is matched as that token).
+        LlamaVocabulary vocab = (LlamaVocabulary) model.vocabulary();
+        int token = -1;
+        String piece = "";
+        String trigger = "";
+        for (int t = 0; t < vocab.size() && token < 0; t++) {
+            String p = new String(vocab.piece(t, false), java.nio.charset.StandardCharsets.UTF_8);
+            if (p.length() >= 3 && p.chars().allMatch(c -> c >= 'a' && c <= 'z')) {
+                for (int n = 2; n < p.length() && token < 0; n++) {
+                    if (vocab.tokenOf(p.substring(0, n)).isEmpty()) {
+                        token = t;
+                        piece = p;
+                        trigger = p.substring(0, n);
+                    }
+                }
+            }
+        }
+        assertTrue(token >= 0, "the vocabulary has a token of three or more letters whose prefix is no token");
+        // The grammar starts with the trigger and then wants a digit: the token's second letter is refused.
+        SamplingParams sampling = SamplingParams.GREEDY.toBuilder().logitBias(Map.of(token, 100f))
+                .lazyGrammar("root ::= \"" + trigger + "\" [0-9]+", List.of(trigger)).build();
+        try (Engine engine = new Engine("tiny", model, config(1, 1024, 4))) {
+            Outcome o = drain(engine.submit(constrained("lazy", sampling)));
+            assertEquals(FinishReason.LENGTH, o.reason(), o.toString());
+            assertTrue(o.text().startsWith(piece), o.text());
+            assertEquals(FinishReason.LENGTH, drain(engine.submit(request("after", "after", 4, List.of()))).reason());
+        }
+    }
 }

@@ -206,4 +206,31 @@ class LlamaVocabularyTest {
         assertThrows(BackendException.class, () -> v.isEndOfGeneration(hello));
         assertThrows(BackendException.class, () -> m.newContext(ContextParams.of(256, 1, 1)));
     }
+
+    /**
+     * A SentencePiece vocabulary without its byte tokens: llama.cpp's byte fallback would throw
+     * inside llama_tokenize on text it has no piece for (and the JVM abort), so the model is refused
+     * at load, naming the byte. llama.cpp's own SPM vocabulary, which has them, loads and spells
+     * every byte.
+     */
+    @Test
+    void aSentencePieceVocabularyThatCannotSpellEveryByteIsRefusedAtLoad(@org.junit.jupiter.api.io.TempDir Path dir) {
+        try (LoadedModel spm = vocabOnly("llama-spm")) {
+            int[] ids = spm.vocabulary().tokenize("\u0001 \u00ff \uD83D\uDE00 \u0915", false, false);
+            assertTrue(ids.length > 0);
+        }
+        java.util.Map<String, forge.runtime.gguf.GgufValue> metadata;
+        try (forge.runtime.gguf.GgufReader reader = forge.runtime.gguf.GgufReader.open(LlamaHome.vocab("llama-spm"))) {
+            metadata = new java.util.LinkedHashMap<>(reader.values(k -> true));
+        }
+        var tokens = (forge.runtime.gguf.GgufValue.Array) metadata.get("tokenizer.ggml.tokens");
+        List<String> renamed = tokens.strings().stream().map(t -> t.matches("<0x[0-9A-F]{2}>") ? "<byte" + t.substring(3) : t).toList();
+        metadata.put("tokenizer.ggml.tokens", forge.runtime.gguf.GgufValue.strings(renamed));
+        Path broken = dir.resolve("no-bytes.gguf");
+        new forge.runtime.gguf.GgufWriter().putAll(metadata).write(broken);
+        BackendException e = assertThrows(BackendException.class, () -> LlamaHome.backend()
+                .load(new ModelLoadParams(broken, 0, true, true), LoadProgress.NONE));
+        assertTrue(e.getMessage().contains("no token for the byte 0x"), e.getMessage());
+        assertTrue(e.getMessage().contains("no-bytes.gguf"), e.getMessage());
+    }
 }

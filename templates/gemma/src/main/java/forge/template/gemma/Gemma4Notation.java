@@ -1,6 +1,9 @@
 package forge.template.gemma;
 
-import forge.api.template.PythonJson;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
+import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.calls.Gemma4ToolCalls;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -12,11 +15,12 @@ import java.util.Set;
  * Gemma 4's notation for tools and arguments, as the official template's macros write it:
  * {@code format_function_declaration}, {@code format_parameters} and {@code format_argument}.
  * Strings are quoted with {@code <|"|>}, maps are walked in {@code dictsort} order (keys compared
- * case-insensitively), other scalars print as Python's {@code str} ({@code None}, {@code 2.0}).
+ * case-insensitively), other scalars print as Python's {@code str} ({@code None}, {@code 2.0}; see
+ * {@link PythonValues}).
  */
 final class Gemma4Notation {
 
-    static final String Q = "<|\"|>";
+    private static final String Q = Gemma4ToolCalls.Q;
     private static final Set<String> STANDARD_KEYS = Set.of("description", "type", "properties", "required", "nullable");
 
     private Gemma4Notation() {
@@ -25,23 +29,23 @@ final class Gemma4Notation {
     /** {@code format_function_declaration(tool) | trim} for an OpenAI function tool. */
     static String declaration(String name, String description, Map<String, Object> params) {
         StringBuilder sb = new StringBuilder("declaration:").append(name).append("{description:").append(Q).append(description).append(Q);
-        if (truthy(params)) {
+        if (PythonValues.truthy(params)) {
             sb.append(",parameters:{");
-            if (truthy(params.get("properties"))) {
+            if (PythonValues.truthy(params.get("properties"))) {
                 sb.append("properties:{").append(parameters(params.get("properties"))).append("},");
             }
-            if (truthy(params.get("required"))) {
+            if (PythonValues.truthy(params.get("required"))) {
                 sb.append("required:[");
                 appendQuotedList(sb, params.get("required"));
                 sb.append("],");
             }
-            if (truthy(params.get("type"))) {
+            if (PythonValues.truthy(params.get("type"))) {
                 // The template closes "parameters:{" only here: a schema without a type leaves it open.
                 sb.append("type:").append(Q).append(upper(params.get("type"))).append(Q).append('}');
             }
         }
         sb.append('}');
-        return forge.api.template.PythonText.strip(sb.toString());
+        return PythonText.strip(sb.toString());
     }
 
     /** {@code format_parameters(properties, required)}: the template ignores {@code required} here. */
@@ -60,13 +64,13 @@ final class Gemma4Notation {
             Map<?, ?> value = e.getValue() instanceof Map<?, ?> m ? m : Map.of();
             Comma comma = new Comma(sb);
             sb.append(key).append(":{");
-            if (truthy(value.get("description"))) {
-                sb.append("description:").append(Q).append(str(value.get("description"))).append(Q);
+            if (PythonValues.truthy(value.get("description"))) {
+                sb.append("description:").append(Q).append(PythonValues.str(value.get("description"))).append(Q);
                 comma.used = true;
             }
             String type = value.containsKey("type") ? upper(value.get("type")) : "";
             if (type.equals("STRING")) {
-                if (truthy(value.get("enum"))) {
+                if (PythonValues.truthy(value.get("enum"))) {
                     comma.next();
                     sb.append("enum:").append(argument(value.get("enum"), true));
                 }
@@ -99,7 +103,7 @@ final class Gemma4Notation {
                     sb.append('}');
                 }
             }
-            if (truthy(value.get("nullable"))) {
+            if (PythonValues.truthy(value.get("nullable"))) {
                 comma.next();
                 sb.append("nullable:true");
             }
@@ -108,7 +112,7 @@ final class Gemma4Notation {
                 // `value['properties'] is mapping`, else `value is mapping`: the value's own keys.
                 Object nested = value.get("properties") instanceof Map<?, ?> p ? p : value;
                 sb.append("properties:{").append(parameters(nested)).append('}');
-                if (truthy(value.get("required"))) {
+                if (PythonValues.truthy(value.get("required"))) {
                     comma.next();
                     sb.append("required:[");
                     appendQuotedList(sb, value.get("required"));
@@ -141,7 +145,7 @@ final class Gemma4Notation {
     private static void appendQuotedList(StringBuilder sb, Object list) {
         List<Object> items = iterate(list);
         for (int i = 0; i < items.size(); i++) {
-            sb.append(i > 0 ? "," : "").append(Q).append(str(items.get(i))).append(Q);
+            sb.append(i > 0 ? "," : "").append(Q).append(PythonValues.str(items.get(i))).append(Q);
         }
     }
 
@@ -168,7 +172,7 @@ final class Gemma4Notation {
                 yield sb.append(']').toString();
             }
             case null -> "None";
-            default -> str(a);
+            default -> PythonValues.str(a);
         };
     }
 
@@ -208,45 +212,6 @@ final class Gemma4Notation {
 
     /** Jinja's {@code upper} filter: Python's {@code str(value).upper()}. */
     static String upper(Object v) {
-        return str(v).toUpperCase(Locale.ROOT);
-    }
-
-    /** Python's {@code str(value)} for JSON trees. */
-    static String str(Object v) {
-        return switch (v) {
-            case null -> "None";
-            case String s -> s;
-            case Boolean b -> b ? "True" : "False";
-            case Map<?, ?> m -> repr(m);
-            case List<?> l -> repr(l);
-            default -> v == PythonJson.NULL ? "None" : PythonJson.dumps(v);
-        };
-    }
-
-    private static String repr(Object v) {
-        return switch (v) {
-            case String s -> s.contains("'") && !s.contains("\"") ? "\"" + s + "\""
-                    : "'" + s.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'";
-            case Map<?, ?> m -> {
-                List<String> parts = new ArrayList<>();
-                m.forEach((k, x) -> parts.add(repr(k) + ": " + repr(x)));
-                yield "{" + String.join(", ", parts) + "}";
-            }
-            case List<?> l -> "[" + String.join(", ", l.stream().map(Gemma4Notation::repr).toList()) + "]";
-            default -> str(v);
-        };
-    }
-
-    /** Jinja truthiness of a JSON value. */
-    static boolean truthy(Object v) {
-        return switch (v) {
-            case null -> false;
-            case Boolean b -> b;
-            case String s -> !s.isEmpty();
-            case Number n -> n.doubleValue() != 0;
-            case Map<?, ?> m -> !m.isEmpty();
-            case List<?> l -> !l.isEmpty();
-            default -> v != PythonJson.NULL;
-        };
+        return PythonValues.str(v).toUpperCase(Locale.ROOT);
     }
 }

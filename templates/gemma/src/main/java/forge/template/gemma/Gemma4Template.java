@@ -6,14 +6,16 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
+import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.calls.Gemma4ToolCalls;
+import forge.template.toolkit.calls.Reasoning;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,8 +33,6 @@ final class Gemma4Template implements ChatTemplate {
 
     static final String THOUGHT_OPEN = "<|channel>thought";
     static final String CHANNEL_CLOSE = "<channel|>";
-    static final String CALL_OPEN = "<|tool_call>";
-    static final String CALL_CLOSE = "<tool_call|>";
 
     private final String bos;
     private final Mustache mustache = PromptMustache.compile(Gemma4Template.class, "gemma", "gemma4");
@@ -55,7 +55,7 @@ final class Gemma4Template implements ChatTemplate {
         if (messages.isEmpty()) {
             throw new TemplateException("the conversation has no messages");
         }
-        boolean thinking = Gemma4Notation.truthy(prompt.options().get("enable_thinking"));
+        boolean thinking = PythonValues.truthy(prompt.options().get("enable_thinking"));
         boolean firstIsSystem = isSystem(messages.getFirst());
         Map<String, Object> scope = new HashMap<>();
         scope.put("bos", bos);
@@ -98,7 +98,7 @@ final class Gemma4Template implements ChatTemplate {
             }
             List<String> calls = new ArrayList<>();
             for (ToolCall c : m.toolCalls()) {
-                calls.add(c.name() + "{" + Gemma4Notation.callArguments(c.argumentsTree()) + "}");
+                calls.add(c.name() + "{" + Gemma4Notation.callArguments(PythonJson.arguments(c)) + "}");
                 prev = Prev.TOOL_CALL;
             }
             turn.put("calls", calls);
@@ -156,8 +156,7 @@ final class Gemma4Template implements ChatTemplate {
 
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return new ThoughtTrimmer(new MarkupParser(new MarkupParser.Syntax(THOUGHT_OPEN, CHANNEL_CLOSE, false, CALL_OPEN, CALL_CLOSE,
-                false, block -> List.of(Gemma4Calls.decode(block)))));
+        return new ThoughtTrimmer(Gemma4ToolCalls.SYNTAX.parser(new Reasoning(THOUGHT_OPEN, CHANNEL_CLOSE, false), prompt.tools()));
     }
 
     /** Drops the blank that follows {@code <|channel>thought} (llama.cpp's {@code p.space()}). */
@@ -205,36 +204,14 @@ final class Gemma4Template implements ChatTemplate {
 
     @Override
     public List<String> toolCallTriggers() {
-        return List.of(CALL_OPEN);
+        return Gemma4ToolCalls.SYNTAX.triggers();
     }
 
-    /**
-     * {@code <|tool_call>call:NAME{...}<tool_call|>} with the arguments in Gemma's notation, as
-     * llama.cpp constrains them: the notation is not JSON, so the JSON argument rules cannot
-     * apply and a generic Gemma value grammar stands in for them (llama.cpp does the same).
-     */
+    /** {@inheritDoc} The arguments are in Gemma's notation, not JSON, so {@code argumentRules} are not used. */
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        if (tools.isEmpty()) {
-            return Optional.empty();
-        }
-        StringBuilder g = new StringBuilder();
-        g.append("root ::= tc-call").append(parallel ? "+" : "").append('\n');
-        g.append("tc-call ::= \"<|tool_call>call:\" (");
-        for (int i = 0; i < tools.size(); i++) {
-            g.append(i > 0 ? " | " : "").append(Gbnf.literal(tools.get(i).name()));
-        }
-        g.append(") tc-dict \"<tool_call|>\"\n");
-        g.append("tc-dict ::= \"{\" tc-ws ( tc-kv ( \",\" tc-ws tc-kv )* tc-ws )? \"}\"\n");
-        g.append("tc-kv ::= [^:}<\"{,]+ \":\" tc-ws tc-value\n");
-        g.append("tc-value ::= tc-string | tc-dict | tc-array | tc-number | \"true\" | \"false\" | \"null\"\n");
-        g.append("tc-string ::= \"<|\\\"|>\" ( [^<] | \"<\" [^|] | \"<|\" [^\"] | \"<|\\\"\" [^|] | \"<|\\\"|\" [^>] )* \"<|\\\"|>\"\n");
-        g.append("tc-array ::= \"[\" tc-ws ( tc-value ( \",\" tc-ws tc-value )* tc-ws )? \"]\"\n");
-        g.append("tc-number ::= \"-\"? [0-9]+ ( \".\" [0-9]+ )? ( [eE] [-+]? [0-9]+ )?\n");
-        g.append("tc-ws ::= [ \\t\\n]*\n");
-        return Optional.of(g.toString());
+        return Gemma4ToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
-
 
     @Override
     public boolean rendersBos() {

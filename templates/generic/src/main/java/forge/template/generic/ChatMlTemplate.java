@@ -9,6 +9,8 @@ import forge.api.template.OutputParser;
 import forge.api.template.ToolDefinition;
 import forge.api.template.Role;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.calls.HermesToolCalls;
+import forge.template.toolkit.calls.Reasoning;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -68,20 +70,20 @@ final class ChatMlTemplate implements ChatTemplate {
         return sb.toString();
     }
 
-    /** Tool calls are parsed only when the request offers tools; otherwise all output is content. */
+    /** Calls in the Hermes syntax, parsed only when the request offers tools; otherwise all output is content. */
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return HermesToolCalls.parser(prompt);
+        return HermesToolCalls.SYNTAX.parserWhenOffered(Reasoning.NONE, prompt.tools());
     }
 
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return HermesToolCalls.grammar(tools, argumentRules, parallel);
+        return HermesToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
 
     @Override
     public List<String> toolCallTriggers() {
-        return HermesToolCalls.TRIGGERS;
+        return HermesToolCalls.SYNTAX.triggers();
     }
 
     @Override

@@ -4,13 +4,12 @@ import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
-import forge.template.generic.jinja.JinjaTemplate;
 import java.util.List;
 
 /**
  * The fallback family. It claims no model: the runtime picks it when nothing else does. A model
  * that carries a Jinja chat template ({@code tokenizer.chat_template}) gets that template,
- * rendered with Jinjava ({@link JinjaTemplate}); a model without one gets plain ChatML.
+ * rendered by forge.template.jinja ({@link JinjaChatTemplate}); a model without one gets plain ChatML.
  */
 public final class GenericTemplates implements ChatTemplateProvider {
 
@@ -24,7 +23,7 @@ public final class GenericTemplates implements ChatTemplateProvider {
 
     @Override
     public List<TemplateVariant> variants() {
-        return List.of(new TemplateVariant(GENERIC, "the model's own Jinja template (Jinjava), else plain ChatML (<|im_start|>role ... <|im_end|>)"));
+        return List.of(new TemplateVariant(GENERIC, "the model's own Jinja template, else plain ChatML (<|im_start|>role ... <|im_end|>)"));
     }
 
     @Override
@@ -36,7 +35,7 @@ public final class GenericTemplates implements ChatTemplateProvider {
         // of its requests; a model without one gets the shared ChatML fallback.
         return context.model().metadata().chatTemplate()
                 .filter(source -> !source.isBlank())
-                .<ChatTemplate>map(source -> new JinjaTemplate(GENERIC, source, context.bosToken(), context.eosToken()))
+                .<ChatTemplate>map(source -> new JinjaChatTemplate(GENERIC, source, context.bosToken(), context.eosToken()))
                 .orElse(ChatMlTemplate.INSTANCE);
     }
 }

@@ -1,6 +1,6 @@
 /**
  * The generic chat-template plugin, for models that no family claims: the model's own Jinja
- * template ({@code tokenizer.chat_template}) rendered with Jinjava, or ChatML when it has none.
+ * template ({@code tokenizer.chat_template}) rendered by {@code forge.template.jinja}, or ChatML when it has none.
  * One template instance per model, compiled once.
  *
  * {@snippet :

@@ -4,14 +4,14 @@ import com.github.mustachejava.Mustache;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.calls.KimiToolCalls;
+import forge.template.toolkit.calls.Reasoning;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -33,12 +33,6 @@ import java.util.Optional;
  * ({@code kimi-k2-instruct} prints a message's {@code name} in place of its role).
  */
 final class KimiTemplate implements ChatTemplate {
-
-    static final String SECTION_BEGIN = "<|tool_calls_section_begin|>";
-    static final String SECTION_END = "<|tool_calls_section_end|>";
-    static final String CALL_BEGIN = "<|tool_call_begin|>";
-    static final String ARGS_BEGIN = "<|tool_call_argument_begin|>";
-    static final String CALL_END = "<|tool_call_end|>";
 
     private final String name;
     private final boolean instruct;
@@ -87,7 +81,7 @@ final class KimiTemplate implements ChatTemplate {
                     ToolCall c = m.toolCalls().get(j);
                     String id = "functions." + c.name() + ":" + (instruct ? counter++ : j);
                     pendingIds.add(id);
-                    calls.add(Map.of("id", id, "arguments", PythonJson.dumps(c.argumentsTree())));
+                    calls.add(Map.of("id", id, "arguments", PythonJson.dumps(PythonJson.arguments(c))));
                 }
                 turn.put("hasCalls", true);
                 turn.put("calls", calls);
@@ -116,43 +110,7 @@ final class KimiTemplate implements ChatTemplate {
 
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return new MarkupParser(new MarkupParser.Syntax("", "", false, SECTION_BEGIN, SECTION_END, false, KimiTemplate::decode));
-    }
-
-    /**
-     * The calls of one section: {@code <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}<|tool_call_end|>}
-     * each, the id kept as the model wrote it (llama.cpp does the same).
-     *
-     * @throws IllegalArgumentException when the section holds anything else
-     */
-    static List<ToolCall> decode(String section) {
-        List<ToolCall> calls = new ArrayList<>();
-        String rest = section.strip();
-        while (!rest.isEmpty()) {
-            if (!rest.startsWith(CALL_BEGIN)) {
-                throw new IllegalArgumentException("expected " + CALL_BEGIN + " in tool-call section");
-            }
-            rest = rest.substring(CALL_BEGIN.length());
-            int args = rest.indexOf(ARGS_BEGIN);
-            if (args < 0) {
-                throw new IllegalArgumentException("tool call without " + ARGS_BEGIN);
-            }
-            String id = rest.substring(0, args).strip();
-            rest = rest.substring(args + ARGS_BEGIN.length());
-            int end = rest.indexOf(CALL_END);
-            String json = end < 0 ? rest : rest.substring(0, end);
-            rest = end < 0 ? "" : rest.substring(end + CALL_END.length()).strip();
-            String fn = id.startsWith("functions.") ? id.substring("functions.".length()) : id;
-            int colon = fn.lastIndexOf(':');
-            if (colon >= 0 && fn.substring(colon + 1).matches("\\d+")) {
-                fn = fn.substring(0, colon);
-            }
-            if (fn.isEmpty() || !(PythonJson.parse(json.strip()) instanceof Map<?, ?> tree)) {
-                throw new IllegalArgumentException("not a tool call: " + id);
-            }
-            calls.add(new ToolCall(id, fn, MarkupParser.compactJson(tree)));
-        }
-        return calls;
+        return KimiToolCalls.SYNTAX.parser(Reasoning.NONE, prompt.tools());
     }
 
     @Override
@@ -162,30 +120,11 @@ final class KimiTemplate implements ChatTemplate {
 
     @Override
     public List<String> toolCallTriggers() {
-        return List.of(SECTION_BEGIN);
+        return KimiToolCalls.SYNTAX.triggers();
     }
 
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        if (tools.isEmpty()) {
-            return Optional.empty();
-        }
-        StringBuilder g = new StringBuilder();
-        g.append("root ::= ").append(Gbnf.literal(SECTION_BEGIN)).append(" tc-call").append(parallel ? " tc-call*" : "")
-                .append(' ').append(Gbnf.literal(SECTION_END)).append('\n');
-        g.append("tc-call ::= ").append(Gbnf.literal(CALL_BEGIN + "functions.")).append(" (");
-        for (int i = 0; i < tools.size(); i++) {
-            ToolDefinition t = tools.get(i);
-            String rule = argumentRules.get(t.name());
-            if (rule == null) {
-                throw new IllegalArgumentException("no argument rule for tool " + t.name());
-            }
-            g.append(i > 0 ? " | " : "").append(Gbnf.literal(t.name() + ":")).append(" tc-index ").append(Gbnf.literal(ARGS_BEGIN))
-                    .append(' ').append(rule);
-        }
-        g.append(") ").append(Gbnf.literal(CALL_END)).append('\n');
-        g.append("tc-index ::= [0-9] | [1-9] [0-9]{1,5}\n");
-        return Optional.of(g.toString());
+        return KimiToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
-
 }

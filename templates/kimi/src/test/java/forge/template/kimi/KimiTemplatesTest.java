@@ -16,9 +16,9 @@ import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.toolkit.calls.KimiToolCalls;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,36 +36,6 @@ class KimiTemplatesTest implements ChatTemplateContract {
     }
 
     @Test
-    void parsesParallelSectionCallsWithKimiIdsWhileStreaming() {
-        ChatTemplate t = provider().create("kimi-k2-instruct", context("kimi-k2-instruct"));
-        ChatPrompt prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
-        String out = "Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
-                + "{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"
-                + "{\"query\": \"a<|b\", \"n\": 2}<|tool_call_end|><|tool_calls_section_end|>";
-        List<ChatDelta> deltas = feedCharByChar(t.parser(prompt), out);
-        StringBuilder content = new StringBuilder();
-        List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
-        for (ChatDelta d : deltas) {
-            switch (d) {
-                case ChatDelta.Content c -> content.append(c.text());
-                case ChatDelta.ToolCallDelta c -> calls.add(c);
-                case ChatDelta.Reasoning r -> throw new AssertionError(r);
-            }
-        }
-        assertEquals("Checking.", content.toString());
-        assertEquals(List.of(new ChatDelta.ToolCallDelta(0, "functions.get_weather:0", "get_weather", "{\"city\":\"Paris\"}"),
-                new ChatDelta.ToolCallDelta(1, "functions.search:1", "search", "{\"query\":\"a<|b\",\"n\":2}")), calls);
-        // A section cut short by the end of generation still yields its call.
-        List<ChatDelta> cut = feedCharByChar(t.parser(prompt), "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
-                + "<|tool_call_argument_begin|>{}<|tool_call_end|>");
-        assertEquals(List.of(new ChatDelta.ToolCallDelta(0, "functions.f:0", "f", "{}")), cut);
-        // Markup that is not a call is kept as text, not dropped.
-        List<ChatDelta> bad = feedCharByChar(t.parser(prompt), "<|tool_calls_section_begin|>oops<|tool_calls_section_end|>");
-        assertEquals("<|tool_calls_section_begin|>oops<|tool_calls_section_end|>",
-                bad.stream().map(d -> ((ChatDelta.Content) d).text()).reduce("", String::concat));
-    }
-
-    @Test
     void parsedCallsRenderBackAsTheModelWroteThem() {
         ChatTemplate t = provider().create("kimi-k2", context("kimi-k2"));
         String section = "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
@@ -77,14 +47,14 @@ class KimiTemplatesTest implements ChatTemplateContract {
     }
 
     @Test
-    void grammarWritesTheSectionAndUsesTheArgumentRules() {
-        ChatTemplate t = provider().create("kimi-k2", context("kimi-k2"));
-        String g = t.toolCallGrammar(List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())),
-                Map.of("f", "f-args", "g", "g-args"), true).orElseThrow();
-        assertTrue(g.startsWith("root ::= \"<|tool_calls_section_begin|>\" tc-call tc-call* \"<|tool_calls_section_end|>\"\n"), g);
-        assertTrue(g.contains("\"f:\" tc-index \"<|tool_call_argument_begin|>\" f-args | \"g:\" tc-index"), g);
-        assertEquals(List.of("<|tool_calls_section_begin|>"), t.toolCallTriggers());
-        assertEquals(List.of("<|im_end|>"), t.endOfTurn());
+    void callsAreKimiToolCalls() {
+        for (String variant : List.of("kimi-k2", "kimi-k2-instruct")) {
+            ChatTemplate t = provider().create(variant, context(variant));
+            var tools = List.of(new ToolDefinition("f", "", Map.of()));
+            assertEquals(KimiToolCalls.SYNTAX.grammar(tools, Map.of("f", "f-args"), true), t.toolCallGrammar(tools, Map.of("f", "f-args"), true));
+            assertEquals(KimiToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
+            assertEquals(List.of("<|im_end|>"), t.endOfTurn());
+        }
     }
 
     @Test

@@ -5,15 +5,16 @@ import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonJson;
-import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
+import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.calls.LlamaToolCalls;
+import forge.template.toolkit.calls.Reasoning;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -23,8 +24,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Llama 3.1, 3.2 and 3.3: header-token turns, a system turn with the knowledge cut-off and today's
@@ -41,14 +40,10 @@ import java.util.regex.Pattern;
 final class LlamaTemplate implements ChatTemplate {
 
     static final String BOS = "<|begin_of_text|>";
-    static final String PYTHON_TAG = "<|python_tag|>";
     /** The date 3.1 and 3.3 print when none is given (and 3.2 has no clock). */
     static final String DEFAULT_DATE = "26 Jul 2024";
     /** strftime's "%d %b %Y" in the C locale, as 3.2's strftime_now("%d %b %Y") writes it. */
     static final DateTimeFormatter STRFTIME_D_B_Y = DateTimeFormatter.ofPattern("dd MMM yyyy", Locale.ROOT);
-
-    private static final Pattern BUILTIN_CALL = Pattern.compile("(?s)\\s*(\\w+)\\.call\\((.*)\\)\\s*");
-    private static final Pattern BUILTIN_KEY = Pattern.compile("\\s*(\\w+)\\s*=\\s*");
 
     private final String name;
     private final boolean knowsBuiltinTools;
@@ -81,7 +76,7 @@ final class LlamaTemplate implements ChatTemplate {
         Object tools = options.containsKey("custom_tools") ? options.get("custom_tools")
                 : prompt.tools().isEmpty() ? null : prompt.tools().stream().map(ToolDefinition::openAiTree).toList();
         boolean hasTools = tools != null && tools != PythonJson.NULL;
-        boolean toolsInUser = !options.containsKey("tools_in_user_message") || truthy(options.get("tools_in_user_message"));
+        boolean toolsInUser = !options.containsKey("tools_in_user_message") || PythonValues.truthy(options.get("tools_in_user_message"));
         List<String> builtinTools = knowsBuiltinTools && options.containsKey("builtin_tools") ? strings(options.get("builtin_tools")) : null;
 
         Map<String, Object> scope = new HashMap<>();
@@ -142,7 +137,7 @@ final class LlamaTemplate implements ChatTemplate {
 
     private String date(Map<String, Object> options) {
         if (options.containsKey("date_string")) {
-            return pyStr(options.get("date_string"));
+            return PythonValues.str(options.get("date_string"));
         }
         return knowsBuiltinTools ? DEFAULT_DATE : STRFTIME_D_B_Y.format(clock.get());
     }
@@ -152,13 +147,13 @@ final class LlamaTemplate implements ChatTemplate {
     }
 
     private static String jsonCall(ToolCall call) {
-        return "{\"name\": \"" + call.name() + "\", \"parameters\": " + PythonJson.dumps(call.argumentsTree()) + "}";
+        return "{\"name\": \"" + call.name() + "\", \"parameters\": " + PythonJson.dumps(PythonJson.arguments(call)) + "}";
     }
 
     /** {@code <|python_tag|>name.call(key="value", ...)}: the template concatenates, so every value must be a string. */
     private static String builtinCall(ToolCall call) {
-        StringBuilder sb = new StringBuilder(PYTHON_TAG).append(call.name()).append(".call(");
-        if (!(call.argumentsTree() instanceof Map<?, ?> args)) {
+        StringBuilder sb = new StringBuilder(LlamaToolCalls.PYTHON_TAG).append(call.name()).append(".call(");
+        if (!(PythonJson.arguments(call) instanceof Map<?, ?> args)) {
             throw new TemplateException("the arguments of built-in tool call '" + call.name() + "' are not an object");
         }
         boolean first = true;
@@ -171,18 +166,6 @@ final class LlamaTemplate implements ChatTemplate {
             first = false;
         }
         return sb.append(')').toString();
-    }
-
-    static boolean truthy(Object v) {
-        return switch (v) {
-            case null -> false;
-            case Boolean b -> b;
-            case String s -> !s.isEmpty();
-            case Number n -> n.doubleValue() != 0;
-            case Map<?, ?> m -> !m.isEmpty();
-            case List<?> l -> !l.isEmpty();
-            default -> v != PythonJson.NULL;
-        };
     }
 
     private static Iterable<?> iterable(Object v) {
@@ -198,7 +181,7 @@ final class LlamaTemplate implements ChatTemplate {
     private static List<String> strings(Object v) {
         List<String> out = new ArrayList<>();
         if (v instanceof List<?> l) {
-            l.forEach(x -> out.add(pyStr(x)));
+            l.forEach(x -> out.add(PythonValues.str(x)));
         } else if (v instanceof String s) {
             s.codePoints().forEach(cp -> out.add(Character.toString(cp))); // a string is iterable by characters
         } else if (v != null && v != PythonJson.NULL) {
@@ -207,82 +190,9 @@ final class LlamaTemplate implements ChatTemplate {
         return out;
     }
 
-    private static String pyStr(Object v) {
-        return v instanceof String s ? s : v == null || v == PythonJson.NULL ? "None"
-                : v instanceof Boolean b ? (b ? "True" : "False") : PythonJson.dumps(v);
-    }
-
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return new MarkupParser(new MarkupParser.Syntax("", "", false, PYTHON_TAG, "", true, LlamaTemplate::decode, "parameters"));
-    }
-
-    /**
-     * A call as Llama 3 writes one: {@code {"name": ..., "parameters": {...}}} (also with
-     * {@code "arguments"} or a leading {@code "type": "function"}), a built-in
-     * {@code name.call(key="value", ...)}, or, after {@code <|python_tag|>}, Python code for the
-     * {@code python} tool (what Llama 3.1 writes for its code interpreter).
-     */
-    static List<ToolCall> decode(String text) {
-        String t = text.strip();
-        if (t.isEmpty()) {
-            throw new IllegalArgumentException("empty call");
-        }
-        if (t.startsWith("{")) {
-            if (!(PythonJson.parse(t) instanceof Map<?, ?> m) || !(m.get("name") instanceof String name)) {
-                throw new IllegalArgumentException("not a call: " + t);
-            }
-            Object args = m.containsKey("parameters") ? m.get("parameters") : m.containsKey("arguments") ? m.get("arguments") : Map.of();
-            if (args instanceof String s) {
-                args = PythonJson.parse(s); // some fine-tunes quote the arguments
-            }
-            if (!(args instanceof Map<?, ?>)) {
-                throw new IllegalArgumentException("arguments are not an object: " + t);
-            }
-            return List.of(new ToolCall("", name, MarkupParser.compactJson(args)));
-        }
-        Matcher b = BUILTIN_CALL.matcher(t);
-        if (b.matches()) {
-            return List.of(new ToolCall("", b.group(1), MarkupParser.compactJson(builtinArguments(b.group(2)))));
-        }
-        return List.of(new ToolCall("", "python", MarkupParser.compactJson(Map.of("code", t))));
-    }
-
-    /** {@code key="value", n=3}: values are JSON literals (strings in double quotes). */
-    private static Map<String, Object> builtinArguments(String text) {
-        Map<String, Object> args = new java.util.LinkedHashMap<>();
-        int pos = 0;
-        while (pos < text.length() && !text.substring(pos).isBlank()) {
-            Matcher k = BUILTIN_KEY.matcher(text).region(pos, text.length());
-            if (!k.lookingAt()) {
-                throw new IllegalArgumentException("not a built-in call's arguments: " + text);
-            }
-            pos = k.end();
-            int end;
-            if (pos < text.length() && text.charAt(pos) == '"') {
-                end = pos + 1;
-                while (end < text.length() && text.charAt(end) != '"') {
-                    end += text.charAt(end) == '\\' ? 2 : 1;
-                }
-                end = Math.min(end + 1, text.length());
-            } else {
-                end = text.indexOf(',', pos);
-                end = end < 0 ? text.length() : end;
-            }
-            String literal = text.substring(pos, end).strip();
-            Object value;
-            try {
-                value = PythonJson.parse(literal);
-            } catch (IllegalArgumentException e) {
-                value = literal;
-            }
-            args.put(k.group(1), value);
-            pos = end;
-            while (pos < text.length() && (text.charAt(pos) == ',' || Character.isWhitespace(text.charAt(pos)))) {
-                pos++;
-            }
-        }
-        return args;
+        return LlamaToolCalls.SYNTAX.parser(Reasoning.NONE, prompt.tools());
     }
 
     @Override
@@ -291,36 +201,16 @@ final class LlamaTemplate implements ChatTemplate {
         return List.of("<|eot_id|>", "<|eom_id|>");
     }
 
-    /** The JSON call's opening as the grammar writes it; the parser also reads what follows {@code <|python_tag|>}. */
     @Override
     public List<String> toolCallTriggers() {
-        return List.of("{\"name\": ", PYTHON_TAG);
+        return LlamaToolCalls.SYNTAX.triggers();
     }
 
-    /**
-     * {@code {"name": "f", "parameters": ARGS}}, optionally after {@code <|python_tag|>}. One call
-     * only, even when {@code parallel}: the official templates refuse an assistant turn with more.
-     */
+    /** {@inheritDoc} One call only, even when {@code parallel}: the official templates refuse an assistant turn with more. */
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        if (tools.isEmpty()) {
-            return Optional.empty();
-        }
-        StringBuilder g = new StringBuilder();
-        g.append("root ::= \"").append(PYTHON_TAG).append("\"? tc-call\n");
-        g.append("tc-call ::= \"{\\\"name\\\": \" (");
-        for (int i = 0; i < tools.size(); i++) {
-            ToolDefinition t = tools.get(i);
-            String rule = argumentRules.get(t.name());
-            if (rule == null) {
-                throw new IllegalArgumentException("no argument rule for tool " + t.name());
-            }
-            g.append(i > 0 ? " | " : "").append(Gbnf.literal(PythonJson.quote(t.name()) + ", \"parameters\": ")).append(' ').append(rule);
-        }
-        g.append(") \"}\"\n");
-        return Optional.of(g.toString());
+        return LlamaToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
-
 
     @Override
     public boolean rendersBos() {

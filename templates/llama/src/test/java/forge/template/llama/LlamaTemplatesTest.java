@@ -12,13 +12,12 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplateProvider;
-import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
-import forge.template.testkit.ToolCallDeltas;
+import forge.template.toolkit.calls.LlamaToolCalls;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -128,55 +127,6 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         assertEquals("Cannot put tools in the first user message when there's no first user message!", e.getMessage());
     }
 
-    /** The one call the deltas make, its arguments streamed or whole; no other delta. */
-    private static ChatDelta.ToolCallDelta onlyCall(List<ChatDelta> deltas) {
-        assertTrue(deltas.stream().allMatch(d -> d instanceof ChatDelta.ToolCallDelta), deltas.toString());
-        List<ChatDelta.ToolCallDelta> calls = ToolCallDeltas.merge(deltas);
-        assertEquals(1, calls.size(), deltas.toString());
-        return calls.getFirst();
-    }
-
-    @Test
-    void parsesJsonCallsWhileStreaming() {
-        var t = provider().create("llama3.1", context("llama3.1"));
-        var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
-        var call = onlyCall(feedCharByChar(t.parser(prompt), "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Zürich\", \"days\": 2.0}}"));
-        assertEquals("get_weather", call.name());
-        assertEquals(0, call.index());
-        assertTrue(call.id().startsWith("call_"));
-        assertEquals(Map.of("city", "Zürich", "days", 2.0), PythonJson.parse(call.arguments()));
-        List<ChatDelta> streamed = feedCharByChar(t.parser(prompt), "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Zürich\", \"days\": 2.0}}");
-        assertTrue(streamed.size() > 1, "the parameters stream as they are written: " + streamed);
-        // Text after the call's object is kept; the <|python_tag|> form streams too.
-        List<ChatDelta> trailing = feedCharByChar(t.parser(prompt), "{\"name\": \"f\", \"parameters\": {\"a\": [1]}} Done.");
-        assertEquals("{\"a\":[1]}", ToolCallDeltas.merge(trailing).getFirst().arguments());
-        assertEquals(new ChatDelta.Content("Done."), trailing.getLast());
-        var tagged = onlyCall(feedCharByChar(t.parser(prompt), "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"b\": \"}\"}}"));
-        assertEquals(Map.of("b", "}"), PythonJson.parse(tagged.arguments()));
-        var typed = onlyCall(feedCharByChar(t.parser(prompt), "\n{\"type\": \"function\", \"name\": \"search\", \"parameters\": \"{\\\"query\\\": \\\"x\\\"}\"}"));
-        assertEquals("{\"query\":\"x\"}", typed.arguments());
-        // A JSON answer that is not a call stays content, whole.
-        assertEquals(List.of(new ChatDelta.Content("{\"a\": 1}")), feedCharByChar(t.parser(prompt), "{\"a\": 1}"));
-    }
-
-    @Test
-    void parsesPythonTagCallsWhileStreaming() {
-        var t = provider().create("llama3.1", context("llama3.1"));
-        var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
-        var builtin = onlyCall(feedCharByChar(t.parser(prompt), "<|python_tag|>brave_search.call(query=\"a, \\\"b\\\"\", n=3)"));
-        assertEquals("brave_search", builtin.name());
-        assertEquals("{\"query\":\"a, \\\"b\\\"\",\"n\":3}", builtin.arguments());
-        var code = onlyCall(feedCharByChar(t.parser(prompt), "<|python_tag|>print(1 + 1)"));
-        assertEquals("python", code.name());
-        assertEquals(Map.of("code", "print(1 + 1)"), PythonJson.parse(code.arguments()));
-        List<ChatDelta> mixed = feedCharByChar(t.parser(prompt), "Let me run it. <|python_tag|>{\"name\": \"f\", \"parameters\": {}}");
-        assertEquals(new ChatDelta.Content("L"), mixed.getFirst());
-        StringBuilder content = new StringBuilder();
-        mixed.stream().filter(d -> d instanceof ChatDelta.Content).forEach(d -> content.append(((ChatDelta.Content) d).text()));
-        assertEquals("Let me run it. ", content.toString());
-        assertEquals("f", ToolCallDeltas.merge(mixed).getFirst().name());
-    }
-
     @Test
     void endsTurnsAtEotAndEomAndRendersBos() {
         var t = provider().create("llama3.3", context("llama3.3"));
@@ -186,15 +136,13 @@ class LlamaTemplatesTest implements ChatTemplateContract {
     }
 
     @Test
-    void grammarWritesTheJsonCallTheParserReads() {
+    void callsAreLlamasJsonAndPythonTagSyntax() {
         var t = provider().create("llama3.2", context("llama3.2"));
-        String g = t.toolCallGrammar(List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())),
-                Map.of("f", "f-args", "g", "g-args"), true).orElseThrow();
-        assertEquals("root ::= \"<|python_tag|>\"? tc-call\n"
-                + "tc-call ::= \"{\\\"name\\\": \" (\"\\\"f\\\", \\\"parameters\\\": \" f-args | \"\\\"g\\\", \\\"parameters\\\": \" g-args) \"}\"\n", g);
-        assertEquals(List.of("{\"name\": ", "<|python_tag|>"), t.toolCallTriggers());
-        // What the grammar admits (with {} as the arguments) is a call to the parser.
-        var call = onlyCall(feedCharByChar(t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), "{\"name\": \"g\", \"parameters\": {}}"));
-        assertEquals("g", call.name());
+        var tools = List.of(new ToolDefinition("f", "", Map.of()));
+        assertEquals(LlamaToolCalls.SYNTAX.grammar(tools, Map.of("f", "f-args"), true), t.toolCallGrammar(tools, Map.of("f", "f-args"), true));
+        assertEquals(LlamaToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
+        List<ChatDelta> deltas = feedCharByChar(t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), "<|python_tag|>print(1)");
+        assertEquals(List.of(new ChatDelta.ToolCallDelta(0, ((ChatDelta.ToolCallDelta) deltas.getFirst()).id(), "python", "{\"code\":\"print(1)\"}")),
+                deltas);
     }
 }

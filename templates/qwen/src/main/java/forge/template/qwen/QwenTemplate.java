@@ -5,15 +5,15 @@ import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.Gbnf;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonJson;
-import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
+import forge.template.toolkit.calls.HermesToolCalls;
+import forge.template.toolkit.calls.Reasoning;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -149,7 +149,7 @@ final class QwenTemplate implements ChatTemplate {
             Map<String, Object> v = new HashMap<>();
             v.put("separator", alwaysNewline || j > 0 || afterContent ? "\n" : "");
             v.put("name", c.name());
-            v.put("arguments", PythonJson.dumps(c.argumentsTree()));
+            v.put("arguments", PythonJson.dumps(PythonJson.arguments(c)));
             v.put("closeBrace", "}");
             out.add(v);
         }
@@ -162,9 +162,8 @@ final class QwenTemplate implements ChatTemplate {
         if (thinking && prompt.addGenerationPrompt()) {
             startsInReasoning = render(prompt).endsWith("<think>\n");
         }
-        return new MarkupParser(new MarkupParser.Syntax(thinking ? "<think>" : "", thinking ? "</think>" : "",
-                startsInReasoning, "<tool_call>", "</tool_call>", false,
-                block -> List.of(MarkupParser.jsonCall(block, "arguments")), "arguments"));
+        Reasoning reasoning = thinking ? new Reasoning("<think>", "</think>", startsInReasoning) : Reasoning.NONE;
+        return HermesToolCalls.SYNTAX.parser(reasoning, prompt.tools());
     }
 
     @Override
@@ -174,24 +173,11 @@ final class QwenTemplate implements ChatTemplate {
 
     @Override
     public List<String> toolCallTriggers() {
-        return List.of("<tool_call>");
+        return HermesToolCalls.SYNTAX.triggers();
     }
 
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        StringBuilder g = new StringBuilder();
-        g.append("root ::= tc-call").append(parallel ? " (\"\\n\" tc-call)*" : "").append('\n');
-        g.append("tc-call ::= \"<tool_call>\\n{\\\"name\\\": \" (");
-        for (int i = 0; i < tools.size(); i++) {
-            ToolDefinition t = tools.get(i);
-            String rule = argumentRules.get(t.name());
-            if (rule == null) {
-                throw new IllegalArgumentException("no argument rule for tool " + t.name());
-            }
-            g.append(i > 0 ? " | " : "").append(Gbnf.literal(PythonJson.quote(t.name()) + ", \"arguments\": ")).append(' ').append(rule);
-        }
-        g.append(") \"}\\n</tool_call>\"\n");
-        return Optional.of(g.toString());
+        return HermesToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
-
 }

@@ -5,14 +5,16 @@ import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.MarkupParser;
 import forge.api.template.OutputParser;
-import forge.api.template.PythonJson;
-import forge.api.template.PythonText;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonText;
+import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.calls.QwenXmlToolCalls;
+import forge.template.toolkit.calls.Reasoning;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -203,10 +205,15 @@ final class QwenXmlTemplate implements ChatTemplate {
         for (var e : dict.entrySet()) {
             String key = String.valueOf(e.getKey());
             if (!handled.contains(key)) {
-                sb.append("\n<").append(key).append('>').append(PythonValues.argument(e.getValue())).append("</").append(key).append('>');
+                sb.append("\n<").append(key).append('>').append(argument(e.getValue())).append("</").append(key).append('>');
             }
         }
         return sb.toString();
+    }
+
+    /** The template's {@code args_value | tojson if mapping or list else args_value | string}. */
+    private static String argument(Object v) {
+        return v instanceof Map<?, ?> || v instanceof List<?> ? PythonJson.dumps(v) : PythonValues.str(v);
     }
 
     private static List<Map<String, Object>> calls(List<ToolCall> calls, java.util.function.IntFunction<String> separator) {
@@ -217,9 +224,9 @@ final class QwenXmlTemplate implements ChatTemplate {
             v.put("separator", separator.apply(j));
             v.put("name", c.name());
             List<Map<String, Object>> params = new ArrayList<>();
-            if (c.argumentsTree() instanceof Map<?, ?> args) {
+            if (PythonJson.arguments(c) instanceof Map<?, ?> args) {
                 for (var e : args.entrySet()) {
-                    params.add(Map.of("name", String.valueOf(e.getKey()), "value", PythonValues.argument(e.getValue())));
+                    params.add(Map.of("name", String.valueOf(e.getKey()), "value", argument(e.getValue())));
                 }
             } else {
                 throw new TemplateException("the arguments of tool call '" + c.name() + "' are not a JSON object");
@@ -233,9 +240,8 @@ final class QwenXmlTemplate implements ChatTemplate {
     @Override
     public OutputParser parser(ChatPrompt prompt) {
         boolean startsInReasoning = !coder && prompt.addGenerationPrompt() && render(prompt).endsWith("<think>\n");
-        XmlToolCalls xml = new XmlToolCalls(prompt.tools());
-        return new MarkupParser(new MarkupParser.Syntax(coder ? "" : "<think>", coder ? "" : "</think>", startsInReasoning,
-                "<tool_call>", "</tool_call>", false, xml::decode));
+        Reasoning reasoning = coder ? Reasoning.NONE : new Reasoning("<think>", "</think>", startsInReasoning);
+        return QwenXmlToolCalls.SYNTAX.parser(reasoning, prompt.tools());
     }
 
     @Override
@@ -245,18 +251,12 @@ final class QwenXmlTemplate implements ChatTemplate {
 
     @Override
     public List<String> toolCallTriggers() {
-        return List.of("<tool_call>");
+        return QwenXmlToolCalls.SYNTAX.triggers();
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>This syntax writes each argument as its own {@code <parameter=...>} block, not as one JSON
-     * object, so {@code argumentRules} are not used: the grammar types each parameter from the
-     * tool's schema itself (see {@link XmlToolCalls#grammar}).
-     */
+    /** {@inheritDoc} The grammar types each parameter from the tool's schema (see {@link QwenXmlToolCalls#grammar}). */
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return tools.isEmpty() ? Optional.empty() : Optional.of(XmlToolCalls.grammar(tools, parallel));
+        return QwenXmlToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
 }

@@ -10,20 +10,20 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.PythonJson;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.calls.QwenXmlToolCalls;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Qwen 3.5 and Qwen3-Coder: XML tool calls parsed back with schema types, their grammar, and claims. */
+/** Qwen 3.5 and Qwen3-Coder: reasoning, their XML tool-call syntax (tested in the toolkit) wired in, and claims. */
 class QwenXmlTemplateTest {
 
     private static final ToolDefinition WEATHER = new ToolDefinition("get_weather", "", (Map<String, Object>) PythonJson.parse("""
@@ -44,40 +44,6 @@ class QwenXmlTemplateTest {
     }
 
     @Test
-    void parsesXmlCallsIntoJsonArgumentsTypedByTheSchema() {
-        String output = "Let me check.\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nNew York\n</parameter>\n"
-                + "<parameter=days>\n2.5\n</parameter>\n<parameter=limit>\n3\n</parameter>\n<parameter=exact>\ntrue\n</parameter>\n"
-                + "<parameter=where>\n{\"lat\": 1}\n</parameter>\n<parameter=tags>\n[\"a\", \"b\"]\n</parameter>\n"
-                + "<parameter=note>\nnull\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n<parameter=extra>\n42\n</parameter>\n"
-                + "</function>\n</tool_call>\n<tool_call>\n<function=get_weather>\n<parameter=city>\n123\nline two < three\n</parameter>\n"
-                + "<parameter=note>\nnot json\n</parameter>\n</function>\n</tool_call>";
-        for (String variant : List.of("qwen3-coder", "qwen3.5")) {
-            ChatTemplate t = create(variant);
-            ChatPrompt prompt = variant.equals("qwen3.5")
-                    ? new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), List.of(WEATHER), true, Map.of("enable_thinking", false))
-                    : withTools();
-            List<ChatDelta> deltas = feedCharByChar(t.parser(prompt), output);
-            StringBuilder content = new StringBuilder();
-            List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
-            for (ChatDelta d : deltas) {
-                switch (d) {
-                    case ChatDelta.Content c -> content.append(c.text());
-                    case ChatDelta.ToolCallDelta c -> calls.add(c);
-                    case ChatDelta.Reasoning r -> throw new AssertionError("reasoning " + r);
-                }
-            }
-            assertEquals("Let me check.\n\n", content.toString(), variant);
-            assertEquals(2, calls.size(), variant);
-            assertEquals("get_weather", calls.get(0).name());
-            assertEquals("{\"city\":\"New York\",\"days\":2.5,\"limit\":3,\"exact\":true,\"where\":{\"lat\":1},\"tags\":[\"a\",\"b\"],"
-                    + "\"note\":null,\"unit\":\"celsius\",\"extra\":\"42\"}", calls.get(0).arguments(), variant);
-            // A string parameter stays a string even when it looks like JSON; a string-or-null one keeps non-JSON text.
-            assertEquals("{\"city\":\"123\\nline two < three\",\"note\":\"not json\"}", calls.get(1).arguments(), variant);
-            assertEquals(1, calls.get(1).index());
-        }
-    }
-
-    @Test
     void qwen35StartsInReasoningAndRoundTripsItsOwnRender() {
         ChatTemplate t = create("qwen3.5");
         List<ChatDelta> deltas = feedCharByChar(t.parser(withTools()), "plan\n</think>\n\n<tool_call>\n<function=get_weather>\n"
@@ -94,14 +60,16 @@ class QwenXmlTemplateTest {
     }
 
     @Test
-    void grammarTypesEachParameter() {
-        String g = create("qwen3-coder").toolCallGrammar(List.of(WEATHER), Map.of("get_weather", "ignored"), true).orElseThrow();
-        assertTrue(g.startsWith("root ::= tc-call (\"\\n\" tc-call)*\n"), g);
-        assertTrue(g.contains("(\"<parameter=city>\\n\" tc-text \"\\n</parameter>\\n\") "), g);
-        assertTrue(g.contains("(\"<parameter=days>\\n\" (tc-number) \"\\n</parameter>\\n\")?"), g);
-        assertTrue(g.contains("(\"<parameter=unit>\\n\" (\"celsius\" | \"fahrenheit\") \"\\n</parameter>\\n\")?"), g);
-        assertTrue(g.contains("(\"<parameter=note>\\n\" tc-text"), g);
-        assertEquals(List.of("<tool_call>"), create("qwen3.5").toolCallTriggers());
+    void callsAreTheXmlSyntaxTypedByTheOfferedTools() {
+        for (String variant : List.of("qwen3-coder", "qwen3.5")) {
+            ChatTemplate t = create(variant);
+            assertEquals(QwenXmlToolCalls.SYNTAX.grammar(List.of(WEATHER), Map.of(), true), t.toolCallGrammar(List.of(WEATHER), Map.of(), true));
+            assertEquals(QwenXmlToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
+            ChatPrompt prompt = new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), List.of(WEATHER), false, Map.of());
+            List<ChatDelta> deltas = feedCharByChar(t.parser(prompt), "<tool_call>\n<function=get_weather>\n<parameter=days>\n2\n</parameter>\n"
+                    + "</function>\n</tool_call>");
+            assertEquals("{\"days\":2}", ((ChatDelta.ToolCallDelta) deltas.getFirst()).arguments(), variant);
+        }
     }
 
     @Test

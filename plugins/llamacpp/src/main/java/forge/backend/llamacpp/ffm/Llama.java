@@ -105,6 +105,10 @@ public final class Llama {
         static final MethodHandle llama_model_get_vocab = downcall("llama_model_get_vocab", FunctionDescriptor.of(ADDRESS, ADDRESS));
         // int32_t llama_vocab_n_tokens(const struct llama_vocab * vocab);
         static final MethodHandle llama_vocab_n_tokens = downcall("llama_vocab_n_tokens", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // enum llama_vocab_type llama_vocab_type(const struct llama_vocab * vocab);
+        static final MethodHandle llama_vocab_type = downcall("llama_vocab_type", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // const char * llama_vocab_get_text(const struct llama_vocab * vocab, llama_token token);
+        static final MethodHandle llama_vocab_get_text = downcall("llama_vocab_get_text", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
         // llama_token llama_vocab_bos(const struct llama_vocab * vocab);
         static final MethodHandle llama_vocab_bos = downcall("llama_vocab_bos", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         // llama_token llama_vocab_eos(const struct llama_vocab * vocab);
@@ -418,6 +422,24 @@ public final class Llama {
     public static MemorySegment llama_model_get_vocab(MemorySegment model) {
         try {
             return (MemorySegment) Handles.llama_model_get_vocab.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code enum llama_vocab_type llama_vocab_type(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_type(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_type.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code const char * llama_vocab_get_text(const struct llama_vocab * vocab, llama_token token);} */
+    public static MemorySegment llama_vocab_get_text(MemorySegment vocab, int token) {
+        try {
+            return (MemorySegment) Handles.llama_vocab_get_text.invokeExact(vocab, token);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }

@@ -1,6 +1,0 @@
-module big.math {
-    exports ch.obermuhlner.math.big;
-    exports ch.obermuhlner.math.big.internal;
-    exports ch.obermuhlner.math.big.stream;
-
-}

@@ -1,4 +1,0 @@
-module com.google.common.util.concurrent.internal {
-    exports com.google.common.util.concurrent.internal;
-
-}

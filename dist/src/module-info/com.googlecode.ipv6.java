@@ -1,4 +1,0 @@
-module com.googlecode.ipv6 {
-    exports com.googlecode.ipv6;
-
-}

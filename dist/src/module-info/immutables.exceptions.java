@@ -1,6 +1,0 @@
-module immutables.exceptions {
-    requires com.google.common;
-
-    exports com.hubspot.immutables.validation;
-
-}

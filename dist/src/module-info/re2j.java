@@ -1,4 +1,0 @@
-module re2j {
-    exports com.google.re2j;
-
-}

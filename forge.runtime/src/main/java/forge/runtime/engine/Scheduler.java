@@ -1,0 +1,342 @@
+package forge.runtime.engine;
+
+import forge.api.ForgeException;
+import forge.api.backend.InferenceContext;
+import forge.api.backend.TokenBatch;
+import forge.api.backend.TokenSampler;
+import forge.api.backend.Vocabulary;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The slots of one context and what the engine thread does with them: it starts a request in a
+ * slot (with the prefix the {@link PrefixPlan} chooses), runs one decode step for every active
+ * request, and ends requests. No thread and no queue of its own: {@link Engine} calls it from its
+ * thread, and a test calls it step by step. Engine thread only, so nothing here needs a lock.
+ */
+final class Scheduler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+
+    private final InferenceContext context;
+    private final Vocabulary vocab;
+    private final int slotContext;
+    private final ComputeGate gate;
+    private final Consumer<EngineSnapshot> published;
+    private final Slot[] slots;
+    /** {@code running[i]} is the request slot {@code i} runs; null when it is free. */
+    private final ActiveRequest[] running;
+    private long prefilledTokens;
+    private long reusedTokens;
+    private long prefixCopies;
+    private long prefixWaits;
+    /** The logical clock of {@link Slot#lastUsed}. */
+    private long useClock;
+
+    /**
+     * @param slots       sequence ids {@code 0..slots-1} of the context
+     * @param slotContext the cells each slot may fill
+     * @param gate        where decodes take turns with other contexts
+     * @param published   takes each snapshot, on the engine thread
+     */
+    Scheduler(InferenceContext context, Vocabulary vocab, int slots, int slotContext, ComputeGate gate,
+              Consumer<EngineSnapshot> published) {
+        this.context = context;
+        this.vocab = vocab;
+        this.slotContext = slotContext;
+        this.gate = gate;
+        this.published = published;
+        this.slots = new Slot[slots];
+        this.running = new ActiveRequest[slots];
+        for (int i = 0; i < slots; i++) {
+            this.slots[i] = new Slot(i, slotContext);
+        }
+    }
+
+    /** The number of slots. */
+    int slots() {
+        return slots.length;
+    }
+
+    boolean anyFree() {
+        for (ActiveRequest r : running) {
+            if (r == null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean anyActive() {
+        for (ActiveRequest r : running) {
+            if (r != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Starts a generation in the free slot that caches most of its prompt ({@link SlotChoice}),
+     * taking what its {@link PrefixPlan} says. A sampler or cache failure fails this request alone.
+     * Call only when {@link #anyFree()}.
+     */
+    void start(Generation generation) {
+        int id = SlotChoice.choose(generation.request().prompt(), views());
+        Slot slot = slots[id];
+        slot.lastUsed = ++useClock;
+        try {
+            TokenSampler sampler = context.sampler(generation.request().sampling());
+            running[id] = new ActiveRequest(generation, sampler, context, vocab, slotContext);
+            acquirePrefix(id, true);
+        } catch (RuntimeException e) {
+            // This request's sampler or prefix could not be set up: it ends, the others go on.
+            fail(id, generation, asForge(e, ""));
+        }
+        publish();
+    }
+
+    /** Carries out the request's {@link PrefixPlan} in slot {@code id}. */
+    private void acquirePrefix(int id, boolean mayWait) {
+        ActiveRequest r = running[id];
+        Slot slot = slots[id];
+        int keep;
+        switch (PrefixPlan.of(id, r.prompt, r.scoring(), mayWait, views())) {
+            case PrefixPlan.Wait w -> {
+                r.waiting = new ActiveRequest.Waiting(w.leader(), running[w.leader()], w.tokens());
+                prefixWaits++;
+                return;
+            }
+            case PrefixPlan.Keep k -> {
+                keep = k.tokens();
+                if (!context.removeTokens(id, keep, -1)) {
+                    // Some memories (recurrent, sliding window) cannot drop a tail: start over.
+                    context.removeTokens(id, 0, -1);
+                    keep = 0;
+                }
+                slot.keep(keep);
+            }
+            case PrefixPlan.Copy c -> {
+                keep = c.tokens();
+                context.removeTokens(id, 0, -1);
+                context.copySequence(c.source(), id, 0, keep);
+                slot.copyFrom(slots[c.source()], keep);
+                prefixCopies++;
+            }
+        }
+        r.reuse(keep);
+        reusedTokens += keep;
+    }
+
+    /** Every slot as the cache policy sees it now. */
+    private List<SlotView> views() {
+        List<SlotView> views = new ArrayList<>(slots.length);
+        for (int i = 0; i < slots.length; i++) {
+            views.add(slots[i].view(running[i]));
+        }
+        return views;
+    }
+
+    /** One decode for every active request: the next tokens of the decoding ones, then as much prefill as fits. */
+    void step() {
+        TokenBatch batch = context.batch();
+        batch.clear();
+        boolean changed = false;
+        for (int i = 0; i < slots.length; i++) {
+            if (running[i] != null && running[i].generation.cancelled()) {
+                finish(i, FinishReason.CANCELLED);
+                changed = true;
+            }
+        }
+        // Requests waiting for another slot's prefix: go on once it is computed, or its slot moved on.
+        for (int i = 0; i < slots.length; i++) {
+            ActiveRequest r = running[i];
+            if (r != null && r.waiting != null) {
+                ActiveRequest.Waiting w = r.waiting;
+                if (PrefixWait.isOver(running[w.slot()] == w.leader(), w.leader().decoding(), slots[w.slot()].cached(), w.awaited())) {
+                    r.waiting = null;
+                    try {
+                        acquirePrefix(i, false);
+                    } catch (RuntimeException e) {
+                        fail(i, r.generation, asForge(e, "generation failed: "));
+                    }
+                    changed = true;
+                }
+            }
+        }
+        for (int i = 0; i < slots.length; i++) {
+            ActiveRequest r = running[i];
+            if (r != null) {
+                r.batchIndex = -1;
+                if (r.decoding()) {
+                    r.batchIndex = batch.add(r.lastToken, slots[i].append(r.lastToken), i, true);
+                }
+            }
+        }
+        // Prefill in chunks, so decoding sequences keep moving while a long prompt is read.
+        for (int i = 0; i < slots.length; i++) {
+            ActiveRequest r = running[i];
+            if (r == null || r.decoding() || r.waiting != null) {
+                continue;
+            }
+            Slot slot = slots[i];
+            int[] prompt = r.prompt;
+            boolean scoring = r.scoring();
+            while (r.prefilled < prompt.length && batch.size() < batch.capacity()) {
+                boolean last = r.prefilled == prompt.length - 1;
+                int token = prompt[r.prefilled];
+                int position = slot.append(token);
+                int index = batch.add(token, position, i, last || scoring);
+                if (scoring && r.scoreCount++ == 0) {
+                    r.scoreIndex = index;
+                    r.scorePosition = position;
+                }
+                r.prefilled++;
+                prefilledTokens++;
+                if (last) {
+                    r.batchIndex = index;
+                }
+            }
+        }
+        if (batch.size() == 0) {
+            if (changed) {
+                publish();
+            }
+            return;
+        }
+        try {
+            gate.decode(context);
+        } catch (ForgeException e) {
+            LOG.warn("decode failed for {} sequence(s): {}", batch.size(), e.getMessage());
+            for (int i = 0; i < slots.length; i++) {
+                if (running[i] != null && slots[i].inBatch()) {
+                    fail(i, running[i].generation, e);
+                }
+            }
+            publish();
+            return;
+        }
+        long now = System.nanoTime();
+        for (Slot slot : slots) {
+            if (slot.inBatch()) {
+                slot.computed(); // what this step computed is in the KV cache now
+            }
+        }
+        for (int i = 0; i < slots.length; i++) {
+            ActiveRequest r = running[i];
+            if (r != null && r.scoreCount > 0) {
+                try {
+                    r.scorePromptTokens();
+                } catch (RuntimeException e) {
+                    fail(i, r.generation, asForge(e, "scoring the prompt failed: "));
+                }
+            }
+        }
+        for (int i = 0; i < slots.length; i++) {
+            ActiveRequest r = running[i];
+            if (r != null && r.batchIndex >= 0) {
+                try {
+                    sample(i, r, now);
+                } catch (RuntimeException e) {
+                    // This request's sampler, grammar, stop rule or log-probabilities failed: it ends, the others go on.
+                    LOG.warn("request {} failed while sampling: {}", r.request.id(), e.getMessage());
+                    fail(i, r.generation, asForge(e, "sampling failed: "));
+                }
+            }
+        }
+        if (changed) {
+            publish();
+        }
+    }
+
+    /** The logits of slot {@code id}'s last batch token are ready: sample, emit, maybe finish. */
+    private void sample(int id, ActiveRequest r, long now) {
+        if (!r.decoding()) {
+            r.startDecoding();
+            publish(); // the slot decodes now
+            r.sendPromptScores();
+        }
+        FinishReason end = r.sampled(r.sampler.sample(r.batchIndex), now);
+        if (end != null) {
+            finish(id, end);
+        }
+    }
+
+    /** Ends slot {@code id}'s request; the slot's KV cells stay cached for the next prompt that shares them. */
+    private void finish(int id, FinishReason reason) {
+        ActiveRequest r = running[id];
+        Timings timings = r.end(reason);
+        running[id] = null;
+        slots[id].lastUsed = ++useClock;
+        // Publish before the final event, so whoever sees it sees this slot free.
+        publish();
+        r.generation.emit(new GenerationEvent.Done(reason, timings));
+    }
+
+    /**
+     * Fails the generation in slot {@code id} (its request, or one that could not start there): the
+     * slot's cells are removed, since what they hold is not known to be sound.
+     */
+    private void fail(int id, Generation generation, ForgeException error) {
+        context.removeTokens(id, 0, -1);
+        slots[id].forget();
+        ActiveRequest r = running[id];
+        if (r != null) {
+            r.close();
+            running[id] = null;
+        }
+        slots[id].lastUsed = ++useClock;
+        publish();
+        generation.emit(new GenerationEvent.Failed(error));
+    }
+
+    /** A request's own failure as the error its client gets. */
+    private static ForgeException asForge(RuntimeException e, String what) {
+        return e instanceof ForgeException f ? f : new ForgeException(what + e.getMessage(), e);
+    }
+
+    /**
+     * Fails every running request (the engine stops or failed). A context that failed may fail
+     * again when its cells are dropped: the requests end all the same.
+     */
+    void failAll(ForgeException error) {
+        for (int i = 0; i < slots.length; i++) {
+            ActiveRequest r = running[i];
+            if (r == null) {
+                continue;
+            }
+            try {
+                fail(i, r.generation, error);
+            } catch (RuntimeException | Error e) {
+                try {
+                    r.close();
+                } catch (RuntimeException | Error ignored) {
+                    // the sampler went with the context
+                }
+                running[i] = null;
+                slots[i].forget();
+                r.generation.emit(new GenerationEvent.Failed(error));
+            }
+        }
+    }
+
+    /** Publishes a new snapshot for readers on other threads. */
+    void publish() {
+        SlotSnapshot[] views = new SlotSnapshot[slots.length];
+        int cells = 0;
+        for (int i = 0; i < slots.length; i++) {
+            Slot s = slots[i];
+            ActiveRequest r = running[i];
+            SlotState state = r == null ? SlotState.IDLE : r.decoding() ? SlotState.DECODE : SlotState.PREFILL;
+            views[i] = r == null ? new SlotSnapshot(i, state, s.cached(), "", 0, 0, 0)
+                    : new SlotSnapshot(i, state, s.cached(), r.request.id(), r.prompt.length, r.reused(), r.generated());
+            // Each slot has its own KV stream, so a prefix copied from another slot is held by both.
+            cells += s.cached();
+        }
+        published.accept(new EngineSnapshot(List.of(views), prefilledTokens, reusedTokens, prefixCopies, prefixWaits,
+                cells, context.contextSize()));
+    }
+}

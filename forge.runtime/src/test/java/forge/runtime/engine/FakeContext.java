@@ -1,0 +1,340 @@
+package forge.runtime.engine;
+
+import forge.api.SamplingException;
+import forge.api.backend.InferenceContext;
+import forge.api.backend.TokenBatch;
+import forge.api.backend.TokenLogprobs;
+import forge.api.backend.TokenSampler;
+import forge.api.sampler.SamplingParams;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.IntConsumer;
+
+/**
+ * A test double of a backend's {@link InferenceContext}, for the engine without llama.cpp. It
+ * records every call, in order, as a line ({@link #calls()}); keeps the tokens each sequence's KV
+ * cells hold, with a stream of {@code contextSize / seqMax} cells per sequence as the engine's
+ * contexts have, and fails the test (an {@link AssertionError}) where llama.cpp would misbehave:
+ * a position out of order, a full stream, sampling where no logits were computed; and samples
+ * scripted tokens.
+ *
+ * <p>The lines: {@code decode 0@4:12 0@5:13* 1@9:20*} (sequence@position:token, {@code *} where
+ * logits are computed), {@code sampler 2} (the second sampler created), {@code sample 2 @1 -> 14}
+ * (sampler, batch index, token), {@code close sampler 2}, {@code remove 0 [3,-1)},
+ * {@code copy 1 -> 0 [0,12)}, {@code logprobs @1 14 top 2}, {@code clear}, {@code idle},
+ * {@code close}.
+ */
+final class FakeContext implements InferenceContext {
+
+    /** A scripted token that makes the sampler throw an unchecked exception (a bug in a sampler stage). */
+    static final int THROW = -1;
+    /** A scripted token that makes the sampler throw a {@link SamplingException} (a grammar that allows nothing). */
+    static final int REFUSE = -2;
+    /** What a sampler returns once its script is used up. */
+    static final int FILLER = FakeVocabulary.A + 25; // 'z'
+
+    private final int contextSize;
+    private final int seqMax;
+    private final Batch batch;
+    private final int[][] cells;
+    private final int[] held;
+    private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+    private final Deque<int[]> scripts = new ArrayDeque<>();
+    private int samplers;
+    private int decodes;
+    /** What the last decode computed logits for, by batch index. */
+    private boolean[] logits = new boolean[0];
+    private volatile IntConsumer beforeDecode = n -> { };
+    private volatile boolean cannotTrim;
+    private volatile boolean noLogprobs;
+    private volatile RuntimeException samplerFailure;
+
+    FakeContext(int contextSize, int seqMax, int batchCapacity) {
+        this.contextSize = contextSize;
+        this.seqMax = seqMax;
+        this.batch = new Batch(batchCapacity);
+        this.cells = new int[seqMax][contextSize / seqMax];
+        this.held = new int[seqMax];
+    }
+
+    // ------------------------------------------------------------------ scripting
+
+    /** The next sampler created returns these tokens, in order, then {@link #FILLER}. */
+    synchronized FakeContext script(int... tokens) {
+        scripts.add(tokens.clone());
+        return this;
+    }
+
+    /** Runs before each decode with its number (1 for the first, the warmup's when there is one); it may throw. */
+    FakeContext beforeDecode(IntConsumer hook) {
+        beforeDecode = hook;
+        return this;
+    }
+
+    /** Makes removing a tail fail, as a recurrent or sliding-window memory does: only whole sequences go. */
+    FakeContext cannotTrim() {
+        cannotTrim = true;
+        return this;
+    }
+
+    /** Makes {@link #logprobs} unsupported, as on a backend without them. */
+    FakeContext noLogprobs() {
+        noLogprobs = true;
+        return this;
+    }
+
+    /** Makes the next {@link #sampler} calls throw this. */
+    FakeContext failSamplers(RuntimeException e) {
+        samplerFailure = e;
+        return this;
+    }
+
+    // ------------------------------------------------------------------ observing
+
+    /** Every call so far, in order. */
+    List<String> calls() {
+        synchronized (calls) {
+            return List.copyOf(calls);
+        }
+    }
+
+    /** The calls that start with {@code prefix} (such as {@code "decode"}), in order. */
+    List<String> calls(String prefix) {
+        return calls().stream().filter(c -> c.startsWith(prefix)).toList();
+    }
+
+    /** Forgets the calls so far. */
+    void clearCalls() {
+        calls.clear();
+    }
+
+    /** The tokens sequence {@code seq}'s KV cells hold, by position. */
+    synchronized int[] cells(int seq) {
+        return Arrays.copyOf(cells[seq], held[seq]);
+    }
+
+    /** Samplers created and not closed. */
+    synchronized int openSamplers() {
+        return (int) calls("sampler ").size() - calls("close sampler").size();
+    }
+
+    // ------------------------------------------------------------------ InferenceContext
+
+    @Override
+    public int contextSize() {
+        return contextSize;
+    }
+
+    @Override
+    public int seqMax() {
+        return seqMax;
+    }
+
+    @Override
+    public TokenBatch batch() {
+        return batch;
+    }
+
+    @Override
+    public void decode() {
+        int n;
+        synchronized (this) {
+            n = ++decodes;
+        }
+        beforeDecode.accept(n);
+        synchronized (this) {
+            StringBuilder line = new StringBuilder("decode");
+            int[] next = held.clone();
+            for (int i = 0; i < batch.size; i++) {
+                int seq = batch.seq[i];
+                int pos = batch.pos[i];
+                if (pos != next[seq]) {
+                    throw new AssertionError("sequence " + seq + " gets position " + pos + " after " + next[seq] + " cells");
+                }
+                if (pos >= cells[seq].length) {
+                    throw new AssertionError("sequence " + seq + "'s stream of " + cells[seq].length + " cells is full");
+                }
+                next[seq]++;
+                line.append(' ').append(seq).append('@').append(pos).append(':').append(batch.token[i])
+                        .append(batch.logits[i] ? "*" : "");
+            }
+            for (int i = 0; i < batch.size; i++) {
+                cells[batch.seq[i]][batch.pos[i]] = batch.token[i];
+            }
+            System.arraycopy(next, 0, held, 0, seqMax);
+            logits = Arrays.copyOf(batch.logits, batch.size);
+            calls.add(line.toString());
+        }
+    }
+
+    @Override
+    public synchronized TokenSampler sampler(SamplingParams params) {
+        if (samplerFailure != null) {
+            throw samplerFailure;
+        }
+        int id = ++samplers;
+        calls.add("sampler " + id);
+        int[] script = scripts.isEmpty() ? new int[0] : scripts.poll();
+        return new Sampler(id, script);
+    }
+
+    @Override
+    public synchronized boolean removeTokens(int sequence, int from, int to) {
+        calls.add("remove " + sequence + " [" + from + "," + to + ")");
+        if (to != -1) {
+            throw new AssertionError("the engine removes only tails");
+        }
+        if (cannotTrim && from > 0) {
+            return false;
+        }
+        held[sequence] = Math.min(held[sequence], from);
+        return true;
+    }
+
+    @Override
+    public synchronized void copySequence(int source, int target, int from, int to) {
+        calls.add("copy " + source + " -> " + target + " [" + from + "," + to + ")");
+        if (from != 0 || to > held[source]) {
+            throw new AssertionError("a stream per sequence copies a prefix the source holds: [" + from + "," + to
+                    + ") of " + held[source]);
+        }
+        System.arraycopy(cells[source], 0, cells[target], 0, to);
+        held[target] = to;
+    }
+
+    @Override
+    public synchronized int maxPosition(int sequence) {
+        return held[sequence] - 1;
+    }
+
+    @Override
+    public synchronized void clearMemory() {
+        calls.add("clear");
+        Arrays.fill(held, 0);
+    }
+
+    @Override
+    public void idle() {
+        calls.add("idle");
+    }
+
+    @Override
+    public synchronized TokenLogprobs logprobs(int batchIndex, int token, int top) {
+        calls.add("logprobs @" + batchIndex + " " + token + " top " + top);
+        if (noLogprobs) {
+            throw new UnsupportedOperationException("log-probabilities are not supported by this backend");
+        }
+        requireLogits(batchIndex);
+        List<TokenLogprobs.Candidate> alternatives = new ArrayList<>();
+        for (int j = 0; j < top; j++) {
+            alternatives.add(new TokenLogprobs.Candidate(FakeVocabulary.A + j, -0.5f * (j + 1)));
+        }
+        return new TokenLogprobs(new TokenLogprobs.Candidate(token, -0.25f * (batchIndex + 1)), alternatives);
+    }
+
+    @Override
+    public void close() {
+        calls.add("close");
+    }
+
+    private void requireLogits(int batchIndex) {
+        if (batchIndex < 0 || batchIndex >= logits.length || !logits[batchIndex]) {
+            throw new AssertionError("no logits at batch index " + batchIndex + " of the last decode");
+        }
+    }
+
+    /** A batch as llama.cpp's: filled, decoded, cleared; its capacity is the context's batch size. */
+    private static final class Batch implements TokenBatch {
+        final int[] token;
+        final int[] pos;
+        final int[] seq;
+        final boolean[] logits;
+        int size;
+
+        Batch(int capacity) {
+            token = new int[capacity];
+            pos = new int[capacity];
+            seq = new int[capacity];
+            logits = new boolean[capacity];
+        }
+
+        @Override
+        public void clear() {
+            size = 0;
+        }
+
+        @Override
+        public int add(int t, int p, int s, boolean l) {
+            if (size == token.length) {
+                throw new AssertionError("the batch of " + token.length + " is full");
+            }
+            token[size] = t;
+            pos[size] = p;
+            seq[size] = s;
+            logits[size] = l;
+            return size++;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public int capacity() {
+            return token.length;
+        }
+    }
+
+    /** Returns its script's tokens in order, then {@link #FILLER}. */
+    private final class Sampler implements TokenSampler {
+        private final int id;
+        private final int[] script;
+        private int next;
+        private boolean closed;
+
+        Sampler(int id, int[] script) {
+            this.id = id;
+            this.script = script;
+        }
+
+        @Override
+        public int sample(int batchIndex) {
+            synchronized (FakeContext.this) {
+                if (closed) {
+                    throw new AssertionError("sampler " + id + " is closed");
+                }
+                requireLogits(batchIndex);
+                int token = next < script.length ? script[next++] : FILLER;
+                if (token == THROW) {
+                    throw new IllegalStateException("scripted failure of sampler " + id);
+                }
+                if (token == REFUSE) {
+                    throw new SamplingException("the grammar allows no token");
+                }
+                calls.add("sample " + id + " @" + batchIndex + " -> " + token);
+                return token;
+            }
+        }
+
+        @Override
+        public void accept(int token) {
+            calls.add("accept " + id + " " + token);
+        }
+
+        @Override
+        public void close() {
+            synchronized (FakeContext.this) {
+                if (closed) {
+                    throw new AssertionError("sampler " + id + " closed twice");
+                }
+                closed = true;
+                calls.add("close sampler " + id);
+            }
+        }
+    }
+}

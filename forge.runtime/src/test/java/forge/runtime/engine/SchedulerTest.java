@@ -1,0 +1,543 @@
+package forge.runtime.engine;
+
+import static forge.runtime.engine.FakeVocabulary.A;
+import static forge.runtime.engine.FakeVocabulary.prompt;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.BackendException;
+import forge.api.ForgeException;
+import forge.api.SamplingException;
+import forge.api.sampler.SamplingParams;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scheduler step by step against a {@link FakeContext}: which slot and which cached prefix a
+ * request gets, copies across slots, waiting for another slot's prefill, chunked prefill and
+ * decoding, the ways a request ends, and failures contained to the requests they concern. The
+ * exact calls it makes are asserted; the fake fails the test where llama.cpp would misbehave.
+ */
+class SchedulerTest {
+
+    private FakeContext context;
+    private Scheduler scheduler;
+    private final List<EngineSnapshot> snapshots = new ArrayList<>();
+
+    private void scheduler(int slots, int slotContext, int batch) {
+        context = new FakeContext(slots * slotContext, slots, batch);
+        scheduler = new Scheduler(context, new FakeVocabulary(), slots, slotContext, new ComputeGate(64), snapshots::add);
+    }
+
+    private static GenerationRequest request(String id, int[] prompt, int maxTokens) {
+        return new GenerationRequest(id, prompt, SamplingParams.GREEDY, maxTokens, List.of(), Set.of(), false);
+    }
+
+    private Generation start(GenerationRequest request) {
+        Generation g = new Generation(request);
+        scheduler.start(g);
+        return g;
+    }
+
+    private Generation start(String id, int[] prompt, int maxTokens) {
+        return start(request(id, prompt, maxTokens));
+    }
+
+    /** Runs a request to its end, so that its slot caches the prompt, then forgets the calls it made. */
+    private void cache(int[] prompt) {
+        start("earlier", prompt, 1);
+        finishAll();
+        context.clearCalls();
+    }
+
+    /** Steps until no request is active. */
+    private void finishAll() {
+        for (int i = 0; scheduler.anyActive(); i++) {
+            assertTrue(i < 1000, "still active after 1000 steps");
+            scheduler.step();
+        }
+    }
+
+    /** Steps until slot {@code id} decodes. */
+    private void untilDecoding(int id) {
+        for (int i = 0; snapshot().slots().get(id).state() != SlotState.DECODE; i++) {
+            assertTrue(i < 1000, "slot " + id + " never decodes");
+            scheduler.step();
+        }
+    }
+
+    private EngineSnapshot snapshot() {
+        return snapshots.getLast();
+    }
+
+    /** The events a generation has so far. */
+    private static List<GenerationEvent> events(Generation g) throws InterruptedException {
+        List<GenerationEvent> events = new ArrayList<>();
+        for (GenerationEvent e = g.next(0, TimeUnit.SECONDS); e != null; e = g.next(0, TimeUnit.SECONDS)) {
+            events.add(e);
+        }
+        return events;
+    }
+
+    /** The text of a generation's events. */
+    private static String text(List<GenerationEvent> events) {
+        StringBuilder b = new StringBuilder();
+        for (GenerationEvent e : events) {
+            if (e instanceof GenerationEvent.Text t) {
+                b.append(t.text());
+            }
+        }
+        return b.toString();
+    }
+
+    private static GenerationEvent.Done done(List<GenerationEvent> events) {
+        return assertInstanceOf(GenerationEvent.Done.class, events.getLast());
+    }
+
+    private static ForgeException failed(List<GenerationEvent> events) {
+        return assertInstanceOf(GenerationEvent.Failed.class, events.getLast()).error();
+    }
+
+    private static int[] concat(int[] a, int... b) {
+        int[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    /** Lines of the decodes that carry a token of {@code seq}. */
+    private List<String> decodesOf(int seq) {
+        return context.calls("decode").stream().filter(l -> l.contains(" " + seq + "@")).toList();
+    }
+
+    private static final String SYSTEM = "you are a careful assistant";
+
+    // ------------------------------------------------------------------ prefill and decode
+
+    @Test
+    void aPromptIsPrefilledInChunksThenDecodedOneTokenPerStep() throws Exception {
+        scheduler(1, 32, 4);
+        context.script(A + 23, A + 24, A + 25); // x y z
+        Generation g = start("g", prompt("abcde"), 3);
+        assertEquals(SlotState.PREFILL, snapshot().slots().getFirst().state());
+        scheduler.step();
+        assertEquals(SlotState.PREFILL, snapshot().slots().getFirst().state(), "a prompt longer than the batch takes two steps");
+        finishAll();
+        assertEquals(List.of(
+                "sampler 1",
+                "remove 0 [0,-1)",
+                "decode 0@0:0 0@1:10 0@2:11 0@3:12",
+                "decode 0@4:13 0@5:14*",
+                "sample 1 @1 -> 33",
+                "decode 0@6:33*",
+                "sample 1 @0 -> 34",
+                "decode 0@7:34*",
+                "sample 1 @0 -> 35",
+                "close sampler 1"), context.calls());
+        List<GenerationEvent> events = events(g);
+        assertEquals(List.of(new GenerationEvent.Text("x", 1), new GenerationEvent.Text("y", 1), new GenerationEvent.Text("z", 1)),
+                events.subList(0, 3));
+        GenerationEvent.Done done = done(events);
+        assertEquals(FinishReason.LENGTH, done.reason());
+        assertEquals(6, done.timings().promptTokens());
+        assertEquals(0, done.timings().cachedTokens());
+        assertEquals(3, done.timings().completionTokens());
+        SlotSnapshot slot = snapshot().slots().getFirst();
+        assertEquals(SlotState.IDLE, slot.state());
+        // The prompt and every generated token but the last, which was never decoded.
+        assertEquals(8, slot.cachedTokens());
+        assertArrayEquals(concat(prompt("abcde"), A + 23, A + 24), context.cells(0));
+        assertEquals(6, snapshot().prefilledTokens());
+        assertEquals(8, snapshot().kvCellsUsed());
+    }
+
+    @Test
+    void aRepeatedPromptReusesTheSlotsCellsAndComputesOnlyItsLastToken() throws Exception {
+        scheduler(1, 32, 16);
+        int[] p = prompt("abcde");
+        cache(p);
+        Generation again = start("again", p, 2);
+        finishAll();
+        assertEquals("remove 0 [5,-1)", context.calls().get(1));
+        assertEquals("decode 0@5:14*", context.calls().get(2), "only the last prompt token, for its logits");
+        assertEquals(5, done(events(again)).timings().cachedTokens());
+        assertEquals(7, snapshot().prefilledTokens());
+        assertEquals(5, snapshot().reusedTokens());
+        assertEquals(0, snapshot().prefixCopies());
+    }
+
+    @Test
+    void theNextTurnOfAConversationReusesEverythingTheSlotComputed() throws Exception {
+        scheduler(1, 64, 16);
+        context.script(A + 23, A + 24, A + 25);
+        int[] p = prompt("abcde");
+        start("turn-1", p, 3);
+        finishAll();
+        context.clearCalls();
+        // The client sends the answer back (x y z) with its next message (q).
+        Generation next = start("turn-2", concat(p, A + 23, A + 24, A + 25, A + 16), 1);
+        finishAll();
+        assertEquals("remove 0 [8,-1)", context.calls().get(1), "the cells of the prompt and x y");
+        assertEquals("decode 0@8:35 0@9:26*", context.calls().get(2));
+        assertEquals(8, done(events(next)).timings().cachedTokens());
+    }
+
+    // ------------------------------------------------------------------ slot choice and copies
+
+    @Test
+    void theFreeSlotWhoseCellsShareMostGetsTheRequestAndTheLeastRecentlyUsedAmongEquals() throws Exception {
+        scheduler(3, 32, 32);
+        start("a", prompt("abc"), 1);
+        finishAll();
+        assertEquals("a", snapshots.stream().filter(s -> s.busySlots() > 0).findFirst().orElseThrow().slots().get(0).requestId(),
+                "all empty: the first slot");
+        Generation b = start("b", prompt("abcx"), 1);
+        assertEquals("b", snapshot().slots().get(0).requestId(), "slot 0 holds a b c");
+        Generation c = start("c", FakeVocabulary.ids("qrs"), 1);
+        assertEquals("c", snapshot().slots().get(1).requestId(), "slots 1 and 2 share nothing and were never used: the first");
+        finishAll();
+        // Slots 0 and 1 now hold cells; a prompt sharing nothing with either takes slot 2, the least recently used.
+        Generation d = start("d", FakeVocabulary.ids("mno"), 1);
+        assertEquals("d", snapshot().slots().get(2).requestId());
+        finishAll();
+        // Now all three share nothing with it: slot 0 was used longest ago (b ended before c).
+        Generation e = start("e", FakeVocabulary.ids("uvw"), 1);
+        assertEquals("e", snapshot().slots().get(0).requestId());
+        finishAll();
+        for (Generation g : List.of(b, c, d, e)) {
+            assertEquals(FinishReason.LENGTH, done(events(g)).reason());
+        }
+    }
+
+    @Test
+    void aSlotIsUsedWhenItsRequestEndsNotOnlyWhenItStarts() throws Exception {
+        scheduler(2, 32, 32);
+        start("long", FakeVocabulary.ids("abc"), 5); // slot 0, started first, ends last
+        start("short", FakeVocabulary.ids("def"), 1); // slot 1
+        finishAll();
+        Generation next = start("next", FakeVocabulary.ids("xyz"), 1);
+        assertEquals("next", snapshot().slots().get(1).requestId(), "slot 1 was left longest ago");
+        finishAll();
+        assertEquals(FinishReason.LENGTH, done(events(next)).reason());
+    }
+
+    @Test
+    void aLongerPrefixCachedInAnotherBusySlotIsCopiedNotComputed() throws Exception {
+        scheduler(2, 64, 64);
+        int[] busy = prompt(SYSTEM + " one");
+        int[] other = prompt(SYSTEM + " two");
+        int shared = SlotView.commonPrefix(busy, busy.length, other, other.length);
+        Generation running = start("busy", busy, 20);
+        untilDecoding(0);
+        context.clearCalls();
+        Generation copied = start("copy", other, 2);
+        assertEquals(List.of("sampler 2", "remove 1 [0,-1)", "copy 0 -> 1 [0," + shared + ")"), context.calls());
+        scheduler.step();
+        assertEquals(1, decodesOf(1).size());
+        assertTrue(decodesOf(1).getFirst().contains(" 1@" + shared + ":"), "prefill starts after the copied cells: " + decodesOf(1));
+        running.cancel();
+        finishAll();
+        assertEquals(shared, done(events(copied)).timings().cachedTokens());
+        assertArrayEquals(Arrays.copyOf(other, other.length), Arrays.copyOf(context.cells(1), other.length));
+        EngineSnapshot s = snapshot();
+        assertEquals(1, s.prefixCopies());
+        assertEquals(busy.length + other.length - shared, s.prefilledTokens());
+        assertEquals(s.slots().get(0).cachedTokens() + s.slots().get(1).cachedTokens(), s.kvCellsUsed(),
+                "a copied prefix is held in both streams");
+    }
+
+    @Test
+    void aMemoryThatCannotDropATailComputesThePromptAgainFromTheStart() throws Exception {
+        scheduler(1, 32, 16);
+        context.cannotTrim();
+        int[] p = prompt("abcde");
+        cache(p);
+        Generation again = start("again", p, 2);
+        finishAll();
+        assertEquals(List.of("remove 0 [5,-1)", "remove 0 [0,-1)"), context.calls("remove"));
+        assertEquals("decode 0@0:0 0@1:10 0@2:11 0@3:12 0@4:13 0@5:14*", context.calls("decode").getFirst());
+        assertEquals(0, done(events(again)).timings().cachedTokens());
+        assertEquals(0, snapshot().reusedTokens());
+    }
+
+    // ------------------------------------------------------------------ waiting for another slot's prefill
+
+    @Test
+    void requestsArrivingTogetherWithOneSystemPromptComputeItOnce() throws Exception {
+        scheduler(3, 64, 8);
+        int[] a = prompt(SYSTEM + " one");
+        int[] b = prompt(SYSTEM + " two");
+        int[] c = prompt(SYSTEM + " six");
+        int shared = SlotView.commonPrefix(a, a.length, b, b.length);
+        assertEquals(shared, SlotView.commonPrefix(a, a.length, c, c.length));
+        List<Generation> all = List.of(start("a", a, 2), start("b", b, 2), start("c", c, 2));
+        assertEquals(2, snapshot().prefixWaits(), "b and c wait for a; c does not follow b, which waits itself");
+        assertEquals(List.of("sampler 1", "remove 0 [0,-1)", "sampler 2", "sampler 3"), context.calls());
+        // a computes the shared prefix, 8 tokens a step; b and c have nothing in the batches meanwhile.
+        int steps = (shared + 7) / 8;
+        for (int i = 0; i < steps; i++) {
+            scheduler.step();
+        }
+        assertTrue(decodesOf(1).isEmpty() && decodesOf(2).isEmpty(), context.calls().toString());
+        assertEquals(List.of(), context.calls("copy"));
+        scheduler.step(); // a holds the prefix: the waits are over
+        assertEquals(List.of("copy 0 -> 1 [0," + shared + ")", "copy 0 -> 2 [0," + shared + ")"), context.calls("copy"));
+        finishAll();
+        int cached = 0;
+        for (Generation g : all) {
+            GenerationEvent.Done done = done(events(g));
+            assertEquals(FinishReason.LENGTH, done.reason());
+            cached += done.timings().cachedTokens();
+        }
+        EngineSnapshot s = snapshot();
+        assertEquals(2 * shared, cached);
+        assertEquals(a.length + (b.length - shared) + (c.length - shared), s.prefilledTokens(), "the system prompt is computed once");
+        assertEquals(2, s.prefixCopies());
+        assertEquals(cached, s.reusedTokens());
+    }
+
+    @Test
+    void aWaitThatSavesLittleIsNotTaken() throws Exception {
+        scheduler(3, 96, 128);
+        start("earlier", prompt(SYSTEM + " x"), 1);
+        finishAll(); // slot 0 holds the system prompt
+        int[] a = prompt(SYSTEM + " ab" + " a long question that takes many steps to read");
+        int[] b = prompt(SYSTEM + " ab" + " another");
+        start("a", a, 1);
+        context.clearCalls();
+        start("b", b, 1);
+        int cachedShare = prompt(SYSTEM + " ").length;
+        // b shares 2 tokens more with a's prompt than slot 0's cells hold, of some 50 that a computes: not worth a step.
+        assertEquals(0, snapshot().prefixWaits());
+        assertEquals(List.of("sampler 3", "remove 1 [0,-1)", "copy 0 -> 1 [0," + cachedShare + ")"), context.calls());
+        scheduler.step();
+        assertEquals(1, decodesOf(1).size(), "b prefills at once, beside a");
+        assertEquals(decodesOf(0), decodesOf(1));
+        finishAll();
+    }
+
+    @Test
+    void aFollowerWhoseLeaderIsCancelledTakesWhatTheLeaderComputed() throws Exception {
+        scheduler(3, 64, 8);
+        int[] a = prompt(SYSTEM + " one");
+        Generation leader = start("a", a, 2);
+        Generation b = start("b", prompt(SYSTEM + " two"), 2);
+        Generation c = start("c", prompt(SYSTEM + " six"), 2);
+        scheduler.step();
+        scheduler.step(); // a has computed 16 tokens of the shared prefix
+        leader.cancel();
+        context.clearCalls();
+        scheduler.step();
+        List<GenerationEvent> cancelled = events(leader);
+        assertEquals(1, cancelled.size(), "nothing but the end: " + cancelled);
+        assertEquals(FinishReason.CANCELLED, done(cancelled).reason());
+        assertEquals(List.of("close sampler 1", "remove 1 [0,-1)", "copy 0 -> 1 [0,16)", "remove 2 [0,-1)", "copy 0 -> 2 [0,16)"),
+                context.calls().subList(0, 5));
+        assertEquals(16, snapshot().slots().get(0).cachedTokens(), "a cancelled request's cells stay cached");
+        finishAll();
+        assertEquals(16, done(events(b)).timings().cachedTokens());
+        assertEquals(16, done(events(c)).timings().cachedTokens());
+    }
+
+    // ------------------------------------------------------------------ how requests end
+
+    @Test
+    void aCancelledRequestEndsAtTheNextStepWithoutTheTextItHeldBack() throws Exception {
+        scheduler(1, 32, 16);
+        context.script(A + 23, A + 24); // x, then y: perhaps the start of the stop string "yz"
+        Generation g = start(new GenerationRequest("g", prompt("abc"), SamplingParams.GREEDY, 10, List.of("yz"), Set.of(), false));
+        scheduler.step();
+        scheduler.step();
+        g.cancel();
+        context.clearCalls();
+        scheduler.step();
+        assertEquals(List.of("close sampler 1"), context.calls(), "no decode, and the cells stay");
+        List<GenerationEvent> events = events(g);
+        assertEquals("x", text(events), "the held-back y is not sent");
+        assertEquals(FinishReason.CANCELLED, done(events).reason());
+        assertEquals(5, snapshot().slots().getFirst().cachedTokens());
+        assertFalse(scheduler.anyActive());
+    }
+
+    @Test
+    void fillingTheSlotsContextEndsWithLength() throws Exception {
+        scheduler(1, 16, 16);
+        int[] p = prompt("abcd");
+        Generation untilFull = start("full", p, -1);
+        finishAll();
+        GenerationEvent.Done done = done(events(untilFull));
+        assertEquals(FinishReason.LENGTH, done.reason());
+        assertEquals(16 - p.length, done.timings().completionTokens());
+        assertEquals("decode 0@14:35*", context.calls("decode").getLast(), "the last cell the slot has, then no more");
+        // max_tokens beyond the slot's room (the engine refuses it up front) still stops there.
+        Generation beyond = start("beyond", p, 100);
+        finishAll();
+        assertEquals(16 - p.length, done(events(beyond)).timings().completionTokens());
+    }
+
+    @Test
+    void stopStringsAndEndTokensEndARequestWithStop() throws Exception {
+        scheduler(3, 32, 32);
+        context.script(A, A + 1, A + 2, A + 3, A + 4); // a b c d e
+        context.script(A, FakeVocabulary.EOS, A + 1);
+        context.script(A, FakeVocabulary.END_OF_TURN, A + 1);
+        Generation stopString = start(new GenerationRequest("stop", prompt("q"), SamplingParams.GREEDY, 10, List.of("cd"), Set.of(), false));
+        Generation eos = start("eos", prompt("r"), 10);
+        Generation turn = start(new GenerationRequest("turn", prompt("s"), SamplingParams.GREEDY, 10, List.of(),
+                Set.of(FakeVocabulary.END_OF_TURN), false));
+        finishAll();
+        List<GenerationEvent> s = events(stopString);
+        assertEquals("ab", text(s), "the stop string is never sent, nor what came before it in its token");
+        assertEquals(FinishReason.STOP, done(s).reason());
+        assertEquals(4, done(s).timings().completionTokens());
+        for (Generation g : List.of(eos, turn)) {
+            List<GenerationEvent> e = events(g);
+            assertEquals("a", text(e));
+            assertEquals(FinishReason.STOP, done(e).reason());
+            assertEquals(1, done(e).timings().completionTokens(), "the end token is not part of the completion");
+        }
+    }
+
+    // ------------------------------------------------------------------ failures stay where they belong
+
+    @Test
+    void aFailingSamplerFailsOnlyItsOwnRequest() throws Exception {
+        scheduler(3, 32, 32);
+        context.script(A, FakeContext.THROW);
+        context.script(A, FakeContext.REFUSE);
+        context.script(A, A + 1, A + 2, A + 3);
+        Generation broken = start("broken", FakeVocabulary.ids("abc"), 4);
+        Generation refused = start("refused", FakeVocabulary.ids("def"), 4);
+        Generation fine = start("fine", FakeVocabulary.ids("ghi"), 4);
+        finishAll();
+        ForgeException bug = failed(events(broken));
+        assertEquals("sampling failed: scripted failure of sampler 1", bug.getMessage());
+        assertInstanceOf(IllegalStateException.class, bug.getCause());
+        assertInstanceOf(SamplingException.class, failed(events(refused)), "a backend's own error passes as it is");
+        List<GenerationEvent> ok = events(fine);
+        assertEquals("abcd", text(ok));
+        assertEquals(FinishReason.LENGTH, done(ok).reason());
+        // The failed requests' cells are dropped (their state is not known to be sound) and their samplers closed.
+        assertTrue(context.calls("remove").containsAll(List.of("remove 0 [0,-1)", "remove 1 [0,-1)")));
+        assertEquals(0, snapshot().slots().get(0).cachedTokens());
+        assertEquals(0, context.cells(0).length);
+        assertEquals(0, context.openSamplers());
+    }
+
+    @Test
+    void aFailingDecodeFailsTheRequestsInItsBatchAndNoOther() throws Exception {
+        scheduler(3, 32, 4);
+        Generation decoding = start("decoding", FakeVocabulary.ids("ab"), 10);
+        scheduler.step(); // decoding now
+        Generation prefilling = start("prefilling", FakeVocabulary.ids("cdefghij"), 2);
+        Generation outside = start("outside", FakeVocabulary.ids("klmnopqr"), 2);
+        BackendException error = new BackendException("no KV space");
+        context.beforeDecode(n -> {
+            if (n == 2) {
+                throw error;
+            }
+        });
+        scheduler.step(); // 1 token of "decoding", 3 of "prefilling": the batch is full before "outside"
+        assertSame(error, failed(events(decoding)));
+        assertSame(error, failed(events(prefilling)));
+        assertEquals(List.of(), events(outside));
+        assertEquals(0, snapshot().slots().get(0).cachedTokens());
+        assertEquals(0, snapshot().slots().get(1).cachedTokens());
+        finishAll();
+        assertEquals(FinishReason.LENGTH, done(events(outside)).reason());
+        assertEquals(0, context.openSamplers());
+    }
+
+    @Test
+    void aSamplerThatCannotBeMadeFailsItsRequestAtOnce() throws Exception {
+        scheduler(2, 32, 32);
+        context.failSamplers(new IllegalArgumentException("bad grammar"));
+        Generation g = start("g", prompt("abc"), 2);
+        ForgeException error = failed(events(g));
+        assertEquals("bad grammar", error.getMessage());
+        assertEquals(List.of("remove 0 [0,-1)"), context.calls());
+        assertFalse(scheduler.anyActive());
+        context.failSamplers(null);
+        Generation next = start("next", prompt("abc"), 2);
+        finishAll();
+        assertEquals(FinishReason.LENGTH, done(events(next)).reason());
+    }
+
+    @Test
+    void aBackendWithoutLogprobsFailsOnlyTheRequestThatAsks() throws Exception {
+        scheduler(2, 32, 32);
+        context.noLogprobs();
+        Generation asks = start(new GenerationRequest("asks", FakeVocabulary.ids("abc"), SamplingParams.GREEDY, 3, List.of(), Set.of(), false, 2));
+        Generation plain = start("plain", FakeVocabulary.ids("def"), 3);
+        finishAll();
+        assertEquals("log-probabilities are not supported by this backend", failed(events(asks)).getMessage());
+        assertEquals(FinishReason.LENGTH, done(events(plain)).reason());
+    }
+
+    @Test
+    void failAllFailsEveryRunningRequest() throws Exception {
+        scheduler(2, 32, 4);
+        Generation a = start("a", FakeVocabulary.ids("abc"), 10);
+        Generation b = start("b", FakeVocabulary.ids("defghi"), 10);
+        scheduler.step();
+        ForgeException error = new ForgeException("shut down");
+        scheduler.failAll(error);
+        assertSame(error, failed(events(a)));
+        assertSame(error, failed(events(b)));
+        assertFalse(scheduler.anyActive());
+        assertEquals(0, context.openSamplers());
+    }
+
+    // ------------------------------------------------------------------ log-probabilities
+
+    @Test
+    void aScoredPromptReusesNoCacheAndScoresEveryPositionBeforeAnyText() throws Exception {
+        scheduler(1, 32, 4);
+        int[] p = prompt("abcde");
+        cache(p);
+        Generation scored = start(new GenerationRequest("scored", p, SamplingParams.GREEDY, 1, List.of(), Set.of(), false, 1, true));
+        finishAll();
+        assertEquals("remove 0 [0,-1)", context.calls().get(1), "its cells from the warm-up are not reused");
+        assertEquals(List.of("decode 0@0:0* 0@1:10* 0@2:11* 0@3:12*", "decode 0@4:13* 0@5:14*"), context.calls("decode"));
+        assertEquals(List.of(
+                "logprobs @0 10 top 1", "logprobs @1 11 top 1", "logprobs @2 12 top 1", "logprobs @3 13 top 1",
+                "logprobs @0 14 top 1",
+                "logprobs @1 " + FakeContext.FILLER + " top 1"), context.calls("logprobs"), "each position scores the next prompt token");
+        List<GenerationEvent> events = events(scored);
+        GenerationEvent.PromptLogprobs prompt = assertInstanceOf(GenerationEvent.PromptLogprobs.class, events.getFirst());
+        assertEquals(p.length - 1, prompt.tokens().size());
+        for (int k = 0; k < prompt.tokens().size(); k++) {
+            assertArrayEquals(new FakeVocabulary().piece(p[k + 1], true), prompt.tokens().get(k).bytes());
+            assertEquals(1, prompt.tokens().get(k).top().size());
+        }
+        assertEquals(0, done(events).timings().cachedTokens());
+    }
+
+    // ------------------------------------------------------------------ snapshots
+
+    @Test
+    void snapshotsFollowTheSlotsStates() throws Exception {
+        scheduler(2, 32, 4);
+        assertTrue(snapshots.isEmpty(), "nothing published before anything happened");
+        scheduler.publish();
+        assertEquals(List.of(SlotState.IDLE, SlotState.IDLE), snapshot().slots().stream().map(SlotSnapshot::state).toList());
+        assertEquals(64, snapshot().kvCells());
+        start("g", prompt("abcdef"), 2);
+        SlotSnapshot s = snapshot().slots().get(0);
+        assertEquals(new SlotSnapshot(0, SlotState.PREFILL, 0, "g", 7, 0, 0), s);
+        untilDecoding(0);
+        // Published as it turns to decoding, before it samples its first token.
+        assertEquals(new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 0), snapshot().slots().get(0));
+        scheduler.publish();
+        assertEquals(new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 1), snapshot().slots().get(0));
+        finishAll();
+        assertEquals(new SlotSnapshot(0, SlotState.IDLE, 8, "", 0, 0, 0), snapshot().slots().get(0));
+    }
+}

@@ -1,0 +1,49 @@
+/**
+ * Reading a model's output back, and making it write calls: each tool-call syntax a family
+ * writes, defined once, its streaming parser and its GBNF grammar side by side.
+ *
+ * <h2>Design</h2>
+ * <ul>
+ * <li><b>A syntax is one object.</b> {@link forge.template.toolkit.calls.ToolCallSyntax} is
+ *     sealed, with one implementation per syntax: {@link forge.template.toolkit.calls.HermesToolCalls}
+ *     (Qwen 2.5/3, Hermes, ChatML and Jinja templates that write {@code <tool_call>}),
+ *     {@link forge.template.toolkit.calls.LlamaToolCalls} (Llama 3 JSON and {@code <|python_tag|>}),
+ *     {@link forge.template.toolkit.calls.QwenXmlToolCalls} (Qwen 3.5 and Qwen3-Coder),
+ *     {@link forge.template.toolkit.calls.Gemma4ToolCalls} and
+ *     {@link forge.template.toolkit.calls.KimiToolCalls}. Its three methods answer
+ *     {@link forge.api.template.ChatTemplate}'s {@code parser}, {@code toolCallGrammar} and
+ *     {@code toolCallTriggers}, so a family template delegates all three, and each syntax's tests
+ *     check that what its grammar admits is what its parser reads.</li>
+ * <li><b>Reasoning is the family's.</b> Which markers open reasoning, and whether the prompt
+ *     already opened them, is the template's to say ({@link forge.template.toolkit.calls.Reasoning});
+ *     the syntax combines it with its call markers in one
+ *     {@link forge.template.toolkit.calls.MarkupParser}.</li>
+ * <li><b>One streaming machine.</b> {@link forge.template.toolkit.calls.MarkupParser} holds back
+ *     text that may be the start of a marker, so markup never leaks into content; a block that is
+ *     not a call stays content, markup included; JSON calls stream their arguments as they are
+ *     written. The syntaxes only say where blocks are and how to decode one.</li>
+ * <li><b>One JSON call.</b> Hermes/Qwen and Llama 3 write the same JSON object under different
+ *     keys and markers: {@link forge.template.toolkit.calls.JsonCall} is its one decoder and its
+ *     one grammar rule, tool names quoted as {@code json.dumps} quotes them.</li>
+ * <li><b>Grammars take the caller's argument rules.</b> A syntax whose arguments are one JSON
+ *     object references the per-tool rule the caller built from the tool's schema
+ *     ({@code forge.runtime.grammar}); a syntax that writes arguments otherwise (Qwen's XML,
+ *     Gemma's notation) types them itself.</li>
+ * </ul>
+ *
+ * {@snippet :
+ * // A family template: its reasoning markers, the toolkit's syntax.
+ * public OutputParser parser(ChatPrompt prompt) {
+ *     return HermesToolCalls.SYNTAX.parser(new Reasoning("<think>", "</think>", false), prompt.tools());
+ * }
+ * public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+ *     return HermesToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
+ *     // root ::= tc-call ("\n" tc-call)*
+ *     // tc-call ::= "<tool_call>\n{\"name\": " ("\"get_weather\", \"arguments\": " tool0-args) "}\n</tool_call>"
+ * }
+ * public List<String> toolCallTriggers() {
+ *     return HermesToolCalls.SYNTAX.triggers();   // ["<tool_call>"]
+ * }
+ * }
+ */
+package forge.template.toolkit.calls;
