@@ -26,8 +26,8 @@ export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 # name  module  test class#method
 TARGETS="request forge.http forge.http.server.ChatRequestFuzzTest#parse
 gguf forge.runtime/gguf forge.runtime.gguf.GgufReaderFuzzTest#read
-schema forge.runtime forge.runtime.grammar.JsonSchemaGrammarFuzzTest#convert
-gbnf forge.runtime forge.runtime.grammar.GbnfGrammarFuzzTest#check"
+schema forge.runtime/grammar forge.runtime.grammar.JsonSchemaGrammarFuzzTest#convert
+gbnf forge.runtime/grammar forge.runtime.grammar.GbnfGrammarFuzzTest#check"
 
 duration=1m
 chosen=()
