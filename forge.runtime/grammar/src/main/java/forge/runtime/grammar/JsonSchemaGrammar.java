@@ -695,7 +695,13 @@ public final class JsonSchemaGrammar {
             return item + "{" + min + "," + (hasMax ? Integer.toString(max) : "") + "}";
         }
         String result = item + " " + repetition("(" + separator + " " + item + ")", min == 0 ? 0 : min - 1, hasMax ? max - 1 : max, "");
-        return min == 0 ? "(" + result + ")?" : result;
+        if (min != 0) {
+            return result;
+        }
+        // llama.cpp multiplies the rules inside a group by the group's repetition, "?" too: the
+        // {0,max-1} above expands to max+1 rules, so from max = MAX_REPETITIONS on "(...)?" is refused.
+        // An empty alternative says the same and repeats nothing.
+        return hasMax && max >= GbnfGrammar.MAX_REPETITIONS ? "(" + result + " | )" : "(" + result + ")?";
     }
 
     // ---------------------------------------------------------------- helpers

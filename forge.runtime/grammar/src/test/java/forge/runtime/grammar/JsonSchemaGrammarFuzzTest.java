@@ -6,6 +6,9 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Timeout;
@@ -61,11 +64,10 @@ class JsonSchemaGrammarFuzzTest {
     private static Map<String, Object> schema(byte[] data) {
         JsonNode node;
         try {
-            node = JSON.readTree(data);
-        } catch (JacksonException notJson) {
+            // Strict UTF-8 first, as the server decodes bodies: Jackson would guess UTF-16 or UTF-32 from the bytes.
+            node = JSON.readTree(StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(data)).toString());
+        } catch (CharacterCodingException | JacksonException notJson) {
             return null;
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
         if (node == null || !(node.isObject() || node.isBoolean())) {
             return null;

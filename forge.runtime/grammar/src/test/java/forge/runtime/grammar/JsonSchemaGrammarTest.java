@@ -1,5 +1,6 @@
 package forge.runtime.grammar;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -110,5 +111,16 @@ class JsonSchemaGrammarTest {
         // At the limit, the grammar is one llama.cpp takes.
         GbnfGrammar.check(JsonSchemaGrammar.convert(Map.of("type", "array", "minItems", 2000, "maxItems", 2000)));
         GbnfGrammar.check(JsonSchemaGrammar.convert(Map.of("type", "string", "minLength", 10, "maxLength", 2000)));
+    }
+
+    /** Found by JsonSchemaGrammarFuzzTest: {@code maxItems: 2000} alone made a grammar llama.cpp refuses. */
+    @Test
+    void anArrayOfAtMostTheLimitMayBeEmpty() {
+        for (int max : new int[] {1, 2, 1999, 2000}) {
+            String g = JsonSchemaGrammar.convert(Map.of("type", "array", "items", Map.of("type", "integer"), "maxItems", max));
+            assertDoesNotThrow(() -> GbnfGrammar.check(g), "maxItems " + max);
+        }
+        assertTrue(convert(Map.of("type", "array", "maxItems", 3)).contains("root ::= \"[\" space (item (\",\" space item){0,2})? space \"]\""),
+                "below the limit, llama.cpp's own spelling");
     }
 }
