@@ -732,10 +732,12 @@ public final class JsonSchemaGrammar {
         if (v == null) {
             return fallback;
         }
-        if (!(v instanceof Number n) || n.doubleValue() < 0 || n.doubleValue() != Math.rint(n.doubleValue())) {
+        BigDecimal d = v instanceof Number n ? finite(n, at, key) : null;
+        if (d == null || d.signum() < 0 || d.stripTrailingZeros().scale() > 0) {
             throw new InvalidSchemaException(at + "/" + key, key + " must be a non-negative integer");
         }
-        return (int) Math.min(n.longValue(), Integer.MAX_VALUE - 1L);
+        // Integer.MAX_VALUE stands for no bound; a count beyond an int (even beyond a long) is just very large.
+        return d.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE - 1L)) >= 0 ? Integer.MAX_VALUE - 1 : d.intValue();
     }
 
     private static BigDecimal decimal(Map<String, Object> schema, String key, String at) {
@@ -745,6 +747,14 @@ public final class JsonSchemaGrammar {
         }
         if (!(v instanceof Number n)) {
             throw new InvalidSchemaException(at + "/" + key, key + " must be a number");
+        }
+        return finite(n, at, key);
+    }
+
+    /** A number exactly as written; JSON has no infinities, but a literal past a double's range (1e400) reads as one. */
+    private static BigDecimal finite(Number n, String at, String key) {
+        if ((n instanceof Double || n instanceof Float) && !Double.isFinite(n.doubleValue())) {
+            throw new InvalidSchemaException(at + "/" + key, key + " must be a finite number, not one beyond a double's range");
         }
         return new BigDecimal(n.toString());
     }

@@ -113,6 +113,27 @@ class JsonSchemaGrammarTest {
         GbnfGrammar.check(JsonSchemaGrammar.convert(Map.of("type", "string", "minLength", 10, "maxLength", 2000)));
     }
 
+    /**
+     * Found by JsonSchemaGrammarFuzzTest: {@code "maximum": 151e3080} reads as an infinite double,
+     * which threw a NumberFormatException (a 500 for a tool's parameters); a count beyond a long was
+     * read as what is left of it after wrapping.
+     */
+    @Test
+    void numbersPastADoublesRangeAreRefusedAndHugeCountsStayHuge() {
+        InvalidSchemaException e = assertThrows(InvalidSchemaException.class, () -> JsonSchemaGrammar.convert(
+                Map.of("properties", Map.of("age", Map.of("type", "integer", "maximum", Double.POSITIVE_INFINITY)))));
+        assertEquals("/properties/age/maximum", e.pointer());
+        assertTrue(e.getMessage().contains("finite"), e.getMessage());
+        assertEquals("/minLength", assertThrows(InvalidSchemaException.class, () -> JsonSchemaGrammar.convert(
+                Map.of("type", "string", "minLength", Double.POSITIVE_INFINITY))).pointer());
+        // 2^64 + 1 is not 1 item
+        assertEquals("/maxItems", assertThrows(UnsupportedSchemaException.class, () -> JsonSchemaGrammar.convert(
+                Map.of("type", "array", "maxItems", new java.math.BigInteger("18446744073709551617")))).pointer());
+        assertEquals("/minItems", assertThrows(InvalidSchemaException.class, () -> JsonSchemaGrammar.convert(
+                Map.of("type", "array", "minItems", 1.5))).pointer());
+        convert(Map.of("type", "array", "maxItems", 4.0));
+    }
+
     /** Found by JsonSchemaGrammarFuzzTest: {@code maxItems: 2000} alone made a grammar llama.cpp refuses. */
     @Test
     void anArrayOfAtMostTheLimitMayBeEmpty() {
