@@ -134,6 +134,26 @@ class JsonSchemaGrammarTest {
         convert(Map.of("type", "array", "maxItems", 4.0));
     }
 
+    /**
+     * Found by JsonSchemaGrammarFuzzTest: {@code ^a{+000000}+$} made {@code "+"} with nothing before
+     * it. Repeating what matches only the empty string is that string; repeating without bound what
+     * may match it is a grammar llama.cpp refuses as left recursive, so it is refused here, by name.
+     */
+    @Test
+    void patternsThatRepeatTheEmptyStringCollapseOrAreRefused() {
+        for (String p : new String[] {"^a{0}+$", "^a{0}*b$", "^a{0}?$", "^(?:a{0}){3}$", "^(a?){2,5}$", "^(a|b?)?c$", "^$"}) {
+            convert(Map.of("type", "string", "pattern", p));
+        }
+        for (String p : new String[] {"^(a*)*$", "^(a|)+$", "^(a?){2,}$", "^(b|c?d?)*$"}) {
+            UnsupportedSchemaException e = assertThrows(UnsupportedSchemaException.class,
+                    () -> JsonSchemaGrammar.convert(Map.of("type", "string", "pattern", p)), p);
+            assertTrue(e.getMessage().contains("left recursive"), e.getMessage());
+        }
+        UnsupportedSchemaException e = assertThrows(UnsupportedSchemaException.class,
+                () -> JsonSchemaGrammar.convert(Map.of("type", "string", "pattern", "^a{+000000}+$")));
+        assertTrue(e.getMessage().contains("invalid number in curly brackets"), e.getMessage());
+    }
+
     /** Found by JsonSchemaGrammarFuzzTest: {@code maxItems: 2000} alone made a grammar llama.cpp refuses. */
     @Test
     void anArrayOfAtMostTheLimitMayBeEmpty() {
