@@ -699,9 +699,10 @@ public final class JsonSchemaGrammar {
             return result;
         }
         // llama.cpp multiplies the rules inside a group by the group's repetition, "?" too: the
-        // {0,max-1} above expands to max+1 rules, so from max = MAX_REPETITIONS on "(...)?" is refused.
+        // {0,max-1} above makes max+1 rules, and one more where the item's rule is named here first
+        // (a rule defined further down), so from max = MAX_REPETITIONS - 1 on "(...)?" may be refused.
         // An empty alternative says the same and repeats nothing.
-        return hasMax && max >= GbnfGrammar.MAX_REPETITIONS ? "(" + result + " | )" : "(" + result + ")?";
+        return hasMax && max >= GbnfGrammar.MAX_REPETITIONS - 1 ? "(" + result + " | )" : "(" + result + ")?";
     }
 
     // ---------------------------------------------------------------- helpers
