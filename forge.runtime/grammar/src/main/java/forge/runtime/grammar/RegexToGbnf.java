@@ -58,6 +58,14 @@ final class RegexToGbnf {
         return new UnsupportedSchemaException(at, "pattern", "'" + pattern + "': " + why);
     }
 
+    /** The part a quantifier repeats, taken off {@code seq}: there is none at the start or right after a '|'. */
+    private Piece repeated(List<Piece> seq) {
+        if (seq.isEmpty() || (!seq.getLast().literal() && seq.getLast().text().equals("|"))) {
+            throw invalid("nothing to repeat");
+        }
+        return seq.removeLast();
+    }
+
     private UnsupportedSchemaException unboundedRepetitionOfNothing(char operator) {
         return unsupported("'" + operator + "' repeats, without bound, a part that can match the empty string;"
                 + " llama.cpp refuses such a grammar as left recursive");
@@ -226,10 +234,7 @@ final class RegexToGbnf {
                 seq.add(new Piece("|", false));
                 i++;
             } else if (c == '*' || c == '+' || c == '?') {
-                if (seq.isEmpty()) {
-                    throw invalid("nothing to repeat");
-                }
-                Piece last = seq.removeLast();
+                Piece last = repeated(seq);
                 i++;
                 if (last.text().isEmpty() || (c == '?' && last.nullable())) {
                     seq.add(last); // repeating or making optional what matches nothing anyway changes nothing
@@ -270,10 +275,7 @@ final class RegexToGbnf {
                 }
                 JsonSchemaGrammar.checkRepetitions(min, at, "pattern");
                 JsonSchemaGrammar.checkRepetitions(max, at, "pattern");
-                if (seq.isEmpty()) {
-                    throw invalid("nothing to repeat");
-                }
-                Piece last = seq.removeLast();
+                Piece last = repeated(seq);
                 if (last.text().isEmpty()) {
                     seq.add(last);
                     continue;

@@ -154,6 +154,16 @@ class JsonSchemaGrammarTest {
         assertTrue(e.getMessage().contains("invalid number in curly brackets"), e.getMessage());
     }
 
+    /** Found by JsonSchemaGrammarFuzzTest: {@code (.yz|+F)} repeated the '|' itself. */
+    @Test
+    void aQuantifierAfterAnAlternationBarRepeatsNothing() {
+        for (String p : new String[] {"^(.yz|+F)$", "^a|*$", "^(|{2})$", "^+$"}) {
+            InvalidSchemaException e = assertThrows(InvalidSchemaException.class,
+                    () -> JsonSchemaGrammar.convert(Map.of("type", "string", "pattern", p)), p);
+            assertTrue(e.getMessage().contains("nothing to repeat"), e.getMessage());
+        }
+    }
+
     /**
      * Found by JsonSchemaGrammarFuzzTest: {@code maxItems: 2000} alone made a grammar llama.cpp
      * refuses, and {@code maxItems: 1999} did as a tool's arguments, whose item rule sorts after it.
