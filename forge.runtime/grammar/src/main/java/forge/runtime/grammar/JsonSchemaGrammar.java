@@ -77,6 +77,14 @@ public final class JsonSchemaGrammar {
 
     private static final Set<String> TYPES = Set.of("object", "array", "string", "number", "integer", "boolean", "null");
 
+    /**
+     * The longest property name that additional properties can be told apart from: the grammar of
+     * "any other name" nests one group per character (as llama.cpp's {@code _not_strings} does), and
+     * groups nest at most {@link GbnfGrammar#MAX_NESTING} deep. Checked before that grammar is built,
+     * which recurses as deep.
+     */
+    static final int MAX_EXCLUDED_NAME = GbnfGrammar.MAX_NESTING - 8;
+
     private final Map<String, String> rules = new TreeMap<>();
     private final Set<String> refsBeingResolved = new HashSet<>();
     /** The schema whose {@code $ref}s resolve against, and the rule-name prefix of its refs. */
@@ -362,6 +370,14 @@ public final class JsonSchemaGrammar {
             String valueRule = additional instanceof Map<?, ?> m && !m.isEmpty()
                     ? visit(additional, subName + "-value", at + "/additionalProperties")
                     : addPrimitive("value", "value");
+            for (String prop : properties.keySet()) {
+                int length = prop.codePointCount(0, prop.length());
+                if (length > MAX_EXCLUDED_NAME) {
+                    throw new UnsupportedSchemaException(at + "/additionalProperties", "additionalProperties",
+                            "additional properties next to a property name of " + length + " characters (a grammar"
+                                    + " can tell other names from names of at most " + MAX_EXCLUDED_NAME + ")");
+                }
+            }
             String keyRule = properties.isEmpty() ? addPrimitive("string", "string")
                     : addRule(subName + "-k", notStrings(new ArrayList<>(properties.keySet())));
             kvRules.put("*", addRule(subName + "-kv", keyRule + " \":\" space " + valueRule));

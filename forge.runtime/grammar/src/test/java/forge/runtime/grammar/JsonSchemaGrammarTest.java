@@ -154,6 +154,26 @@ class JsonSchemaGrammarTest {
         assertTrue(e.getMessage().contains("invalid number in curly brackets"), e.getMessage());
     }
 
+    /**
+     * Found by JsonSchemaGrammarFuzzTest: next to additionalProperties, a property name of 200
+     * characters made a grammar nested 200 deep, which the checker refuses; a much longer one would
+     * have overflowed the converter's own stack.
+     */
+    @Test
+    void additionalPropertiesNextToAVeryLongNameAreRefusedNamingTheLimit() {
+        String longest = "n".repeat(JsonSchemaGrammar.MAX_EXCLUDED_NAME);
+        convert(Map.of("type", "object", "properties", Map.of(longest, Map.of(), "b", Map.of()),
+                "additionalProperties", Map.of("type", "number")));
+        for (String name : new String[] {longest + "n", "\uD83D\uDE00".repeat(500), "x".repeat(1_000_000)}) {
+            UnsupportedSchemaException e = assertThrows(UnsupportedSchemaException.class, () -> JsonSchemaGrammar.convert(
+                    Map.of("type", "object", "properties", Map.of(name, Map.of()), "additionalProperties", true)));
+            assertEquals("/additionalProperties", e.pointer());
+            assertTrue(e.getMessage().contains("at most " + JsonSchemaGrammar.MAX_EXCLUDED_NAME), e.getMessage());
+        }
+        // without additional properties a long name is just a literal
+        convert(Map.of("type", "object", "properties", Map.of("x".repeat(10_000), Map.of("type", "integer"))));
+    }
+
     /** Found by JsonSchemaGrammarFuzzTest: {@code (.yz|+F)} repeated the '|' itself. */
     @Test
     void aQuantifierAfterAnAlternationBarRepeatsNothing() {
