@@ -23,11 +23,12 @@ cd "$ROOT"
 forge_find_jdk
 export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 
-# name  module  test class#method
-TARGETS="request forge.http forge.http.server.ChatRequestFuzzTest#parse
-gguf forge.runtime/gguf forge.runtime.gguf.GgufReaderFuzzTest#read
-schema forge.runtime/grammar forge.runtime.grammar.JsonSchemaGrammarFuzzTest#convert
-gbnf forge.runtime/grammar forge.runtime.grammar.GbnfGrammarFuzzTest#check"
+# name  module  test class#method  classes instrumented for coverage (Jazzer's default: forge.**). The
+# request target also instruments Jackson's parser, so that inputs that get further into JSON count.
+TARGETS="request forge.http forge.http.server.ChatRequestFuzzTest#parse forge.**,com.fasterxml.jackson.core.**
+gguf forge.runtime/gguf forge.runtime.gguf.GgufReaderFuzzTest#read forge.**
+schema forge.runtime/grammar forge.runtime.grammar.JsonSchemaGrammarFuzzTest#convert forge.**
+gbnf forge.runtime/grammar forge.runtime.grammar.GbnfGrammarFuzzTest#check forge.**"
 
 duration=1m
 chosen=()
@@ -45,13 +46,14 @@ mkdir -p bench/target
 failed=()
 for name in "${chosen[@]}"; do
     line="$(grep "^$name " <<<"$TARGETS")" || { echo "fuzz.sh: unknown target '$name'" >&2; exit 2; }
-    read -r _ module test <<<"$line"
+    read -r _ module test instrument <<<"$line"
     echo "fuzz.sh: $name ($test) for $duration" >&2
     # jazzer.hooks: coverage instrumentation (the build leaves it off); the JUnit @Timeout of each
     # target becomes libFuzzer's per-input timeout, so JUnit's own timeouts, which would end the
     # whole fuzzing run instead, are off.
     if ! JAZZER_FUZZ=1 mvn -B -pl "$module" -am test -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
-            -Djazzer.hooks=true -Djazzer.max_duration="$duration" -Djunit.jupiter.execution.timeout.mode=disabled \
+            -Djazzer.hooks=true -Djazzer.instrument="$instrument" -Djazzer.max_duration="$duration" \
+            -Djunit.jupiter.execution.timeout.mode=disabled \
             -Dfuzz.jvm.options="-Xmx${FUZZ_XMX:-512m}" "$@" > "$ROOT/bench/target/fuzz-$name.log" 2>&1; then
         failed+=("$name")
     fi
