@@ -479,7 +479,10 @@ public final class JsonSchemaGrammar {
     /** A code point inside a GBNF character class. */
     private static String classChar(int cp) {
         return switch (cp) {
-            case '\\', ']', '-', '"', '^', '[' -> "\\" + (char) cp;
+            case '\\', ']', '-', '"', '[' -> "\\" + (char) cp;
+            // llama.cpp's parse_char knows no "\^" (only the escapes above, hex ones and t, r, n), and a
+            // class that starts with a bare '^' is negated.
+            case '^' -> "\\x5E";
             case '\n' -> "\\n";
             case '\r' -> "\\r";
             case '\t' -> "\\t";
