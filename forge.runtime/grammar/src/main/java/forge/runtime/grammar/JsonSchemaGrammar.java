@@ -87,6 +87,12 @@ public final class JsonSchemaGrammar {
 
     private final Map<String, String> rules = new TreeMap<>();
     private final Set<String> refsBeingResolved = new HashSet<>();
+    /**
+     * The refs being resolved since the grammar last matched a character ({@code {}, {@code [}, a
+     * quote...): one of them met again refers back to itself at the start of its own rule, which
+     * llama.cpp refuses as left recursive.
+     */
+    private Set<String> leftmostRefs = new HashSet<>();
     /** The schema whose {@code $ref}s resolve against, and the rule-name prefix of its refs. */
     private Object root;
     private String refPrefix = "";
@@ -121,6 +127,7 @@ public final class JsonSchemaGrammar {
         root = schema;
         refPrefix = name.isEmpty() ? "" : name + "-";
         refsBeingResolved.clear();
+        leftmostRefs = new HashSet<>();
         return visit(schema, name, "");
     }
 
@@ -267,8 +274,8 @@ public final class JsonSchemaGrammar {
         }
         String t = type == null ? inferType(schema) : (String) type;
         return switch (t) {
-            case "object" -> object(schema, name, ruleName, at);
-            case "array" -> array(schema, sub, ruleName, at);
+            case "object" -> afterAToken(() -> object(schema, name, ruleName, at));
+            case "array" -> afterAToken(() -> array(schema, sub, ruleName, at));
             case "string" -> string(schema, ruleName, at);
             case "integer" -> integer(schema, ruleName, at);
             case "number" -> number(schema, ruleName, at);
@@ -276,6 +283,17 @@ public final class JsonSchemaGrammar {
             case "null" -> visitPrimitive(ruleName, "null");
             default -> addRule(ruleName, addPrimitive("value", "value"));
         };
+    }
+
+    /** Visits what comes after the opening "{" or "[": no ref met from here on is at the start of a rule that is being resolved. */
+    private String afterAToken(java.util.function.Supplier<String> visit) {
+        Set<String> outer = leftmostRefs;
+        leftmostRefs = new HashSet<>();
+        try {
+            return visit.get();
+        } finally {
+            leftmostRefs = outer;
+        }
     }
 
     /** The type a schema without {@code type} constrains, from its keywords; "" for any value. */
@@ -302,6 +320,10 @@ public final class JsonSchemaGrammar {
         }
         String fragment = ref.substring(1);
         String refName = refPrefix + "ref" + fragment.replaceAll("[^a-zA-Z0-9-]+", "-");
+        if (leftmostRefs.contains(ref)) {
+            throw new InvalidSchemaException(at, "$ref '" + ref + "' refers back to itself before anything is matched"
+                    + " (through $ref, anyOf, oneOf or allOf alone), which no grammar can decode");
+        }
         if (!rules.containsKey(refName) && !refsBeingResolved.contains(ref)) {
             Object target = root;
             if (!fragment.isEmpty()) {
@@ -320,10 +342,12 @@ public final class JsonSchemaGrammar {
                 }
             }
             refsBeingResolved.add(ref);
+            leftmostRefs.add(ref);
             try {
                 refName = visit(target, refName, fragment);
             } finally {
                 refsBeingResolved.remove(ref);
+                leftmostRefs.remove(ref);
             }
         }
         return refName;

@@ -176,6 +176,28 @@ class JsonSchemaGrammarTest {
         convert(Map.of("type", "object", "properties", Map.of("x".repeat(10_000), Map.of("type", "integer"))));
     }
 
+    /**
+     * Found by JsonSchemaGrammarFuzzTest: a {@code $ref} that reaches itself again before an object
+     * or array opens made a left-recursive rule ({@code ref-defs-node ::= ref-defs-node}). Recursion
+     * inside an object or array is fine.
+     */
+    @Test
+    void aRefBackToItselfBeforeAnyTokenIsRefused() {
+        List<Map<String, Object>> cycles = List.of(
+                Map.of("$ref", "#/$defs/node", "$defs", Map.of("node", Map.of("type", "object", "$ref", "#/$defs/node"))),
+                Map.of("$ref", "#"),
+                Map.of("$ref", "#/$defs/a", "$defs", Map.of("a", Map.of("anyOf", List.of(Map.of("type", "null"), Map.of("$ref", "#/$defs/b"))),
+                        "b", Map.of("allOf", List.of(Map.of("$ref", "#/$defs/a"))))),
+                Map.of("$ref", "#/$defs/a", "$defs", Map.of("a", Map.of("nullable", true, "$ref", "#/$defs/a"))));
+        for (Map<String, Object> schema : cycles) {
+            InvalidSchemaException e = assertThrows(InvalidSchemaException.class, () -> JsonSchemaGrammar.convert(schema), schema.toString());
+            assertTrue(e.getMessage().contains("refers back to itself before anything is matched"), e.getMessage());
+        }
+        convert(Map.of("$ref", "#/$defs/a", "$defs", Map.of("a", Map.of("type", "array", "items", Map.of("$ref", "#/$defs/a")))));
+        convert(Map.of("$ref", "#/$defs/a", "$defs", Map.of("a", Map.of("anyOf", List.of(Map.of("type", "null"),
+                Map.of("type", "object", "properties", Map.of("next", Map.of("$ref", "#/$defs/a")), "required", List.of("next")))))));
+    }
+
     /** Found by JsonSchemaGrammarFuzzTest: {@code (.yz|+F)} repeated the '|' itself. */
     @Test
     void aQuantifierAfterAnAlternationBarRepeatsNothing() {
