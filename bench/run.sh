@@ -241,10 +241,12 @@ done
 # ---- RESULTS.md: the latest figures, with what produced them
 if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
     cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+    # The last section, the latest soak (bench/soak.sh), is not this script's: it is kept as it is.
+    soak="$(sed -n '/^## Soak/,$p' bench/RESULTS.md 2>/dev/null || true)"
     {
         echo "# Benchmark results"
         echo
-        echo "Written by \`bench/run.sh\`; the latest run replaces this file. Ratios are ForgeLM / llama-server."
+        echo "Written by \`bench/run.sh\`; the latest run replaces this file but its Soak section. Ratios are ForgeLM / llama-server."
         echo
         echo "- command: \`bench/run.sh ${WORKLOADS[*]}\`"
         echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -268,6 +270,10 @@ if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
         echo '```'
         cat "$OUT/metrics.txt"
         echo '```'
+        if [ -n "$soak" ]; then
+            echo
+            echo "$soak"
+        fi
     } > bench/RESULTS.md.part
     mv bench/RESULTS.md.part bench/RESULTS.md
     log "wrote bench/RESULTS.md"

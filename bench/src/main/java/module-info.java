@@ -5,6 +5,8 @@
  * of ForgeLM, so it measures the product exactly as a client sees it.
  *
  * <p>Run by {@code bench/run.sh} and {@code bench/autoresearch.sh}; see {@link forge.bench.LoadGenerator}.
+ * {@link forge.bench.Soak} is {@code bench/soak.sh}'s client: mixed requests for minutes, the
+ * server's memory, open files and threads sampled from {@code /proc} and required flat.
  */
 module forge.bench {
     requires java.net.http;

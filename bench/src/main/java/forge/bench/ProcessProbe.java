@@ -80,15 +80,23 @@ public final class ProcessProbe {
 
     /** The {@code VmRSS:} line of a {@code /proc/PID/status} file, in KiB; 0 when absent. */
     static long vmRssKb(Path status) {
+        return statusField(status, "VmRSS");
+    }
+
+    /**
+     * The number on the {@code FIELD:} line of a {@code /proc/PID/status} file ({@code VmRSS} in
+     * KiB, {@code Threads} a count); 0 when the file or the line is absent.
+     */
+    static long statusField(Path status, String field) {
         try (Stream<String> lines = Files.lines(status)) {
-            return lines.filter(l -> l.startsWith("VmRSS:")).findFirst()
+            return lines.filter(l -> l.startsWith(field + ":")).findFirst()
                     .map(ProcessProbe::parseKb).orElse(0L);
         } catch (IOException | java.io.UncheckedIOException e) {
             return 0;
         }
     }
 
-    /** {@code "VmRSS:\t  123456 kB"} to 123456. */
+    /** {@code "VmRSS:\t  123456 kB"} to 123456, {@code "Threads:\t12"} to 12. */
     static long parseKb(String line) {
         String[] parts = line.substring(line.indexOf(':') + 1).trim().split("\\s+");
         long value = Long.parseLong(parts[0]);

@@ -13,6 +13,7 @@ class ProcessProbeTest {
     void parsesVmRss() {
         assertEquals(123456, ProcessProbe.parseKb("VmRSS:\t  123456 kB"));
         assertThrows(IllegalArgumentException.class, () -> ProcessProbe.parseKb("VmRSS: 12 MB"));
+        assertEquals(12, ProcessProbe.parseKb("Threads:\t12"));
     }
 
     @Test

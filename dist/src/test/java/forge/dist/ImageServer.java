@@ -35,6 +35,15 @@ final class ImageServer implements AutoCloseable {
 
     /** As {@link #start(Path, String...)}, with {@code synthArgs} giving the model's shape. */
     static ImageServer start(Path work, List<String> synthArgs, String... extraArgs) throws Exception {
+        return startWithJvm(work, synthArgs, "", extraArgs);
+    }
+
+    /**
+     * As {@link #start(Path, List, String...)}, the server's JVM with {@code jvmOptions} (the
+     * launcher's {@code FORGE_OPTS}; "" for none). The serve defaults {@code -c 2048 -np 2 -t 2}
+     * apply unless {@code extraArgs} gives its own.
+     */
+    static ImageServer startWithJvm(Path work, List<String> synthArgs, String jvmOptions, String... extraArgs) throws Exception {
         Path forge = launcher();
         Path home = Files.createDirectories(work.resolve("home"));
         Path model = work.resolve("tiny.gguf");
@@ -46,10 +55,21 @@ final class ImageServer implements AutoCloseable {
             port = s.getLocalPort();
         }
         List<String> cmd = new ArrayList<>(List.of(forge.toString(), "serve", "-m", model.toString(), "--alias", "tiny",
-                "--port", String.valueOf(port), "-c", "2048", "-np", "2", "-t", "2"));
-        cmd.addAll(List.of(extraArgs));
+                "--port", String.valueOf(port)));
+        // The defaults, unless the test gives its own (picocli refuses an option given twice).
+        List<String> extra = List.of(extraArgs);
+        for (String[] option : new String[][] {{"-c", "2048"}, {"-np", "2"}, {"-t", "2"}}) {
+            if (!extra.contains(option[0])) {
+                cmd.addAll(List.of(option));
+            }
+        }
+        cmd.addAll(extra);
         Path log = work.resolve("server.log");
-        Process p = builder(home, cmd, log).start();
+        ProcessBuilder b = builder(home, cmd, log);
+        if (!jvmOptions.isEmpty()) {
+            b.environment().put("FORGE_OPTS", jvmOptions);
+        }
+        Process p = b.start();
         ImageServer server = new ImageServer(p, "http://127.0.0.1:" + port, log);
         HttpClient http = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -77,6 +97,11 @@ final class ImageServer implements AutoCloseable {
             throw new IllegalStateException("no image at " + image + ": run mvn package first");
         }
         return forge;
+    }
+
+    /** The server's process id: the launcher execs the image's java, so this is the JVM's own. */
+    long pid() {
+        return process.pid();
     }
 
     /** Sends the server SIGTERM, as a supervisor stopping it does. */

@@ -51,16 +51,27 @@ final class Json {
             return node;
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
-            String why = e.getOriginalMessage();
-            if (why.startsWith("Trailing token")) {
-                why = "there is more after the JSON object";
-            } else if (why.contains("com.fasterxml") || why.contains("java.")) {
-                why = "not valid JSON"; // Jackson's message names Java types: not for the client
-            }
-            throw ApiError.badRequest(null, "malformed JSON" + where + ": " + why);
+            throw ApiError.badRequest(null, "malformed JSON" + where + ": " + reason(e.getOriginalMessage()));
         } catch (java.io.IOException e) {
             throw ApiError.badRequest(null, "unreadable request body: " + e.getMessage());
         }
+    }
+
+    /**
+     * Jackson's account of what is wrong, less the parts that name its Java API: a limit's getter
+     * ({@code "... exceeds the maximum allowed (64, from `StreamReadConstraints.getMaxNestingDepth()`)"})
+     * or the feature that would allow it ({@code "Non-standard token 'NaN': enable `JsonReadFeature...` to allow"}).
+     * What still names Java types after that is replaced as a whole.
+     */
+    static String reason(String jackson) {
+        if (jackson.startsWith("Trailing token")) {
+            return "there is more after the JSON object";
+        }
+        String why = jackson.replaceAll(", from `[^`]*`", "").replaceAll(": enable `[^`]*` to allow", "");
+        if (why.contains("`") || why.contains("com.fasterxml") || why.contains("java.")) {
+            return "not valid JSON";
+        }
+        return why;
     }
 
     private static String utf8(byte[] body) {

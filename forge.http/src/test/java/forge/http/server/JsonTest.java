@@ -44,6 +44,20 @@ class JsonTest {
     }
 
     @Test
+    void jacksonsLimitsAndFeaturesAreNotNamedToTheClient() {
+        // Found by ChatRequestFuzzTest: Jackson's messages name its getters and feature flags.
+        String deep = refused(("{\"messages\": " + "[".repeat(200) + "]".repeat(200) + "}").getBytes(StandardCharsets.UTF_8)).getMessage();
+        assertTrue(deep.contains("nesting depth (65) exceeds the maximum allowed (64)"), deep);
+        assertFalse(deep.contains("`") || deep.contains("StreamReadConstraints"), deep);
+        String nan = refused("{\"temperature\": NaN}".getBytes(StandardCharsets.UTF_8)).getMessage();
+        assertTrue(nan.contains("Non-standard token 'NaN'"), nan);
+        assertFalse(nan.contains("`") || nan.contains("JsonReadFeature"), nan);
+        String longNumber = refused(("{\"seed\": 1" + "0".repeat(1200) + "}").getBytes(StandardCharsets.UTF_8)).getMessage();
+        assertFalse(longNumber.contains("`") || longNumber.contains("StreamReadConstraints"), longNumber);
+        assertEquals("not valid JSON", Json.reason("Cannot map `java.lang.Object`"));
+    }
+
+    @Test
     void invalidUtf8IsRefusedNotReplaced() {
         // An overlong '/' (C0 AF), an encoded surrogate (ED A0 80), a stray continuation byte, a truncated sequence.
         for (byte[] bad : new byte[][] {bytes(0xC0, 0xAF), bytes(0xED, 0xA0, 0x80), bytes(0x80), bytes(0xE2, 0x82)}) {

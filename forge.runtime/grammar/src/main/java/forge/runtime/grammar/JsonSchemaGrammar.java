@@ -77,8 +77,22 @@ public final class JsonSchemaGrammar {
 
     private static final Set<String> TYPES = Set.of("object", "array", "string", "number", "integer", "boolean", "null");
 
+    /**
+     * The longest property name that additional properties can be told apart from: the grammar of
+     * "any other name" nests one group per character (as llama.cpp's {@code _not_strings} does), and
+     * groups nest at most {@link GbnfGrammar#MAX_NESTING} deep. Checked before that grammar is built,
+     * which recurses as deep.
+     */
+    static final int MAX_EXCLUDED_NAME = GbnfGrammar.MAX_NESTING - 8;
+
     private final Map<String, String> rules = new TreeMap<>();
     private final Set<String> refsBeingResolved = new HashSet<>();
+    /**
+     * The refs being resolved since the grammar last matched a character ({@code {}, {@code [}, a
+     * quote...): one of them met again refers back to itself at the start of its own rule, which
+     * llama.cpp refuses as left recursive.
+     */
+    private Set<String> leftmostRefs = new HashSet<>();
     /** The schema whose {@code $ref}s resolve against, and the rule-name prefix of its refs. */
     private Object root;
     private String refPrefix = "";
@@ -113,6 +127,7 @@ public final class JsonSchemaGrammar {
         root = schema;
         refPrefix = name.isEmpty() ? "" : name + "-";
         refsBeingResolved.clear();
+        leftmostRefs = new HashSet<>();
         return visit(schema, name, "");
     }
 
@@ -259,8 +274,8 @@ public final class JsonSchemaGrammar {
         }
         String t = type == null ? inferType(schema) : (String) type;
         return switch (t) {
-            case "object" -> object(schema, name, ruleName, at);
-            case "array" -> array(schema, sub, ruleName, at);
+            case "object" -> afterAToken(() -> object(schema, name, ruleName, at));
+            case "array" -> afterAToken(() -> array(schema, sub, ruleName, at));
             case "string" -> string(schema, ruleName, at);
             case "integer" -> integer(schema, ruleName, at);
             case "number" -> number(schema, ruleName, at);
@@ -268,6 +283,17 @@ public final class JsonSchemaGrammar {
             case "null" -> visitPrimitive(ruleName, "null");
             default -> addRule(ruleName, addPrimitive("value", "value"));
         };
+    }
+
+    /** Visits what comes after the opening "{" or "[": no ref met from here on is at the start of a rule that is being resolved. */
+    private String afterAToken(java.util.function.Supplier<String> visit) {
+        Set<String> outer = leftmostRefs;
+        leftmostRefs = new HashSet<>();
+        try {
+            return visit.get();
+        } finally {
+            leftmostRefs = outer;
+        }
     }
 
     /** The type a schema without {@code type} constrains, from its keywords; "" for any value. */
@@ -294,6 +320,10 @@ public final class JsonSchemaGrammar {
         }
         String fragment = ref.substring(1);
         String refName = refPrefix + "ref" + fragment.replaceAll("[^a-zA-Z0-9-]+", "-");
+        if (leftmostRefs.contains(ref)) {
+            throw new InvalidSchemaException(at, "$ref '" + ref + "' refers back to itself before anything is matched"
+                    + " (through $ref, anyOf, oneOf or allOf alone), which no grammar can decode");
+        }
         if (!rules.containsKey(refName) && !refsBeingResolved.contains(ref)) {
             Object target = root;
             if (!fragment.isEmpty()) {
@@ -312,10 +342,12 @@ public final class JsonSchemaGrammar {
                 }
             }
             refsBeingResolved.add(ref);
+            leftmostRefs.add(ref);
             try {
                 refName = visit(target, refName, fragment);
             } finally {
                 refsBeingResolved.remove(ref);
+                leftmostRefs.remove(ref);
             }
         }
         return refName;
@@ -362,6 +394,14 @@ public final class JsonSchemaGrammar {
             String valueRule = additional instanceof Map<?, ?> m && !m.isEmpty()
                     ? visit(additional, subName + "-value", at + "/additionalProperties")
                     : addPrimitive("value", "value");
+            for (String prop : properties.keySet()) {
+                int length = prop.codePointCount(0, prop.length());
+                if (length > MAX_EXCLUDED_NAME) {
+                    throw new UnsupportedSchemaException(at + "/additionalProperties", "additionalProperties",
+                            "additional properties next to a property name of " + length + " characters (a grammar"
+                                    + " can tell other names from names of at most " + MAX_EXCLUDED_NAME + ")");
+                }
+            }
             String keyRule = properties.isEmpty() ? addPrimitive("string", "string")
                     : addRule(subName + "-k", notStrings(new ArrayList<>(properties.keySet())));
             kvRules.put("*", addRule(subName + "-kv", keyRule + " \":\" space " + valueRule));
@@ -463,7 +503,10 @@ public final class JsonSchemaGrammar {
     /** A code point inside a GBNF character class. */
     private static String classChar(int cp) {
         return switch (cp) {
-            case '\\', ']', '-', '"', '^', '[' -> "\\" + (char) cp;
+            case '\\', ']', '-', '"', '[' -> "\\" + (char) cp;
+            // llama.cpp's parse_char knows no "\^" (only the escapes above, hex ones and t, r, n), and a
+            // class that starts with a bare '^' is negated.
+            case '^' -> "\\x5E";
             case '\n' -> "\\n";
             case '\r' -> "\\r";
             case '\t' -> "\\t";
@@ -695,7 +738,14 @@ public final class JsonSchemaGrammar {
             return item + "{" + min + "," + (hasMax ? Integer.toString(max) : "") + "}";
         }
         String result = item + " " + repetition("(" + separator + " " + item + ")", min == 0 ? 0 : min - 1, hasMax ? max - 1 : max, "");
-        return min == 0 ? "(" + result + ")?" : result;
+        if (min != 0) {
+            return result;
+        }
+        // llama.cpp multiplies the rules inside a group by the group's repetition, "?" too: the
+        // {0,max-1} above makes max+1 rules, and one more where the item's rule is named here first
+        // (a rule defined further down), so from max = MAX_REPETITIONS - 1 on "(...)?" may be refused.
+        // An empty alternative says the same and repeats nothing.
+        return hasMax && max >= GbnfGrammar.MAX_REPETITIONS - 1 ? "(" + result + " | )" : "(" + result + ")?";
     }
 
     // ---------------------------------------------------------------- helpers
@@ -726,10 +776,12 @@ public final class JsonSchemaGrammar {
         if (v == null) {
             return fallback;
         }
-        if (!(v instanceof Number n) || n.doubleValue() < 0 || n.doubleValue() != Math.rint(n.doubleValue())) {
+        BigDecimal d = v instanceof Number n ? finite(n, at, key) : null;
+        if (d == null || d.signum() < 0 || d.stripTrailingZeros().scale() > 0) {
             throw new InvalidSchemaException(at + "/" + key, key + " must be a non-negative integer");
         }
-        return (int) Math.min(n.longValue(), Integer.MAX_VALUE - 1L);
+        // Integer.MAX_VALUE stands for no bound; a count beyond an int (even beyond a long) is just very large.
+        return d.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE - 1L)) >= 0 ? Integer.MAX_VALUE - 1 : d.intValue();
     }
 
     private static BigDecimal decimal(Map<String, Object> schema, String key, String at) {
@@ -739,6 +791,14 @@ public final class JsonSchemaGrammar {
         }
         if (!(v instanceof Number n)) {
             throw new InvalidSchemaException(at + "/" + key, key + " must be a number");
+        }
+        return finite(n, at, key);
+    }
+
+    /** A number exactly as written; JSON has no infinities, but a literal past a double's range (1e400) reads as one. */
+    private static BigDecimal finite(Number n, String at, String key) {
+        if ((n instanceof Double || n instanceof Float) && !Double.isFinite(n.doubleValue())) {
+            throw new InvalidSchemaException(at + "/" + key, key + " must be a finite number, not one beyond a double's range");
         }
         return new BigDecimal(n.toString());
     }

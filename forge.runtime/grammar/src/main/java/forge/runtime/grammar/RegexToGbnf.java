@@ -18,7 +18,17 @@ final class RegexToGbnf {
     private static final Set<Character> NON_LITERAL = Set.of('|', '.', '(', ')', '[', ']', '{', '}', '*', '+', '?', '^', '$');
     private static final String JSON_UNSAFE = "\"\\\\\\x00-\\x1F\\x7F";
 
-    private record Piece(String text, boolean literal) {
+    /**
+     * A part of the rule being built.
+     *
+     * @param nullable whether it matches the empty string: llama.cpp finds an unbounded repetition
+     *                 of such a part left recursive ({@code S' ::= S S' |} with S empty), and refuses it
+     */
+    private record Piece(String text, boolean literal, boolean nullable) {
+        Piece(String text, boolean literal) {
+            this(text, literal, false);
+        }
+
         String rule() {
             return literal ? "\"" + text + "\"" : text;
         }
@@ -46,6 +56,19 @@ final class RegexToGbnf {
 
     private UnsupportedSchemaException unsupported(String why) {
         return new UnsupportedSchemaException(at, "pattern", "'" + pattern + "': " + why);
+    }
+
+    /** The part a quantifier repeats, taken off {@code seq}: there is none at the start or right after a '|'. */
+    private Piece repeated(List<Piece> seq) {
+        if (seq.isEmpty() || (!seq.getLast().literal() && seq.getLast().text().equals("|"))) {
+            throw invalid("nothing to repeat");
+        }
+        return seq.removeLast();
+    }
+
+    private UnsupportedSchemaException unboundedRepetitionOfNothing(char operator) {
+        return unsupported("'" + operator + "' repeats, without bound, a part that can match the empty string;"
+                + " llama.cpp refuses such a grammar as left recursive");
     }
 
     private InvalidSchemaException invalid(String why) {
@@ -103,6 +126,18 @@ final class RegexToGbnf {
     private Piece join(List<Piece> seq) {
         List<Piece> ret = new ArrayList<>();
         StringBuilder literal = new StringBuilder();
+        // An alternation matches nothing when one of its alternatives does; a sequence, when all its parts do.
+        boolean nullable = false;
+        boolean alternativeNullable = true;
+        for (Piece p : seq) {
+            if (!p.literal() && p.text().equals("|")) {
+                nullable |= alternativeNullable;
+                alternativeNullable = true;
+            } else {
+                alternativeNullable &= p.nullable();
+            }
+        }
+        nullable |= alternativeNullable;
         for (Piece p : seq) {
             if (p.literal()) {
                 literal.append(p.text());
@@ -121,7 +156,7 @@ final class RegexToGbnf {
         for (Piece p : ret) {
             parts.add(p.rule());
         }
-        return new Piece(String.join(" ", parts), false);
+        return new Piece(String.join(" ", parts), false, nullable);
     }
 
     private Piece transform() {
@@ -145,7 +180,8 @@ final class RegexToGbnf {
                 if (depth > 100) {
                     throw unsupported("nesting too deep");
                 }
-                seq.add(new Piece("(" + transform().rule() + ")", false));
+                Piece group = transform();
+                seq.add(new Piece("(" + group.rule() + ")", false, group.nullable()));
             } else if (c == ')') {
                 i++;
                 if (depth == 0) {
@@ -198,18 +234,27 @@ final class RegexToGbnf {
                 seq.add(new Piece("|", false));
                 i++;
             } else if (c == '*' || c == '+' || c == '?') {
-                if (seq.isEmpty()) {
-                    throw invalid("nothing to repeat");
-                }
-                Piece last = seq.removeLast();
-                seq.add(new Piece(last.rule() + c, false));
+                Piece last = repeated(seq);
                 i++;
+                if (last.text().isEmpty() || (c == '?' && last.nullable())) {
+                    seq.add(last); // repeating or making optional what matches nothing anyway changes nothing
+                    continue;
+                }
+                if (last.nullable()) {
+                    throw unboundedRepetitionOfNothing(c);
+                }
+                seq.add(new Piece(last.rule() + c, false, c != '+'));
             } else if (c == '{') {
                 int close = sub.indexOf('}', i);
                 if (close < 0) {
                     throw unsupported("unterminated curly brackets");
                 }
                 String[] nums = sub.substring(i + 1, close).split(",", -1);
+                for (String n : nums) {
+                    if (!n.trim().chars().allMatch(Character::isDigit)) {
+                        throw unsupported("invalid number in curly brackets");
+                    }
+                }
                 i = close + 1;
                 int min;
                 int max;
@@ -230,17 +275,21 @@ final class RegexToGbnf {
                 }
                 JsonSchemaGrammar.checkRepetitions(min, at, "pattern");
                 JsonSchemaGrammar.checkRepetitions(max, at, "pattern");
-                if (seq.isEmpty()) {
-                    throw invalid("nothing to repeat");
+                Piece last = repeated(seq);
+                if (last.text().isEmpty()) {
+                    seq.add(last);
+                    continue;
                 }
-                Piece last = seq.removeLast();
+                if (last.nullable() && max == Integer.MAX_VALUE) {
+                    throw unboundedRepetitionOfNothing('{');
+                }
                 String item;
                 if (last.literal()) {
                     item = "\"" + last.text() + "\"";
                 } else {
                     item = subRuleIds.computeIfAbsent(last.text(), t -> grammar.addRule(name + "-" + (subRuleIds.size() + 1), t));
                 }
-                seq.add(new Piece(JsonSchemaGrammar.repetition(item, min, max, ""), false));
+                seq.add(new Piece(JsonSchemaGrammar.repetition(item, min, max, ""), false, min == 0 || last.nullable()));
             } else if (c == '\\' && i + 1 < length && shorthand(sub.charAt(i + 1)) != null) {
                 seq.add(new Piece("[" + shorthand(sub.charAt(i + 1)) + "]", false));
                 i += 2;
