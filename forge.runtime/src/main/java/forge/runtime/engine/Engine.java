@@ -743,7 +743,7 @@ public final class Engine implements AutoCloseable {
             release();
             // Publish before the final event, so whoever sees it sees this slot free.
             publish();
-            g.emit(new GenerationEvent.Done(reason, timings));
+            g.emit(new GenerationEvent.Done(reason, timings, stops.matched()));
         }
 
         void fail(ForgeException error) {
