@@ -81,14 +81,27 @@ public final class ServedModel implements AutoCloseable {
 
     /** Renders, tokenizes and submits a chat completion. */
     public ChatGeneration chat(ChatPrompt prompt, ChatOptions options) {
+        return chat(prepare(prompt), options);
+    }
+
+    /**
+     * Renders and tokenizes a conversation without submitting it: a route fits its request to the
+     * prompt's size (or only counts it) before it asks for generation, and renders once for all
+     * the choices it submits.
+     */
+    public PreparedChat prepare(ChatPrompt prompt) {
         String text = template.render(prompt);
         // A template that writes the BOS token as text gets no second one from the tokenizer.
-        int[] tokens = model.vocabulary().tokenize(text, !template.rendersBos(), true);
+        return new PreparedChat(prompt, model.vocabulary().tokenize(text, !template.rendersBos(), true));
+    }
+
+    /** Submits a prepared conversation. */
+    public ChatGeneration chat(PreparedChat prepared, ChatOptions options) {
         List<String> stops = new ArrayList<>(options.stops());
         stops.addAll(endOfTurnTexts);
-        var generation = engine.submit(new GenerationRequest(options.requestId(), tokens, options.sampling(),
+        var generation = engine.submit(new GenerationRequest(options.requestId(), prepared.tokens(), options.sampling(),
                 options.maxTokens(), stops, endOfTurnTokens, options.ignoreEos(), options.logprobs()));
-        return new ChatGeneration(generation, template.parser(prompt), tokens.length);
+        return new ChatGeneration(generation, template.parser(prepared.prompt()), prepared.tokens().length);
     }
 
     /** Pooled, normalized embeddings from a context of their own (created on first use). */
