@@ -42,7 +42,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
 
     /** Parameters that have an effect here, besides the {@link GenerationParams#NAMES generation ones}. */
     private static final Set<String> HANDLED = Set.of("model", "messages", "tools", "chat_template_kwargs",
-            "response_format", "grammar", "tool_choice", "parallel_tool_calls", "logprobs", "top_logprobs");
+            "response_format", "grammar", "tool_choice", "parallel_tool_calls", "logprobs", "top_logprobs",
+            "reasoning_effort");
 
     static ChatRequest parse(JsonNode body) {
         Set<String> ignored = Params.ignored(body, HANDLED, GenerationParams.NAMES);
@@ -50,7 +51,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         String model = Requests.model(body);
         List<ChatMessage> messages = messages(body.get("messages"));
         List<ToolDefinition> tools = tools(body.get("tools"));
-        Map<String, Object> kwargs = templateKwargs(body);
+        Map<String, Object> kwargs = Thinking.effort(templateKwargs(body), Params.string(body, "reasoning_effort", "", 16),
+                "reasoning_effort");
 
         GenerationParams gen = GenerationParams.parse(body, -1);
         boolean logprobs = Params.bool(body, "logprobs", false);

@@ -106,6 +106,39 @@ class AccessEndToEndTest {
     }
 
     @Test
+    void anXApiKeyIsAcceptedWhereverABearerTokenIs() throws Exception {
+        assertEquals(200, http.send(http.request("/v1/models").header("x-api-key", "flag-key")).statusCode());
+        assertEquals(200, http.send(http.postRequest("/v1/chat/completions", CHAT).header("x-api-key", "file-key-1")).statusCode());
+        String message = """
+                {"model": "tiny", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}""";
+        HttpResponse<String> r = http.send(http.postRequest("/v1/messages", message).header("x-api-key", "flag-key")
+                .header("anthropic-version", "2023-06-01"));
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals(200, http.send(post("/v1/messages", message, "file-key-2")).statusCode(), "and a bearer token on Anthropic's route");
+        // Refused on Anthropic's route, in Anthropic's shape.
+        for (String key : new String[] {null, "wrong-key"}) {
+            HttpRequest.Builder b = http.postRequest("/v1/messages", message);
+            r = http.send(key == null ? b : b.header("x-api-key", key));
+            assertEquals(401, r.statusCode());
+            JsonNode e = JSON.readTree(r.body());
+            assertEquals("error", e.get("type").asText(), r.body());
+            assertEquals("authentication_error", e.get("error").get("type").asText());
+        }
+    }
+
+    @Test
+    void strictStillRefusesAMaxTokensBeyondTheSlot() throws Exception {
+        HttpResponse<String> r = http.send(post("/v1/chat/completions", """
+                {"model": "tiny", "max_tokens": 100000, "messages": [{"role": "user", "content": "hi"}]}""", "flag-key"));
+        assertEquals(400, r.statusCode(), r.body());
+        assertEquals("context_length_exceeded", JSON.readTree(r.body()).get("error").get("code").asText());
+        r = http.send(post("/v1/messages", """
+                {"model": "tiny", "max_tokens": 100000, "messages": [{"role": "user", "content": "hi"}]}""", "flag-key"));
+        assertEquals(400, r.statusCode(), r.body());
+        assertEquals("invalid_request_error", JSON.readTree(r.body()).get("error").get("type").asText());
+    }
+
+    @Test
     void strictRefusesParametersWithoutEffect() throws Exception {
         HttpResponse<String> r = http.send(post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 2, "service_tier": "flex", "messages": [{"role": "user", "content": "hi"}]}""", "flag-key"));
