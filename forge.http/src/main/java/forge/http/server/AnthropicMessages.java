@@ -83,7 +83,7 @@ final class AnthropicMessages {
                     .set("input", input(call.arguments()));
         }
         putStop(message, a.finish());
-        message.set("usage", usage(run.usage(), true));
+        message.set("usage", usage(run.usage()));
         ForgeServer.sendJson(response, callback, 200, message);
     }
 
@@ -133,7 +133,7 @@ final class AnthropicMessages {
                 close(response, open, index);
                 ObjectNode delta = Json.MAPPER.createObjectNode().put("type", "message_delta");
                 putStop(delta.putObject("delta"), f);
-                delta.set("usage", usage(run.usage(), false));
+                delta.set("usage", usage(run.usage()));
                 SseWriter.event(response, "message_delta", delta);
                 SseWriter.event(response, "message_stop", Json.MAPPER.createObjectNode().put("type", "message_stop"));
                 SseWriter.end(response, callback);
@@ -237,7 +237,7 @@ final class AnthropicMessages {
      * {@code cache_read_input_tokens} those reused from the prefix cache (their sum is the
      * prompt), {@code output_tokens} the generated ones.
      */
-    private static ObjectNode usage(ChatRun.Usage u, boolean whole) {
+    private static ObjectNode usage(ChatRun.Usage u) {
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("input_tokens", u.promptTokens() - u.cachedTokens());
         n.put("cache_creation_input_tokens", 0);

@@ -206,6 +206,29 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         return tools;
     }
 
+    /**
+     * Chat's reader of tools for a route that writes them its own way (flat, or with an
+     * {@code input_schema}): {@code functions} are that route's tools as chat's, and the one at
+     * {@code j} was written at {@code positions.get(j)}. Every check is chat's; an error names the
+     * tool as the route's request wrote it ({@code tools[3].input_schema}, not
+     * {@code tools[1].function.parameters}).
+     *
+     * @param parameters what the route calls a tool's parameter schema
+     */
+    static List<ToolDefinition> tools(com.fasterxml.jackson.databind.node.ArrayNode functions, List<Integer> positions,
+                                      String parameters) {
+        try {
+            return tools(functions);
+        } catch (ApiError e) {
+            java.util.function.UnaryOperator<String> rename = text -> java.util.regex.Pattern
+                    .compile("tools\\[(\\d+)]\\.function(\\.parameters)?").matcher(text)
+                    .replaceAll(m -> "tools[" + positions.get(Integer.parseInt(m.group(1))) + "]"
+                            + (m.group(2) == null ? "" : "." + parameters));
+            throw new ApiError(e.status(), e.type(), e.code(), e.param() == null ? null : rename.apply(e.param()),
+                    rename.apply(e.getMessage()));
+        }
+    }
+
     private static String text(JsonNode m, String field, String at) {
         JsonNode v = m.get(field);
         if (v == null || v.isNull()) {

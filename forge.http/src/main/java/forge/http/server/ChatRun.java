@@ -85,6 +85,7 @@ final class ChatRun {
     private final ServedModel model;
     private final ChatRequest request;
     private final List<ChatGeneration> choices;
+    private final List<Generation> generations;
     private final ContextFit fit;
     private final ForgeMetrics metrics;
     private final ArrayDeque<Event> ready = new ArrayDeque<>();
@@ -102,6 +103,7 @@ final class ChatRun {
         this.model = model;
         this.request = request;
         this.choices = choices;
+        this.generations = choices.stream().map(ChatGeneration::generation).toList();
         this.fit = fit;
         this.metrics = metrics;
         this.toolCalls = new boolean[choices.size()];
@@ -184,7 +186,7 @@ final class ChatRun {
 
     /** Cancels every choice; the engine frees their slots at its next step. */
     void cancel() {
-        choices.forEach(c -> c.generation().cancel());
+        generations.forEach(Generation::cancel);
     }
 
     /**
@@ -214,8 +216,7 @@ final class ChatRun {
      */
     Event next(ClientWatch watch) throws InterruptedException, IOException {
         while (ready.isEmpty()) {
-            List<Generation> all = choices.stream().map(ChatGeneration::generation).toList();
-            accept(current, watch.next(choices.get(current).generation(), all));
+            accept(current, watch.next(generations.get(current), generations));
         }
         Event e = ready.poll();
         if (e instanceof Finished) {
@@ -227,7 +228,7 @@ final class ChatRun {
     /** The next event of any choice, in the order they happen, calling {@code idle} every {@code keepAliveMillis} without one. */
     Event next(Idle idle, long keepAliveMillis) throws InterruptedException, IOException {
         if (merged == null) {
-            merged = new ChoiceEvents(choices.stream().map(ChatGeneration::generation).toList());
+            merged = new ChoiceEvents(generations);
         }
         while (ready.isEmpty()) {
             ChoiceEvents.Event e = merged.next(keepAliveMillis);

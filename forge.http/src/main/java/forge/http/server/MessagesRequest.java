@@ -1,6 +1,8 @@
 package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -34,8 +36,6 @@ final class MessagesRequest {
     private static final Set<String> HANDLED = Set.of("model", "messages", "system", "max_tokens", "stop_sequences",
             "temperature", "top_p", "top_k", "metadata", "tools", "tool_choice", "thinking", "stream",
             "chat_template_kwargs", "output_format", "output_config");
-    /** Tool names as chat's (OpenAI's rule, which templates and grammars rely on): within Anthropic's own. */
-    private static final Pattern TOOL_NAME = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
     /** Anthropic's smallest thinking budget. */
     static final int MIN_THINKING_BUDGET = 1024;
     /**
@@ -163,10 +163,10 @@ final class MessagesRequest {
                 }
                 String type = block.get("type").asText();
                 switch (type) {
-                    case "text" -> text.append(string(block, "text", bat));
+                    case "text" -> text.append(Params.required(block, "text", bat));
                     case "thinking" -> {
                         requireRole(assistant, type, bat);
-                        thinking.append(string(block, "thinking", bat));
+                        thinking.append(Params.required(block, "thinking", bat));
                     }
                     // Encrypted reasoning of Anthropic's own models: nothing a local model can read.
                     case "redacted_thinking" -> requireRole(assistant, type, bat);
@@ -176,7 +176,7 @@ final class MessagesRequest {
                         if (input != null && !input.isNull() && !input.isObject()) {
                             throw ApiError.badRequest(bat + ".input", bat + ".input must be an object");
                         }
-                        calls.add(new ToolCall(string(block, "id", bat), string(block, "name", bat),
+                        calls.add(new ToolCall(Params.required(block, "id", bat), Params.required(block, "name", bat),
                                 input == null || input.isNull() ? "{}" : Json.string(input)));
                     }
                     case "tool_result" -> {
@@ -188,7 +188,7 @@ final class MessagesRequest {
                             // The template has no error flag: the model reads it in the result itself.
                             result = "Error: " + result;
                         }
-                        out.add(new ChatMessage(Role.TOOL, result, "", List.of(), string(block, "tool_use_id", bat), ""));
+                        out.add(new ChatMessage(Role.TOOL, result, "", List.of(), Params.required(block, "tool_use_id", bat), ""));
                     }
                     case "image", "document" -> throw ApiError.badRequest(bat, bat + ": " + type
                             + " blocks are not supported: this server reads text only");
@@ -233,18 +233,9 @@ final class MessagesRequest {
             if (!type.equals("text")) {
                 throw ApiError.badRequest(bat, bat + " must be a text block {\"type\": \"text\", \"text\": ...}");
             }
-            sb.append(string(block, "text", bat));
+            sb.append(Params.required(block, "text", bat));
         }
         return sb.toString();
-    }
-
-    /** A required string field of a block. */
-    private static String string(JsonNode block, String field, String at) {
-        String s = Params.string(block, field, at, Integer.MAX_VALUE);
-        if (s == null) {
-            throw ApiError.badRequest(at + "." + field, at + "." + field + " is required");
-        }
-        return s;
     }
 
     /** {@code tools}: custom tools ({@code name}, {@code description}, {@code input_schema}); server tools are refused. */
@@ -255,7 +246,9 @@ final class MessagesRequest {
         if (!node.isArray()) {
             throw ApiError.badRequest("tools", "'tools' must be an array");
         }
-        List<ToolDefinition> tools = new ArrayList<>();
+        // Checked as chat's tools, as OpenAI functions of the same schema.
+        ArrayNode functions = Json.MAPPER.createArrayNode();
+        List<Integer> positions = new ArrayList<>();
         for (int i = 0; i < node.size(); i++) {
             String at = "tools[" + i + "]";
             JsonNode tool = node.get(i);
@@ -267,36 +260,17 @@ final class MessagesRequest {
                 throw ApiError.badRequest(at + ".type", at + ".type '" + type
                         + "' is a server tool, which this server does not run; give custom tools with an input_schema");
             }
-            String name = Params.string(tool, "name", at, 64);
-            if (name == null || !TOOL_NAME.matcher(name).matches()) {
-                throw ApiError.badRequest(at + ".name", at + ".name is required and must match ^[a-zA-Z0-9_-]{1,64}$");
-            }
             JsonNode schema = Params.object(tool, "input_schema", at);
             if (schema == null) {
                 throw ApiError.badRequest(at + ".input_schema", at + ".input_schema is required");
             }
-            String description = Params.string(tool, "description", at, 1 << 20);
-            // The same checks as chat's tools: the translation is an OpenAI function of the same schema.
-            var function = Json.MAPPER.createObjectNode();
-            function.put("name", name);
-            if (description != null) {
-                function.put("description", description);
-            }
+            ObjectNode function = functions.addObject().put("type", "function").putObject("function");
+            function.set("name", tool.get("name"));
+            function.set("description", tool.get("description"));
             function.set("parameters", schema);
-            var wrapped = Json.MAPPER.createArrayNode();
-            wrapped.addObject().put("type", "function").set("function", function);
-            for (ToolDefinition other : tools) {
-                if (other.name().equals(name)) {
-                    throw ApiError.badRequest(at + ".name", "two tools are named '" + name + "'");
-                }
-            }
-            try {
-                tools.add(ChatRequest.tools(wrapped).getFirst());
-            } catch (ApiError e) {
-                throw ApiError.badRequest(at + ".input_schema", e.getMessage().replace("tools[0].function.parameters", at + ".input_schema"));
-            }
+            positions.add(i);
         }
-        return tools;
+        return ChatRequest.tools(functions, positions, "input_schema");
     }
 
     /** {@code tool_choice} and {@code output_config.format} (or the beta's {@code output_format}). */

@@ -126,6 +126,16 @@ final class Params {
         return v.asText();
     }
 
+    /** A string that must be there, of any length. */
+    static String required(JsonNode object, String name, String at) {
+        String s = string(object, name, at, Integer.MAX_VALUE);
+        if (s == null) {
+            String param = path(at, name);
+            throw ApiError.badRequest(param, param + " is required");
+        }
+        return s;
+    }
+
     /** The object at {@code name}, or null when absent; anything else is refused. */
     static JsonNode object(JsonNode object, String name, String at) {
         JsonNode v = object.get(name);

@@ -169,12 +169,12 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                     open();
                     JsonNode args = item.get("arguments");
                     String arguments = args == null || args.isNull() ? "{}" : args.isTextual() ? args.asText() : Json.string(args);
-                    calls.add(new ToolCall(required(item, "call_id", at), required(item, "name", at), arguments));
+                    calls.add(new ToolCall(Params.required(item, "call_id", at), Params.required(item, "name", at), arguments));
                 }
                 case "function_call_output" -> {
                     flush();
                     out.add(new ChatMessage(Role.TOOL, textOf(item.get("output"), at + ".output", Set.of("input_text", "output_text")),
-                            "", List.of(), required(item, "call_id", at), ""));
+                            "", List.of(), Params.required(item, "call_id", at), ""));
                 }
                 case "reasoning" -> {
                     if (text != null && (!text.isEmpty() || !calls.isEmpty())) {
@@ -257,17 +257,9 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                         + (type.startsWith("input_image") || type.startsWith("input_file") ? ": this server reads text only" : "")
                         + "; use " + String.join(" or ", types.stream().sorted().toList()));
             }
-            sb.append(required(node.get(i), "text", pat));
+            sb.append(Params.required(node.get(i), "text", pat));
         }
         return sb.toString();
-    }
-
-    private static String required(JsonNode item, String field, String at) {
-        String s = Params.string(item, field, at, Integer.MAX_VALUE);
-        if (s == null) {
-            throw ApiError.badRequest(at + "." + field, at + "." + field + " is required");
-        }
-        return s;
     }
 
     /** Function tools, flat as the Responses API writes them; other kinds (web search, ...) are skipped and named. */
@@ -297,15 +289,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
             functions.addObject().put("type", "function").set("function", fn);
             positions.add(i);
         }
-        try {
-            return ChatRequest.tools(functions);
-        } catch (ApiError e) {
-            // Chat's reader names tools[j].function.X: name the tool as this request wrote it, tools[i].X.
-            java.util.function.UnaryOperator<String> rename = text -> java.util.regex.Pattern.compile("tools\\[(\\d+)]\\.function")
-                    .matcher(text).replaceAll(m -> "tools[" + positions.get(Integer.parseInt(m.group(1))) + "]");
-            throw new ApiError(e.status(), e.type(), e.code(), e.param() == null ? null : rename.apply(e.param()),
-                    rename.apply(e.getMessage()));
-        }
+        return ChatRequest.tools(functions, positions, "parameters");
     }
 
     private static JsonNode toolsEcho(JsonNode node) {

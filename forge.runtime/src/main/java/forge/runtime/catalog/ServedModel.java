@@ -24,12 +24,15 @@ public final class ServedModel implements AutoCloseable {
     private final Engine engine;
     private final ChatTemplate template;
     private final TemplateSelection selection;
+    private final ContextSizing.Choice context;
     private final Set<Integer> endOfTurnTokens;
     private final List<String> endOfTurnTexts;
     private Embedder embedder; // created on first use: most servers never embed
 
-    ServedModel(ModelDescriptor descriptor, LoadedModel model, Engine engine, ChatTemplate template, TemplateSelection selection) {
+    ServedModel(ModelDescriptor descriptor, LoadedModel model, Engine engine, ChatTemplate template, TemplateSelection selection,
+                ContextSizing.Choice context) {
         this.descriptor = descriptor;
+        this.context = context;
         this.model = model;
         this.engine = engine;
         this.template = template;
@@ -72,6 +75,11 @@ public final class ServedModel implements AutoCloseable {
 
     public TemplateSelection selection() {
         return selection;
+    }
+
+    /** The context it was given, and why. */
+    public ContextSizing.Choice context() {
+        return context;
     }
 
     /** Renders the conversation to prompt text. */
