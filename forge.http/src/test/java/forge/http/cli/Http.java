@@ -106,7 +106,11 @@ public final class Http {
      */
     public static List<Event> namedEvents(HttpResponse<String> r) throws Exception {
         assertEquals(200, r.statusCode(), r.body());
-        String body = r.body();
+        return namedEvents(r.body());
+    }
+
+    /** The named events of a stream's body, read as {@link #namedEvents(HttpResponse)} reads them. */
+    public static List<Event> namedEvents(String body) throws Exception {
         List<Event> out = new ArrayList<>();
         int at = 0;
         while (at < body.length()) {
