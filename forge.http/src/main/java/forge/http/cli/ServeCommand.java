@@ -253,7 +253,9 @@ public final class ServeCommand implements Callable<Integer> {
                     perModel.put(t.substring(0, eq), t.substring(eq + 1));
                 }
             }
-            catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, everyModel, contextPolicy(engine));
+            ContextSizing.Policy contextPolicy = contextPolicy(engine);
+            LOG.info("{} slot(s): {}", engine.slots(), contextPolicy.slotsReason());
+            catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, everyModel, contextPolicy);
             perModel.forEach(catalog::configureTemplate);
             List<ModelEntry> preload = new ArrayList<>();
             if (!models.isEmpty()) {

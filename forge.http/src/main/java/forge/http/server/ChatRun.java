@@ -82,11 +82,9 @@ final class ChatRun {
 
     private final String id;
     private final ModelEntry entry;
-    private final ServedModel model;
     private final ChatRequest request;
     private final List<ChatGeneration> choices;
     private final List<Generation> generations;
-    private final ContextFit fit;
     private final ForgeMetrics metrics;
     private final ArrayDeque<Event> ready = new ArrayDeque<>();
     private final boolean[] toolCalls;
@@ -96,15 +94,12 @@ final class ChatRun {
     private int cachedTokens;
     private int completionTokens;
 
-    private ChatRun(String id, ModelEntry entry, ServedModel model, ChatRequest request, List<ChatGeneration> choices,
-                    ContextFit fit, ForgeMetrics metrics) {
+    private ChatRun(String id, ModelEntry entry, ChatRequest request, List<ChatGeneration> choices, ForgeMetrics metrics) {
         this.id = id;
         this.entry = entry;
-        this.model = model;
         this.request = request;
         this.choices = choices;
         this.generations = choices.stream().map(ChatGeneration::generation).toList();
-        this.fit = fit;
         this.metrics = metrics;
         this.toolCalls = new boolean[choices.size()];
     }
@@ -143,7 +138,7 @@ final class ChatRun {
             response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", req.ignored()));
         }
         response.getHeaders().put(ContextFit.HEADER, String.valueOf(fit.maxTokens()));
-        return new ChatRun(id, entry, model, req, choices, fit, metrics);
+        return new ChatRun(id, entry, req, choices, metrics);
     }
 
     /** The response's id, as the route chose it. */
@@ -154,10 +149,6 @@ final class ChatRun {
     /** The model's canonical id. */
     String model() {
         return entry.id();
-    }
-
-    ServedModel served() {
-        return model;
     }
 
     ChatRequest request() {
@@ -172,11 +163,6 @@ final class ChatRun {
     /** The rendered prompt's tokens, known before anything is generated. */
     int promptTokens() {
         return choices.getFirst().promptTokens();
-    }
-
-    /** The {@code max_tokens} the choices run with. */
-    ContextFit fit() {
-        return fit;
     }
 
     /** The usage so far: complete once every choice finished. */

@@ -83,6 +83,41 @@ class ThinkingEndToEndTest {
         assertTrue(disabled > enabled, enabled + " vs " + disabled);
     }
 
+    /**
+     * A family whose template takes a thinking budget (Seed-OSS's {@code thinking_budget}) or an
+     * effort (gpt-oss's {@code reasoning_effort}) gets them: here a model's own Jinja template that
+     * writes what it was given into the prompt, served by the generic path.
+     */
+    @Test
+    void templatesThatTakeABudgetOrAnEffortGetThem() throws Exception {
+        String template = "{%- for m in messages %}{{ m['content'] }}{% endfor %}"
+                + "{% if thinking_budget is defined %}[budget {{ thinking_budget }}]{% endif %}"
+                + "{% if reasoning_effort is defined %}[effort {{ reasoning_effort }}]{% endif %}"
+                + "{% if enable_thinking is defined and not enable_thinking %}[no thinking]{% endif %}";
+        var model = TestServer.model("tiny-budget", SynthSpec.tiny("llama").withName("tiny-budget"),
+                gguf -> gguf.put("tokenizer.chat_template", forge.runtime.gguf.GgufValue.string(template)));
+        try (TestServer own = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1", "-t", "2")) {
+            java.util.function.Function<String, Integer> count = thinking -> {
+                try {
+                    return ok(own.http().post("/v1/messages/count_tokens", """
+                            {"messages": [{"role": "user", "content": "hi"}] %s}""".formatted(thinking))).get("input_tokens").asInt();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+            int plain = count.apply("");
+            int budget = count.apply(", \"thinking\": {\"type\": \"enabled\", \"budget_tokens\": 1024}");
+            int larger = count.apply(", \"thinking\": {\"type\": \"enabled\", \"budget_tokens\": 1000000}");
+            assertTrue(plain < budget && budget < larger, plain + " < " + budget + " < " + larger);
+            int effort = ok(own.http().post("/v1/chat/completions", """
+                    {"max_tokens": 1, "reasoning_effort": "high", "messages": [{"role": "user", "content": "hi"}]}"""))
+                    .get("usage").get("prompt_tokens").asInt();
+            int none = ok(own.http().post("/v1/chat/completions", """
+                    {"max_tokens": 1, "messages": [{"role": "user", "content": "hi"}]}""")).get("usage").get("prompt_tokens").asInt();
+            assertTrue(effort > none, none + " vs " + effort);
+        }
+    }
+
     @Test
     void responsesReasoningComesBackAsReasoningItems() throws Exception {
         JsonNode r = ok(http.post("/v1/responses", """
