@@ -150,13 +150,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         return calls;
     }
 
-    static List<ToolDefinition> tools(JsonNode node) {
-        if (node == null || node.isNull()) {
-            return List.of();
-        }
-        if (!node.isArray()) {
-            throw ApiError.badRequest("tools", "'tools' must be an array");
-        }
+    static List<ToolDefinition> tools(JsonNode given) {
+        JsonNode node = Params.array(given, "tools");
         List<ToolDefinition> tools = new ArrayList<>();
         for (int i = 0; i < node.size(); i++) {
             String at = "tools[" + i + "]";

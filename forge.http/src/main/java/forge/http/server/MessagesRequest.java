@@ -239,13 +239,8 @@ final class MessagesRequest {
     }
 
     /** {@code tools}: custom tools ({@code name}, {@code description}, {@code input_schema}); server tools are refused. */
-    private static List<ToolDefinition> tools(JsonNode node) {
-        if (node == null || node.isNull()) {
-            return List.of();
-        }
-        if (!node.isArray()) {
-            throw ApiError.badRequest("tools", "'tools' must be an array");
-        }
+    private static List<ToolDefinition> tools(JsonNode given) {
+        JsonNode node = Params.array(given, "tools");
         // Checked as chat's tools, as OpenAI functions of the same schema.
         ArrayNode functions = Json.MAPPER.createArrayNode();
         List<Integer> positions = new ArrayList<>();

@@ -136,6 +136,17 @@ final class Params {
         return s;
     }
 
+    /** {@code node} when it is an array, an empty one when it is absent or null; anything else is refused as {@code param}. */
+    static JsonNode array(JsonNode node, String param) {
+        if (absent(node)) {
+            return Json.MAPPER.createArrayNode();
+        }
+        if (!node.isArray()) {
+            throw ApiError.badRequest(param, "'" + param + "' must be an array");
+        }
+        return node;
+    }
+
     /** The object at {@code name}, or null when absent; anything else is refused. */
     static JsonNode object(JsonNode object, String name, String at) {
         JsonNode v = object.get(name);

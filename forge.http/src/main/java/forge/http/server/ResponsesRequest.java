@@ -263,13 +263,8 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
     }
 
     /** Function tools, flat as the Responses API writes them; other kinds (web search, ...) are skipped and named. */
-    private static List<ToolDefinition> tools(JsonNode node, SortedSet<String> ignored) {
-        if (node == null || node.isNull()) {
-            return List.of();
-        }
-        if (!node.isArray()) {
-            throw ApiError.badRequest("tools", "'tools' must be an array");
-        }
+    private static List<ToolDefinition> tools(JsonNode given, SortedSet<String> ignored) {
+        JsonNode node = Params.array(given, "tools");
         ArrayNode functions = Json.MAPPER.createArrayNode();
         List<Integer> positions = new ArrayList<>();
         for (int i = 0; i < node.size(); i++) {
