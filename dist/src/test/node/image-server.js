@@ -19,8 +19,11 @@ function freePort() {
   });
 }
 
-/** Starts the image's server; resolves to { base, key, stop() } once /health answers. */
-export async function startImageServer(key) {
+/**
+ * Starts the image's server; resolves to { base, key, stop() } once /health answers.
+ * `extra` are more `forge serve` flags (e.g. a template).
+ */
+export async function startImageServer(key, extra = []) {
   const image = resolve(process.env.FORGE_IMAGE ?? join(here, '../../../target/forge'));
   const forge = join(image, 'bin/forge');
   if (!existsSync(forge)) {
@@ -35,7 +38,7 @@ export async function startImageServer(key) {
   const logFile = join(work, 'server.log');
   const log = openSync(logFile, 'w');
   const child = spawn(forge, ['serve', '-m', model, '--alias', 'tiny', '--port', String(port), '-c', '2048', '-np', '2',
-    '-t', '2', '--api-key', key], { env, stdio: ['ignore', log, log] });
+    '-t', '2', '--api-key', key, ...extra], { env, stdio: ['ignore', log, log] });
   let exited = false;
   child.once('exit', () => { exited = true; });
   const base = `http://127.0.0.1:${port}`;
@@ -71,6 +74,18 @@ export const WEATHER_SCHEMA = {
   type: 'object',
   properties: { city: { type: 'string' } },
   required: ['city'],
+  additionalProperties: false,
+};
+
+/**
+ * A schema whose JSON is bounded (an enum and a boolean): grammar-constrained noise finishes it
+ * within a few tokens, so the SDKs whose APIs have no logit_bias (Anthropic's, Responses') get
+ * a complete, schema-valid object.
+ */
+export const UNIT_SCHEMA = {
+  type: 'object',
+  properties: { unit: { enum: ['celsius', 'fahrenheit'] }, precise: { type: 'boolean' } },
+  required: ['unit', 'precise'],
   additionalProperties: false,
 };
 

@@ -6,6 +6,7 @@ import forge.api.backend.KvCacheType;
 import forge.http.server.ForgeServer;
 import forge.http.server.ServerConfig;
 import forge.runtime.ForgeRuntime;
+import forge.runtime.catalog.ContextSizing;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.engine.EngineConfig;
@@ -68,11 +69,30 @@ public final class ServeCommand implements Callable<Integer> {
             "  low-memory   ctx 2048, q8_0 KV cache, batch 256/ubatch 128; flash attention on"})
     String profile;
 
-    @Option(names = {"-c", "--ctx-size"}, description = "KV cache cells for all slots together (default: from the profile; capped at the model's training context per slot).")
+    @Option(names = {"-c", "--ctx-size"}, description = {"KV cache cells for all slots together (capped at the model's training context per slot).",
+            "Default: the model's training context per slot, capped by the memory its KV cache needs against the free memory",
+            "(the start-up log and /props say what was chosen and why); other profiles than default set their own."})
     Integer contextSize;
 
-    @Option(names = {"-np", "--parallel"}, defaultValue = "1", description = "Slots: sequences decoded together (default: ${DEFAULT-VALUE}).")
-    int parallel;
+    @Option(names = {"-np", "--parallel"}, paramLabel = "N|auto", defaultValue = "auto", description = {
+            "Slots: sequences decoded together, each with its own KV cache (default: ${DEFAULT-VALUE}, "
+                    + DEFAULT_SLOTS + " slots:",
+            "an editor's autocomplete runs beside its chat instead of waiting for it; see /props)."})
+    String parallel;
+
+    /**
+     * The slots of {@code -np auto}. Two, by measurement (bench/SLOTS.md): a second slot costs no
+     * decode time, only its KV cache's memory, and lets an autocomplete request run beside a chat
+     * (0.9 s) instead of waiting for the whole chat answer (5.8 s); since every slot has a KV
+     * stream of its own, a long agent prompt still gets the model's whole training context in its
+     * slot (memory permitting), where llama-server's 4 slots over one unified cache pay for
+     * sharing with slower decoding at depth. A 3rd and 4th slot add nothing to a chat and its
+     * autocomplete but caches, whose memory the automatic context then divides.
+     */
+    static final int DEFAULT_SLOTS = 2;
+    static final String SLOTS_REASON = "-np auto: " + DEFAULT_SLOTS + " slots, each with its own KV cache, so an autocomplete"
+            + " runs beside a chat instead of waiting for it (measured: answered in 0.9 s instead of 5.8 s), and a long prompt"
+            + " still gets its slot's whole context; an idle slot costs its cache's memory, no decode time (bench/SLOTS.md)";
 
     @Option(names = {"-t", "--threads"}, description = "Threads for decoding (default: all cores).")
     Integer threads;
@@ -274,7 +294,9 @@ public final class ServeCommand implements Callable<Integer> {
                 }
                 everyModel = chatTemplate;
             }
-            catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, everyModel);
+            ContextSizing.Policy contextPolicy = contextPolicy(engine);
+            LOG.info("{} slot(s): {}", engine.slots(), contextPolicy.slotsReason());
+            catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, everyModel, contextPolicy);
             catalog.useMmap(mmap);
             if (chatTemplateFile != null) {
                 catalog.useTemplateSource(readTemplate(chatTemplateFile));
@@ -375,13 +397,55 @@ public final class ServeCommand implements Callable<Integer> {
         FlashAttention fa = flashAttention != null ? parse("--flash-attn", FlashAttention::parse, flashAttention)
                 : p.flashAttention();
         int t = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
+        int slots = slots();
         try {
-            return new EngineConfig(parallel, contextSize != null ? contextSize : p.contextSize(),
+            return new EngineConfig(slots, contextSize != null ? contextSize : p.contextSize(),
                     batchSize != null ? batchSize : p.batchSize(), ubatchSize != null ? ubatchSize : p.ubatchSize(), t,
                     threadsBatch != null ? threadsBatch : t, queue, fa, kv, p.name(), !noWarmup);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /** {@code -np}: a number of slots, or {@code auto}. */
+    int slots() {
+        if (parallel.equalsIgnoreCase("auto")) {
+            return DEFAULT_SLOTS;
+        }
+        try {
+            int n = Integer.parseInt(parallel.strip());
+            if (n < 1) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new ParameterException(spec.commandLine(), "-np/--parallel: a positive number of slots or auto, got '" + parallel + "'");
+        }
+    }
+
+    /**
+     * How each model's context is sized: {@code -c}, or a profile other than {@code default}, gives
+     * it; else each slot gets the model's training context, capped by the free memory.
+     */
+    ContextSizing.Policy contextPolicy(EngineConfig engine) {
+        ContextSizing.Policy policy = contextSize != null || !engine.profile().equals(EngineProfile.DEFAULT.name())
+                ? ContextSizing.Policy.fixed(engine.contextSize())
+                : ContextSizing.Policy.auto(availableMemory());
+        return policy.withSlotsReason(parallel.equalsIgnoreCase("auto") ? SLOTS_REASON : "-np " + engine.slots());
+    }
+
+    /** {@code MemAvailable} of {@code /proc/meminfo}: what the machine can give without swapping; -1 when unknown. */
+    static long availableMemory() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemAvailable:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (java.io.IOException | NumberFormatException e) {
+            LOG.debug("cannot read the free memory: {}", e.toString());
+        }
+        return -1;
     }
 
     /** {@code text} parsed by {@code parser}; a wrong spelling is a parameter error naming {@code flag}. */

@@ -25,27 +25,39 @@ final class ApiKeys {
     }
 
     /**
-     * Checks an {@code Authorization} header value.
+     * Checks the credentials a request presents: OpenAI's {@code Authorization: Bearer KEY} or
+     * Anthropic's {@code x-api-key: KEY}, on every route alike (clients send the one of their API).
+     * A request passes when one of them carries a configured key.
      *
-     * @param authorization the header, or null when absent
-     * @throws ApiError 401 when keys are configured and the header does not carry one of them
+     * @param authorization the {@code Authorization} header, or null when absent
+     * @param apiKey        the {@code x-api-key} header, or null when absent
+     * @throws ApiError 401 when keys are configured and neither header carries one of them
      */
-    void check(String authorization) {
+    void check(String authorization, String apiKey) {
         if (open()) {
             return;
         }
-        if (authorization == null || authorization.isBlank()) {
-            throw unauthorized("no API key was given; send it as 'Authorization: Bearer KEY'");
+        boolean bearer = authorization != null && !authorization.isBlank();
+        boolean header = apiKey != null && !apiKey.isBlank();
+        if (!bearer && !header) {
+            throw unauthorized("no API key was given; send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'");
         }
-        String presented = authorization.regionMatches(true, 0, "Bearer ", 0, 7) ? authorization.substring(7).trim() : "";
+        // Both are always hashed and compared, so the time taken says nothing about which one matched.
+        boolean match = matches(bearer && authorization.regionMatches(true, 0, "Bearer ", 0, 7) ? authorization.substring(7).trim() : "");
+        match |= matches(header ? apiKey.trim() : "");
+        if (!match) {
+            throw unauthorized("the API key is not valid");
+        }
+    }
+
+    /** Whether {@code presented} is a configured key; the empty string never is. */
+    private boolean matches(String presented) {
         byte[] hash = sha256(presented);
         boolean match = false;
         for (byte[] known : hashes) {
             match |= MessageDigest.isEqual(known, hash); // no early exit: every key costs the same
         }
-        if (!match || presented.isEmpty()) {
-            throw unauthorized("the API key is not valid");
-        }
+        return match && !presented.isEmpty();
     }
 
     private static ApiError unauthorized(String message) {

@@ -4,36 +4,23 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.template.ChatDelta;
-import forge.runtime.catalog.ChatGeneration;
-import forge.runtime.catalog.ChatOptions;
+import forge.api.template.ToolCall;
 import forge.runtime.catalog.ModelCatalog;
-import forge.runtime.catalog.ModelEntry;
-import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.FinishReason;
-import forge.runtime.engine.Generation;
-import forge.runtime.engine.GenerationEvent;
-import forge.runtime.engine.Timings;
 import forge.runtime.engine.TokenLogprob;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** {@code POST /v1/chat/completions}, whole or streamed as server-sent events. */
 final class ChatCompletions {
-
-    private static final Logger LOG = LoggerFactory.getLogger(ChatCompletions.class);
 
     private final ModelCatalog catalog;
     private final ForgeMetrics metrics;
@@ -46,236 +33,130 @@ final class ChatCompletions {
     }
 
 
-    void handle(ChatRequest req, Request request, Response response, Callback callback) {
-        ModelEntry entry = Requests.entry(catalog, req.model());
-        ServedModel model = catalog.serve(entry);
+    void handle(ChatRequest req, boolean strict, Request request, Response response, Callback callback) {
         String id = "chatcmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
-        StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
-        // n choices are n sequences decoded side by side; a fixed seed gives each its own stream.
-        List<ChatGeneration> choices = new ArrayList<>(req.n());
-        try {
-            for (int i = 0; i < req.n(); i++) {
-                var sampling = shaped.sampling().seed() >= 0 ? shaped.sampling().toBuilder().seed(shaped.sampling().seed() + i).build() : shaped.sampling();
-                choices.add(model.chat(shaped.prompt(), new ChatOptions(req.n() == 1 ? id : id + "-" + i, sampling,
-                        req.maxTokens(), req.stops(), req.ignoreEos(), req.logprobs())));
-            }
-        } catch (RuntimeException e) {
-            choices.forEach(c -> c.generation().cancel());
-            throw e;
-        }
-        // A client that goes away cancels its generations; the engine frees the slots at its next step.
-        request.addFailureListener(failure -> choices.forEach(c -> c.generation().cancel()));
-        if (!req.ignored().isEmpty()) {
-            response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", req.ignored()));
-        }
+        ChatRun run = ChatRun.start(catalog, metrics, req, id, strict, request, response);
         long created = System.currentTimeMillis() / 1000;
-        try {
+        run.drive(callback, () -> {
             if (req.stream()) {
-                stream(req, entry.id(), id, created, choices, response, callback);
+                stream(run, created, response, callback);
             } else {
-                whole(req.logprobs() >= 0, entry.id(), id, created, choices, new ClientWatch(request, response), response, callback);
+                whole(run, created, new ClientWatch(request, response), response, callback);
             }
-        } catch (InterruptedException e) {
-            choices.forEach(c -> c.generation().cancel());
-            Thread.currentThread().interrupt();
-            callback.failed(e);
-        } catch (RuntimeException e) {
-            choices.forEach(c -> c.generation().cancel());
-            throw e;
-        }
+        });
     }
 
     /** Collects the whole answer of every choice, then sends one {@code chat.completion}. */
-    private void whole(boolean logprobs, String model, String id, long created, List<ChatGeneration> gens, ClientWatch watch,
-                       Response response, Callback callback)
-            throws InterruptedException {
-        ObjectNode body = OpenAiWire.envelope(id, created, model, "chat.completion");
+    private void whole(ChatRun run, long created, ClientWatch watch, Response response, Callback callback)
+            throws InterruptedException, IOException {
+        List<ChatRun.Answer> answers = run.collect(watch);
+        ObjectNode body = OpenAiWire.envelope(run.id(), created, run.model(), "chat.completion");
         ArrayNode choices = body.putArray("choices");
-        int promptTokens = 0;
-        int completionTokens = 0;
-        int cachedTokens = 0;
-        Timings first = null;
-        List<Generation> all = gens.stream().map(ChatGeneration::generation).toList();
-        for (int index = 0; index < gens.size(); index++) {
-            ChatGeneration g = gens.get(index);
-            StringBuilder content = new StringBuilder();
-            StringBuilder reasoning = new StringBuilder();
-            Map<Integer, ObjectNode> calls = new TreeMap<>();
-            List<TokenLogprob> tokens = new ArrayList<>();
-            GenerationEvent.Done done = null;
-            while (done == null) {
-                GenerationEvent event = watch.next(g.generation(), all);
-                switch (event) {
-                    case GenerationEvent.PromptLogprobs p -> {
-                        // Chat never asks to score its prompt.
-                    }
-                    case GenerationEvent.Text t -> {
-                        collect(g.parser().feed(t.text()), content, reasoning, calls);
-                        tokens.addAll(t.logprobs());
-                    }
-                    case GenerationEvent.Failed f -> throw OpenAiWire.failure(f.error());
-                    case GenerationEvent.Done d -> done = d;
-                }
-            }
-            metrics.generation(model, done.timings());
-            if (done.reason() == FinishReason.CANCELLED) {
-                gens.forEach(c -> c.generation().cancel());
-                callback.failed(new EofException("client went away"));
-                return;
-            }
-            collect(g.parser().finish(), content, reasoning, calls);
+        for (int index = 0; index < answers.size(); index++) {
+            ChatRun.Answer a = answers.get(index);
             ObjectNode choice = choices.addObject();
             choice.put("index", index);
             ObjectNode message = choice.putObject("message");
             message.put("role", "assistant");
-            if (content.isEmpty() && !calls.isEmpty()) {
+            if (a.content().isEmpty() && !a.toolCalls().isEmpty()) {
                 message.putNull("content");
             } else {
-                message.put("content", content.toString());
+                message.put("content", a.content());
             }
-            if (!reasoning.isEmpty()) {
-                message.put("reasoning_content", reasoning.toString());
+            if (!a.reasoning().isEmpty()) {
+                message.put("reasoning_content", a.reasoning());
             }
-            if (!calls.isEmpty()) {
+            if (!a.toolCalls().isEmpty()) {
                 ArrayNode array = message.putArray("tool_calls");
-                calls.values().forEach(array::add);
+                for (ToolCall c : a.toolCalls()) {
+                    ObjectNode call = array.addObject();
+                    call.put("id", c.id());
+                    call.put("type", "function");
+                    call.putObject("function").put("name", c.name()).put("arguments", c.arguments());
+                }
             }
-            if (logprobs) {
-                choice.set("logprobs", Logprobs.chat(tokens));
+            if (run.request().logprobs() >= 0) {
+                choice.set("logprobs", Logprobs.chat(a.logprobs()));
             } else {
                 choice.putNull("logprobs");
             }
-            choice.put("finish_reason", finishReason(done.reason(), !calls.isEmpty()));
-            // OpenAI counts the shared prompt once and every choice's completion.
-            promptTokens = done.timings().promptTokens();
-            cachedTokens = Math.max(cachedTokens, done.timings().cachedTokens());
-            completionTokens += done.timings().completionTokens();
-            if (first == null) {
-                first = done.timings();
-            }
+            choice.put("finish_reason", finishReason(a.finish()));
         }
-        body.set("usage", OpenAiWire.usage(promptTokens, completionTokens, cachedTokens));
-        body.set("timings", OpenAiWire.timings(first));
+        ChatRun.Usage u = run.usage();
+        body.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));
+        body.set("timings", OpenAiWire.timings(answers.getFirst().finish().timings()));
         ForgeServer.sendJson(response, callback, 200, body);
-    }
-
-    private static void collect(List<ChatDelta> deltas, StringBuilder content, StringBuilder reasoning, Map<Integer, ObjectNode> calls) {
-        for (ChatDelta delta : deltas) {
-            switch (delta) {
-                case ChatDelta.Content c -> content.append(c.text());
-                case ChatDelta.Reasoning r -> reasoning.append(r.text());
-                case ChatDelta.ToolCallDelta t -> {
-                    ObjectNode call = calls.computeIfAbsent(t.index(), i -> {
-                        ObjectNode n = Json.MAPPER.createObjectNode();
-                        n.put("id", "");
-                        n.put("type", "function");
-                        n.putObject("function").put("name", "").put("arguments", "");
-                        return n;
-                    });
-                    if (!t.id().isEmpty()) {
-                        call.put("id", t.id());
-                    }
-                    ObjectNode fn = (ObjectNode) call.get("function");
-                    if (!t.name().isEmpty()) {
-                        fn.put("name", t.name());
-                    }
-                    fn.put("arguments", fn.get("arguments").asText() + t.arguments());
-                }
-            }
-        }
     }
 
     /**
      * Streams {@code chat.completion.chunk} events for every choice, interleaved as their tokens
      * come, ending with {@code data: [DONE]}.
      */
-    private void stream(ChatRequest req, String model, String id, long created, List<ChatGeneration> gens, Response response,
-                        Callback callback) throws InterruptedException {
+    private void stream(ChatRun run, long created, Response response, Callback callback)
+            throws InterruptedException, IOException {
+        String id = run.id();
+        String model = run.model();
         response.setStatus(200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-        ChoiceEvents events = new ChoiceEvents(gens.stream().map(ChatGeneration::generation).toList());
-        boolean[] toolCalls = new boolean[gens.size()];
         // Log-probabilities of text the parser has not released yet go with the choice's next chunk.
         List<List<TokenLogprob>> pending = new ArrayList<>();
-        gens.forEach(g -> pending.add(req.logprobs() >= 0 ? new ArrayList<>() : null));
-        int completionTokens = 0;
-        int promptTokens = 0;
-        int cachedTokens = 0;
-        try {
-            for (int index = 0; index < gens.size(); index++) {
-                ObjectNode first = OpenAiWire.chunk(id, created, model);
-                ObjectNode opening = first.withArray("choices").addObject().put("index", index);
-                opening.putObject("delta").put("role", "assistant").put("content", "");
-                opening.putNull("logprobs");
-                opening.putNull("finish_reason");
-                SseWriter.send(response, first);
+        for (int i = 0; i < run.size(); i++) {
+            pending.add(run.request().logprobs() >= 0 ? new ArrayList<>() : null);
+        }
+        for (int index = 0; index < run.size(); index++) {
+            ObjectNode first = OpenAiWire.chunk(id, created, model);
+            ObjectNode opening = first.withArray("choices").addObject().put("index", index);
+            opening.putObject("delta").put("role", "assistant").put("content", "");
+            opening.putNull("logprobs");
+            opening.putNull("finish_reason");
+            SseWriter.send(response, first);
+        }
+        int open = run.size();
+        while (open > 0) {
+            ChatRun.Event next;
+            try {
+                next = run.next(() -> SseWriter.keepAlive(response), keepAliveMillis);
+            } catch (ApiError e) {
+                // After a 200 the status cannot change: one final error event, then [DONE].
+                SseWriter.send(response, e.toJson());
+                SseWriter.finish(response, callback);
+                return;
             }
-            int open = gens.size();
-            while (open > 0) {
-                ChoiceEvents.Event next = SseWriter.nextOrKeepAlive(events, response, keepAliveMillis);
-                int index = next.index();
-                ChatGeneration g = gens.get(index);
-                switch (next.event()) {
-                    case GenerationEvent.PromptLogprobs p -> {
-                        // Chat never asks to score its prompt.
+            int index = next.index();
+            switch (next) {
+                case ChatRun.Deltas d -> {
+                    if (pending.get(index) != null) {
+                        pending.get(index).addAll(d.logprobs());
                     }
-                    case GenerationEvent.Text t -> {
-                        if (pending.get(index) != null) {
-                            pending.get(index).addAll(t.logprobs());
-                        }
-                        toolCalls[index] |= sendDeltas(response, id, created, model, index, g.parser().feed(t.text()), pending.get(index));
-                    }
-                    case GenerationEvent.Failed f -> {
-                        // After a 200 the status cannot change: one final error event, then [DONE].
-                        gens.forEach(c -> c.generation().cancel());
-                        SseWriter.send(response, OpenAiWire.failure(f.error()).toJson());
-                        SseWriter.finish(response, callback);
-                        return;
-                    }
-                    case GenerationEvent.Done d -> {
-                        metrics.generation(model, d.timings());
-                        toolCalls[index] |= sendDeltas(response, id, created, model, index, g.parser().finish(), pending.get(index));
-                        if (d.reason() == FinishReason.CANCELLED) {
-                            gens.forEach(c -> c.generation().cancel());
-                            callback.failed(new EofException("client went away"));
-                            return;
-                        }
-                        ObjectNode last = OpenAiWire.chunk(id, created, model);
-                        ObjectNode choice = last.withArray("choices").addObject();
-                        choice.put("index", index);
-                        choice.putObject("delta");
-                        putLogprobs(choice, pending.get(index));
-                        choice.put("finish_reason", finishReason(d.reason(), toolCalls[index]));
-                        last.set("timings", OpenAiWire.timings(d.timings()));
-                        SseWriter.send(response, last);
-                        promptTokens = d.timings().promptTokens();
-                        cachedTokens = Math.max(cachedTokens, d.timings().cachedTokens());
-                        completionTokens += d.timings().completionTokens();
-                        open--;
-                    }
+                    sendDeltas(response, id, created, model, index, d.deltas(), pending.get(index));
+                }
+                case ChatRun.Finished f -> {
+                    ObjectNode last = OpenAiWire.chunk(id, created, model);
+                    ObjectNode choice = last.withArray("choices").addObject();
+                    choice.put("index", index);
+                    choice.putObject("delta");
+                    putLogprobs(choice, pending.get(index));
+                    choice.put("finish_reason", finishReason(f));
+                    last.set("timings", OpenAiWire.timings(f.timings()));
+                    SseWriter.send(response, last);
+                    open--;
                 }
             }
-            if (req.includeUsage()) {
-                ObjectNode usage = OpenAiWire.chunk(id, created, model);
-                usage.putArray("choices");
-                usage.set("usage", OpenAiWire.usage(promptTokens, completionTokens, cachedTokens));
-                SseWriter.send(response, usage);
-            }
-            SseWriter.finish(response, callback);
-        } catch (IOException e) {
-            // The client went away mid-stream: free the slots at the engine's next step.
-            LOG.debug("stream {} ended by the client: {}", id, e.toString());
-            gens.forEach(c -> c.generation().cancel());
-            callback.failed(e);
         }
+        if (run.request().includeUsage()) {
+            ChatRun.Usage u = run.usage();
+            ObjectNode usage = OpenAiWire.chunk(id, created, model);
+            usage.putArray("choices");
+            usage.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));
+            SseWriter.send(response, usage);
+        }
+        SseWriter.finish(response, callback);
     }
 
 
-    private static boolean sendDeltas(Response response, String id, long created, String model, int index, List<ChatDelta> deltas,
-                                      List<TokenLogprob> logprobs) throws IOException {
-        boolean toolCalls = false;
+    private static void sendDeltas(Response response, String id, long created, String model, int index, List<ChatDelta> deltas,
+                                   List<TokenLogprob> logprobs) throws IOException {
         for (ChatDelta delta : deltas) {
             if (delta instanceof ChatDelta.Content c && logprobs == null) {
                 // The chunk of nearly every token: written straight to bytes, no JSON tree per token.
@@ -292,7 +173,6 @@ final class ChatCompletions {
                 case ChatDelta.Content c -> d.put("content", c.text());
                 case ChatDelta.Reasoning r -> d.put("reasoning_content", r.text());
                 case ChatDelta.ToolCallDelta t -> {
-                    toolCalls = true;
                     ObjectNode call = d.putArray("tool_calls").addObject();
                     call.put("index", t.index());
                     if (!t.id().isEmpty()) {
@@ -308,7 +188,6 @@ final class ChatCompletions {
             }
             SseWriter.send(response, chunk);
         }
-        return toolCalls;
     }
 
     /** The pending log-probabilities (then forgotten), an empty list when there are none yet, or null when not asked. */
@@ -350,8 +229,8 @@ final class ChatCompletions {
         sb.append('"');
     }
 
-    private static String finishReason(FinishReason reason, boolean toolCalls) {
-        return toolCalls && reason == FinishReason.STOP ? "tool_calls" : reason.wire();
+    private static String finishReason(ChatRun.Finished f) {
+        return f.toolCalls() && f.reason() == FinishReason.STOP ? "tool_calls" : f.reason().wire();
     }
 
 

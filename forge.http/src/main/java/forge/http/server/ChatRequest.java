@@ -42,7 +42,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
 
     /** Parameters that have an effect here, besides the {@link GenerationParams#NAMES generation ones}. */
     private static final Set<String> HANDLED = Set.of("model", "messages", "tools", "chat_template_kwargs",
-            "response_format", "grammar", "tool_choice", "parallel_tool_calls", "logprobs", "top_logprobs");
+            "response_format", "grammar", "tool_choice", "parallel_tool_calls", "logprobs", "top_logprobs",
+            "reasoning_effort");
 
     static ChatRequest parse(JsonNode body) {
         Set<String> ignored = Params.ignored(body, HANDLED, GenerationParams.NAMES);
@@ -50,7 +51,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         String model = Requests.model(body);
         List<ChatMessage> messages = messages(body.get("messages"));
         List<ToolDefinition> tools = tools(body.get("tools"));
-        Map<String, Object> kwargs = templateKwargs(body);
+        Map<String, Object> kwargs = Thinking.effort(templateKwargs(body), Params.string(body, "reasoning_effort", "", 16),
+                "reasoning_effort");
 
         GenerationParams gen = GenerationParams.parse(body, -1);
         boolean logprobs = Params.bool(body, "logprobs", false);
@@ -150,13 +152,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         return calls;
     }
 
-    static List<ToolDefinition> tools(JsonNode node) {
-        if (node == null || node.isNull()) {
-            return List.of();
-        }
-        if (!node.isArray()) {
-            throw ApiError.badRequest("tools", "'tools' must be an array");
-        }
+    static List<ToolDefinition> tools(JsonNode given) {
+        JsonNode node = Params.array(given, "tools");
         List<ToolDefinition> tools = new ArrayList<>();
         for (int i = 0; i < node.size(); i++) {
             String at = "tools[" + i + "]";
@@ -204,6 +201,29 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             tools.add(new ToolDefinition(name, description == null ? "" : description, params));
         }
         return tools;
+    }
+
+    /**
+     * Chat's reader of tools for a route that writes them its own way (flat, or with an
+     * {@code input_schema}): {@code functions} are that route's tools as chat's, and the one at
+     * {@code j} was written at {@code positions.get(j)}. Every check is chat's; an error names the
+     * tool as the route's request wrote it ({@code tools[3].input_schema}, not
+     * {@code tools[1].function.parameters}).
+     *
+     * @param parameters what the route calls a tool's parameter schema
+     */
+    static List<ToolDefinition> tools(com.fasterxml.jackson.databind.node.ArrayNode functions, List<Integer> positions,
+                                      String parameters) {
+        try {
+            return tools(functions);
+        } catch (ApiError e) {
+            java.util.function.UnaryOperator<String> rename = text -> java.util.regex.Pattern
+                    .compile("tools\\[(\\d+)]\\.function(\\.parameters)?").matcher(text)
+                    .replaceAll(m -> "tools[" + positions.get(Integer.parseInt(m.group(1))) + "]"
+                            + (m.group(2) == null ? "" : "." + parameters));
+            throw new ApiError(e.status(), e.type(), e.code(), e.param() == null ? null : rename.apply(e.param()),
+                    rename.apply(e.getMessage()));
+        }
     }
 
     private static String text(JsonNode m, String field, String at) {

@@ -89,8 +89,11 @@ final class Completions {
         List<Generation> gens = new ArrayList<>();
         List<Echo> echoes = new ArrayList<>();
         boolean score = echo && logprobs >= 0;
+        int limit = Integer.MAX_VALUE;
         try {
             for (int[] prompt : prompts) {
+                ContextFit fit = ContextFit.of(prompt.length, common.maxTokens(), model.engine().config().slotContext(), strict);
+                limit = Math.min(limit, fit.maxTokens());
                 // Special tokens written in the prompt are echoed as written; the BOS the tokenizer added is not.
                 Echo e = echo ? new Echo(vocab.detokenize(prompt, true, true), prompt, score) : Echo.NONE;
                 for (int i = 0; i < common.n(); i++) {
@@ -98,7 +101,7 @@ final class Completions {
                             : common.sampling().toBuilder().grammar(structured.grammar()).build();
                     var sampling = shaped.seed() >= 0 ? shaped.toBuilder().seed(shaped.seed() + i).build() : shaped;
                     gens.add(model.engine().submit(new GenerationRequest(id + "-" + gens.size(), prompt, sampling,
-                            common.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)));
+                            fit.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)));
                     echoes.add(e);
                 }
             }
@@ -110,6 +113,8 @@ final class Completions {
         if (!ignored.isEmpty()) {
             response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", ignored));
         }
+        // With several prompts, each has its own room: the header names the smallest limit.
+        response.getHeaders().put(ContextFit.HEADER, String.valueOf(limit));
         long created = System.currentTimeMillis() / 1000;
         try {
             if (common.stream()) {
@@ -177,7 +182,7 @@ final class Completions {
                         text.append(t.text());
                         tokens.addAll(t.logprobs());
                     }
-                    case GenerationEvent.Failed f -> throw OpenAiWire.failure(f.error());
+                    case GenerationEvent.Failed f -> throw ApiError.failure(f.error());
                     case GenerationEvent.Done d -> done = d;
                 }
             }
@@ -229,7 +234,7 @@ final class Completions {
                             chunk(id, created, model, next.index(), t.text(), null, t.logprobs(), offsets.get(next.index())));
                     case GenerationEvent.Failed f -> {
                         gens.forEach(Generation::cancel);
-                        SseWriter.send(response, OpenAiWire.failure(f.error()).toJson());
+                        SseWriter.send(response, ApiError.failure(f.error()).toJson());
                         SseWriter.finish(response, callback);
                         return;
                     }

@@ -16,9 +16,9 @@ import org.eclipse.jetty.http.HttpHeader;
  */
 final class CorsPolicy {
 
-    static final String ALLOWED_METHODS = "GET, POST, OPTIONS";
+    static final String ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
     /** Sent when a preflight names no headers; SDKs add their own, which a preflight echoes. */
-    static final String DEFAULT_HEADERS = "Authorization, Content-Type";
+    static final String DEFAULT_HEADERS = "Authorization, Content-Type, x-api-key, anthropic-version, anthropic-beta";
 
     private final Set<String> extra;
     private final boolean any;
@@ -62,7 +62,7 @@ final class CorsPolicy {
             return;
         }
         headers.put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
-        headers.put(HttpHeader.ACCESS_CONTROL_EXPOSE_HEADERS, "X-Forge-Ignored-Params, Retry-After");
+        headers.put(HttpHeader.ACCESS_CONTROL_EXPOSE_HEADERS, "X-Forge-Ignored-Params, X-Forge-Max-Tokens, Retry-After");
     }
 
     /** Adds the answer to a preflight; nothing for an origin that is not allowed. */

@@ -47,6 +47,8 @@ public final class ForgeServer implements AutoCloseable {
     private final ModelCatalog catalog;
     private final ServerConfig config;
     private final ChatCompletions chat;
+    private final AnthropicMessages messages;
+    private final Responses responses;
     private final TemplatesApi templates;
     private final ApiKeys apiKeys;
     private final Completions completions;
@@ -67,6 +69,8 @@ public final class ForgeServer implements AutoCloseable {
         this.metrics = new ForgeMetrics(catalog);
         this.info = new ServerInfo(catalog);
         this.chat = new ChatCompletions(catalog, metrics, config.keepAliveMillis());
+        this.messages = new AnthropicMessages(catalog, metrics, config.keepAliveMillis());
+        this.responses = new Responses(catalog, metrics, config.keepAliveMillis(), new ResponseStore());
         this.apiKeys = new ApiKeys(config.apiKeys());
         this.completions = new Completions(catalog, metrics, config.keepAliveMillis());
         this.embeddings = new Embeddings(catalog);
@@ -201,7 +205,7 @@ public final class ForgeServer implements AutoCloseable {
                             "the server is shutting down; retry on another instance or after it restarts");
                 }
                 if (!"/health".equals(path)) {
-                    apiKeys.check(request.getHeaders().get(HttpHeader.AUTHORIZATION));
+                    apiKeys.check(request.getHeaders().get(HttpHeader.AUTHORIZATION), request.getHeaders().get("x-api-key"));
                 }
                 switch (path) {
                     case "/health" -> {
@@ -236,7 +240,19 @@ public final class ForgeServer implements AutoCloseable {
                         JsonNode body = Json.parse(readBody(request));
                         ChatRequest chatRequest = ChatRequest.parse(body);
                         Strictness.check(config.strict(), chatRequest.ignored());
-                        chat.handle(chatRequest, request, response, callback);
+                        chat.handle(chatRequest, config.strict(), request, response, callback);
+                    }
+                    case "/v1/messages" -> {
+                        requireMethod(method, "POST");
+                        messages.handle(Json.parse(readBody(request)), config.strict(), request, response, callback);
+                    }
+                    case "/v1/messages/count_tokens" -> {
+                        requireMethod(method, "POST");
+                        sendJson(response, callback, 200, messages.countTokens(Json.parse(readBody(request)), config.strict()));
+                    }
+                    case "/v1/responses" -> {
+                        requireMethod(method, "POST");
+                        responses.handle(Json.parse(readBody(request)), config.strict(), request, response, callback);
                     }
                     case "/v1/completions" -> {
                         requireMethod(method, "POST");
@@ -267,7 +283,16 @@ public final class ForgeServer implements AutoCloseable {
                             requireMethod(method, "GET");
                             String id = path.substring("/v1/models/".length());
                             ModelEntry entry = catalog.find(id).orElseThrow(() -> unknownModel(id));
-                            sendJson(response, callback, 200, model(entry));
+                            sendJson(response, callback, 200, model(entry, entry.descriptor().names().stream()
+                                    .filter(n -> n.equals(id)).findFirst().orElse(entry.id())));
+                        } else if (path.startsWith("/v1/responses/") && path.indexOf('/', "/v1/responses/".length()) < 0) {
+                            String id = path.substring("/v1/responses/".length());
+                            if ("DELETE".equals(method)) {
+                                sendJson(response, callback, 200, responses.delete(id));
+                            } else {
+                                requireMethod(method, "GET");
+                                sendJson(response, callback, 200, responses.get(id));
+                            }
                         } else {
                             throw ApiError.notFound("not_found", "no route for " + method + " " + path);
                         }
@@ -279,24 +304,24 @@ public final class ForgeServer implements AutoCloseable {
                     // the connection unusable, so say so rather than let a client reuse it and fail.
                     response.getHeaders().put(HttpHeader.CONNECTION, "close");
                 }
-                sendError(response, callback, e);
+                sendError(response, callback, e, path);
             } catch (TemplateException e) {
-                sendError(response, callback, ApiError.badRequest("messages", e.getMessage()));
+                sendError(response, callback, ApiError.badRequest("messages", e.getMessage()), path);
             } catch (EngineException e) {
-                sendError(response, callback, OpenAiWire.toApiError(e));
+                sendError(response, callback, ApiError.of(e), path);
             } catch (RuntimeException | StackOverflowError e) {
                 // A bug: the details go to the log under an id the client is given, not to the client.
                 String incident = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
                 LOG.error("{} {} failed (incident {})", method, path, incident, e);
                 sendError(response, callback, new ApiError(500, "server_error", "internal_error", null,
-                        "internal error; the server's log has the details under incident " + incident));
+                        "internal error; the server's log has the details under incident " + incident), path);
             } catch (OutOfMemoryError e) {
                 // An incident: this request fails; what it held is garbage now, and every engine keeps
                 // its own state (an engine thread that died refuses new work and says so).
                 LOG.error("{} {}: the JVM ran out of memory (max heap {} MiB)", method, path,
                         Runtime.getRuntime().maxMemory() >> 20, e);
                 sendError(response, callback, new ApiError(503, "server_error", "out_of_memory", null,
-                        "the server ran out of memory for this request; retry later or with a smaller request"));
+                        "the server ran out of memory for this request; retry later or with a smaller request"), path);
             }
             return true;
         }
@@ -349,18 +374,28 @@ public final class ForgeServer implements AutoCloseable {
                 "the request body exceeds the limit of " + config.bodyLimit() + " bytes");
     }
 
+    /**
+     * Every model under each of its names, the canonical id first: editors' model pickers show
+     * ids only, so an alias given with {@code --alias} must be an id of its own to be chosen.
+     */
     private ObjectNode models() {
         ObjectNode list = Json.MAPPER.createObjectNode().put("object", "list");
         ArrayNode data = list.putArray("data");
         for (ModelEntry e : catalog.entries()) {
-            data.add(model(e));
+            for (String name : e.descriptor().names()) {
+                data.add(model(e, name));
+            }
         }
         return list;
     }
 
-    private static ObjectNode model(ModelEntry e) {
+    /** The model as {@code /v1/models} lists it under {@code name}, its id or an alias. */
+    private static ObjectNode model(ModelEntry e, String name) {
         ObjectNode m = Json.MAPPER.createObjectNode();
-        m.put("id", e.id());
+        m.put("id", name);
+        if (!name.equals(e.id())) {
+            m.put("alias_of", e.id());
+        }
         m.put("object", "model");
         long created;
         try {
@@ -397,7 +432,11 @@ public final class ForgeServer implements AutoCloseable {
         response.write(true, ByteBuffer.wrap(Json.bytes(body)), callback);
     }
 
-    static void sendError(Response response, Callback callback, ApiError error) {
+    /**
+     * Answers {@code error} in the shape of the API {@code path} belongs to: Anthropic's on its
+     * Messages routes, OpenAI's everywhere else.
+     */
+    static void sendError(Response response, Callback callback, ApiError error, String path) {
         if (response.isCommitted()) {
             // Too late for a status: the stream's own error event was sent, or the client is gone.
             callback.failed(error);
@@ -406,6 +445,6 @@ public final class ForgeServer implements AutoCloseable {
         if (error.status() == 503) {
             response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
         }
-        sendJson(response, callback, error.status(), error.toJson());
+        sendJson(response, callback, error.status(), path.startsWith("/v1/messages") ? AnthropicMessages.error(error) : error.toJson());
     }
 }

@@ -69,7 +69,7 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
             }
             includeUsage = Params.bool(so, "include_usage", "stream_options", false);
         }
-        return new GenerationParams(sampling, maxTokens, stops(body.get("stop")), n, stream, includeUsage,
+        return new GenerationParams(sampling, maxTokens, stops(body.get("stop"), "stop"), n, stream, includeUsage,
                 Params.bool(body, "ignore_eos", false));
     }
 
@@ -101,7 +101,8 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
     }
 
 
-    private static List<String> stops(JsonNode node) {
+    /** Stop strings: a string or an array of strings at {@code param}; empty strings are dropped. */
+    static List<String> stops(JsonNode node, String param) {
         if (node == null || node.isNull()) {
             return List.of();
         }
@@ -112,7 +113,7 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
             List<String> stops = new ArrayList<>();
             for (JsonNode s : node) {
                 if (!s.isTextual()) {
-                    throw ApiError.badRequest("stop", "'stop' must be a string or an array of strings");
+                    throw ApiError.badRequest(param, "'" + param + "' must be a string or an array of strings");
                 }
                 if (!s.asText().isEmpty()) {
                     stops.add(s.asText());
@@ -120,6 +121,6 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
             }
             return stops;
         }
-        throw ApiError.badRequest("stop", "'stop' must be a string or an array of strings");
+        throw ApiError.badRequest(param, "'" + param + "' must be a string or an array of strings");
     }
 }

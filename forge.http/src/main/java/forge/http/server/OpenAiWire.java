@@ -1,40 +1,15 @@
 package forge.http.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import forge.api.ForgeException;
-import forge.api.SamplingException;
-import forge.runtime.engine.EngineException;
 import forge.runtime.engine.Timings;
 
 /**
  * The pieces of OpenAI's wire format that its chat and completions routes share: response
- * envelopes, usage, llama-server's timings, and the error a failure becomes.
+ * envelopes, usage and llama-server's timings.
  */
 final class OpenAiWire {
 
     private OpenAiWire() {
-    }
-
-    /** An engine's refusal in OpenAI's terms. */
-    static ApiError toApiError(EngineException e) {
-        return switch (e.code()) {
-            case CONTEXT_LENGTH_EXCEEDED -> new ApiError(400, "invalid_request_error", "context_length_exceeded", "messages", e.getMessage());
-            case INVALID_LOGIT_BIAS -> new ApiError(400, "invalid_request_error", "invalid_value", "logit_bias", e.getMessage());
-            case QUEUE_FULL -> new ApiError(503, "server_error", "queue_full", null, e.getMessage() + "; retry later");
-            case UNAVAILABLE -> new ApiError(503, "server_error", "unavailable", null, e.getMessage());
-        };
-    }
-
-    /** A generation's failure in OpenAI's terms: the request's own fault (400) or the server's (500). */
-    static ApiError failure(ForgeException e) {
-        if (e instanceof EngineException ee) {
-            return toApiError(ee);
-        }
-        if (e instanceof SamplingException) {
-            // The request's grammar or logit biases allowed no token: its fault, and only its own.
-            return new ApiError(400, "invalid_request_error", "no_allowed_token", null, e.getMessage());
-        }
-        return new ApiError(500, "server_error", "generation_failed", null, "generation failed: " + e.getMessage());
     }
 
     static ObjectNode envelope(String id, long created, String model, String object) {

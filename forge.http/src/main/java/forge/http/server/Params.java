@@ -126,6 +126,27 @@ final class Params {
         return v.asText();
     }
 
+    /** A string that must be there, of any length. */
+    static String required(JsonNode object, String name, String at) {
+        String s = string(object, name, at, Integer.MAX_VALUE);
+        if (s == null) {
+            String param = path(at, name);
+            throw ApiError.badRequest(param, param + " is required");
+        }
+        return s;
+    }
+
+    /** {@code node} when it is an array, an empty one when it is absent or null; anything else is refused as {@code param}. */
+    static JsonNode array(JsonNode node, String param) {
+        if (absent(node)) {
+            return Json.MAPPER.createArrayNode();
+        }
+        if (!node.isArray()) {
+            throw ApiError.badRequest(param, "'" + param + "' must be an array");
+        }
+        return node;
+    }
+
     /** The object at {@code name}, or null when absent; anything else is refused. */
     static JsonNode object(JsonNode object, String name, String at) {
         JsonNode v = object.get(name);

@@ -140,6 +140,16 @@ final class ServerInfo {
         runtime.put("flash_attn", c.flashAttention().wire());
         runtime.put("kv_cache_type", c.kvCacheType().wire());
         runtime.put("kv_unified", false); // a KV stream per slot, as llama-server with -np N
+        // Why this context and this many slots: the start-up log says the same.
+        served.ifPresentOrElse(s -> {
+            runtime.put("n_ctx_source", s.context().source());
+            runtime.put("n_ctx_reason", s.context().reason());
+        }, () -> {
+            runtime.put("n_ctx_source", catalog.contextPolicy().contextSize().isPresent() ? "set" : "auto");
+            runtime.put("n_ctx_reason", catalog.contextPolicy().contextSize().isPresent() ? "set for all slots together"
+                    : "decided when the model loads: its training context per slot, capped by the free memory");
+        });
+        runtime.put("slots_reason", catalog.contextPolicy().slotsReason());
         runtime.put("warmup", c.warmup());
         runtime.put("queue", c.queueCapacity());
         runtime.put("no_perf", true);

@@ -12,8 +12,8 @@ import org.eclipse.jetty.util.Callback;
  * Server-sent events on a Jetty response, for every streaming route: one {@code data:} event per
  * JSON object, SSE comments while nothing happens, and OpenAI's closing {@code data: [DONE]}. Each
  * write blocks the request's virtual thread until the bytes are out, so a slow client slows only
- * its own stream. Routes whose events carry a name (Anthropic's {@code event:} lines) write them
- * with {@link #event}.
+ * its own stream. Routes whose events carry a name (Anthropic's and Responses' {@code event:}
+ * lines) write them with {@link #event} and end with {@link #end}.
  */
 final class SseWriter {
 
@@ -33,11 +33,13 @@ final class SseWriter {
             if (event != null) {
                 return event;
             }
-            try (Blocker.Callback blocker = Blocker.callback()) {
-                response.write(false, KEEP_ALIVE.duplicate(), blocker);
-                blocker.block();
-            }
+            keepAlive(response);
         }
+    }
+
+    /** An SSE comment, which every client skips: it keeps a silent stream's connection alive. */
+    static void keepAlive(Response response) throws IOException {
+        write(response, KEEP_ALIVE.duplicate());
     }
 
     /** Writes bytes of the stream and waits until they are out. */
@@ -63,6 +65,11 @@ final class SseWriter {
         ByteBuffer buffer = ByteBuffer.allocate(head.length + json.length + 2);
         buffer.put(head).put(json).put((byte) '\n').put((byte) '\n').flip();
         write(response, buffer);
+    }
+
+    /** Ends a stream that has no closing sentinel (Anthropic's, Responses'), completing {@code callback}. */
+    static void end(Response response, Callback callback) {
+        response.write(true, ByteBuffer.allocate(0), callback);
     }
 
     /** Ends an OpenAI stream with {@code data: [DONE]}, completing {@code callback} once written. */

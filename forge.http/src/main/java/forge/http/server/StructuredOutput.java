@@ -73,7 +73,7 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
                                 "'response_format.json_schema.schema' must be a JSON Schema object");
                     }
                     // strict or not, the output is constrained: a grammar is strict by nature.
-                    grammar = schemaGrammar(tree(schema), "response_format.json_schema.schema");
+                    grammar = schemaGrammar(schema, "response_format.json_schema.schema");
                     param = "response_format";
                 }
                 default -> throw ApiError.badRequest("response_format.type",
@@ -114,14 +114,26 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
             } else if (tc.isObject() && "function".equals(tc.path("type").asText()) && tc.path("function").path("name").isTextual()) {
                 choice = ToolChoice.FUNCTION;
                 function = tc.get("function").get("name").asText();
-                String wanted = function;
-                if (tools.stream().noneMatch(t -> t.name().equals(wanted))) {
-                    throw ApiError.badRequest("tool_choice", "tool_choice names function '" + function + "', which is not in 'tools'");
-                }
             } else {
                 throw ApiError.badRequest("tool_choice",
                         "'tool_choice' must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
             }
+        }
+        return of(grammar, param, choice, function, Params.bool(body, "parallel_tool_calls", true), tools);
+    }
+
+    /**
+     * What a request of any API asks, once read: the checks every route shares (a forced call
+     * needs its tool, and excludes a grammar of the whole output).
+     *
+     * @param grammar  a grammar of the whole output (see {@link #schemaGrammar}), or empty
+     * @param param    the parameter the grammar came from, for errors
+     * @param function the forced function's name for {@link ToolChoice#FUNCTION}, else empty
+     */
+    static StructuredOutput of(String grammar, String param, ToolChoice choice, String function, boolean parallel,
+                               List<ToolDefinition> tools) {
+        if (choice == ToolChoice.FUNCTION && tools.stream().noneMatch(t -> t.name().equals(function))) {
+            throw ApiError.badRequest("tool_choice", "tool_choice names function '" + function + "', which is not in 'tools'");
         }
         if (choice == ToolChoice.REQUIRED && tools.isEmpty()) {
             throw ApiError.badRequest("tool_choice", "tool_choice 'required' needs 'tools'");
@@ -129,7 +141,6 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
         if ((choice == ToolChoice.REQUIRED || choice == ToolChoice.FUNCTION) && !grammar.isEmpty()) {
             throw ApiError.badRequest("tool_choice", "a forced tool call cannot be combined with '" + param + "'");
         }
-        boolean parallel = Params.bool(body, "parallel_tool_calls", true);
         return new StructuredOutput(grammar, param, choice, function, parallel);
     }
 
@@ -185,6 +196,17 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
         }
         return new Applied(prompt, forced ? sampling.toBuilder().grammar(grammar).build()
                 : sampling.toBuilder().lazyGrammar(grammar, template.toolCallTriggers()).build());
+    }
+
+    /**
+     * The grammar of JSON that {@code schema} (a JSON Schema object, or {@code true}/{@code false})
+     * accepts; a schema that cannot be enforced is a 400 naming {@code param}.
+     */
+    static String schemaGrammar(JsonNode schema, String param) {
+        if (schema == null || !(schema.isObject() || schema.isBoolean())) {
+            throw ApiError.badRequest(param, "'" + param + "' must be a JSON Schema object");
+        }
+        return schemaGrammar(tree(schema), param);
     }
 
     private static String schemaGrammar(Map<String, Object> schema, String param) {

@@ -9,8 +9,23 @@
  * <li>Requests are parsed into JSON trees and validated field by field: an invalid parameter is a
  *     400 naming it, and parameters accepted without effect are named in
  *     {@code X-Forge-Ignored-Params}.</li>
- * <li>Every error is OpenAI-shaped ({@link forge.http.server.ApiError}). Once a stream has begun,
- *     an error is one final {@code data: {"error":...}} event followed by {@code data: [DONE]}.</li>
+ * <li>One internal model, many wire formats at the edge: OpenAI chat completions, Anthropic
+ *     Messages ({@code /v1/messages}) and OpenAI Responses ({@code /v1/responses}) each translate
+ *     their body into one {@code ChatRequest} and run it on {@code ChatRun}, the one generation
+ *     path (model, grammar, prompt rendered once, {@code max_tokens} fitted to the slot, choices,
+ *     the template's parsed deltas, usage); each writes those events back in its own format: SSE
+ *     event names and order, error shape, usage names. Nothing is copied between routes.</li>
+ * <li>Context policy ({@code ContextFit}): a prompt that does not fit its slot is a 400
+ *     {@code context_length_exceeded} before anything is generated; one that fits, with a
+ *     {@code max_tokens} beyond the room left, generates until the slot is full and finishes with
+ *     {@code length} ({@code max_tokens}, {@code incomplete}), the limit it ran with named in
+ *     {@code X-Forge-Max-Tokens}; {@code --strict} keeps the 400.</li>
+ * <li>Every error is an {@link forge.http.server.ApiError}, answered in OpenAI's shape, or in
+ *     Anthropic's ({@code {"type":"error","error":{"type","message"}}}) on {@code /v1/messages}.
+ *     Once a stream has begun, an error is the stream's own final event: OpenAI's
+ *     {@code data: {"error":...}} then {@code data: [DONE]}, Anthropic's {@code error} event,
+ *     Responses' {@code response.failed}.</li>
+ * <li>Credentials: {@code Authorization: Bearer KEY} or {@code x-api-key: KEY}, on every route.</li>
  * <li>A client that disconnects cancels its generation; the engine frees the slot at its next step.
  *     A stream notices at its next write; a whole answer, which writes nothing until the end, is
  *     guarded by {@code ClientWatch}, which probes the connection while the handler waits (Jetty

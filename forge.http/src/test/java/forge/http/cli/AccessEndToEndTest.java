@@ -34,7 +34,7 @@ class AccessEndToEndTest {
     static void start(@TempDir Path work) throws Exception {
         Path keys = work.resolve("keys.txt");
         Files.writeString(keys, "# team keys\nfile-key-1\n\n  file-key-2  \n");
-        server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "512", "-t", "2",
+        server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "512", "-np", "1", "-t", "2",
                 "--api-key", "flag-key", "--api-key-file", keys.toString(), "--cors-origin", "https://app.example.com",
                 "--max-body", "8k", "--strict", "--sse-keep-alive-ms", "1", "--allowed-host", "forge.lan",
                 "--allowed-host", ".home.example");
@@ -103,6 +103,39 @@ class AccessEndToEndTest {
                 {"model": "tiny", "messages": [{"role": "user", "content": "%s"}]}""".formatted(big), "flag-key"));
         assertEquals(413, r.statusCode());
         assertEquals("request_too_large", JSON.readTree(r.body()).get("error").get("code").asText());
+    }
+
+    @Test
+    void anXApiKeyIsAcceptedWhereverABearerTokenIs() throws Exception {
+        assertEquals(200, http.send(http.request("/v1/models").header("x-api-key", "flag-key")).statusCode());
+        assertEquals(200, http.send(http.postRequest("/v1/chat/completions", CHAT).header("x-api-key", "file-key-1")).statusCode());
+        String message = """
+                {"model": "tiny", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}""";
+        HttpResponse<String> r = http.send(http.postRequest("/v1/messages", message).header("x-api-key", "flag-key")
+                .header("anthropic-version", "2023-06-01"));
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals(200, http.send(post("/v1/messages", message, "file-key-2")).statusCode(), "and a bearer token on Anthropic's route");
+        // Refused on Anthropic's route, in Anthropic's shape.
+        for (String key : new String[] {null, "wrong-key"}) {
+            HttpRequest.Builder b = http.postRequest("/v1/messages", message);
+            r = http.send(key == null ? b : b.header("x-api-key", key));
+            assertEquals(401, r.statusCode());
+            JsonNode e = JSON.readTree(r.body());
+            assertEquals("error", e.get("type").asText(), r.body());
+            assertEquals("authentication_error", e.get("error").get("type").asText());
+        }
+    }
+
+    @Test
+    void strictStillRefusesAMaxTokensBeyondTheSlot() throws Exception {
+        HttpResponse<String> r = http.send(post("/v1/chat/completions", """
+                {"model": "tiny", "max_tokens": 100000, "messages": [{"role": "user", "content": "hi"}]}""", "flag-key"));
+        assertEquals(400, r.statusCode(), r.body());
+        assertEquals("context_length_exceeded", JSON.readTree(r.body()).get("error").get("code").asText());
+        r = http.send(post("/v1/messages", """
+                {"model": "tiny", "max_tokens": 100000, "messages": [{"role": "user", "content": "hi"}]}""", "flag-key"));
+        assertEquals(400, r.statusCode(), r.body());
+        assertEquals("invalid_request_error", JSON.readTree(r.body()).get("error").get("type").asText());
     }
 
     @Test

@@ -28,7 +28,7 @@ class FillInTheMiddleTest {
         Path model = TestServer.model("tiny-fim", SynthSpec.tiny("qwen").withTiedEmbeddings(true)
                 .withVocabulary(new SynthSpec.CopiedFrom(SynthSpec.llamaModelsDir().resolve("ggml-vocab-starcoder.gguf"))));
         // A 49,152-token vocabulary: small batches keep the logits buffer (vocab x batch floats) small.
-        server = TestServer.start("-m", model.toString(), "--alias", "fim", "-c", "512", "-b", "32", "-ub", "32", "-t", "2");
+        server = TestServer.start("-m", model.toString(), "--alias", "fim", "-c", "512", "-np", "1", "-b", "32", "-ub", "32", "-t", "2");
         http = server.http();
     }
 

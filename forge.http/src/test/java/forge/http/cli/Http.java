@@ -95,6 +95,38 @@ public final class Http {
         return out;
     }
 
+    /** One named server-sent event: its {@code event:} name and its {@code data:} JSON. */
+    public record Event(String name, JsonNode data) {
+    }
+
+    /**
+     * The named events of a 200 event stream (Anthropic's and Responses' streams), in order, read
+     * byte by byte: each is exactly {@code event: NAME\ndata: JSON\n\n}, its JSON's {@code type} is
+     * its name, and nothing else is in the stream (no {@code [DONE]}, no comment).
+     */
+    public static List<Event> namedEvents(HttpResponse<String> r) throws Exception {
+        assertEquals(200, r.statusCode(), r.body());
+        return namedEvents(r.body());
+    }
+
+    /** The named events of a stream's body, read as {@link #namedEvents(HttpResponse)} reads them. */
+    public static List<Event> namedEvents(String body) throws Exception {
+        List<Event> out = new ArrayList<>();
+        int at = 0;
+        while (at < body.length()) {
+            int end = body.indexOf("\n\n", at);
+            org.junit.jupiter.api.Assertions.assertTrue(end > 0, "an event ends with a blank line: " + body.substring(at));
+            String block = body.substring(at, end);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("event: ([a-z_.]+)\ndata: (\\{.*})").matcher(block);
+            org.junit.jupiter.api.Assertions.assertTrue(m.matches(), "not an event: " + block);
+            JsonNode data = JSON.readTree(m.group(2));
+            assertEquals(m.group(1), data.get("type").asText(), block);
+            out.add(new Event(m.group(1), data));
+            at = end + 2;
+        }
+        return out;
+    }
+
     /**
      * One HTTP/1.1 exchange written by hand on a socket of its own, so that the request line, Host
      * and the other headers are exactly what a test (or a browser) sends: the whole answer, status

@@ -20,7 +20,7 @@ class PerModelTemplateTest {
     void oneModelGetsItsConfiguredTemplateAndTheOtherKeepsItsClaim() throws Exception {
         try (TestServer server = TestServer.start("-m", TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
                 "-m", TestServer.model("tiny-llama", SynthSpec.tiny("llama")).toString(), "--template", "TINY-LLAMA=generic",
-                "-c", "1024", "-t", "2")) {
+                "-c", "1024", "-np", "1", "-t", "2")) {
             HttpResponse<String> r = server.http().get("/v1/models");
             Map<String, JsonNode> templates = new HashMap<>();
             JSON.readTree(r.body()).get("data").forEach(m -> templates.put(m.get("id").asText(), m.get("template")));

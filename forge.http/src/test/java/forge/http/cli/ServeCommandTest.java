@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
+import forge.runtime.catalog.ContextSizing;
 import forge.runtime.engine.EngineConfig;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -30,6 +31,32 @@ class ServeCommandTest {
         assertEquals(FlashAttention.AUTO, c.flashAttention());
         assertEquals(KvCacheType.F16, c.kvCacheType());
         assertTrue(c.warmup());
+    }
+
+    static ContextSizing.Policy policy(String... args) {
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs(args);
+        return serve.contextPolicy(serve.engineConfig());
+    }
+
+    @Test
+    void theDefaultContextIsSizedFromTheModelAndTheMemoryAndCOverridesIt() {
+        ContextSizing.Policy auto = policy();
+        assertTrue(auto.contextSize().isEmpty(), "sized when the model loads");
+        assertTrue(auto.availableMemory() > 0, "the free memory is read (Linux)");
+        assertTrue(auto.slotsReason().startsWith("-np auto: 2 slots"), auto.slotsReason());
+        assertEquals(8192, policy("-c", "8192").contextSize().getAsInt());
+        assertEquals(2048, policy("--profile", "low-memory").contextSize().getAsInt(), "another profile sets its own");
+        assertEquals("-np 4", policy("-np", "4").slotsReason());
+    }
+
+    @Test
+    void twoSlotsByDefault() {
+        assertEquals(2, config().slots());
+        assertEquals(2, config("-np", "auto").slots());
+        assertEquals(3, config("-np", "3").slots());
+        var e = assertThrows(CommandLine.ParameterException.class, () -> config("-np", "0"));
+        assertTrue(e.getMessage().contains("-np"), e.getMessage());
     }
 
     @Test

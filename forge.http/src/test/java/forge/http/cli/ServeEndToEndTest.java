@@ -47,6 +47,12 @@ class ServeEndToEndTest {
         JsonNode m = list.get("data").get(0);
         assertEquals("tiny-qwen", m.get("id").asText());
         assertEquals("[\"demo\",\"Other-Name\"]", m.get("aliases").toString());
+        // Each alias is an id of its own too: editors' model pickers list ids only.
+        List<String> ids = new ArrayList<>();
+        list.get("data").forEach(d -> ids.add(d.get("id").asText()));
+        assertEquals(List.of("tiny-qwen", "demo", "Other-Name"), ids);
+        assertEquals("tiny-qwen", list.get("data").get(1).get("alias_of").asText());
+        assertEquals("demo", JSON.readTree(http.get("/v1/models/demo").body()).get("id").asText());
         // The synthetic model is a qwen2 GGUF: the Qwen family claims it from its metadata.
         assertEquals("qwen2.5", m.get("template").get("name").asText());
         assertTrue(m.get("loaded").asBoolean());

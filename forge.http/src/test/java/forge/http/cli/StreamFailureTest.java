@@ -73,4 +73,58 @@ class StreamFailureTest {
             assertTrue(chunk.path("choices").path(0).path("finish_reason").isNull(), "no finish before the error: " + d);
         }
     }
+
+    /**
+     * Starts a stream on a server of its own, shuts the engine down once the stream's first event
+     * arrived (the generation is then still running: the model is slow enough, and its limit is the
+     * slot), and returns the stream's events, the first included.
+     */
+    private static List<Http.Event> failedStream(String path, String body) throws Exception {
+        // Wider than tiny, so that a generation is still running when the engine is shut down.
+        var model = TestServer.model("tiny-qwen-wide", SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768));
+        try (TestServer own = TestServer.start("-m", model.toString(), "-c", "2048", "-np", "1", "-t", "2")) {
+            HttpResponse<Stream<String>> response = own.http().stream(path, body);
+            assertEquals(200, response.statusCode());
+            Iterator<String> lines = response.body().iterator();
+            StringBuilder raw = new StringBuilder();
+            String line;
+            do {
+                line = lines.next();
+                raw.append(line).append('\n');
+            } while (!line.isEmpty());
+            own.running().catalog().entries().getFirst().served().orElseThrow().engine().close();
+            while (lines.hasNext()) {
+                raw.append(lines.next()).append('\n');
+            }
+            return Http.namedEvents(raw.toString());
+        }
+    }
+
+    @Test
+    void anthropicsStreamEndsWithAnErrorEvent() throws Exception {
+        List<Http.Event> events = failedStream("/v1/messages", """
+                {"model": "tiny-qwen-wide", "max_tokens": 4000, "stream": true, "messages": [{"role": "user", "content": "go on"}]}""");
+        assertEquals("message_start", events.getFirst().name());
+        Http.Event last = events.getLast();
+        assertEquals("error", last.name(), events.toString());
+        assertEquals("overloaded_error", last.data().get("error").get("type").asText(), "the engine is unavailable: a 503's type");
+        assertTrue(last.data().get("error").get("message").asText().contains("shut down"), last.toString());
+        assertTrue(events.stream().noneMatch(e -> e.name().equals("message_stop")), "no normal end: " + events);
+    }
+
+    @Test
+    void responsesStreamEndsWithResponseFailed() throws Exception {
+        List<Http.Event> events = failedStream("/v1/responses", """
+                {"model": "tiny-qwen-wide", "input": "go on", "stream": true}""");
+        assertEquals("response.created", events.getFirst().name());
+        Http.Event last = events.getLast();
+        assertEquals("response.failed", last.name(), events.toString());
+        JsonNode response = last.data().get("response");
+        assertEquals("failed", response.get("status").asText());
+        assertEquals("unavailable", response.get("error").get("code").asText());
+        assertTrue(response.get("error").get("message").asText().contains("shut down"), response.toString());
+        for (int i = 0; i < events.size(); i++) {
+            assertEquals(i, events.get(i).data().get("sequence_number").asInt());
+        }
+    }
 }

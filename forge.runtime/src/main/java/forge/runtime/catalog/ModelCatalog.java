@@ -41,6 +41,7 @@ public final class ModelCatalog implements AutoCloseable {
     private final Backend backend;
     private final TemplateSelector templates;
     private final EngineConfig engineConfig;
+    private final ContextSizing.Policy contextPolicy;
     private final String templateName;
     private final List<ModelEntry> entries = new CopyOnWriteArrayList<>();
     private final java.util.Map<String, String> modelTemplates = new java.util.concurrent.ConcurrentHashMap<>();
@@ -61,10 +62,26 @@ public final class ModelCatalog implements AutoCloseable {
      * @param templateName the template every model uses ({@code --template}); empty to choose per model
      */
     public ModelCatalog(Backend backend, TemplateSelector templates, EngineConfig engineConfig, String templateName) {
+        this(backend, templates, engineConfig, templateName, ContextSizing.Policy.fixed(engineConfig.contextSize()));
+    }
+
+    /**
+     * @param templateName  the template every model uses ({@code --template}); empty to choose per model
+     * @param contextPolicy how each model's context is sized when it loads ({@code engineConfig}'s
+     *                      context size is then not used)
+     */
+    public ModelCatalog(Backend backend, TemplateSelector templates, EngineConfig engineConfig, String templateName,
+                        ContextSizing.Policy contextPolicy) {
         this.backend = backend;
         this.templates = templates;
         this.engineConfig = engineConfig;
         this.templateName = templateName;
+        this.contextPolicy = contextPolicy;
+    }
+
+    /** How each model's context is sized when it loads. */
+    public ContextSizing.Policy contextPolicy() {
+        return contextPolicy;
     }
 
     /** How this catalog chooses templates, and every installed one. */
@@ -254,14 +271,17 @@ public final class ModelCatalog implements AutoCloseable {
             Vocabulary vocab = model.vocabulary();
             ChatTemplate template = entry.template().provider().create(entry.template().variant(),
                     new TemplateContext(d, tokenText(vocab, vocab.bos()), tokenText(vocab, vocab.eos())));
-            // No slot gets more context than the model was trained for.
-            int train = model.info().trainContext();
-            int ctx = train > 0 ? Math.min(engineConfig.contextSize(), train * engineConfig.slots()) : engineConfig.contextSize();
-            EngineConfig config = engineConfig.withContext(ctx, engineConfig.slots());
+            // No slot gets more context than the model was trained for; without -c, what memory holds.
+            ContextSizing.Choice context = ContextSizing.choose(contextPolicy, model.info().trainContext(),
+                    ContextSizing.kvBytesPerToken(d.metadata(), engineConfig.kvCacheType()), model.info().sizeBytes(),
+                    engineConfig.slots());
+            LOG.info("context for {}: {} cells, {} per slot ({}: {})", d.id(), context.contextSize(), context.slotContext(),
+                    context.source(), context.reason());
+            EngineConfig config = engineConfig.withContext(context.contextSize(), engineConfig.slots());
             PromptCache.Key key = promptCacheKey(d, config);
             Engine engine = new Engine(d.id(), model, config, promptCache, key);
             LOG.info("loaded {} in {} ms: {}", d.id(), (System.nanoTime() - start) / 1_000_000, model.info().description());
-            return new ServedModel(d, model, engine, template, entry.template());
+            return new ServedModel(d, model, engine, template, entry.template(), context);
         } catch (RuntimeException e) {
             model.close();
             throw e;

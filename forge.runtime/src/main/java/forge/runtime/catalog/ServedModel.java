@@ -24,12 +24,15 @@ public final class ServedModel implements AutoCloseable {
     private final Engine engine;
     private final ChatTemplate template;
     private final TemplateSelection selection;
+    private final ContextSizing.Choice context;
     private final Set<Integer> endOfTurnTokens;
     private final List<String> endOfTurnTexts;
     private Embedder embedder; // created on first use: most servers never embed
 
-    ServedModel(ModelDescriptor descriptor, LoadedModel model, Engine engine, ChatTemplate template, TemplateSelection selection) {
+    ServedModel(ModelDescriptor descriptor, LoadedModel model, Engine engine, ChatTemplate template, TemplateSelection selection,
+                ContextSizing.Choice context) {
         this.descriptor = descriptor;
+        this.context = context;
         this.model = model;
         this.engine = engine;
         this.template = template;
@@ -74,6 +77,11 @@ public final class ServedModel implements AutoCloseable {
         return selection;
     }
 
+    /** The context it was given, and why. */
+    public ContextSizing.Choice context() {
+        return context;
+    }
+
     /** Renders the conversation to prompt text. */
     public String render(ChatPrompt prompt) {
         return template.render(prompt);
@@ -81,14 +89,27 @@ public final class ServedModel implements AutoCloseable {
 
     /** Renders, tokenizes and submits a chat completion. */
     public ChatGeneration chat(ChatPrompt prompt, ChatOptions options) {
+        return chat(prepare(prompt), options);
+    }
+
+    /**
+     * Renders and tokenizes a conversation without submitting it: a route fits its request to the
+     * prompt's size (or only counts it) before it asks for generation, and renders once for all
+     * the choices it submits.
+     */
+    public PreparedChat prepare(ChatPrompt prompt) {
         String text = template.render(prompt);
         // A template that writes the BOS token as text gets no second one from the tokenizer.
-        int[] tokens = model.vocabulary().tokenize(text, !template.rendersBos(), true);
+        return new PreparedChat(prompt, model.vocabulary().tokenize(text, !template.rendersBos(), true));
+    }
+
+    /** Submits a prepared conversation. */
+    public ChatGeneration chat(PreparedChat prepared, ChatOptions options) {
         List<String> stops = new ArrayList<>(options.stops());
         stops.addAll(endOfTurnTexts);
-        var generation = engine.submit(new GenerationRequest(options.requestId(), tokens, options.sampling(),
+        var generation = engine.submit(new GenerationRequest(options.requestId(), prepared.tokens(), options.sampling(),
                 options.maxTokens(), stops, endOfTurnTokens, options.ignoreEos(), options.logprobs()));
-        return new ChatGeneration(generation, template.parser(prompt), tokens.length);
+        return new ChatGeneration(generation, template.parser(prepared.prompt()), prepared.tokens().length);
     }
 
     /** Pooled, normalized embeddings from a context of their own (created on first use). */

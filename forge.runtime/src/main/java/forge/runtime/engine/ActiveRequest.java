@@ -220,4 +220,9 @@ final class ActiveRequest {
         logprobs.clear();
         return out;
     }
+
+    /** The stop string that ended this request, else empty. */
+    String stopSequence() {
+        return stops.matched();
+    }
 }

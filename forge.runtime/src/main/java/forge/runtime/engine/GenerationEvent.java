@@ -43,11 +43,22 @@ public sealed interface GenerationEvent {
         }
     }
 
-    /** The generation ended normally. */
-    record Done(FinishReason reason, Timings timings) implements GenerationEvent {
+    /**
+     * The generation ended normally.
+     *
+     * @param stopSequence the stop string that ended it ({@link FinishReason#STOP}), else empty:
+     *                     Anthropic's {@code stop_sequence} names the one that matched
+     */
+    record Done(FinishReason reason, Timings timings, String stopSequence) implements GenerationEvent {
         public Done {
             Objects.requireNonNull(reason);
             Objects.requireNonNull(timings);
+            Objects.requireNonNull(stopSequence);
+        }
+
+        /** An end that no stop string caused. */
+        public Done(FinishReason reason, Timings timings) {
+            this(reason, timings, "");
         }
     }
 

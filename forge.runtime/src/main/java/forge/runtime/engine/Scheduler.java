@@ -348,7 +348,7 @@ final class Scheduler {
         slots[id].lastUsed = ++useClock;
         // Publish before the final event, so whoever sees it sees this slot free.
         publish();
-        r.generation.emit(new GenerationEvent.Done(reason, timings));
+        r.generation.emit(new GenerationEvent.Done(reason, timings, r.stopSequence()));
     }
 
     /**

@@ -12,6 +12,7 @@ final class StopMatcher {
     private final List<String> stops;
     private final StringBuilder pending = new StringBuilder();
     private boolean stopped;
+    private String matched = "";
 
     StopMatcher(List<String> stops) {
         this.stops = stops.stream().filter(s -> !s.isEmpty()).toList();
@@ -20,6 +21,11 @@ final class StopMatcher {
     /** True once a stop string was found; nothing more is emitted. */
     boolean stopped() {
         return stopped;
+    }
+
+    /** The stop string that was found, else empty. */
+    String matched() {
+        return matched;
     }
 
     /** Adds generated text; returns the text that is safe to emit now. */
@@ -36,6 +42,7 @@ final class StopMatcher {
             int at = pending.indexOf(stop);
             if (at >= 0 && (first < 0 || at < first)) {
                 first = at;
+                matched = stop;
             }
         }
         if (first >= 0) {

@@ -36,6 +36,16 @@ class StopMatcherTest {
         StopMatcher m = new StopMatcher(List.of("world", "lo w"));
         assertEquals("hel", m.push("hello world"));
         assertTrue(m.stopped());
+        assertEquals("lo w", m.matched(), "the stop that matched is named (Anthropic's stop_sequence)");
+    }
+
+    @Test
+    void namesNoStopWhenNoneMatched() {
+        StopMatcher m = new StopMatcher(List.of("STOP"));
+        assertEquals("a", m.push("aST"));
+        assertEquals("", m.matched());
+        assertEquals("ST", m.flush());
+        assertEquals("", m.matched());
     }
 
     @Test

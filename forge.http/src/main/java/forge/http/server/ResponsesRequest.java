@@ -1,0 +1,344 @@
+package forge.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.sampler.SamplingParams;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
+import forge.api.template.Role;
+import forge.api.template.ToolCall;
+import forge.api.template.ToolDefinition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+
+/**
+ * An OpenAI Responses body ({@code POST /v1/responses}) translated into the one internal chat
+ * request: {@code instructions} and {@code input} (a string, or items: messages with
+ * {@code input_text}, {@code function_call}, {@code function_call_output}, {@code reasoning},
+ * {@code item_reference}) after the conversation of {@code previous_response_id}; function
+ * {@code tools}, {@code tool_choice} and {@code parallel_tool_calls} as chat's; {@code text.format}
+ * as {@code response_format}; {@code reasoning.effort} as the template's thinking switch.
+ *
+ * @param chat         the chat request
+ * @param conversation the conversation without {@code instructions}: what a stored response keeps
+ * @param store        keep the response for {@code previous_response_id} and {@code GET}
+ * @param previous     the {@code previous_response_id}, or empty
+ * @param echo         the request's settings as the response object repeats them
+ */
+record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolean store, String previous, ObjectNode echo) {
+
+    private static final Set<String> HANDLED = Set.of("model", "input", "instructions", "max_output_tokens",
+            "temperature", "top_p", "tools", "tool_choice", "parallel_tool_calls", "text", "reasoning", "metadata",
+            "user", "store", "stream", "previous_response_id", "chat_template_kwargs");
+    /** OpenAI's bounds on {@code metadata}: 16 pairs, keys of 64 characters, values of 512. */
+    private static final int MAX_METADATA = 16;
+
+    static ResponsesRequest parse(JsonNode body, ResponseStore store) {
+        SortedSet<String> ignored = Params.ignored(body, HANDLED);
+        String model = Requests.model(body);
+        ObjectNode echo = Json.MAPPER.createObjectNode();
+
+        String previous = Params.string(body, "previous_response_id", "", Requests.MAX_MODEL_LENGTH);
+        List<ChatMessage> conversation = new ArrayList<>();
+        if (previous != null) {
+            String id = previous;
+            conversation.addAll(store.get(id).orElseThrow(() -> new ApiError(400, "invalid_request_error",
+                    "previous_response_not_found", "previous_response_id", "Previous response with id '" + id
+                            + "' not found: it was never stored here, was deleted, or was forgotten (the store keeps "
+                            + ResponseStore.DEFAULT_COUNT + " responses for a day)")).conversation());
+        }
+        conversation.addAll(input(body.get("input"), store));
+        String instructions = Params.string(body, "instructions", "", Integer.MAX_VALUE);
+        List<ChatMessage> messages = new ArrayList<>();
+        if (instructions != null && !instructions.isEmpty()) {
+            messages.add(ChatMessage.of(Role.SYSTEM, instructions));
+        }
+        messages.addAll(conversation);
+
+        List<ToolDefinition> tools = tools(body.get("tools"), ignored);
+        int maxTokens = Params.integer(body, "max_output_tokens", -1, 1, Integer.MAX_VALUE);
+        float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
+        float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
+        SamplingParams sampling = SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP).build();
+
+        JsonNode reasoning = Params.object(body, "reasoning", "");
+        String effort = null;
+        if (reasoning != null) {
+            effort = Params.string(reasoning, "effort", "reasoning", 16);
+            reasoning.fieldNames().forEachRemaining(f -> {
+                if (!f.equals("effort")) {
+                    ignored.add("reasoning." + f);
+                }
+            });
+        }
+        Map<String, Object> kwargs = Thinking.effort(ChatRequest.templateKwargs(body), effort, "reasoning.effort");
+
+        JsonNode metadata = Params.object(body, "metadata", "");
+        if (metadata != null) {
+            if (metadata.size() > MAX_METADATA) {
+                throw ApiError.badRequest("metadata", "'metadata' holds at most " + MAX_METADATA + " pairs");
+            }
+            metadata.fields().forEachRemaining(e -> {
+                if (e.getKey().length() > 64) {
+                    throw ApiError.badRequest("metadata", "metadata keys are at most 64 characters");
+                }
+                Params.string(metadata, e.getKey(), "metadata", 512);
+            });
+        }
+        StructuredOutput structured = structured(body, tools, ignored);
+        boolean keep = Params.bool(body, "store", true);
+        boolean stream = Params.bool(body, "stream", false);
+
+        echo.put("instructions", instructions);
+        if (maxTokens > 0) {
+            echo.put("max_output_tokens", maxTokens);
+        } else {
+            echo.putNull("max_output_tokens");
+        }
+        echo.set("metadata", metadata == null ? Json.MAPPER.createObjectNode() : metadata);
+        echo.put("parallel_tool_calls", structured.parallel());
+        echo.put("previous_response_id", previous);
+        ObjectNode r = echo.putObject("reasoning");
+        r.put("effort", effort);
+        r.putNull("summary");
+        echo.put("store", keep);
+        echo.put("temperature", temperature);
+        echo.put("top_p", topP);
+        echo.set("text", body.path("text").isObject() ? body.get("text") : Json.MAPPER.createObjectNode()
+                .set("format", Json.MAPPER.createObjectNode().put("type", "text")));
+        echo.set("tool_choice", body.hasNonNull("tool_choice") ? body.get("tool_choice") : Json.MAPPER.getNodeFactory().textNode("auto"));
+        echo.set("tools", toolsEcho(body.get("tools")));
+        echo.put("truncation", "disabled");
+        echo.put("user", Params.string(body, "user", "", Requests.MAX_USER_LENGTH));
+
+        ChatRequest chat = new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
+                List.of(), stream, false, false, ignored, 1, -1, structured);
+        return new ResponsesRequest(chat, conversation, keep, previous == null ? "" : previous, echo);
+    }
+
+    /**
+     * The input items as messages. Consecutive assistant items (a reasoning item, an output
+     * message, function calls) make one assistant turn, as the model wrote them.
+     */
+    private static List<ChatMessage> input(JsonNode node, ResponseStore store) {
+        if (node == null || node.isNull()) {
+            throw ApiError.badRequest("input", "'input' is required: a string or an array of input items");
+        }
+        if (node.isTextual()) {
+            return List.of(ChatMessage.of(Role.USER, node.asText()));
+        }
+        if (!node.isArray()) {
+            throw ApiError.badRequest("input", "'input' must be a string or an array of input items");
+        }
+        Turns turns = new Turns();
+        for (int i = 0; i < node.size(); i++) {
+            String at = "input[" + i + "]";
+            JsonNode item = node.get(i);
+            if (!item.isObject()) {
+                throw ApiError.badRequest(at, at + " must be an object");
+            }
+            if ("item_reference".equals(item.path("type").asText())) {
+                String id = Params.string(item, "id", at, Requests.MAX_MODEL_LENGTH);
+                if (id == null) {
+                    throw ApiError.badRequest(at + ".id", at + ".id is required");
+                }
+                item = store.item(id).orElseThrow(() -> ApiError.badRequest(at + ".id", "item '" + id
+                        + "' is not an output of a response stored here"));
+            }
+            turns.add(item, at);
+        }
+        return turns.close();
+    }
+
+    /** Messages built item by item, an assistant turn kept open while its items come. */
+    private static final class Turns {
+        private final List<ChatMessage> out = new ArrayList<>();
+        private StringBuilder text;
+        private StringBuilder reasoning;
+        private List<ToolCall> calls;
+
+        void add(JsonNode item, String at) {
+            String type = item.path("type").asText("message");
+            switch (type) {
+                case "message" -> message(item, at);
+                case "function_call" -> {
+                    open();
+                    JsonNode args = item.get("arguments");
+                    String arguments = args == null || args.isNull() ? "{}" : args.isTextual() ? args.asText() : Json.string(args);
+                    calls.add(new ToolCall(Params.required(item, "call_id", at), Params.required(item, "name", at), arguments));
+                }
+                case "function_call_output" -> {
+                    flush();
+                    out.add(new ChatMessage(Role.TOOL, textOf(item.get("output"), at + ".output", Set.of("input_text", "output_text")),
+                            "", List.of(), Params.required(item, "call_id", at), ""));
+                }
+                case "reasoning" -> {
+                    if (text != null && (!text.isEmpty() || !calls.isEmpty())) {
+                        flush(); // a new turn's reasoning
+                    }
+                    open();
+                    JsonNode parts = item.path("content").isArray() && !item.get("content").isEmpty() ? item.get("content") : item.path("summary");
+                    for (JsonNode p : parts) {
+                        reasoning.append(p.path("text").asText(""));
+                    }
+                }
+                default -> throw ApiError.badRequest(at + ".type", at + ".type '" + type + "' is not supported; use message, "
+                        + "function_call, function_call_output, reasoning or item_reference");
+            }
+        }
+
+        private void message(JsonNode item, String at) {
+            JsonNode roleNode = item.get("role");
+            if (roleNode == null || !roleNode.isTextual()) {
+                throw ApiError.badRequest(at + ".role", at + ".role is required");
+            }
+            String role = roleNode.asText();
+            if (role.equals("assistant")) {
+                open();
+                text.append(textOf(item.get("content"), at + ".content", Set.of("output_text", "input_text")));
+                return;
+            }
+            Role r = switch (role) {
+                case "user" -> Role.USER;
+                case "system" -> Role.SYSTEM;
+                case "developer" -> Role.DEVELOPER;
+                default -> throw ApiError.badRequest(at + ".role", at + ".role must be user, assistant, system or developer");
+            };
+            flush();
+            out.add(ChatMessage.of(r, textOf(item.get("content"), at + ".content", Set.of("input_text"))));
+        }
+
+        private void open() {
+            if (text == null) {
+                text = new StringBuilder();
+                reasoning = new StringBuilder();
+                calls = new ArrayList<>();
+            }
+        }
+
+        private void flush() {
+            if (text != null) {
+                out.add(new ChatMessage(Role.ASSISTANT, text.toString(), "", calls, "", reasoning.toString()));
+                text = null;
+            }
+        }
+
+        List<ChatMessage> close() {
+            flush();
+            return out;
+        }
+    }
+
+    /** A string, or content parts of the given types joined; images and files are refused. */
+    private static String textOf(JsonNode node, String at, Set<String> types) {
+        if (node == null || node.isNull()) {
+            throw ApiError.badRequest(at, at + " is required");
+        }
+        if (node.isTextual()) {
+            return node.asText();
+        }
+        if (!node.isArray()) {
+            throw ApiError.badRequest(at, at + " must be a string or an array of content parts");
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < node.size(); i++) {
+            String pat = at + "[" + i + "]";
+            String type = node.get(i).path("type").asText("");
+            if (type.equals("refusal")) {
+                sb.append(node.get(i).path("refusal").asText(""));
+                continue;
+            }
+            if (!types.contains(type)) {
+                throw ApiError.badRequest(pat, pat + ".type '" + type + "' is not supported here"
+                        + (type.startsWith("input_image") || type.startsWith("input_file") ? ": this server reads text only" : "")
+                        + "; use " + String.join(" or ", types.stream().sorted().toList()));
+            }
+            sb.append(Params.required(node.get(i), "text", pat));
+        }
+        return sb.toString();
+    }
+
+    /** Function tools, flat as the Responses API writes them; other kinds (web search, ...) are skipped and named. */
+    private static List<ToolDefinition> tools(JsonNode given, SortedSet<String> ignored) {
+        JsonNode node = Params.array(given, "tools");
+        ArrayNode functions = Json.MAPPER.createArrayNode();
+        List<Integer> positions = new ArrayList<>();
+        for (int i = 0; i < node.size(); i++) {
+            JsonNode tool = node.get(i);
+            String type = tool.path("type").asText("");
+            if (!type.equals("function")) {
+                // A hosted tool (web_search, file_search, ...) runs on OpenAI's side: there is none here.
+                ignored.add("tools[" + i + "]" + (type.isEmpty() ? "" : " (" + type + ")"));
+                continue;
+            }
+            ObjectNode fn = Json.MAPPER.createObjectNode();
+            tool.fields().forEachRemaining(e -> {
+                if (!e.getKey().equals("type")) {
+                    fn.set(e.getKey(), e.getValue());
+                }
+            });
+            functions.addObject().put("type", "function").set("function", fn);
+            positions.add(i);
+        }
+        return ChatRequest.tools(functions, positions, "parameters");
+    }
+
+    private static JsonNode toolsEcho(JsonNode node) {
+        return node != null && node.isArray() ? node : Json.MAPPER.createArrayNode();
+    }
+
+    /** {@code text.format} ({@code text}, {@code json_object}, {@code json_schema}) and {@code tool_choice}. */
+    private static StructuredOutput structured(JsonNode body, List<ToolDefinition> tools, SortedSet<String> ignored) {
+        String grammar = "";
+        String param = "";
+        JsonNode text = Params.object(body, "text", "");
+        if (text != null) {
+            text.fieldNames().forEachRemaining(f -> {
+                if (!f.equals("format")) {
+                    ignored.add("text." + f);
+                }
+            });
+            JsonNode format = Params.object(text, "format", "text");
+            if (format != null) {
+                String type = Params.string(format, "type", "text.format", 32);
+                switch (type == null ? "" : type) {
+                    case "text" -> { }
+                    case "json_object" -> {
+                        grammar = StructuredOutput.schemaGrammar(Json.MAPPER.createObjectNode().put("type", "object"), "text.format");
+                        param = "text.format";
+                    }
+                    case "json_schema" -> {
+                        grammar = StructuredOutput.schemaGrammar(format.get("schema"), "text.format.schema");
+                        param = "text.format";
+                    }
+                    default -> throw ApiError.badRequest("text.format.type", "'text.format.type' must be text, json_object or json_schema");
+                }
+            }
+        }
+        StructuredOutput.ToolChoice choice = StructuredOutput.ToolChoice.AUTO;
+        String function = "";
+        JsonNode tc = body.get("tool_choice");
+        if (tc != null && !tc.isNull()) {
+            if (tc.isTextual()) {
+                choice = switch (tc.asText()) {
+                    case "none" -> StructuredOutput.ToolChoice.NONE;
+                    case "auto" -> StructuredOutput.ToolChoice.AUTO;
+                    case "required" -> StructuredOutput.ToolChoice.REQUIRED;
+                    default -> throw ApiError.badRequest("tool_choice", "'tool_choice' must be none, auto, required or "
+                            + "{\"type\": \"function\", \"name\": ...}");
+                };
+            } else if (tc.isObject() && "function".equals(tc.path("type").asText()) && tc.path("name").isTextual()) {
+                choice = StructuredOutput.ToolChoice.FUNCTION;
+                function = tc.get("name").asText();
+            } else {
+                throw ApiError.badRequest("tool_choice", "'tool_choice' must be none, auto, required or "
+                        + "{\"type\": \"function\", \"name\": ...}");
+            }
+        }
+        return StructuredOutput.of(grammar, param, choice, function, Params.bool(body, "parallel_tool_calls", true), tools);
+    }
+}

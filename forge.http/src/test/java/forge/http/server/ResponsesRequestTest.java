@@ -1,0 +1,121 @@
+package forge.http.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.template.ChatMessage;
+import forge.api.template.Role;
+import forge.api.template.ToolCall;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ResponsesRequestTest {
+
+    private final ResponseStore store = new ResponseStore();
+
+    private ResponsesRequest parse(String json) {
+        return ResponsesRequest.parse(Json.parse(json.getBytes(StandardCharsets.UTF_8)), store);
+    }
+
+    private ApiError refused(String json) {
+        return assertThrows(ApiError.class, () -> parse(json));
+    }
+
+    @Test
+    void aStringInputWithInstructions() {
+        ResponsesRequest r = parse("""
+                {"model": "m", "instructions": "Be brief.", "input": "Hello", "max_output_tokens": 20}""");
+        assertEquals(List.of(ChatMessage.of(Role.SYSTEM, "Be brief."), ChatMessage.of(Role.USER, "Hello")), r.chat().prompt().messages());
+        assertEquals(List.of(ChatMessage.of(Role.USER, "Hello")), r.conversation(), "instructions are not carried to the next turn");
+        assertEquals(20, r.chat().maxTokens());
+        assertTrue(r.store(), "store defaults to true");
+    }
+
+    @Test
+    void itemsOfOneAssistantTurnMergeIntoOneMessage() {
+        ResponsesRequest r = parse("""
+                {"input": [
+                  {"role": "developer", "content": "Use tools."},
+                  {"role": "user", "content": [{"type": "input_text", "text": "Weather in "}, {"type": "input_text", "text": "Paris?"}]},
+                  {"type": "reasoning", "id": "rs_1", "summary": [], "content": [{"type": "reasoning_text", "text": "Call it."}]},
+                  {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Checking."}]},
+                  {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"},
+                  {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]}""");
+        List<ChatMessage> m = r.chat().prompt().messages();
+        assertEquals(ChatMessage.of(Role.DEVELOPER, "Use tools."), m.get(0));
+        assertEquals(ChatMessage.of(Role.USER, "Weather in Paris?"), m.get(1));
+        assertEquals(new ChatMessage(Role.ASSISTANT, "Checking.", "", List.of(new ToolCall("call_1", "get_weather", "{\"city\":\"Paris\"}")),
+                "", "Call it."), m.get(2));
+        assertEquals(new ChatMessage(Role.TOOL, "sunny", "", List.of(), "call_1", ""), m.get(3));
+        assertEquals(4, m.size());
+    }
+
+    @Test
+    void previousResponseIdContinuesItsConversation() {
+        ObjectNode stored = Json.MAPPER.createObjectNode().put("id", "resp_1");
+        stored.putArray("output").addObject().put("id", "msg_1").put("type", "message").put("role", "assistant")
+                .putArray("content").addObject().put("type", "output_text").put("text", "Hi!");
+        store.put(ResponseStore.entry(stored, List.of(ChatMessage.of(Role.USER, "Hello"), ChatMessage.of(Role.ASSISTANT, "Hi!"))));
+        ResponsesRequest r = parse("""
+                {"previous_response_id": "resp_1", "instructions": "Be brief.", "input": "And you?"}""");
+        assertEquals(List.of(ChatMessage.of(Role.SYSTEM, "Be brief."), ChatMessage.of(Role.USER, "Hello"),
+                ChatMessage.of(Role.ASSISTANT, "Hi!"), ChatMessage.of(Role.USER, "And you?")), r.chat().prompt().messages());
+        assertEquals("resp_1", r.previous());
+        // An item of a stored response can be referred to by its id, as the AI SDK does.
+        ResponsesRequest ref = parse("""
+                {"input": [{"role": "user", "content": "Hello"}, {"type": "item_reference", "id": "msg_1"},
+                 {"role": "user", "content": "And you?"}]}""");
+        assertEquals(ChatMessage.of(Role.ASSISTANT, "Hi!"), ref.chat().prompt().messages().get(1));
+    }
+
+    @Test
+    void anUnknownPreviousResponseIsA400NamingIt() {
+        ApiError e = refused("""
+                {"previous_response_id": "resp_gone", "input": "x"}""");
+        assertEquals(400, e.status());
+        assertEquals("previous_response_not_found", e.code());
+        assertEquals("previous_response_id", e.param());
+        assertEquals("input[0].id", refused("""
+                {"input": [{"type": "item_reference", "id": "msg_gone"}]}""").param());
+    }
+
+    @Test
+    void functionToolsAreFlatAndHostedToolsAreNamedAsIgnored() {
+        ResponsesRequest r = parse("""
+                {"input": "x", "tools": [{"type": "web_search"}, {"type": "function", "name": "get_weather", "description": "d",
+                 "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}, "strict": true}],
+                 "tool_choice": {"type": "function", "name": "get_weather"}, "parallel_tool_calls": false}""");
+        assertEquals("get_weather", r.chat().prompt().tools().getFirst().name());
+        assertEquals(1, r.chat().prompt().tools().size());
+        assertEquals(List.of("tools[0] (web_search)"), List.copyOf(r.chat().ignored()));
+        assertEquals(StructuredOutput.ToolChoice.FUNCTION, r.chat().structured().toolChoice());
+        assertEquals(false, r.chat().structured().parallel());
+        ApiError e = refused("""
+                {"input": "x", "tools": [{"type": "web_search"}, {"type": "function", "name": "bad name"}]}""");
+        assertEquals("tools[1].name", e.param(), "named as the request wrote it");
+    }
+
+    @Test
+    void textFormatAndReasoningEffort() {
+        ResponsesRequest r = parse("""
+                {"input": "x", "text": {"format": {"type": "json_schema", "name": "p", "schema": {"type": "object"}}, "verbosity": "low"},
+                 "reasoning": {"effort": "none", "summary": "auto"}}""");
+        assertTrue(!r.chat().structured().grammar().isEmpty());
+        assertEquals(Map.of("enable_thinking", false), r.chat().prompt().options());
+        assertEquals(List.of("reasoning.summary", "text.verbosity"), List.copyOf(r.chat().ignored()));
+        assertEquals("text.format.type", refused("""
+                {"input": "x", "text": {"format": {"type": "yaml"}}}""").param());
+    }
+
+    @Test
+    void imagesAreRefusedClearly() {
+        ApiError e = refused("""
+                {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "data:..."}]}]}""");
+        assertEquals("input[0].content[0]", e.param());
+        assertTrue(e.getMessage().contains("text only"), e.getMessage());
+    }
+}
