@@ -62,7 +62,7 @@ class PromptCacheEndToEndTest {
     @Test
     void aKnownSystemPromptIsRestoredAfterARestartAndOtherSettingsDeleteIt() throws Exception {
         Path model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
-        String[] args = {"-m", model.toString(), "-c", "1024", "--prompt-cache-dir", dir.toString()};
+        String[] args = {"-m", model.toString(), "-c", "1024", "-np", "1", "--prompt-cache-dir", dir.toString()};
         String first;
         try (TestServer server = TestServer.start(args)) {
             first = text(complete(server, system("Ada"), "First question?"));
@@ -97,7 +97,7 @@ class PromptCacheEndToEndTest {
     @Test
     void cacheRamZeroTurnsItOff() throws Exception {
         Path model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
-        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "1024", "--cache-ram", "0")) {
+        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1", "--cache-ram", "0")) {
             complete(server, system("Ada"), "First question?");
             complete(server, system("Bob"), "Another question?");
             int cached = cached(complete(server, system("Ada"), "First question?"));
