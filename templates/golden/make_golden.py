@@ -259,6 +259,64 @@ def strftime_now(fmt):
     return datetime(2025, 1, 1).strftime(fmt)
 
 
+PROBE_TOOL = {"type": "function", "function": {"name": "probe_fn", "description": "probe",
+                                               "parameters": {"type": "object", "properties": {}}}}
+
+
+def probe_calls(content):
+    return [{"role": "user", "content": "forge-probe-q"},
+            {"role": "assistant", "content": content, "tool_calls": [
+                {"id": "forge_probe_1", "type": "function", "function": {"name": "probe_fn", "arguments": {}}}]},
+            {"role": "tool", "content": "forge-probe-r", "tool_call_id": "forge_probe_1"}]
+
+
+def caps(render, source):
+    """What a template can take of the message shapes OpenAI's API allows (ForgeLM's TemplateCaps,
+    the same probes): text parts (it prints each part's text, not the list's repr), content null beside
+    tool calls (it neither raises nor prints None where "" renders), and the developer role (it names it)."""
+    def attempt(messages, tools=None):
+        try:
+            return render(messages, tools)
+        except Exception:
+            return None
+    plain = attempt([{"role": "user", "content": "forge-probe-text"}])
+    strings = plain is not None and "forge-probe-text" in plain
+    parts = attempt([{"role": "user", "content": [{"type": "text", "text": "forge-probe-a"},
+                                                  {"type": "text", "text": "forge-probe-b"}]}])
+    typed = parts is not None and "forge-probe-a" in parts and "forge-probe-b" in parts and "'type': 'text'" not in parts
+    with_null = attempt(probe_calls(None), [PROBE_TOOL])
+    with_empty = attempt(probe_calls(""), [PROBE_TOOL])
+    null_breaks = with_empty is not None and (with_null is None or ("None" in with_null and "None" not in with_empty))
+    return {"join_parts": strings and not typed, "null_as_empty": null_breaks,
+            "developer_as_system": "developer" not in source}
+
+
+def joined(parts):
+    """Text parts joined as llama-server joins them for a template that takes only strings."""
+    text = ""
+    for p in parts:
+        if isinstance(p, dict) and p.get("type") == "text":
+            if text:
+                text += "\n"
+            text += p.get("text", "")
+    return text
+
+
+def fit(messages, c):
+    """The messages a template is given: as sent, but for the shapes it cannot take (see caps)."""
+    out = []
+    for msg in messages:
+        msg = dict(msg)
+        if c["developer_as_system"] and msg.get("role") == "developer":
+            msg["role"] = "system"
+        if c["join_parts"] and isinstance(msg.get("content"), list):
+            msg["content"] = joined(msg["content"])
+        if c["null_as_empty"] and "content" in msg and msg["content"] is None:
+            msg["content"] = ""
+        out.append(msg)
+    return out
+
+
 def environment(immutable=True):
     env = (ImmutableSandboxedEnvironment if immutable else SandboxedEnvironment)(trim_blocks=True, lstrip_blocks=True,
                                         extensions=[jinja2.ext.loopcontrols, GenerationTag])
@@ -304,13 +362,17 @@ def main():
             template = (mutable if variant == "kimi-k2-instruct" or variant in official else env).from_string(source)
         except jinja2.exceptions.TemplateSyntaxError as e:
             template, syntax = None, f"{e.message} (line {e.lineno})\nTemplateSyntaxError\n"
-        for name in (FAMILY_CASES if variant in VARIANTS else CASES):
+        if template is not None:
+            c = caps(lambda msgs, tools: template.render(messages=msgs, tools=tools, add_generation_prompt=True,
+                                                          bos_token=bos, eos_token=eos), source)
+            index[variant]["caps"] = c
+        for name in CASES:
             with open(os.path.join(cases_dir, name + ".json"), encoding="utf-8") as f:
                 doc = json.load(f)
             try:
                 if template is None:
                     raise Rejected()
-                text = template.render(messages=doc["messages"], tools=doc["tools"] or None,
+                text = template.render(messages=fit(doc["messages"], c), tools=doc["tools"] or None,
                                        add_generation_prompt=doc["add_generation_prompt"],
                                        bos_token=bos, eos_token=eos, **doc["chat_template_kwargs"])
                 path, body = os.path.join(out, name + ".txt"), text

@@ -5,7 +5,7 @@
  */
 module forge.template.testkit {
     requires transitive forge.api;
-    requires forge.template.toolkit;
+    requires transitive forge.template.toolkit;
     requires transitive org.junit.jupiter.api;
 
     exports forge.template.testkit;

@@ -8,6 +8,7 @@ import forge.api.template.ChatTemplate;
 import forge.api.template.Role;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonText;
+import forge.template.toolkit.TemplateCaps;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,6 +24,9 @@ final class Gemma2Template implements ChatTemplate {
     static final String NO_SYSTEM = "System role not supported";
     static final String ALTERNATE = "Conversation roles must alternate user/assistant/user/assistant/...";
 
+    /** The official template's capabilities (checked against the golden corpus): content printed as a string. */
+    static final TemplateCaps CAPS = new TemplateCaps(true, false, true);
+
     private final String bos;
     private final Mustache mustache = PromptMustache.compile(Gemma2Template.class, "gemma", "gemma2");
 
@@ -37,7 +41,7 @@ final class Gemma2Template implements ChatTemplate {
 
     @Override
     public String render(ChatPrompt prompt) {
-        List<ChatMessage> messages = prompt.messages();
+        List<ChatMessage> messages = CAPS.fitted(prompt.messages());
         if (messages.isEmpty()) {
             throw new TemplateException("the conversation has no messages");
         }

@@ -14,6 +14,7 @@ import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.Gemma4ToolCalls;
 import forge.template.toolkit.calls.Reasoning;
 import java.util.ArrayList;
@@ -33,6 +34,9 @@ final class Gemma4Template implements ChatTemplate {
 
     static final String THOUGHT_OPEN = "<|channel>thought";
     static final String CHANNEL_CLOSE = "<channel|>";
+
+    /** The official template's capabilities (checked against the golden corpus): it takes every shape as sent. */
+    static final TemplateCaps CAPS = TemplateCaps.AS_SENT;
 
     private final String bos;
     private final Mustache mustache = PromptMustache.compile(Gemma4Template.class, "gemma", "gemma4");
@@ -63,7 +67,9 @@ final class Gemma4Template implements ChatTemplate {
         if (thinking || !prompt.tools().isEmpty() || firstIsSystem) {
             scope.put("systemBlock", true);
             scope.put("think", thinking);
-            scope.put("system", firstIsSystem ? PythonText.strip(messages.getFirst().content()) : "");
+            // The official template trims the first message's content as a string: a list of parts prints as its repr.
+        scope.put("system", firstIsSystem ? PythonText.strip(TemplateCaps.parts(messages.getFirst()).map(PythonValues::str)
+                .orElse(messages.getFirst().content())) : "");
             scope.put("declarations", prompt.tools().stream()
                     .map(t -> Gemma4Notation.declaration(t.name(), t.description(), t.parameters())).toList());
             prev = thinking || !prompt.tools().isEmpty() ? Prev.OTHER : Prev.NONE;
@@ -150,9 +156,10 @@ final class Gemma4Template implements ChatTemplate {
      * results joined with nothing between (not the joined text stripped once).
      */
     static String content(ChatMessage m, boolean model) {
-        if (!m.wire().isEmpty() && PythonJson.parse(m.wire()) instanceof Map<?, ?> sent && sent.get("content") instanceof List<?> parts) {
+        Optional<List<?>> sent = TemplateCaps.parts(m);
+        if (sent.isPresent()) {
             StringBuilder sb = new StringBuilder();
-            for (Object part : parts) {
+            for (Object part : sent.get()) {
                 if (part instanceof Map<?, ?> p && "text".equals(p.get("type")) && p.get("text") instanceof String text) {
                     sb.append(model ? stripThinking(text) : PythonText.strip(text));
                 }

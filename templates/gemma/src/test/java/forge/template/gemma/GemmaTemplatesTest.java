@@ -1,6 +1,7 @@
 package forge.template.gemma;
 
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
+import forge.template.toolkit.TemplateCaps;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,6 +34,11 @@ class GemmaTemplatesTest implements ChatTemplateContract {
     @Override
     public ChatTemplateProvider provider() {
         return new GemmaTemplates();
+    }
+
+    @Override
+    public TemplateCaps caps(String variant) {
+        return variant.equals("gemma4") ? Gemma4Template.CAPS : Gemma2Template.CAPS;
     }
 
     private static ModelDescriptor model(String id, Map<String, Object> meta) {

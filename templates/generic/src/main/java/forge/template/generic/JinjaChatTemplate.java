@@ -10,6 +10,7 @@ import forge.api.template.ToolDefinition;
 import forge.template.jinja.JinjaException;
 import forge.template.jinja.Template;
 import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.HermesToolCalls;
 import forge.template.toolkit.calls.Reasoning;
 import java.time.Clock;
@@ -43,6 +44,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
     private final String eosToken;
     private final Template template;
     private final List<String> endOfTurn;
+    private final TemplateCaps caps;
 
     /**
      * Compiles {@code source}.
@@ -54,6 +56,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
     }
 
     /** With the clock that {@code strftime_now} reads (tests fix it). */
+    @SuppressWarnings("unchecked")
     JinjaChatTemplate(String name, String source, String bosToken, String eosToken, Clock clock) {
         this.name = name;
         this.source = source;
@@ -65,6 +68,13 @@ public final class JinjaChatTemplate implements ChatTemplate {
             throw new TemplateException("the model's chat template does not parse: line " + e.line() + ": " + e.getMessage(), e);
         }
         this.endOfTurn = endMarkers(source, eosToken);
+        this.caps = TemplateCaps.probe((messages, tools) -> template.render(
+                context((List<Object>) jinja(messages), tools == null ? null : (List<Object>) jinja(tools), true, Map.of())), source);
+    }
+
+    /** What this template takes of the message shapes clients send (found by probing it once). */
+    public TemplateCaps caps() {
+        return caps;
     }
 
     /**
@@ -120,16 +130,9 @@ public final class JinjaChatTemplate implements ChatTemplate {
 
     @Override
     public String render(ChatPrompt prompt) {
-        Map<String, Object> context = new HashMap<>();
-        for (Map.Entry<String, Object> option : prompt.options().entrySet()) {
-            context.put(option.getKey(), jinja(option.getValue()));
-        }
-        context.put("messages", messages(prompt.messages()));
         // transformers passes tools=None when there are none: templates test `if tools`, and some iterate it regardless.
-        context.put("tools", prompt.tools().isEmpty() ? null : tools(prompt.tools()));
-        context.put("add_generation_prompt", prompt.addGenerationPrompt());
-        context.put("bos_token", bosToken);
-        context.put("eos_token", eosToken);
+        Map<String, Object> context = context(caps.fit(messages(prompt.messages())),
+                prompt.tools().isEmpty() ? null : tools(prompt.tools()), prompt.addGenerationPrompt(), prompt.options());
         try {
             return template.render(context);
         } catch (JinjaException e) {
@@ -137,6 +140,21 @@ public final class JinjaChatTemplate implements ChatTemplate {
                     : new TemplateException("the model's chat template failed" + (e.line() > 0 ? " at line " + e.line() : "")
                             + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The variables transformers renders with: every {@code chat_template_kwargs} entry, then its own. */
+    private Map<String, Object> context(List<Object> messages, List<Object> tools, boolean addGenerationPrompt,
+                                        Map<String, Object> options) {
+        Map<String, Object> context = new HashMap<>();
+        for (Map.Entry<String, Object> option : options.entrySet()) {
+            context.put(option.getKey(), jinja(option.getValue()));
+        }
+        context.put("messages", messages);
+        context.put("tools", tools);
+        context.put("add_generation_prompt", addGenerationPrompt);
+        context.put("bos_token", bosToken);
+        context.put("eos_token", eosToken);
+        return context;
     }
 
     /**

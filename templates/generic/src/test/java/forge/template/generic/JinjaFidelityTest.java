@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import forge.api.TemplateException;
 import forge.template.testkit.GoldenCorpus;
+import forge.template.toolkit.TemplateCaps;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -124,6 +126,7 @@ class JinjaFidelityTest {
         Map<String, Object> index = (Map<String, Object>) forge.template.toolkit.PythonJson.parse(
                 Files.readString(golden.resolve("templates.json"), StandardCharsets.UTF_8));
         Map<String, Integer> passed = new TreeMap<>();
+        List<String> capsDiffer = new ArrayList<>();
         StringBuilder report = new StringBuilder();
         for (var entry : index.entrySet()) {
             String variant = entry.getKey();
@@ -139,6 +142,13 @@ class JinjaFidelityTest {
                 passed.put(variant, 0);
                 report.append(String.format("%-40s %2d/%d  (%s)%n", variant, 0, corpus.expected(variant).size(), e.getMessage()));
                 continue;
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> caps = (Map<String, Object>) spec.get("caps");
+            TemplateCaps probed = new TemplateCaps((Boolean) caps.get("join_parts"), (Boolean) caps.get("null_as_empty"),
+                    (Boolean) caps.get("developer_as_system"));
+            if (!probed.equals(template.caps())) {
+                capsDiffer.add(variant + ": Jinja2 " + probed + ", here " + template.caps());
             }
             int ok = 0;
             List<GoldenCorpus.Expected> cases = corpus.expected(variant);
@@ -170,6 +180,7 @@ class JinjaFidelityTest {
         if (System.getProperty("forge.fidelity.report") != null) {
             Files.writeString(Path.of(System.getProperty("forge.fidelity.report")), report.toString());
         }
+        assertEquals(List.of(), capsDiffer, "each template's probed capabilities agree with make_golden.py's");
         assertEquals(FLOOR.keySet(), passed.keySet(), "every template of the corpus has a floor");
         for (var e : FLOOR.entrySet()) {
             if (passed.get(e.getKey()) < e.getValue()) {

@@ -10,6 +10,8 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.KimiToolCalls;
 import forge.template.toolkit.calls.Reasoning;
 import java.util.ArrayDeque;
@@ -37,6 +39,9 @@ final class KimiTemplate implements ChatTemplate {
     private final String name;
     private final boolean instruct;
     private final Mustache mustache;
+
+    /** The official templates' capabilities (checked against the golden corpus): text parts taken, the developer role not named. */
+    static final TemplateCaps CAPS = new TemplateCaps(false, false, true);
 
     KimiTemplate(String name) {
         this.name = name;
@@ -92,8 +97,9 @@ final class KimiTemplate implements ChatTemplate {
                             : pendingIds.removeFirst();
                     content = "## Return of " + id + "\n" + content;
                 } else {
-                    // The original template's "\n" is outside any string literal, so Jinja prints it as is.
-                    content = "## Return of " + m.toolCallId() + "\\n" + content;
+                    // The original template's "\n" is outside any string literal, so Jinja prints it as is;
+                    // it prints a result sent as a list of parts as the list's repr.
+                    content = "## Return of " + m.toolCallId() + "\\n" + TemplateCaps.parts(m).map(PythonValues::str).orElse(content);
                 }
             }
             turn.put("content", content);

@@ -1,6 +1,7 @@
 package forge.template.kimi;
 
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
+import forge.template.toolkit.TemplateCaps;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,6 +30,11 @@ class KimiTemplatesTest implements ChatTemplateContract {
     @Override
     public ChatTemplateProvider provider() {
         return new KimiTemplates();
+    }
+
+    @Override
+    public TemplateCaps caps(String variant) {
+        return KimiTemplate.CAPS;
     }
 
     private static ModelDescriptor model(String id, Map<String, Object> meta) {

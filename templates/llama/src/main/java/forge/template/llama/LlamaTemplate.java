@@ -11,6 +11,7 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.PythonValues;
 import forge.template.toolkit.calls.LlamaToolCalls;
@@ -51,6 +52,9 @@ final class LlamaTemplate implements ChatTemplate {
     private final Supplier<LocalDate> clock;
     private final Mustache mustache;
 
+    /** The official templates' capabilities (checked against the golden corpus): content printed as a string. */
+    static final TemplateCaps CAPS = new TemplateCaps(true, false, true);
+
     LlamaTemplate(String name, String bos, Supplier<LocalDate> clock) {
         this.name = name;
         this.knowsBuiltinTools = !name.equals(LlamaTemplates.LLAMA32);
@@ -67,7 +71,7 @@ final class LlamaTemplate implements ChatTemplate {
     @Override
     public String render(ChatPrompt prompt) {
         Map<String, Object> options = prompt.options();
-        List<ChatMessage> messages = new ArrayList<>(prompt.messages());
+        List<ChatMessage> messages = new ArrayList<>(CAPS.fitted(prompt.messages()));
         if (messages.isEmpty()) {
             // The official template reads messages[0]['role'] and fails on an empty list.
             throw new TemplateException("the conversation has no messages");

@@ -1,6 +1,7 @@
 package forge.template.llama;
 
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
+import forge.template.toolkit.TemplateCaps;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,6 +32,11 @@ class LlamaTemplatesTest implements ChatTemplateContract {
     @Override
     public ChatTemplateProvider provider() {
         return new LlamaTemplates();
+    }
+
+    @Override
+    public TemplateCaps caps(String variant) {
+        return LlamaTemplate.CAPS;
     }
 
     private static ModelDescriptor model(String id, Map<String, Object> meta) {

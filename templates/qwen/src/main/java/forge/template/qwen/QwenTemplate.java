@@ -11,6 +11,7 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.calls.HermesToolCalls;
 import forge.template.toolkit.calls.Reasoning;
@@ -33,6 +34,11 @@ final class QwenTemplate implements ChatTemplate {
     private final boolean thinking;
     private final Mustache mustache;
 
+    /** The official templates' capabilities (checked against the golden corpus): Qwen 2.5 and 3 print content as a string. */
+    static TemplateCaps caps(String variant) {
+        return new TemplateCaps(true, !variant.equals(QwenTemplates.QWEN25), true);
+    }
+
     QwenTemplate(String name) {
         this.name = name;
         this.thinking = !name.equals(QwenTemplates.QWEN25);
@@ -46,7 +52,7 @@ final class QwenTemplate implements ChatTemplate {
 
     @Override
     public String render(ChatPrompt prompt) {
-        List<ChatMessage> messages = prompt.messages();
+        List<ChatMessage> messages = caps(name).fitted(prompt.messages());
         if (messages.isEmpty()) {
             // The official template indexes messages[0] and fails on an empty list.
             throw new TemplateException("the conversation has no messages");

@@ -11,6 +11,7 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.PythonValues;
 import forge.template.toolkit.calls.QwenXmlToolCalls;
@@ -37,6 +38,11 @@ final class QwenXmlTemplate implements ChatTemplate {
     private final boolean coder;
     private final Mustache mustache;
 
+    /** The official templates' capabilities (checked against the golden corpus): Qwen 3.5 takes text parts, Qwen3-Coder prints content as a string. */
+    static TemplateCaps caps(String variant) {
+        return new TemplateCaps(variant.equals(QwenTemplates.QWEN3_CODER), false, true);
+    }
+
     QwenXmlTemplate(String name) {
         this.name = name;
         this.coder = name.equals(QwenTemplates.QWEN3_CODER);
@@ -58,7 +64,7 @@ final class QwenXmlTemplate implements ChatTemplate {
     }
 
     private String render35(ChatPrompt prompt) {
-        List<ChatMessage> messages = prompt.messages();
+        List<ChatMessage> messages = caps(name).fitted(prompt.messages());
         if (messages.isEmpty()) {
             throw new TemplateException("No messages provided.");
         }
@@ -130,7 +136,7 @@ final class QwenXmlTemplate implements ChatTemplate {
     }
 
     private String renderCoder(ChatPrompt prompt) {
-        List<ChatMessage> messages = prompt.messages();
+        List<ChatMessage> messages = caps(name).fitted(prompt.messages());
         if (messages.isEmpty()) {
             // The official template reads messages[0]["role"], which fails on an empty list.
             throw new TemplateException("the conversation has no messages");

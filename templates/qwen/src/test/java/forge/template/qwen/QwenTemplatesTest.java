@@ -1,6 +1,7 @@
 package forge.template.qwen;
 
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
+import forge.template.toolkit.TemplateCaps;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,6 +26,11 @@ class QwenTemplatesTest implements ChatTemplateContract {
     @Override
     public ChatTemplateProvider provider() {
         return new QwenTemplates();
+    }
+
+    @Override
+    public TemplateCaps caps(String variant) {
+        return variant.equals(QwenTemplates.QWEN35) || variant.equals(QwenTemplates.QWEN3_CODER) ? QwenXmlTemplate.caps(variant) : QwenTemplate.caps(variant);
     }
 
     private static ModelDescriptor model(String id, Map<String, Object> meta) {

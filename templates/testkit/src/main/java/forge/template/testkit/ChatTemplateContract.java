@@ -14,6 +14,7 @@ import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateCaps;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -85,6 +86,19 @@ public interface ChatTemplateContract {
         }
         if (!failures.isEmpty()) {
             fail(failures.size() + " of " + total + " golden renders differ:\n" + String.join("\n", failures));
+        }
+    }
+
+    /**
+     * What {@code variant}'s renderer takes of the message shapes clients send ({@link TemplateCaps}):
+     * it must be what probing the official template finds, as the golden corpus records it.
+     */
+    TemplateCaps caps(String variant);
+
+    @Test
+    default void declaresTheCapabilitiesOfItsOfficialTemplates() {
+        for (String variant : goldenVariants()) {
+            assertEquals(GoldenCorpus.locate().caps(variant), caps(variant), variant + ": capabilities differ from the official template's");
         }
     }
 

@@ -6,6 +6,7 @@ import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.TemplateCaps;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +44,20 @@ public final class GoldenCorpus {
             throw new IllegalStateException("golden corpus not found at " + dir);
         }
         return new GoldenCorpus(dir);
+    }
+
+    /** The capabilities probing {@code variant}'s official template found (templates.json), as make_golden.py applied them. */
+    @SuppressWarnings("unchecked")
+    public TemplateCaps caps(String variant) {
+        try {
+            Map<String, Object> index = (Map<String, Object>) PythonJson.parse(
+                    Files.readString(root.resolve("templates.json"), StandardCharsets.UTF_8));
+            Map<String, Object> caps = (Map<String, Object>) ((Map<String, Object>) index.get(variant)).get("caps");
+            return new TemplateCaps((Boolean) caps.get("join_parts"), (Boolean) caps.get("null_as_empty"),
+                    (Boolean) caps.get("developer_as_system"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Every case with the outcome of {@code variant}'s official template. */
