@@ -56,6 +56,17 @@ class TemplateFamiliesEndToEndTest {
         assertEquals("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
                 + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
                 + "<|start_header_id|>assistant<|end_header_id|>\n\n", JSON.readTree(llama.body()).get("prompt").asText());
+        // Llama 3.1's official template prints a list of parts as its repr and does not name the developer
+        // role: the parts reach it joined as llama-server joins them, the developer message as the system one.
+        HttpResponse<String> parts = http.post("/apply-template", """
+                {"model": "tiny-llama", "chat_template_kwargs": {"date_string": "05 Mar 2025"},
+                 "messages": [{"role": "developer", "content": "Be brief."},
+                              {"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "text", "text": "there"}]}]}
+                """);
+        assertEquals(200, parts.statusCode(), parts.body());
+        assertEquals("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
+                + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi\nthere<|eot_id|>"
+                + "<|start_header_id|>assistant<|end_header_id|>\n\n", JSON.readTree(parts.body()).get("prompt").asText());
         HttpResponse<String> gemma = http.post("/apply-template", """
                 {"model": "tiny-gemma", "messages": [{"role": "user", "content": "Hi"}]}
                 """);

@@ -3,7 +3,9 @@
  * template ({@code tokenizer.chat_template}) rendered by {@code forge.template.jinja}, or ChatML when it has none.
  * One template instance per model, compiled once. Messages reach the template as transformers
  * passes them: a client's message exactly as sent ({@code ChatMessage.wire}: content-part lists,
- * {@code content: null}, unknown keys), tool-call arguments parsed to objects. A template that
+ * {@code content: null}, unknown keys), tool-call arguments parsed to objects, except the shapes
+ * probing the template found it cannot take ({@code forge.template.toolkit.TemplateCaps}: text parts
+ * joined, null as "", developer as system, as llama-server gives them). A template that
  * does not parse still makes a template, one that refuses every conversation with the parser's
  * error and line ({@code ChatTemplate.unusable}), so the model is listed and answers 400 rather
  * than failing its load and the server's start.
