@@ -12,9 +12,14 @@ ForgeLM passes each message as the client sent it, with tool-call arguments pars
 (as llama-server does), so the cases are what a client may send: content a string, a list of text
 parts, or null (an assistant message that only calls tools), any other keys kept.
 
-Two sets of renders: the family variants (VARIANTS, what each family plugin must match byte for
-byte) render the FAMILY_CASES; every official template in models/templates/ (official/<name>, what
-the generic Jinja path must match) renders all CASES, the family cases and the SHAPES.
+Two sets of renders, each of all CASES (the family cases and the SHAPES): the family variants
+(VARIANTS, what each family plugin must match byte for byte) and every official template in
+models/templates/ (official/<name>, what the generic Jinja path must match).
+
+Each template is first probed for the message shapes it cannot take (caps(): text parts it raises on
+or prints as a repr, content null it raises on, a developer role it does not name), and each case's
+messages are fitted to it (fit(): parts joined with newlines, null as "", developer as system), as
+ForgeLM's TemplateCaps does; templates.json records each template's caps.
 The official/ renders use the mutable sandbox, as ForgeLM does (see forge.template.jinja).
 
 Usage: python3 make_golden.py [LLAMA_SRC]   (default ~/.cache/forge/llama-3.22.1/src)
