@@ -393,8 +393,7 @@ def main():
     with open(os.path.join(here, "templates.json"), "w", encoding="utf-8") as f:
         json.dump(index, f, ensure_ascii=False, indent=2)
         f.write("\n")
-    print(f"{len(FAMILY_CASES)} family cases x {len(VARIANTS)} family variants; "
-          f"{len(CASES)} cases x {len(official)} official templates")
+    print(f"{len(CASES)} cases x ({len(VARIANTS)} family variants + {len(official)} official templates)")
 
 
 if __name__ == "__main__":
