@@ -20,6 +20,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.IntStream;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
@@ -170,6 +171,7 @@ final class Completions {
         ObjectNode body = OpenAiWire.envelope(id, created, model, "text_completion");
         ArrayNode choices = body.putArray("choices");
         int completion = 0;
+        int[] cached = new int[prompts.size()];
         for (int index = 0; index < gens.size(); index++) {
             Echo echo = echoes.get(index);
             StringBuilder text = new StringBuilder(echo.text());
@@ -200,8 +202,9 @@ final class Completions {
             }
             choice.put("finish_reason", done.reason().wire());
             completion += done.timings().completionTokens();
+            cached(cached, gens.size(), index, done.timings().cachedTokens());
         }
-        body.set("usage", OpenAiWire.usage(promptTokens(prompts), completion, 0));
+        body.set("usage", OpenAiWire.usage(promptTokens(prompts), completion, IntStream.of(cached).sum()));
         ForgeServer.sendJson(response, callback, 200, body);
     }
 
@@ -212,6 +215,7 @@ final class Completions {
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
         ChoiceEvents events = new ChoiceEvents(gens);
         int completion = 0;
+        int[] cached = new int[prompts.size()];
         List<Logprobs.Offset> offsets = new ArrayList<>();
         echoes.forEach(e -> offsets.add(logprobs ? e.offset(vocab) : null));
         try {
@@ -247,6 +251,7 @@ final class Completions {
                         }
                         SseWriter.send(response, chunk(id, created, model, next.index(), "", d.reason().wire(), List.of(), offsets.get(next.index())));
                         completion += d.timings().completionTokens();
+                        cached(cached, gens.size(), next.index(), d.timings().cachedTokens());
                         open--;
                     }
                 }
@@ -254,7 +259,7 @@ final class Completions {
             if (includeUsage) {
                 ObjectNode usage = OpenAiWire.envelope(id, created, model, "text_completion");
                 usage.putArray("choices");
-                usage.set("usage", OpenAiWire.usage(promptTokens(prompts), completion, 0));
+                usage.set("usage", OpenAiWire.usage(promptTokens(prompts), completion, IntStream.of(cached).sum()));
                 SseWriter.send(response, usage);
             }
             SseWriter.finish(response, callback);
@@ -280,6 +285,15 @@ final class Completions {
             choice.put("finish_reason", finish);
         }
         return c;
+    }
+
+    /**
+     * Records the prompt tokens a choice reused: the choices of one prompt ({@code n} of them, in
+     * order) read the same prompt, which usage counts once, so its cached part is the most any of them reused.
+     */
+    private static void cached(int[] perPrompt, int choices, int index, int cachedTokens) {
+        int prompt = index / (choices / perPrompt.length);
+        perPrompt[prompt] = Math.max(perPrompt[prompt], cachedTokens);
     }
 
     private static int promptTokens(List<int[]> prompts) {

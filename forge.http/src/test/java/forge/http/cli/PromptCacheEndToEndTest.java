@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The host prompt cache through {@code forge serve}: {@code --cache-ram} keeps a session's prompt
  * when another one takes its slot, {@code --prompt-cache-dir} keeps it across a restart, and a
  * start with other settings (two slots) deletes what it cannot use. {@code /v1/chat/completions}
- * reports {@code cached_tokens}; {@code /v1/completions} reports 0 whatever it reused.
+ * and {@code /v1/completions} report {@code cached_tokens}.
  */
 class PromptCacheEndToEndTest {
 
@@ -92,6 +92,28 @@ class PromptCacheEndToEndTest {
             assertEquals(0, ok(server.http().get("/props")).get("runtime").get("prompt_cache").get("restores").asInt());
         }
         assertTrue(files().isEmpty(), "the stale file was deleted: " + files());
+    }
+
+    @Test
+    void completionsReportThePromptTokensTheyReused() throws Exception {
+        Path model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
+        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1")) {
+            ObjectNode body = JsonNodeFactory.instance.objectNode().put("model", "tiny").put("prompt", system("Ada"))
+                    .put("max_tokens", 2).put("temperature", 0);
+            assertEquals(0, cached(ok(server.http().post("/v1/completions", body.toString()))));
+            JsonNode again = ok(server.http().post("/v1/completions", body.toString()));
+            int prompt = again.get("usage").get("prompt_tokens").asInt();
+            assertTrue(cached(again) > prompt / 2 && cached(again) < prompt, "the slot's prompt, bar the last token: " + again.get("usage"));
+            // n choices read one prompt, counted once in usage, as is what they reused
+            body.put("n", 2);
+            JsonNode two = ok(server.http().post("/v1/completions", body.toString()));
+            assertEquals(prompt, two.get("usage").get("prompt_tokens").asInt());
+            assertTrue(cached(two) > prompt / 2 && cached(two) < prompt, two.get("usage").toString());
+            body.put("n", 1).put("stream", true).putObject("stream_options").put("include_usage", true);
+            String events = server.http().post("/v1/completions", body.toString()).body();
+            String last = events.lines().filter(l -> l.contains("\"usage\"")).reduce((a, b) -> b).orElseThrow();
+            assertTrue(cached(new com.fasterxml.jackson.databind.ObjectMapper().readTree(last.substring("data: ".length()))) > prompt / 2, last);
+        }
     }
 
     @Test
