@@ -101,26 +101,41 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
     }
 
 
-    /** Stop strings: a string or an array of strings at {@code param}; empty strings are dropped. */
+    /**
+     * Stop strings: a string or an array of strings at {@code param}; empty strings are dropped. At
+     * most {@link #MAX_STOPS}, each at most {@link #MAX_STOP_LENGTH} characters: every one is
+     * matched against the output after each token, so their number and length bound that work.
+     */
     static List<String> stops(JsonNode node, String param) {
         if (node == null || node.isNull()) {
             return List.of();
         }
         if (node.isTextual()) {
-            return node.asText().isEmpty() ? List.of() : List.of(node.asText());
+            return node.asText().isEmpty() ? List.of() : List.of(checkedStop(node.asText(), param));
         }
         if (node.isArray()) {
+            if (node.size() > MAX_STOPS) {
+                throw ApiError.badRequest(param, "'" + param + "' has " + node.size() + " entries; at most " + MAX_STOPS + " are allowed");
+            }
             List<String> stops = new ArrayList<>();
             for (JsonNode s : node) {
                 if (!s.isTextual()) {
                     throw ApiError.badRequest(param, "'" + param + "' must be a string or an array of strings");
                 }
                 if (!s.asText().isEmpty()) {
-                    stops.add(s.asText());
+                    stops.add(checkedStop(s.asText(), param));
                 }
             }
             return stops;
         }
         throw ApiError.badRequest(param, "'" + param + "' must be a string or an array of strings");
+    }
+
+    private static String checkedStop(String stop, String param) {
+        if (stop.length() > MAX_STOP_LENGTH) {
+            throw ApiError.badRequest(param, "a '" + param + "' string is " + stop.length() + " characters long; at most "
+                    + MAX_STOP_LENGTH + " are allowed");
+        }
+        return stop;
     }
 }

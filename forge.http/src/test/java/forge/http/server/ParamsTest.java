@@ -47,6 +47,19 @@ class ParamsTest {
     }
 
     @Test
+    void stopStringsAreBoundedInNumberAndLength() {
+        String many = "[" + String.join(",", java.util.Collections.nCopies(GenerationParams.MAX_STOPS + 1, "\"x\"")) + "]";
+        assertEquals("stop", param(() -> GenerationParams.stops(body("{\"stop\": " + many + "}").get("stop"), "stop")));
+        String longOne = "\"" + "y".repeat(GenerationParams.MAX_STOP_LENGTH + 1) + "\"";
+        assertEquals("stop", param(() -> GenerationParams.stops(body("{\"stop\": " + longOne + "}").get("stop"), "stop")));
+        assertEquals("stop_sequences", param(() -> GenerationParams.stops(
+                body("{\"s\": [" + longOne + "]}").get("s"), "stop_sequences")));
+        String most = "[" + String.join(",", java.util.Collections.nCopies(GenerationParams.MAX_STOPS, "\"x\"")) + "]";
+        assertEquals(GenerationParams.MAX_STOPS, GenerationParams.stops(body("{\"stop\": " + most + "}").get("stop"), "stop").size());
+        assertEquals(List.of("a", "b"), GenerationParams.stops(body("{\"stop\": [\"a\", \"\", \"b\"]}").get("stop"), "stop"));
+    }
+
+    @Test
     void ignoredParametersAreThoseNoRouteHandles() {
         assertEquals(Set.of("foo"), Params.ignored(body("{\"a\": 1, \"b\": 2, \"foo\": 3, \"cache_prompt\": true}"), Set.of("a"), Set.of("b")));
         assertEquals(List.of("cache_prompt"), List.copyOf(Params.ignored(body("{\"cache_prompt\": false}"), Set.of())));
