@@ -74,7 +74,7 @@ class PromptCacheEndToEndTest {
             int mib = cache.get("cache_ram_mib").asInt();
             assertTrue(mib > 0 && mib <= 8192, "llama-server's default, at most half the heap: " + mib);
         }
-        assertEquals(1, files().size(), "written before the server stopped");
+        assertEquals(2, files().size(), "Ada's, written when Bob took her slot, and Bob's, as the server stopped");
 
         try (TestServer server = TestServer.start(args)) {
             JsonNode again = complete(server, system("Ada"), "First question?");
@@ -90,8 +90,23 @@ class PromptCacheEndToEndTest {
             int cached = cached(complete(server, system("Ada"), "First question?"));
             assertEquals(0, cached, "a state saved with other settings is never restored");
             assertEquals(0, ok(server.http().get("/props")).get("runtime").get("prompt_cache").get("restores").asInt());
+            assertTrue(files().isEmpty(), "the stale files were deleted: " + files());
         }
-        assertTrue(files().isEmpty(), "the stale file was deleted: " + files());
+    }
+
+    @Test
+    void theConversationsInTheSlotsAtShutdownAreRestoredAfterTheRestart() throws Exception {
+        Path model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
+        String[] args = {"-m", model.toString(), "-c", "2048", "-np", "2", "--prompt-cache-dir", dir.toString()};
+        try (TestServer server = TestServer.start(args)) {
+            complete(server, system("Ada"), "First question?");
+            complete(server, system("Bob"), "Another question?"); // the last conversation: in a slot at shutdown
+        }
+        assertEquals(2, files().size(), "Bob's slot was saved as the server stopped: " + files());
+        try (TestServer server = TestServer.start(args)) {
+            assertTrue(cached(complete(server, system("Bob"), "Another question?")) > 100);
+            assertTrue(cached(complete(server, system("Ada"), "First question?")) > 100);
+        }
     }
 
     @Test

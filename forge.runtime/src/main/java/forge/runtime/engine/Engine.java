@@ -379,6 +379,13 @@ public final class Engine implements AutoCloseable {
     private void shutdown() {
         stopped = true;
         failAll(new EngineException(EngineException.Code.UNAVAILABLE, "the engine for " + name + " was shut down"));
+        if (failure == null && scheduler != null && context != null) {
+            try {
+                scheduler.saveAll();
+            } catch (RuntimeException e) {
+                LOG.warn("engine {}: could not save its slots to the prompt cache: {}", name, e.toString());
+            }
+        }
         closeContext();
         if (failure == null) {
             health = new EngineHealth(EngineHealth.State.CLOSED, "", false, health.restarts());

@@ -180,6 +180,17 @@ final class Scheduler {
     }
 
     /**
+     * Saves every slot's cells into the host cache (those worth it and not there already), when the
+     * context is about to go: at shutdown, so that a cache kept on disk has each slot's conversation
+     * for the next start, and on unload, so the model's next load restores them. Engine thread only.
+     */
+    void saveAll() {
+        for (int id = 0; id < slots.length; id++) {
+            saveBeforeReplacing(id, 0);
+        }
+    }
+
+    /**
      * Restores {@code entry} into slot {@code id} and keeps its first {@code tokens} cells.
      *
      * @return the cells kept: 0 when the backend refused the state (the slot then holds nothing)

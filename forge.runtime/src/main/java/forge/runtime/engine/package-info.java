@@ -58,7 +58,8 @@
  *     (the model file's path, size, modification time and header hash; cells per slot, slots, KV
  *     type, flash attention) and is only offered to an engine of the same key: a state is never
  *     restored into a context of other settings or another model; a state the backend refuses is
- *     computed instead.
+ *     computed instead. When the engine closes (shutdown, unload) each slot's cells are saved the
+ *     same way, so that the conversations still in the slots survive a restart with a disk cache.
  *     {@code cached_tokens} counts restored tokens; the snapshot counts saves, restores and restored
  *     tokens. {@code PromptCacheStore} ({@code --prompt-cache-dir}) mirrors the entries to files,
  *     written and deleted on a thread of its own, and reads a model's entries back before its
