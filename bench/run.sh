@@ -2,7 +2,7 @@
 # ForgeLM side by side with llama.cpp's own llama-server (and llama-bench, the raw engine's limit),
 # on this machine, on loopback only. Never run by CI: it takes minutes and needs the peer build.
 #
-#   bench/run.sh                     every workload: llama-bench seed ttft conc shared sessions startup rss
+#   bench/run.sh                     every workload: llama-bench seed ttft conc shared sessions restart startup rss
 #   bench/run.sh seed ttft           only these
 #   BENCH_SERVERS=peer bench/run.sh  one side only (forge or peer), e.g. to check the harness
 #
@@ -20,6 +20,7 @@
 #   BENCH_CONC_CLIENTS=4,8 BENCH_CONC_ROUNDS=3 BENCH_CONC_TOKENS=32
 #   BENCH_SHARED_ROUNDS=5 BENCH_SHARED_TOKENS=16 BENCH_LAUNCHES=3
 #   BENCH_SESSIONS=$((2 * BENCH_NP)) BENCH_SESSION_TURNS=3 BENCH_SESSION_TOKENS=16
+#   BENCH_RESTART_SESSIONS=4 BENCH_RESTART_ROUNDS=3 (restart: sessions primed, then a restart, then their next turns)
 #   BENCH_BUILD=0           1: rebuild the ForgeLM image (mvn -B package -DskipTests) first
 #   BENCH_RESULTS=1         0: do not rewrite bench/RESULTS.md
 set -euo pipefail
@@ -47,7 +48,7 @@ SERVERS="${BENCH_SERVERS:-forge peer}"
 OUT="$ROOT/bench/target/results"
 IMAGE="$ROOT/bench/target/forge-image"
 WORKLOADS=("$@")
-[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(llama-bench seed ttft conc shared sessions startup rss)
+[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(llama-bench seed ttft conc shared sessions restart startup rss)
 
 log() { echo "run.sh: $*" >&2; }
 die() { echo "run.sh: ERROR: $*" >&2; exit 1; }
@@ -228,6 +229,15 @@ for w in "${WORKLOADS[@]}"; do
             run sessions "${SERVER_ARGS[@]}" --clients "${BENCH_SESSIONS:-$((2 * NP))}" \
                 --runs "${BENCH_SESSION_TURNS:-3}" --max-tokens "${BENCH_SESSION_TOKENS:-16}"
             ;;
+        restart)
+            # ForgeLM restarts with its disk prompt cache; llama-server (memory only) starts fresh.
+            mapfile -t la < <(launch_args "$MODEL")
+            for ((j = 0; j < ${#la[@]}; j++)); do
+                [[ "${la[j]}" == forge=*serve* ]] && la[j]="${la[j]} --prompt-cache-dir $OUT/restart-cache"
+            done
+            run restart "${la[@]}" --clients "${BENCH_RESTART_SESSIONS:-4}" --runs "${BENCH_RESTART_ROUNDS:-3}" \
+                --max-tokens "${BENCH_SESSION_TOKENS:-16}" --log-dir "$OUT" --scratch "$OUT/restart-cache"
+            ;;
         startup | rss)
             model="$MODEL"
             [ "$w" = startup ] && model="$SMALL_MODEL"
@@ -259,6 +269,7 @@ if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
             "conc ${BENCH_CONC_CLIENTS:-4,8} clients × ${BENCH_CONC_ROUNDS:-3} rounds (1 warmup) × ${BENCH_CONC_TOKENS:-32} tokens;" \
             "shared 4 clients × ${BENCH_SHARED_ROUNDS:-5} rounds (1 warmup) × ${BENCH_SHARED_TOKENS:-16} tokens;" \
             "sessions ${BENCH_SESSIONS:-$((2 * NP))} sessions × ${BENCH_SESSION_TURNS:-3} turns × ${BENCH_SESSION_TOKENS:-16} tokens;" \
+            "restart ${BENCH_RESTART_SESSIONS:-4} sessions primed, restarted, next turn measured, × ${BENCH_RESTART_ROUNDS:-3} rounds (ForgeLM with --prompt-cache-dir, llama-server fresh);" \
             "startup/rss ${BENCH_LAUNCHES:-3} launches each. Greedy, \`ignore_eos\`, interleaved request by request (A B, B A, ...)."
         echo
         echo "## Targets"

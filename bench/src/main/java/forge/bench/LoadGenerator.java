@@ -70,6 +70,7 @@ public final class LoadGenerator {
             case "summary" -> summary();
             case "llama-bench" -> llamaBench(readLlamaBench());
             case "startup", "rss" -> launches(options.workload());
+            case "restart" -> restart();
             case "seed", "ttft", "conc", "shared", "sessions" -> {
                 try (ChatClient client = new ChatClient(Duration.ofSeconds(options.timeoutSec()))) {
                     List<Target> targets = targets(client);
@@ -304,6 +305,96 @@ public final class LoadGenerator {
             report.metricOut(w + ".diff_mb", overhead[0] - overhead[1]);
             report.ratioOut(w + ".ready_p50_ms", ready[0], ready[1]);
             report.ratioOut(w + ".overhead_mb", overhead[0], overhead[1]);
+        }
+    }
+
+    /**
+     * The restart case: each round, per server (interleaved), a start, every session's first turn
+     * (its own long system prompt), a stop (SIGTERM), a second start, and every session's next turn,
+     * whose time to first token is measured. ForgeLM restarts with its disk prompt cache
+     * ({@code --prompt-cache-dir}, the {@code --scratch} folder, emptied before each round);
+     * llama-server starts fresh, as it keeps its prompt cache in memory only.
+     */
+    private void restart() throws IOException, InterruptedException {
+        String w = "restart";
+        if (options.servers().isEmpty() || !options.commands().keySet().equals(options.servers().keySet())) {
+            throw new IllegalArgumentException(w + " needs --server NAME=URL and --cmd NAME=COMMAND for each server");
+        }
+        int sessions = options.clients().getFirst();
+        List<String> names = List.copyOf(options.servers().keySet());
+        List<List<Completion>> turns = new ArrayList<>();
+        List<List<Double>> ready = new ArrayList<>();
+        names.forEach(n -> {
+            turns.add(new ArrayList<>());
+            ready.add(new ArrayList<>());
+        });
+        Files.createDirectories(options.logDir());
+        Duration timeout = Duration.ofSeconds(options.timeoutSec());
+        try (ChatClient client = new ChatClient(timeout)) {
+            for (int i = 0; i < options.runs(); i++) {
+                for (int k : Interleave.order(i, names.size())) {
+                    String name = names.get(k);
+                    URI base = Target.requireLoopback(URI.create(options.servers().get(name)));
+                    List<String> cmd = List.of(options.commands().get(name).strip().split("\\s+"));
+                    Path log = options.logDir().resolve(w + "-" + name + ".log");
+                    if (options.scratch().isPresent()) {
+                        emptyFolder(options.scratch().get());
+                    }
+                    try (var first = ProcessProbe.start(client, cmd, base, log, timeout)) {
+                        Target t = new Target(name, base, options.models().getOrDefault(name, client.firstModelId(base)));
+                        for (int s = 0; s < sessions; s++) {
+                            client.stream(t, Prompts.chat(t.model(), Prompts.sessionSystem(s), Prompts.userMessage(0, s),
+                                    options.maxTokens(), true));
+                        }
+                    }
+                    try (var second = ProcessProbe.start(client, cmd, base, log, timeout)) {
+                        ready.get(k).add(second.launch().readyMs());
+                        Target t = new Target(name, base, options.models().getOrDefault(name, client.firstModelId(base)));
+                        for (int s = 0; s < sessions; s++) {
+                            Completion c = client.stream(t, Prompts.chat(t.model(), Prompts.sessionSystem(s),
+                                    Prompts.userMessage(1, s), options.maxTokens(), true));
+                            turns.get(k).add(c);
+                            System.err.printf(Locale.ROOT, "%s %d/%d %s session %d: %s%n", w, i + 1, options.runs(), name, s,
+                                    c.ok() ? String.format(Locale.ROOT, "%.1f ms to first token", c.ttftMs()) : "failed: " + c.error());
+                        }
+                    }
+                }
+            }
+        }
+        double[] p50 = new double[names.size()];
+        double[] p95 = new double[names.size()];
+        double[] start = new double[names.size()];
+        for (int k = 0; k < names.size(); k++) {
+            String p = names.get(k) + "." + w + ".";
+            List<Completion> ok = okOnes(turns.get(k));
+            Stats ttft = Stats.of(ttfts(ok));
+            p50[k] = ttft.p50();
+            p95[k] = ttft.p95();
+            start[k] = Stats.of(ready.get(k)).p50();
+            report.metricOut(p + "ttft_p50_ms", ttft.p50());
+            report.metricOut(p + "ttft_p95_ms", ttft.p95());
+            report.metricOut(p + "ready_p50_ms", start[k]);
+            report.metricOut(p + "prompt_tokens", mean(ok, c -> c.promptTokens()));
+            report.metricOut(p + "success_count", ok.size());
+            report.metricOut(p + "requests", turns.get(k).size());
+        }
+        if (names.size() == 2) {
+            report.ratioOut(w + ".ttft_p50_ms", p50[0], p50[1]);
+            report.ratioOut(w + ".ttft_p95_ms", p95[0], p95[1]);
+            report.ratioOut(w + ".ready_p50_ms", start[0], start[1]);
+        }
+    }
+
+    /** Deletes what {@code dir} holds (not the folder itself), creating it when absent. */
+    private static void emptyFolder(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                if (Files.isDirectory(f)) {
+                    throw new IOException("--scratch " + dir + " holds a folder (" + f + "): not a cache folder, refusing to empty it");
+                }
+                Files.delete(f);
+            }
         }
     }
 

@@ -22,27 +22,30 @@ import java.util.Optional;
  * @param llamaBench llama-bench's JSON output, for the decode ratio (ttft, llama-bench)
  * @param modelFile  the model file whose size is taken from the RSS (startup, rss)
  * @param logDir     where launched servers' output goes
+ * @param scratch    a folder emptied before each server's first start of a restart round (restart:
+ *                   ForgeLM's {@code --prompt-cache-dir}), if any
  * @param timeoutSec the longest one request or one server start may take
  * @param files      the files to read (summary)
  */
 public record Options(String workload, Map<String, String> servers, Map<String, String> models,
                       Map<String, String> commands, int runs, int warmup, int maxTokens, List<Integer> clients,
-                      Optional<Path> llamaBench, Optional<Path> modelFile, Path logDir, int timeoutSec,
-                      List<Path> files) {
+                      Optional<Path> llamaBench, Optional<Path> modelFile, Path logDir, Optional<Path> scratch,
+                      int timeoutSec, List<Path> files) {
 
     static final String USAGE = """
             usage: LoadGenerator WORKLOAD [options]
-              workloads: seed | ttft | conc | shared | sessions | startup | rss | llama-bench | summary FILE...
+              workloads: seed | ttft | conc | shared | sessions | restart | startup | rss | llama-bench | summary FILE...
               --server NAME=URL      a server to measure (repeat: the first is the ratios' numerator); loopback only
               --model NAME=ID        its model id (default: the first of its /v1/models)
-              --cmd NAME=COMMAND     how to start it (startup, rss), split on whitespace
+              --cmd NAME=COMMAND     how to start it (startup, rss, restart), split on whitespace
               --runs N               measured steps / rounds / launches
               --warmup N             unmeasured steps / rounds first
               --max-tokens N         tokens each request generates (ignore_eos)
-              --clients N[,N...]     concurrent clients (conc); sessions (sessions: the first value)
+              --clients N[,N...]     concurrent clients (conc); sessions (sessions, restart: the first value)
               --llama-bench FILE     llama-bench -o json output (ttft: decode ratio; llama-bench)
               --model-file FILE      model whose size is subtracted from the RSS (startup, rss)
               --log-dir DIR          launched servers' output (default: the temp dir)
+              --scratch DIR          emptied before each round's first start (restart: the disk cache folder)
               --timeout SEC          per request / per start (default 600)
             """;
 
@@ -62,6 +65,7 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
         Path llamaBench = null;
         Path modelFile = null;
         Path logDir = Path.of(System.getProperty("java.io.tmpdir"));
+        Path scratch = null;
         int timeout = 600;
         List<Path> files = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
@@ -91,6 +95,7 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
                 case "--llama-bench" -> llamaBench = Path.of(v);
                 case "--model-file" -> modelFile = Path.of(v);
                 case "--log-dir" -> logDir = Path.of(v);
+                case "--scratch" -> scratch = Path.of(v);
                 case "--timeout" -> timeout = positive(a, v, 1);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
@@ -103,7 +108,7 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
             default -> 3;
         };
         int defWarmup = switch (workload) {
-            case "startup", "rss" -> 0;
+            case "startup", "rss", "restart" -> 0;
             default -> 2;
         };
         int defTokens = switch (workload) {
@@ -118,7 +123,7 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
         }
         return new Options(workload, servers, models, commands, runs == null ? defRuns : runs,
                 warmup == null ? defWarmup : warmup, maxTokens == null ? defTokens : maxTokens, clients,
-                Optional.ofNullable(llamaBench), Optional.ofNullable(modelFile), logDir, timeout, List.copyOf(files));
+                Optional.ofNullable(llamaBench), Optional.ofNullable(modelFile), logDir, Optional.ofNullable(scratch), timeout, List.copyOf(files));
     }
 
     private static void put(Map<String, String> map, String option, String value) {

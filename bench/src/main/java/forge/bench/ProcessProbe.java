@@ -31,6 +31,18 @@ public final class ProcessProbe {
     }
 
     /**
+     * A started server, ready: stop it with {@link #close()} (SIGTERM, then SIGKILL after 20 s).
+     *
+     * @param launch  its time to ready and memory then
+     */
+    public record Running(Process process, Launch launch) implements AutoCloseable {
+        @Override
+        public void close() throws InterruptedException {
+            stop(process);
+        }
+    }
+
+    /**
      * Starts {@code command}, waits for {@code /health} on {@code base}, reads the memory, then
      * stops the process (and its descendants) and waits for it to exit.
      *
@@ -39,6 +51,18 @@ public final class ProcessProbe {
      */
     public static Launch launch(ChatClient client, List<String> command, URI base, Path log, Duration timeout)
             throws IOException, InterruptedException {
+        try (Running running = start(client, command, base, log, timeout)) {
+            return running.launch();
+        }
+    }
+
+    /**
+     * Starts {@code command} and waits for {@code /health} on {@code base}; the caller stops it.
+     *
+     * @throws IOException when the port already answers, the process exits or is not ready in time (it is stopped then)
+     */
+    public static Running start(ChatClient client, List<String> command, URI base, Path log, Duration timeout)
+            throws IOException, InterruptedException {
         if (client.health(base) != 0) {
             throw new IOException("something already answers on " + base + ": stop it first");
         }
@@ -46,13 +70,15 @@ public final class ProcessProbe {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         long start = System.nanoTime();
         Process process = pb.start();
+        boolean ready = false;
         try {
             long deadline = start + timeout.toNanos();
             while (true) {
                 int status = client.health(base);
                 long now = System.nanoTime();
                 if (status == 200) {
-                    return new Launch(ChatStream.ms(now - start), rssKb(process.toHandle()));
+                    ready = true;
+                    return new Running(process, new Launch(ChatStream.ms(now - start), rssKb(process.toHandle())));
                 }
                 if (!process.isAlive()) {
                     throw new IOException(command.getFirst() + " exited with " + process.exitValue()
@@ -67,7 +93,9 @@ public final class ProcessProbe {
                 }
             }
         } finally {
-            stop(process);
+            if (!ready) {
+                stop(process);
+            }
         }
     }
 

@@ -33,6 +33,14 @@ class OptionsTest {
     }
 
     @Test
+    void restartTakesAScratchFolderAndNoWarmup() {
+        Options o = Options.parse("restart", "--clients", "4", "--scratch", "/tmp/cache");
+        assertEquals(Optional.of(Path.of("/tmp/cache")), o.scratch());
+        assertEquals(0, o.warmup());
+        assertEquals(Optional.empty(), Options.parse("seed").scratch());
+    }
+
+    @Test
     void errors() {
         assertThrows(IllegalArgumentException.class, Options::parse);
         assertThrows(IllegalArgumentException.class, () -> Options.parse("seed", "--runs", "0"));
