@@ -76,7 +76,8 @@ class ServeEndToEndTest {
                 """);
         JsonNode body = ok(r);
         assertEquals("qwen3", body.get("template").asText());
-        assertEquals("<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n", body.get("prompt").asText());
+        // Qwen 3's template raises on a list of parts: it gets them joined with a newline, as llama-server joins them.
+        assertEquals("<|im_start|>user\nHi\n there<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n", body.get("prompt").asText());
         HttpResponse<String> byModel = http.post("/apply-template", """
                 {"model": "demo", "add_generation_prompt": false, "messages": [{"role": "user", "content": "Hi"}]}
                 """);
