@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * llama-server's {@code --chat-template-file FILE} and {@code --chat-template NAME} on
- * {@code forge serve}, and {@code forge models inspect} showing the template and who claims it.
+ * llama-server's {@code --chat-template-file FILE} and {@code --chat-template NAME} (ForgeLM's
+ * names and llama-server's built-in ones) on {@code forge serve}, and {@code forge models inspect} showing the template and who claims it.
  */
 class ChatTemplateOptionsTest {
 
@@ -66,6 +66,43 @@ class ChatTemplateOptionsTest {
             JsonNode t = template(server);
             assertEquals("qwen2.5", t.get("name").asText());
             assertEquals("configured", t.get("rule").asText());
+        }
+    }
+
+    @Test
+    void aLlamaServerBuiltinNameRendersLlamaCppsFormat() throws Exception {
+        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
+                "--chat-template", "llama2")) {
+            JsonNode t = template(server);
+            assertEquals("llama2", t.get("name").asText());
+            assertEquals("generic", t.get("family").asText());
+            // llama.cpp's LLM_CHAT_TEMPLATE_LLAMA_2: the system message as plain text in the first [INST], no generation prompt
+            assertEquals("[INST] Be brief.\nHi [/INST]Hello</s>[INST] Bye [/INST]", ok(server.http().post("/apply-template", """
+                    {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
+                                  {"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Bye"}]}
+                    """)).get("prompt").asText());
+            // another built-in name through the same route, and a name both have: ForgeLM's family wins
+            assertEquals("<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+                    ok(server.http().post("/apply-template", """
+                            {"template": "llama3", "messages": [{"role": "user", "content": "  Hi "}]}
+                            """)).get("prompt").asText());
+            JsonNode kimi = JSON.readTree(server.http().get("/v1/templates").body()).get("data");
+            java.util.List<String> kimiFamilies = new java.util.ArrayList<>();
+            kimi.forEach(v -> {
+                if (v.get("name").asText().equals("kimi-k2")) {
+                    kimiFamilies.add(v.get("family").asText());
+                }
+            });
+            assertEquals(java.util.List.of("kimi"), kimiFamilies);
+        }
+    }
+
+    @Test
+    void anUnknownTemplateNameStopsTheStartAndListsEveryAcceptedName() {
+        forge.api.ForgeException e = org.junit.jupiter.api.Assertions.assertThrows(forge.api.ForgeException.class,
+                () -> TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2", "--chat-template", "llama-2"));
+        for (String name : java.util.List.of("'llama-2'", "qwen2.5", "gemma4", "generic", "chatml", "llama2", "mistral-v7-tekken", "solar-open")) {
+            assertTrue(e.getMessage().contains(name), e.getMessage());
         }
     }
 
