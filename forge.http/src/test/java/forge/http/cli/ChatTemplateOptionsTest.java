@@ -86,6 +86,10 @@ class ChatTemplateOptionsTest {
                     ok(server.http().post("/apply-template", """
                             {"template": "llama3", "messages": [{"role": "user", "content": "  Hi "}]}
                             """)).get("prompt").asText());
+            // content parts joined with a newline, as llama-server joins them for its built-in formats
+            assertEquals("[INST] a\nb [/INST]", ok(server.http().post("/apply-template", """
+                    {"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]}
+                    """)).get("prompt").asText());
             JsonNode kimi = JSON.readTree(server.http().get("/v1/templates").body()).get("data");
             java.util.List<String> kimiFamilies = new java.util.ArrayList<>();
             kimi.forEach(v -> {

@@ -6,6 +6,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.template.jinja.JinjaException;
 import forge.template.jinja.Template;
+import forge.template.toolkit.PythonJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -23,7 +24,7 @@ import java.util.Map;
  * {@code --jinja}): a Jinja template bundled with this plugin that renders a conversation byte for
  * byte as llama.cpp's {@code llm_chat_apply_template} does for that name. The formats know only
  * roles and text, as llama.cpp's do: tool calls and tool definitions are not rendered, and a
- * message's content is its text ({@link ChatMessage#content}).
+ * message's content is its text, content parts joined as llama-server joins them ({@link #text}).
  *
  * <p>The names and their files are listed in {@code llama-server/index} beside the templates.
  */
@@ -89,7 +90,7 @@ final class LlamaServerTemplate implements ChatTemplate {
             Map<String, Object> view = new LinkedHashMap<>();
             // The role as the client named it: llama.cpp compares role strings, and passes unknown ones through or leaves them out.
             view.put("role", m.role().wire());
-            view.put("content", m.content());
+            view.put("content", text(m));
             messages.add(view);
         }
         Map<String, Object> context = new HashMap<>();
@@ -102,6 +103,27 @@ final class LlamaServerTemplate implements ChatTemplate {
         } catch (JinjaException e) {
             throw new TemplateException("chat template " + format.name() + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The message's text as llama-server hands it to the built-in formats: a list of content parts
+     * as the client sent it is joined with "\n" (common_chat_templates_apply_legacy, which puts a
+     * newline before each part once the text is not empty), where {@link ChatMessage#content} joins them with nothing.
+     */
+    static String text(ChatMessage m) {
+        if (m.wire().isEmpty() || !(PythonJson.parse(m.wire()) instanceof Map<?, ?> sent) || !(sent.get("content") instanceof List<?> parts)) {
+            return m.content();
+        }
+        StringBuilder text = new StringBuilder();
+        for (Object part : parts) {
+            if (part instanceof Map<?, ?> p && "text".equals(p.get("type")) && p.get("text") instanceof String t) {
+                if (!text.isEmpty()) {
+                    text.append('\n');
+                }
+                text.append(t);
+            }
+        }
+        return text.toString();
     }
 
     private static Map<String, Format> index() {

@@ -77,6 +77,19 @@ class LlamaServerTemplateTest {
     }
 
     @Test
+    void joinsContentPartsWithANewlineAsLlamaServerDoes() {
+        var parts = new ChatMessage(Role.USER, "ab", "", List.of(), "", "",
+                "{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"a\"}, {\"type\": \"text\", \"text\": \"\"}, "
+                        + "{\"type\": \"text\", \"text\": \"b\"}]}");
+        assertEquals("a\n\nb", LlamaServerTemplate.text(parts));
+        var leadingEmpty = new ChatMessage(Role.USER, "a", "", List.of(), "", "",
+                "{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"\"}, {\"type\": \"text\", \"text\": \"a\"}]}");
+        assertEquals("a", LlamaServerTemplate.text(leadingEmpty));
+        assertEquals("plain", LlamaServerTemplate.text(new ChatMessage(Role.USER, "plain", "", List.of(), "", "",
+                "{\"role\": \"user\", \"content\": \"plain\"}")));
+    }
+
+    @Test
     void rendersRolesAndTextOnly() {
         var call = new ChatMessage(Role.ASSISTANT, "", "", List.of(new forge.api.template.ToolCall("c1", "f", "{}")), "", "");
         String prompt = LlamaServerTemplate.of("phi3").render(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q"), call,
