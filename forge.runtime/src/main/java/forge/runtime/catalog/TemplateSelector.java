@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +79,7 @@ public final class TemplateSelector {
     /** The accepted names by family, for the error a wrong name gets: ForgeLM's families, then generic's, with llama-server's names. */
     private String installed() {
         return providers.stream().map(p -> p.family() + " (" + String.join(", ", p.variants().stream().map(v -> v.name()).toList()) + ")")
-                .collect(java.util.stream.Collectors.joining("; "))
+                .collect(Collectors.joining("; "))
                 + (providerOf(FALLBACK).isPresent() ? " (generic's names besides 'generic' are llama-server's built-in chat templates)" : "");
     }
 

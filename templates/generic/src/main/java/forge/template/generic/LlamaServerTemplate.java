@@ -6,7 +6,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.template.jinja.JinjaException;
 import forge.template.jinja.Template;
-import forge.template.toolkit.PythonJson;
+import forge.template.toolkit.TemplateCaps;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -106,24 +106,12 @@ final class LlamaServerTemplate implements ChatTemplate {
     }
 
     /**
-     * The message's text as llama-server hands it to the built-in formats: a list of content parts
-     * as the client sent it is joined with "\n" (common_chat_templates_apply_legacy, which puts a
-     * newline before each part once the text is not empty), where {@link ChatMessage#content} joins them with nothing.
+     * The message's text as llama-server hands it to the built-in formats: a list of text parts as
+     * the client sent it joined with "\n" (common_chat_templates_apply_legacy), where
+     * {@link ChatMessage#content} runs them together.
      */
     static String text(ChatMessage m) {
-        if (m.wire().isEmpty() || !(PythonJson.parse(m.wire()) instanceof Map<?, ?> sent) || !(sent.get("content") instanceof List<?> parts)) {
-            return m.content();
-        }
-        StringBuilder text = new StringBuilder();
-        for (Object part : parts) {
-            if (part instanceof Map<?, ?> p && "text".equals(p.get("type")) && p.get("text") instanceof String t) {
-                if (!text.isEmpty()) {
-                    text.append('\n');
-                }
-                text.append(t);
-            }
-        }
-        return text.toString();
+        return TemplateCaps.parts(m).map(TemplateCaps::joined).orElse(m.content());
     }
 
     private static Map<String, Format> index() {
