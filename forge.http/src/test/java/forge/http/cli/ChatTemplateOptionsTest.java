@@ -32,6 +32,13 @@ class ChatTemplateOptionsTest {
                 gguf -> gguf.put("tokenizer.chat_template", GgufValue.string("{{ 'the GGUF template' }}")));
     }
 
+    /** A one-slot server of the test model with {@code options}. */
+    private static TestServer serve(String... options) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2"));
+        args.addAll(java.util.List.of(options));
+        return TestServer.start(args.toArray(String[]::new));
+    }
+
     private static JsonNode template(TestServer server) throws Exception {
         return JSON.readTree(server.http().get("/v1/models").body()).get("data").get(0).get("template");
     }
@@ -45,15 +52,13 @@ class ChatTemplateOptionsTest {
     @Test
     void aTemplateFileReplacesTheModelsOwn() throws Exception {
         Path file = Files.writeString(work.resolve("custom.jinja"), CUSTOM);
-        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
-                "--chat-template-file", file.toString())) {
+        try (TestServer server = serve("--chat-template-file", file.toString())) {
             assertEquals("generic", template(server).get("name").asText());
             assertEquals("<<user>>Hi<<assistant>>", prompt(server));
         }
         // a family's own official template in the file: that family renders it, as if the GGUF carried it
         Path qwen3 = Path.of(System.getProperty("forge.llama.home"), "src/models/templates/Qwen-Qwen3-0.6B.jinja");
-        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
-                "--chat-template-file", qwen3.toString())) {
+        try (TestServer server = serve("--chat-template-file", qwen3.toString())) {
             assertEquals("qwen3", template(server).get("name").asText());
             assertEquals("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", prompt(server));
         }
@@ -61,8 +66,7 @@ class ChatTemplateOptionsTest {
 
     @Test
     void aTemplateNameIsTheTemplateOfEveryModel() throws Exception {
-        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
-                "--chat-template", "qwen2.5")) {
+        try (TestServer server = serve("--chat-template", "qwen2.5")) {
             JsonNode t = template(server);
             assertEquals("qwen2.5", t.get("name").asText());
             assertEquals("configured", t.get("rule").asText());
@@ -71,8 +75,7 @@ class ChatTemplateOptionsTest {
 
     @Test
     void aLlamaServerBuiltinNameRendersLlamaCppsFormat() throws Exception {
-        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
-                "--chat-template", "llama2")) {
+        try (TestServer server = serve("--chat-template", "llama2")) {
             JsonNode t = template(server);
             assertEquals("llama2", t.get("name").asText());
             assertEquals("generic", t.get("family").asText());
@@ -104,7 +107,7 @@ class ChatTemplateOptionsTest {
     @Test
     void anUnknownTemplateNameStopsTheStartAndListsEveryAcceptedName() {
         forge.api.ForgeException e = org.junit.jupiter.api.Assertions.assertThrows(forge.api.ForgeException.class,
-                () -> TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2", "--chat-template", "llama-2"));
+                () -> serve("--chat-template", "llama-2"));
         for (String name : java.util.List.of("'llama-2'", "qwen2.5", "gemma4", "generic", "chatml", "llama2", "mistral-v7-tekken", "solar-open")) {
             assertTrue(e.getMessage().contains(name), e.getMessage());
         }
