@@ -126,7 +126,9 @@ public final class ServeCommand implements Callable<Integer> {
     List<String> templates = new ArrayList<>();
 
     @Option(names = "--chat-template", paramLabel = "NAME", description = "As llama-server: the chat template for every model, "
-            + "by name (one of ForgeLM's: forge plugins lists them); the same as --template NAME.")
+            + "by name: one of ForgeLM's (forge plugins lists them) or one of llama-server's built-in names (llama2, mistral-v7, "
+            + "chatml, ...: rendered as llama-server renders them without --jinja); ForgeLM's wins a name both have. "
+            + "The same as --template NAME.")
     String chatTemplate;
 
     @Option(names = "--chat-template-file", paramLabel = "FILE", description = "As llama-server: a Jinja chat template file every "

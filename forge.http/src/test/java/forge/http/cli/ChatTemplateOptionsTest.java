@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * llama-server's {@code --chat-template-file FILE} and {@code --chat-template NAME} on
- * {@code forge serve}, and {@code forge models inspect} showing the template and who claims it.
+ * llama-server's {@code --chat-template-file FILE} and {@code --chat-template NAME} (ForgeLM's
+ * names and llama-server's built-in ones) on {@code forge serve}, and {@code forge models inspect} showing the template and who claims it.
  */
 class ChatTemplateOptionsTest {
 
@@ -30,6 +30,13 @@ class ChatTemplateOptionsTest {
     private static Path model() {
         return TestServer.model("tiny-opts", SynthSpec.tiny("llama").withName("tiny-opts"),
                 gguf -> gguf.put("tokenizer.chat_template", GgufValue.string("{{ 'the GGUF template' }}")));
+    }
+
+    /** A one-slot server of the test model with {@code options}. */
+    private static TestServer serve(String... options) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2"));
+        args.addAll(java.util.List.of(options));
+        return TestServer.start(args.toArray(String[]::new));
     }
 
     private static JsonNode template(TestServer server) throws Exception {
@@ -45,15 +52,13 @@ class ChatTemplateOptionsTest {
     @Test
     void aTemplateFileReplacesTheModelsOwn() throws Exception {
         Path file = Files.writeString(work.resolve("custom.jinja"), CUSTOM);
-        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
-                "--chat-template-file", file.toString())) {
+        try (TestServer server = serve("--chat-template-file", file.toString())) {
             assertEquals("generic", template(server).get("name").asText());
             assertEquals("<<user>>Hi<<assistant>>", prompt(server));
         }
         // a family's own official template in the file: that family renders it, as if the GGUF carried it
         Path qwen3 = Path.of(System.getProperty("forge.llama.home"), "src/models/templates/Qwen-Qwen3-0.6B.jinja");
-        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
-                "--chat-template-file", qwen3.toString())) {
+        try (TestServer server = serve("--chat-template-file", qwen3.toString())) {
             assertEquals("qwen3", template(server).get("name").asText());
             assertEquals("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", prompt(server));
         }
@@ -61,11 +66,50 @@ class ChatTemplateOptionsTest {
 
     @Test
     void aTemplateNameIsTheTemplateOfEveryModel() throws Exception {
-        try (TestServer server = TestServer.start("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2",
-                "--chat-template", "qwen2.5")) {
+        try (TestServer server = serve("--chat-template", "qwen2.5")) {
             JsonNode t = template(server);
             assertEquals("qwen2.5", t.get("name").asText());
             assertEquals("configured", t.get("rule").asText());
+        }
+    }
+
+    @Test
+    void aLlamaServerBuiltinNameRendersLlamaCppsFormat() throws Exception {
+        try (TestServer server = serve("--chat-template", "llama2")) {
+            JsonNode t = template(server);
+            assertEquals("llama2", t.get("name").asText());
+            assertEquals("generic", t.get("family").asText());
+            // llama.cpp's LLM_CHAT_TEMPLATE_LLAMA_2: the system message as plain text in the first [INST], no generation prompt
+            assertEquals("[INST] Be brief.\nHi [/INST]Hello</s>[INST] Bye [/INST]", ok(server.http().post("/apply-template", """
+                    {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
+                                  {"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Bye"}]}
+                    """)).get("prompt").asText());
+            // another built-in name through the same route, and a name both have: ForgeLM's family wins
+            assertEquals("<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+                    ok(server.http().post("/apply-template", """
+                            {"template": "llama3", "messages": [{"role": "user", "content": "  Hi "}]}
+                            """)).get("prompt").asText());
+            // content parts joined with a newline, as llama-server joins them for its built-in formats
+            assertEquals("[INST] a\nb [/INST]", ok(server.http().post("/apply-template", """
+                    {"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]}
+                    """)).get("prompt").asText());
+            JsonNode kimi = JSON.readTree(server.http().get("/v1/templates").body()).get("data");
+            java.util.List<String> kimiFamilies = new java.util.ArrayList<>();
+            kimi.forEach(v -> {
+                if (v.get("name").asText().equals("kimi-k2")) {
+                    kimiFamilies.add(v.get("family").asText());
+                }
+            });
+            assertEquals(java.util.List.of("kimi"), kimiFamilies);
+        }
+    }
+
+    @Test
+    void anUnknownTemplateNameStopsTheStartAndListsEveryAcceptedName() {
+        forge.api.ForgeException e = org.junit.jupiter.api.Assertions.assertThrows(forge.api.ForgeException.class,
+                () -> serve("--chat-template", "llama-2"));
+        for (String name : java.util.List.of("'llama-2'", "qwen2.5", "gemma4", "generic", "chatml", "llama2", "mistral-v7-tekken", "solar-open")) {
+            assertTrue(e.getMessage().contains(name), e.getMessage());
         }
     }
 

@@ -30,7 +30,9 @@ class PluginsCommandTest {
         // Built in, from the boot layer.
         assertTrue(text.contains("ok     boot"), text);
         assertTrue(text.contains("backend llama.cpp-cpu (forge.backend.llamacpp)"), text);
-        assertTrue(text.contains("template generic [generic] (forge.template.generic)"), text);
+        // the generic family: the model's own template, then llama-server's built-in names
+        assertTrue(text.contains("template generic [generic, chatml, llama2, llama2-sys, "), text);
+        assertTrue(text.contains(", solar-open] (forge.template.generic)"), text);
         // The backend was probed and chosen, with its reason.
         assertTrue(text.lines().anyMatch(l -> l.startsWith("  * llama.cpp-cpu") && l.contains("usable: llama.cpp v0.5.0")), text);
         // The corrupt jar is reported with where it is and why, and the command still succeeds.

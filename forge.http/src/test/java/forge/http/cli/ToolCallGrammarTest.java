@@ -24,7 +24,6 @@ import forge.api.template.TemplateContext;
 import forge.api.template.ToolDefinition;
 import forge.runtime.ForgeRuntime;
 import forge.runtime.RuntimeConfig;
-import forge.runtime.plugin.Discovered;
 import forge.runtime.gguf.synth.SynthSpec;
 import forge.runtime.gguf.synth.SyntheticModels;
 import java.nio.file.Path;
@@ -94,14 +93,10 @@ class ToolCallGrammarTest {
         }
     }
 
+    /** The variant as the server resolves the name: a family's before the generic plugin's llama-server name of the same spelling. */
     private static ChatTemplate template(String variant) {
-        for (Discovered<ChatTemplateProvider> d : runtime.plugins().templates()) {
-            if (d.provider().variants().stream().anyMatch(v -> v.name().equals(variant))) {
-                return d.provider().create(variant, new TemplateContext(new ModelDescriptor("m", List.of(), Path.of("m.gguf"),
-                        ModelMetadata.EMPTY), "", ""));
-            }
-        }
-        throw new AssertionError("no plugin renders " + variant);
+        ChatTemplateProvider p = runtime.templates().providerOf(variant).orElseThrow(() -> new AssertionError("no plugin renders " + variant));
+        return p.create(variant, new TemplateContext(new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
     }
 
     private static void parse(String grammar) {

@@ -9,12 +9,17 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Chooses a model's chat template: the configured name first; then the providers' claims on the
  * GGUF metadata; then their claims on the model's names; then {@code generic}.
+ *
+ * <p>A configured name is looked up in the families before the generic plugin: the generic plugin
+ * also answers to llama-server's built-in names ({@code llama2}, {@code chatml}, ...), and where a
+ * family has a variant spelled like one of them ({@code kimi-k2}), the family's own wins.
  */
 public final class TemplateSelector {
 
@@ -24,7 +29,9 @@ public final class TemplateSelector {
     private final List<ChatTemplateProvider> providers;
 
     public TemplateSelector(List<Discovered<ChatTemplateProvider>> providers) {
-        this.providers = providers.stream().map(Discovered::provider).toList();
+        // A stable sort: the families in discovery order, then the fallback, so that a family's variant wins a shared name.
+        this.providers = providers.stream().map(Discovered::provider)
+                .sorted(Comparator.comparing((ChatTemplateProvider p) -> FALLBACK.equals(p.family()))).toList();
     }
 
     /** The provider that renders {@code variant}, if any. */
@@ -32,9 +39,9 @@ public final class TemplateSelector {
         return providers.stream().filter(p -> p.variants().stream().anyMatch(v -> v.name().equals(variant))).findFirst();
     }
 
-    /** Every variant name, in discovery order. */
+    /** Every variant name, in discovery order (the fallback's last), each once. */
     public List<String> variants() {
-        return providers.stream().flatMap(p -> p.variants().stream()).map(v -> v.name()).toList();
+        return providers.stream().flatMap(p -> p.variants().stream()).map(v -> v.name()).distinct().toList();
     }
 
     /**
@@ -45,7 +52,7 @@ public final class TemplateSelector {
     public TemplateSelection select(ModelDescriptor model, String configured) {
         if (!configured.isEmpty()) {
             ChatTemplateProvider p = providerOf(configured).orElseThrow(() -> new ForgeException("unknown chat template '"
-                    + configured + "'; installed: " + String.join(", ", variants())));
+                    + configured + "'; installed: " + installed()));
             return new TemplateSelection(p, configured, "configured", "--template " + configured);
         }
         List<Candidate> claims = new ArrayList<>();
@@ -67,6 +74,13 @@ public final class TemplateSelector {
         ChatTemplateProvider fallback = providerOf(FALLBACK).orElseThrow(() -> new ForgeException(
                 "no chat template claims " + model.id() + " and the generic template is not installed"));
         return new TemplateSelection(fallback, FALLBACK, "fallback", "no family claimed the model");
+    }
+
+    /** The accepted names by family, for the error a wrong name gets: ForgeLM's families, then generic's, with llama-server's names. */
+    private String installed() {
+        return providers.stream().map(p -> p.family() + " (" + String.join(", ", p.variants().stream().map(v -> v.name()).toList()) + ")")
+                .collect(Collectors.joining("; "))
+                + (providerOf(FALLBACK).isPresent() ? " (generic's names besides 'generic' are llama-server's built-in chat templates)" : "");
     }
 
     private record Candidate(ChatTemplateProvider provider, TemplateClaim claim) {

@@ -6,6 +6,7 @@ import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -13,11 +14,20 @@ import java.util.Optional;
  * The fallback family. It claims no model: the runtime picks it when nothing else does. A model
  * that carries a Jinja chat template ({@code tokenizer.chat_template}) gets that template,
  * rendered by forge.template.jinja ({@link JinjaChatTemplate}); a model without one gets plain ChatML.
+ *
+ * <p>It also renders llama-server's built-in chat formats by name ({@code --chat-template llama2}),
+ * for users coming from llama-server: {@code chatml} is this family's ChatML, every other name is a
+ * bundled Jinja template that renders as llama.cpp's {@code llm_chat_apply_template}
+ * ({@link LlamaServerTemplate}). Where a family has a variant of the same name ({@code kimi-k2}),
+ * the family's wins: the runtime asks the other families before this one.
  */
 public final class GenericTemplates implements ChatTemplateProvider {
 
     /** The ChatML fallback's variant name. */
     public static final String GENERIC = "generic";
+
+    /** llama-server's name for ChatML, which is this family's own ChatML. */
+    public static final String CHATML = "chatml";
 
     @Override
     public String family() {
@@ -26,11 +36,23 @@ public final class GenericTemplates implements ChatTemplateProvider {
 
     @Override
     public List<TemplateVariant> variants() {
-        return List.of(new TemplateVariant(GENERIC, "the model's own Jinja template, else plain ChatML (<|im_start|>role ... <|im_end|>)"));
+        List<TemplateVariant> variants = new ArrayList<>();
+        variants.add(new TemplateVariant(GENERIC, "the model's own Jinja template, else plain ChatML (<|im_start|>role ... <|im_end|>)"));
+        variants.add(new TemplateVariant(CHATML, "llama-server's chatml: plain ChatML, whatever the model's own template"));
+        for (String name : LlamaServerTemplate.FORMATS.keySet()) {
+            variants.add(new TemplateVariant(name, "llama-server's built-in " + name + " format (as llama.cpp renders it without --jinja)"));
+        }
+        return List.copyOf(variants);
     }
 
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
+        if (CHATML.equals(variant)) {
+            return ChatMlTemplate.INSTANCE;
+        }
+        if (LlamaServerTemplate.FORMATS.containsKey(variant)) {
+            return LlamaServerTemplate.of(variant);
+        }
         if (!GENERIC.equals(variant)) {
             throw new IllegalArgumentException("unknown variant '" + variant + "' of family generic");
         }

@@ -101,6 +101,12 @@ public final class Llama {
         static final MethodHandle llama_model_n_layer = downcall("llama_model_n_layer", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         // const char * llama_model_chat_template(const struct llama_model * model, const char * name);
         static final MethodHandle llama_model_chat_template = downcall("llama_model_chat_template", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        // llama-server's built-in chat formats (src/llama-chat.cpp), which ForgeLM's generic template plugin mirrors.
+        // int32_t llama_chat_apply_template(const char * tmpl, const struct llama_chat_message * chat, size_t n_msg, bool add_ass, char * buf, int32_t length);
+        static final MethodHandle llama_chat_apply_template = downcall("llama_chat_apply_template",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_BOOLEAN, ADDRESS, JAVA_INT));
+        // int32_t llama_chat_builtin_templates(const char ** output, size_t len);
+        static final MethodHandle llama_chat_builtin_templates = downcall("llama_chat_builtin_templates", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
         // const struct llama_vocab * llama_model_get_vocab(const struct llama_model * model);
         static final MethodHandle llama_model_get_vocab = downcall("llama_model_get_vocab", FunctionDescriptor.of(ADDRESS, ADDRESS));
         // int32_t llama_vocab_n_tokens(const struct llama_vocab * vocab);
@@ -419,6 +425,27 @@ public final class Llama {
     public static MemorySegment llama_model_chat_template(MemorySegment model, MemorySegment name) {
         try {
             return (MemorySegment) Handles.llama_model_chat_template.invokeExact(model, name);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /**
+     * {@code int32_t llama_chat_apply_template(const char * tmpl, const struct llama_chat_message * chat, size_t n_msg, bool add_ass, char * buf, int32_t length);}
+     * The formatted length (copied into {@code buf} up to {@code length} bytes, not NUL-terminated when it fills it); -1 for a template it does not know.
+     */
+    public static int llama_chat_apply_template(MemorySegment tmpl, MemorySegment chat, long n_msg, boolean add_ass, MemorySegment buf, int length) {
+        try {
+            return (int) Handles.llama_chat_apply_template.invokeExact(tmpl, chat, n_msg, add_ass, buf, length);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code int32_t llama_chat_builtin_templates(const char ** output, size_t len);} The number of names, of which the first {@code len} are written. */
+    public static int llama_chat_builtin_templates(MemorySegment output, long len) {
+        try {
+            return (int) Handles.llama_chat_builtin_templates.invokeExact(output, len);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }

@@ -182,10 +182,17 @@ public final class Structs {
             ADDRESS.withName("ctx")                          // llama_sampler_context_t (void *)
     ).withName("llama_sampler");
 
+    /** {@code struct llama_chat_message}, 16 bytes: one message for {@code llama_chat_apply_template}. */
+    public static final StructLayout llama_chat_message = MemoryLayout.structLayout(
+            ADDRESS.withName("role"),                        // const char *
+            ADDRESS.withName("content")                      // const char *
+    ).withName("llama_chat_message");
+
     /** Every layout above, for the layout test. */
     public static final List<StructLayout> ALL = List.of(llama_model_params, llama_context_params, llama_batch,
             llama_sampler_chain_params, llama_model_quantize_params, llama_logit_bias, ggml_threadpool_params,
-            llama_token_data, llama_token_data_array, llama_sampler_i, llama_sampler);
+            llama_token_data, llama_token_data_array, llama_sampler_i, llama_sampler,
+            llama_chat_message);
 
     /** The byte offset of {@code field} in {@code struct}; fails for a name the layout lacks. */
     public static long offset(StructLayout struct, String field) {
