@@ -30,6 +30,7 @@ module forge.http {
     requires jdk.unsupported;
 
     exports forge.http.server;
+    exports forge.http.hub;
     // picocli fills the command classes' annotated fields by reflection.
     opens forge.http.cli to info.picocli;
 }

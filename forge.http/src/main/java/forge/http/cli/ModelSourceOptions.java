@@ -36,6 +36,9 @@ final class ModelSourceOptions {
     @Option(names = "--no-hf-cache", description = "Do not read the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub).")
     boolean noHfCache;
 
+    @Option(names = "--hf-endpoint", paramLabel = "URL", description = "The Hugging Face hub or a mirror to pull from (default: $HF_ENDPOINT, else the public hub).")
+    String hfEndpoint;
+
     /** The process's environment; tests give another (a temporary HOME) since a JVM cannot change its own. */
     Map<String, String> environment = System.getenv();
 
@@ -65,6 +68,20 @@ final class ModelSourceOptions {
             return UserHome.expand(hfHome, home()).resolve("hub");
         }
         return home().resolve(".cache/huggingface/hub");
+    }
+
+    /** Pulls from {@code --hf-endpoint} ({@code $HF_ENDPOINT}, else the public hub) into {@link #hfHub}, with {@code $HF_TOKEN}. */
+    forge.http.hub.HubPull hubPull() {
+        String endpoint = hfEndpoint != null ? hfEndpoint : environment.getOrDefault("HF_ENDPOINT", "");
+        if (endpoint.isBlank()) {
+            endpoint = forge.http.hub.HubPull.DEFAULT_ENDPOINT;
+        }
+        String token = environment.getOrDefault("HF_TOKEN", environment.get("HUGGING_FACE_HUB_TOKEN"));
+        try {
+            return new forge.http.hub.HubPull(java.net.URI.create(endpoint), token, hfHub());
+        } catch (IllegalArgumentException e) {
+            throw new forge.api.ForgeException("--hf-endpoint: not a URL: " + endpoint);
+        }
     }
 
     /** Ollama's store: {@code $OLLAMA_MODELS}, else {@code ~/.ollama/models}. */

@@ -124,6 +124,11 @@ public final class HubPull {
     public record Result(String repo, String commit, List<Path> files, String id) {
     }
 
+    /** The hub cache it writes into. */
+    public Path hub() {
+        return hub;
+    }
+
     /** The repository's folder in the cache: {@code models--org--repo}. */
     public Path repoDir(String repo) {
         return hub.resolve("models--" + repo.replace("/", "--"));

@@ -110,6 +110,11 @@ public final class ForgeServer implements AutoCloseable {
         return s;
     }
 
+    /** Lets {@code POST /models/pull} pull from {@code hub} into its cache (off until called). */
+    public void usePull(forge.http.hub.HubPull hub) {
+        modelsApi.hub = hub;
+    }
+
     /** The port actually bound (useful with port 0). */
     public int port() {
         return connector.getLocalPort();
@@ -235,6 +240,10 @@ public final class ForgeServer implements AutoCloseable {
                     case "/models/unload" -> {
                         requireMethod(method, "POST");
                         sendJson(response, callback, 200, modelsApi.unload(modelBody(request, scope)));
+                    }
+                    case "/models/pull" -> {
+                        requireMethod(method, "POST");
+                        modelsApi.pull(modelBody(request, scope), response, callback);
                     }
                     case "/slots" -> {
                         requireMethod(method, "GET");

@@ -3,7 +3,15 @@ package forge.http.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.ForgeException;
+import forge.http.hub.HubPull;
 import forge.runtime.catalog.KeepAlive;
+import forge.runtime.catalog.ModelSource;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ModelState;
@@ -15,15 +23,94 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The model management routes, named as llama-server's router names them: {@code GET /models}
- * (every model with its state), {@code POST /models/load}, {@code POST /models/unload}; and the
+ * (every model with its state), {@code POST /models/load}, {@code POST /models/unload},
+ * {@code POST /models/pull} (Ollama's {@code /api/pull} progress lines); and the
  * fields every model listing shares ({@code /v1/models} adds them to OpenAI's).
  */
 final class ModelsApi {
 
     private final ModelCatalog catalog;
+    /** Where {@code POST /models/pull} pulls from and into; null when the server was not given one. */
+    volatile HubPull hub;
 
     ModelsApi(ModelCatalog catalog) {
         this.catalog = catalog;
+    }
+
+    /**
+     * {@code POST /models/pull {"model": "org/repo[:QUANT]" | "org/repo/file.gguf", "stream"}}:
+     * pulls from the Hugging Face hub into its cache and registers the model, streaming progress
+     * as Ollama's {@code /api/pull} does: NDJSON lines {@code {"status","digest","total","completed"}},
+     * ending with {@code {"status":"success","model":ID}} or {@code {"error":...}}. With
+     * {@code "stream": false}, one JSON object once done.
+     */
+    void pull(JsonNode body, Response response, Callback callback) {
+        HubPull pull = hub;
+        if (pull == null) {
+            throw new ApiError(501, "server_error", "not_configured", null, "this server pulls no models");
+        }
+        JsonNode name = body.has("model") ? body.get("model") : body.get("name");
+        if (name == null || !name.isTextual() || name.asText().isBlank()) {
+            throw ApiError.badRequest("model", "'model' is required: org/repo, org/repo:QUANT or org/repo/file.gguf");
+        }
+        HubPull.Target target;
+        try {
+            target = HubPull.Target.parse(name.asText());
+        } catch (ForgeException e) {
+            throw ApiError.badRequest("model", e.getMessage());
+        }
+        boolean stream = !body.has("stream") || body.get("stream").asBoolean(true);
+        if (!stream) {
+            HubPull.Result r;
+            try {
+                r = pull.pull(target, p -> { });
+            } catch (ForgeException e) {
+                throw new ApiError(502, "server_error", "pull_failed", "model", e.getMessage());
+            }
+            ForgeServer.sendJson(response, callback, 200, Json.MAPPER.createObjectNode().put("status", "success")
+                    .put("model", register(pull, r)));
+            return;
+        }
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/x-ndjson");
+        ObjectNode last;
+        try {
+            HubPull.Result r = pull.pull(target, p -> {
+                if (p.status().equals("success")) {
+                    return; // said below, with the model's id, once it is registered
+                }
+                ObjectNode line = Json.MAPPER.createObjectNode().put("status", p.status());
+                if (!p.digest().isEmpty()) {
+                    line.put("digest", p.digest()).put("total", p.total()).put("completed", p.completed());
+                }
+                try {
+                    line(response, line);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            last = Json.MAPPER.createObjectNode().put("status", "success").put("model", register(pull, r));
+        } catch (ForgeException e) {
+            last = Json.MAPPER.createObjectNode().put("error", e.getMessage());
+        } catch (java.io.UncheckedIOException e) {
+            callback.failed(e.getCause()); // the client went away; what was fetched stays for a resume
+            return;
+        }
+        byte[] json = Json.bytes(last);
+        ByteBuffer buffer = ByteBuffer.allocate(json.length + 1).put(json).put((byte) '\n').flip();
+        response.write(true, buffer, callback);
+    }
+
+    /** Registers what a pull wrote (the hub cache is a source like any other) and returns its id. */
+    private String register(HubPull pull, HubPull.Result r) {
+        catalog.addSource(new ModelSource.HfCache(pull.hub()));
+        return catalog.find(r.id()).map(ModelEntry::id).orElse(r.id());
+    }
+
+    private static void line(Response response, ObjectNode line) throws IOException {
+        byte[] json = Json.bytes(line);
+        ByteBuffer buffer = ByteBuffer.allocate(json.length + 1).put(json).put((byte) '\n').flip();
+        SseWriter.write(response, buffer);
     }
 
     /**

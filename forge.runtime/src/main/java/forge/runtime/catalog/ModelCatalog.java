@@ -228,11 +228,15 @@ public final class ModelCatalog implements AutoCloseable {
 
     /**
      * Registers every model a source finds. A name already taken (by an earlier source) is
-     * logged and that model skipped: the first source keeps it.
+     * logged and that model skipped: the first source keeps it. A model already registered from
+     * the same file is left as it is, so a source can be scanned again for what is new.
      */
     public List<ModelEntry> addSource(ModelSource source) {
         List<ModelEntry> added = new ArrayList<>();
         for (ModelSource.Found f : source.scan()) {
+            if (findExact(f.id()).filter(e -> e.descriptor().path().equals(f.path())).isPresent()) {
+                continue; // registered by an earlier scan of this source (a refresh after a pull)
+            }
             try {
                 register(f, List.of(), "").ifPresent(added::add);
             } catch (ForgeException e) {
