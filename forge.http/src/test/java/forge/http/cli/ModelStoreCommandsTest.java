@@ -114,11 +114,15 @@ class ModelStoreCommandsTest {
             assertTrue(out.contains("serve it as someone/Tiny-GGUF/tiny-Q4_K_M"), out);
             var list = new ModelStoreCommands.List_();
             assertTrue(run(list, list.sources, 0).contains("someone/Tiny-GGUF/tiny-Q4_K_M"));
-            // --hf-endpoint wins over HF_ENDPOINT
+            // --hf-endpoint wins over HF_ENDPOINT; on a terminal the progress is one bar redrawn in place
             env.put("HF_ENDPOINT", "http://127.0.0.1:1");
+            Files.walk(home.resolve(".cache/huggingface/hub/models--someone--Tiny-GGUF")).sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
             var again = new ModelStoreCommands.Pull();
-            again.terminal = false;
-            run(again, again.sources, 0, "--hf-endpoint", hub.endpoint(), "someone/Tiny-GGUF");
+            again.terminal = true;
+            String bar = run(again, again.sources, 0, "--hf-endpoint", hub.endpoint(), "someone/Tiny-GGUF");
+            assertTrue(bar.contains("\r") && bar.contains("[#########################] 100%"), bar);
+            assertFalse(bar.contains(": 100% ("), "no progress lines on a terminal: " + bar);
         }
     }
 
