@@ -14,7 +14,6 @@ import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.PromptCache;
 import forge.runtime.engine.PromptCacheStore;
-import forge.runtime.gguf.GgufFile;
 import forge.runtime.gguf.GgufReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -276,11 +275,12 @@ public final class ModelCatalog implements AutoCloseable {
         ModelMetadata metadata = new ModelMetadata(java.util.Map.of(), java.util.Map.of());
         if (problem.isEmpty()) {
             try {
-                GgufFile gguf = GgufReader.read(path);
-                metadata = withTemplate(gguf.metadata(), templateSource);
-                problem = truncation(gguf).orElse("");
+                // the reader checks every tensor against the file's end: a cut-off download fails here
+                metadata = withTemplate(GgufReader.read(path).metadata(), templateSource);
             } catch (RuntimeException e) {
-                problem = "not a readable GGUF file: " + e.getMessage();
+                String why = String.valueOf(e.getMessage());
+                why = why.startsWith(path + ": ") ? why.substring(path.toString().length() + 2) : why;
+                problem = why.startsWith("truncated") ? why : "not a readable GGUF file: " + why;
             }
         }
         if (metadata.architecture().filter("clip"::equals).isPresent()) {
@@ -325,17 +325,6 @@ public final class ModelCatalog implements AutoCloseable {
             LOG.warn("model {} [{}] ({}) is unavailable: {}", descriptor.id(), found.source(), path, problem);
         }
         return Optional.of(entry);
-    }
-
-    /** Why a GGUF is cut short: its tensors reach past its end (a download or copy that stopped). */
-    private static Optional<String> truncation(GgufFile gguf) {
-        long end = gguf.dataOffset();
-        for (var t : gguf.tensors()) {
-            end = Math.max(end, gguf.absoluteOffset(t) + t.byteSize());
-        }
-        return end > gguf.fileSize()
-                ? Optional.of("truncated: the file has " + gguf.fileSize() + " bytes, its tensors need " + end)
-                : Optional.empty();
     }
 
     /** Why the chosen template cannot render this model's conversations (its own Jinja does not parse, say). */

@@ -42,16 +42,14 @@ public sealed interface ModelSource {
      * @param path     the file to load (the first part of a split model)
      * @param parts    every file of the model (one unless split)
      * @param problem  why it cannot be served as found (a missing split part); empty when none
-     * @param template a chat template the source gives beside the file (Ollama's template layer); empty for none
      */
-    record Found(String id, String source, Path path, List<Path> parts, String problem, String template) {
+    record Found(String id, String source, Path path, List<Path> parts, String problem) {
         public Found {
             Objects.requireNonNull(id);
             Objects.requireNonNull(source);
             Objects.requireNonNull(path);
             parts = List.copyOf(parts);
             Objects.requireNonNull(problem);
-            Objects.requireNonNull(template);
         }
 
         /** The bytes of all its files. */
@@ -85,7 +83,7 @@ public sealed interface ModelSource {
             for (Path f : files) {
                 Path p = f.toAbsolutePath().normalize();
                 found.add(group(List.of(p), name(), stem -> stem).stream().findFirst()
-                        .orElse(new Found(stemOf(p), name(), p, List.of(p), "", "")));
+                        .orElse(new Found(stemOf(p), name(), p, List.of(p), "")));
             }
             return found;
         }
@@ -106,11 +104,12 @@ public sealed interface ModelSource {
 
     /**
      * Ollama's store: {@code manifests/<registry>/<namespace>/<model>/<tag>} (JSON naming layers by
-     * digest) and {@code blobs/sha256-<hex>}.
+     * digest) and {@code blobs/sha256-<hex>}. Only the model layer is read: its GGUF carries the
+     * chat template ForgeLM renders; the template layer beside it is a Go template for Ollama's
+     * own renderer, and the params layer holds Ollama's sampling defaults.
      */
     record Ollama(Path root) implements ModelSource {
         static final String MODEL_LAYER = "application/vnd.ollama.image.model";
-        static final String TEMPLATE_LAYER = "application/vnd.ollama.image.template";
         static final String DEFAULT_REGISTRY = "registry.ollama.ai";
         private static final Pattern LAYER = Pattern.compile(
                 "\\{[^{}]*\"mediaType\"\\s*:\\s*\"([^\"]+)\"[^{}]*\"digest\"\\s*:\\s*\"(sha256[:-][0-9a-f]{64})\"[^{}]*}");
@@ -160,23 +159,18 @@ public sealed interface ModelSource {
                 id = registry + "/" + id;
             }
             Path model = null;
-            String template = "";
             Matcher layer = LAYER.matcher(json);
-            while (layer.find()) {
-                // digests are checked to be 64 hex digits by the pattern: a blob path cannot leave blobs/
-                Path blob = root.resolve("blobs").resolve(layer.group(2).replace(':', '-'));
-                if (layer.group(1).equals(MODEL_LAYER) && model == null) {
-                    model = blob;
-                } else if (layer.group(1).equals(TEMPLATE_LAYER) && Files.isRegularFile(blob) && Files.size(blob) < 1 << 20) {
-                    // Ollama's templates are Go templates, not Jinja: kept for inspection, never rendered
-                    template = Files.readString(blob);
+            while (layer.find() && model == null) {
+                if (layer.group(1).equals(MODEL_LAYER)) {
+                    // the pattern admits 64 hex digits only: a blob path cannot leave blobs/
+                    model = root.resolve("blobs").resolve(layer.group(2).replace(':', '-'));
                 }
             }
             if (model == null) {
                 return Optional.empty(); // an embedding-less or adapter-only manifest: nothing to serve
             }
             String problem = Files.isRegularFile(model) ? "" : "its model blob " + model.getFileName() + " is missing";
-            return Optional.of(new Found(id, name(), model, List.of(model), problem, template));
+            return Optional.of(new Found(id, name(), model, List.of(model), problem));
         }
     }
 
@@ -297,7 +291,7 @@ public sealed interface ModelSource {
                 splits.computeIfAbsent(base, b -> new TreeMap<>()).put(Integer.parseInt(m.group(2)), f);
                 counts.merge(base, Integer.parseInt(m.group(3)), Math::max);
             } else {
-                single.putIfAbsent(f.toString(), new Found(idOf.apply(stemOf(f)), source, f, List.of(f), "", ""));
+                single.putIfAbsent(f.toString(), new Found(idOf.apply(stemOf(f)), source, f, List.of(f), ""));
             }
         }
         List<Found> found = new ArrayList<>(single.values());
@@ -312,7 +306,7 @@ public sealed interface ModelSource {
             Path first = parts.firstEntry().getValue();
             String problem = missing.isEmpty() ? "" : "split model: part" + (missing.size() > 1 ? "s " : " ") + missing
                     .stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElseThrow() + " of " + count + " missing";
-            found.add(new Found(idOf.apply(base.getFileName().toString()), source, first, List.copyOf(parts.values()), problem, ""));
+            found.add(new Found(idOf.apply(base.getFileName().toString()), source, first, List.copyOf(parts.values()), problem));
         });
         return found;
     }
