@@ -338,6 +338,10 @@ public final class ServeCommand implements Callable<Integer> {
                 if (found.isEmpty()) {
                     found = List.of(catalog.add(demoModel(sources.defaultFolder()), aliases));
                 } else if (!aliases.isEmpty()) {
+                    if (found.size() != 1) {
+                        throw new ForgeException("--alias names one model: give it with -m, or use forge models alias"
+                                + " (" + found.size() + " models were found)");
+                    }
                     for (String a : aliases) {
                         catalog.alias(a, found.getFirst().id());
                     }
@@ -395,16 +399,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** {@code MemTotal} of {@code /proc/meminfo}; -1 when unknown. */
     static long totalMemory() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-                if (line.startsWith("MemTotal:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (java.io.IOException | NumberFormatException e) {
-            LOG.debug("cannot read the machine's memory: {}", e.toString());
-        }
-        return -1;
+        return meminfo("MemTotal:");
     }
 
     /** The host prompt cache of {@code --cache-ram}, kept in {@code --prompt-cache-dir} when given. */
@@ -503,14 +498,19 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** {@code MemAvailable} of {@code /proc/meminfo}: what the machine can give without swapping; -1 when unknown. */
     static long availableMemory() {
+        return meminfo("MemAvailable:");
+    }
+
+    /** A line of {@code /proc/meminfo} in bytes; -1 when unknown. */
+    private static long meminfo(String key) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-                if (line.startsWith("MemAvailable:")) {
+                if (line.startsWith(key)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
                 }
             }
         } catch (java.io.IOException | NumberFormatException e) {
-            LOG.debug("cannot read the free memory: {}", e.toString());
+            LOG.debug("cannot read {} of /proc/meminfo: {}", key, e.toString());
         }
         return -1;
     }

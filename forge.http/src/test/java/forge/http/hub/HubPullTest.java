@@ -105,8 +105,10 @@ class HubPullTest {
         hub.cuts.set(1);
         HubPull.Result r = pull(null).pull(HubPull.Target.parse("org/repo:Q8_0"), progress::add);
         assertTrue(java.util.Arrays.equals(q8, Files.readAllBytes(r.files().getFirst())));
-        assertTrue(hub.log.stream().anyMatch(l -> l.startsWith("blob GET") && l.contains("range=bytes=" + q8.length / 2 + "-")),
-                String.join("\n", hub.log));
+        // resumed from what came before the cut (about half: the last bytes sent may be lost with the connection)
+        var resumedAt = java.util.regex.Pattern.compile("range=bytes=(\\d+)-");
+        assertTrue(hub.log.stream().filter(l -> l.startsWith("blob GET")).map(resumedAt::matcher).filter(java.util.regex.Matcher::find)
+                .mapToLong(m -> Long.parseLong(m.group(1))).anyMatch(n -> n > 0 && n <= q8.length / 2), String.join("\n", hub.log));
     }
 
     @Test
