@@ -24,10 +24,13 @@ module forge.http {
     requires io.prometheus.metrics.core;
     requires io.prometheus.metrics.model;
     requires io.prometheus.writer.text;
+    // forge pull and POST /models/pull fetch from a Hugging Face hub; forge models load|unload call a running server.
+    requires java.net.http;
     // forge serve's graceful shutdown: sun.misc.Signal, the only way to see a second SIGTERM.
     requires jdk.unsupported;
 
     exports forge.http.server;
+    exports forge.http.hub;
     // picocli fills the command classes' annotated fields by reflection.
     opens forge.http.cli to info.picocli;
 }

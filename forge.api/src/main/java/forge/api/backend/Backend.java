@@ -19,6 +19,15 @@ public interface Backend extends AutoCloseable {
      */
     LoadedModel load(ModelLoadParams params, LoadProgress progress);
 
+    /**
+     * Why this backend cannot load a model with {@code metadata} (an architecture it does not
+     * know, say), decided from the GGUF header alone so that a catalog lists the model as
+     * unavailable before anyone asks for it; empty when it may load.
+     */
+    default Optional<String> refuses(forge.api.model.ModelMetadata metadata) {
+        return Optional.empty();
+    }
+
     /** The backend's quantizer, when it has one. */
     default Optional<ModelQuantizer> quantizer() {
         return Optional.empty();

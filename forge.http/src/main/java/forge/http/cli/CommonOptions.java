@@ -16,11 +16,14 @@ final class CommonOptions {
     @Option(names = "--backend", paramLabel = "NAME", description = "Use this backend instead of the best usable one.")
     String backend = "";
 
-    /** ~/.forge, or {@code forge.user.home} when set (tests keep away from the real one). */
+    /**
+     * {@code ~/.forge} ({@code ~} being {@code $HOME}, not Java's {@code user.home}: see
+     * {@link forge.api.UserHome}), or {@code forge.user.home} when set (tests keep away from the real one).
+     */
     static Path userHome() {
         String configured = System.getProperty("forge.user.home");
         return configured != null && !configured.isBlank() ? Path.of(configured)
-                : Path.of(System.getProperty("user.home"), ".forge");
+                : forge.api.UserHome.get().resolve(".forge");
     }
 
     RuntimeConfig runtimeConfig() {

@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "forge", mixinStandardHelpOptions = true, versionProvider = ForgeCli.Version.class,
         description = "ForgeLM: a local, OpenAI-compatible LLM server for GGUF models.",
-        subcommands = {ServeCommand.class, PluginsCommand.class, ModelCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, PluginsCommand.class, ModelCommand.class, ModelStoreCommands.Pull.class,
+                CommandLine.HelpCommand.class})
 public final class ForgeCli implements Callable<Integer> {
 
     @CommandLine.Spec

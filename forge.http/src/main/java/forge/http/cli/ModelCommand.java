@@ -17,8 +17,10 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code forge model ...}: model tools. */
-@Command(name = "model", aliases = "models", mixinStandardHelpOptions = true, description = "Model tools.",
-        subcommands = {ModelCommand.Synth.class, ModelCommand.Inspect.class})
+@Command(name = "models", aliases = "model", mixinStandardHelpOptions = true, description = "The models: list, inspect, alias, rm, pull, load, unload; synth for tests.",
+        subcommands = {ModelStoreCommands.List_.class, ModelCommand.Inspect.class, ModelStoreCommands.Alias.class,
+                ModelStoreCommands.Rm.class, ModelStoreCommands.Pull.class, ModelStoreCommands.Load.class,
+                ModelStoreCommands.Unload.class, ModelCommand.Synth.class})
 final class ModelCommand implements Callable<Integer> {
 
     @Spec
@@ -31,18 +33,38 @@ final class ModelCommand implements Callable<Integer> {
     }
 
     /**
-     * {@code forge models inspect FILE}: the chat template a model would be served with, which
-     * plugin claims it and why (every family's claim), whether it parses, and its source.
+     * {@code forge models inspect FILE|MODEL}: a model's GGUF metadata, architecture, quantization
+     * and context; the chat template it would be served with, which plugin claims it and why
+     * (every family's claim), whether it parses, and its source.
      */
     @Command(name = "inspect", mixinStandardHelpOptions = true, description = {
-            "Show a GGUF model's chat template: which plugin renders it and why, each family's claim, and the template's source."})
+            "Show a GGUF model: its metadata, architecture, quantization and context; its chat template, which plugin",
+            "renders it and why, each family's claim, and the template's source. MODEL is a file or an id of forge models list."})
     static final class Inspect implements Callable<Integer> {
 
         @Mixin
         CommonOptions common = new CommonOptions();
 
-        @picocli.CommandLine.Parameters(paramLabel = "FILE", description = "The .gguf model file.")
-        Path file;
+        @Mixin
+        ModelSourceOptions sources = new ModelSourceOptions();
+
+        @picocli.CommandLine.Parameters(paramLabel = "FILE|MODEL", description = "A .gguf file, or the id or alias of a model.")
+        String name;
+
+        /** The file {@link #name} names: itself, or the file of the model with that id in the sources. */
+        private Path file() {
+            Path given = forge.api.UserHome.expand(name, sources.home());
+            if (Files.isRegularFile(given)) {
+                return given;
+            }
+            try (var offline = ModelStoreCommands.Offline.open(common, sources)) {
+                var entry = offline.catalog().find(name).orElseThrow(() -> new ForgeException("no file or model '" + name
+                        + "' (forge models list shows the models)"));
+                spec.commandLine().getOut().printf("source:         %s%s%n", entry.source(),
+                        entry.reason().map(r -> " (UNAVAILABLE: " + r + ")").orElse(""));
+                return entry.descriptor().path();
+            }
+        }
 
         @Option(names = {"--template", "--chat-template"}, paramLabel = "NAME", description = "As forge serve: a template chosen by name.")
         String template = "";
@@ -56,11 +78,9 @@ final class ModelCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             var out = spec.commandLine().getOut();
-            Path path = file.toAbsolutePath().normalize();
-            if (!Files.isRegularFile(path)) {
-                throw new ForgeException("model file not found: " + path);
-            }
-            var metadata = forge.runtime.catalog.ModelCatalog.withTemplate(forge.runtime.gguf.GgufReader.read(path).metadata(),
+            Path path = file().toAbsolutePath().normalize();
+            var gguf = forge.runtime.gguf.GgufReader.read(path);
+            var metadata = forge.runtime.catalog.ModelCatalog.withTemplate(gguf.metadata(),
                     templateFile == null ? null : ServeCommand.readTemplate(templateFile));
             var model = new forge.api.model.ModelDescriptor(forge.runtime.catalog.ModelCatalog.idOf(path), java.util.List.of(), path, metadata);
             var plugins = ForgeRuntime.inspect(common.runtimeConfig()).plugins();
@@ -68,6 +88,16 @@ final class ModelCommand implements Callable<Integer> {
             var chosen = selector.select(model, template);
             out.printf("model:          %s (%s)%n", model.id(), path);
             out.printf("architecture:   %s%n", metadata.architecture().orElse("(none)"));
+            out.printf("quantization:   %s%n", quantization(metadata));
+            out.printf("context:        %s (training)%n", metadata.contextLength().isPresent() ? metadata.contextLength().getAsLong() : "unknown");
+            out.printf("size:           %s, %d tensors%n", ModelStoreCommands.size(gguf.fileSize()), gguf.tensors().size());
+            out.println("metadata:");
+            metadata.values().forEach((key, value) -> {
+                if (!key.startsWith("tokenizer.")) {
+                    String text = String.valueOf(value);
+                    out.printf("  %-40s %s%n", key, text.length() > 100 ? text.substring(0, 100) + "..." : text);
+                }
+            });
             out.printf("chat template:  %s, family %s (%s: %s)%n", chosen.variant(), chosen.provider().family(), chosen.rule(), chosen.reason());
             out.println("claims:");
             for (var t : plugins.templates()) {
@@ -98,6 +128,20 @@ final class ModelCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
+    }
+
+    /** {@code general.file_type} by llama.cpp's name ({@code enum llama_ftype} of llama.h). */
+    static String quantization(forge.api.model.ModelMetadata metadata) {
+        var type = metadata.integer("general.file_type");
+        if (type.isEmpty()) {
+            return "unknown (no general.file_type)";
+        }
+        String[] names = {"F32", "F16", "Q4_0", "Q4_1", null, null, null, "Q8_0", "Q5_0", "Q5_1", "Q2_K", "Q3_K_S", "Q3_K_M",
+                "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "IQ2_XXS", "IQ2_XS", "Q2_K_S", "IQ3_XS", "IQ3_XXS",
+                "IQ1_S", "IQ4_NL", "IQ3_S", "IQ3_M", "IQ2_S", "IQ2_M", "IQ4_XS", "IQ1_M", "BF16", null, null, null, "TQ1_0",
+                "TQ2_0", "MXFP4_MOE", "NVFP4", "Q1_0", "Q2_0"};
+        long t = type.getAsLong();
+        return t >= 0 && t < names.length && names[(int) t] != null ? names[(int) t] : "type " + t;
     }
 
     /** {@code forge model synth}: a random-weight GGUF model of a chosen shape, for tests and benchmarks. */

@@ -7,6 +7,8 @@ import forge.http.server.ForgeServer;
 import forge.http.server.ServerConfig;
 import forge.runtime.ForgeRuntime;
 import forge.runtime.catalog.ContextSizing;
+import forge.runtime.catalog.KeepAlive;
+import forge.runtime.catalog.UnloadPolicy;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.engine.EngineConfig;
@@ -33,8 +35,9 @@ import picocli.CommandLine.Option;
 /** {@code forge serve}: the OpenAI-compatible server, with flags close to llama-server's. */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = {
         "Serve GGUF models over an OpenAI-compatible HTTP API.",
-        "Without --model it serves the .gguf files in ~/.forge/models, or a small generated demo model "
-                + "(random weights: its text is noise) when there are none."})
+        "Without --model it serves the user's models where they are: ~/.forge/models (or --models-dir), Ollama's,",
+        "LM Studio's and the Hugging Face cache's (each can be turned off), loaded on demand; when there are none,",
+        "a small generated demo model (random weights: its text is noise)."})
 public final class ServeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
@@ -52,8 +55,26 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = {"-a", "--alias"}, paramLabel = "NAME", description = "Another name for the (first) model (repeatable).")
     List<String> aliases = new ArrayList<>();
 
-    @Option(names = "--models-dir", paramLabel = "DIR", description = "Folder of .gguf files to serve when no --model is given (default: ~/.forge/models).")
-    Path modelsDir;
+    @Mixin
+    ModelSourceOptions sources = new ModelSourceOptions();
+
+    @Option(names = "--models-ttl", paramLabel = "DURATION", defaultValue = "-1", description = {
+            "Unload a model idle this long (Ollama's keep_alive: 5m, 30s, 1h or seconds; 0 = after each request;",
+            "default: ${DEFAULT-VALUE}, kept). A request's own keep_alive wins for the model it used."})
+    String modelsTtl;
+
+    @Option(names = "--models-max", paramLabel = "N", defaultValue = "0", description = {
+            "Most models loaded at once; the least recently used idle one unloads first (default: ${DEFAULT-VALUE}, no limit)."})
+    int modelsMax;
+
+    @Option(names = "--models-memory", paramLabel = "MiB|auto", defaultValue = "auto", description = {
+            "Most memory the loaded models take together (their files and KV caches); the least recently used idle",
+            "ones unload first to make room (default: ${DEFAULT-VALUE}, 3/4 of the machine's RAM; 0 = no limit)."})
+    String modelsMemory;
+
+    @Option(names = "--models-load-wait", paramLabel = "DURATION", defaultValue = "10m", description = {
+            "How long a request waits for its model to load before a 503 to retry (default: ${DEFAULT-VALUE})."})
+    String modelsLoadWait;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
     String host;
@@ -305,21 +326,33 @@ public final class ServeCommand implements Callable<Integer> {
             }
             usePromptCache(catalog);
             perModel.forEach(catalog::configureTemplate);
+            catalog.useLifecycle(lifecycle());
             List<ModelEntry> preload = new ArrayList<>();
             if (!models.isEmpty()) {
                 for (int i = 0; i < models.size(); i++) {
                     preload.add(catalog.add(models.get(i), i == 0 ? aliases : List.of()));
                 }
+                // -m serves what it names, as llama-server: only the folders named beside it are read too
+                sources.register(catalog, false);
             } else {
-                Path folder = modelsDir != null ? modelsDir : CommonOptions.userHome().resolve("models");
-                List<ModelEntry> found = catalog.addFolder(folder);
+                // Without -m: the user's models where they are (folders, Ollama, LM Studio, the HF cache)
+                List<ModelEntry> found = sources.register(catalog, true);
                 if (found.isEmpty()) {
-                    found = List.of(catalog.add(demoModel(folder), aliases));
+                    found = List.of(catalog.add(demoModel(sources.defaultFolder()), aliases));
+                } else if (!aliases.isEmpty()) {
+                    if (found.size() != 1) {
+                        throw new ForgeException("--alias names one model: give it with -m, or use forge models alias"
+                                + " (" + found.size() + " models were found)");
+                    }
+                    for (String a : aliases) {
+                        catalog.alias(a, found.getFirst().id());
+                    }
                 }
                 if (found.size() == 1) {
                     preload.addAll(found);
                 }
             }
+            preload.removeIf(e -> !e.available());
             for (String name : perModel.keySet()) {
                 if (catalog.find(name).isEmpty()) {
                     throw new ForgeException("--template " + name + "=" + perModel.get(name) + ": no model answers to '" + name + "'");
@@ -330,6 +363,7 @@ public final class ServeCommand implements Callable<Integer> {
                 catalog.serve(e);
             }
             ForgeServer server = ForgeServer.start(access.apply(ServerConfig.of(host, port)), catalog);
+            server.usePull(sources.hubPull());
             System.err.printf("ForgeLM is serving %s on http://%s:%d/v1 (OpenAI-compatible)%n",
                     catalog.entries().stream().map(ModelEntry::id).toList(), host, server.port());
             return new Running(runtime, catalog, server);
@@ -340,6 +374,34 @@ public final class ServeCommand implements Callable<Integer> {
             runtime.close();
             throw e;
         }
+    }
+
+    /** {@code --models-ttl}, {@code --models-max}, {@code --models-memory} and {@code --models-load-wait}. */
+    ModelCatalog.Lifecycle lifecycle() {
+        KeepAlive ttl = parse("--models-ttl", KeepAlive::parse, modelsTtl);
+        long memory;
+        if (modelsMemory.equalsIgnoreCase("auto")) {
+            memory = UnloadPolicy.defaultMemory(totalMemory());
+        } else {
+            memory = parse("--models-memory", t -> {
+                long mib = Long.parseLong(t.strip());
+                if (mib < 0) {
+                    throw new IllegalArgumentException("expected MiB, 0 (no limit) or auto, got " + t);
+                }
+                return mib << 20;
+            }, modelsMemory);
+        }
+        UnloadPolicy limits = parse("--models-max", n -> new UnloadPolicy(modelsMax, memory), String.valueOf(modelsMax));
+        java.time.Duration wait = parse("--models-load-wait", KeepAlive::parse, modelsLoadWait).duration();
+        if (wait.isNegative() || wait.isZero()) {
+            throw new ParameterException(spec.commandLine(), "--models-load-wait: a positive duration, got " + modelsLoadWait);
+        }
+        return new ModelCatalog.Lifecycle(ttl, limits, wait);
+    }
+
+    /** {@code MemTotal} of {@code /proc/meminfo}; -1 when unknown. */
+    static long totalMemory() {
+        return meminfo("MemTotal:");
     }
 
     /** The host prompt cache of {@code --cache-ram}, kept in {@code --prompt-cache-dir} when given. */
@@ -438,14 +500,19 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** {@code MemAvailable} of {@code /proc/meminfo}: what the machine can give without swapping; -1 when unknown. */
     static long availableMemory() {
+        return meminfo("MemAvailable:");
+    }
+
+    /** A line of {@code /proc/meminfo} in bytes; -1 when unknown. */
+    private static long meminfo(String key) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-                if (line.startsWith("MemAvailable:")) {
+                if (line.startsWith(key)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
                 }
             }
         } catch (java.io.IOException | NumberFormatException e) {
-            LOG.debug("cannot read the free memory: {}", e.toString());
+            LOG.debug("cannot read {} of /proc/meminfo: {}", key, e.toString());
         }
         return -1;
     }

@@ -50,6 +50,7 @@ public final class ForgeServer implements AutoCloseable {
     private final AnthropicMessages messages;
     private final Responses responses;
     private final TemplatesApi templates;
+    private final ModelsApi modelsApi;
     private final ApiKeys apiKeys;
     private final Completions completions;
     private final Embeddings embeddings;
@@ -78,6 +79,7 @@ public final class ForgeServer implements AutoCloseable {
         this.cors = new CorsPolicy(config.corsOrigins());
         this.browsers = new BrowserGuard(cors, config.host(), config.allowedHosts());
         this.templates = new TemplatesApi(catalog);
+        this.modelsApi = new ModelsApi(catalog);
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("forge-http");
         // Handlers block (reading bodies, waiting for tokens): virtual threads make that cheap.
@@ -106,6 +108,11 @@ public final class ForgeServer implements AutoCloseable {
         }
         LOG.info("listening on http://{}:{}", config.host(), s.port());
         return s;
+    }
+
+    /** Lets {@code POST /models/pull} pull from {@code hub} into its cache (off until called). */
+    public void usePull(forge.http.hub.HubPull hub) {
+        modelsApi.hub = hub;
     }
 
     /** The port actually bound (useful with port 0). */
@@ -185,7 +192,8 @@ public final class ForgeServer implements AutoCloseable {
                     }
                 }
             };
-            try {
+            // The models this request is served by stay loaded until it ends (ModelCatalog's leases).
+            try (ModelCatalog.RequestScope scope = catalog.requestScope()) {
                 // Before anything else, preflights included: a page of another site gets nothing to run.
                 browsers.check(request.getHeaders().get(HttpHeader.HOST), origin);
                 if ("OPTIONS".equals(method)) {
@@ -221,6 +229,22 @@ public final class ForgeServer implements AutoCloseable {
                         requireMethod(method, "GET");
                         sendJson(response, callback, 200, models());
                     }
+                    case "/models" -> {
+                        requireMethod(method, "GET");
+                        sendJson(response, callback, 200, modelsApi.list());
+                    }
+                    case "/models/load" -> {
+                        requireMethod(method, "POST");
+                        sendJson(response, callback, 200, modelsApi.load(modelBody(request, scope)));
+                    }
+                    case "/models/unload" -> {
+                        requireMethod(method, "POST");
+                        sendJson(response, callback, 200, modelsApi.unload(modelBody(request, scope)));
+                    }
+                    case "/models/pull" -> {
+                        requireMethod(method, "POST");
+                        modelsApi.pull(modelBody(request, scope), response, callback);
+                    }
                     case "/slots" -> {
                         requireMethod(method, "GET");
                         sendJson(response, callback, 200, info.slots(modelParam(request)));
@@ -237,38 +261,38 @@ public final class ForgeServer implements AutoCloseable {
                     }
                     case "/v1/chat/completions" -> {
                         requireMethod(method, "POST");
-                        JsonNode body = Json.parse(readBody(request));
+                        JsonNode body = modelBody(request, scope);
                         ChatRequest chatRequest = ChatRequest.parse(body);
                         Strictness.check(config.strict(), chatRequest.ignored());
                         chat.handle(chatRequest, config.strict(), request, response, callback);
                     }
                     case "/v1/messages" -> {
                         requireMethod(method, "POST");
-                        messages.handle(Json.parse(readBody(request)), config.strict(), request, response, callback);
+                        messages.handle(modelBody(request, scope), config.strict(), request, response, callback);
                     }
                     case "/v1/messages/count_tokens" -> {
                         requireMethod(method, "POST");
-                        sendJson(response, callback, 200, messages.countTokens(Json.parse(readBody(request)), config.strict()));
+                        sendJson(response, callback, 200, messages.countTokens(modelBody(request, scope), config.strict()));
                     }
                     case "/v1/responses" -> {
                         requireMethod(method, "POST");
-                        responses.handle(Json.parse(readBody(request)), config.strict(), request, response, callback);
+                        responses.handle(modelBody(request, scope), config.strict(), request, response, callback);
                     }
                     case "/v1/completions" -> {
                         requireMethod(method, "POST");
-                        completions.handle(Json.parse(readBody(request)), config.strict(), request, response, callback);
+                        completions.handle(modelBody(request, scope), config.strict(), request, response, callback);
                     }
                     case "/v1/embeddings" -> {
                         requireMethod(method, "POST");
-                        embeddings.handle(Json.parse(readBody(request)), config.strict(), response, callback);
+                        embeddings.handle(modelBody(request, scope), config.strict(), response, callback);
                     }
                     case "/tokenize" -> {
                         requireMethod(method, "POST");
-                        sendJson(response, callback, 200, tokenization.tokenize(Json.parse(readBody(request))));
+                        sendJson(response, callback, 200, tokenization.tokenize(modelBody(request, scope)));
                     }
                     case "/detokenize" -> {
                         requireMethod(method, "POST");
-                        sendJson(response, callback, 200, tokenization.detokenize(Json.parse(readBody(request))));
+                        sendJson(response, callback, 200, tokenization.detokenize(modelBody(request, scope)));
                     }
                     case "/v1/templates" -> {
                         requireMethod(method, "GET");
@@ -276,7 +300,7 @@ public final class ForgeServer implements AutoCloseable {
                     }
                     case "/apply-template" -> {
                         requireMethod(method, "POST");
-                        sendJson(response, callback, 200, templates.apply(Json.parse(readBody(request))));
+                        sendJson(response, callback, 200, templates.apply(modelBody(request, scope)));
                     }
                     default -> {
                         if (path.startsWith("/v1/models/")) {
@@ -305,6 +329,12 @@ public final class ForgeServer implements AutoCloseable {
                     response.getHeaders().put(HttpHeader.CONNECTION, "close");
                 }
                 sendError(response, callback, e, path);
+            } catch (forge.runtime.catalog.ModelUnavailableException e) {
+                ApiError error = ModelsApi.error(e);
+                if (error.status() == 503) {
+                    response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+                }
+                sendError(response, callback, error, path);
             } catch (TemplateException e) {
                 sendError(response, callback, ApiError.badRequest("messages", e.getMessage()), path);
             } catch (EngineException e) {
@@ -369,6 +399,13 @@ public final class ForgeServer implements AutoCloseable {
         }
     }
 
+    /** A model route's JSON body, its {@code keep_alive} taken for the request scope. */
+    private JsonNode modelBody(Request request, ModelCatalog.RequestScope scope) {
+        JsonNode body = Json.parse(readBody(request));
+        ModelsApi.keepAlive(body, scope);
+        return body;
+    }
+
     private ApiError tooLarge() {
         return new ApiError(413, "invalid_request_error", "request_too_large", null,
                 "the request body exceeds the limit of " + config.bodyLimit() + " bytes");
@@ -407,17 +444,13 @@ public final class ForgeServer implements AutoCloseable {
         m.put("owned_by", "forgelm");
         ArrayNode aliases = m.putArray("aliases");
         e.descriptor().aliases().forEach(aliases::add);
-        ObjectNode template = m.putObject("template");
-        template.put("name", e.template().variant());
-        template.put("family", e.template().provider().family());
-        template.put("rule", e.template().rule());
-        template.put("reason", e.template().reason());
-        // a model's own template that does not parse: the model is served, each request refused with this
-        e.served().flatMap(s -> s.template().unusable()).ifPresent(why -> template.put("error", why));
-        e.descriptor().metadata().contextLength().ifPresent(n -> m.put("context_length", n));
+        // available, reason, source, path, size, template (with its error), context: as GET /models has them
+        ModelsApi.describe(e, m);
+        // a model's own template that does not parse once loaded: the model is served, each request refused with this
+        e.served().flatMap(s -> s.template().unusable()).ifPresent(why -> m.with("template").put("error", why));
         e.descriptor().metadata().architecture().ifPresent(a -> m.put("architecture", a));
+        m.set("status", ModelsApi.status(e));
         m.put("loaded", e.served().isPresent());
-        e.served().map(ServedModel::engine).ifPresent(engine -> m.put("slot_context", engine.config().slotContext()));
         // What a client may ask of it: every model chats and embeds (mean-pooled when it has no
         // pooling of its own); tool calls are known once loaded: the template must have a
         // tool-call format (its trigger texts).

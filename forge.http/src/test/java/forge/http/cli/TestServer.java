@@ -54,13 +54,23 @@ public final class TestServer implements AutoCloseable {
     /**
      * Parses {@code args} as {@code forge serve} does and starts the server; returns once it
      * listens and its models are loaded. The fixture adds {@code --port 0}, and a plugins folder
-     * that does not exist unless {@code args} name one; the user home ({@code forge.user.home})
-     * is an empty folder, so nothing from the machine's {@code ~/.forge} leaks in.
+     * that does not exist unless {@code args} name one; {@code HOME} (and so {@code ~/.forge})
+     * is an empty folder, so nothing from the machine's models leaks in.
      *
      * @throws forge.api.ForgeException what {@link ServeCommand#start()} throws for a server that cannot start
      */
     public static TestServer start(String... args) {
-        System.setProperty("forge.user.home", ROOT.resolve("user-home").toString());
+        return start(Map.of("HOME", ROOT.resolve("home").toString()), args);
+    }
+
+    /**
+     * {@link #start(String...)} in another environment: {@code HOME} and the variables the model
+     * sources read ({@code OLLAMA_MODELS}, {@code HF_HUB_CACHE}, ...), as a user's shell would
+     * give them. The plain {@code start} gives an empty {@code HOME}, so nothing from the
+     * machine's Ollama, LM Studio or Hugging Face cache leaks in.
+     */
+    public static TestServer start(Map<String, String> environment, String... args) {
+        System.setProperty("forge.user.home", Path.of(environment.get("HOME")).resolve(".forge").toString());
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--port", "0"));
         if (!all.contains("--plugins-dir")) {
@@ -68,6 +78,7 @@ public final class TestServer implements AutoCloseable {
         }
         ServeCommand serve = new ServeCommand();
         new CommandLine(serve).parseArgs(all.toArray(String[]::new));
+        serve.sources.environment = environment;
         return new TestServer(serve.start());
     }
 

@@ -23,16 +23,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Stream;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The models the server answers for, by id and alias, loaded on first use.
+ * The models the server answers for, by id and alias, loaded on demand and unloaded by policy
+ * (the package documentation has the design).
  *
- * <p>Only files registered here (from {@code --model} and the model folders) can ever be loaded:
- * a request names a model by id, never by path.
+ * <p>Only files registered here (from {@code --model} and the sources) can ever be loaded: a
+ * request names a model by id, never by path.
  */
 public final class ModelCatalog implements AutoCloseable {
 
@@ -57,6 +66,17 @@ public final class ModelCatalog implements AutoCloseable {
     private volatile PromptCache promptCache = PromptCache.OFF;
     /** Where that cache is kept across restarts ({@code --prompt-cache-dir}); null for memory only. */
     private volatile PromptCacheStore promptCacheStore;
+    private volatile Lifecycle lifecycle = Lifecycle.DEFAULT;
+    /**
+     * Loads and unloads run here, one at a time, on a platform thread: native code reads the
+     * weights (it must not pin a request's virtual thread), and one at a time keeps the memory
+     * decisions sequential.
+     */
+    private final ExecutorService loader = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().name("forge-model-loader").daemon(true).factory());
+    /** Checks the keep-alives of idle models; the unloads it decides run on the loader thread. */
+    private final ScheduledExecutorService reaper = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("forge-model-reaper").daemon(true).factory());
 
     /**
      * @param templateName the template every model uses ({@code --template}); empty to choose per model
@@ -77,6 +97,7 @@ public final class ModelCatalog implements AutoCloseable {
         this.engineConfig = engineConfig;
         this.templateName = templateName;
         this.contextPolicy = contextPolicy;
+        reaper.scheduleWithFixedDelay(this::reap, 200, 200, TimeUnit.MILLISECONDS);
     }
 
     /** How each model's context is sized when it loads. */
@@ -84,7 +105,6 @@ public final class ModelCatalog implements AutoCloseable {
         return contextPolicy;
     }
 
-    /** How this catalog chooses templates, and every installed one. */
     /** Maps weights from their files ({@code --mmap}) instead of reading them into memory; see {@link #mmap}. */
     public void useMmap(boolean on) {
         this.mmap = on;
@@ -120,6 +140,7 @@ public final class ModelCatalog implements AutoCloseable {
         return java.util.Optional.ofNullable(promptCacheStore);
     }
 
+    /** How this catalog chooses templates, and every installed one. */
     public TemplateSelector templates() {
         return templates;
     }
@@ -145,15 +166,39 @@ public final class ModelCatalog implements AutoCloseable {
 
     /** The canonical id of a model file: its name without {@code .gguf}. */
     public static String idOf(Path file) {
-        String name = file.getFileName().toString();
-        return name.toLowerCase(Locale.ROOT).endsWith(".gguf") ? name.substring(0, name.length() - 5) : name;
+        return ModelSource.stemOf(file);
     }
 
     /**
-     * Registers a GGUF file under its canonical id and the given aliases. Reads its metadata (not
-     * its weights) and chooses its chat template.
+     * How models load and unload: how long an idle one stays ({@code --models-ttl}), the limits
+     * of count and memory, and how long a request waits for a load before it is told to retry.
+     */
+    public record Lifecycle(KeepAlive ttl, UnloadPolicy limits, Duration loadWait) {
+        /** Kept until the server stops, no limits, a request waits up to 10 minutes for a load. */
+        public static final Lifecycle DEFAULT = new Lifecycle(KeepAlive.FOREVER, UnloadPolicy.UNLIMITED, Duration.ofMinutes(10));
+
+        public Lifecycle {
+            Objects.requireNonNull(ttl);
+            Objects.requireNonNull(limits);
+            Objects.requireNonNull(loadWait);
+        }
+    }
+
+    /** Sets how models load and unload from now on. */
+    public void useLifecycle(Lifecycle lifecycle) {
+        this.lifecycle = Objects.requireNonNull(lifecycle);
+    }
+
+    public Lifecycle lifecycle() {
+        return lifecycle;
+    }
+
+    /**
+     * Registers a GGUF file ({@code -m}) under its canonical id and the given aliases. Reads its
+     * metadata (not its weights) and chooses its chat template; a file that cannot be served is
+     * registered as unavailable with the reason.
      *
-     * @throws ForgeException when the file is missing or not GGUF, or a name is taken
+     * @throws ForgeException when the file does not exist, or a name is taken
      */
     public ModelEntry add(Path file, List<String> aliases) {
         return add(file, aliases, "");
@@ -170,23 +215,126 @@ public final class ModelCatalog implements AutoCloseable {
         if (!Files.isRegularFile(path)) {
             throw new ForgeException("model file not found: " + path);
         }
-        ModelMetadata metadata = withTemplate(GgufReader.read(path).metadata(), templateSource);
-        ModelDescriptor descriptor = new ModelDescriptor(idOf(path), aliases, path, metadata);
+        ModelSource.Found found = new ModelSource.Given(List.of(path)).scan().getFirst();
+        return register(found, aliases, template).orElseThrow(() -> new ForgeException(
+                path + " is a multimodal projector, not a model"));
+    }
+
+    /** Registers every model of a folder ({@code --models-dir}); the same as {@link #addSource} of a {@link ModelSource.Folder}. */
+    public List<ModelEntry> addFolder(Path folder) {
+        return addSource(new ModelSource.Folder(folder));
+    }
+
+    /**
+     * Registers every model a source finds. A name already taken (by an earlier source) is
+     * logged and that model skipped: the first source keeps it. A model already registered from
+     * the same file is left as it is, so a source can be scanned again for what is new.
+     */
+    public List<ModelEntry> addSource(ModelSource source) {
+        List<ModelEntry> added = new ArrayList<>();
+        for (ModelSource.Found f : source.scan()) {
+            if (findExact(f.id()).filter(e -> e.descriptor().path().equals(f.path())).isPresent()) {
+                continue; // registered by an earlier scan of this source (a refresh after a pull)
+            }
+            try {
+                register(f, List.of(), "").ifPresent(added::add);
+            } catch (ForgeException e) {
+                LOG.warn("{}: skipping {} ({}): {}", source.name(), f.id(), f.path(), e.getMessage());
+            }
+        }
+        return added;
+    }
+
+    /**
+     * Gives the model answering to {@code target} another name ({@code ~/.forge/models.json}).
+     *
+     * @throws ForgeException when no model answers to {@code target} or the alias is taken
+     */
+    public void alias(String alias, String target) {
+        ModelEntry entry = find(target).orElseThrow(() -> new ForgeException("alias " + alias + ": no model answers to '" + target + "'"));
+        if (entry.descriptor().answersTo(alias)) {
+            return;
+        }
+        if (findExact(alias).isPresent()) {
+            throw new ForgeException("alias " + alias + ": '" + alias + "' already names " + findExact(alias).get().id());
+        }
+        ModelDescriptor d = entry.descriptor();
+        List<String> aliases = new ArrayList<>(d.aliases());
+        aliases.add(alias);
+        entry.descriptor(new ModelDescriptor(d.id(), aliases, d.path(), d.metadata()));
+    }
+
+    /**
+     * Registers what a source found: reads the GGUF header, checks that the file is whole and
+     * that the backend knows its architecture, chooses the template and checks that it parses.
+     * Anything wrong makes the entry unavailable with the reason; a projector is not registered.
+     */
+    private Optional<ModelEntry> register(ModelSource.Found found, List<String> aliases, String template) {
+        Path path = found.path();
+        String problem = found.problem();
+        ModelMetadata metadata = new ModelMetadata(java.util.Map.of(), java.util.Map.of());
+        if (problem.isEmpty()) {
+            try {
+                // the reader checks every tensor against the file's end: a cut-off download fails here
+                metadata = withTemplate(GgufReader.read(path).metadata(), templateSource);
+            } catch (RuntimeException e) {
+                String why = String.valueOf(e.getMessage());
+                why = why.startsWith(path + ": ") ? why.substring(path.toString().length() + 2) : why;
+                problem = why.startsWith("truncated") ? why : "not a readable GGUF file: " + why;
+            }
+        }
+        if (metadata.architecture().filter("clip"::equals).isPresent()) {
+            LOG.debug("{}: {} is a multimodal projector, not a model", found.source(), path);
+            return Optional.empty();
+        }
+        if (problem.isEmpty()) {
+            problem = backend.refuses(metadata).orElse("");
+        }
+        ModelDescriptor descriptor = new ModelDescriptor(found.id(), aliases, path, metadata);
         for (String name : descriptor.names()) {
             if (findExact(name).isPresent()) {
-                throw new ForgeException("two models answer to '" + name + "'");
+                throw new ForgeException("two models answer to '" + name + "': " + findExact(name).get().descriptor().path()
+                        + " and " + path);
             }
         }
         String configured = !template.isEmpty() ? template : descriptor.names().stream()
-                .map(n -> modelTemplates.get(n.toLowerCase(Locale.ROOT))).filter(java.util.Objects::nonNull)
+                .map(n -> modelTemplates.get(n.toLowerCase(Locale.ROOT))).filter(Objects::nonNull)
                 .findFirst().orElse(templateName);
-        TemplateSelection selection = templates.select(descriptor, configured);
-        ModelEntry entry = new ModelEntry(descriptor, selection);
+        TemplateSelection selection = null;
+        try {
+            selection = templates.select(descriptor, configured);
+        } catch (ForgeException e) {
+            if (!configured.isEmpty()) {
+                throw e; // a --template name nobody renders: the command line is wrong, not the model
+            }
+            problem = problem.isEmpty() ? e.getMessage() : problem;
+        }
+        String templateError = null;
+        if (problem.isEmpty() && selection != null) {
+            templateError = unusableTemplate(descriptor, selection).orElse(null);
+            problem = templateError != null ? templateError : "";
+        }
+        ModelState state = problem.isEmpty() ? new ModelState.Unloaded() : new ModelState.Unavailable(problem);
+        ModelEntry entry = new ModelEntry(descriptor, selection, found.source(), found.parts(), state, templateError);
         entries.add(entry);
-        LOG.info("model {}{} ({}): chat template {} ({}: {})", descriptor.id(),
-                aliases.isEmpty() ? "" : " alias " + String.join(", ", aliases), path,
-                selection.variant(), selection.rule(), selection.reason());
-        return entry;
+        if (problem.isEmpty()) {
+            LOG.info("model {}{} [{}] ({}): chat template {} ({}: {})", descriptor.id(),
+                    aliases.isEmpty() ? "" : " alias " + String.join(", ", aliases), found.source(), path,
+                    selection.variant(), selection.rule(), selection.reason());
+        } else {
+            LOG.warn("model {} [{}] ({}) is unavailable: {}", descriptor.id(), found.source(), path, problem);
+        }
+        return Optional.of(entry);
+    }
+
+    /** Why the chosen template cannot render this model's conversations (its own Jinja does not parse, say). */
+    private static Optional<String> unusableTemplate(ModelDescriptor d, TemplateSelection selection) {
+        try {
+            // No vocabulary is loaded yet: BOS and EOS render as empty text, which parsing does not need.
+            return selection.provider().create(selection.variant(), new TemplateContext(d, "", "")).unusable();
+        } catch (RuntimeException e) {
+            return Optional.of("the chat template " + selection.variant() + " cannot be created: " + e.getMessage());
+        }
     }
 
     /** {@code metadata} with {@code source} as its chat template; unchanged when {@code source} is null. */
@@ -197,26 +345,6 @@ public final class ModelCatalog implements AutoCloseable {
         java.util.Map<String, Object> values = new java.util.LinkedHashMap<>(metadata.values());
         values.put("tokenizer.chat_template", source);
         return new ModelMetadata(values, metadata.arrayLengths());
-    }
-
-    /** Registers every {@code .gguf} file of a folder; files that cannot be read are logged and skipped. */
-    public List<ModelEntry> addFolder(Path folder) {
-        List<ModelEntry> added = new ArrayList<>();
-        if (!Files.isDirectory(folder)) {
-            return added;
-        }
-        try (Stream<Path> files = Files.list(folder)) {
-            for (Path f : files.filter(p -> p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".gguf")).sorted().toList()) {
-                try {
-                    added.add(add(f, List.of()));
-                } catch (ForgeException e) {
-                    LOG.warn("skipping {}: {}", f, e.getMessage());
-                }
-            }
-        } catch (IOException e) {
-            LOG.warn("cannot list model folder {}: {}", folder, e.toString());
-        }
-        return added;
     }
 
     public List<ModelEntry> entries() {
@@ -233,36 +361,330 @@ public final class ModelCatalog implements AutoCloseable {
         return entries.stream().filter(e -> e.descriptor().answersTo(name)).findFirst();
     }
 
+    // ---- requests, leases, loading
 
     /**
-     * The entry's model, loading it (weights, engine, template) on first use. Concurrent callers
-     * for the same model wait for one load.
+     * A request's use of the models it names: every model {@link #serve} hands out while the
+     * scope is open stays loaded until the scope closes. Open one per request, on its thread.
      */
-    public ServedModel serve(ModelEntry entry) {
-        Optional<ServedModel> served = entry.served();
-        if (served.isPresent()) {
-            return served.get();
+    public final class RequestScope implements AutoCloseable {
+        private final List<Lease> leases = new ArrayList<>();
+        private final RequestScope outer;
+        private KeepAlive keepAlive;
+
+        private RequestScope(RequestScope outer) {
+            this.outer = outer;
         }
-        synchronized (entry) {
-            if (entry.served().isPresent()) {
-                return entry.served().get();
+
+        /** The request's own {@code keep_alive}, applied to its models when it ends. */
+        public void keepAlive(KeepAlive k) {
+            this.keepAlive = k;
+        }
+
+        @Override
+        public void close() {
+            SCOPE.set(outer);
+            for (Lease l : leases) {
+                l.close(keepAlive);
             }
-            ServedModel model = load(entry);
-            entry.served(model);
-            return model;
+            leases.clear();
         }
     }
 
-    private ServedModel load(ModelEntry entry) {
+    private static final ThreadLocal<RequestScope> SCOPE = new ThreadLocal<>();
+
+    /** Opens a request scope on this thread (see {@link RequestScope}). */
+    public RequestScope requestScope() {
+        RequestScope scope = new RequestScope(SCOPE.get());
+        SCOPE.set(scope);
+        return scope;
+    }
+
+    /** One user's hold on a loaded model: while any is open, the model does not unload. */
+    public final class Lease implements AutoCloseable {
+        private final ModelEntry entry;
+        private final ServedModel model;
+        private boolean closed;
+
+        private Lease(ModelEntry entry, ServedModel model) {
+            this.entry = entry;
+            this.model = model;
+        }
+
+        public ServedModel model() {
+            return model;
+        }
+
+        @Override
+        public void close() {
+            close(null);
+        }
+
+        synchronized void close(KeepAlive keepAlive) {
+            if (!closed) {
+                closed = true;
+                release(entry, keepAlive);
+            }
+        }
+    }
+
+    /**
+     * The entry's model, loading it (weights, engine, template) on the loader thread when it is
+     * not loaded; concurrent callers wait for one load, each at most {@link Lifecycle#loadWait}.
+     * Inside a {@link RequestScope} the model is leased until the scope closes.
+     *
+     * @throws ModelUnavailableException for an unavailable model, one whose load failed, or one still loading after the wait
+     */
+    public ServedModel serve(ModelEntry entry) {
+        Lease lease = lease(entry);
+        RequestScope scope = SCOPE.get();
+        if (scope != null) {
+            scope.leases.add(lease);
+        } else {
+            lease.close(); // a caller outside any request (start-up, tests): loaded, not held
+        }
+        return lease.model();
+    }
+
+    /**
+     * Leases the entry's model, loading it first when needed (see {@link #serve}); the model does
+     * not unload until the lease is closed.
+     */
+    public Lease lease(ModelEntry entry) {
+        boolean counted = false;
+        try {
+            while (true) {
+                CompletableFuture<ServedModel> future;
+                synchronized (entry) {
+                    ModelState state = entry.state();
+                    if (state instanceof ModelState.Failed f && !f.stamp().equals(entry.stamp())) {
+                        LOG.info("{}: its file changed since its load failed; trying again", entry.id());
+                        entry.state(state = new ModelState.Unloaded());
+                    }
+                    switch (state) {
+                        case ModelState.Loaded l -> {
+                            if (counted) {
+                                entry.waiting(-1);
+                                counted = false;
+                            }
+                            entry.users(1);
+                            return new Lease(entry, l.model());
+                        }
+                        case ModelState.Unavailable u -> throw new ModelUnavailableException(entry.id(),
+                                ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
+                        case ModelState.Failed f -> throw new ModelUnavailableException(entry.id(),
+                                ModelUnavailableException.Kind.FAILED, f.reason());
+                        case ModelState.Unloaded u -> startLoad(entry);
+                        case ModelState.Loading l -> {
+                        }
+                    }
+                    future = entry.loading();
+                    if (!counted) {
+                        entry.waiting(1);
+                        counted = true;
+                    }
+                }
+                try {
+                    future.get(lifecycle.loadWait().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    ModelState s = entry.state();
+                    String progress = s instanceof ModelState.Loading l ? Math.round(l.progress() * 100) + "% read, "
+                            + l.waiting() + " request(s) waiting" : s.value();
+                    throw new ModelUnavailableException(entry.id(), ModelUnavailableException.Kind.LOADING, "the model '"
+                            + entry.id() + "' is still loading (" + progress + "); retry shortly");
+                } catch (ExecutionException e) {
+                    // the state is Failed now: the next turn of the loop says why
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new ForgeException("interrupted while waiting for " + entry.id() + " to load", e);
+                }
+            }
+        } finally {
+            if (counted) {
+                entry.waiting(-1);
+            }
+        }
+    }
+
+    /**
+     * Starts loading {@code entry} on the loader thread, when it is unloaded (or failed and its
+     * file changed); returns the load's future, or a completed one when it is loaded.
+     *
+     * @throws ModelUnavailableException for an unavailable model, or one whose load failed and whose file is unchanged
+     */
+    public CompletableFuture<ServedModel> load(ModelEntry entry) {
+        synchronized (entry) {
+            ModelState state = entry.state();
+            if (state instanceof ModelState.Failed f && !f.stamp().equals(entry.stamp())) {
+                entry.state(state = new ModelState.Unloaded());
+            }
+            return switch (state) {
+                case ModelState.Loaded l -> CompletableFuture.completedFuture(l.model());
+                case ModelState.Unavailable u -> throw new ModelUnavailableException(entry.id(),
+                        ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
+                case ModelState.Failed f -> throw new ModelUnavailableException(entry.id(),
+                        ModelUnavailableException.Kind.FAILED, f.reason());
+                case ModelState.Unloaded u -> {
+                    startLoad(entry);
+                    yield entry.loading();
+                }
+                case ModelState.Loading l -> entry.loading();
+            };
+        }
+    }
+
+    /** Under the entry's monitor: state Loading, and the load queued on the loader thread. */
+    private void startLoad(ModelEntry entry) {
+        CompletableFuture<ServedModel> future = new CompletableFuture<>();
+        entry.loading(future);
+        entry.state(new ModelState.Loading(0, entry.waiting()));
+        loader.execute(() -> {
+            try {
+                makeRoomFor(entry);
+                ServedModel model = loadNow(entry);
+                boolean unloadNow;
+                synchronized (entry) {
+                    entry.kvBytes(model.kvBytes());
+                    entry.state(new ModelState.Loaded(model));
+                    entry.users(0); // now counts as used: a fresh load is not the least recently used
+                    unloadNow = entry.unloadWhenIdle() && entry.waiting() == 0;
+                }
+                future.complete(model);
+                if (unloadNow) {
+                    unloadIfIdle(entry, "unload requested while it loaded");
+                }
+            } catch (RuntimeException | Error e) {
+                String reason = "the model failed to load: " + (e.getMessage() != null ? e.getMessage() : e.toString());
+                LOG.warn("{}: {} (not tried again until its file changes)", entry.id(), reason);
+                entry.state(new ModelState.Failed(reason, entry.stamp()));
+                future.completeExceptionally(e);
+            }
+        });
+    }
+
+    /**
+     * Unloads {@code entry} now when no request uses it, else as soon as the last one ends.
+     *
+     * @return false when it was not loaded (nor loading)
+     */
+    public boolean unload(ModelEntry entry) {
+        synchronized (entry) {
+            ModelState state = entry.state();
+            if (state instanceof ModelState.Loading) {
+                entry.unloadWhenIdle(true);
+                return true;
+            }
+            if (!(state instanceof ModelState.Loaded)) {
+                return false;
+            }
+            if (entry.users() > 0 || entry.waiting() > 0) {
+                entry.unloadWhenIdle(true);
+                LOG.info("{}: unloads when its {} request(s) end", entry.id(), entry.users());
+                return true;
+            }
+        }
+        loader.execute(() -> unloadIfIdle(entry, "unload requested"));
+        return true;
+    }
+
+    private void release(ModelEntry entry, KeepAlive requested) {
+        boolean now;
+        synchronized (entry) {
+            entry.users(-1);
+            if (requested != null) {
+                entry.keepAlive(requested);
+            } else {
+                entry.keepAlive(null);
+            }
+            KeepAlive k = requested != null ? requested : lifecycle.ttl();
+            now = entry.users() == 0 && entry.waiting() == 0 && (entry.unloadWhenIdle() || k.duration().isZero());
+        }
+        if (now) {
+            loader.execute(() -> unloadIfIdle(entry, requested != null && requested.duration().isZero()
+                    ? "keep_alive 0" : "unload requested"));
+        }
+    }
+
+    /** On the loader thread: unloads the entry unless a request took it meanwhile. */
+    private void unloadIfIdle(ModelEntry entry, String why) {
+        ServedModel model;
+        synchronized (entry) {
+            if (!(entry.state() instanceof ModelState.Loaded l) || entry.users() > 0 || entry.waiting() > 0) {
+                return;
+            }
+            model = l.model();
+            entry.state(new ModelState.Unloaded());
+            entry.unloadWhenIdle(false);
+            entry.keepAlive(null);
+        }
+        LOG.info("unloading {} ({})", entry.id(), why);
+        try {
+            model.close();
+        } catch (RuntimeException e) {
+            LOG.warn("unloading {}: {}", entry.id(), e.toString());
+        }
+    }
+
+    /** The loaded models as the unload policy sees them. */
+    private List<UnloadPolicy.Resident> residents(ModelEntry except) {
+        List<UnloadPolicy.Resident> out = new ArrayList<>();
+        for (ModelEntry e : entries) {
+            if (e == except) {
+                continue;
+            }
+            synchronized (e) {
+                if (e.state() instanceof ModelState.Loaded) {
+                    KeepAlive k = e.keepAlive().orElse(lifecycle.ttl());
+                    long expires = k.forever() ? Long.MAX_VALUE : e.lastUsed() + k.duration().toNanos();
+                    out.add(new UnloadPolicy.Resident(e.id(), e.memoryBytes(), e.lastUsed(), e.users() + e.waiting(), expires));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** On the loader thread, before a load: unloads the least recently used idle models the limits ask for. */
+    private void makeRoomFor(ModelEntry entry) {
+        List<UnloadPolicy.Resident> loaded = residents(entry);
+        List<String> victims = lifecycle.limits().toMakeRoom(loaded, entry.fileBytes());
+        for (String id : victims) {
+            find(id).ifPresent(e -> unloadIfIdle(e, "least recently used: --models-max " + lifecycle.limits().maxModels()
+                    + ", --models-memory " + (lifecycle.limits().memoryBytes() >> 20) + " MiB"));
+        }
+    }
+
+    /** The reaper's turn: unloads the idle models whose keep-alive has run out. */
+    private void reap() {
+        try {
+            for (String id : lifecycle.limits().expired(residents(null), System.nanoTime())) {
+                find(id).ifPresent(e -> loader.execute(() -> {
+                    // checked again on the loader thread: a request may have taken it meanwhile
+                    if (lifecycle.limits().expired(residents(null), System.nanoTime()).contains(id)) {
+                        unloadIfIdle(e, "idle past its keep-alive");
+                    }
+                }));
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("model reaper: {}", e.toString());
+        }
+    }
+
+    /** On the loader thread: reads the weights and starts the engine. */
+    private ServedModel loadNow(ModelEntry entry) {
         ModelDescriptor d = entry.descriptor();
         long start = System.nanoTime();
         LOG.info("loading {} from {}", d.id(), d.path());
         int[] lastQuarter = {-1};
         LoadProgress progress = fraction -> {
+            synchronized (entry) {
+                if (entry.state() instanceof ModelState.Loading l) {
+                    entry.state(new ModelState.Loading(Math.min(1, fraction), l.waiting()));
+                }
+            }
             int quarter = (int) (fraction * 4);
             if (quarter > lastQuarter[0]) {
                 lastQuarter[0] = quarter;
-                LOG.info("loading {}: {}%", d.id(), Math.min(100, quarter * 25));
+                LOG.info("loading {}: {}% ({} request(s) waiting)", d.id(), Math.min(100, quarter * 25), entry.waiting());
             }
             return true;
         };
@@ -281,7 +703,8 @@ public final class ModelCatalog implements AutoCloseable {
             PromptCache.Key key = promptCacheKey(d, config);
             Engine engine = new Engine(d.id(), model, config, promptCache, key);
             LOG.info("loaded {} in {} ms: {}", d.id(), (System.nanoTime() - start) / 1_000_000, model.info().description());
-            return new ServedModel(d, model, engine, template, entry.template(), context);
+            long kv = ContextSizing.kvBytesPerToken(d.metadata(), engineConfig.kvCacheType()).orElse(0) * context.contextSize();
+            return new ServedModel(d, model, engine, template, entry.template(), context, kv);
         } catch (RuntimeException e) {
             model.close();
             throw e;
@@ -313,8 +736,18 @@ public final class ModelCatalog implements AutoCloseable {
 
     @Override
     public void close() {
+        reaper.shutdownNow();
+        loader.shutdown();
+        try {
+            if (!loader.awaitTermination(1, TimeUnit.MINUTES)) {
+                LOG.warn("a model load is still running at shutdown");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (ModelEntry e : entries) {
             e.served().ifPresent(ServedModel::close);
+            e.state(new ModelState.Unloaded());
         }
         PromptCacheStore store = promptCacheStore;
         if (store != null) {

@@ -27,11 +27,13 @@ public final class ServedModel implements AutoCloseable {
     private final ContextSizing.Choice context;
     private final Set<Integer> endOfTurnTokens;
     private final List<String> endOfTurnTexts;
+    private final long kvBytes;
     private Embedder embedder; // created on first use: most servers never embed
 
     ServedModel(ModelDescriptor descriptor, LoadedModel model, Engine engine, ChatTemplate template, TemplateSelection selection,
-                ContextSizing.Choice context) {
+                ContextSizing.Choice context, long kvBytes) {
         this.descriptor = descriptor;
+        this.kvBytes = kvBytes;
         this.context = context;
         this.model = model;
         this.engine = engine;
@@ -80,6 +82,11 @@ public final class ServedModel implements AutoCloseable {
     /** The context it was given, and why. */
     public ContextSizing.Choice context() {
         return context;
+    }
+
+    /** The bytes of its KV cache, estimated from the GGUF's shape and the context given; 0 when unknown. */
+    public long kvBytes() {
+        return kvBytes;
     }
 
     /** Renders the conversation to prompt text. */

@@ -63,6 +63,11 @@ public final class LlamaCppBackend implements Backend {
         return LlamaCppProvider.NAME;
     }
 
+    @Override
+    public java.util.Optional<String> refuses(forge.api.model.ModelMetadata metadata) {
+        return Architectures.refuses(metadata.architecture());
+    }
+
     /** The loaded libraries: their folder, version and system info. */
     public LlamaLibrary library() {
         return library;

@@ -167,7 +167,7 @@ public record SynthSpec(
         String home = System.getProperty("forge.llama.home");
         Path base = home != null && !home.isBlank()
                 ? Path.of(home)
-                : Path.of(System.getProperty("user.home"), ".cache", "forge", "llama-3.22.1");
+                : forge.api.UserHome.get().resolve(".cache/forge/llama-3.22.1"); // $HOME, as natives.sh's shell has it
         return base.resolve("src").resolve("models");
     }
 

@@ -42,6 +42,11 @@ final class CpuVariants {
      * CPU package); empty otherwise, and the caller lets ggml load everything.
      */
     static Optional<Path> best(Path dir) {
+        return best(dir, forge.api.UserHome.get());
+    }
+
+    /** {@link #best(Path)} with {@code home} as {@code ~}, where the choice is remembered. */
+    static Optional<Path> best(Path dir, Path home) {
         List<Path> variants;
         boolean othersPresent;
         try (Stream<Path> files = Files.list(dir)) {
@@ -57,7 +62,7 @@ final class CpuVariants {
         if (variants.isEmpty() || othersPresent) {
             return Optional.empty();
         }
-        Path cache = cacheFile(variants);
+        Path cache = cacheFile(variants, home);
         try {
             if (cache != null && Files.isRegularFile(cache)) {
                 Path remembered = dir.resolve(Files.readString(cache, StandardCharsets.UTF_8).strip());
@@ -106,9 +111,9 @@ final class CpuVariants {
     }
 
     /** {@code ~/.cache/forge/cpu-backend/<hash of this CPU's flags and the variants' files>}; null without a home. */
-    private static Path cacheFile(List<Path> variants) {
-        String home = System.getProperty("user.home");
-        if (home == null || home.isBlank()) {
+    private static Path cacheFile(List<Path> variants, Path home) {
+        // ~ is $HOME (forge.api.UserHome), not the password file's home that user.home reads
+        if (home.getParent() == null) {
             return null;
         }
         try {
@@ -125,7 +130,7 @@ final class CpuVariants {
                         .getBytes(StandardCharsets.UTF_8));
             }
             String key = HexFormat.of().formatHex(sha.digest(), 0, 12);
-            return Path.of(home, ".cache", "forge", "cpu-backend", key);
+            return home.resolve(".cache/forge/cpu-backend").resolve(key);
         } catch (IOException | NoSuchAlgorithmException | java.io.UncheckedIOException e) {
             return null;
         }

@@ -17,23 +17,17 @@ class CpuVariantsTest {
 
     @Test
     void picksAVariantThatRunsHereAndRemembersIt(@TempDir Path home) throws Exception {
-        String realHome = System.getProperty("user.home");
-        System.setProperty("user.home", home.toString());
-        try {
-            Optional<Path> first = CpuVariants.best(lib());
-            assertTrue(first.isPresent(), "the CPU package has a variant for this machine");
-            assertTrue(first.get().getFileName().toString().startsWith("libggml-cpu-"));
-            Path cacheDir = home.resolve(".cache/forge/cpu-backend");
-            try (var files = Files.list(cacheDir)) {
-                Path remembered = files.findFirst().orElseThrow();
-                assertEquals(first.get().getFileName().toString(), Files.readString(remembered));
-                // A later start reads the cache instead of opening every variant.
-                Files.writeString(remembered, "libggml-cpu-x64.so");
-            }
-            assertEquals(lib().resolve("libggml-cpu-x64.so"), CpuVariants.best(lib()).orElseThrow());
-        } finally {
-            System.setProperty("user.home", realHome);
+        Optional<Path> first = CpuVariants.best(lib(), home);
+        assertTrue(first.isPresent(), "the CPU package has a variant for this machine");
+        assertTrue(first.get().getFileName().toString().startsWith("libggml-cpu-"));
+        Path cacheDir = home.resolve(".cache/forge/cpu-backend");
+        try (var files = Files.list(cacheDir)) {
+            Path remembered = files.findFirst().orElseThrow();
+            assertEquals(first.get().getFileName().toString(), Files.readString(remembered));
+            // A later start reads the cache instead of opening every variant.
+            Files.writeString(remembered, "libggml-cpu-x64.so");
         }
+        assertEquals(lib().resolve("libggml-cpu-x64.so"), CpuVariants.best(lib(), home).orElseThrow());
     }
 
     @Test

@@ -1,0 +1,61 @@
+package forge.runtime.catalog;
+
+/**
+ * Where a model is in its lifecycle (the package documentation draws it). {@link #value()} is the
+ * name {@code GET /models} shows, as llama-server's router names its states.
+ */
+public sealed interface ModelState {
+
+    /** {@code unloaded}, {@code loading}, {@code loaded}, {@code failed} or {@code unavailable}. */
+    String value();
+
+    /** Registered, not in memory: the next request loads it. */
+    record Unloaded() implements ModelState {
+        @Override
+        public String value() {
+            return "unloaded";
+        }
+    }
+
+    /**
+     * Being loaded on the loader thread.
+     *
+     * @param progress the fraction of the weights read, 0 to 1
+     * @param waiting  the requests waiting for it
+     */
+    record Loading(double progress, int waiting) implements ModelState {
+        @Override
+        public String value() {
+            return "loading";
+        }
+    }
+
+    /** In memory with its engine. */
+    record Loaded(ServedModel model) implements ModelState {
+        @Override
+        public String value() {
+            return "loaded";
+        }
+    }
+
+    /**
+     * Its last load failed: not tried again until its file changes.
+     *
+     * @param reason what the load said
+     * @param stamp  the file's size and modification time when it failed
+     */
+    record Failed(String reason, String stamp) implements ModelState {
+        @Override
+        public String value() {
+            return "failed";
+        }
+    }
+
+    /** Registration found it unusable (not GGUF, truncated, unknown architecture, a template that does not parse). */
+    record Unavailable(String reason) implements ModelState {
+        @Override
+        public String value() {
+            return "unavailable";
+        }
+    }
+}
