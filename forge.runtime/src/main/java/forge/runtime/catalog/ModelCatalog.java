@@ -57,6 +57,8 @@ public final class ModelCatalog implements AutoCloseable {
     private volatile PromptCache promptCache = PromptCache.OFF;
     /** Where that cache is kept across restarts ({@code --prompt-cache-dir}); null for memory only. */
     private volatile PromptCacheStore promptCacheStore;
+    /** Every backend candidate and its verdict, for {@code /props}. */
+    private volatile java.util.List<forge.runtime.BackendChoice> backendChoices = java.util.List.of();
 
     /**
      * @param templateName the template every model uses ({@code --template}); empty to choose per model
@@ -132,6 +134,20 @@ public final class ModelCatalog implements AutoCloseable {
     /** The backend that loads the models, by name. */
     public String backendName() {
         return backend.name();
+    }
+
+    /** The backend that loads the models: its devices for {@code /props}. */
+    public Backend backend() {
+        return backend;
+    }
+
+    /** Every backend candidate with its verdict, for {@code /props} (set by the server at start). */
+    public java.util.List<forge.runtime.BackendChoice> backendChoices() {
+        return backendChoices;
+    }
+
+    public void useBackendChoices(java.util.List<forge.runtime.BackendChoice> choices) {
+        this.backendChoices = java.util.List.copyOf(choices);
     }
 
     /**
