@@ -87,7 +87,7 @@ else
         [ -f "$WORK/lib/$required" ] || die "$LIB_PACKAGE has no bins/$LIB_BINS/$required"
     done
     echo "$LIB_PACKAGE $LIB_INTEGRITY" > "$WORK/lib/.verified"
-    rm -rf "$DEST/lib"
+    rm -rf "${DEST:?}/lib"
     mv "$WORK/lib" "$DEST/lib"
     echo "natives.sh: verified libraries in $DEST/lib ($(ls "$DEST"/lib/*.so | wc -l) files)"
 fi

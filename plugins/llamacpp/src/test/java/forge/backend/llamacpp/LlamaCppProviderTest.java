@@ -27,15 +27,21 @@ class LlamaCppProviderTest {
         assertTrue(a.detail().contains(LlamaHome.lib().toString()), a.detail());
     }
 
-    @Test
-    void probingLoadsNothing(@TempDir Path home) throws Exception {
-        // A copy of the natives in a folder of its own: whatever other tests loaded, nothing of this copy may be mapped.
+    /** A copy of the natives in {@code home/lib}: a folder no other test loads from. */
+    private static Path copyOfTheNatives(Path home) throws java.io.IOException {
         Path lib = Files.createDirectories(home.resolve("lib"));
         try (var files = Files.list(LlamaHome.lib())) {
             for (Path f : files.filter(f -> f.toString().endsWith(".so")).toList()) {
                 Files.copy(f, lib.resolve(f.getFileName()));
             }
         }
+        return lib;
+    }
+
+    @Test
+    void probingLoadsNothing(@TempDir Path home) throws Exception {
+        // A copy of the natives in a folder of its own: whatever other tests loaded, nothing of this copy may be mapped.
+        Path lib = copyOfTheNatives(home);
         Availability a = new LlamaCppProvider().probe(new BackendContext(home, Map.of(LlamaCppProvider.LLAMA_HOME, home.toString())));
         assertTrue(a.isUsable(), a.detail());
         assertTrue(a.detail().contains(lib.toString()), a.detail());
@@ -45,12 +51,7 @@ class LlamaCppProviderTest {
 
     @Test
     void aLibraryWhoseNeededLibraryIsMissingIsUnusableAndSaysWhich(@TempDir Path home) throws Exception {
-        Path lib = Files.createDirectories(home.resolve("lib"));
-        try (var files = Files.list(LlamaHome.lib())) {
-            for (Path f : files.filter(f -> f.toString().endsWith(".so")).toList()) {
-                Files.copy(f, lib.resolve(f.getFileName()));
-            }
-        }
+        Path lib = copyOfTheNatives(home);
         forge.backend.llamacpp.natives.ElfFileTest.renameNeeded(lib.resolve("libllama.v0.5.0.so"), "libstdc++.so.6", "libstdc++.so.X");
         Availability a = new LlamaCppProvider().probe(new BackendContext(home, Map.of(LlamaCppProvider.LLAMA_HOME, home.toString())));
         assertFalse(a.isUsable());

@@ -68,7 +68,13 @@ public final class CudaProvider implements BackendProvider {
         if (!check.verdict().isUsable()) {
             throw new BackendException(NAME + " is not usable: " + check.verdict().detail());
         }
-        return LlamaBackends.create(NAME, check.natives(), context);
+        Backend backend = LlamaBackends.create(NAME, check.natives(), context);
+        // ggml skips a backend library that fails to load (it only logs why): a CUDA backend without a GPU is an error.
+        if (backend.devices().stream().noneMatch(forge.api.backend.Device::isGpu)) {
+            throw new BackendException(NAME + ": llama.cpp loaded no CUDA device from " + check.natives().directory()
+                    + " (ggml's reason is in the log above); devices: " + backend.devices());
+        }
+        return backend;
     }
 
     /** The verdict, and the natives (with what to preload) it was reached for. */

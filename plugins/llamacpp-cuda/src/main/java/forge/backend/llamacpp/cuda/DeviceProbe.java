@@ -69,27 +69,39 @@ public final class DeviceProbe {
         }
     }
 
-    /** Reads the child's lines back; anything unexpected becomes the error, verbatim. */
+    /**
+     * Reads the child's lines back. Other lines (a JVM warning on stderr) are ignored unless the
+     * child said nothing of its own: then they are the error, verbatim (a crash, a missing class).
+     */
     static Result parse(String output) {
         int driver = 0;
         List<Gpu> gpus = new ArrayList<>();
         List<String> errors = new ArrayList<>();
+        List<String> other = new ArrayList<>();
+        boolean spoke = false;
         for (String line : output.split("\n")) {
             String l = line.strip();
             try {
                 if (l.startsWith("driver ")) {
                     driver = Integer.parseInt(l.substring(7).strip());
+                    spoke = true;
                 } else if (l.startsWith("device ")) {
                     String[] f = l.substring(7).split("\t");
                     gpus.add(new Gpu(Integer.parseInt(f[0]), f[1], Long.parseLong(f[2]), Long.parseLong(f[3])));
+                    spoke = true;
                 } else if (l.startsWith("error ")) {
                     errors.add(l.substring(6));
+                    spoke = true;
                 } else if (!l.isEmpty()) {
-                    errors.add(l);
+                    other.add(l);
                 }
             } catch (RuntimeException e) {
-                errors.add(l);
+                errors.add("unreadable line from the device probe: " + l);
             }
+        }
+        if (!spoke && !other.isEmpty()) {
+            String text = String.join(" / ", other);
+            errors.add("the device probe failed: " + (text.length() > 400 ? text.substring(0, 400) + "..." : text));
         }
         if (errors.isEmpty() && gpus.isEmpty()) {
             errors.add("the driver reports no CUDA device");
