@@ -11,7 +11,6 @@
 module forge.backend.llamacpp.cuda {
     requires forge.api;
     requires forge.backend.llamacpp;
-    requires org.slf4j;
 
     provides forge.api.backend.BackendProvider with forge.backend.llamacpp.cuda.CudaProvider;
 }
