@@ -4,7 +4,7 @@
 # lent (one H200, 16 cores, no JDK, no network, nvcc 13, cmake, ninja, the CUDA runtime in its
 # Python packages); DEVELOPERS.md says how to know whether a task has one and how to run this.
 #
-#   bench/gpu-check.sh pack [DIR]       here, after `mvn -B package`: writes DIR/gpu-check.tar.xz
+#   bench/gpu-check.sh pack [DIR]       here, after `mvn -B package`: writes DIR/gpu-check.tar.gz
 #                                        (default DIR: bench/target/gpu-check), at most 64 MiB
 #   bench/gpu-check.sh run [PAYLOAD]    on the GPU machine, in one command (under 8 minutes):
 #                                        unpack, build ggml's CUDA backend for sm_90 and llama-bench
@@ -31,6 +31,17 @@ ROOT="$(cd "$HERE/.." && pwd)"
 START=$(date +%s)
 
 die() { echo "gpu-check.sh: ERROR: $*" >&2; exit 1; }
+
+# Whatever still runs in the background when the script ends (a failed step): the model writer, the server.
+cleanup() {
+    local p
+    for p in "$SYNTH_PID" "$SERVER_PID"; do
+        if [ -n "$p" ]; then
+            kill "$p" 2>/dev/null || true
+        fi
+    done
+}
+trap cleanup EXIT
 log() { echo "gpu-check.sh [$(( $(date +%s) - START ))s] $*" >&2; }
 
 # step NAME COMMAND...: runs COMMAND with its output in $LOGS/NAME.log, timed; on failure prints the tail and stops.
@@ -70,7 +81,6 @@ pack() {
     if [ ! -f "$src/CMakeLists.txt" ] || [ ! -f "$src/models/ggml-vocab-qwen2.gguf" ]; then
         die "no llama.cpp source at $src (plugins/llamacpp/natives.sh fills it)"
     fi
-    command -v xz >/dev/null 2>&1 || die "xz is needed to pack"
 
     rm -rf "$dir"
     mkdir -p "$dir/stage/payload"
@@ -87,11 +97,13 @@ pack() {
         --exclude=./pocs --exclude=./app --exclude=./media --exclude=./benches --exclude=./.github \
         --exclude=./tools/server/public --exclude=./tools/ui . | tar -C "$stage/llama.cpp" -xf -
     cp "$src/models/ggml-vocab-qwen2.gguf" "$stage/llama.cpp/models/"
-    tar -C "$dir/stage" -cf - payload | xz -T0 -6 > "$dir/gpu-check.tar.xz"
+    # gzip, not xz: 35 MiB instead of 24, but packed in seconds on 2 cores (xz took minutes) and
+    # unpacked by any tar.
+    tar -C "$dir/stage" -cf - payload | gzip -6 > "$dir/gpu-check.tar.gz"
     rm -rf "$dir/stage"
     local size
-    size=$(stat -c %s "$dir/gpu-check.tar.xz")
-    echo "gpu-check.sh: packed $dir/gpu-check.tar.xz ($((size / 1024 / 1024)) MiB of $((LIMIT_BYTES / 1024 / 1024)) MiB)"
+    size=$(stat -c %s "$dir/gpu-check.tar.gz")
+    echo "gpu-check.sh: packed $dir/gpu-check.tar.gz ($((size / 1024 / 1024)) MiB of $((LIMIT_BYTES / 1024 / 1024)) MiB)"
     [ "$size" -le "$LIMIT_BYTES" ] || die "the payload is $size bytes, over the $LIMIT_BYTES bytes a device command carries"
 }
 
@@ -111,19 +123,28 @@ nvidia_base() {
     done
 }
 
-# The toolkit nvcc belongs to (/usr/local/cuda for /usr/local/cuda/bin/nvcc).
+# The CUDA toolkit's root: the folder above nvcc's bin/ when it has the headers, else /usr/local/cuda
+# (some machines have nvcc copied to /usr/local/bin and the toolkit in /usr/local/cuda-13.0).
 toolkit_root() {
-    local nvcc
+    local nvcc root
     nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
-    dirname "$(dirname "$(readlink -f "$nvcc")")"
+    root="$(dirname "$(dirname "$(readlink -f "$nvcc")")")"
+    if [ -f "$root/include/cuda_runtime.h" ] || [ ! -d /usr/local/cuda ]; then
+        echo "$root"
+    else
+        readlink -f /usr/local/cuda
+    fi
 }
 
-# The first file named $1 in the toolkit's lib64 or the Python nvidia packages.
+# The first file named $1 in the toolkit (lib64, lib, targets/, include) or the Python nvidia packages.
 cuda_file() {
-    local root base hit
+    local root base hit d
     root="$(toolkit_root)"
-    for d in "$root/lib64" "$root/targets/x86_64-linux/lib" "$root/include" "$root/targets/x86_64-linux/include"; do
-        [ -e "$d/$1" ] && { echo "$d/$1"; return; }
+    for d in "$root/lib64" "$root/lib" "$root/targets/x86_64-linux/lib" "$root/include" "$root/targets/x86_64-linux/include"; do
+        if [ -e "$d/$1" ]; then
+            echo "$d/$1"
+            return
+        fi
     done
     base="$(nvidia_base)"
     if [ -n "$base" ] && [ -d "$base" ]; then
@@ -148,15 +169,16 @@ cuda_lib_dirs() {
 cuda_cmake_args() {
     local root inc lib drv
     root="$(toolkit_root)"
-    if [ ! -f "$root/include/cublas_v2.h" ] && [ ! -f "$root/targets/x86_64-linux/include/cublas_v2.h" ]; then
-        inc="$(cuda_file cublas_v2.h)"
-        [ -n "$inc" ] || { echo "no cublas_v2.h in $root or the Python nvidia packages" >&2; return 1; }
-        inc="$(dirname "$inc")"
+    inc="$(cuda_file cublas_v2.h)"
+    [ -n "$inc" ] || { echo "no cublas_v2.h in $root or the Python nvidia packages" >&2; return 1; }
+    inc="$(dirname "$inc")"
+    if [ "$inc" != "$root/include" ] && [ "$inc" != "$root/targets/x86_64-linux/include" ]; then
+        # cuBLAS's headers beside the Python package's libraries: on the compilers' include path.
         echo "-DCMAKE_CUDA_FLAGS=-I$inc"
         echo "-DCMAKE_CXX_FLAGS=-I$inc"
         echo "-DCMAKE_C_FLAGS=-I$inc"
     fi
-    if [ ! -e "$root/lib64/libcublas.so" ] && [ ! -e "$root/targets/x86_64-linux/lib/libcublas.so" ]; then
+    if [ ! -e "$root/lib64/libcublas.so" ] && [ ! -e "$root/lib/libcublas.so" ] && [ ! -e "$root/targets/x86_64-linux/lib/libcublas.so" ]; then
         lib="$(cuda_file libcublas.so.13)"
         [ -n "$lib" ] || { echo "no libcublas.so.13 in $root or the Python nvidia packages" >&2; return 1; }
         echo "-DCUDA_cublas_LIBRARY=$lib"
@@ -173,12 +195,16 @@ cuda_cmake_args() {
 
 configure_llama() { # SRC BUILD
     local nvcc
-    nvcc="$(command -v nvcc || true)"
-    [ -n "$nvcc" ] || nvcc=/usr/local/cuda/bin/nvcc
-    [ -x "$nvcc" ] || { echo "no nvcc on PATH or in /usr/local/cuda/bin"; return 1; }
+    nvcc="$(toolkit_root)/bin/nvcc"
+    [ -x "$nvcc" ] || nvcc="$(command -v nvcc || true)"
+    if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
+        echo "no nvcc in $(toolkit_root)/bin or on PATH"
+        return 1
+    fi
     local gen=() extra=()
     command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
-    mapfile -t extra < <(cuda_cmake_args)
+    cuda_cmake_args > "$2.args" || return 1
+    mapfile -t extra < "$2.args"
     echo "extra cmake arguments: ${extra[*]}"
     cmake -S "$1" -B "$2" "${gen[@]}" "${extra[@]}" -DCMAKE_BUILD_TYPE=Release \
         -DBUILD_SHARED_LIBS=ON -DGGML_BACKEND_DL=ON -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${GPU_CHECK_ARCH:-90}" \
@@ -202,7 +228,10 @@ synth_f16() {
 
 # Waits for synth_f16 (started in the background), then quantizes its file to Q6_K with the fresh llama-quantize.
 quantize_model() {
-    wait "$SYNTH_PID" || { echo "forge model synth failed:"; cat "$LOGS/synth-f16.log"; return 1; }
+    local rc=0
+    wait "$SYNTH_PID" || rc=$?
+    SYNTH_PID=""
+    [ "$rc" -eq 0 ] || { echo "forge model synth failed (rc=$rc):"; cat "$LOGS/synth-f16.log"; return 1; }
     cat "$LOGS/synth-f16.log"
     "$WORK/build/bin/llama-quantize" "$WORK/model-f16.gguf" "$MODEL" Q6_K "${GPU_CHECK_JOBS:-$(nproc)}"
     rm -f "$WORK/model-f16.gguf"
@@ -250,7 +279,7 @@ PY
 }
 
 run() {
-    local payload="${1:-$ROOT/bench/target/gpu-check/gpu-check.tar.xz}"
+    local payload="${1:-$ROOT/bench/target/gpu-check/gpu-check.tar.gz}"
     [ -f "$payload" ] || die "no payload at $payload (bench/gpu-check.sh pack, then carry bench/target/gpu-check)"
     OUT="${OUT:-$ROOT/bench/target/gpu-check/out}"
     mkdir -p "$OUT"
@@ -268,11 +297,7 @@ run() {
     local runs="${GPU_CHECK_RUNS:-10}" tokens="${GPU_CHECK_TOKENS:-128}"
 
     { nvidia-smi || true; nproc; uname -a; } > "$OUT/machine.txt" 2>&1
-    if command -v xz >/dev/null 2>&1; then
-        step unpack tar -C "$WORK" -xJf "$payload"
-    else
-        step unpack python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$payload" "$WORK"
-    fi
+    step unpack tar -C "$WORK" -xzf "$payload"
     mapfile -t libdirs < <(cuda_lib_dirs)
     [ ${#libdirs[@]} -gt 0 ] || die "no libcudart.so.13 / libcublas.so.13 in the Python nvidia packages or /usr/local/cuda"
     log "CUDA runtime folders: ${libdirs[*]}"
@@ -296,14 +321,13 @@ run() {
     FORGE_CUDA_NATIVES="$WORK/build/bin" "$IMAGE/bin/forge" serve -m "$MODEL" --alias m --host 127.0.0.1 --port "$port" \
         --backend llama.cpp-cuda "${libflags[@]}" -ngl all -fa on -np 1 -c 4096 > "$LOGS/serve.log" 2>&1 &
     SERVER_PID=$!
-    trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
     step health wait_health "$BASE" 240 "$SERVER_PID"
     step props check_props
     step seed load seed "$OUT/seed.txt" --runs "$runs" --warmup 2 --max-tokens "$tokens"
     step ttft load ttft "$OUT/ttft.txt" --runs "$runs" --warmup 2 --max-tokens "$tokens" --llama-bench "$OUT/llama-bench.json"
     kill "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
-    trap - EXIT
+    SERVER_PID=""
 
     {
         echo "# GPU check: ForgeLM llama.cpp-cuda vs llama-bench ($(date -u +%Y-%m-%dT%H:%MZ))"

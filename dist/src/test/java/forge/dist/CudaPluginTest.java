@@ -49,9 +49,11 @@ class CudaPluginTest {
         Path home = Files.createDirectories(work.resolve("home-plugins"));
         ImageServer.Ran r = ImageServer.command(home, "plugins", "--plugins-dir", plugins.toString());
         assertEquals(0, r.exitCode(), r.output());
-        String cuda = r.output().lines().filter(l -> l.contains("llama.cpp-cuda")).findFirst().orElseThrow(() -> new AssertionError(r.output()));
-        assertTrue(cuda.contains("priority 10") && cuda.contains("unusable"), cuda);
-        assertTrue(cuda.contains("CUDA natives not installed: no libggml-cuda.so in " + plugins.resolve("llamacpp-cuda")), cuda);
+        // The Backends table's row (the log has a line of its own before it).
+        String cuda = r.output().lines().filter(l -> l.contains("llama.cpp-cuda") && l.contains("priority 10 "))
+                .findFirst().orElseThrow(() -> new AssertionError(r.output()));
+        assertTrue(cuda.contains("unusable"), cuda);
+        assertTrue(cuda.contains("CUDA natives not installed: no libggml-cuda.so in " + plugins.resolve("llamacpp-cuda/natives/lib")), cuda);
         if (!Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libcuda.so.1"))) {
             assertTrue(cuda.contains("libcuda.so.1 not found: no NVIDIA driver"), cuda);
         }

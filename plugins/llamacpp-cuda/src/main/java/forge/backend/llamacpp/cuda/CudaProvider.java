@@ -132,7 +132,7 @@ public final class CudaProvider implements BackendProvider {
 
     /**
      * The natives folder: {@code --cuda-natives-dir}, {@code $FORGE_CUDA_NATIVES}, {@code natives/lib}
-     * beside this plugin's jar, else {@code <forge home>/natives/llama-cuda/lib}.
+     * beside this plugin's jar, else (not run from a jar) {@code <forge home>/natives/llama-cuda/lib}.
      */
     static Path nativesDirectory(BackendContext context, Map<String, String> env) {
         Optional<Path> given = context.setting(NATIVES).map(Path::of)
@@ -140,11 +140,10 @@ public final class CudaProvider implements BackendProvider {
         if (given.isPresent()) {
             return given.get().toAbsolutePath().normalize();
         }
-        Optional<Path> beside = codeLocation().filter(Files::isRegularFile).map(jar -> jar.getParent().resolve("natives").resolve("lib"));
-        if (beside.isPresent() && Files.isDirectory(beside.get())) {
-            return beside.get();
-        }
-        return context.home().resolve("natives").resolve("llama-cuda").resolve("lib").toAbsolutePath().normalize();
+        // Installed from the tarball, the plugin is a jar with natives/lib beside it: that is where they belong,
+        // so a jar without them is told to look there. Run from a build's classes folder, the home's natives.
+        return codeLocation().filter(Files::isRegularFile).map(jar -> jar.getParent().resolve("natives").resolve("lib"))
+                .orElseGet(() -> context.home().resolve("natives").resolve("llama-cuda").resolve("lib")).toAbsolutePath().normalize();
     }
 
     /** This module's jar (or classes folder), as its layer resolved it. */

@@ -21,7 +21,7 @@
  * <li>The natives ({@code libggml-cuda.so}, {@code libggml.cuda.v0.5.0.so}, {@code libllama.cuda.v0.5.0.so},
  *     {@code libggml-base.so}, the CPU variants): {@code --cuda-natives-dir} (setting
  *     {@code cuda.natives}), {@code $FORGE_CUDA_NATIVES}, {@code natives/lib} beside this plugin's
- *     jar (the tarball's layout), {@code <forge home>/natives/llama-cuda/lib}. A folder built from
+ *     jar (the tarball's layout), or, run from a build's classes folder, {@code <forge home>/natives/llama-cuda/lib}. A folder built from
  *     the llama.cpp source ({@code libggml.so}, {@code libllama.so}, {@code -DGGML_BACKEND_DL=ON})
  *     is accepted too.</li>
  * <li>The driver's {@code libcuda.so.1} and the CUDA 13 runtime ({@code libcudart.so.13},
