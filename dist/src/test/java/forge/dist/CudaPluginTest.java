@@ -90,4 +90,31 @@ class CudaPluginTest {
         assertNotEquals(0, r.exitCode(), r.output());
         assertTrue(r.output().contains("--backend llama.cpp-cuda is not usable: CUDA natives not installed"), r.output());
     }
+
+    @Test
+    void pastTheFileChecksTheDriverIsAskedInAChildJvmOfTheImage() throws Exception {
+        // Stand-ins that pass every file check: the image's CPU natives plus a libggml-cuda.so, a
+        // "driver" that is an ELF library without cuInit, runtime files by name. The image's own
+        // Java then runs the plugin's device probe, whose answer becomes the verdict.
+        Path home = Files.createDirectories(work.resolve("home-driver"));
+        Path natives = Files.createDirectories(work.resolve("stand-in-natives"));
+        Path cpu = Path.of(System.getProperty("forge.image.dir", "target/forge"), "natives", "llama", "lib");
+        try (Stream<Path> libs = Files.list(cpu)) {
+            for (Path lib : libs.filter(l -> l.toString().endsWith(".so")).toList()) {
+                Files.copy(lib, natives.resolve(lib.getFileName()));
+            }
+        }
+        Files.copy(cpu.resolve("libggml-cpu-x64.so"), natives.resolve("libggml-cuda.so"));
+        Path driver = Files.createDirectories(work.resolve("stand-in-driver"));
+        Files.copy(cpu.resolve("libggml-base.so"), driver.resolve("libcuda.so.1"));
+        for (String runtime : new String[] {"libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13"}) {
+            Files.writeString(driver.resolve(runtime), "");
+        }
+        ImageServer.Ran r = ImageServer.command(home, "plugins", "--plugins-dir", plugins.toString(),
+                "--cuda-natives-dir", natives.toString(), "--cuda-lib-dir", driver.toString());
+        assertEquals(0, r.exitCode(), r.output());
+        String cuda = r.output().lines().filter(l -> l.contains("llama.cpp-cuda") && l.contains("priority 10 "))
+                .findFirst().orElseThrow(() -> new AssertionError(r.output()));
+        assertTrue(cuda.contains("unusable: no usable CUDA device: ") && cuda.contains("libcuda has no cuInit"), cuda);
+    }
 }
