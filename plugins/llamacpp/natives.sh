@@ -6,6 +6,9 @@
 #   DEST/lib/  the CPU shared libraries: libggml-base.so, libggml.v0.5.0.so, libllama.v0.5.0.so and
 #              one libggml-cpu-*.so per instruction-set level (their RUNPATH is $ORIGIN)
 #   DEST/src/  the matching llama.cpp source: include/llama.h, ggml/include/*.h, models/ggml-vocab-*.gguf
+# Usage: natives.sh --cuda DEST
+#   DEST/lib/  the CUDA 13 package's libraries (about 160 MB): libggml-cuda.so, libggml.cuda.v0.5.0.so,
+#              libllama.cuda.v0.5.0.so, libggml-base.so and the CPU variants; no source (the CPU one matches)
 #
 # Both packages come through npm's ordinary client (`npm pack`), whose registry is whatever npm is
 # configured with; the integrity hashes below pin what we accept. Each part is marked done with a
@@ -16,12 +19,23 @@ set -euo pipefail
 VERSION=3.22.1
 LIB_PACKAGE="@node-llama-cpp/linux-x64@${VERSION}"
 LIB_INTEGRITY="sha512-5uCCDNqWCNfaAm8aR/Uzxbo4HBpKgNF91kCHPepKhgMgV2OAmatoefbOlMihsqCiH2Od35E/eUHQCFbfRBJuOg=="
+LIB_BINS="linux-x64"
+LIB_REQUIRED="libggml-base.so libggml.v0.5.0.so libllama.v0.5.0.so"
+WANT_SRC=1
+if [ "${1:-}" = "--cuda" ]; then
+    shift
+    LIB_PACKAGE="@node-llama-cpp/linux-x64-cuda@${VERSION}"
+    LIB_INTEGRITY="sha512-8rQCjyNNLZJUFit+YpjwlC4hwkKgOMIkB2wuycKBf8NU2O3ySKbiWZQ8aw9ku2nUTXjSnUIrE6KB88itduTBuA=="
+    LIB_BINS="linux-x64-cuda"
+    LIB_REQUIRED="libggml-base.so libggml-cuda.so libggml.cuda.v0.5.0.so libllama.cuda.v0.5.0.so"
+    WANT_SRC=0
+fi
 SRC_PACKAGE="node-llama-cpp@${VERSION}"
 SRC_INTEGRITY="sha512-bltIipuWmc123H7tMIgDGKSsSrhmhlQYeVUC48XTjVW7XGJJiJJyCdlTMzQ/LiWoPkGDpcL4FviDpgw7qfTiDw=="
 
 die() { echo "natives.sh: ERROR: $*" >&2; exit 1; }
 
-[ $# -eq 1 ] || die "usage: natives.sh DEST"
+[ $# -eq 1 ] || die "usage: natives.sh [--cuda] DEST"
 DEST="$1"
 mkdir -p "$DEST"
 DEST="$(cd "$DEST" && pwd)"
@@ -68,18 +82,20 @@ else
     mkdir -p "$WORK/a"
     fetch "$LIB_PACKAGE" "$LIB_INTEGRITY" "$WORK/a"
     mkdir -p "$WORK/lib"
-    cp "$WORK"/a/package/bins/linux-x64/*.so "$WORK/lib/"
-    for required in libggml-base.so libggml.v0.5.0.so libllama.v0.5.0.so; do
-        [ -f "$WORK/lib/$required" ] || die "$LIB_PACKAGE has no bins/linux-x64/$required"
+    cp "$WORK"/a/package/bins/"$LIB_BINS"/*.so "$WORK/lib/"
+    for required in $LIB_REQUIRED; do
+        [ -f "$WORK/lib/$required" ] || die "$LIB_PACKAGE has no bins/$LIB_BINS/$required"
     done
     echo "$LIB_PACKAGE $LIB_INTEGRITY" > "$WORK/lib/.verified"
-    rm -rf "$DEST/lib"
+    rm -rf "${DEST:?}/lib"
     mv "$WORK/lib" "$DEST/lib"
     echo "natives.sh: verified libraries in $DEST/lib ($(ls "$DEST"/lib/*.so | wc -l) files)"
 fi
 
-# (b) the llama.cpp source
-if [ -f "$DEST/src/.verified" ]; then
+# (b) the llama.cpp source (the CPU package's run only: both packages are the same release)
+if [ "$WANT_SRC" = 0 ]; then
+    :
+elif [ -f "$DEST/src/.verified" ]; then
     echo "natives.sh: source already verified in $DEST/src"
 else
     command -v git >/dev/null 2>&1 || die "git is needed to unpack the llama.cpp source"

@@ -90,6 +90,26 @@ final class ImageServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs the image's {@code forge ARGS...} to its end (within 120 s) with a bare environment and
+     * {@code home} as {@code HOME}; its exit code and output.
+     */
+    static Ran command(Path home, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(launcher().toString()));
+        cmd.addAll(List.of(args));
+        Path log = Files.createTempFile(home, "forge", ".log");
+        Process p = builder(home, cmd, log).start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException(cmd + " did not finish:\n" + Files.readString(log));
+        }
+        return new Ran(p.exitValue(), Files.readString(log));
+    }
+
+    /** A finished command: its exit code and output. */
+    record Ran(int exitCode, String output) {
+    }
+
     private static Path launcher() {
         Path image = Path.of(System.getProperty("forge.image.dir", "target/forge"));
         Path forge = image.resolve("bin/forge");

@@ -71,12 +71,22 @@ public final class ForgeRuntime implements AutoCloseable {
      */
     public static ForgeRuntime start(RuntimeConfig config) {
         Inspection inspection = inspect(config);
-        BackendProvider provider = inspection.chosen().orElseThrow(() -> new ForgeException(
-                (config.backend().isEmpty() ? "no usable backend" : "backend '" + config.backend() + "' is not usable")
-                        + "; verdicts: " + inspection.backends().stream().map(c -> c.name() + ": " + c.verdict().detail()).toList()));
+        BackendProvider provider = inspection.chosen().orElseThrow(() -> new ForgeException(noBackend(config.backend(), inspection.backends())));
         LOG.info("using backend {}", provider.name());
         Backend backend = provider.create(new BackendContext(config.home(), config.settings()));
         return new ForgeRuntime(config, inspection.plugins(), inspection.backends(), backend);
+    }
+
+    /** Why no backend was chosen: the forced one unknown or unusable (and why), or none usable (each verdict). */
+    static String noBackend(String forced, List<BackendChoice> candidates) {
+        List<String> verdicts = candidates.stream().map(c -> c.name() + ": " + c.verdict().detail()).toList();
+        if (forced.isEmpty()) {
+            return "no usable backend; verdicts: " + verdicts;
+        }
+        return candidates.stream().filter(c -> c.name().equals(forced)).findFirst()
+                .map(c -> "--backend " + forced + " is not usable: " + c.verdict().detail())
+                .orElseGet(() -> "--backend " + forced + ": no such backend; the backends found are "
+                        + candidates.stream().map(BackendChoice::name).toList() + " (forge plugins lists them)");
     }
 
     public RuntimeConfig config() {

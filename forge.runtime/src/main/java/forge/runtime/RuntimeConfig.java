@@ -21,6 +21,13 @@ public record RuntimeConfig(Path home, List<Path> pluginFolders, String backend,
         settings = Map.copyOf(settings);
     }
 
+    /** This configuration with {@code more} settings on top of its own (command-line flags over {@code -Dforge.*}). */
+    public RuntimeConfig withSettings(Map<String, String> more) {
+        Map<String, String> all = new java.util.TreeMap<>(settings);
+        all.putAll(more);
+        return new RuntimeConfig(home, pluginFolders, backend, all);
+    }
+
     /**
      * The ForgeLM home: {@code forge.home} if set, else the parent of the running Java's home when
      * it is a ForgeLM image (it has {@code natives/}), else the working folder.

@@ -33,6 +33,11 @@ public interface Backend extends AutoCloseable {
         return Optional.empty();
     }
 
+    /** The compute devices the backend runs on, with their memory now; empty when it does not say. */
+    default java.util.List<Device> devices() {
+        return java.util.List.of();
+    }
+
     @Override
     void close();
 }

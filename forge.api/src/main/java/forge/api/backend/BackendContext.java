@@ -13,6 +13,18 @@ import java.util.Optional;
  *                 line), such as {@code llama.home}, the folder that holds the llama.cpp libraries
  */
 public record BackendContext(Path home, Map<String, String> settings) {
+
+    /** {@code -ngl}: layers on the GPU, {@code auto} (every layer that fits: the default), {@code all} or a number. */
+    public static final String GPU_LAYERS = "gpu.layers";
+    /** {@code --main-gpu}: the device index that holds the model with {@code --split-mode none}. */
+    public static final String MAIN_GPU = "main.gpu";
+    /** {@code --split-mode}: {@code none}, {@code layer} (the default) or {@code row}. */
+    public static final String SPLIT_MODE = "split.mode";
+    /** {@code --tensor-split}: comma-separated proportions per device, such as {@code 3,1}. */
+    public static final String TENSOR_SPLIT = "tensor.split";
+    /** {@code --device}: comma-separated device names ({@code CUDA0}), or {@code none} for the CPU alone. */
+    public static final String DEVICES = "devices";
+
     public BackendContext {
         java.util.Objects.requireNonNull(home, "home");
         settings = Map.copyOf(settings);

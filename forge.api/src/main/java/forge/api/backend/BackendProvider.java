@@ -11,7 +11,7 @@ package forge.api.backend;
  * {@snippet :
  * public final class CpuBackendProvider implements BackendProvider {
  *     public String name() { return "llama.cpp-cpu"; }
- *     public Availability probe(BackendContext ctx) { ... one cheap native call in try/catch ... }
+ *     public Availability probe(BackendContext ctx) { ... read the files, ask nothing that stays loaded ... }
  *     public Backend create(BackendContext ctx) { return new LlamaBackend(ctx); }
  * }
  * }
@@ -23,7 +23,10 @@ public interface BackendProvider {
 
     /**
      * Whether this backend can run here, with the reason when it cannot (a CUDA backend on a
-     * machine without a GPU says so). Makes at most one cheap native call and never throws.
+     * machine without a GPU says so). Asks only what the verdict needs (files present and
+     * loadable, a driver's devices, CPU features) and leaves nothing behind: it loads no library
+     * that would stay loaded (a native probe that must, runs in a child process), because every
+     * provider is probed and only the chosen one is created. Never throws.
      */
     Availability probe(BackendContext context);
 

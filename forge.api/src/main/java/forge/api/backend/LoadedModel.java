@@ -10,6 +10,11 @@ public interface LoadedModel extends AutoCloseable {
 
     Vocabulary vocabulary();
 
+    /** Where the layers went, on a backend with GPU devices; empty where everything runs on the CPU. */
+    default java.util.Optional<Offload> offload() {
+        return java.util.Optional.empty();
+    }
+
     /** Creates a context (KV cache, compute buffers) for up to {@code params.seqMax()} sequences. */
     InferenceContext newContext(ContextParams params);
 

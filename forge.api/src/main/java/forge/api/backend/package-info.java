@@ -7,6 +7,14 @@
  * a context creates {@link forge.api.backend.TokenSampler}s; each is closed before its parent. A
  * context and its samplers belong to the one platform thread that drives them.
  *
+ * <p>Probing leaves nothing behind (no library stays loaded: only the chosen provider's
+ * {@code create} loads its natives), so every installed backend can be probed in one process.
+ * GPU placement comes as {@link forge.api.backend.BackendContext} settings with llama-server's
+ * meaning ({@code GPU_LAYERS}, {@code MAIN_GPU}, {@code SPLIT_MODE}, {@code TENSOR_SPLIT},
+ * {@code DEVICES}); a backend reports its {@link forge.api.backend.Device}s and each model's
+ * {@link forge.api.backend.Offload}, which {@code /props} shows. A backend without GPU devices
+ * accepts the settings and ignores them.
+ *
  * <p>A context's closed choices are enums that carry their command-line spelling
  * ({@link forge.api.backend.KvCacheType}, {@link forge.api.backend.FlashAttention}: {@code wire()} and
  * {@code parse(String)}), so the runtime, the CLI and each backend share one list of them.

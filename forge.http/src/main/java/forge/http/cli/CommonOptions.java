@@ -16,6 +16,14 @@ final class CommonOptions {
     @Option(names = "--backend", paramLabel = "NAME", description = "Use this backend instead of the best usable one.")
     String backend = "";
 
+    @Option(names = "--cuda-lib-dir", paramLabel = "DIR", description = "A folder with the CUDA 13 runtime (libcudart.so.13, "
+            + "libcublas.so.13), searched before LD_LIBRARY_PATH, CUDA toolkits, the system and Python's nvidia-* packages (repeatable).")
+    java.util.List<Path> cudaLibDirs = new ArrayList<>();
+
+    @Option(names = "--cuda-natives-dir", paramLabel = "DIR", description = "The CUDA backend's llama.cpp libraries "
+            + "(default: natives/lib beside its plugin jar; or $FORGE_CUDA_NATIVES).")
+    Path cudaNatives;
+
     /**
      * {@code ~/.forge} ({@code ~} being {@code $HOME}, not Java's {@code user.home}: see
      * {@link forge.api.UserHome}), or {@code forge.user.home} when set (tests keep away from the real one).
@@ -32,6 +40,13 @@ final class CommonOptions {
         folders.add(home.resolve("plugins"));
         folders.addAll(pluginDirs);
         folders.add(userHome().resolve("plugins"));
-        return new RuntimeConfig(home, folders, backend, RuntimeConfig.settingsFromSystemProperties());
+        java.util.Map<String, String> flags = new java.util.LinkedHashMap<>();
+        if (!cudaLibDirs.isEmpty()) {
+            flags.put("cuda.lib.dir", String.join(":", cudaLibDirs.stream().map(p -> p.toAbsolutePath().toString()).toList()));
+        }
+        if (cudaNatives != null) {
+            flags.put("cuda.natives", cudaNatives.toAbsolutePath().toString());
+        }
+        return new RuntimeConfig(home, folders, backend, RuntimeConfig.settingsFromSystemProperties()).withSettings(flags);
     }
 }

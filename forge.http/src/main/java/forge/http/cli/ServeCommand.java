@@ -173,6 +173,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     AccessOptions access = new AccessOptions();
 
+    @Mixin
+    GpuOptions gpu = new GpuOptions();
+
     @Option(names = "--mmap", negatable = true, defaultValue = "false", fallbackValue = "true", description = {
             "Map model files instead of reading them into memory (default: read). Mapping starts faster and shares",
             "pages between processes, but a model file changed in place while served crashes the process."})
@@ -295,7 +298,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** Starts everything and returns once the server listens and the models given are loaded. */
     public Running start() {
-        ForgeRuntime runtime = ForgeRuntime.start(common.runtimeConfig());
+        ForgeRuntime runtime = ForgeRuntime.start(common.runtimeConfig().withSettings(gpu.settings()));
         ModelCatalog catalog = null;
         try {
             EngineConfig engine = engineConfig();
@@ -321,6 +324,7 @@ public final class ServeCommand implements Callable<Integer> {
             LOG.info("{} slot(s): {}", engine.slots(), contextPolicy.slotsReason());
             catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, everyModel, contextPolicy);
             catalog.useMmap(mmap);
+            catalog.useBackendChoices(runtime.backends());
             if (chatTemplateFile != null) {
                 catalog.useTemplateSource(readTemplate(chatTemplateFile));
             }

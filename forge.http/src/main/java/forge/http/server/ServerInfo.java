@@ -129,6 +129,7 @@ final class ServerInfo {
         String version = Optional.ofNullable(ServerInfo.class.getModule().getDescriptor())
                 .flatMap(m -> m.rawVersion()).orElse("dev");
         n.put("build_info", "forgelm " + version + ", backend " + catalog.backendName());
+        backend(n.putObject("backend"), served);
         ObjectNode runtime = n.putObject("runtime");
         runtime.put("profile", c.profile());
         runtime.put("n_ctx", c.contextSize());
@@ -166,5 +167,32 @@ final class ServerInfo {
             prompts.put("restored_tokens", snap.restoredTokens());
         });
         return n;
+    }
+
+    /**
+     * {@code backend}: the one serving, its devices with their memory now, where this model's layers
+     * went, and every candidate with its verdict (as the start-up log and {@code forge plugins} say).
+     */
+    private void backend(ObjectNode b, Optional<ServedModel> served) {
+        b.put("name", catalog.backendName());
+        ArrayNode devices = b.putArray("devices");
+        for (forge.api.backend.Device d : catalog.backend().devices()) {
+            devices.addObject().put("name", d.name()).put("description", d.description()).put("type", d.type())
+                    .put("memory_free", d.freeBytes()).put("memory_total", d.totalBytes())
+                    .put("memory_used", d.totalBytes() - d.freeBytes());
+        }
+        served.ifPresent(s -> {
+            ObjectNode o = b.putObject("offload");
+            int layers = s.model().info().layers() + 1;
+            s.model().offload().ifPresentOrElse(off -> o.put("n_gpu_layers", off.offloaded()).put("n_layers", off.layers())
+                            .put("bytes", off.bytes()).put("reason", off.reason()).set("devices", Json.MAPPER.valueToTree(off.devices())),
+                    () -> o.put("n_gpu_layers", 0).put("n_layers", layers).put("reason", "no GPU devices: every layer runs on the CPU"));
+        });
+        ArrayNode candidates = b.putArray("candidates");
+        for (forge.runtime.BackendChoice c : catalog.backendChoices()) {
+            candidates.addObject().put("name", c.name()).put("module", c.module()).put("location", c.location())
+                    .put("priority", c.priority()).put("usable", c.verdict().isUsable()).put("detail", c.verdict().detail())
+                    .put("chosen", c.chosen());
+        }
     }
 }

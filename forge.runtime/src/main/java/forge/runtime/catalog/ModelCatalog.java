@@ -77,6 +77,8 @@ public final class ModelCatalog implements AutoCloseable {
     /** Checks the keep-alives of idle models; the unloads it decides run on the loader thread. */
     private final ScheduledExecutorService reaper = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("forge-model-reaper").daemon(true).factory());
+    /** Every backend candidate and its verdict, for {@code /props}. */
+    private volatile java.util.List<forge.runtime.BackendChoice> backendChoices = java.util.List.of();
 
     /**
      * @param templateName the template every model uses ({@code --template}); empty to choose per model
@@ -153,6 +155,20 @@ public final class ModelCatalog implements AutoCloseable {
     /** The backend that loads the models, by name. */
     public String backendName() {
         return backend.name();
+    }
+
+    /** The backend that loads the models: its devices for {@code /props}. */
+    public Backend backend() {
+        return backend;
+    }
+
+    /** Every backend candidate with its verdict, for {@code /props} (set by the server at start). */
+    public java.util.List<forge.runtime.BackendChoice> backendChoices() {
+        return backendChoices;
+    }
+
+    public void useBackendChoices(java.util.List<forge.runtime.BackendChoice> choices) {
+        this.backendChoices = java.util.List.copyOf(choices);
     }
 
     /**

@@ -52,15 +52,76 @@ public final class LlamaCppBackend implements Backend {
     }
 
     private final LlamaLibrary library;
+    private final String name;
+    private final GpuSettings gpu;
     private volatile boolean closed;
 
     LlamaCppBackend(LlamaLibrary library) {
+        this(library, LlamaCppProvider.NAME, GpuSettings.DEFAULTS);
+    }
+
+    /**
+     * @param name the provider's name ({@code llama.cpp-cpu}, {@code llama.cpp-cuda})
+     * @param gpu  the GPU flags; a backend without GPU devices accepts and ignores them, as
+     *             llama-server on a CPU build does
+     */
+    public LlamaCppBackend(LlamaLibrary library, String name, GpuSettings gpu) {
         this.library = library;
+        this.name = name;
+        this.gpu = gpu;
+        if (gpuDevices().isEmpty() && !gpu.given().isEmpty()) {
+            LOG.info("{}: no GPU devices, so {} is accepted and ignored (as llama-server on a CPU build)", name,
+                    String.join(", ", gpu.given()));
+        }
     }
 
     @Override
     public String name() {
-        return LlamaCppProvider.NAME;
+        return name;
+    }
+
+    /** Every device the loaded ggml backends offer, with its memory now. */
+    @Override
+    public java.util.List<forge.api.backend.Device> devices() {
+        java.util.List<forge.api.backend.Device> out = new java.util.ArrayList<>();
+        long n = Llama.ggml_backend_dev_count();
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment free = call.allocate(java.lang.foreign.ValueLayout.JAVA_LONG);
+            MemorySegment total = call.allocate(java.lang.foreign.ValueLayout.JAVA_LONG);
+            for (long i = 0; i < n; i++) {
+                MemorySegment dev = Llama.ggml_backend_dev_get(i);
+                Llama.ggml_backend_dev_memory(dev, free, total);
+                String type = switch (Llama.ggml_backend_dev_type(dev)) {
+                    case 0 -> "cpu";
+                    case 1 -> "gpu";
+                    case 2 -> "igpu";
+                    case 3 -> "accel";
+                    default -> "other";
+                };
+                out.add(new forge.api.backend.Device(LlamaLibrary.cString(Llama.ggml_backend_dev_name(dev)),
+                        LlamaLibrary.cString(Llama.ggml_backend_dev_description(dev)), type,
+                        free.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0), total.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0)));
+            }
+        }
+        return java.util.List.copyOf(out);
+    }
+
+    /** The GPU devices a model may use: those {@code --device} names, else every GPU. */
+    private java.util.List<forge.api.backend.Device> gpuDevices() {
+        if (gpu.noDevices()) {
+            return java.util.List.of();
+        }
+        java.util.List<forge.api.backend.Device> gpus = devices().stream().filter(forge.api.backend.Device::isGpu).toList();
+        if (gpu.devices().isEmpty()) {
+            return gpus;
+        }
+        java.util.List<forge.api.backend.Device> chosen = new java.util.ArrayList<>();
+        for (String wanted : gpu.devices()) {
+            chosen.add(gpus.stream().filter(d -> d.name().equalsIgnoreCase(wanted)).findFirst()
+                    .orElseThrow(() -> new BackendException("--device " + wanted + ": no such GPU device; the devices are "
+                            + devices().stream().map(forge.api.backend.Device::name).toList())));
+        }
+        return java.util.List.copyOf(chosen);
     }
 
     @Override
@@ -81,10 +142,16 @@ public final class LlamaCppBackend implements Backend {
         Path file = GgufFiles.check(params.path());
         ProgressUpcall upcall = new ProgressUpcall(progress);
         MemorySegment model;
+        forge.api.backend.Offload placement;
         // The params struct, the path string and the progress stub live for this call only.
         try (Arena call = Arena.ofConfined()) {
             MemorySegment p = Llama.llama_model_default_params(call);
-            Structs.setInt(p, Structs.llama_model_params, "n_gpu_layers", params.gpuLayers());
+            java.util.List<forge.api.backend.Device> gpus = params.vocabOnly() ? java.util.List.of() : gpuDevices();
+            placement = place(file, params, gpus);
+            Structs.setInt(p, Structs.llama_model_params, "n_gpu_layers", placement.offloaded());
+            if (!gpus.isEmpty()) {
+                setDevices(call, p, gpus);
+            }
             Structs.setInt(p, Structs.llama_model_params, "load_mode",
                     params.useMmap() ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE);
             Structs.setBoolean(p, Structs.llama_model_params, "vocab_only", params.vocabOnly());
@@ -102,6 +169,12 @@ public final class LlamaCppBackend implements Backend {
                     throw new BackendException("loading " + file + " was aborted by its progress callback");
                 }
                 String why = LlamaLog.takeLastError();
+                if (placement.offloaded() > 0) {
+                    // Most often the device memory ran out (cudaMalloc failed): say what was asked and how to ask less.
+                    throw new BackendException("llama.cpp could not load " + file + " with " + placement.offloaded() + " of "
+                            + placement.layers() + " layers on " + placement.devices() + " (" + placement.reason() + ")"
+                            + (why.isEmpty() ? "" : ": " + why) + "; give fewer layers with -ngl N, or -ngl auto");
+                }
                 throw new BackendException("llama.cpp could not load " + file + (why.isEmpty() ? "" : ": " + why));
             }
             LOG.debug("loaded {} in {} ms", file, (System.nanoTime() - start) / 1_000_000);
@@ -110,7 +183,93 @@ public final class LlamaCppBackend implements Backend {
             // llama.cpp reports progress only while reading weights; a vocabulary-only load ends here.
             upcall.update(1f, MemorySegment.NULL);
         }
-        return new LlamaModel(model, file, params.vocabOnly());
+        if (placement.offloaded() > 0) {
+            LOG.info("{}: {} of {} layers on {} ({})", file.getFileName(), placement.offloaded(), placement.layers(),
+                    placement.devices(), placement.reason());
+        }
+        return new LlamaModel(model, file, params.vocabOnly(), placement);
+    }
+
+    /**
+     * How many layers go to the GPU devices: {@code -ngl N} as given, {@code all} every one, else
+     * ({@code auto}) every layer that fits their free memory ({@link GpuLayerFit}). None without
+     * GPU devices.
+     */
+    private forge.api.backend.Offload place(Path file, ModelLoadParams params, java.util.List<forge.api.backend.Device> gpus) {
+        if (gpus.isEmpty()) {
+            return new forge.api.backend.Offload(0, 0, java.util.List.of(), 0, "no GPU devices");
+        }
+        java.util.List<String> names = gpus.stream().map(forge.api.backend.Device::name).toList();
+        if (gpu.splitMode() == GpuSettings.SPLIT_NONE) {
+            if (gpu.mainGpu() >= gpus.size()) {
+                throw new BackendException("--main-gpu " + gpu.mainGpu() + ": there are " + gpus.size() + " GPU devices " + names);
+            }
+            gpus = java.util.List.of(gpus.get(gpu.mainGpu()));
+            names = java.util.List.of(gpus.getFirst().name());
+        }
+        java.util.List<Long> layerBytes = new java.util.ArrayList<>();
+        long output = 0;
+        try {
+            var gguf = forge.runtime.gguf.GgufReader.read(file);
+            java.util.Map<Integer, Long> byLayer = new java.util.TreeMap<>();
+            for (var t : gguf.tensors()) {
+                var m = java.util.regex.Pattern.compile("blk\\.(\\d+)\\..*").matcher(t.name());
+                if (m.matches()) {
+                    byLayer.merge(Integer.parseInt(m.group(1)), t.byteSize(), Long::sum);
+                } else if (t.name().startsWith("output")) {
+                    output += t.byteSize();
+                }
+            }
+            layerBytes.addAll(byLayer.values());
+        } catch (RuntimeException e) {
+            throw new BackendException("cannot read the layers of " + file + " to place them on the GPU: " + e.getMessage(), e);
+        }
+        int all = layerBytes.size() + 1;
+        long total = output + layerBytes.stream().mapToLong(Long::longValue).sum();
+        int asked = params.gpuLayers() >= 0 ? params.gpuLayers() : gpu.layers().orElse(-1);
+        if (asked >= 0) {
+            int n = Math.min(asked, all);
+            long bytes = n == 0 ? 0 : output + layerBytes.subList(layerBytes.size() - (n - 1), layerBytes.size()).stream()
+                    .mapToLong(Long::longValue).sum();
+            return new forge.api.backend.Offload(all, n, names, bytes, "-ngl " + asked);
+        }
+        if (gpu.all()) {
+            return new forge.api.backend.Offload(all, all, names, total, "-ngl all");
+        }
+        long free = gpus.stream().mapToLong(forge.api.backend.Device::freeBytes).sum();
+        GpuLayerFit.Choice fit = GpuLayerFit.choose(layerBytes, output, free);
+        if (fit.layers() < all) {
+            LOG.warn("{}: {}", file.getFileName(), fit.reason());
+        }
+        return new forge.api.backend.Offload(all, fit.layers(), names, fit.bytes(), fit.reason());
+    }
+
+    /** {@code devices} (NULL-terminated), {@code split_mode}, {@code main_gpu}, {@code tensor_split} of the params. */
+    private void setDevices(Arena call, MemorySegment p, java.util.List<forge.api.backend.Device> gpus) {
+        MemorySegment list = call.allocate(ADDRESS, gpus.size() + 1L); // zeroed: the last one is the NULL terminator
+        for (int i = 0; i < gpus.size(); i++) {
+            MemorySegment dev = Llama.ggml_backend_dev_by_name(call.allocateFrom(gpus.get(i).name()));
+            if (dev.equals(MemorySegment.NULL)) {
+                throw new BackendException("device " + gpus.get(i).name() + " went away");
+            }
+            list.setAtIndex(ADDRESS, i, dev);
+        }
+        Structs.setAddress(p, Structs.llama_model_params, "devices", list);
+        Structs.setInt(p, Structs.llama_model_params, "split_mode", gpu.splitMode());
+        // main_gpu indexes the devices list given, as llama.cpp's llama_model_load_from_file reads it.
+        Structs.setInt(p, Structs.llama_model_params, "main_gpu", gpu.splitMode() == GpuSettings.SPLIT_NONE ? 0 : gpu.mainGpu());
+        if (!gpu.tensorSplit().isEmpty()) {
+            if (gpu.tensorSplit().size() > gpus.size()) {
+                throw new BackendException("--tensor-split " + gpu.tensorSplit() + ": more proportions than the "
+                        + gpus.size() + " GPU devices");
+            }
+            // llama.cpp reads llama_max_devices() floats.
+            MemorySegment split = call.allocate(JAVA_FLOAT, Math.max(Llama.llama_max_devices(), gpus.size()));
+            for (int i = 0; i < gpu.tensorSplit().size(); i++) {
+                split.setAtIndex(JAVA_FLOAT, i, gpu.tensorSplit().get(i));
+            }
+            Structs.setAddress(p, Structs.llama_model_params, "tensor_split", split);
+        }
     }
 
     @Override

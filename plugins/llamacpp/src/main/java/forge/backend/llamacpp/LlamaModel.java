@@ -42,8 +42,14 @@ public final class LlamaModel implements LoadedModel {
     private final Map<String, String> metadata;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger openContexts = new AtomicInteger();
+    private final forge.api.backend.Offload offload;
 
     LlamaModel(MemorySegment rawModel, Path path, boolean vocabOnly) {
+        this(rawModel, path, vocabOnly, new forge.api.backend.Offload(0, 0, java.util.List.of(), 0, "no GPU devices"));
+    }
+
+    LlamaModel(MemorySegment rawModel, Path path, boolean vocabOnly, forge.api.backend.Offload offload) {
+        this.offload = offload;
         this.model = rawModel.reinterpret(arena, Llama::llama_model_free);
         this.path = path;
         this.vocabOnly = vocabOnly;
@@ -66,6 +72,11 @@ public final class LlamaModel implements LoadedModel {
     @Override
     public ModelInfo info() {
         return info;
+    }
+
+    @Override
+    public Optional<forge.api.backend.Offload> offload() {
+        return offload.offloaded() > 0 ? Optional.of(offload) : Optional.empty();
     }
 
     @Override

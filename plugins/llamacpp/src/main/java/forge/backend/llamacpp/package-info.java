@@ -7,8 +7,10 @@
  * <table>
  * <caption>Owners of native memory</caption>
  * <tr><th>Object</th><th>C object</th><th>Arena</th><th>Threads</th></tr>
- * <tr><td>{@code LlamaLibrary} (ffm)</td><td>the three shared libraries, the log callback stub</td>
- *     <td>{@code Arena.global()}: loaded once, never unloaded</td><td>any</td></tr>
+ * <tr><td>{@code LlamaLibrary} (ffm)</td><td>the three shared libraries, the preloaded ones (CUDA runtime),
+ *     the compute backends, the log callback stub</td>
+ *     <td>{@code Arena.global()}: loaded once, by the chosen backend's {@code create} only (a probe
+ *     loads nothing), never unloaded</td><td>any</td></tr>
  * <tr><td>{@link forge.backend.llamacpp.LlamaModel}</td><td>{@code llama_model}, its {@code llama_vocab}</td>
  *     <td>its own shared arena, {@code llama_model_free} attached as cleanup</td>
  *     <td>any (tokenize, detokenize, metadata)</td></tr>

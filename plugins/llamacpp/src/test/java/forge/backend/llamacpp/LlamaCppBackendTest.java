@@ -96,4 +96,27 @@ class LlamaCppBackendTest {
         }
         return to;
     }
+
+    @Test
+    void theCpuBackendAcceptsAndIgnoresTheGpuFlagsAndListsItsDevice() {
+        var settings = new java.util.HashMap<>(LlamaHome.context().settings());
+        settings.put(forge.api.backend.BackendContext.GPU_LAYERS, "99");
+        settings.put(forge.api.backend.BackendContext.SPLIT_MODE, "row");
+        var backend = new LlamaCppProvider().create(new forge.api.backend.BackendContext(LlamaHome.context().home(), settings));
+        assertTrue(backend.devices().stream().anyMatch(d -> d.type().equals("cpu")), backend.devices().toString());
+        assertTrue(backend.devices().stream().noneMatch(forge.api.backend.Device::isGpu), backend.devices().toString());
+        try (var model = backend.load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE)) {
+            assertEquals(java.util.Optional.empty(), model.offload());
+            assertTrue(model.info().layers() > 0);
+        }
+    }
+
+    @Test
+    void aMalformedGpuFlagFailsTheCreateNamingIt() {
+        var settings = new java.util.HashMap<>(LlamaHome.context().settings());
+        settings.put(forge.api.backend.BackendContext.GPU_LAYERS, "lots");
+        BackendException e = assertThrows(BackendException.class,
+                () -> new LlamaCppProvider().create(new forge.api.backend.BackendContext(LlamaHome.context().home(), settings)));
+        assertTrue(e.getMessage().startsWith("-ngl/--gpu-layers"), e.getMessage());
+    }
 }

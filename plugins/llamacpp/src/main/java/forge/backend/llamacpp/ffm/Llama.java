@@ -33,7 +33,7 @@ public final class Llama {
 
     /** Forces the handles to resolve; called once by {@link LlamaLibrary#load}. */
     static void bind() {
-        if (Handles.llama_decode == null) {
+        if (Handles.llama_decode == null || DeviceHandles.llama_max_devices == null) {
             throw new AssertionError("handles not bound");
         }
     }
@@ -1011,6 +1011,100 @@ public final class Llama {
     public static int llama_model_quantize(MemorySegment fname_inp, MemorySegment fname_out, MemorySegment params) {
         try {
             return (int) Handles.llama_model_quantize.invokeExact(fname_inp, fname_out, params);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    // ---- Devices (ggml-backend.h): which compute devices the loaded backends offer, for GPU offload. ----
+
+    /** The device handles, resolved with the others by {@link #bind()}. */
+    private static final class DeviceHandles {
+        // size_t ggml_backend_dev_count(void); // libggml
+        static final MethodHandle ggml_backend_dev_count = downcall("ggml_backend_dev_count", FunctionDescriptor.of(JAVA_LONG));
+        // ggml_backend_dev_t ggml_backend_dev_get(size_t index); // libggml
+        static final MethodHandle ggml_backend_dev_get = downcall("ggml_backend_dev_get", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
+        // ggml_backend_dev_t ggml_backend_dev_by_name(const char * name); // libggml
+        static final MethodHandle ggml_backend_dev_by_name = downcall("ggml_backend_dev_by_name", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        // const char * ggml_backend_dev_name(ggml_backend_dev_t device); // libggml-base
+        static final MethodHandle ggml_backend_dev_name = downcall("ggml_backend_dev_name", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        // const char * ggml_backend_dev_description(ggml_backend_dev_t device); // libggml-base
+        static final MethodHandle ggml_backend_dev_description = downcall("ggml_backend_dev_description", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        // void ggml_backend_dev_memory(ggml_backend_dev_t device, size_t * free, size_t * total); // libggml-base
+        static final MethodHandle ggml_backend_dev_memory = downcall("ggml_backend_dev_memory", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS));
+        // enum ggml_backend_dev_type ggml_backend_dev_type(ggml_backend_dev_t device); // libggml-base
+        static final MethodHandle ggml_backend_dev_type = downcall("ggml_backend_dev_type", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        // size_t llama_max_devices(void);
+        static final MethodHandle llama_max_devices = downcall("llama_max_devices", FunctionDescriptor.of(JAVA_LONG));
+    }
+
+    /** {@code size_t ggml_backend_dev_count(void);} */
+    public static long ggml_backend_dev_count() {
+        try {
+            return (long) DeviceHandles.ggml_backend_dev_count.invokeExact();
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code ggml_backend_dev_t ggml_backend_dev_get(size_t index);} */
+    public static MemorySegment ggml_backend_dev_get(long index) {
+        try {
+            return (MemorySegment) DeviceHandles.ggml_backend_dev_get.invokeExact(index);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code ggml_backend_dev_t ggml_backend_dev_by_name(const char * name);} NULL when there is none. */
+    public static MemorySegment ggml_backend_dev_by_name(MemorySegment name) {
+        try {
+            return (MemorySegment) DeviceHandles.ggml_backend_dev_by_name.invokeExact(name);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code const char * ggml_backend_dev_name(ggml_backend_dev_t device);} */
+    public static MemorySegment ggml_backend_dev_name(MemorySegment device) {
+        try {
+            return (MemorySegment) DeviceHandles.ggml_backend_dev_name.invokeExact(device);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code const char * ggml_backend_dev_description(ggml_backend_dev_t device);} */
+    public static MemorySegment ggml_backend_dev_description(MemorySegment device) {
+        try {
+            return (MemorySegment) DeviceHandles.ggml_backend_dev_description.invokeExact(device);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code void ggml_backend_dev_memory(ggml_backend_dev_t device, size_t * free, size_t * total);} */
+    public static void ggml_backend_dev_memory(MemorySegment device, MemorySegment free, MemorySegment total) {
+        try {
+            DeviceHandles.ggml_backend_dev_memory.invokeExact(device, free, total);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code enum ggml_backend_dev_type ggml_backend_dev_type(ggml_backend_dev_t device);} 0 CPU, 1 GPU, 2 IGPU, 3 ACCEL. */
+    public static int ggml_backend_dev_type(MemorySegment device) {
+        try {
+            return (int) DeviceHandles.ggml_backend_dev_type.invokeExact(device);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code size_t llama_max_devices(void);} the length llama.cpp reads of {@code tensor_split}. */
+    public static long llama_max_devices() {
+        try {
+            return (long) DeviceHandles.llama_max_devices.invokeExact();
         } catch (Throwable failure) {
             throw rethrow(failure);
         }

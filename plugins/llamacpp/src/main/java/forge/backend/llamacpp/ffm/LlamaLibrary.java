@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
+import forge.backend.llamacpp.natives.LlamaNatives;
 import java.util.Objects;
 
 /**
@@ -13,7 +13,7 @@ import java.util.Objects;
  *
  * <p>Dependency order matters for the lookup, not for the loader ({@code RUNPATH} is
  * {@code $ORIGIN}, so {@code dlopen} finds the siblings either way): {@code libggml-base.so},
- * {@code libggml.v0.5.0.so}, {@code libllama.v0.5.0.so}. After loading, the compute backends are
+ * libggml, libllama (named as {@link LlamaNatives} found them). After loading, the compute backends are
  * loaded from the same folder ({@code ggml_backend_load_all_from_path}: without it there is no CPU
  * backend), llama.cpp's log is routed to SLF4J, and {@code llama_backend_init} runs.
  *
@@ -22,13 +22,11 @@ import java.util.Objects;
  * they do. Everything a server unloads (models, contexts, samplers) has its own arena.
  *
  * <p>A second {@link #load} with the same folder returns the loaded library; with another folder
- * it fails, since a process holds one llama.cpp.
+ * it fails, since a process holds one llama.cpp. That is why a backend's probe never calls it:
+ * only the chosen backend loads its natives.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class LlamaLibrary {
-
-    /** The file names of the libraries, in dependency order. */
-    public static final List<String> LIBRARIES = List.of("libggml-base.so", "libggml.v0.5.0.so", "libllama.v0.5.0.so");
 
     /** The llama.cpp version these bindings and {@link Structs} were written against. */
     public static final String EXPECTED_VERSION_PREFIX = "0.5.";
@@ -48,18 +46,28 @@ public final class LlamaLibrary {
         this.systemInfo = systemInfo;
     }
 
+    /** {@link #load(LlamaNatives)} of the natives in {@code directory}, nothing preloaded. */
+    public static LlamaLibrary load(Path directory) {
+        return load(LlamaNatives.in(directory));
+    }
+
     /**
-     * Loads the libraries from {@code directory} (once per process) and initialises llama.cpp.
+     * Loads the natives (once per process) and initialises llama.cpp: the {@link LlamaNatives#preload()
+     * preloaded} libraries first, by absolute path, so that when {@code ggml_backend_load} opens a
+     * compute backend (which {@code dlopen}s it {@code RTLD_LOCAL}) the loader finds its
+     * {@code DT_NEEDED} libraries among those already loaded (glibc matches a needed name against
+     * every loaded object's soname before it searches any folder); then {@code libggml-base},
+     * {@code libggml}, {@code libllama}; then the compute backends of the same folder.
      *
      * @throws LlamaLoadException when a library is missing, will not load, lacks a symbol, or is
      *                            another llama.cpp version
      */
-    public static synchronized LlamaLibrary load(Path directory) {
-        Path dir = directory.toAbsolutePath().normalize();
+    public static synchronized LlamaLibrary load(LlamaNatives natives) {
+        Path dir = natives.directory();
         if (loaded != null && loaded.directory.equals(dir)) {
             return loaded;
         }
-        for (String name : LIBRARIES) {
+        for (String name : natives.libraries()) {
             Path lib = dir.resolve(name);
             if (!Files.isRegularFile(lib)) {
                 throw new LlamaLoadException("libllama not found at " + dir + ": missing " + name
@@ -70,8 +78,15 @@ public final class LlamaLibrary {
             throw new LlamaLoadException("llama.cpp is already loaded from " + bound
                     + "; one process holds one llama.cpp, so it cannot also load " + dir);
         }
+        for (Path lib : natives.preload()) {
+            try {
+                SymbolLookup.libraryLookup(lib, Arena.global());
+            } catch (IllegalArgumentException e) {
+                throw new LlamaLoadException("cannot load " + lib + ": " + e.getMessage(), e);
+            }
+        }
         SymbolLookup combined = null;
-        for (String name : LIBRARIES) {
+        for (String name : natives.libraries()) {
             Path lib = dir.resolve(name);
             SymbolLookup one;
             try {

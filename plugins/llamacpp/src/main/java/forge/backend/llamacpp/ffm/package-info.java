@@ -2,11 +2,13 @@
  * The FFM binding to llama.cpp v0.5.0: boring on purpose.
  *
  * <ul>
- * <li>{@link forge.backend.llamacpp.ffm.LlamaLibrary} loads {@code libggml-base.so},
- *     {@code libggml.v0.5.0.so} and {@code libllama.v0.5.0.so} by absolute path, once per process,
- *     into {@code Arena.global()}; checks {@code llama_version()}; loads the CPU backend variants
- *     ({@code ggml_backend_load_all_from_path}); routes the log to SLF4J; calls
- *     {@code llama_backend_init()}.</li>
+ * <li>{@link forge.backend.llamacpp.ffm.LlamaLibrary} loads a natives folder
+ *     ({@code forge.backend.llamacpp.natives.LlamaNatives}: the CPU package's, the CUDA package's or
+ *     a build from source) by absolute path, once per process, into {@code Arena.global()}: first
+ *     the libraries to preload (the CUDA runtime), then {@code libggml-base.so}, libggml and
+ *     libllama; checks {@code llama_version()}; loads the compute backends of the folder; routes
+ *     the log to SLF4J; calls {@code llama_backend_init()}. Only a chosen backend's
+ *     {@code create} calls it: probes read files (see {@code forge.backend.llamacpp.natives}).</li>
  * <li>{@link forge.backend.llamacpp.ffm.Llama} has one method handle and one static method per C
  *     function, named exactly like it; a missing symbol fails the load with
  *     "unresolved symbol: NAME".</li>
