@@ -80,9 +80,14 @@ class ThirdPartyTemplateTest {
                     }
                 }
                 """);
+        pack(work.resolve("plugin-src"), classes, jar);
+    }
+
+    /** Compiles the sources under {@code src} against the forge.api jar alone into {@code classes}, and packs them into {@code jar}. */
+    static void pack(Path src, Path classes, Path jar) throws Exception {
         Path api = Path.of(ChatTemplateProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         List<String> javac = new ArrayList<>(List.of("--release", "25", "--module-path", api.toString(), "-d", classes.toString()));
-        try (var files = Files.walk(work.resolve("plugin-src"))) {
+        try (var files = Files.walk(src)) {
             files.filter(p -> p.toString().endsWith(".java")).forEach(p -> javac.add(p.toString()));
         }
         run("javac", javac);
