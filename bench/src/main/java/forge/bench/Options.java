@@ -24,11 +24,13 @@ import java.util.Optional;
  * @param logDir     where launched servers' output goes
  * @param timeoutSec the longest one request or one server start may take
  * @param files      the files to read (summary)
+ * @param bodies     server name to JSON fields added to each of its requests (seed, ttft): to compare
+ *                   one server with itself, with and without a setting, request by request
  */
 public record Options(String workload, Map<String, String> servers, Map<String, String> models,
                       Map<String, String> commands, int runs, int warmup, int maxTokens, List<Integer> clients,
                       Optional<Path> llamaBench, Optional<Path> modelFile, Path logDir, int timeoutSec,
-                      List<Path> files) {
+                      List<Path> files, Map<String, String> bodies) {
 
     static final String USAGE = """
             usage: LoadGenerator WORKLOAD [options]
@@ -44,6 +46,8 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
               --model-file FILE      model whose size is subtracted from the RSS (startup, rss)
               --log-dir DIR          launched servers' output (default: the temp dir)
               --timeout SEC          per request / per start (default 600)
+              --body NAME=JSON       fields added to each request to that server (seed, ttft), e.g. two names
+                                     for one URL: the same server with and without a sampler stage
             """;
 
     /** Parses the arguments, with each workload's defaults. */
@@ -55,6 +59,7 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
         Map<String, String> servers = new LinkedHashMap<>();
         Map<String, String> models = new LinkedHashMap<>();
         Map<String, String> commands = new LinkedHashMap<>();
+        Map<String, String> bodies = new LinkedHashMap<>();
         Integer runs = null;
         Integer warmup = null;
         Integer maxTokens = null;
@@ -78,6 +83,7 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
                 case "--server" -> put(servers, a, v);
                 case "--model" -> put(models, a, v);
                 case "--cmd" -> put(commands, a, v);
+                case "--body" -> put(bodies, a, v);
                 case "--runs" -> runs = positive(a, v, 1);
                 case "--warmup" -> warmup = positive(a, v, 0);
                 case "--max-tokens" -> maxTokens = positive(a, v, 1);
@@ -116,9 +122,15 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
                 throw new IllegalArgumentException("--model for unknown server " + name);
             }
         }
+        for (String name : bodies.keySet()) {
+            if (!servers.containsKey(name)) {
+                throw new IllegalArgumentException("--body for unknown server " + name);
+            }
+        }
         return new Options(workload, servers, models, commands, runs == null ? defRuns : runs,
                 warmup == null ? defWarmup : warmup, maxTokens == null ? defTokens : maxTokens, clients,
-                Optional.ofNullable(llamaBench), Optional.ofNullable(modelFile), logDir, timeout, List.copyOf(files));
+                Optional.ofNullable(llamaBench), Optional.ofNullable(modelFile), logDir, timeout, List.copyOf(files),
+                bodies);
     }
 
     private static void put(Map<String, String> map, String option, String value) {
