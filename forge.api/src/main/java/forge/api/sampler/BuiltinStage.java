@@ -58,6 +58,11 @@ public enum BuiltinStage implements SamplerStep {
         return wireName;
     }
 
+    @Override
+    public String stageName() {
+        return wireName;
+    }
+
     /** The stage's letter in llama.cpp's one-string form. */
     public char letter() {
         return letter;

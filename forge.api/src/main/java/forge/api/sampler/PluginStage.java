@@ -18,6 +18,11 @@ public record PluginStage(String name, SamplerProvider provider, StageArguments 
         Objects.requireNonNull(arguments);
     }
 
+    @Override
+    public String stageName() {
+        return name;
+    }
+
     /** A new instance of the stage, for one sequence. */
     public SamplerStage create() {
         return provider.create(name, arguments);
