@@ -166,4 +166,36 @@ class ThirdPartySamplerTest {
         assertEquals(200, http.post("/v1/chat/completions", chat("")).statusCode());
         assertTrue(JSON.readTree(http.get("/health").body()).get("status").asText().equals("ok"));
     }
+
+    /** The built-in loop_guard stage, through the server: no bigram of the output repeats. */
+    @Test
+    void theLoopGuardStageStopsARepeatedRun() throws Exception {
+        String body = """
+                {"model": "tiny", "max_tokens": 40, "temperature": 0, "ignore_eos": true, "logprobs": true, %s
+                 "messages": [{"role": "user", "content": "again and again"}]}""";
+        java.util.List<String> plain = tokens(http.post("/v1/chat/completions", body.formatted("")));
+        assertTrue(repeatsABigram(plain), "greedy on random weights loops: " + plain);
+        java.util.List<String> guarded = tokens(http.post("/v1/chat/completions", body.formatted("""
+                "samplers": ["penalties", "loop_guard"], "loop_guard_n": 2, "loop_guard_repeats": 2, "loop_guard_window": 0,""")));
+        assertEquals(40, guarded.size());
+        assertFalse(repeatsABigram(guarded), guarded.toString());
+    }
+
+    private static java.util.List<String> tokens(HttpResponse<String> r) throws Exception {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (JsonNode t : ok(r).get("choices").get(0).get("logprobs").get("content")) {
+            out.add(t.get("bytes").toString());
+        }
+        return out;
+    }
+
+    private static boolean repeatsABigram(java.util.List<String> tokens) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            if (!seen.add(tokens.get(i) + " " + tokens.get(i + 1))) {
+                return true;
+            }
+        }
+        return false;
+    }
 }
