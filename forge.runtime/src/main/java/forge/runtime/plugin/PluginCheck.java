@@ -20,6 +20,29 @@ public final class PluginCheck {
     private PluginCheck() {
     }
 
+    /**
+     * Runs this check over {@code folder} in a new JVM whose module path is this JVM's module path
+     * and class path, less the entries under {@code own}: a plugin's test, whose own classes would
+     * otherwise be built in, checks its packed jar as users will install it.
+     *
+     * @return the check's output
+     * @throws IllegalStateException when the check fails, with its output
+     */
+    public static String fork(Path folder, Path own) throws java.io.IOException, InterruptedException {
+        String here = System.getProperty("jdk.module.path", "") + java.io.File.pathSeparator
+                + System.getProperty("java.class.path", "");
+        List<String> path = Arrays.stream(here.split(java.io.File.pathSeparator))
+                .filter(e -> !e.isEmpty() && !Path.of(e).toAbsolutePath().startsWith(own.toAbsolutePath())).toList();
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-p", String.join(java.io.File.pathSeparator, path), "-m", "forge.runtime/" + PluginCheck.class.getName(),
+                folder.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("the plugin check failed:\n" + out);
+        }
+        return out;
+    }
+
     public static void main(String[] args) {
         boolean strict = Arrays.asList(args).contains("--strict");
         List<Path> folders = Arrays.stream(args).filter(a -> !a.equals("--strict")).map(Path::of).toList();

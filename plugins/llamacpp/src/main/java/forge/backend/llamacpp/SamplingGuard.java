@@ -507,23 +507,15 @@ final class SamplingGuard {
     }
 
     private static void pluginAccept(MemorySegment smpl, int token) {
-        SamplingGuard g = null;
-        Plugin p = null;
-        try {
-            g = of(smpl);
-            if (g == null || g.stageFailure != null) {
-                return;
-            }
-            p = g.plugin(smpl);
-            p.stage().accept(token);
-        } catch (Throwable t) {
-            if (g != null && p != null) {
-                g.stageFailed(p, "accept", t);
-            }
-        }
+        onPlugin(smpl, "accept", stage -> stage.accept(token));
     }
 
     private static void pluginReset(MemorySegment smpl) {
+        onPlugin(smpl, "reset", SamplerStage::reset);
+    }
+
+    /** Calls a plugin stage from an upcall: what it throws is kept, never let through. */
+    private static void onPlugin(MemorySegment smpl, String what, java.util.function.Consumer<SamplerStage> call) {
         SamplingGuard g = null;
         Plugin p = null;
         try {
@@ -532,10 +524,10 @@ final class SamplingGuard {
                 return;
             }
             p = g.plugin(smpl);
-            p.stage().reset();
+            call.accept(p.stage());
         } catch (Throwable t) {
             if (g != null && p != null) {
-                g.stageFailed(p, "reset", t);
+                g.stageFailed(p, what, t);
             }
         }
     }

@@ -7,7 +7,6 @@ import forge.api.sampler.StageArguments;
 import forge.api.sampler.TokenCandidates;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.spi.ToolProvider;
@@ -62,20 +61,7 @@ class TopAProviderTest {
         ToolProvider tool = ToolProvider.findFirst("jar").orElseThrow();
         assertEquals(0, tool.run(System.out, System.err, "--create", "--file", jar.toString(), "-C",
                 Path.of("target/classes").toString(), "."));
-        List<String> path = new ArrayList<>();
-        // ForgeLM's jars, from this JVM's module path and class path (where Surefire puts test-only ones).
-        String here = System.getProperty("jdk.module.path", "") + java.io.File.pathSeparator + System.getProperty("java.class.path", "");
-        for (String entry : here.split(java.io.File.pathSeparator)) {
-            // Not this module's own classes: in the boot layer they would shadow the plugin.
-            if (!entry.isEmpty() && !Path.of(entry).toAbsolutePath().startsWith(Path.of("target").toAbsolutePath())) {
-                path.add(entry);
-            }
-        }
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-p", String.join(java.io.File.pathSeparator, path), "-m", "forge.runtime/forge.runtime.plugin.PluginCheck",
-                jar.getParent().toString()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertEquals(0, p.waitFor(), out);
+        String out = forge.runtime.plugin.PluginCheck.fork(jar.getParent(), Path.of("target"));
         assertTrue(out.contains("ok " + jar.toAbsolutePath()) && out.contains("[com.example.topa]"), out);
         assertTrue(out.contains("stage top_a (com.example.topa) [top_a_a=0.2]"), out);
     }

@@ -11,7 +11,6 @@ import forge.api.template.Role;
 import forge.api.template.TemplateContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.spi.ToolProvider;
 import org.junit.jupiter.api.Test;
@@ -44,27 +43,8 @@ class PlainTemplatesTest {
         ToolProvider tool = ToolProvider.findFirst("jar").orElseThrow();
         assertEquals(0, tool.run(System.out, System.err, "--create", "--file", jar.toString(), "-C",
                 Path.of("target/classes").toString(), "."));
-        String out = pluginCheck(jar.getParent());
+        String out = forge.runtime.plugin.PluginCheck.fork(jar.getParent(), Path.of("target"));
         assertTrue(out.contains("ok " + jar.toAbsolutePath()) && out.contains("[com.example.plaintemplate]"), out);
         assertTrue(out.contains("template plain-1 (com.example.plaintemplate)"), out);
-    }
-
-    /** Runs forge.runtime's PluginCheck over {@code folder} in a JVM of its own; its output, after a zero exit. */
-    static String pluginCheck(Path folder) throws Exception {
-        List<String> path = new ArrayList<>();
-        // ForgeLM's jars, from this JVM's module path and class path (where Surefire puts test-only ones).
-        String here = System.getProperty("jdk.module.path", "") + java.io.File.pathSeparator + System.getProperty("java.class.path", "");
-        for (String entry : here.split(java.io.File.pathSeparator)) {
-            // Not this module's own classes: in the boot layer they would shadow the plugin.
-            if (!entry.isEmpty() && !Path.of(entry).toAbsolutePath().startsWith(Path.of("target").toAbsolutePath())) {
-                path.add(entry);
-            }
-        }
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-p", String.join(java.io.File.pathSeparator, path), "-m", "forge.runtime/forge.runtime.plugin.PluginCheck",
-                folder.toString()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertEquals(0, p.waitFor(), out);
-        return out;
     }
 }
