@@ -23,6 +23,11 @@
 #   BENCH_RESTART_SESSIONS=4 BENCH_RESTART_ROUNDS=3 (restart: sessions primed, then a restart, then their next turns)
 #   BENCH_BUILD=0           1: rebuild the ForgeLM image (mvn -B package -DskipTests) first
 #   BENCH_RESULTS=1         0: do not rewrite bench/RESULTS.md
+#   BENCH_SAMPLER_RUNS=10 BENCH_SAMPLER_TOKENS=128 BENCH_SAMPLER_STAGE=loop_guard
+#
+# The sampler workload (not in the default list) measures ForgeLM against itself: the same
+# streamed requests with and without a plugin sampler stage in the chain, interleaved request by
+# request; its RATIO lines are with / without (ttft.decode_tps_mean is the decode speed's).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
@@ -173,7 +178,7 @@ fi
 SERVER_ARGS=()
 needs_servers=0
 for w in "${WORKLOADS[@]}"; do
-    case "$w" in seed | ttft | conc | shared | sessions) needs_servers=1 ;; esac
+    case "$w" in seed | ttft | conc | shared | sessions | sampler) needs_servers=1 ;; esac
 done
 if [ "$needs_servers" = 1 ]; then
     if wants forge; then
@@ -224,6 +229,15 @@ for w in "${WORKLOADS[@]}"; do
         shared)
             run shared "${SERVER_ARGS[@]}" --clients 4 --runs "${BENCH_SHARED_ROUNDS:-5}" --warmup 1 \
                 --max-tokens "${BENCH_SHARED_TOKENS:-16}"
+            ;;
+        sampler)
+            wants forge || die "the sampler workload measures ForgeLM (BENCH_SERVERS=forge)"
+            stage="${BENCH_SAMPLER_STAGE:-loop_guard}"
+            # llama-server's default order with the stage after penalties and dry: it sees every token.
+            order="[\"penalties\", \"dry\", \"$stage\", \"top_n_sigma\", \"top_k\", \"typ_p\", \"top_p\", \"min_p\", \"xtc\", \"temperature\"]"
+            run sampler --server "$stage=http://127.0.0.1:$PORT" --server "plain=http://127.0.0.1:$PORT" \
+                --body "$stage={\"samplers\": $order}" --runs "${BENCH_SAMPLER_RUNS:-10}" --warmup 2 \
+                --max-tokens "${BENCH_SAMPLER_TOKENS:-128}"
             ;;
         sessions)
             run sessions "${SERVER_ARGS[@]}" --clients "${BENCH_SESSIONS:-$((2 * NP))}" \

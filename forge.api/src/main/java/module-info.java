@@ -5,7 +5,9 @@
  * third party can build a plugin against this one jar. Backends ({@link forge.api.backend.BackendProvider})
  * turn a GGUF file into a loaded model and run generation; chat templates
  * ({@link forge.api.template.ChatTemplateProvider}) render conversations to prompt text and parse
- * the model's output back. The runtime discovers both with {@link java.util.ServiceLoader}, in the
+ * the model's output back; sampler providers ({@link forge.api.sampler.SamplerProvider}) add stages
+ * to the sampler chain. How to write, package and install each: {@link forge.api}'s package
+ * documentation. The runtime discovers them with {@link java.util.ServiceLoader}, in the
  * boot layer and in one child layer per plugin jar, so this module neither uses nor provides a
  * service itself.
  *
@@ -15,7 +17,7 @@
  *     closed sets ({@link forge.api.backend.KvCacheType}, {@link forge.api.backend.FlashAttention}).</li>
  * <li>{@code forge.api.model}: what the runtime knows about a model: its GGUF metadata and its names.</li>
  * <li>{@code forge.api.sampler}: {@link forge.api.sampler.SamplingParams}, what a request's sampling
- *     turns into before a backend builds its chain.</li>
+ *     turns into before a backend builds its chain, and the sampler-stage SPI.</li>
  * <li>{@code forge.api.template}: the chat-template SPI.</li>
  * </ul>
  */

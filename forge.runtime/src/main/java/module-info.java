@@ -1,7 +1,7 @@
 /**
  * ForgeLM's runtime: plugin discovery, the model catalog and the inference engine.
  *
- * <p>It finds backends and chat templates in the boot layer and in one child module layer per
+ * <p>It finds backends, chat templates and sampler stages in the boot layer and in one child module layer per
  * plugin jar ({@link forge.runtime.plugin.PluginRegistry}), chooses the backend, keeps the models
  * the server answers for ({@link forge.runtime.catalog.ModelCatalog}) and runs each loaded model on
  * an engine thread with continuous batching ({@link forge.runtime.engine.Engine}). It calls no
@@ -11,6 +11,7 @@
  *
  * @uses forge.api.backend.BackendProvider
  * @uses forge.api.template.ChatTemplateProvider
+ * @uses forge.api.sampler.SamplerProvider
  */
 module forge.runtime {
     // Its API speaks forge.api's types (backends, templates, sampling): a user of the runtime needs them too.
@@ -26,4 +27,5 @@ module forge.runtime {
 
     uses forge.api.backend.BackendProvider;
     uses forge.api.template.ChatTemplateProvider;
+    uses forge.api.sampler.SamplerProvider;
 }

@@ -71,12 +71,13 @@ public final class LoadGenerator {
             case "llama-bench" -> llamaBench(readLlamaBench());
             case "startup", "rss" -> launches(options.workload());
             case "restart" -> restart();
-            case "seed", "ttft", "conc", "shared", "sessions" -> {
+            case "seed", "ttft", "conc", "shared", "sessions", "sampler" -> {
                 try (ChatClient client = new ChatClient(Duration.ofSeconds(options.timeoutSec()))) {
                     List<Target> targets = targets(client);
                     switch (options.workload()) {
                         case "seed" -> seed(client, targets);
-                        case "ttft" -> ttft(client, targets);
+                        // sampler: ttft's streamed requests, one server with and without a stage (--body)
+                        case "ttft", "sampler" -> ttft(client, targets);
                         case "conc" -> conc(client, targets);
                         case "sessions" -> sessions(client, targets);
                         default -> shared(client, targets);
@@ -109,8 +110,8 @@ public final class LoadGenerator {
     private void seed(ChatClient client, List<Target> targets) {
         String w = "seed";
         var results = Interleave.sequential(targets, options.warmup(), options.runs(),
-                (t, step) -> client.complete(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER,
-                        options.maxTokens(), false)),
+                (t, step) -> client.complete(t, body(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER,
+                        options.maxTokens(), false))),
                 (i, of, row) -> progress(w, i, of, targets, row, c -> c.latencyMs(), "ms"));
         for (int k = 0; k < targets.size(); k++) {
             String p = targets.get(k).name() + "." + w + ".";
@@ -133,10 +134,10 @@ public final class LoadGenerator {
     }
 
     private void ttft(ChatClient client, List<Target> targets) throws IOException {
-        String w = "ttft";
+        String w = options.workload();
         var results = Interleave.sequential(targets, options.warmup(), options.runs(),
-                (t, step) -> client.stream(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER,
-                        options.maxTokens(), true)),
+                (t, step) -> client.stream(t, body(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER,
+                        options.maxTokens(), true))),
                 (i, of, row) -> progress(w, i, of, targets, row, Completion::ttftMs, "ms to first token"));
         LlamaBench limit = options.llamaBench().isPresent() ? readLlamaBench() : null;
         if (limit != null) {
@@ -433,6 +434,25 @@ public final class LoadGenerator {
         List<Completion> b = okOnes(results.get(1));
         for (Figure f : figures) {
             report.ratioOut(w + "." + f.name(), f.of().applyAsDouble(a), f.of().applyAsDouble(b));
+        }
+    }
+
+    /** {@code body} with the fields {@code --body} gives {@code target}'s requests. */
+    private com.fasterxml.jackson.databind.node.ObjectNode body(Target target,
+                                                                com.fasterxml.jackson.databind.node.ObjectNode body) {
+        String extra = options.bodies().get(target.name());
+        if (extra == null) {
+            return body;
+        }
+        try {
+            var fields = new com.fasterxml.jackson.databind.ObjectMapper().readTree(extra);
+            if (!fields.isObject()) {
+                throw new IllegalArgumentException("--body " + target.name() + " is not a JSON object: " + extra);
+            }
+            body.setAll((com.fasterxml.jackson.databind.node.ObjectNode) fields);
+            return body;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException("--body " + target.name() + " is not JSON: " + e.getOriginalMessage());
         }
     }
 

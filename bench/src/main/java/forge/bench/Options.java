@@ -11,7 +11,7 @@ import java.util.Optional;
  * The load generator's command line: {@code WORKLOAD [--option value]...}. Options that name a
  * server take {@code NAME=VALUE} and may repeat, once per server.
  *
- * @param workload   seed, ttft, conc, shared, startup, rss, llama-bench or summary
+ * @param workload   seed, ttft, conc, shared, sessions, restart, sampler, startup, rss, llama-bench or summary
  * @param servers    server name to base URL, in the order given (the first is the numerator of every ratio)
  * @param models     server name to model id (absent: the first of its {@code /v1/models})
  * @param commands   server name to the command that starts it (startup, rss), split on whitespace
@@ -26,11 +26,13 @@ import java.util.Optional;
  *                   ForgeLM's {@code --prompt-cache-dir}), if any
  * @param timeoutSec the longest one request or one server start may take
  * @param files      the files to read (summary)
+ * @param bodies     server name to JSON fields added to each of its requests (seed, ttft): to compare
+ *                   one server with itself, with and without a setting, request by request
  */
 public record Options(String workload, Map<String, String> servers, Map<String, String> models,
                       Map<String, String> commands, int runs, int warmup, int maxTokens, List<Integer> clients,
                       Optional<Path> llamaBench, Optional<Path> modelFile, Path logDir, Optional<Path> scratch,
-                      int timeoutSec, List<Path> files) {
+                      int timeoutSec, List<Path> files, Map<String, String> bodies) {
 
     static final String USAGE = """
             usage: LoadGenerator WORKLOAD [options]
@@ -47,6 +49,8 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
               --log-dir DIR          launched servers' output (default: the temp dir)
               --scratch DIR          emptied before each round's first start (restart: the disk cache folder)
               --timeout SEC          per request / per start (default 600)
+              --body NAME=JSON       fields added to each request to that server (seed, ttft), e.g. two names
+                                     for one URL: the same server with and without a sampler stage
             """;
 
     /** Parses the arguments, with each workload's defaults. */
@@ -58,6 +62,7 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
         Map<String, String> servers = new LinkedHashMap<>();
         Map<String, String> models = new LinkedHashMap<>();
         Map<String, String> commands = new LinkedHashMap<>();
+        Map<String, String> bodies = new LinkedHashMap<>();
         Integer runs = null;
         Integer warmup = null;
         Integer maxTokens = null;
@@ -82,6 +87,7 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
                 case "--server" -> put(servers, a, v);
                 case "--model" -> put(models, a, v);
                 case "--cmd" -> put(commands, a, v);
+                case "--body" -> put(bodies, a, v);
                 case "--runs" -> runs = positive(a, v, 1);
                 case "--warmup" -> warmup = positive(a, v, 0);
                 case "--max-tokens" -> maxTokens = positive(a, v, 1);
@@ -121,9 +127,15 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
                 throw new IllegalArgumentException("--model for unknown server " + name);
             }
         }
+        for (String name : bodies.keySet()) {
+            if (!servers.containsKey(name)) {
+                throw new IllegalArgumentException("--body for unknown server " + name);
+            }
+        }
         return new Options(workload, servers, models, commands, runs == null ? defRuns : runs,
                 warmup == null ? defWarmup : warmup, maxTokens == null ? defTokens : maxTokens, clients,
-                Optional.ofNullable(llamaBench), Optional.ofNullable(modelFile), logDir, Optional.ofNullable(scratch), timeout, List.copyOf(files));
+                Optional.ofNullable(llamaBench), Optional.ofNullable(modelFile), logDir, Optional.ofNullable(scratch), timeout,
+                List.copyOf(files), bodies);
     }
 
     private static void put(Map<String, String> map, String option, String value) {

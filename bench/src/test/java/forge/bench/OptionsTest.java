@@ -41,6 +41,15 @@ class OptionsTest {
     }
 
     @Test
+    void aBodyPerServerNameComparesOneServerWithItself() {
+        Options o = Options.parse("ttft", "--server", "guarded=http://127.0.0.1:8090", "--server", "plain=http://127.0.0.1:8090",
+                "--body", "guarded={\"samplers\": [\"loop_guard\"]}");
+        assertEquals("{\"samplers\": [\"loop_guard\"]}", o.bodies().get("guarded"));
+        assertEquals(null, o.bodies().get("plain"));
+        assertThrows(IllegalArgumentException.class, () -> Options.parse("ttft", "--body", "nobody={}"));
+    }
+
+    @Test
     void errors() {
         assertThrows(IllegalArgumentException.class, Options::parse);
         assertThrows(IllegalArgumentException.class, () -> Options.parse("seed", "--runs", "0"));

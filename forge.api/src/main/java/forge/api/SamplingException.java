@@ -10,4 +10,8 @@ public class SamplingException extends BackendException {
     public SamplingException(String message) {
         super(message);
     }
+
+    public SamplingException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -65,4 +65,36 @@ class SamplingParamsTest {
         bias.put(4, 2f);
         assertEquals(Map.of(3, 1f), copied.logitBias(), "the record copies the map");
     }
+
+    @Test
+    void theChainsFieldsDefaultToLlamaServersAndOff() {
+        SamplingParams d = SamplingParams.DEFAULTS;
+        assertEquals(BuiltinStage.DEFAULT_ORDER, d.samplers());
+        assertEquals(1f, d.typicalP());
+        assertEquals(-1f, d.topNSigma());
+        assertFalse(d.xtc().enabled());
+        assertFalse(d.dry().enabled());
+        assertEquals(List.of("\n", ":", "\"", "*"), d.dry().sequenceBreakers());
+        assertEquals(0, d.mirostatVersion());
+        assertEquals(List.of(), d.pluginStages());
+    }
+
+    @Test
+    void theChainsFieldsAreSetAndChecked() {
+        SamplingParams p = SamplingParams.builder().typicalP(0.5f).topNSigma(1.5f).xtc(new SamplingParams.Xtc(0.5f, 0.1f))
+                .dry(new SamplingParams.Dry(0.8f, 1.75f, 2, -1, List.of("\n"))).mirostat(new SamplingParams.Mirostat(1, 3f, 0.2f))
+                .samplers(List.of(BuiltinStage.TOP_K, BuiltinStage.MIROSTAT)).build();
+        assertEquals(0.5f, p.typicalP());
+        assertEquals(1.5f, p.topNSigma());
+        assertTrue(p.xtc().enabled());
+        assertTrue(p.dry().enabled());
+        assertEquals(1, p.mirostatVersion(), "the field's version wins over the step's default 2");
+        assertEquals(2, SamplingParams.builder().samplers(List.of(BuiltinStage.MIROSTAT)).build().mirostatVersion());
+        assertFalse(new SamplingParams.Xtc(1f, 0.6f).enabled(), "a threshold above 0.5 is off");
+        var e = assertThrows(IllegalArgumentException.class, () -> new SamplingParams.Dry(1f, 0.5f, 2, 64, List.of()));
+        assertTrue(e.getMessage().startsWith("dry_base"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new SamplingParams.Mirostat(3, 5f, 0.1f));
+        assertThrows(IllegalArgumentException.class, () -> new SamplingParams.Xtc(1.5f, 0.1f));
+        assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().typicalP(0f).build());
+    }
 }

@@ -3,6 +3,7 @@ package forge.http.cli;
 import forge.runtime.BackendChoice;
 import forge.runtime.ForgeRuntime;
 import forge.runtime.plugin.PluginSource;
+import forge.runtime.plugin.SamplerStages;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -32,6 +33,9 @@ final class PluginsCommand implements Callable<Integer> {
                 out.printf("           %s%n", p);
             }
             s.failure().ifPresent(f -> out.printf("           reason: %s%n", f));
+            for (String w : s.warnings()) {
+                out.printf("           warning: %s%n", w);
+            }
         }
         out.println("Backends:");
         for (BackendChoice b : found.backends()) {
@@ -40,8 +44,25 @@ final class PluginsCommand implements Callable<Integer> {
         }
         out.println("Chat templates:");
         for (var t : found.plugins().templates()) {
-            for (var v : t.provider().variants()) {
-                out.printf("    %-20s family %-10s %s (%s)%n", v.name(), t.provider().family(), v.description(), t.module());
+            // The names checked at discovery; a provider asked again might throw now.
+            for (String name : t.names()) {
+                String family = "?";
+                String description = "";
+                try {
+                    family = t.provider().family();
+                    description = t.provider().variants().stream().filter(v -> v.name().equals(name))
+                            .map(v -> v.description()).findFirst().orElse("");
+                } catch (RuntimeException | LinkageError e) {
+                    description = "(its provider failed: " + e + ")";
+                }
+                out.printf("    %-20s family %-10s %s (%s)%n", name, family, description, t.module());
+            }
+        }
+        out.println("Sampler stages (besides the built-in ones, named in a request's \"samplers\"):");
+        for (SamplerStages.Stage st : found.plugins().samplerStages().all()) {
+            out.printf("    %-20s %s (%s)%n", st.info().name(), st.info().description(), st.module());
+            for (var p : st.info().parameters()) {
+                out.printf("        %-24s default %-8s %s%n", p.name(), p.fallback(), p.description());
             }
         }
         out.flush();

@@ -366,7 +366,7 @@ public final class ServeCommand implements Callable<Integer> {
             for (ModelEntry e : preload) {
                 catalog.serve(e);
             }
-            ForgeServer server = ForgeServer.start(access.apply(ServerConfig.of(host, port)), catalog);
+            ForgeServer server = ForgeServer.start(access.apply(ServerConfig.of(host, port)), catalog, runtime.plugins().samplerStages());
             server.usePull(sources.hubPull());
             System.err.printf("ForgeLM is serving %s on http://%s:%d/v1 (OpenAI-compatible)%n",
                     catalog.entries().stream().map(ModelEntry::id).toList(), host, server.port());

@@ -39,14 +39,17 @@ final class AnthropicMessages {
     private final ForgeMetrics metrics;
     private final long keepAliveMillis;
 
-    AnthropicMessages(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
+    private final forge.runtime.plugin.SamplerStages stages;
+
+    AnthropicMessages(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, forge.runtime.plugin.SamplerStages stages) {
+        this.stages = stages;
         this.catalog = catalog;
         this.metrics = metrics;
         this.keepAliveMillis = keepAliveMillis;
     }
 
     void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
-        ChatRequest req = MessagesRequest.parse(body);
+        ChatRequest req = MessagesRequest.parse(body, true, stages);
         Strictness.check(strict, req.ignored());
         String id = "msg_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
         ChatRun run = ChatRun.start(catalog, metrics, req, id, strict, request, response);

@@ -50,6 +50,10 @@ public final class ApiError extends RuntimeException {
         if (e instanceof EngineException ee) {
             return of(ee);
         }
+        if (e instanceof forge.api.SamplerStageException s) {
+            // A plugin's stage failed on a valid request: the server's fault, named.
+            return new ApiError(500, "server_error", "sampler_stage_failed", null, s.getMessage());
+        }
         if (e instanceof SamplingException) {
             // The request's grammar or logit biases allowed no token: its fault, and only its own.
             return new ApiError(400, "invalid_request_error", "no_allowed_token", null, e.getMessage());

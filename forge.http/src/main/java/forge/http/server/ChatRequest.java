@@ -46,7 +46,12 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             "reasoning_effort");
 
     static ChatRequest parse(JsonNode body) {
-        Set<String> ignored = Params.ignored(body, HANDLED, GenerationParams.NAMES);
+        return parse(body, forge.runtime.plugin.SamplerStages.NONE);
+    }
+
+    /** A chat body whose {@code samplers} may name the plugin stages of {@code stages}. */
+    static ChatRequest parse(JsonNode body, forge.runtime.plugin.SamplerStages stages) {
+        Set<String> ignored = Params.ignored(body, HANDLED, GenerationParams.NAMES, SamplingChain.handled(body, stages));
 
         String model = Requests.model(body);
         List<ChatMessage> messages = messages(body.get("messages"));
@@ -54,7 +59,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         Map<String, Object> kwargs = Thinking.effort(templateKwargs(body), Params.string(body, "reasoning_effort", "", 16),
                 "reasoning_effort");
 
-        GenerationParams gen = GenerationParams.parse(body, -1);
+        GenerationParams gen = GenerationParams.parse(body, -1, stages);
         boolean logprobs = Params.bool(body, "logprobs", false);
         int topLogprobs = Params.integer(body, "top_logprobs", 0, 0, TokenLogprobs.MAX_TOP);
         if (body.hasNonNull("top_logprobs") && !logprobs) {

@@ -52,7 +52,10 @@ final class Completions {
     private final ForgeMetrics metrics;
     private final long keepAliveMillis;
 
-    Completions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
+    private final forge.runtime.plugin.SamplerStages stages;
+
+    Completions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, forge.runtime.plugin.SamplerStages stages) {
+        this.stages = stages;
         this.metrics = metrics;
         this.catalog = catalog;
         this.keepAliveMillis = keepAliveMillis;
@@ -61,9 +64,9 @@ final class Completions {
     void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
         // Sampling, stops, n, stream and the rest follow the chat rules exactly: the same reader.
         String name = Requests.model(body);
-        GenerationParams common = GenerationParams.parse(body, DEFAULT_MAX_TOKENS);
+        GenerationParams common = GenerationParams.parse(body, DEFAULT_MAX_TOKENS, stages);
         StructuredOutput structured = StructuredOutput.parse(body, List.of());
-        Set<String> ignored = Params.ignored(body, OWN, GenerationParams.NAMES);
+        Set<String> ignored = Params.ignored(body, OWN, GenerationParams.NAMES, SamplingChain.handled(body, stages));
         int bestOf = Params.integer(body, "best_of", 1, 1, GenerationParams.MAX_CHOICES);
         if (bestOf != 1) {
             ignored.add("best_of");

@@ -64,16 +64,20 @@ public final class ForgeServer implements AutoCloseable {
     /** Requests being answered, /health and the other cheap GETs aside. */
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
-    private ForgeServer(ServerConfig config, ModelCatalog catalog) {
+    /** The plugin sampler stages a request's {@code samplers} may name. */
+    private final forge.runtime.plugin.SamplerStages stages;
+
+    private ForgeServer(ServerConfig config, ModelCatalog catalog, forge.runtime.plugin.SamplerStages stages) {
+        this.stages = stages;
         this.config = config;
         this.catalog = catalog;
         this.metrics = new ForgeMetrics(catalog);
         this.info = new ServerInfo(catalog);
         this.chat = new ChatCompletions(catalog, metrics, config.keepAliveMillis());
-        this.messages = new AnthropicMessages(catalog, metrics, config.keepAliveMillis());
+        this.messages = new AnthropicMessages(catalog, metrics, config.keepAliveMillis(), stages);
         this.responses = new Responses(catalog, metrics, config.keepAliveMillis(), new ResponseStore());
         this.apiKeys = new ApiKeys(config.apiKeys());
-        this.completions = new Completions(catalog, metrics, config.keepAliveMillis());
+        this.completions = new Completions(catalog, metrics, config.keepAliveMillis(), stages);
         this.embeddings = new Embeddings(catalog);
         this.tokenization = new Tokenization(catalog);
         this.cors = new CorsPolicy(config.corsOrigins());
@@ -100,7 +104,12 @@ public final class ForgeServer implements AutoCloseable {
 
     /** Starts listening. */
     public static ForgeServer start(ServerConfig config, ModelCatalog catalog) {
-        ForgeServer s = new ForgeServer(config, catalog);
+        return start(config, catalog, forge.runtime.plugin.SamplerStages.NONE);
+    }
+
+    /** Starts listening; a request's {@code samplers} may name the plugin stages of {@code stages}. */
+    public static ForgeServer start(ServerConfig config, ModelCatalog catalog, forge.runtime.plugin.SamplerStages stages) {
+        ForgeServer s = new ForgeServer(config, catalog, stages);
         try {
             s.server.start();
         } catch (Exception e) {
@@ -262,7 +271,7 @@ public final class ForgeServer implements AutoCloseable {
                     case "/v1/chat/completions" -> {
                         requireMethod(method, "POST");
                         JsonNode body = modelBody(request, scope);
-                        ChatRequest chatRequest = ChatRequest.parse(body);
+                        ChatRequest chatRequest = ChatRequest.parse(body, stages);
                         Strictness.check(config.strict(), chatRequest.ignored());
                         chat.handle(chatRequest, config.strict(), request, response, callback);
                     }

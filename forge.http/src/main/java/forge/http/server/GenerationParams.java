@@ -41,6 +41,14 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
      * @param defaultMaxTokens {@code max_tokens} when the body gives none (-1: up to the context)
      */
     static GenerationParams parse(JsonNode body, int defaultMaxTokens) {
+        return parse(body, defaultMaxTokens, forge.runtime.plugin.SamplerStages.NONE);
+    }
+
+    /**
+     * Reads the generation parameters of {@code body}, the sampler chain's with them
+     * ({@link SamplingChain}: {@code samplers} may name the plugin stages of {@code stages}).
+     */
+    static GenerationParams parse(JsonNode body, int defaultMaxTokens, forge.runtime.plugin.SamplerStages stages) {
         int n = Params.integer(body, "n", 1, 1, MAX_CHOICES);
         int maxTokens = Params.integer(body, "max_completion_tokens", Params.integer(body, "max_tokens", defaultMaxTokens, 1, Integer.MAX_VALUE), 1, Integer.MAX_VALUE);
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
@@ -56,9 +64,9 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
         int repeatLastN = Params.integer(body, "repeat_last_n", 64, -1, Integer.MAX_VALUE);
         long seed = Params.int64(body, "seed", -1);
         Map<Integer, Float> bias = logitBias(body.get("logit_bias"));
-        SamplingParams sampling = SamplingParams.builder().temperature(temperature).topK(topK).topP(topP).minP(minP)
-                .repeatPenalty(repeat).repeatLastN(repeatLastN).frequencyPenalty(frequency).presencePenalty(presence)
-                .seed(seed).logitBias(bias).build();
+        SamplingParams sampling = SamplingChain.read(body, stages, SamplingParams.builder().temperature(temperature)
+                .topK(topK).topP(topP).minP(minP).repeatPenalty(repeat).repeatLastN(repeatLastN)
+                .frequencyPenalty(frequency).presencePenalty(presence).seed(seed).logitBias(bias)).build();
 
         boolean stream = Params.bool(body, "stream", false);
         boolean includeUsage = false;

@@ -55,7 +55,12 @@ final class MessagesRequest {
      *                   count ({@code count_tokens}, where {@code max_tokens} and sampling do not apply)
      */
     static ChatRequest parse(JsonNode body, boolean generating) {
-        SortedSet<String> ignored = Params.ignored(body, HANDLED);
+        return parse(body, generating, forge.runtime.plugin.SamplerStages.NONE);
+    }
+
+    /** As {@link #parse(JsonNode, boolean)}; llama-server's {@code samplers} may name the plugin stages of {@code stages}. */
+    static ChatRequest parse(JsonNode body, boolean generating, forge.runtime.plugin.SamplerStages stages) {
+        SortedSet<String> ignored = Params.ignored(body, HANDLED, SamplingChain.handled(body, stages));
         String model = Requests.model(body);
         JsonNode metadata = Params.object(body, "metadata", "");
         if (metadata != null) {
@@ -82,8 +87,8 @@ final class MessagesRequest {
             float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 1);
             float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
             int topK = Params.integer(body, "top_k", SamplingParams.DEFAULTS.topK(), 0, Integer.MAX_VALUE);
-            sampling = SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP)
-                    .topK(topK).build();
+            sampling = SamplingChain.read(body, stages, SamplingParams.builder().temperature(temperature)
+                    .topP(topP == 0 ? Float.MIN_VALUE : topP).topK(topK)).build();
             JsonNode stopNode = body.get("stop_sequences");
             if (stopNode != null && !stopNode.isNull() && !stopNode.isArray()) {
                 throw ApiError.badRequest("stop_sequences", "'stop_sequences' must be an array of strings");

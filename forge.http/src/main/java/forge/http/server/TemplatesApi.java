@@ -29,10 +29,15 @@ final class TemplatesApi {
         ArrayNode data = out.putArray("data");
         for (String name : catalog.templates().variants()) {
             ChatTemplateProvider p = catalog.templates().providerOf(name).orElseThrow();
-            String description = p.variants().stream().filter(v -> v.name().equals(name)).map(TemplateVariant::description).findFirst().orElse("");
-            data.addObject().put("name", name).put("family", p.family())
-                    .put("module", p.getClass().getModule().isNamed() ? p.getClass().getModule().getName() : "unnamed")
-                    .put("version", p.version()).put("description", description);
+            ObjectNode entry = data.addObject().put("name", name)
+                    .put("module", p.getClass().getModule().isNamed() ? p.getClass().getModule().getName() : "unnamed");
+            try {
+                // Checked at discovery; a provider that throws now is listed with the reason, never a 500.
+                String description = p.variants().stream().filter(v -> v.name().equals(name)).map(TemplateVariant::description).findFirst().orElse("");
+                entry.put("family", p.family()).put("version", p.version()).put("description", description);
+            } catch (RuntimeException | LinkageError e) {
+                entry.put("error", "its provider failed: " + e);
+            }
         }
         return out;
     }

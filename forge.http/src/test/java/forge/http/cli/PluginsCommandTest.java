@@ -39,4 +39,49 @@ class PluginsCommandTest {
         assertTrue(text.contains("FAILED " + plugins.resolve("broken.jar").toAbsolutePath()), text);
         assertTrue(text.lines().anyMatch(l -> l.trim().startsWith("reason:") && l.contains("Exception")), text);
     }
+
+    /** Writes a one-class template plugin whose provider's body is {@code body}, and packs it with {@code --module-version}. */
+    private Path templatePlugin(String module, String version, String body) throws Exception {
+        Path src = Files.createDirectories(work.resolve(module + "-src"));
+        Files.writeString(src.resolve("module-info.java"), "module " + module + " { requires forge.api; "
+                + "provides forge.api.template.ChatTemplateProvider with " + module + ".T; }");
+        Path pkg = Files.createDirectories(src.resolve(module.replace('.', '/')));
+        Files.writeString(pkg.resolve("T.java"), "package " + module + ";\nimport forge.api.template.*;\nimport java.util.List;\n"
+                + "public final class T implements ChatTemplateProvider {\n" + body
+                + "\npublic ChatTemplate create(String v, TemplateContext c) { return new ChatTemplate() {"
+                + " public String name() { return v; } public String render(ChatPrompt p) { return \"x\"; } }; } }");
+        Path jar = work.resolve("plugins").resolve(module + ".jar");
+        ThirdPartyTemplateTest.pack(src, Files.createDirectories(work.resolve(module + "-classes")), jar);
+        if (!version.isEmpty()) {
+            var tool = java.util.spi.ToolProvider.findFirst("jar").orElseThrow();
+            assertEquals(0, tool.run(System.out, System.err, "--update", "--file", jar.toString(), "--module-version", version));
+        }
+        return jar;
+    }
+
+    @Test
+    void warnsOfADuplicateNameAndReportsAProviderThatThrowsWithoutFailing() throws Exception {
+        System.setProperty("forge.user.home", work.resolve("user-home").toString());
+        String variants = "public String family() { return \"dup\"; }\n"
+                + "public List<TemplateVariant> variants() { return List.of(new TemplateVariant(\"dup-1\", \"d\")); }";
+        templatePlugin("test.older", "1.0", variants);
+        templatePlugin("test.newer", "2.0", variants);
+        templatePlugin("test.thrower", "", "public String family() { return \"bad\"; }\n"
+                + "public List<TemplateVariant> variants() { throw new IllegalStateException(\"no variants today\"); }");
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new ForgeCli());
+        cli.setOut(new PrintWriter(out));
+        int code = cli.execute("plugins", "--plugins-dir", work.resolve("plugins").toString());
+        String text = out.toString();
+        assertEquals(0, code, text);
+        assertTrue(text.lines().anyMatch(l -> l.contains("warning: template 'dup-1' of test.older") && l.contains("shadowed by test.newer")
+                && l.contains("2.0 is higher than 1.0")), text);
+        // Listed once among the chat templates, from the winner.
+        assertEquals(java.util.List.of("dup-1 family dup d (test.newer)"), text.lines().filter(l -> l.startsWith("    dup-1"))
+                .map(l -> l.strip().replaceAll(" +", " ")).toList(), text);
+        assertTrue(text.lines().anyMatch(l -> l.contains("reason:") && l.contains("no variants today") && l.contains("dropped")), text);
+        // The built-in loop guard stage is listed with its parameters.
+        assertTrue(text.lines().anyMatch(l -> l.contains("loop_guard ") && l.contains("(forge.sampler.loopguard)")), text);
+        assertTrue(text.lines().anyMatch(l -> l.contains("loop_guard_n") && l.contains("default 12")), text);
+    }
 }

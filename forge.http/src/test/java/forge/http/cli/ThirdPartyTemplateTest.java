@@ -3,6 +3,7 @@ package forge.http.cli;
 import static forge.http.cli.Http.JSON;
 import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.api.template.ChatTemplateProvider;
@@ -41,6 +42,7 @@ class ThirdPartyTemplateTest {
     static void start() throws Exception {
         Path plugins = work.resolve("plugins");
         buildPlugin(plugins.resolve("shout-template.jar"));
+        buildFlakyPlugin(plugins.resolve("flaky-template.jar"));
         server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "--template", "shout-1",
                 "-c", "512", "-np", "1", "-t", "2", "--plugins-dir", plugins.toString());
         http = server.http();
@@ -80,9 +82,47 @@ class ThirdPartyTemplateTest {
                     }
                 }
                 """);
+        pack(work.resolve("plugin-src"), classes, jar);
+    }
+
+    /** A template plugin whose {@code variants()} answers at discovery and throws ever after. */
+    static void buildFlakyPlugin(Path jar) throws Exception {
+        Path src = Files.createDirectories(work.resolve("flaky-src/com/example/flaky"));
+        Files.writeString(work.resolve("flaky-src/module-info.java"), """
+                module com.example.flaky {
+                    requires forge.api;
+                    provides forge.api.template.ChatTemplateProvider with com.example.flaky.FlakyTemplates;
+                }
+                """);
+        Files.writeString(src.resolve("FlakyTemplates.java"), """
+                package com.example.flaky;
+
+                import forge.api.template.*;
+                import java.util.List;
+
+                public final class FlakyTemplates implements ChatTemplateProvider {
+                    private static int calls;
+                    public String family() { return "flaky"; }
+                    public List<TemplateVariant> variants() {
+                        if (calls++ > 0) throw new IllegalStateException("flaky variants");
+                        return List.of(new TemplateVariant("flaky-1", "works once"));
+                    }
+                    public ChatTemplate create(String variant, TemplateContext ctx) {
+                        return new ChatTemplate() {
+                            public String name() { return "flaky-1"; }
+                            public String render(ChatPrompt p) { return "x"; }
+                        };
+                    }
+                }
+                """);
+        pack(work.resolve("flaky-src"), Files.createDirectories(work.resolve("flaky-classes")), jar);
+    }
+
+    /** Compiles the sources under {@code src} against the forge.api jar alone into {@code classes}, and packs them into {@code jar}. */
+    static void pack(Path src, Path classes, Path jar) throws Exception {
         Path api = Path.of(ChatTemplateProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         List<String> javac = new ArrayList<>(List.of("--release", "25", "--module-path", api.toString(), "-d", classes.toString()));
-        try (var files = Files.walk(work.resolve("plugin-src"))) {
+        try (var files = Files.walk(src)) {
             files.filter(p -> p.toString().endsWith(".java")).forEach(p -> javac.add(p.toString()));
         }
         run("javac", javac);
@@ -109,6 +149,10 @@ class ThirdPartyTemplateTest {
         assertEquals("com.example.shout", shout.get("module").asText());
         // The built-in families are still there beside it.
         assertEquals("forge.template.qwen", byName.get("qwen2.5").get("module").asText());
+        // A provider that throws after its discovery is listed with the reason, never a 500.
+        JsonNode flaky = byName.get("flaky-1");
+        assertEquals("com.example.flaky", flaky.get("module").asText(), data.toString());
+        assertTrue(flaky.get("error").asText().contains("flaky variants"), flaky.toString());
     }
 
     @Test

@@ -27,21 +27,26 @@ public final class TemplateSelector {
     public static final String FALLBACK = "generic";
 
     private final List<ChatTemplateProvider> providers;
+    /** Variant name to its provider, in discovery order: from the names checked at discovery, so no provider is asked again. */
+    private final java.util.Map<String, ChatTemplateProvider> byVariant = new java.util.LinkedHashMap<>();
 
     public TemplateSelector(List<Discovered<ChatTemplateProvider>> providers) {
-        // A stable sort: the families in discovery order, then the fallback, so that a family's variant wins a shared name.
-        this.providers = providers.stream().map(Discovered::provider)
-                .sorted(Comparator.comparing((ChatTemplateProvider p) -> FALLBACK.equals(p.family()))).toList();
+        this.providers = providers.stream().map(Discovered::provider).toList();
+        for (Discovered<ChatTemplateProvider> d : providers) {
+            for (String name : d.names()) {
+                byVariant.putIfAbsent(name, d.provider());
+            }
+        }
     }
 
     /** The provider that renders {@code variant}, if any. */
     public Optional<ChatTemplateProvider> providerOf(String variant) {
-        return providers.stream().filter(p -> p.variants().stream().anyMatch(v -> v.name().equals(variant))).findFirst();
+        return Optional.ofNullable(byVariant.get(variant));
     }
 
     /** Every variant name, in discovery order (the fallback's last), each once. */
     public List<String> variants() {
-        return providers.stream().flatMap(p -> p.variants().stream()).map(v -> v.name()).distinct().toList();
+        return List.copyOf(byVariant.keySet());
     }
 
     /**
@@ -59,9 +64,9 @@ public final class TemplateSelector {
         for (ChatTemplateProvider p : providers) {
             try {
                 p.claim(model).ifPresent(c -> claims.add(new Candidate(p, c)));
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError e) {
                 // A provider's bug must not stop the model from being served.
-                LOG.warn("template family {} failed to inspect {}: {}", p.family(), model.id(), e.toString());
+                LOG.warn("template provider {} failed to inspect {}: {}", p.getClass().getName(), model.id(), e.toString());
             }
         }
         Optional<Candidate> best = claims.stream().filter(c -> providerOf(c.claim().variant()).isPresent())

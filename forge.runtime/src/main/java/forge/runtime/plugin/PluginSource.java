@@ -13,13 +13,20 @@ import java.util.Optional;
  * @param modules   the module names found there
  * @param providers one line per provider found, such as {@code template generic (forge.template.generic)}
  * @param failure   why the source was skipped, or why some of its providers were; empty when all loaded
+ * @param warnings  what it holds that another source also holds, and which one won
  */
-public record PluginSource(String location, List<String> modules, List<String> providers, Optional<String> failure) {
+public record PluginSource(String location, List<String> modules, List<String> providers, Optional<String> failure,
+                           List<String> warnings) {
     public PluginSource {
         Objects.requireNonNull(location);
         modules = List.copyOf(modules);
         providers = List.copyOf(providers);
         Objects.requireNonNull(failure);
+        warnings = List.copyOf(warnings);
+    }
+
+    public PluginSource(String location, List<String> modules, List<String> providers, Optional<String> failure) {
+        this(location, modules, providers, failure, List.of());
     }
 
     static PluginSource failed(Path path, String reason) {

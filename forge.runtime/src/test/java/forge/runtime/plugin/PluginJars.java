@@ -36,9 +36,17 @@ final class PluginJars {
      * forge.api only, and packs them into {@code jar}.
      */
     static Path build(Path work, Path jar, Map<String, String> sources) throws IOException {
+        return build(work, jar, sources, "");
+    }
+
+    /** As {@link #build(Path, Path, Map)}, the module compiled with {@code --module-version version} unless empty. */
+    static Path build(Path work, Path jar, Map<String, String> sources, String version) throws IOException {
         Path src = Files.createTempDirectory(work, "src");
         Path classes = Files.createTempDirectory(work, "classes");
         List<String> args = new ArrayList<>(List.of("--release", "25", "--module-path", forgeApi().toString(), "-d", classes.toString()));
+        if (!version.isEmpty()) {
+            args.addAll(List.of("--module-version", version));
+        }
         for (var e : sources.entrySet()) {
             Path file = src.resolve(e.getKey());
             Files.createDirectories(file.getParent());
@@ -69,6 +77,11 @@ final class PluginJars {
 
     /** A trivial third-party template plugin: family {@code echo}, variant {@code echo-1}. */
     static Map<String, String> echoTemplate(String module, String pkg) {
+        return echoTemplate(module, pkg, "ECHO:");
+    }
+
+    /** The echo template plugin, rendering with {@code prefix} before the last message. */
+    static Map<String, String> echoTemplate(String module, String pkg, String prefix) {
         String provider = """
                 package %1$s;
 
@@ -81,11 +94,11 @@ final class PluginJars {
                     public ChatTemplate create(String variant, TemplateContext ctx) {
                         return new ChatTemplate() {
                             public String name() { return "echo-1"; }
-                            public String render(ChatPrompt p) { return "ECHO:" + p.messages().getLast().content(); }
+                            public String render(ChatPrompt p) { return "%3$s" + p.messages().getLast().content(); }
                         };
                     }
                 }
-                """.formatted(pkg);
+                """.formatted(pkg, "", prefix);
         String descriptor = """
                 module %1$s {
                     requires forge.api;
@@ -93,5 +106,42 @@ final class PluginJars {
                 }
                 """.formatted(module, pkg);
         return Map.of("module-info.java", descriptor, pkg.replace('.', '/') + "/EchoTemplates.java", provider);
+    }
+
+    /**
+     * A third-party sampler plugin with one stage, {@code name}, that bans token {@code <name>_token}
+     * (default 0). {@code body} replaces the class body's stage factory when not empty.
+     */
+    static Map<String, String> banStage(String module, String pkg, String name) {
+        String provider = """
+                package %1$s;
+
+                import forge.api.sampler.*;
+                import java.util.List;
+
+                public final class Stages implements SamplerProvider {
+                    public List<StageInfo> stages() {
+                        return List.of(new StageInfo("%2$s", "bans one token",
+                                List.of(StageParameter.integer("%2$s_token", 0, 0, 1000000, "the token to ban"))));
+                    }
+                    public SamplerStage create(String stage, StageArguments args) {
+                        int banned = (int) args.integer("%2$s_token");
+                        return c -> {
+                            for (int i = 0; i < c.size(); i++) {
+                                if (c.token(i) == banned) {
+                                    c.ban(i);
+                                }
+                            }
+                        };
+                    }
+                }
+                """.formatted(pkg, name);
+        String descriptor = """
+                module %1$s {
+                    requires forge.api;
+                    provides forge.api.sampler.SamplerProvider with %2$s.Stages;
+                }
+                """.formatted(module, pkg);
+        return Map.of("module-info.java", descriptor, pkg.replace('.', '/') + "/Stages.java", provider);
     }
 }

@@ -79,4 +79,150 @@ class PluginRegistryTest {
         assertTrue(registry.sources().stream().allMatch(PluginSource::ok));
         assertEquals("boot", registry.sources().getFirst().location());
     }
+
+    @Test
+    void aCorruptJarsReasonKeepsItsCause() throws Exception {
+        Path plugins = work.resolve("plugins");
+        Files.createDirectories(plugins);
+        Files.write(plugins.resolve("truncated.jar"), new byte[] {'P', 'K', 3, 4, 0x13, 0x37, 0, 0, 1, 2, 3});
+        // A jar whose module-info.class is not a class file.
+        try (var zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(plugins.resolve("garbage.jar")))) {
+            zip.putNextEntry(new java.util.zip.ZipEntry("module-info.class"));
+            zip.write(new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+            zip.closeEntry();
+        }
+
+        PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
+
+        String truncated = failure(registry, "truncated.jar");
+        assertTrue(truncated.contains("zip END header not found"), truncated);
+        String bad = failure(registry, "garbage.jar");
+        assertTrue(bad.contains("magic"), bad);
+    }
+
+    private static String failure(PluginRegistry registry, String file) {
+        return registry.sources().stream().filter(s -> s.location().endsWith(file)).findFirst().orElseThrow()
+                .failure().orElseThrow();
+    }
+
+    /** A template provider whose named method throws: reported failed and dropped, the others served. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"variants", "claim", "render", "family"})
+    void aTemplateProviderThatThrowsIsReportedAndDropped(String method) throws Exception {
+        Path plugins = work.resolve("plugins");
+        Map<String, String> sources = new java.util.HashMap<>(PluginJars.echoTemplate("test.bad", "test.bad"));
+        String code = sources.get("test/bad/EchoTemplates.java");
+        code = switch (method) {
+            case "variants" -> code.replace("public List<TemplateVariant> variants() { return", "public List<TemplateVariant> variants() { if (true) throw new IllegalStateException(\"variants broke\"); return");
+            case "claim" -> code.replace("public String family()", "public java.util.Optional<TemplateClaim> claim(forge.api.model.ModelDescriptor m) { throw new IllegalStateException(\"claim broke\"); }\n    public String family()");
+            case "render" -> code.replace("public String render(ChatPrompt p) { return", "public String render(ChatPrompt p) { if (true) throw new NullPointerException(\"render broke\"); return");
+            default -> code.replace("public String family() { return \"echo\"; }", "public String family() { throw new IllegalStateException(\"family broke\"); }");
+        };
+        sources.put("test/bad/EchoTemplates.java", code);
+        PluginJars.build(work, plugins.resolve("bad.jar"), sources);
+        PluginJars.build(work, plugins.resolve("good.jar"), PluginJars.echoTemplate("test.good", "test.good"));
+
+        PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
+
+        String failure = failure(registry, "bad.jar");
+        assertTrue(failure.contains(method + " broke") && failure.contains("dropped"), failure);
+        assertTrue(registry.templates().stream().noneMatch(d -> d.module().equals("test.bad")));
+        var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
+        assertEquals("test.good", selector.providerOf("echo-1").orElseThrow().getClass().getModule().getName());
+        assertTrue(selector.variants().contains("echo-1"));
+    }
+
+    @Test
+    void theHigherModuleVersionWinsATemplateNameAndBothAreWarned() throws Exception {
+        Path plugins = work.resolve("plugins");
+        PluginJars.build(work, plugins.resolve("a-old.jar"), PluginJars.echoTemplate("test.old", "test.old", "OLD:"), "1.2");
+        PluginJars.build(work, plugins.resolve("b-new.jar"), PluginJars.echoTemplate("test.newer", "test.newer", "NEW:"), "1.10");
+
+        PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
+
+        var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
+        assertEquals("test.newer", selector.providerOf("echo-1").orElseThrow().getClass().getModule().getName(),
+                "1.10 is higher than 1.2 although found second");
+        assertEquals(1, selector.variants().stream().filter("echo-1"::equals).count());
+        assertTrue(registry.templates().stream().noneMatch(d -> d.module().equals("test.old")), "it has nothing left");
+        PluginSource old = registry.sources().stream().filter(s -> s.location().endsWith("a-old.jar")).findFirst().orElseThrow();
+        assertTrue(old.warnings().getFirst().contains("shadowed by test.newer"), old.warnings().toString());
+        PluginSource won = registry.sources().stream().filter(s -> s.location().endsWith("b-new.jar")).findFirst().orElseThrow();
+        assertTrue(won.warnings().getFirst().contains("wins over test.old"), won.warnings().toString());
+    }
+
+    @Test
+    void onATieTheFirstFolderWins() throws Exception {
+        Path first = work.resolve("first");
+        Path second = work.resolve("second");
+        PluginJars.build(work, second.resolve("a.jar"), PluginJars.echoTemplate("test.second", "test.second"), "2.0");
+        PluginJars.build(work, first.resolve("z.jar"), PluginJars.echoTemplate("test.first", "test.first"), "2.0");
+
+        PluginRegistry registry = PluginRegistry.discover(List.of(first, second));
+
+        var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
+        assertEquals("test.first", selector.providerOf("echo-1").orElseThrow().getClass().getModule().getName());
+        PluginSource lost = registry.sources().stream().filter(s -> s.location().endsWith("a.jar")).findFirst().orElseThrow();
+        assertTrue(lost.warnings().getFirst().contains("found first"), lost.warnings().toString());
+    }
+
+    @Test
+    void discoversASamplerPluginAndSettlesItsStageNames() throws Exception {
+        Path plugins = work.resolve("plugins");
+        PluginJars.build(work, plugins.resolve("ban.jar"), PluginJars.banStage("test.ban", "test.ban", "ban_one"), "1.0");
+        PluginJars.build(work, plugins.resolve("ban2.jar"), PluginJars.banStage("test.ban2", "test.ban2", "ban_one"), "0.9");
+
+        PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
+
+        SamplerStages.Stage stage = registry.samplerStages().find("ban_one").orElseThrow();
+        assertEquals("test.ban", stage.module(), "version 1.0 beats 0.9");
+        assertEquals(List.of("ban_one_token"), stage.info().parameters().stream().map(p -> p.name()).toList());
+        assertEquals(1, registry.samplers().size());
+        assertEquals(1, registry.samplerStages().all().size());
+        var s = stage.provider().create("ban_one", new forge.api.sampler.StageArguments(Map.of("ban_one_token", 2L)));
+        float[] logits = {1, 2, 3};
+        s.apply(new forge.api.sampler.TokenCandidates() {
+            public int size() { return 3; }
+            public int token(int i) { return i; }
+            public float logit(int i) { return logits[i]; }
+            public void logit(int i, float v) { logits[i] = v; }
+        });
+        assertEquals(Float.NEGATIVE_INFINITY, logits[2]);
+        assertEquals(1f, logits[0]);
+        PluginSource lost = registry.sources().stream().filter(x -> x.location().endsWith("ban2.jar")).findFirst().orElseThrow();
+        assertTrue(lost.warnings().getFirst().contains("sampler stage 'ban_one'"), lost.warnings().toString());
+    }
+
+    /** A sampler provider whose stages() or stage factory throws, or whose stage is misnamed: reported and dropped. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"stages", "create", "param", "builtin"})
+    void aSamplerProviderThatFailsItsCheckIsDropped(String fault) throws Exception {
+        Path plugins = work.resolve("plugins");
+        Map<String, String> sources = new java.util.HashMap<>(PluginJars.banStage("test.bad", "test.bad",
+                fault.equals("builtin") ? "top_k" : "bad_stage"));
+        String code = sources.get("test/bad/Stages.java");
+        code = switch (fault) {
+            case "stages" -> code.replace("public List<StageInfo> stages() {", "public List<StageInfo> stages() { if (true) throw new IllegalStateException(\"stages broke\");");
+            case "create" -> code.replace("int banned =", "if (true) throw new UnsupportedOperationException(\"create broke\"); int banned =");
+            case "param" -> code.replace("\"bad_stage_token\"", "\"token\"").replace("args.integer(\"bad_stage_token\")", "args.integer(\"token\")");
+            default -> code;
+        };
+        sources.put("test/bad/Stages.java", code);
+        PluginJars.build(work, plugins.resolve("bad.jar"), sources);
+        PluginJars.build(work, plugins.resolve("good.jar"), PluginJars.banStage("test.good", "test.good", "good_stage"));
+
+        PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
+
+        String failure = failure(registry, "bad.jar");
+        String expected = switch (fault) {
+            case "stages" -> "stages broke";
+            case "create" -> "create broke";
+            case "param" -> "must be named bad_stage_<something>";
+            default -> "is a built-in stage's";
+        };
+        assertTrue(failure.contains(expected) && failure.contains("dropped"), failure);
+        assertTrue(registry.samplers().stream().noneMatch(d -> d.module().equals("test.bad")));
+        assertTrue(registry.samplerStages().find("good_stage").isPresent());
+        assertEquals(1, registry.samplerStages().all().size());
+    }
 }

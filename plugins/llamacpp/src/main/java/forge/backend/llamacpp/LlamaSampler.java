@@ -4,7 +4,12 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import forge.api.BackendException;
+import forge.api.SamplerStageException;
 import forge.api.backend.TokenSampler;
+import forge.api.sampler.BuiltinStage;
+import forge.api.sampler.PluginStage;
+import forge.api.sampler.SamplerStage;
+import forge.api.sampler.SamplerStep;
 import forge.api.sampler.SamplingParams;
 import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.LlamaLog;
@@ -14,14 +19,26 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
 /**
- * A native sampler chain for one sequence, built in llama.cpp's order: logit bias, penalties,
- * grammar, then either greedy, or top-k, top-p, min-p, temperature and a seeded draw.
+ * A native sampler chain for one sequence: logit bias, then the request's steps in its order
+ * ({@link SamplingParams#samplers()}, llama-server's {@code samplers}; by default penalties, dry,
+ * top_n_sigma, top_k, typ_p, top_p, min_p, xtc, temperature), the grammar right after the leading
+ * penalties and dry steps (so that every other stage, a plugin's too, sees only what it allows),
+ * then the draw: greedy at temperature 0, mirostat's when asked, else seeded. Each built-in stage
+ * at its neutral value is left out, so the default chain is the one llama.cpp's order gives:
+ * logit bias, penalties, grammar, top-k, top-p, min-p, temperature, draw. As llama.cpp's common
+ * sampler does, a mirostat chain keeps of the built-in steps only temperature (and the plugin
+ * stages); at temperature 0 only the penalties, dry and plugin stages run before the greedy choice:
+ * the truncating stages cannot change the most likely token.
+ *
+ * <p>A plugin stage ({@link PluginStage}) is made for this sequence here, on the engine's thread,
+ * and runs in its place through {@link SamplingGuard}'s upcalls; a chain without one makes no upcall
+ * for it.
  *
  * <p>Owns a confined arena on its context's thread; the chain pointer is attached to it with
  * {@code llama_sampler_free} (which frees the stages the chain owns). Closed by its owner, or by
  * its context when the context closes.
  *
- * <p>{@link #accept} feeds prompt tokens to the penalties stage only: the grammar constrains what
+ * <p>{@link #accept} feeds prompt tokens to the penalties and dry stages only: the grammar constrains what
  * the model generates, and accepting a token it does not allow would throw inside llama.cpp
  * (which aborts the process). For the same reason a chain with a grammar or logit biases samples
  * under a {@link SamplingGuard}: a step at which nothing is allowed fails with a
@@ -36,8 +53,8 @@ public final class LlamaSampler implements TokenSampler {
     private final Thread owner = Thread.currentThread();
     private final Arena arena = Arena.ofConfined();
     private final MemorySegment chain;
-    /** The penalties stage inside the chain (owned by it), or NULL. */
-    private final MemorySegment penalties;
+    /** The stages inside the chain (owned by it) that prompt tokens are fed to: penalties and dry. */
+    private final java.util.List<MemorySegment> promptStages = new java.util.ArrayList<>();
     /** Set when the chain has a grammar or logit biases; else null, and sampling makes no upcall. */
     private final SamplingGuard guard;
     private boolean closed;
@@ -65,15 +82,6 @@ public final class LlamaSampler implements TokenSampler {
                     i++;
                 }
                 add(Llama.llama_sampler_init_logit_bias(nVocab, i, biases), "logit_bias");
-            }
-            boolean neutralPenalties = params.repeatLastN() == 0 || (params.repeatPenalty() == 1f
-                    && params.frequencyPenalty() == 0f && params.presencePenalty() == 0f);
-            if (neutralPenalties) {
-                this.penalties = MemorySegment.NULL;
-            } else {
-                int lastN = params.repeatLastN() == -1 ? context.contextSize() : params.repeatLastN();
-                this.penalties = add(Llama.llama_sampler_init_penalties(nVocab, lastN, params.repeatPenalty(),
-                        params.frequencyPenalty(), params.presencePenalty()), "penalties");
             }
             if (!params.grammar().isEmpty()) {
                 LlamaLog.takeLastError();
@@ -104,24 +112,36 @@ public final class LlamaSampler implements TokenSampler {
                         ? new SamplingGuard(vocab, grammar.reinterpret(arena, Llama::llama_sampler_free), arena)
                         : new SamplingGuard(vocab, grammar.reinterpret(arena, Llama::llama_sampler_free), arena,
                                 params.grammar(), texts, tokens);
-                add(guarded.grammarStage(), "grammar");
-            } else if (!params.logitBias().isEmpty()) {
+            } else if (!params.logitBias().isEmpty() || !params.pluginStages().isEmpty()) {
                 guarded = new SamplingGuard(vocab, MemorySegment.NULL, arena);
+            }
+            int seed = params.seed() == -1 ? LLAMA_DEFAULT_SEED : (int) params.seed();
+            int mirostat = params.greedy() ? 0 : params.mirostatVersion();
+            // The grammar's stage is made where it goes: a stage not yet in the chain would leak on a failure.
+            boolean grammarAdded = params.grammar().isEmpty();
+            for (SamplerStep step : params.samplers()) {
+                if (!grammarAdded && step != BuiltinStage.PENALTIES && step != BuiltinStage.DRY) {
+                    add(guarded.grammarStage(), "grammar");
+                    grammarAdded = true;
+                }
+                switch (step) {
+                    case PluginStage plugin -> add(guarded.pluginStage(plugin.name(), create(plugin)), plugin.name());
+                    case BuiltinStage builtin -> builtin(builtin, params, vocab, seed, mirostat);
+                }
+            }
+            if (!grammarAdded) {
+                add(guarded.grammarStage(), "grammar");
             }
             if (params.greedy()) {
                 add(Llama.llama_sampler_init_greedy(), "greedy");
-            } else {
-                if (params.topK() > 0) {
-                    add(Llama.llama_sampler_init_top_k(params.topK()), "top_k");
-                }
-                if (params.topP() < 1f) {
-                    add(Llama.llama_sampler_init_top_p(params.topP(), 1), "top_p");
-                }
-                if (params.minP() > 0f) {
-                    add(Llama.llama_sampler_init_min_p(params.minP(), 1), "min_p");
-                }
+            } else if (mirostat == 1) {
                 add(Llama.llama_sampler_init_temp(params.temperature()), "temp");
-                int seed = params.seed() == -1 ? LLAMA_DEFAULT_SEED : (int) params.seed();
+                // m = 100, as llama.cpp's common sampler and the paper use.
+                add(Llama.llama_sampler_init_mirostat(nVocab, seed, params.mirostat().tau(), params.mirostat().eta(), 100), "mirostat");
+            } else if (mirostat == 2) {
+                add(Llama.llama_sampler_init_temp(params.temperature()), "temp");
+                add(Llama.llama_sampler_init_mirostat_v2(seed, params.mirostat().tau(), params.mirostat().eta()), "mirostat_v2");
+            } else {
                 add(Llama.llama_sampler_init_dist(seed), "dist");
             }
             if (guarded != null) {
@@ -135,6 +155,91 @@ public final class LlamaSampler implements TokenSampler {
             throw e;
         }
         this.guard = guarded;
+    }
+
+    /**
+     * Adds one built-in step, unless it is neutral, or dropped by a greedy or mirostat chain (see
+     * the class documentation).
+     */
+    private void builtin(BuiltinStage step, SamplingParams params, LlamaVocabulary vocab, int seed, int mirostat) {
+        int nVocab = vocab.size();
+        boolean truncating = !params.greedy() && mirostat == 0;
+        switch (step) {
+            case PENALTIES -> {
+                boolean neutral = params.repeatLastN() == 0 || (params.repeatPenalty() == 1f
+                        && params.frequencyPenalty() == 0f && params.presencePenalty() == 0f);
+                if (!neutral && mirostat == 0) {
+                    int lastN = params.repeatLastN() == -1 ? context.contextSize() : params.repeatLastN();
+                    promptStages.add(add(Llama.llama_sampler_init_penalties(nVocab, lastN, params.repeatPenalty(),
+                            params.frequencyPenalty(), params.presencePenalty()), "penalties"));
+                }
+            }
+            case DRY -> {
+                SamplingParams.Dry dry = params.dry();
+                if (dry.enabled() && mirostat == 0) {
+                    java.util.List<String> breakers = dry.sequenceBreakers();
+                    MemorySegment array = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS, Math.max(1, breakers.size()));
+                    for (int i = 0; i < breakers.size(); i++) {
+                        array.setAtIndex(java.lang.foreign.ValueLayout.ADDRESS, i, arena.allocateFrom(breakers.get(i)));
+                    }
+                    int lastN = dry.penaltyLastN() == -1 ? context.contextSize() : dry.penaltyLastN();
+                    promptStages.add(add(Llama.llama_sampler_init_dry(vocab.segment(), dry.multiplier(), dry.base(),
+                            dry.allowedLength(), lastN, array, breakers.size()), "dry"));
+                }
+            }
+            case TOP_N_SIGMA -> {
+                if (truncating && params.topNSigma() > 0) {
+                    add(Llama.llama_sampler_init_top_n_sigma(params.topNSigma()), "top_n_sigma");
+                }
+            }
+            case TOP_K -> {
+                if (truncating && params.topK() > 0) {
+                    add(Llama.llama_sampler_init_top_k(params.topK()), "top_k");
+                }
+            }
+            case TYPICAL_P -> {
+                if (truncating && params.typicalP() < 1f) {
+                    add(Llama.llama_sampler_init_typical(params.typicalP(), 1), "typical");
+                }
+            }
+            case TOP_P -> {
+                if (truncating && params.topP() < 1f) {
+                    add(Llama.llama_sampler_init_top_p(params.topP(), 1), "top_p");
+                }
+            }
+            case MIN_P -> {
+                if (truncating && params.minP() > 0f) {
+                    add(Llama.llama_sampler_init_min_p(params.minP(), 1), "min_p");
+                }
+            }
+            case XTC -> {
+                if (truncating && params.xtc().enabled()) {
+                    add(Llama.llama_sampler_init_xtc(params.xtc().probability(), params.xtc().threshold(), 1, seed), "xtc");
+                }
+            }
+            case TEMPERATURE -> {
+                if (truncating) {
+                    add(Llama.llama_sampler_init_temp(params.temperature()), "temp");
+                }
+            }
+            case MIROSTAT -> {
+                // Not a stage in its place: it chooses the draw (mirostatVersion).
+            }
+        }
+    }
+
+    /** This sequence's instance of a plugin stage; its failure to be made fails the request, named. */
+    private static SamplerStage create(PluginStage plugin) {
+        SamplerStage stage;
+        try {
+            stage = plugin.create();
+        } catch (RuntimeException | LinkageError e) {
+            throw new SamplerStageException(plugin.name(), "could not be created: " + e, e);
+        }
+        if (stage == null) {
+            throw new SamplerStageException(plugin.name(), "its plugin made no stage", null);
+        }
+        return stage;
     }
 
     /**
@@ -198,8 +303,8 @@ public final class LlamaSampler implements TokenSampler {
     public void accept(int token) {
         ensureOpen();
         ((LlamaVocabulary) context.model().vocabulary()).checkToken(token);
-        if (!penalties.equals(MemorySegment.NULL)) {
-            Llama.llama_sampler_accept(penalties, token);
+        for (MemorySegment stage : promptStages) {
+            Llama.llama_sampler_accept(stage, token);
         }
     }
 

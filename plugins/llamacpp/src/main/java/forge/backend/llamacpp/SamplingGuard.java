@@ -7,7 +7,10 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import forge.api.BackendException;
+import forge.api.SamplerStageException;
 import forge.api.SamplingException;
+import forge.api.sampler.SamplerStage;
+import forge.api.sampler.TokenCandidates;
 import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.Structs;
 import java.lang.foreign.Arena;
@@ -48,12 +51,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * guard mirrors llama.cpp's trigger buffer, and before forwarding the accept that would fire it,
  * checks the replay on a strict copy of the grammar (the replayed text tokenized, each token asked
  * alone, then accepted): a replay the grammar refuses is not forwarded, so the grammar keeps
- * waiting and the output stays free text, as if the trigger had not been written. A chain with neither grammar nor logit biases has no guard: sampling then
+ * waiting and the output stays free text, as if the trigger had not been written.
+ *
+ * <p>The same machinery runs a request's <b>plugin stages</b> ({@link forge.api.sampler.SamplerStage}):
+ * each is a stage of the chain, in its place in the request's order, whose {@code apply},
+ * {@code accept} and {@code reset} are upcalls into the plugin's Java object. The plugin sees the
+ * candidates through a view over the native array ({@link forge.api.sampler.TokenCandidates}, no
+ * copy) that refuses a NaN or {@code +inf} logit; whatever a stage throws, or such a write, is
+ * kept as a {@link SamplerStageException} naming the stage, stops the stages after it, and is
+ * rethrown by {@link #verify}: the request fails, the engine goes on.
+ *
+ * <p>A chain with no grammar, no logit biases and no plugin stage has no guard: sampling then
  * runs without a single upcall.
  *
  * <p>Lifecycle: the upcall stubs and the two {@code llama_sampler_i} tables are made once per
  * process, in {@link Arena#global()}, as the libraries that call them are never unloaded. Each
- * guard has a key, passed as the stages' {@code ctx}, that finds it from an upcall; it is registered
+ * guard has a key (a multiple of 256), passed as the stages' {@code ctx} (plus 1 + the plugin stage's index for a plugin stage), that finds it from an upcall; it is registered
  * while its sampler lives and removed by {@link #close}. The stages themselves are owned by the
  * chain (freed with it; their {@code free} is NULL), the wrapped grammar by the guard's arena.
  * Upcalls never throw: a failure inside one is kept and rethrown by {@link #verify}.
@@ -72,11 +85,16 @@ final class SamplingGuard {
 
     private static final Map<Long, SamplingGuard> LIVE = new ConcurrentHashMap<>();
     private static final AtomicLong KEYS = new AtomicLong();
+    /** A key's low byte tells a plugin stage (1 + its index) from the guard's own stages (0). */
+    private static final long STAGE_BITS = 0xFF;
+    /** The most plugin stages one chain may hold. */
+    static final int MAX_PLUGIN_STAGES = (int) STAGE_BITS;
 
     /** The two stage tables, made on first use. */
     private static final class Tables {
         static final MemorySegment GRAMMAR;
         static final MemorySegment CHECK;
+        static final MemorySegment PLUGIN;
 
         static {
             Arena global = Arena.global();
@@ -98,6 +116,12 @@ final class SamplingGuard {
                         MethodType.methodType(void.class, MemorySegment.class)), resetType, global);
                 MemorySegment checkApply = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "checkApply",
                         applyMethod), applyType, global);
+                MemorySegment pluginApply = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "pluginApply",
+                        applyMethod), applyType, global);
+                MemorySegment pluginAccept = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "pluginAccept",
+                        MethodType.methodType(void.class, MemorySegment.class, int.class)), acceptType, global);
+                MemorySegment pluginReset = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "pluginReset",
+                        MethodType.methodType(void.class, MemorySegment.class)), resetType, global);
                 GRAMMAR = global.allocate(Structs.llama_sampler_i); // zeroed: every other function NULL
                 Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "name", global.allocateFrom("forge-grammar"));
                 Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "apply", grammarApply);
@@ -106,13 +130,18 @@ final class SamplingGuard {
                 CHECK = global.allocate(Structs.llama_sampler_i);
                 Structs.setAddress(CHECK, Structs.llama_sampler_i, "name", global.allocateFrom("forge-check"));
                 Structs.setAddress(CHECK, Structs.llama_sampler_i, "apply", checkApply);
+                PLUGIN = global.allocate(Structs.llama_sampler_i);
+                Structs.setAddress(PLUGIN, Structs.llama_sampler_i, "name", global.allocateFrom("forge-plugin"));
+                Structs.setAddress(PLUGIN, Structs.llama_sampler_i, "apply", pluginApply);
+                Structs.setAddress(PLUGIN, Structs.llama_sampler_i, "accept", pluginAccept);
+                Structs.setAddress(PLUGIN, Structs.llama_sampler_i, "reset", pluginReset);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
         }
     }
 
-    private final long key = KEYS.incrementAndGet();
+    private final long key = KEYS.addAndGet(STAGE_BITS + 1);
     private final LlamaVocabulary vocab;
     private final Arena arena;
     /** The wrapped grammar sampler, or NULL: owned by the sampler's arena. */
@@ -135,6 +164,14 @@ final class SamplingGuard {
     private String refusal = "";
     private Throwable failure;
     private int steps;
+    /** The request's plugin stages, by index, with their names. */
+    private final java.util.List<Plugin> plugins = new java.util.ArrayList<>();
+    /** The first plugin stage's failure: kept across samples (a reset's or accept's too), never cleared. */
+    private SamplerStageException stageFailure;
+    private final View view = new View();
+
+    private record Plugin(String name, SamplerStage stage) {
+    }
 
     /**
      * @param grammar the grammar sampler to wrap (owned by {@code arena}), or NULL for none
@@ -172,6 +209,19 @@ final class SamplingGuard {
                 : Llama.llama_sampler_init(Tables.GRAMMAR, MemorySegment.ofAddress(key));
     }
 
+    /**
+     * A chain stage that runs {@code stage}, a plugin's, for this guard's sampler.
+     *
+     * @throws BackendException when the chain has too many plugin stages
+     */
+    MemorySegment pluginStage(String name, SamplerStage stage) {
+        if (plugins.size() >= MAX_PLUGIN_STAGES) {
+            throw new BackendException("at most " + MAX_PLUGIN_STAGES + " plugin stages per chain");
+        }
+        plugins.add(new Plugin(name, stage));
+        return Llama.llama_sampler_init(Tables.PLUGIN, MemorySegment.ofAddress(key + plugins.size()));
+    }
+
     /** The stage to put last in the chain. */
     MemorySegment checkStage() {
         return Llama.llama_sampler_init(Tables.CHECK, MemorySegment.ofAddress(key));
@@ -191,12 +241,20 @@ final class SamplingGuard {
      */
     void verify() {
         steps++;
+        if (stageFailure != null) {
+            throw stageFailure;
+        }
         if (failure != null) {
             throw new BackendException("sampling failed: " + failure.getMessage(), failure);
         }
         if (!refusal.isEmpty()) {
             throw new SamplingException(refusal + " (at generated token " + steps + ")");
         }
+    }
+
+    /** How many guards are registered: what a test counts to see that a chain has none. */
+    static int live() {
+        return LIVE.size();
     }
 
     /** Unregisters the guard; its stages are not called again once their chain is freed. */
@@ -298,8 +356,73 @@ final class SamplingGuard {
     }
 
     private static SamplingGuard of(MemorySegment smpl) {
-        long key = smpl.reinterpret(Structs.llama_sampler.byteSize()).get(ADDRESS, CTX).address();
-        return LIVE.get(key);
+        long key = ctx(smpl);
+        return LIVE.get(key & ~STAGE_BITS);
+    }
+
+    private static long ctx(MemorySegment smpl) {
+        return smpl.reinterpret(Structs.llama_sampler.byteSize()).get(ADDRESS, CTX).address();
+    }
+
+    /** The plugin stage an upcall is for. */
+    private Plugin plugin(MemorySegment smpl) {
+        return plugins.get((int) (ctx(smpl) & STAGE_BITS) - 1);
+    }
+
+    private void stageFailed(Plugin p, String what, Throwable t) {
+        if (stageFailure == null) {
+            stageFailure = new SamplerStageException(p.name(), what + ": " + t, t);
+        }
+    }
+
+    /**
+     * The candidates as a plugin stage sees them: the native array itself, bounds-checked, and
+     * refusing a logit no later stage could sample from. Reused for every apply of the guard.
+     */
+    private final class View implements TokenCandidates {
+        private MemorySegment data = MemorySegment.NULL;
+        private int size;
+        private String invalid;
+
+        void of(MemorySegment curP) {
+            MemorySegment array = curP.reinterpret(Structs.llama_token_data_array.byteSize());
+            long n = array.get(JAVA_LONG, SIZE);
+            size = (int) Math.max(0, Math.min(n, Integer.MAX_VALUE));
+            data = size == 0 ? MemorySegment.NULL : array.get(ADDRESS, DATA).reinterpret(size * TOKEN_DATA);
+            invalid = null;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public int token(int i) {
+            return data.get(JAVA_INT, index(i) + ID);
+        }
+
+        @Override
+        public float logit(int i) {
+            return data.get(JAVA_FLOAT, index(i) + LOGIT);
+        }
+
+        @Override
+        public void logit(int i, float logit) {
+            long at = index(i);
+            if (Float.isNaN(logit) || logit == Float.POSITIVE_INFINITY) {
+                invalid = "it set the logit of token " + data.get(JAVA_INT, at + ID) + " to " + logit;
+                throw new IllegalArgumentException(invalid);
+            }
+            data.set(JAVA_FLOAT, at + LOGIT, logit);
+        }
+
+        private long index(int i) {
+            if (i < 0 || i >= size) {
+                throw new IndexOutOfBoundsException("candidate " + i + " of " + size);
+            }
+            return i * TOKEN_DATA;
+        }
     }
 
     // ---------------------------------------------------------------- upcalls: never throw
@@ -322,7 +445,7 @@ final class SamplingGuard {
         SamplingGuard g = null;
         try {
             g = of(smpl);
-            if (g == null || g.failure != null || !g.refusal.isEmpty()) {
+            if (g == null || g.failure != null || !g.refusal.isEmpty() || g.stageFailure != null) {
                 return; // the request fails: its grammar's state no longer matters
             }
             if (token < 0 || token >= g.vocab.size()) {
@@ -359,6 +482,56 @@ final class SamplingGuard {
         }
     }
 
+    private static void pluginApply(MemorySegment smpl, MemorySegment curP) {
+        SamplingGuard g = null;
+        Plugin p = null;
+        try {
+            g = of(smpl);
+            if (g == null || g.stageFailure != null || g.failure != null || !g.refusal.isEmpty()) {
+                return; // the request fails anyway: the stages after the failure are not run
+            }
+            p = g.plugin(smpl);
+            g.view.of(curP);
+            p.stage().apply(g.view);
+            if (g.view.invalid != null) {
+                // Written, refused, and the refusal swallowed by the stage: it still fails.
+                g.stageFailed(p, "apply", new IllegalArgumentException(g.view.invalid));
+            }
+        } catch (Throwable t) {
+            if (g != null && p != null) {
+                g.stageFailed(p, "apply", t);
+            } else if (g != null) {
+                g.failure = t;
+            }
+        }
+    }
+
+    private static void pluginAccept(MemorySegment smpl, int token) {
+        onPlugin(smpl, "accept", stage -> stage.accept(token));
+    }
+
+    private static void pluginReset(MemorySegment smpl) {
+        onPlugin(smpl, "reset", SamplerStage::reset);
+    }
+
+    /** Calls a plugin stage from an upcall: what it throws is kept, never let through. */
+    private static void onPlugin(MemorySegment smpl, String what, java.util.function.Consumer<SamplerStage> call) {
+        SamplingGuard g = null;
+        Plugin p = null;
+        try {
+            g = of(smpl);
+            if (g == null || g.stageFailure != null) {
+                return;
+            }
+            p = g.plugin(smpl);
+            call.accept(p.stage());
+        } catch (Throwable t) {
+            if (g != null && p != null) {
+                g.stageFailed(p, what, t);
+            }
+        }
+    }
+
     private static void checkApply(MemorySegment smpl, MemorySegment curP) {
         SamplingGuard g = null;
         try {
@@ -386,9 +559,11 @@ final class SamplingGuard {
             }
             MemorySegment data = array.get(ADDRESS, DATA).reinterpret(size * TOKEN_DATA);
             if (data.get(JAVA_FLOAT, selected * TOKEN_DATA + LOGIT) == NEG_INF && g != null && g.refusal.isEmpty()) {
+                String bans = g.plugins.isEmpty() ? "the logit biases" : "the logit biases or sampler stages "
+                        + g.plugins.stream().map(Plugin::name).distinct().toList();
                 g.refusal = g.grammar.equals(MemorySegment.NULL)
-                        ? "the logit biases ban every token"
-                        : "the grammar allows no token here, or the logit biases ban every token it allows";
+                        ? bans + " ban every token"
+                        : "the grammar allows no token here, or " + bans + " ban every token it allows";
             }
         } catch (Throwable t) {
             if (g != null) {

@@ -1109,4 +1109,79 @@ public final class Llama {
             throw rethrow(failure);
         }
     }
+
+    // ------------------------------------------------------------- the sampler stages of llama-server's
+    // "samplers" order that the chain binds besides top_k/top_p/min_p/temp/penalties (one block, so
+    // that it merges apart from the loading code). Resolved together on first use, as Handles are.
+
+    private static final class SamplerHandles {
+        // struct llama_sampler * llama_sampler_init_typical(float p, size_t min_keep);
+        static final MethodHandle llama_sampler_init_typical = downcall("llama_sampler_init_typical", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG));
+        // struct llama_sampler * llama_sampler_init_xtc(float p, float t, size_t min_keep, uint32_t seed);
+        static final MethodHandle llama_sampler_init_xtc = downcall("llama_sampler_init_xtc", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_FLOAT, JAVA_LONG, JAVA_INT));
+        // struct llama_sampler * llama_sampler_init_top_n_sigma(float n);
+        static final MethodHandle llama_sampler_init_top_n_sigma = downcall("llama_sampler_init_top_n_sigma", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT));
+        // struct llama_sampler * llama_sampler_init_mirostat(int32_t n_vocab, uint32_t seed, float tau, float eta, int32_t m);
+        static final MethodHandle llama_sampler_init_mirostat = downcall("llama_sampler_init_mirostat", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT));
+        // struct llama_sampler * llama_sampler_init_mirostat_v2(uint32_t seed, float tau, float eta);
+        static final MethodHandle llama_sampler_init_mirostat_v2 = downcall("llama_sampler_init_mirostat_v2", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT));
+        // struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, float dry_multiplier, float dry_base, int32_t dry_allowed_length, int32_t dry_penalty_last_n, const char ** seq_breakers, size_t num_breakers);
+        static final MethodHandle llama_sampler_init_dry = downcall("llama_sampler_init_dry", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_typical(float p, size_t min_keep);} */
+    public static MemorySegment llama_sampler_init_typical(float p, long min_keep) {
+        try {
+            return (MemorySegment) SamplerHandles.llama_sampler_init_typical.invokeExact(p, min_keep);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_xtc(float p, float t, size_t min_keep, uint32_t seed);} */
+    public static MemorySegment llama_sampler_init_xtc(float p, float t, long min_keep, int seed) {
+        try {
+            return (MemorySegment) SamplerHandles.llama_sampler_init_xtc.invokeExact(p, t, min_keep, seed);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_top_n_sigma(float n);} */
+    public static MemorySegment llama_sampler_init_top_n_sigma(float n) {
+        try {
+            return (MemorySegment) SamplerHandles.llama_sampler_init_top_n_sigma.invokeExact(n);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_mirostat(int32_t n_vocab, uint32_t seed, float tau, float eta, int32_t m);} */
+    public static MemorySegment llama_sampler_init_mirostat(int n_vocab, int seed, float tau, float eta, int m) {
+        try {
+            return (MemorySegment) SamplerHandles.llama_sampler_init_mirostat.invokeExact(n_vocab, seed, tau, eta, m);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_mirostat_v2(uint32_t seed, float tau, float eta);} */
+    public static MemorySegment llama_sampler_init_mirostat_v2(int seed, float tau, float eta) {
+        try {
+            return (MemorySegment) SamplerHandles.llama_sampler_init_mirostat_v2.invokeExact(seed, tau, eta);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, float dry_multiplier, float dry_base, int32_t dry_allowed_length, int32_t dry_penalty_last_n, const char ** seq_breakers, size_t num_breakers);} */
+    public static MemorySegment llama_sampler_init_dry(MemorySegment vocab, float dry_multiplier, float dry_base, int dry_allowed_length,
+                                                       int dry_penalty_last_n, MemorySegment seq_breakers, long num_breakers) {
+        try {
+            return (MemorySegment) SamplerHandles.llama_sampler_init_dry.invokeExact(vocab, dry_multiplier, dry_base, dry_allowed_length,
+                    dry_penalty_last_n, seq_breakers, num_breakers);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
 }

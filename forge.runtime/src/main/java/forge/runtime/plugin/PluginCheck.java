@@ -1,0 +1,72 @@
+package forge.runtime.plugin;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Loads plugins folders as the server does and prints what it found: for plugin authors (and
+ * their tests) to check a jar before they ship it, without the server.
+ *
+ * {@snippet lang=sh :
+ * java -p forge-api.jar:forge-runtime.jar:forge-runtime-gguf.jar:slf4j-api.jar \
+ *      -m forge.runtime/forge.runtime.plugin.PluginCheck my-plugins/
+ * }
+ *
+ * Exits 1 when a source in those folders failed (or, with {@code --strict}, has a warning), else 0.
+ */
+public final class PluginCheck {
+
+    private PluginCheck() {
+    }
+
+    /**
+     * Runs this check over {@code folder} in a new JVM whose module path is this JVM's module path
+     * and class path, less the entries under {@code own}: a plugin's test, whose own classes would
+     * otherwise be built in, checks its packed jar as users will install it.
+     *
+     * @return the check's output
+     * @throws IllegalStateException when the check fails, with its output
+     */
+    public static String fork(Path folder, Path own) throws java.io.IOException, InterruptedException {
+        String here = System.getProperty("jdk.module.path", "") + java.io.File.pathSeparator
+                + System.getProperty("java.class.path", "");
+        List<String> path = Arrays.stream(here.split(java.io.File.pathSeparator))
+                .filter(e -> !e.isEmpty() && !Path.of(e).toAbsolutePath().startsWith(own.toAbsolutePath())).toList();
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-p", String.join(java.io.File.pathSeparator, path), "-m", "forge.runtime/" + PluginCheck.class.getName(),
+                folder.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("the plugin check failed:\n" + out);
+        }
+        return out;
+    }
+
+    public static void main(String[] args) {
+        boolean strict = Arrays.asList(args).contains("--strict");
+        List<Path> folders = Arrays.stream(args).filter(a -> !a.equals("--strict")).map(Path::of).toList();
+        PluginRegistry registry = PluginRegistry.discover(folders);
+        boolean bad = false;
+        for (PluginSource s : registry.sources()) {
+            if (s.location().equals("boot")) {
+                continue;
+            }
+            System.out.println((s.ok() ? "ok " : "FAILED ") + s.location() + " " + s.modules());
+            s.providers().forEach(p -> System.out.println("  " + p));
+            s.failure().ifPresent(f -> System.out.println("  reason: " + f));
+            s.warnings().forEach(w -> System.out.println("  warning: " + w));
+            bad |= !s.ok() || (strict && !s.warnings().isEmpty());
+        }
+        for (Discovered<?> d : registry.templates()) {
+            if (!d.location().equals("boot")) {
+                d.names().forEach(n -> System.out.println("template " + n + " (" + d.module() + ")"));
+            }
+        }
+        for (SamplerStages.Stage st : registry.samplerStages().all()) {
+            System.out.println("stage " + st.info().name() + " (" + st.module() + ") " + st.info().parameters().stream()
+                    .map(p -> p.name() + "=" + p.fallback()).toList());
+        }
+        System.exit(bad ? 1 : 0);
+    }
+}

@@ -1,0 +1,68 @@
+package com.example.topa;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.sampler.StageArguments;
+import forge.api.sampler.TokenCandidates;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.spi.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TopAProviderTest {
+
+    /** Candidates with these logits, token ids 0.. */
+    private static float[] apply(double a, float... logits) {
+        new TopAProvider().create("top_a", new StageArguments(Map.of("top_a_a", a))).apply(new TokenCandidates() {
+            public int size() {
+                return logits.length;
+            }
+
+            public int token(int i) {
+                return i;
+            }
+
+            public float logit(int i) {
+                return logits[i];
+            }
+
+            public void logit(int i, float v) {
+                logits[i] = v;
+            }
+        });
+        return logits;
+    }
+
+    @Test
+    void cutsAConfidentDistributionAndSparesAFlatOne() {
+        // p ≈ 0.84, 0.11, 0.04, 0.01: a = 0.2 keeps p >= 0.2 * 0.84^2 ≈ 0.14, the top token alone.
+        float[] confident = apply(0.2, 4, 2, 1, -0.5f);
+        assertEquals(4f, confident[0]);
+        for (int i = 1; i < 4; i++) {
+            assertEquals(Float.NEGATIVE_INFINITY, confident[i]);
+        }
+        // Four equal tokens: p = 0.25 each, 0.2 * 0.0625 is far below: all kept.
+        float[] flat = apply(0.2, 1, 1, 1, 1);
+        for (float f : flat) {
+            assertEquals(1f, f);
+        }
+        assertEquals(2f, apply(0, 4, 2)[1], "a = 0 keeps everything");
+    }
+
+    /** The plugin as a user installs it: a jar in a plugins folder, loaded by the runtime's registry. */
+    @Test
+    void loadsFromAFolderAsADroppedInJar(@TempDir Path work) throws Exception {
+        Path jar = work.resolve("plugins").resolve("top-a.jar");
+        Files.createDirectories(jar.getParent());
+        ToolProvider tool = ToolProvider.findFirst("jar").orElseThrow();
+        assertEquals(0, tool.run(System.out, System.err, "--create", "--file", jar.toString(), "-C",
+                Path.of("target/classes").toString(), "."));
+        String out = forge.runtime.plugin.PluginCheck.fork(jar.getParent(), Path.of("target"));
+        assertTrue(out.contains("ok " + jar.toAbsolutePath()) && out.contains("[com.example.topa]"), out);
+        assertTrue(out.contains("stage top_a (com.example.topa) [top_a_a=0.2]"), out);
+    }
+}
