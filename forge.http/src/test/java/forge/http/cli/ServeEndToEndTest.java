@@ -76,12 +76,15 @@ class ServeEndToEndTest {
                 """);
         JsonNode body = ok(r);
         assertEquals("qwen3", body.get("template").asText());
+        assertEquals("forge.template.qwen", body.get("plugin").asText());
+        assertEquals("qwen", body.get("family").asText());
         assertEquals("<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n", body.get("prompt").asText());
         HttpResponse<String> byModel = http.post("/apply-template", """
                 {"model": "demo", "add_generation_prompt": false, "messages": [{"role": "user", "content": "Hi"}]}
                 """);
         assertEquals(200, byModel.statusCode(), byModel.body());
         assertEquals("qwen2.5", JSON.readTree(byModel.body()).get("template").asText());
+        assertEquals("forge.template.qwen", JSON.readTree(byModel.body()).get("plugin").asText(), "the model's own template's plugin");
         assertTrue(JSON.readTree(byModel.body()).get("prompt").asText().startsWith("<|im_start|>system\nYou are Qwen"));
         assertEquals(400, http.post("/apply-template", """
                 {"template": "nope", "messages": [{"role": "user", "content": "Hi"}]}
