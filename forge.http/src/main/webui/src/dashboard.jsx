@@ -8,15 +8,21 @@ import { buckets, parseMetrics, quantileBetween, total } from './metrics.js';
 const POLL_MS = 1000;
 const POINTS = 120;
 
+let routerAbsentUntil = 0;
+
 /** Models as the dashboard shows them: id, aliases, state, template, context, backend. */
 async function loadModels(props) {
   const v1 = (await api('/v1/models')).data ?? [];
-  const own = v1.filter((m) => !m.alias_of);
+  const own = [...new Map(v1.filter((m) => !m.alias_of).map((m) => [m.id, m])).values()];
   let router = null;
-  try {
-    router = (await api('/models', { quiet: true })).data ?? null;
-  } catch {
-    // not there before the router route exists: /v1/models has it all but the backend
+  if (Date.now() >= routerAbsentUntil) {
+    try {
+      router = (await api('/models', { quiet: true })).data ?? null;
+    } catch {
+      // A server without the router route: /v1/models has it all but the backend. Asked again
+      // now and then (not every second: each miss is a 404 in the browser's console).
+      routerAbsentUntil = Date.now() + 30_000;
+    }
   }
   const byId = new Map(own.map((m) => [m.id, m]));
   const ids = router ? router.map((m) => m.id) : own.map((m) => m.id);
@@ -30,7 +36,7 @@ async function loadModels(props) {
     const state = r.status?.value ?? (m.loaded ? 'loaded' : 'unloaded');
     return {
       id,
-      aliases: r.aliases ?? m.aliases ?? [],
+      aliases: (r.aliases ?? m.aliases ?? []).filter((a) => a !== id),
       state,
       template: m.template ? `${m.template.name} (${m.template.family})` : (p.chat_template ?? ''),
       context: m.slot_context ?? p.runtime?.n_ctx_slot ?? m.context_length ?? null,

@@ -93,7 +93,9 @@ function App() {
   const refreshModels = useCallback(async () => {
     try {
       const list = await api('/v1/models');
-      setModels(list.data ?? []);
+      // An alias equal to the model's id is listed twice: one entry per name is enough for a picker.
+      const seen = new Set();
+      setModels((list.data ?? []).filter((m) => !seen.has(m.id) && seen.add(m.id)));
       setModelsError('');
     } catch (e) {
       setModelsError(e.message);
