@@ -89,7 +89,7 @@ function Message({ message, last, busy, onRegenerate }) {
       {message.error && <p class="error" role="alert">{message.error}</p>}
       {assistant && (
         <footer class="meta">
-          <span class="timings">{formatTimings(message.timings)}</span>
+          {message.timings && <span class="timings">{formatTimings(message.timings)}</span>}
           {message.finish && <span class="finish">{message.finish === 'stopped' ? 'stopped' : `finish: ${message.finish}`}</span>}
           {!busy && (
             <span class="actions">

@@ -56,11 +56,13 @@ function Chart({ title, unit, series, digits = 0 }) {
   const height = 90;
   const values = series.flatMap((s) => s.points).filter((v) => v != null);
   const max = Math.max(1e-9, ...values) * 1.1;
+  // The newest point at the right edge: a chart fills from the right as the seconds pass.
+  const xOf = (points, i) => ((POINTS - points.length + i) / (POINTS - 1)) * width;
   const line = (points) => {
     let d = '';
     points.forEach((v, i) => {
       if (v == null) return;
-      const x = (i / (POINTS - 1)) * width;
+      const x = xOf(points, i);
       const y = height - (v / max) * height;
       d += `${d && points[i - 1] != null ? 'L' : 'M'}${x.toFixed(1)},${y.toFixed(1)}`;
     });
@@ -76,6 +78,8 @@ function Chart({ title, unit, series, digits = 0 }) {
       <svg viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" role="img" aria-label={`${title}: ${latest}; the last ${POINTS} seconds`}>
         <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} class="axis" />
         {series.map((s, i) => <path d={line(s.points)} class={`series s${i}`} fill="none" vector-effect="non-scaling-stroke" />)}
+        {series.map((s, i) => s.points.map((v, j) => (v != null && s.points[j - 1] == null && s.points[j + 1] == null
+          ? <circle cx={xOf(s.points, j)} cy={height - (v / max) * height} r="2.5" class={`dot s${i}`} /> : null)))}
       </svg>
       <div class="legend">
         {series.map((s, i) => <span class={`key s${i}`}>{s.name}</span>)}
@@ -107,7 +111,8 @@ export function Dashboard() {
         const now = performance.now();
         const scrape = {
           at: now,
-          tokens: total(samples, 'forge_completion_tokens_total'),
+          // Finished generations' tokens plus those of the ones running: live, not only at each end.
+          tokens: total(samples, 'forge_completion_tokens_total') + (Array.isArray(s) ? s.reduce((a, x) => a + (x.generated_tokens ?? 0), 0) : 0),
           ttft: buckets(samples, 'forge_time_to_first_token_seconds'),
           speed: buckets(samples, 'forge_decode_tokens_per_second'),
         };
