@@ -248,7 +248,8 @@ describe('web UI in Chromium', { skip }, () => {
     assert.equal(await models.count(), 2);
     const tinyRow = await page.locator('tr[data-model="tiny"]').textContent();
     assert.match(tinyRow, /qwen-alias/);
-    assert.match(tinyRow, /qwen2\.5 \(qwen\)/);
+    assert.match(tinyRow, /qwen2\.5 · forge\.template\.qwen/);
+    assert.match(await page.locator('tr[data-model="llama-tiny"]').textContent(), /llama3\.1 · forge\.template\.llama/);
     assert.match(tinyRow, /1024/);
     assert.match(tinyRow, /llama/i, 'the backend');
     assert.equal(await page.locator('table.slots tbody tr').count(), 4, 'two slots per model');
@@ -263,6 +264,9 @@ describe('web UI in Chromium', { skip }, () => {
     assert.equal(streaming.status, 200);
     await page.locator('tr[data-slot^="tiny/"] .state.decode').first().waitFor({ timeout: 30_000 });
     await page.locator('#gauge-busy').filter({ hasText: /^1 \/ 4$/ }).waitFor();
+    // tokens per second while it runs, not only once it is over
+    await waitFor(async () => /generated [1-9]/.test(await page.locator('.latest[data-chart="Throughput"]').textContent()),
+      'the throughput chart shows the running generation');
     await shot('06-dashboard-busy');
     long.abort();
     await page.locator('table.slots .state.decode').first().waitFor({ state: 'detached', timeout: 30_000 });
@@ -274,10 +278,9 @@ describe('web UI in Chromium', { skip }, () => {
       body: JSON.stringify({ model: 'tiny', max_tokens: 40, ignore_eos: true, messages: [{ role: 'user', content: 'Count' }] }),
     });
     assert.equal(done.usage.completion_tokens, 40);
-    await waitFor(async () => /generated [1-9]/.test(await page.locator('.latest[data-chart="Throughput"]').textContent())
-      || (await page.locator('.chart .series.s0').first().getAttribute('d'))?.includes('L'), 'the throughput chart shows the tokens');
-    await waitFor(async () => /p50 \d+ ms/.test(await page.locator('.latest[data-chart="Time to first token"]').textContent()),
-      'a TTFT p50 point');
+    await waitFor(async () => /p50 \d+ ms, p95 \d+ ms/.test(await page.locator('.latest[data-chart="Time to first token"]').textContent()),
+      'a TTFT p50 and p95 point');
+    assert.match(await page.locator('.latest[data-chart="Decode speed"]').textContent(), /p50 \d+ tok\/s, p95 \d+ tok\/s/);
     assert.equal(await page.evaluate(() => window.notReloaded), true, 'the page was not reloaded');
     await shot('07-dashboard');
   });

@@ -10,9 +10,13 @@ const POINTS = 120;
 
 let routerAbsentUntil = 0;
 
-/** Models as the dashboard shows them: id, aliases, state, template, context, backend. */
+/** Models as the dashboard shows them: id, aliases, state, template and its plugin, context, backend. */
 async function loadModels(props) {
   const v1 = (await api('/v1/models')).data ?? [];
+  if (!props.has('/v1/templates')) {
+    props.set('/v1/templates', api('/v1/templates').then((t) => new Map((t.data ?? []).map((x) => [x.name, x.module]))).catch(() => new Map()));
+  }
+  const plugins = await props.get('/v1/templates');
   const own = [...new Map(v1.filter((m) => !m.alias_of).map((m) => [m.id, m])).values()];
   let router = null;
   if (Date.now() >= routerAbsentUntil) {
@@ -38,7 +42,8 @@ async function loadModels(props) {
       id,
       aliases: (r.aliases ?? m.aliases ?? []).filter((a) => a !== id),
       state,
-      template: m.template ? `${m.template.name} (${m.template.family})` : (p.chat_template ?? ''),
+      template: m.template?.name ?? p.chat_template ?? '',
+      plugin: plugins.get(m.template?.name ?? p.chat_template) ?? '',
       context: m.slot_context ?? p.runtime?.n_ctx_slot ?? m.context_length ?? null,
       trained: m.context_length ?? null,
       backend: /backend (.+)$/.exec(p.build_info ?? '')?.[1] ?? '',
@@ -176,7 +181,7 @@ export function Dashboard() {
               <tr data-model={m.id}>
                 <th scope="row">{m.id}{m.aliases.length > 0 && <span class="hint"> ({m.aliases.join(', ')})</span>}</th>
                 <td><span class={`state ${m.state}`}>{m.state}</span></td>
-                <td>{m.template}</td>
+                <td>{m.template}{m.plugin && <span class="hint"> · {m.plugin}</span>}</td>
                 <td>{m.context ?? '–'}{m.trained && <span class="hint"> of {m.trained}</span>}</td>
                 <td>{m.backend}</td>
               </tr>
