@@ -31,6 +31,9 @@ describe('web UI in Chromium', { skip }, () => {
   let context;
   let page;
   const foreign = [];
+  // API calls made without the key once the user gave it (the page's own files need none)
+  const keyless = [];
+  let keyGiven = false;
   let consoleErrors = [];
 
   const api = async (path, init = {}) => {
@@ -54,6 +57,9 @@ describe('web UI in Chromium', { skip }, () => {
     page = await context.newPage();
     page.on('request', (r) => {
       if (!r.url().startsWith(server.base) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) foreign.push(r.url());
+      const path = new URL(r.url()).pathname;
+      const file = path === '/' || path.startsWith('/assets/') || path === '/favicon.svg';
+      if (keyGiven && !file && r.url().startsWith(server.base) && r.headers().authorization !== `Bearer ${KEY}`) keyless.push(path);
     });
     page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
     page.on('pageerror', (e) => consoleErrors.push(e.message));
@@ -78,6 +84,7 @@ describe('web UI in Chromium', { skip }, () => {
     await input.fill(KEY);
     const models = page.waitForResponse((r) => r.url().endsWith('/v1/models') && r.status() === 200);
     await page.getByRole('button', { name: 'Use key' }).click();
+    keyGiven = true;
     const ok = await models;
     assert.equal(ok.request().headers().authorization, `Bearer ${KEY}`);
     await dialog.waitFor({ state: 'hidden' });
@@ -308,7 +315,28 @@ describe('web UI in Chromium', { skip }, () => {
     assert.equal(await phone.evaluate(() => document.activeElement.textContent), 'Skip to content');
     await phone.close();
     assert.deepEqual(foreign, [], 'every request went to the server itself');
+    assert.deepEqual(keyless, [], 'every API call carried the key');
     assert.deepEqual(consoleErrors.filter((e) => !/401|Unauthorized|Failed to load resource/.test(e)), []);
+  });
+
+  test('the dashboard reads GET /models (llama-server router shape) when the server answers it', async () => {
+    const router = await context.newPage();
+    await router.addInitScript((key) => sessionStorage.setItem('forge.apiKey', key), KEY);
+    // as the catalog's router route answers: status per model, llama-server's shape, extra fields ignored
+    await router.route((url) => url.pathname === '/models', (route) => route.fulfill({
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({ object: 'list', data: [
+        { id: 'llama-tiny', aliases: ['l'], status: { value: 'loading' }, extra: 1 },
+        { id: 'tiny', aliases: ['qwen-alias'], status: { value: 'unloaded' } },
+      ] }),
+    }));
+    await router.goto(`${server.base}/#/dashboard`);
+    await router.locator('tr[data-model="llama-tiny"] .state.loading').waitFor();
+    assert.deepEqual(await router.locator('table.models tbody th').allTextContents(), ['llama-tiny (l)', 'tiny (qwen-alias)'], 'the router list, in its order');
+    assert.match(await router.locator('tr[data-model="tiny"]').textContent(), /unloaded.*qwen2\.5 · forge\.template\.qwen.*1024/);
+    await shot('09-dashboard-router-models', router);
+    await router.close();
   });
 
   async function generatedBy(model) {
