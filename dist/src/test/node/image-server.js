@@ -21,9 +21,10 @@ function freePort() {
 
 /**
  * Starts the image's server; resolves to { base, key, stop() } once /health answers.
- * `extra` are more `forge serve` flags (e.g. a template).
+ * `extra` are more `forge serve` flags (e.g. a template); `models` are more models to synthesize
+ * and serve besides `tiny`, each `[fileName, ...forge model synth flags]`.
  */
-export async function startImageServer(key, extra = []) {
+export async function startImageServer(key, extra = [], { models = [] } = {}) {
   const image = resolve(process.env.FORGE_IMAGE ?? join(here, '../../../target/forge'));
   const forge = join(image, 'bin/forge');
   if (!existsSync(forge)) {
@@ -34,11 +35,15 @@ export async function startImageServer(key, extra = []) {
   const env = { PATH: '/usr/bin:/bin', HOME: work };
   const model = join(work, 'tiny.gguf');
   execFileSync(forge, ['model', 'synth', '-o', model], { env, stdio: 'ignore', timeout: 120_000 });
+  const more = models.flatMap(([file, ...flags]) => {
+    execFileSync(forge, ['model', 'synth', '-o', join(work, file), ...flags], { env, stdio: 'ignore', timeout: 120_000 });
+    return ['-m', join(work, file)];
+  });
   const port = await freePort();
   const logFile = join(work, 'server.log');
   const log = openSync(logFile, 'w');
   const child = spawn(forge, ['serve', '-m', model, '--alias', 'tiny', '--port', String(port), '-c', '2048', '-np', '2',
-    '-t', '2', '--api-key', key, ...extra], { env, stdio: ['ignore', log, log] });
+    '-t', '2', '--api-key', key, ...more, ...extra], { env, stdio: ['ignore', log, log] });
   let exited = false;
   child.once('exit', () => { exited = true; });
   const base = `http://127.0.0.1:${port}`;

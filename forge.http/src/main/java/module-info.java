@@ -6,7 +6,14 @@
  * key and draining checks in front of every route, one validator of request parameters, and one
  * translator per route between its wire format and the runtime's generation requests and events.
  * {@code forge.http.cli} is the command line ({@code serve}, {@code plugins}, {@code model}),
- * which builds the runtime and the catalog and starts the server. The module calls no native code
+ * which builds the runtime and the catalog and starts the server.
+ *
+ * <p>The web UI at {@code /} (chat playground, template preview, dashboard) is built from
+ * {@code src/main/webui} (Vite and Preact, packages locked in its {@code package-lock.json}) by
+ * {@code build.sh} in the {@code generate-resources} phase ({@code npm ci}, then the project's own
+ * Vite: no global tool) into {@code META-INF/forge/webui/} of this jar, and served by
+ * {@code WebUi}: without a key, the hashed bundle cached for good, {@code index.html} revalidated.
+ * The module calls no native code
  * (the engines do, on their own threads) and uses no service itself: the runtime discovers the
  * backends and templates.
  */

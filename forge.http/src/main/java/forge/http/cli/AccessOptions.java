@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 /** {@code forge serve}'s options on who may call the API and what a request may be. */
 final class AccessOptions {
 
-    @Option(names = "--api-key", paramLabel = "KEY", description = "Require 'Authorization: Bearer KEY' on every route but /health (repeatable).")
+    @Option(names = "--api-key", paramLabel = "KEY", description = "Require 'Authorization: Bearer KEY' on every route but /health and the web UI's files (repeatable).")
     List<String> apiKeys = new ArrayList<>();
 
     @Option(names = "--api-key-file", paramLabel = "FILE", description = "A file of API keys, one a line (# starts a comment).")

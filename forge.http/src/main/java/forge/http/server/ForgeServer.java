@@ -59,6 +59,7 @@ public final class ForgeServer implements AutoCloseable {
     private final BrowserGuard browsers;
     private final ForgeMetrics metrics;
     private final ServerInfo info;
+    private final WebUi webUi = new WebUi(ForgeServer::apiPath);
     /** Set once shutdown began: new work and /health get 503 while in-flight requests finish. */
     private volatile boolean draining;
     /** Requests being answered, /health and the other cheap GETs aside. */
@@ -221,6 +222,12 @@ public final class ForgeServer implements AutoCloseable {
                     throw new ApiError(503, "server_error", "shutting_down", null,
                             "the server is shutting down; retry on another instance or after it restarts");
                 }
+                // The web UI's files, before the key check: the page asks for the key that its API calls then carry.
+                java.util.Optional<WebUi.Asset> page = webUi.resolve(method, path, request.getHeaders().get(HttpHeader.ACCEPT));
+                if (page.isPresent()) {
+                    WebUi.send(page.get(), request, response, callback);
+                    return true;
+                }
                 if (!"/health".equals(path)) {
                     apiKeys.check(request.getHeaders().get(HttpHeader.AUTHORIZATION), request.getHeaders().get("x-api-key"));
                 }
@@ -364,6 +371,16 @@ public final class ForgeServer implements AutoCloseable {
             }
             return true;
         }
+    }
+
+    /** The exact paths of the API's routes (the switch above), and llama-server's {@code /models} of router mode. */
+    private static final java.util.Set<String> API_PATHS = java.util.Set.of("/health", "/v1/models", "/slots", "/props", "/metrics",
+            "/v1/chat/completions", "/v1/messages", "/v1/messages/count_tokens", "/v1/responses", "/v1/completions", "/v1/embeddings",
+            "/tokenize", "/detokenize", "/v1/templates", "/apply-template", "/models");
+
+    /** Whether {@code path} belongs to the API: never answered with the web UI's page, even to a browser. */
+    static boolean apiPath(String path) {
+        return API_PATHS.contains(path) || path.equals("/v1") || path.startsWith("/v1/") || path.startsWith("/models/");
     }
 
     /** The optional {@code ?model=} of {@code /slots} and {@code /props}. */

@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * {@code GET /v1/templates} (every installed variant: name, family, plugin module, version) and
- * {@code POST /apply-template} (the prompt a conversation renders to, without generating).
+ * {@code POST /apply-template} (the prompt a conversation renders to, without generating, with the
+ * template, family and plugin module that rendered it).
  */
 final class TemplatesApi {
 
@@ -30,7 +31,7 @@ final class TemplatesApi {
         for (String name : catalog.templates().variants()) {
             ChatTemplateProvider p = catalog.templates().providerOf(name).orElseThrow();
             ObjectNode entry = data.addObject().put("name", name)
-                    .put("module", p.getClass().getModule().isNamed() ? p.getClass().getModule().getName() : "unnamed");
+                    .put("module", module(p));
             try {
                 // Checked at discovery; a provider that throws now is listed with the reason, never a 500.
                 String description = p.variants().stream().filter(v -> v.name().equals(name)).map(TemplateVariant::description).findFirst().orElse("");
@@ -60,6 +61,7 @@ final class TemplatesApi {
             entry = catalog.entries().getFirst();
         }
         ChatTemplate template;
+        ChatTemplateProvider provider;
         if (!templateName.isEmpty()) {
             ChatTemplateProvider p = catalog.templates().providerOf(templateName).orElseThrow(() -> ApiError.badRequest("template",
                     "unknown template '" + templateName + "'; installed: " + String.join(", ", catalog.templates().variants())));
@@ -68,8 +70,10 @@ final class TemplatesApi {
                     : new TemplateContext(new forge.api.model.ModelDescriptor(templateName, java.util.List.of(),
                             java.nio.file.Path.of(templateName + ".gguf"), forge.api.model.ModelMetadata.EMPTY), "", "");
             template = p.create(templateName, context);
+            provider = p;
         } else {
             template = catalog.serve(entry).template();
+            provider = entry.template().provider();
         }
         Map<String, Object> kwargs = ChatRequest.templateKwargs(body);
         JsonNode agp = body.get("add_generation_prompt");
@@ -78,6 +82,13 @@ final class TemplatesApi {
         }
         ChatPrompt prompt = new ChatPrompt(ChatRequest.messages(body.get("messages")), ChatRequest.tools(body.get("tools")),
                 agp == null || agp.asBoolean(), kwargs);
-        return Json.MAPPER.createObjectNode().put("prompt", template.render(prompt)).put("template", template.name());
+        // The plugin too: a template name alone does not say which installed plugin rendered it.
+        return Json.MAPPER.createObjectNode().put("prompt", template.render(prompt)).put("template", template.name())
+                .put("family", provider.family()).put("plugin", module(provider));
+    }
+
+    /** The name of the plugin module a provider comes from ({@code unnamed} on the class path). */
+    private static String module(ChatTemplateProvider p) {
+        return p.getClass().getModule().isNamed() ? p.getClass().getModule().getName() : "unnamed";
     }
 }

@@ -25,7 +25,10 @@
  *     Once a stream has begun, an error is the stream's own final event: OpenAI's
  *     {@code data: {"error":...}} then {@code data: [DONE]}, Anthropic's {@code error} event,
  *     Responses' {@code response.failed}.</li>
- * <li>Credentials: {@code Authorization: Bearer KEY} or {@code x-api-key: KEY}, on every route.</li>
+ * <li>Credentials: {@code Authorization: Bearer KEY} or {@code x-api-key: KEY}, on every route.
+ *     The web UI's files ({@code WebUi}: {@code /}, {@code /assets/...}, and {@code index.html} for
+ *     a page navigation to an unknown path that is no API route) are served without one, after the
+ *     browser guard; the page then sends the key its user gave with every API call.</li>
  * <li>A client that disconnects cancels its generation; the engine frees the slot at its next step.
  *     A stream notices at its next write; a whole answer, which writes nothing until the end, is
  *     guarded by {@code ClientWatch}, which probes the connection while the handler waits (Jetty

@@ -76,6 +76,8 @@ class ServeEndToEndTest {
                 """);
         JsonNode body = ok(r);
         assertEquals("qwen3", body.get("template").asText());
+        assertEquals("forge.template.qwen", body.get("plugin").asText());
+        assertEquals("qwen", body.get("family").asText());
         // Qwen 3's template raises on a list of parts: it gets them joined with a newline, as llama-server joins them.
         assertEquals("<|im_start|>user\nHi\n there<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n", body.get("prompt").asText());
         HttpResponse<String> byModel = http.post("/apply-template", """
@@ -83,6 +85,7 @@ class ServeEndToEndTest {
                 """);
         assertEquals(200, byModel.statusCode(), byModel.body());
         assertEquals("qwen2.5", JSON.readTree(byModel.body()).get("template").asText());
+        assertEquals("forge.template.qwen", JSON.readTree(byModel.body()).get("plugin").asText(), "the model's own template's plugin");
         assertTrue(JSON.readTree(byModel.body()).get("prompt").asText().startsWith("<|im_start|>system\nYou are Qwen"));
         assertEquals(400, http.post("/apply-template", """
                 {"template": "nope", "messages": [{"role": "user", "content": "Hi"}]}

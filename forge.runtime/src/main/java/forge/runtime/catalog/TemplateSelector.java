@@ -30,10 +30,18 @@ public final class TemplateSelector {
     /** Variant name to its provider, in discovery order: from the names checked at discovery, so no provider is asked again. */
     private final java.util.Map<String, ChatTemplateProvider> byVariant = new java.util.LinkedHashMap<>();
 
+    /**
+     * @param providers as discovered; each one's names are those its discovery settled
+     *                  ({@link Discovered#names()}), or, for one made by hand with none, its variants
+     */
     public TemplateSelector(List<Discovered<ChatTemplateProvider>> providers) {
-        this.providers = providers.stream().map(Discovered::provider).toList();
-        for (Discovered<ChatTemplateProvider> d : providers) {
-            for (String name : d.names()) {
+        // A stable sort: the families in discovery order, then the fallback, so that a family's variant wins a shared name.
+        List<Discovered<ChatTemplateProvider>> ordered = providers.stream()
+                .sorted(Comparator.comparing((Discovered<ChatTemplateProvider> d) -> FALLBACK.equals(d.provider().family()))).toList();
+        this.providers = ordered.stream().map(Discovered::provider).toList();
+        for (Discovered<ChatTemplateProvider> d : ordered) {
+            List<String> names = d.names().isEmpty() ? d.provider().variants().stream().map(v -> v.name()).toList() : d.names();
+            for (String name : names) {
                 byVariant.putIfAbsent(name, d.provider());
             }
         }
