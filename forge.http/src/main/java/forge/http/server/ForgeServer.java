@@ -76,7 +76,7 @@ public final class ForgeServer implements AutoCloseable {
         this.info = new ServerInfo(catalog);
         this.chat = new ChatCompletions(catalog, metrics, config.keepAliveMillis());
         this.messages = new AnthropicMessages(catalog, metrics, config.keepAliveMillis(), stages);
-        this.responses = new Responses(catalog, metrics, config.keepAliveMillis(), new ResponseStore());
+        this.responses = new Responses(catalog, metrics, config.keepAliveMillis(), new ResponseStore(), stages);
         this.apiKeys = new ApiKeys(config.apiKeys());
         this.completions = new Completions(catalog, metrics, config.keepAliveMillis(), stages);
         this.embeddings = new Embeddings(catalog);

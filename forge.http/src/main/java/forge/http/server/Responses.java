@@ -46,8 +46,12 @@ final class Responses {
     private final ForgeMetrics metrics;
     private final long keepAliveMillis;
     private final ResponseStore store;
+    private final forge.runtime.plugin.SamplerStages stages;
 
-    Responses(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, ResponseStore store) {
+    /** With the plugin sampler stages a request's {@code samplers} may name. */
+    Responses(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, ResponseStore store,
+              forge.runtime.plugin.SamplerStages stages) {
+        this.stages = stages;
         this.catalog = catalog;
         this.metrics = metrics;
         this.keepAliveMillis = keepAliveMillis;
@@ -55,7 +59,7 @@ final class Responses {
     }
 
     void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
-        ResponsesRequest req = ResponsesRequest.parse(body, store);
+        ResponsesRequest req = ResponsesRequest.parse(body, store, stages);
         Strictness.check(strict, req.chat().ignored());
         String id = "resp_" + hex();
         ChatRun run = ChatRun.start(catalog, metrics, req.chat(), id, strict, request, response);

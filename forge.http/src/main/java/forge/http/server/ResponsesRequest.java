@@ -38,7 +38,12 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
     private static final int MAX_METADATA = 16;
 
     static ResponsesRequest parse(JsonNode body, ResponseStore store) {
-        SortedSet<String> ignored = Params.ignored(body, HANDLED);
+        return parse(body, store, forge.runtime.plugin.SamplerStages.NONE);
+    }
+
+    /** As {@link #parse(JsonNode, ResponseStore)}; llama-server's {@code samplers} may name the plugin stages of {@code stages}. */
+    static ResponsesRequest parse(JsonNode body, ResponseStore store, forge.runtime.plugin.SamplerStages stages) {
+        SortedSet<String> ignored = Params.ignored(body, HANDLED, SamplingChain.handled(body, stages));
         String model = Requests.model(body);
         ObjectNode echo = Json.MAPPER.createObjectNode();
 
@@ -63,7 +68,8 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         int maxTokens = Params.integer(body, "max_output_tokens", -1, 1, Integer.MAX_VALUE);
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
         float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
-        SamplingParams sampling = SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP).build();
+        SamplingParams sampling = SamplingChain.read(body, stages,
+                SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP)).build();
 
         JsonNode reasoning = Params.object(body, "reasoning", "");
         String effort = null;

@@ -26,6 +26,18 @@ class ResponsesRequestTest {
     }
 
     @Test
+    void llamaServersSamplersOrderAndFieldsAreReadAsOnTheChatRoute() {
+        ResponsesRequest r = parse("{\"model\": \"m\", \"input\": \"hi\", \"samplers\": [\"top_k\", \"temperature\"],"
+                + " \"typical_p\": 0.5}");
+        assertEquals(List.of(forge.api.sampler.BuiltinStage.TOP_K, forge.api.sampler.BuiltinStage.TEMPERATURE),
+                r.chat().sampling().samplers());
+        assertEquals(0.5f, r.chat().sampling().typicalP());
+        assertTrue(r.chat().ignored().isEmpty(), r.chat().ignored().toString());
+        assertEquals("samplers", refused("{\"model\": \"m\", \"input\": \"hi\", \"samplers\": [\"no_such_stage\"]}")
+                .toJson().get("error").get("param").asText());
+    }
+
+    @Test
     void aStringInputWithInstructions() {
         ResponsesRequest r = parse("""
                 {"model": "m", "instructions": "Be brief.", "input": "Hello", "max_output_tokens": 20}""");
