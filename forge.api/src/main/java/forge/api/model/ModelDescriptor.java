@@ -18,7 +18,8 @@ public record ModelDescriptor(String id, List<String> aliases, Path path, ModelM
         if (id.isBlank()) {
             throw new IllegalArgumentException("model id is blank");
         }
-        aliases = List.copyOf(aliases);
+        // An alias spelled like the id, or given twice, names nothing new: /v1/models lists each name once.
+        aliases = aliases.stream().filter(a -> !a.equals(id)).distinct().toList();
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(metadata, "metadata");
     }
