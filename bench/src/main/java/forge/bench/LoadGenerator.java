@@ -94,15 +94,17 @@ public final class LoadGenerator {
         }
         List<Target> targets = new ArrayList<>();
         for (Map.Entry<String, String> s : options.servers().entrySet()) {
-            URI base = Target.requireLoopback(URI.create(s.getValue()));
-            String model = options.models().get(s.getKey());
-            if (model == null) {
-                model = client.firstModelId(base);
-            }
-            targets.add(new Target(s.getKey(), base, model));
-            System.err.println("bench: " + s.getKey() + " = " + base + " model " + model);
+            Target t = target(client, s.getKey(), Target.requireLoopback(URI.create(s.getValue())));
+            targets.add(t);
+            System.err.println("bench: " + t.name() + " = " + t.base() + " model " + t.model());
         }
         return targets;
+    }
+
+    /** Server {@code name} at {@code base}, with its {@code --model}, else the first of its {@code /v1/models}. */
+    private Target target(ChatClient client, String name, URI base) throws IOException, InterruptedException {
+        String model = options.models().get(name);
+        return new Target(name, base, model != null ? model : client.firstModelId(base));
     }
 
     // ---- sequential workloads
@@ -342,7 +344,7 @@ public final class LoadGenerator {
                         emptyFolder(options.scratch().get());
                     }
                     try (var first = ProcessProbe.start(client, cmd, base, log, timeout)) {
-                        Target t = new Target(name, base, options.models().getOrDefault(name, client.firstModelId(base)));
+                        Target t = target(client, name, base);
                         for (int s = 0; s < sessions; s++) {
                             client.stream(t, Prompts.chat(t.model(), Prompts.sessionSystem(s), Prompts.userMessage(0, s),
                                     options.maxTokens(), true));
@@ -350,7 +352,7 @@ public final class LoadGenerator {
                     }
                     try (var second = ProcessProbe.start(client, cmd, base, log, timeout)) {
                         ready.get(k).add(second.launch().readyMs());
-                        Target t = new Target(name, base, options.models().getOrDefault(name, client.firstModelId(base)));
+                        Target t = target(client, name, base);
                         for (int s = 0; s < sessions; s++) {
                             Completion c = client.stream(t, Prompts.chat(t.model(), Prompts.sessionSystem(s),
                                     Prompts.userMessage(1, s), options.maxTokens(), true));

@@ -37,13 +37,22 @@ public final class TemplateSelector {
     public TemplateSelector(List<Discovered<ChatTemplateProvider>> providers) {
         // A stable sort: the families in discovery order, then the fallback, so that a family's variant wins a shared name.
         List<Discovered<ChatTemplateProvider>> ordered = providers.stream()
-                .sorted(Comparator.comparing((Discovered<ChatTemplateProvider> d) -> FALLBACK.equals(d.provider().family()))).toList();
+                .sorted(Comparator.comparing(TemplateSelector::isFallback)).toList();
         this.providers = ordered.stream().map(Discovered::provider).toList();
         for (Discovered<ChatTemplateProvider> d : ordered) {
             List<String> names = d.names().isEmpty() ? d.provider().variants().stream().map(v -> v.name()).toList() : d.names();
             for (String name : names) {
                 byVariant.putIfAbsent(name, d.provider());
             }
+        }
+    }
+
+    /** Whether {@code d} is the generic fallback; a provider whose {@code family()} throws now is taken for a family. */
+    private static boolean isFallback(Discovered<ChatTemplateProvider> d) {
+        try {
+            return FALLBACK.equals(d.provider().family());
+        } catch (RuntimeException | LinkageError e) {
+            return false;
         }
     }
 

@@ -201,7 +201,7 @@ public final class PluginRegistry {
                     renders(p, v.name());
                 }
                 List<String> names = variants.stream().map(TemplateVariant::name).toList();
-                templateCandidates.add(new Candidate<>(d, source, new ArrayList<>(names)));
+                templateCandidates.add(new Candidate<>(d, source, new ArrayList<>(names), "generic".equals(family)));
                 providerModules.add(d.module());
                 source.lines.add("template " + family + " " + names + " (" + d.module() + ")");
             } catch (RuntimeException | LinkageError e) {
@@ -224,7 +224,7 @@ public final class PluginRegistry {
                     }
                     Objects.requireNonNull(stage, "create(\"" + info.name() + "\") returned null");
                 }
-                Candidate<SamplerProvider> c = new Candidate<>(d, source, new ArrayList<>(byName.keySet()));
+                Candidate<SamplerProvider> c = new Candidate<>(d, source, new ArrayList<>(byName.keySet()), false);
                 c.stages.putAll(byName);
                 samplerCandidates.add(c);
                 providerModules.add(d.module());
@@ -293,7 +293,7 @@ public final class PluginRegistry {
             Candidate<S> winner = same.getFirst();
             for (Candidate<S> c : same) {
                 int versions = compare(c.version, winner.version);
-                if (versions > 0 || (versions == 0 && isFallback(winner) && !isFallback(c))) {
+                if (versions > 0 || (versions == 0 && winner.fallback && !c.fallback)) {
                     winner = c;
                 }
             }
@@ -303,12 +303,12 @@ public final class PluginRegistry {
                 }
                 String why = compare(winner.version, loser.version) > 0
                         ? "its version " + winner.version.orElseThrow() + " is higher than " + loser.version.map(Object::toString).orElse("none")
-                        : isFallback(loser) && !isFallback(winner) ? "the generic fallback yields a name another family has"
+                        : loser.fallback && !winner.fallback ? "the generic fallback yields a name another family has"
                         : "it was found first (neither version is higher)";
                 loser.names.remove(e.getKey());
                 String message = kind + " '" + e.getKey() + "' of " + loser.module + " (" + loser.source.location
                         + ") is shadowed by " + winner.module + " (" + winner.source.location + "): " + why;
-                if (isFallback(loser) && !isFallback(winner) && compare(winner.version, loser.version) == 0) {
+                if (loser.fallback && !winner.fallback && compare(winner.version, loser.version) == 0) {
                     LOG.info("{}", message); // by design: llama-server's kimi-k2 format beside the kimi family's
                 } else {
                     LOG.warn("{}", message);
@@ -317,18 +317,6 @@ public final class PluginRegistry {
                 winner.source.warnings.add(kind + " '" + e.getKey() + "' of " + winner.module + " wins over "
                         + loser.module + " (" + loser.source.location + "): " + why);
             }
-        }
-    }
-
-    private static boolean isFallback(Candidate<?> c) {
-        return c.provider instanceof ChatTemplateProvider p && "generic".equals(safeFamily(p));
-    }
-
-    private static String safeFamily(ChatTemplateProvider p) {
-        try {
-            return p.family();
-        } catch (RuntimeException | LinkageError e) {
-            return "";
         }
     }
 
@@ -408,9 +396,12 @@ public final class PluginRegistry {
         final String module;
         final Optional<ModuleDescriptor.Version> version;
         final List<String> names;
+        /** The generic fallback template family, which yields a name another provider has (read at discovery). */
+        final boolean fallback;
         final Map<String, StageInfo> stages = new LinkedHashMap<>();
 
-        Candidate(Discovered<S> raw, Source source, List<String> names) {
+        Candidate(Discovered<S> raw, Source source, List<String> names, boolean fallback) {
+            this.fallback = fallback;
             this.provider = raw.provider();
             this.raw = raw;
             this.source = source;
