@@ -6,6 +6,7 @@ import java.lang.foreign.SymbolLookup;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import forge.backend.llamacpp.natives.LlamaNatives;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -33,6 +34,8 @@ public final class LlamaLibrary {
 
     private static volatile SymbolLookup lookup;
     private static LlamaLibrary loaded;
+    /** How many downcall handles the load itself made (binding is lazy: the rest wait for their first call). */
+    private static int handlesAtLoad;
     /** Where {@link Llama}'s handles were bound: they cannot be re-bound to another folder. */
     private static Path bound;
 
@@ -99,12 +102,10 @@ public final class LlamaLibrary {
         }
         lookup = combined;
         bound = dir;
-        try {
-            Llama.bind();
-        } catch (ExceptionInInitializerError | UnsatisfiedLinkError e) {
-            Throwable cause = e instanceof ExceptionInInitializerError x && x.getCause() != null ? x.getCause() : e;
-            throw new LlamaLoadException("the llama.cpp libraries in " + dir + " do not match these bindings: "
-                    + cause.getMessage(), cause);
+        List<String> missing = Llama.missingSymbols(combined);
+        if (!missing.isEmpty()) {
+            throw new LlamaLoadException("the llama.cpp libraries in " + dir + " do not match these bindings: unresolved symbol"
+                    + (missing.size() == 1 ? ": " : "s: ") + String.join(", ", missing));
         }
         String version = cString(Llama.llama_version());
         if (!version.startsWith(EXPECTED_VERSION_PREFIX)) {
@@ -123,6 +124,7 @@ public final class LlamaLibrary {
         }
         Llama.llama_backend_init();
         String systemInfo = cString(Llama.llama_print_system_info()).strip();
+        handlesAtLoad = Llama.bound();
         loaded = new LlamaLibrary(dir, version, systemInfo);
         return loaded;
     }
@@ -154,6 +156,11 @@ public final class LlamaLibrary {
                         + " do not lay out llama_model_params / llama_context_params as these bindings do");
             }
         }
+    }
+
+    /** How many downcall handles {@link #load} made; 0 before it ran. */
+    static int handlesAtLoad() {
+        return handlesAtLoad;
     }
 
     /** The lookup over the loaded libraries; only {@link Llama} uses it, after {@link #load}. */

@@ -10,8 +10,9 @@
  *     the log to SLF4J; calls {@code llama_backend_init()}. Only a chosen backend's
  *     {@code create} calls it: probes read files (see {@code forge.backend.llamacpp.natives}).</li>
  * <li>{@link forge.backend.llamacpp.ffm.Llama} has one method handle and one static method per C
- *     function, named exactly like it; a missing symbol fails the load with
- *     "unresolved symbol: NAME".</li>
+ *     function, named exactly like it. Each handle is made on the function's first call (its own
+ *     holder class), so a start binds only what it calls; the load still looks every symbol up,
+ *     and a missing one fails it with "unresolved symbol: NAME".</li>
  * <li>{@link forge.backend.llamacpp.ffm.Structs} lays out the C structs the binding touches; a test
  *     compiles a C program against the real header and compares every size and offset.</li>
  * <li>{@link forge.backend.llamacpp.ffm.LlamaLog} is the log upcall: it never throws, gathers
