@@ -134,7 +134,7 @@ class ChatTemplateOptionsTest {
     private static String inspect(String... args) {
         System.setProperty("forge.user.home", work.resolve("user-home").toString());
         StringWriter out = new StringWriter();
-        CommandLine cli = new CommandLine(new ForgeCli());
+        CommandLine cli = ForgeCli.commandLine(args);
         cli.setOut(new PrintWriter(out));
         java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(args));
         all.addAll(java.util.List.of("--plugins-dir", work.resolve("no-plugins").toString()));

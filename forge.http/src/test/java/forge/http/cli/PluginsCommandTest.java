@@ -22,7 +22,7 @@ class PluginsCommandTest {
         Path plugins = Files.createDirectories(work.resolve("plugins"));
         Files.write(plugins.resolve("broken.jar"), new byte[] {'n', 'o', 't', ' ', 'a', ' ', 'j', 'a', 'r'});
         StringWriter out = new StringWriter();
-        CommandLine cli = new CommandLine(new ForgeCli());
+        CommandLine cli = ForgeCli.commandLine("plugins");
         cli.setOut(new PrintWriter(out));
         int code = cli.execute("plugins", "--plugins-dir", plugins.toString());
         String text = out.toString();
@@ -69,7 +69,7 @@ class PluginsCommandTest {
         templatePlugin("test.thrower", "", "public String family() { return \"bad\"; }\n"
                 + "public List<TemplateVariant> variants() { throw new IllegalStateException(\"no variants today\"); }");
         StringWriter out = new StringWriter();
-        CommandLine cli = new CommandLine(new ForgeCli());
+        CommandLine cli = ForgeCli.commandLine("plugins");
         cli.setOut(new PrintWriter(out));
         int code = cli.execute("plugins", "--plugins-dir", work.resolve("plugins").toString());
         String text = out.toString();
