@@ -17,6 +17,13 @@ class PluginsCommandTest {
     Path work;
 
     @Test
+    void theImagesOwnTemplatesAreNotRenderedAtEveryStart() {
+        var registry = forge.runtime.plugin.PluginRegistry.discover(java.util.List.of());
+        assertTrue(registry.templates().size() >= 5, "the boot layer's families: " + registry.templates().size());
+        assertEquals(0, registry.renderChecks(), "built-in variants are rendered by the build's tests, not at each start");
+    }
+
+    @Test
     void listsBuiltInPluginsBackendVerdictsAndWhyABrokenPluginFailed() throws Exception {
         System.setProperty("forge.user.home", work.resolve("user-home").toString());
         Path plugins = Files.createDirectories(work.resolve("plugins"));

@@ -45,7 +45,10 @@ import org.slf4j.LoggerFactory;
  * {@code zip END header not found}) in {@link #sources()}, and skipped; the rest load as usual.
  *
  * <p>Each provider is checked once, here: a template provider's {@code family()}, {@code variants()},
- * {@code version()}, a {@code claim} on an empty model and a render of each variant; a sampler
+ * {@code version()}, a {@code claim} on an empty model and, for a plugin's, a render of each
+ * variant (the boot layer's are the image's own, rendered by its build's tests against the
+ * official templates; rendering their hundred-odd variants took a fifth of a second of every
+ * start, before the JIT); a sampler
  * provider's {@code stages()} and a {@code create} of each stage with its defaults. A provider
  * that throws in any of them (a {@link TemplateException} from a render aside: a template may
  * refuse a conversation) is reported failed and dropped, so that no later call of the same
@@ -77,6 +80,8 @@ public final class PluginRegistry {
     private final List<ModuleLayer> layers = new ArrayList<>();
     private SamplerStages stages = SamplerStages.NONE;
 
+    private int renderChecks;
+
     private PluginRegistry() {
     }
 
@@ -86,12 +91,17 @@ public final class PluginRegistry {
      */
     public static PluginRegistry discover(List<Path> pluginFolders) {
         PluginRegistry registry = new PluginRegistry();
-        registry.scan(ModuleLayer.boot(), BOOT, List.of());
+        registry.scan(ModuleLayer.boot(), BOOT, List.of(), false);
         for (Path folder : pluginFolders.stream().distinct().toList()) {
             registry.scanFolder(folder);
         }
         registry.settle();
         return registry;
+    }
+
+    /** How many template variants discovery rendered to check them: the plugins folders' only. */
+    public int renderChecks() {
+        return renderChecks;
     }
 
     public List<Discovered<BackendProvider>> backends() {
@@ -159,7 +169,7 @@ public final class PluginRegistry {
                 enableNativeAccess(controller, module);
             }
             layers.add(layer);
-            scan(layer, location, roots);
+            scan(layer, location, roots, true);
         } catch (RuntimeException | LinkageError e) {
             // FindException (corrupt jar, bad descriptor), ResolutionException (missing dependency),
             // LayerInstantiationException (split packages): the plugin is skipped, the server goes on.
@@ -177,7 +187,7 @@ public final class PluginRegistry {
         }
     }
 
-    private void scan(ModuleLayer layer, String location, List<String> modules) {
+    private void scan(ModuleLayer layer, String location, List<String> modules, boolean renderTemplates) {
         Source source = new Source(location);
         java.util.Set<String> providerModules = new java.util.TreeSet<>();
         for (Discovered<BackendProvider> d : load(layer, BackendProvider.class, location, source.failures)) {
@@ -197,8 +207,11 @@ public final class PluginRegistry {
                 List<TemplateVariant> variants = List.copyOf(Objects.requireNonNull(p.variants(), "variants() returned null"));
                 Objects.requireNonNull(p.version(), "version() returned null");
                 Objects.requireNonNull(p.claim(PROBE_MODEL), "claim() returned null");
-                for (TemplateVariant v : variants) {
-                    renders(p, v.name());
+                if (renderTemplates) {
+                    for (TemplateVariant v : variants) {
+                        renders(p, v.name());
+                        renderChecks++;
+                    }
                 }
                 List<String> names = variants.stream().map(TemplateVariant::name).toList();
                 templateCandidates.add(new Candidate<>(d, source, new ArrayList<>(names), "generic".equals(family)));

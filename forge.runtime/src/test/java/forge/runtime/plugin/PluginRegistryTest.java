@@ -32,6 +32,7 @@ class PluginRegistryTest {
 
         var echo = registry.templates().stream().filter(d -> d.provider().family().equals("echo")).toList();
         assertEquals(1, echo.size(), "the echo plugin is found exactly once: " + registry.sources());
+        assertEquals(1, registry.renderChecks(), "a plugin's variants are rendered to check them (the boot layer's are not)");
         assertEquals("test.echo", echo.getFirst().module());
         assertEquals(plugins.resolve("echo.jar").toAbsolutePath().toString(), echo.getFirst().location());
         // It is loaded into a child layer of its own, not the boot layer.
