@@ -300,6 +300,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Running start() {
         ForgeRuntime runtime = ForgeRuntime.start(common.runtimeConfig().withSettings(gpu.settings()));
         ModelCatalog catalog = null;
+        ForgeServer server = null;
         try {
             EngineConfig engine = engineConfig();
             String everyModel = "";
@@ -362,16 +363,26 @@ public final class ServeCommand implements Callable<Integer> {
                     throw new ForgeException("--template " + name + "=" + perModel.get(name) + ": no model answers to '" + name + "'");
                 }
             }
-            // Models named on the command line load now, like llama-server: /health is ready when they are.
+            // Models named on the command line load now, like llama-server: /health is ready when
+            // they are. They load on the catalog's loader thread while the server starts and listens
+            // (its /health answers 503 "Loading model" meanwhile), so the two overlap.
+            List<java.util.concurrent.CompletableFuture<?>> loads = new ArrayList<>();
             for (ModelEntry e : preload) {
-                catalog.serve(e);
+                loads.add(catalog.load(e));
             }
-            ForgeServer server = ForgeServer.start(access.apply(ServerConfig.of(host, port)), catalog, runtime.plugins().samplerStages());
+            server = ForgeServer.start(access.apply(ServerConfig.of(host, port)), catalog, runtime.plugins().samplerStages(),
+                    java.util.concurrent.CompletableFuture.allOf(loads.toArray(java.util.concurrent.CompletableFuture[]::new)));
             server.usePull(sources.hubPull());
+            for (ModelEntry e : preload) {
+                catalog.serve(e); // waits for its load; one that failed throws why, as before
+            }
             System.err.printf("ForgeLM is serving %s on http://%s:%d/v1 (OpenAI-compatible)%n",
                     catalog.entries().stream().map(ModelEntry::id).toList(), host, server.port());
             return new Running(runtime, catalog, server);
         } catch (RuntimeException e) {
+            if (server != null) {
+                server.close();
+            }
             if (catalog != null) {
                 catalog.close();
             }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -60,6 +61,8 @@ public final class ForgeServer implements AutoCloseable {
     private final ForgeMetrics metrics;
     private final ServerInfo info;
     private final WebUi webUi = new WebUi(ForgeServer::apiPath);
+    /** The start-up's model loads: /health is 503 until they complete. */
+    private volatile CompletableFuture<?> loading = CompletableFuture.completedFuture(null);
     /** Set once shutdown began: new work and /health get 503 while in-flight requests finish. */
     private volatile boolean draining;
     /** Requests being answered, /health and the other cheap GETs aside. */
@@ -110,7 +113,18 @@ public final class ForgeServer implements AutoCloseable {
 
     /** Starts listening; a request's {@code samplers} may name the plugin stages of {@code stages}. */
     public static ForgeServer start(ServerConfig config, ModelCatalog catalog, forge.runtime.plugin.SamplerStages stages) {
+        return start(config, catalog, stages, CompletableFuture.completedFuture(null));
+    }
+
+    /**
+     * Starts listening while {@code loading} (the start-up's model loads) runs: until it completes,
+     * {@code /health} answers 503 "Loading model" as llama-server's does, and requests wait for
+     * their model as they would for any load.
+     */
+    public static ForgeServer start(ServerConfig config, ModelCatalog catalog, forge.runtime.plugin.SamplerStages stages,
+                                    CompletableFuture<?> loading) {
         ForgeServer s = new ForgeServer(config, catalog, stages);
+        s.loading = loading;
         try {
             s.server.start();
         } catch (Exception e) {
@@ -234,6 +248,14 @@ public final class ForgeServer implements AutoCloseable {
                 switch (path) {
                     case "/health" -> {
                         requireMethod(method, "GET");
+                        if (!loading.isDone()) {
+                            // llama-server's answer while it loads its model.
+                            ObjectNode body = Json.MAPPER.createObjectNode().put("status", "loading");
+                            body.putObject("error").put("code", 503).put("message", "Loading model").put("type", "unavailable_error");
+                            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+                            sendJson(response, callback, 503, body);
+                            return true;
+                        }
                         ObjectNode health = info.health();
                         boolean ok = "ok".equals(health.get("status").asText());
                         if (!ok) {

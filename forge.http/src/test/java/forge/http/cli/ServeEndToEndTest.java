@@ -250,4 +250,21 @@ class ServeEndToEndTest {
         assertTrue(Files.size(demo) > 100_000);
         assertEquals(Files.getLastModifiedTime(demo), Files.getLastModifiedTime(ServeCommand.demoModel(folder)), "generated once");
     }
+
+    @Test
+    void healthSaysLoadingModelWhileTheStartUpLoadsRunAndTheServerAlreadyListens() throws Exception {
+        var loads = new java.util.concurrent.CompletableFuture<Void>();
+        try (forge.http.server.ForgeServer early = forge.http.server.ForgeServer.start(
+                forge.http.server.ServerConfig.of("127.0.0.1", 0), server.running().catalog(),
+                forge.runtime.plugin.SamplerStages.NONE, loads)) {
+            Http http = new Http("http://127.0.0.1:" + early.port());
+            HttpResponse<String> loading = http.get("/health");
+            assertEquals(503, loading.statusCode(), loading.body());
+            assertEquals("Loading model", Http.json(loading).path("error").path("message").asText(), "llama-server's answer");
+            assertEquals("1", loading.headers().firstValue("Retry-After").orElse(""));
+            assertEquals(200, http.get("/v1/models").statusCode(), "the rest of the API answers meanwhile");
+            loads.complete(null);
+            assertEquals(200, http.get("/health").statusCode());
+        }
+    }
 }
