@@ -27,6 +27,9 @@ module forge.http {
     requires com.fasterxml.jackson.databind;
     requires info.picocli;
     requires org.slf4j;
+    // The server's logging is set up in code (ForgeLogging), not from an XML file.
+    requires ch.qos.logback.classic;
+    requires ch.qos.logback.core;
     // GET /metrics: the Prometheus Java client (registry, metric types) and its text format.
     requires io.prometheus.metrics.core;
     requires io.prometheus.metrics.model;
@@ -35,6 +38,8 @@ module forge.http {
     requires java.net.http;
     // forge serve's graceful shutdown: sun.misc.Signal, the only way to see a second SIGTERM.
     requires jdk.unsupported;
+
+    provides ch.qos.logback.classic.spi.Configurator with forge.http.cli.ForgeLogging;
 
     exports forge.http.server;
     exports forge.http.hub;
