@@ -24,9 +24,19 @@ libs=("$LLAMA_LIB"/*.so)
 # Tidy the list: an empty extra-modules property leaves a stray comma.
 modules="$(echo "$IMAGE_MODULES" | tr -s ', ' ',' | sed 's/^,//; s/,$//')"
 
+# Jars of classes too old for the AOT cache (picocli's are Java 5's version 49) are rewritten as
+# version 52 first, and put ahead of the originals on jlink's module path (the first copy of a
+# module wins): see src/build/ClassFileUpgrade.java.
+upgraded="$(mktemp -d)"
+train="$(mktemp -d)"
+trap 'rm -rf "$upgraded" "$train"' EXIT
+IFS=: read -r -a path_entries <<<"$MODULE_PATH"
+"$(dirname "$JLINK")/java" "$here/src/build/ClassFileUpgrade.java" "$upgraded" "${path_entries[@]}" \
+    || die "rewriting old class files failed (see above)"
+
 rm -rf "$IMAGE"
 "$JLINK" \
-    --module-path "$MODULE_PATH" \
+    --module-path "$upgraded:$MODULE_PATH" \
     --add-modules "$modules" \
     --add-options="$IMAGE_JVM_OPTIONS" \
     --strip-debug --no-header-files --no-man-pages \
@@ -51,8 +61,6 @@ TXT
 # An AOT cache (JEP 483/514) from one training run: the classes a server start and a first chat
 # load and link, ready-made. It roughly halves the time from launch to /health; the launcher uses it
 # when present, and a JVM that cannot use it simply starts without it.
-train="$(mktemp -d)"
-trap 'rm -rf "$train"' EXIT
 if "$IMAGE/bin/forge" model synth -o "$train/m.gguf" >"$train/synth.log" 2>&1; then
     port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 18931)"
     FORGE_AOT=off JAVA_OPTS="-XX:AOTCacheOutput=$IMAGE/lib/forge.aot" HOME="$train" \
@@ -67,11 +75,14 @@ if "$IMAGE/bin/forge" model synth -o "$train/m.gguf" >"$train/synth.log" 2>&1; t
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
 fi
-if [ -f "$IMAGE/lib/forge.aot" ]; then
+if [ -s "$IMAGE/lib/forge.aot" ]; then
     echo "build-image.sh: AOT cache $(du -sh "$IMAGE/lib/forge.aot" | cut -f1)"
 else
-    echo "build-image.sh: WARNING: no AOT cache was written (see the training log below); the image starts without it" >&2
+    # Without the cache the image starts about twice as slowly, and an empty one (the JVM that
+    # writes it crashed) makes every start print errors: a build that cannot write it fails.
+    rm -f "$IMAGE/lib/forge.aot"
     cat "$train"/*.log >&2 || true
+    die "no AOT cache was written (the training run's log is above)"
 fi
 
 # The tarball, with the image under one top folder.
