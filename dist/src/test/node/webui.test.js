@@ -262,13 +262,21 @@ describe('web UI in Chromium', { skip }, () => {
     assert.equal(await page.locator('table.slots tbody tr').count(), 4, 'two slots per model');
     // A long request from outside the page: the dashboard must see it run, then see it end.
     const long = new AbortController();
-    const streaming = await fetch(`${server.base}/v1/chat/completions`, {
+    const request = () => fetch(`${server.base}/v1/chat/completions`, {
       method: 'POST',
       signal: long.signal,
       headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ model: 'tiny', max_tokens: 900, ignore_eos: true, stream: true, messages: [{ role: 'user', content: 'Count' }] }),
     });
+    const streaming = await request();
     assert.equal(streaming.status, 200);
+    // The tiny model streams ~1,500 tokens/s, so one request can end before the dashboard's next
+    // poll: one request after another keeps the slot decoding until the test aborts them.
+    const keepBusy = (async () => {
+      for (let r = streaming; ; r = await request()) {
+        await r.text();
+      }
+    })().catch(() => {});
     await page.locator('tr[data-slot^="tiny/"] .state.decode').first().waitFor({ timeout: 30_000 });
     await page.locator('#gauge-busy').filter({ hasText: /^1 \/ 4$/ }).waitFor();
     // tokens per second while it runs, not only once it is over
@@ -276,6 +284,7 @@ describe('web UI in Chromium', { skip }, () => {
       'the throughput chart shows the running generation');
     await shot('06-dashboard-busy');
     long.abort();
+    await keepBusy;
     await page.locator('table.slots .state.decode').first().waitFor({ state: 'detached', timeout: 30_000 });
     await page.locator('#gauge-busy').filter({ hasText: /^0 \/ 4$/ }).waitFor();
     // and a finished one for the speed charts
