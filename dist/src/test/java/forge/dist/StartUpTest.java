@@ -12,11 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The image's AOT cache holds the command line's classes: {@code forge --version} loads none of
+ * The image's start-up settings. Its AOT cache holds the command line's classes: {@code forge --version} loads none of
  * picocli's from the image's files (its Java 5 class files are rewritten at build time, or the
  * cache would skip all ~230 of them), and the JVM reports no problem with the cache.
  */
-class AotCacheTest {
+class StartUpTest {
 
     @TempDir
     Path work;
@@ -39,5 +39,16 @@ class AotCacheTest {
         assertEquals(List.of(), fromFiles, "picocli classes the cache does not hold");
         assertTrue(Files.readAllLines(log).stream().anyMatch(l -> l.contains("picocli.CommandLine ") && l.contains("shared objects file")),
                 "picocli comes from the cache");
+    }
+
+    @Test
+    void theImagesJavaCompilesWithC1Only() throws Exception {
+        Path image = Path.of(System.getProperty("forge.image.dir", "target/forge"));
+        Process p = new ProcessBuilder(image.resolve("bin/java").toString(), "-XX:+PrintFlagsFinal", "-version")
+                .redirectErrorStream(true).start();
+        String flags = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertTrue(flags.lines().anyMatch(l -> l.matches("\\s*intx TieredStopAtLevel\\s+= 1 .*")),
+                "C2 stays out of the start-up: " + flags.lines().filter(l -> l.contains("TieredStopAtLevel")).toList());
     }
 }
