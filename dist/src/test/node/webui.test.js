@@ -97,7 +97,8 @@ describe('web UI in Chromium', { skip }, () => {
 
   test('a chat streams, with the response timings shown', async () => {
     await page.getByLabel('Temperature').fill('0');
-    await page.getByLabel('Max tokens').fill('24');
+    // Enough tokens that the stream spans many frames: the tiny model streams ~1,500 tokens/s.
+    await page.getByLabel('Max tokens').fill('300');
     await page.getByLabel('Seed').fill('7');
     await page.getByLabel('System prompt').fill('Be brief.');
     // Record what the answer shows while it streams: more than one partial text means it streamed.
@@ -116,7 +117,7 @@ describe('web UI in Chromium', { skip }, () => {
     assert.equal(body.stream, true);
     assert.equal(body.model, 'tiny');
     assert.equal(body.temperature, 0);
-    assert.equal(body.max_tokens, 24);
+    assert.equal(body.max_tokens, 300);
     assert.equal(body.seed, 7);
     assert.deepEqual(body.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there' }]);
     assert.equal((await request).headers().authorization, `Bearer ${KEY}`);
@@ -125,7 +126,7 @@ describe('web UI in Chromium', { skip }, () => {
     const partials = await page.evaluate(() => window.partials.size);
     assert.ok(partials > 2, `the answer grew while it streamed (${partials} distinct lengths)`);
     const timings = await assistantMessages().last().locator('.timings').textContent();
-    assert.match(timings, /TTFT \d+ ms · [\d.]+ tok\/s · 24 tokens/);
+    assert.match(timings, /TTFT \d+ ms · [\d.]+ tok\/s · 300 tokens/);
     assert.equal(await assistantMessages().last().locator('.role').textContent(), 'tiny');
     await page.getByRole('button', { name: 'Send' }).waitFor();
     await shot('02-chat');
