@@ -76,7 +76,7 @@ public final class ForgeServer implements AutoCloseable {
         this.config = config;
         this.catalog = catalog;
         this.metrics = new ForgeMetrics(catalog);
-        this.info = new ServerInfo(catalog);
+        this.info = new ServerInfo(catalog, stages);
         this.chat = new ChatCompletions(catalog, metrics, config.keepAliveMillis());
         this.messages = new AnthropicMessages(catalog, metrics, config.keepAliveMillis(), stages);
         this.responses = new Responses(catalog, metrics, config.keepAliveMillis(), new ResponseStore(), stages);

@@ -18,9 +18,11 @@ import java.util.Optional;
 final class ServerInfo {
 
     private final ModelCatalog catalog;
+    private final forge.runtime.plugin.SamplerStages stages;
 
-    ServerInfo(ModelCatalog catalog) {
+    ServerInfo(ModelCatalog catalog, forge.runtime.plugin.SamplerStages stages) {
         this.catalog = catalog;
+        this.stages = stages;
     }
 
     /** {@code GET /health}: 200 and {@code ok} while every loaded model's engine runs; else 503 naming the failing ones. */
@@ -130,6 +132,7 @@ final class ServerInfo {
                 .flatMap(m -> m.rawVersion()).orElse("dev");
         n.put("build_info", "forgelm " + version + ", backend " + catalog.backendName());
         backend(n.putObject("backend"), served);
+        samplerStages(n.putArray("sampler_stages"));
         ObjectNode runtime = n.putObject("runtime");
         runtime.put("profile", c.profile());
         runtime.put("n_ctx", c.contextSize());
@@ -167,6 +170,32 @@ final class ServerInfo {
             prompts.put("restored_tokens", snap.restoredTokens());
         });
         return n;
+    }
+
+    /**
+     * {@code sampler_stages}: the plugin stages a request's {@code samplers} may name, each with
+     * its module and parameters (name, type, default), as {@code forge plugins} lists them.
+     */
+    private void samplerStages(com.fasterxml.jackson.databind.node.ArrayNode out) {
+        for (forge.runtime.plugin.SamplerStages.Stage stage : stages.all()) {
+            ObjectNode n = out.addObject();
+            n.put("name", stage.info().name());
+            n.put("module", stage.module());
+            n.put("description", stage.info().description());
+            com.fasterxml.jackson.databind.node.ArrayNode params = n.putArray("parameters");
+            for (forge.api.sampler.StageParameter p : stage.info().parameters()) {
+                ObjectNode param = params.addObject();
+                param.put("name", p.name());
+                param.put("type", switch (p) {
+                    case forge.api.sampler.StageParameter.Int i -> "integer";
+                    case forge.api.sampler.StageParameter.Num x -> "number";
+                    case forge.api.sampler.StageParameter.Bool b -> "boolean";
+                    case forge.api.sampler.StageParameter.Text t -> "string";
+                });
+                param.set("default", Json.MAPPER.valueToTree(p.fallback()));
+                param.put("description", p.description());
+            }
+        }
     }
 
     /**

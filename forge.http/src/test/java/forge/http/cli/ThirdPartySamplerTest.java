@@ -118,6 +118,23 @@ class ThirdPartySamplerTest {
     }
 
     @Test
+    void propsListsThePluginStagesWithTheirParameters() throws Exception {
+        var props = ok(http.get("/props"));
+        java.util.Map<String, JsonNode> stages = new java.util.LinkedHashMap<>();
+        props.get("sampler_stages").forEach(stage -> stages.put(stage.get("name").asText(), stage));
+        assertEquals(java.util.Set.of("loop_guard", "ban_top", "explode"), stages.keySet(), "the built-in stage and the plugin's");
+        assertEquals("forge.sampler.loopguard", stages.get("loop_guard").get("module").asText());
+        var ban = stages.get("ban_top");
+        assertEquals("com.example.ban", ban.get("module").asText());
+        assertEquals("bans the most likely candidates", ban.get("description").asText());
+        var count = ban.get("parameters").get(0);
+        assertEquals("ban_top_count", count.get("name").asText());
+        assertEquals("integer", count.get("type").asText());
+        assertEquals(1, count.get("default").asInt());
+        assertEquals(0, stages.get("explode").get("parameters").size());
+    }
+
+    @Test
     void anUnknownStageOrABadParameterIsA400NamingIt() throws Exception {
         JsonNode e = JSON.readTree(http.post("/v1/chat/completions", chat("\"samplers\": [\"top_k\", \"nope\"],")).body()).get("error");
         assertEquals("samplers", e.get("param").asText());
