@@ -24,16 +24,22 @@ import java.util.Optional;
  */
 final class ChatMlTemplate implements ChatTemplate {
 
-    static final ChatMlTemplate INSTANCE = new ChatMlTemplate();
+    /** The generic variant's fallback for a model without a template of its own. */
+    static final ChatMlTemplate INSTANCE = new ChatMlTemplate(GenericTemplates.GENERIC);
+    /** The {@code chatml} variant, llama-server's name: the same ChatML, under its own name. */
+    static final ChatMlTemplate CHATML = new ChatMlTemplate(GenericTemplates.CHATML);
 
-    private final Mustache mustache = PromptMustache.compile(ChatMlTemplate.class, "generic", "chatml");
+    private static final Mustache MUSTACHE = PromptMustache.compile(ChatMlTemplate.class, "generic", "chatml");
 
-    private ChatMlTemplate() {
+    private final String name;
+
+    private ChatMlTemplate(String name) {
+        this.name = name;
     }
 
     @Override
     public String name() {
-        return GenericTemplates.GENERIC;
+        return name;
     }
 
     @Override
@@ -52,7 +58,7 @@ final class ChatMlTemplate implements ChatTemplate {
         Map<String, Object> scope = new HashMap<>();
         scope.put("messages", messages);
         scope.put("add_generation_prompt", prompt.addGenerationPrompt());
-        return PromptMustache.render(mustache, scope);
+        return PromptMustache.render(MUSTACHE, scope);
     }
 
     private static String contentOf(ChatMessage m) {

@@ -48,7 +48,7 @@ public final class GenericTemplates implements ChatTemplateProvider {
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
         if (CHATML.equals(variant)) {
-            return ChatMlTemplate.INSTANCE;
+            return ChatMlTemplate.CHATML;
         }
         if (LlamaServerTemplate.FORMATS.containsKey(variant)) {
             return LlamaServerTemplate.of(variant);
