@@ -79,6 +79,33 @@ class LlamaContextTest {
     }
 
     /**
+     * A sequence's state saved and restored into another sequence continues exactly as the
+     * source; the native memory the states pass through is kept between calls (grown to fit), not
+     * allocated, zeroed and faulted in for each.
+     */
+    @Test
+    void savesAndRestoresASequenceThroughOneKeptBuffer() {
+        int k = prompt.length - 3;
+        int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
+        try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
+             TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY); TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
+            LlamaContext llama = (LlamaContext) ctx;
+            assertEquals(0, llama.stateBufferBytes(), "nothing before the first save");
+            prefill(ctx, 0, java.util.Arrays.copyOf(prompt, k), 0);
+            byte[] state = ctx.saveSequence(0);
+            long kept = llama.stateBufferBytes();
+            assertTrue(kept >= state.length && kept <= LlamaContext.STATE_BUFFER_LIMIT, kept + " bytes for a state of " + state.length);
+            assertArrayEquals(state, ctx.saveSequence(0), "the same state again");
+            assertTrue(ctx.restoreSequence(1, state));
+            assertEquals(kept, llama.stateBufferBytes(), "a second save and a restore reuse it");
+            prefill(ctx, 0, rest, k);
+            int[] source = generate(ctx, s0, 0, prompt.length, rest.length - 1, 6);
+            prefill(ctx, 1, rest, k);
+            assertArrayEquals(source, generate(ctx, s1, 1, prompt.length, rest.length - 1, 6), "the restored sequence continues as the source");
+        }
+    }
+
+    /**
      * A context computes on threads it keeps (a ggml thread pool, as llama-server's): the workers
      * start with the context, live across decodes, and end when it closes. ggml's fallback starts
      * and joins them inside every decode instead. The workers are counted by the name Linux gives a
