@@ -59,8 +59,8 @@ Drop plugin jars, or folders of jars (a plugin with its own libraries), here; `f
 TXT
 
 # An AOT cache (JEP 483/514) from one training run: the classes a server start and a first chat
-# load and link, ready-made. It roughly halves the time from launch to /health; the launcher uses it
-# when present, and a JVM that cannot use it simply starts without it.
+# load and link, ready-made. It roughly halves the time from launch to /health, so the build fails
+# without it (below); the launcher uses it when present, and a JVM that cannot use it starts without it.
 if "$IMAGE/bin/forge" model synth -o "$train/m.gguf" >"$train/synth.log" 2>&1; then
     port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 18931)"
     FORGE_AOT=off JAVA_OPTS="-XX:AOTCacheOutput=$IMAGE/lib/forge.aot" HOME="$train" \
