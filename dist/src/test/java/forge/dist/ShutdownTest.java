@@ -73,14 +73,23 @@ class ShutdownTest {
         return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
+    /** Polls /health until the server says it is draining (503): SIGTERM is handled asynchronously. */
+    private void awaitDraining(ImageServer server) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int last;
+        while ((last = status(server, "/health", null)) != 503) {
+            assertTrue(System.nanoTime() < deadline, "still " + last + " on /health 30 s after SIGTERM: " + server.log());
+            Thread.sleep(20);
+        }
+    }
+
     @Test
     void runningRequestsFinishWithinTheGraceWhileNewOnesAre503(@TempDir Path work) throws Exception {
         // A grace far above the answer's few seconds: a busy CI machine may decode at a few tokens/s.
         try (ImageServer server = ImageServer.start(work, SLOW_MODEL, "--shutdown-grace", "180s")) {
             Stream running = stream(server, 400);
             server.terminate();
-            Thread.sleep(300);
-            assertEquals(503, status(server, "/health", null), "draining");
+            awaitDraining(server);
             assertEquals(503, status(server, "/v1/chat/completions", STREAM.formatted(2).replace("\"stream\": true", "\"stream\": false")));
             List<String> lines = running.lines().get(200, TimeUnit.SECONDS);
             assertEquals("data: [DONE]", lines.getLast(), lines.toString());
@@ -109,7 +118,7 @@ class ShutdownTest {
         try (ImageServer server = ImageServer.start(work, SLOW_MODEL, "--shutdown-grace", "120s")) {
             Stream running = stream(server, 900);
             server.terminate();
-            Thread.sleep(300);
+            awaitDraining(server); // the first SIGTERM has been handled
             long t0 = System.nanoTime();
             server.terminate();
             assertEquals(1, server.exitCode(10), server.log());
