@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole suite (./forge test) several times on a fresh clone and lists every test that failed
+# Runs the whole suite (.ci/run, so ./forge test) several times on a fresh clone and lists every test that failed
 # at least once: the way to find a race before CI does.
 #
 # Usage: scripts/flaky-hunt.sh [--runs N] [--load] [--keep] [REV]
@@ -49,8 +49,6 @@ fi
 
 git clone -q "$here" "$clone/forge"
 git -C "$clone/forge" checkout -q "$commit"
-# The Node client tests' packages, as .ci/run installs them.
-npm ci --prefix "$clone/forge/dist/src/test/node" --no-audit --no-fund >/dev/null 2>&1
 
 if [ "$load" -eq 1 ]; then
     # One core kept busy for as long as the runs take; killed on exit.
@@ -63,7 +61,8 @@ failed_runs=0
 for i in $(seq 1 "$runs"); do
     log="$logs/run-$i.log"
     t0=$(date +%s)
-    if (cd "$clone/forge" && ./forge test -fae > "$log" 2>&1); then
+    # Exactly what CI runs (its npm packages, Chromium for the browser tests), going on after a failure.
+    if (cd "$clone/forge" && bash .ci/run -fae > "$log" 2>&1); then
         verdict=passed
     else
         verdict=FAILED

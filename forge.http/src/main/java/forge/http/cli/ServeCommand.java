@@ -244,7 +244,7 @@ public final class ServeCommand implements Callable<Integer> {
         void install() {
             for (String name : new String[] {"TERM", "INT"}) {
                 try {
-                    sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> onSignal(signal.getName()));
+                    Signals.handle(name, this::onSignal);
                 } catch (IllegalArgumentException e) {
                     LOG.debug("cannot handle SIG{}: {}", name, e.getMessage());
                 }
