@@ -4,6 +4,7 @@ import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
+import forge.api.template.ChatTemplate;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.template.mustache.PromptMustache;
@@ -167,11 +168,20 @@ final class QwenTemplate implements ToolCallingTemplate {
 
     @Override
     public Reasoning reasoning(ChatPrompt prompt) {
-        boolean startsInReasoning = false;
-        if (thinking && prompt.addGenerationPrompt()) {
-            startsInReasoning = render(prompt).endsWith("<think>\n");
+        return thinkMarkers(this, thinking, prompt);
+    }
+
+    /**
+     * Qwen's reasoning, for a variant that reasons ({@code reasons}): between {@code <think>} and
+     * {@code </think>}, the output starting inside when {@code template}'s generation prompt
+     * already opened it; none for one that does not.
+     */
+    static Reasoning thinkMarkers(ChatTemplate template, boolean reasons, ChatPrompt prompt) {
+        if (!reasons) {
+            return Reasoning.NONE;
         }
-        return thinking ? new Reasoning("<think>", "</think>", startsInReasoning) : Reasoning.NONE;
+        boolean startsInReasoning = prompt.addGenerationPrompt() && template.render(prompt).endsWith("<think>\n");
+        return new Reasoning("<think>", "</think>", startsInReasoning);
     }
 
     @Override

@@ -250,8 +250,7 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
 
     @Override
     public Reasoning reasoning(ChatPrompt prompt) {
-        boolean startsInReasoning = !coder && prompt.addGenerationPrompt() && render(prompt).endsWith("<think>\n");
-        return coder ? Reasoning.NONE : new Reasoning("<think>", "</think>", startsInReasoning);
+        return QwenTemplate.thinkMarkers(this, !coder, prompt);
     }
 
     @Override
