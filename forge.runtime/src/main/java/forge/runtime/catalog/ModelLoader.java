@@ -81,11 +81,12 @@ public final class ModelLoader implements AutoCloseable {
         private final ServedModel model;
         private boolean closed;
 
-        Lease(ModelEntry entry, ServedModel model) {
+        private Lease(ModelEntry entry, ServedModel model) {
             this.entry = entry;
             this.model = model;
         }
 
+        /** The model held. */
         public ServedModel model() {
             return model;
         }
@@ -95,6 +96,7 @@ public final class ModelLoader implements AutoCloseable {
             close(null);
         }
 
+        /** Closes the lease once, with the request's {@code keep_alive} (null for the catalog's); a second close does nothing. */
         synchronized void close(KeepAlive keepAlive) {
             if (!closed) {
                 closed = true;
