@@ -422,7 +422,7 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /** The host prompt cache of {@code --cache-ram}, kept in {@code --prompt-cache-dir} when given. */
-    private void usePromptCache(CatalogConfig.Builder catalog) {
+    private void usePromptCache(CatalogConfig.Builder config) {
         if (cacheRamMib < -1) {
             throw new ParameterException(spec.commandLine(), "--cache-ram: expected MiB, 0 (off) or -1 (no limit), got " + cacheRamMib);
         }
@@ -447,7 +447,7 @@ public final class ServeCommand implements Callable<Integer> {
                 throw new ForgeException("--prompt-cache-dir " + promptCacheDir + ": " + e.getMessage(), e);
             }
         }
-        catalog.promptCache(cache, store);
+        config.promptCache(cache, store);
     }
 
     /**

@@ -27,7 +27,7 @@
  * first part (llama.cpp finds the others beside it); a missing part makes the model unavailable.
  * Multimodal projectors ({@code mmproj} in the name, or architecture {@code clip}) are not models.
  * Aliases come from {@code --alias} and from {@code ~/.forge/models.json}
- * ({@link forge.runtime.catalog.CatalogFile}); every alias is also an id in {@code /v1/models}.
+ * (read by the server's {@code forge.http.cli.ModelsFile}); every alias is also an id in {@code /v1/models}.
  * When two sources give the same id, the first registered keeps it (flags, folders, Ollama,
  * LM Studio, HF) and the other is logged and skipped.
  *
