@@ -16,46 +16,30 @@ class ToolCallingTemplateTest {
 
     private static final List<ToolDefinition> TOOLS = List.of(new ToolDefinition("get_weather", "", Map.of()));
 
-    /** A Qwen 3-like template: Hermes calls, {@code <think>} reasoning that the prompt may have opened. */
-    private static final class Thinking implements ToolCallingTemplate {
+    /**
+     * A template of {@code toolCallSyntax}; when it {@code thinks} (as Qwen 3), its reasoning is
+     * between {@code <think>} markers, which its generation prompt opens; else it keeps the default.
+     */
+    private record Fixed(ToolCallSyntax toolCallSyntax, boolean thinks) implements ToolCallingTemplate {
         @Override
         public String name() {
-            return "thinking";
+            return "fixed";
         }
 
         @Override
         public String render(ChatPrompt prompt) {
-            return prompt.addGenerationPrompt() ? "<think>\n" : "";
-        }
-
-        @Override
-        public ToolCallSyntax toolCallSyntax() {
-            return HermesToolCalls.SYNTAX;
+            return thinks && prompt.addGenerationPrompt() ? "<think>\n" : "";
         }
 
         @Override
         public Reasoning reasoning(ChatPrompt prompt) {
-            return new Reasoning("<think>", "</think>", render(prompt).endsWith("<think>\n"));
+            return thinks ? new Reasoning("<think>", "</think>", render(prompt).endsWith("<think>\n"))
+                    : ToolCallingTemplate.super.reasoning(prompt);
         }
     }
 
-    /** Llama-like: its syntax, and the default reasoning (none). */
-    private static final class Plain implements ToolCallingTemplate {
-        @Override
-        public String name() {
-            return "plain";
-        }
-
-        @Override
-        public String render(ChatPrompt prompt) {
-            return "";
-        }
-
-        @Override
-        public ToolCallSyntax toolCallSyntax() {
-            return LlamaToolCalls.SYNTAX;
-        }
-    }
+    private static final Fixed THINKING = new Fixed(HermesToolCalls.SYNTAX, true);
+    private static final Fixed PLAIN = new Fixed(LlamaToolCalls.SYNTAX, false);
 
     private static ChatPrompt prompt(boolean generationPrompt) {
         return new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), TOOLS, generationPrompt, Map.of());
@@ -79,34 +63,34 @@ class ToolCallingTemplateTest {
     void theParserIsTheSyntaxsWithTheTemplatesReasoning() {
         String out = "why</think>so<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>";
         // the prompt opened reasoning: the output starts inside it
-        List<ChatDelta> inside = ToolCallDeltas.feedCharByChar(new Thinking().parser(prompt(true)), out);
+        List<ChatDelta> inside = ToolCallDeltas.feedCharByChar(THINKING.parser(prompt(true)), out);
         assertEquals("why", text(inside, ChatDelta.Reasoning.class));
         assertEquals("so", text(inside, ChatDelta.Content.class));
         List<ChatDelta.ToolCallDelta> calls = ToolCallDeltas.merge(inside);
         assertEquals(1, calls.size(), inside.toString());
         assertEquals("get_weather", calls.getFirst().name());
         // it did not: reasoning needs its opening marker, and the rest is content
-        List<ChatDelta> outside = ToolCallDeltas.feedCharByChar(new Thinking().parser(prompt(false)), "<think>why</think>so");
+        List<ChatDelta> outside = ToolCallDeltas.feedCharByChar(THINKING.parser(prompt(false)), "<think>why</think>so");
         assertEquals("why", text(outside, ChatDelta.Reasoning.class));
         assertEquals("so", text(outside, ChatDelta.Content.class));
     }
 
     @Test
     void withoutReasoningOfItsOwnATemplateReasonsNot() {
-        assertEquals(Reasoning.NONE, new Plain().reasoning(prompt(true)));
+        assertEquals(Reasoning.NONE, PLAIN.reasoning(prompt(true)));
         String out = "<think>x</think>";
         assertEquals(ToolCallDeltas.feedCharByChar(LlamaToolCalls.SYNTAX.parser(Reasoning.NONE, TOOLS), out),
-                ToolCallDeltas.feedCharByChar(new Plain().parser(prompt(true)), out));
+                ToolCallDeltas.feedCharByChar(PLAIN.parser(prompt(true)), out));
     }
 
     @Test
     void theGrammarAndTheTriggersAreTheSyntaxs() {
         Map<String, String> rules = Map.of("get_weather", "tool0-args");
-        for (ToolCallingTemplate t : List.of(new Thinking(), new Plain())) {
+        for (ToolCallingTemplate t : List.of(THINKING, PLAIN)) {
             assertEquals(t.toolCallSyntax().grammar(TOOLS, rules, true), t.toolCallGrammar(TOOLS, rules, true));
             assertEquals(t.toolCallSyntax().grammar(TOOLS, rules, false), t.toolCallGrammar(TOOLS, rules, false));
             assertEquals(t.toolCallSyntax().triggers(), t.toolCallTriggers());
         }
-        assertEquals(List.of("<tool_call>"), new Thinking().toolCallTriggers());
+        assertEquals(List.of("<tool_call>"), THINKING.toolCallTriggers());
     }
 }
