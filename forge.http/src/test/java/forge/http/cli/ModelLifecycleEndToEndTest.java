@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.runtime.catalog.ModelCatalog;
+import forge.runtime.catalog.ModelLoader;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -103,7 +104,7 @@ class ModelLifecycleEndToEndTest {
         UserModelsEndToEndTest.http = http;
         ModelCatalog catalog = server.running().catalog();
         ok(http.post("/models/load", "{\"model\": \"f\"}"));
-        try (ModelCatalog.Lease lease = catalog.lease(catalog.find("f").orElseThrow())) {
+        try (ModelLoader.Lease lease = catalog.lease(catalog.find("f").orElseThrow())) {
             ok(http.post("/models/unload", "{\"model\": \"f\"}"));
             Thread.sleep(500); // proves that it does not unload: a short, bounded look
             assertEquals("loaded", states().get("f"), "a request holds it");
