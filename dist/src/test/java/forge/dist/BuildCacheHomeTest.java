@@ -24,7 +24,7 @@ class BuildCacheHomeTest {
     private static String evaluate(Path home, String... extra) throws Exception {
         Path log = Files.createTempFile(home, "mvn", ".log");
         List<String> command = new java.util.ArrayList<>(List.of(
-                Path.of(System.getProperty("forge.maven.home"), "bin", "mvn").toString(), "-B", "-q", "-N",
+                Path.of(System.getProperty("forge.maven.home"), "bin", "mvn").toString(), "-B", "-q", "-N", "-Dstyle.color=never",
                 "-Dmaven.repo.local=" + System.getProperty("forge.maven.repo"),
                 "org.apache.maven.plugins:maven-help-plugin:3.5.2:evaluate", "-Dexpression=llama.home", "-DforceStdout"));
         command.addAll(List.of(extra));
@@ -36,7 +36,8 @@ class BuildCacheHomeTest {
         assertTrue(p.waitFor(180, TimeUnit.SECONDS), "mvn help:evaluate did not finish");
         String out = Files.readString(log).strip();
         assertEquals(0, p.exitValue(), out);
-        return out.lines().reduce((a, b) -> b).orElse("");
+        // the value is the last line; Maven may still wrap it in ANSI colour resets
+        return out.lines().reduce((a, b) -> b).orElse("").replaceAll("\u001B\\[[0-9;]*m", "");
     }
 
     @Test
