@@ -55,11 +55,18 @@ public final class ModelCatalog implements AutoCloseable {
     private final List<ModelEntry> entries = new CopyOnWriteArrayList<>();
     private final java.util.Map<String, String> modelTemplates = new java.util.concurrent.ConcurrentHashMap<>();
     /**
-     * Whether weights are mapped from their files rather than read into memory. Off by default:
-     * llama.cpp reads mapped weights in native code, and a file truncated or overwritten in place
-     * while it is served (a {@code cp} over it) then faults with SIGBUS, which ends the JVM.
+     * Whether weights are mapped from their files rather than read into memory: on by default, as
+     * llama-server's (a start costs no copy of the file, and processes share its pages). A file
+     * truncated or overwritten in place while mapped would fault with SIGBUS when native code reads
+     * a page past its new end, which ends the JVM: {@link #fileWatch} unloads such a model first.
      */
-    private volatile boolean mmap;
+    private volatile boolean mmap = true;
+    /** Watches the files of mapped models (see the package documentation); made at the first mapped load. */
+    private ModelFileWatch fileWatch; // guarded by this
+    /** How long a file changed in place must stay unchanged before its model reloads. */
+    static final java.time.Duration FILE_SETTLE = Duration.ofSeconds(2);
+    /** How often the watch checks mapped files without an inotify event (file systems it does not see). */
+    static final java.time.Duration FILE_POLL = Duration.ofSeconds(1);
     /** A Jinja chat template every model uses instead of its GGUF's ({@code --chat-template-file}); null for none. */
     private volatile String templateSource;
     /** The host prompt cache every engine saves its slots' states into ({@code --cache-ram}); off by default. */
@@ -107,7 +114,7 @@ public final class ModelCatalog implements AutoCloseable {
         return contextPolicy;
     }
 
-    /** Maps weights from their files ({@code --mmap}) instead of reading them into memory; see {@link #mmap}. */
+    /** Maps weights from their files (the default; {@code --no-mmap} turns it off) instead of reading them into memory; see {@link #mmap}. */
     public void useMmap(boolean on) {
         this.mmap = on;
     }
@@ -490,6 +497,7 @@ public final class ModelCatalog implements AutoCloseable {
                                 ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
                         case ModelState.Failed f -> throw new ModelUnavailableException(entry.id(),
                                 ModelUnavailableException.Kind.FAILED, f.reason());
+                        case ModelState.Reloading r -> throw reloading(entry, r);
                         case ModelState.Unloaded u -> startLoad(entry);
                         case ModelState.Loading l -> {
                         }
@@ -540,6 +548,7 @@ public final class ModelCatalog implements AutoCloseable {
                         ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
                 case ModelState.Failed f -> throw new ModelUnavailableException(entry.id(),
                         ModelUnavailableException.Kind.FAILED, f.reason());
+                case ModelState.Reloading r -> throw reloading(entry, r);
                 case ModelState.Unloaded u -> {
                     startLoad(entry);
                     yield entry.loading();
@@ -557,6 +566,8 @@ public final class ModelCatalog implements AutoCloseable {
         loader.execute(() -> {
             try {
                 makeRoomFor(entry);
+                // [file watch hook] the files' identities before the load reads them: the watch compares with these
+                List<FileIdentity> before = mmap ? identities(entry) : null;
                 ServedModel model = loadNow(entry);
                 boolean unloadNow;
                 synchronized (entry) {
@@ -566,6 +577,9 @@ public final class ModelCatalog implements AutoCloseable {
                     unloadNow = entry.unloadWhenIdle() && entry.waiting() == 0;
                 }
                 future.complete(model);
+                if (before != null) {
+                    fileWatch().watch(entry, entry.parts(), before); // [file watch hook]
+                }
                 if (unloadNow) {
                     unloadIfIdle(entry, "unload requested while it loaded");
                 }
@@ -615,6 +629,7 @@ public final class ModelCatalog implements AutoCloseable {
             KeepAlive k = requested != null ? requested : lifecycle.ttl();
             now = entry.users() == 0 && entry.waiting() == 0 && (entry.unloadWhenIdle() || k.duration().isZero());
         }
+        retireIfReleased(entry); // [file watch hook] a model whose file changed is freed when its last request ends
         if (now) {
             loader.execute(() -> unloadIfIdle(entry, requested != null && requested.duration().isZero()
                     ? "keep_alive 0" : "unload requested"));
@@ -634,6 +649,7 @@ public final class ModelCatalog implements AutoCloseable {
             entry.keepAlive(null);
         }
         LOG.info("unloading {} ({})", entry.id(), why);
+        forgetFiles(entry); // [file watch hook]
         try {
             model.close();
         } catch (RuntimeException e) {
@@ -746,12 +762,124 @@ public final class ModelCatalog implements AutoCloseable {
         }
     }
 
+    // ---- [file watch hook] models whose mapped file changed (issue 30). The watching is ModelFileWatch's;
+    // the catalog's part is this section and the lines marked "[file watch hook]": watch a mapped model
+    // once loaded, forget it when unloaded, and on a change in place: unload now, answer 503 while the
+    // file settles, reload. The package documentation has the lifecycle.
+
+    /** The file watch, made at the first mapped load. */
+    private synchronized ModelFileWatch fileWatch() {
+        if (fileWatch == null) {
+            fileWatch = new ModelFileWatch(new ModelFileWatch.Listener() {
+                @Override
+                public void changedInPlace(ModelEntry entry, String why) {
+                    fileChangedInPlace(entry, why);
+                }
+
+                @Override
+                public void settled(ModelEntry entry) {
+                    fileSettled(entry);
+                }
+            }, FILE_SETTLE, FILE_POLL);
+        }
+        return fileWatch;
+    }
+
+    private synchronized void forgetFiles(ModelEntry entry) {
+        if (fileWatch != null) {
+            fileWatch.forget(entry);
+        }
+    }
+
+    /** The identities of the entry's files now; a file that is gone fails the load that follows anyway. */
+    private static List<FileIdentity> identities(ModelEntry entry) {
+        List<FileIdentity> out = new ArrayList<>();
+        for (Path p : entry.parts()) {
+            try {
+                out.add(FileIdentity.of(p).orElseThrow(() -> new ForgeException("the model file " + p + " is gone")));
+            } catch (IOException e) {
+                throw new ForgeException("cannot read the attributes of " + p + ": " + e.getMessage(), e);
+            }
+        }
+        return out;
+    }
+
+    private static ModelUnavailableException reloading(ModelEntry entry, ModelState.Reloading r) {
+        return new ModelUnavailableException(entry.id(), ModelUnavailableException.Kind.LOADING, "the model '" + entry.id()
+                + "' is reloading: " + r.reason() + "; retry shortly");
+    }
+
+    /**
+     * The watch saw the loaded model's file changed in place: new requests get 503 from now on, the
+     * engine stops before its next decode (its running requests fail with 503), and the weights are
+     * freed (unmapped) as soon as no request holds the model, at once when it is idle.
+     */
+    void fileChangedInPlace(ModelEntry entry, String why) {
+        ServedModel model;
+        synchronized (entry) {
+            if (!(entry.state() instanceof ModelState.Loaded l)) {
+                return;
+            }
+            model = l.model();
+            entry.state(new ModelState.Reloading(why, model, false));
+            entry.unloadWhenIdle(false);
+        }
+        // Returns once the step running now (if any) is done: no decode reads the mapping after this.
+        model.halt("the model '" + entry.id() + "' is reloading: " + why + "; retry shortly");
+        retireIfReleased(entry);
+    }
+
+    /** When the entry's model retires (its file changed) and no request holds it any more: frees it, and reloads when settled. */
+    private void retireIfReleased(ModelEntry entry) {
+        ServedModel model;
+        boolean settled;
+        synchronized (entry) {
+            if (!(entry.state() instanceof ModelState.Reloading r) || r.retiring() == null || entry.users() > 0) {
+                return;
+            }
+            model = r.retiring();
+            settled = r.settled();
+            entry.state(new ModelState.Reloading(r.reason(), null, settled));
+        }
+        LOG.info("unloading {} (its file changed in place)", entry.id());
+        try {
+            model.close();
+        } catch (RuntimeException e) {
+            LOG.warn("unloading {}: {}", entry.id(), e.toString());
+        }
+        if (settled) {
+            fileSettled(entry);
+        }
+    }
+
+    /** The watch saw the changed file quiet for the settle time: the model reloads (once its old weights are freed). */
+    void fileSettled(ModelEntry entry) {
+        synchronized (entry) {
+            if (!(entry.state() instanceof ModelState.Reloading r)) {
+                return;
+            }
+            if (r.retiring() != null) {
+                entry.state(new ModelState.Reloading(r.reason(), r.retiring(), true)); // retireIfReleased reloads
+                return;
+            }
+            entry.state(new ModelState.Unloaded());
+            startLoad(entry); // a bad new file ends Failed, with the load's reason, until it changes again
+        }
+    }
+
     private static String tokenText(Vocabulary vocab, java.util.OptionalInt token) {
         return token.isPresent() ? new String(vocab.piece(token.getAsInt(), true), StandardCharsets.UTF_8) : "";
     }
 
     @Override
     public void close() {
+        ModelFileWatch watch;
+        synchronized (this) {
+            watch = fileWatch;
+        }
+        if (watch != null) {
+            watch.close(); // first: no model is retired or reloaded while the catalog closes
+        }
         reaper.shutdownNow();
         loader.shutdown();
         try {
@@ -763,6 +891,9 @@ public final class ModelCatalog implements AutoCloseable {
         }
         for (ModelEntry e : entries) {
             e.served().ifPresent(ServedModel::close);
+            if (e.state() instanceof ModelState.Reloading r && r.retiring() != null) {
+                r.retiring().close(); // [file watch hook] its file changed while a request still held it
+            }
             e.state(new ModelState.Unloaded());
         }
         PromptCacheStore store = promptCacheStore;
