@@ -19,6 +19,7 @@
 #   BENCH_MAPPED_MODEL      the mapped workload's model (default: ~1.9 GB, random weights of Qwen2.5-1.5B's
 #                           shape, Q8_0, made once with forge model synth and cached)
 #   BENCH_MAPPED_ARGS="-c 2048 -np 1 -t \$BENCH_THREADS"  both servers' flags in the mapped workload
+#   BENCH_MAPPED_NOMMAP=1   0: the mapped workload leaves out ForgeLM with --no-mmap (a third figure)
 #   BENCH_SEED_RUNS=30 BENCH_SEED_TOKENS=32 BENCH_TTFT_RUNS=10 BENCH_TTFT_TOKENS=128
 #   BENCH_CONC_CLIENTS=4,8 BENCH_CONC_ROUNDS=3 BENCH_CONC_TOKENS=32
 #   BENCH_SHARED_ROUNDS=5 BENCH_SHARED_TOKENS=16 BENCH_LAUNCHES=3
@@ -281,6 +282,13 @@ for w in "${WORKLOADS[@]}"; do
                     --server "peer_b=http://127.0.0.1:$((PORT + 13))"
                     --cmd "peer_b=$LLAMA_SERVER -m $MAPPED_MODEL --host 127.0.0.1 --port $((PORT + 13)) ${margs[*]}")
             fi
+            if wants forge && [ "${BENCH_MAPPED_NOMMAP:-1}" = 1 ]; then
+                # ForgeLM reading the weights into memory, as before mapping was its default: a third figure, no ratio.
+                ma+=(--server "forge_nommap=http://127.0.0.1:$((PORT + 14))"
+                    --cmd "forge_nommap=$FORGE serve -m $MAPPED_MODEL --host 127.0.0.1 --port $((PORT + 14)) --no-mmap ${margs[*]}"
+                    --server "forge_nommap_b=http://127.0.0.1:$((PORT + 15))"
+                    --cmd "forge_nommap_b=$FORGE serve -m $MAPPED_MODEL --host 127.0.0.1 --port $((PORT + 15)) --no-mmap ${margs[*]}")
+            fi
             # The file in the page cache, as for every launch after the first: a read, not a measurement.
             cat "$MAPPED_MODEL" > /dev/null
             run mapped "${ma[@]}" --runs "${BENCH_LAUNCHES:-3}" --log-dir "$OUT"
@@ -310,7 +318,7 @@ mapped_section() { # the mapped workload's section, from this run
     echo "- ${BENCH_LAUNCHES:-3} launches of each, interleaved: process start to \`/health\` 200 (ready) and to the answer of a one-token completion sent then (first_token); then two processes of each serving the file, each answered once: RSS and PSS (\`/proc/PID/smaps_rollup\`, a shared page counted once over both) of the two together"
     echo
     echo '```'
-    grep -E '(^| )(forge|forge_b|peer|peer_b)?\.?mapped\.' "$OUT/metrics.txt" || true
+    grep -E '(^| )([a-z_]+\.)?mapped\.' "$OUT/metrics.txt" || true
     echo '```'
 }
 if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer && [ "${WORKLOADS[*]}" = mapped ]; then

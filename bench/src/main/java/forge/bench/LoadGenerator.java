@@ -318,7 +318,7 @@ public final class LoadGenerator {
 
     /**
      * The {@code mapped} workload: the servers not named {@code *_b} are launched in turn
-     * (interleaved, {@code --runs} each): the time to {@code /health} 200 and to the answer of a
+     * (interleaved, {@code --runs} each; ratios are the first's over the second's): the time to {@code /health} 200 and to the answer of a
      * one-token completion sent at once; then each with its {@code _b} beside it, both answered
      * once (the weights' pages touched), for the pair's RSS and PSS.
      */
@@ -395,7 +395,9 @@ public final class LoadGenerator {
                 report.metricOut(p + "pair_pss_mb", pairPss[k]);
             }
         }
-        if (names.size() == 2) {
+        // The ratios are the first server's over the second's (ForgeLM's over llama-server's); a third
+        // (ForgeLM with --no-mmap, say) is reported beside them.
+        if (names.size() >= 2) {
             report.metricOut(w + ".first_token_diff_ms", firstP50[0] - firstP50[1]);
             report.ratioOut(w + ".first_token_p50_ms", firstP50[0], firstP50[1]);
             if (!Double.isNaN(pairPss[0]) && !Double.isNaN(pairPss[1])) {
