@@ -71,7 +71,7 @@
  * per token or per decode. A change in place drives the model through:
  * <pre>
  *   loaded --file changed in place--> reloading (503 model_loading with Retry-After; engine closed:
- *      |                                 no decode after the one running, its requests end with 503;
+ *      |                                 no decode after the one running, its requests end with an error;
  *      |                                 weights freed, i.e. unmapped, when no request holds the model)
  *      |                              --file unchanged for 2 s--> loading --ok--> loaded
  *      |                                                                  \--error--> failed (the reason; 400)
