@@ -325,11 +325,11 @@ mapped_section() { # the mapped workload's section, from this run
     echo '```'
 }
 if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer && [ "${WORKLOADS[*]}" = mapped ]; then
-    # The mapped workload alone: only its section is replaced, before the soak's.
+    # The mapped workload alone: only its section is replaced, before the soak's (which runs to the end).
     {
         awk '/^## Mapped model start-up/ || /^## Soak/ { exit } { print }' bench/RESULTS.md
         mapped_section
-        soak="$(section Soak)"
+        soak="$(sed -n '/^## Soak/,$p' bench/RESULTS.md 2>/dev/null || true)"
         if [ -n "$soak" ]; then
             echo
             echo "$soak"
@@ -341,7 +341,7 @@ elif [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
     cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
     # The last section, the latest soak (bench/soak.sh), is not this script's: it is kept as it is;
     # so is the mapped workload's, unless this run measured it again.
-    soak="$(section Soak)"
+    soak="$(sed -n '/^## Soak/,$p' bench/RESULTS.md 2>/dev/null || true)"
     if [[ " ${WORKLOADS[*]} " == *" mapped "* ]]; then
         mapped="$(mapped_section)"
     else
