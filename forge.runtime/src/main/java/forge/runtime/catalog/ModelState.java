@@ -40,8 +40,9 @@ public sealed interface ModelState {
 
     /**
      * Its mapped file was changed in place while it was loaded: requests get 503 with
-     * {@code Retry-After} until the file has stayed unchanged for a while and the model has loaded
-     * again (or failed to, with the reason). Shown as {@code loading}, with the reason.
+     * {@code Retry-After} until the file has stayed unchanged for a while; then it is
+     * {@link Loading} again, as any model being loaded (or {@link Failed}, with the reason). Shown as
+     * {@code loading}, with {@code reloading} and the reason.
      *
      * @param reason   what changed
      * @param retiring the old model, until no request holds it and it is freed; null once freed
