@@ -16,6 +16,10 @@
 #   BENCH_PORT=18090        ForgeLM's port; llama-server gets +1, the startup/rss launches +10/+11
 #   BENCH_MODEL             the benchmark model (default: made once with forge model synth, cached)
 #   BENCH_SMALL_MODEL       the startup workload's model (default: the tiny preset, cached)
+#   BENCH_MAPPED_MODEL      the mapped workload's model (default: ~1.9 GB, random weights of Qwen2.5-1.5B's
+#                           shape, Q8_0, made once with forge model synth and cached)
+#   BENCH_MAPPED_ARGS="-c 2048 -np 1 -t \$BENCH_THREADS"  both servers' flags in the mapped workload
+#   BENCH_MAPPED_NOMMAP=1   0: the mapped workload leaves out ForgeLM with --no-mmap (a third figure)
 #   BENCH_SEED_RUNS=30 BENCH_SEED_TOKENS=32 BENCH_TTFT_RUNS=10 BENCH_TTFT_TOKENS=128
 #   BENCH_CONC_CLIENTS=4,8 BENCH_CONC_ROUNDS=3 BENCH_CONC_TOKENS=32
 #   BENCH_SHARED_ROUNDS=5 BENCH_SHARED_TOKENS=16 BENCH_LAUNCHES=3
@@ -24,6 +28,11 @@
 #   BENCH_BUILD=0           1: rebuild the ForgeLM image (mvn -B package -DskipTests) first
 #   BENCH_RESULTS=1         0: do not rewrite bench/RESULTS.md
 #   BENCH_SAMPLER_RUNS=10 BENCH_SAMPLER_TOKENS=128 BENCH_SAMPLER_STAGE=loop_guard
+#
+# The mapped workload (not in the default list: it makes a ~2 GB model) starts each server on a large
+# model, BENCH_LAUNCHES times, interleaved: time to /health 200 and to a one-token completion's answer;
+# then two processes of each on the same file, for their RSS and PSS together. Run alone
+# (bench/run.sh mapped), it rewrites only its own section of bench/RESULTS.md.
 #
 # The sampler workload (not in the default list) measures ForgeLM against itself: the same
 # streamed requests with and without a plugin sampler stage in the chain, interleaved request by
@@ -44,6 +53,7 @@ PORT="${BENCH_PORT:-18090}"
 PEER_PORT=$((PORT + 1))
 MODEL="${BENCH_MODEL:-$CACHE/bench/qwen2.5-0.5b-q8_0.gguf}"
 SMALL_MODEL="${BENCH_SMALL_MODEL:-$CACHE/bench/tiny.gguf}"
+MAPPED_MODEL="${BENCH_MAPPED_MODEL:-$CACHE/bench/qwen2.5-1.5b-shape-q8_0.gguf}"
 SERVERS="${BENCH_SERVERS:-forge peer}"
 OUT="$ROOT/bench/target/results"
 IMAGE="$ROOT/bench/target/forge-image"
@@ -116,9 +126,17 @@ synth() { # FILE ARGS...
     "$synth_forge" model synth "$@" -o "$file.part"
     mv "$file.part" "$file"
 }
-synth "$MODEL" --preset qwen2.5-0.5b --quantize Q8_0
+for w in "${WORKLOADS[@]}"; do
+    # Every workload but startup and mapped (models of their own) runs on the benchmark model.
+    case "$w" in startup | mapped) ;; *) synth "$MODEL" --preset qwen2.5-0.5b --quantize Q8_0 ;; esac
+done
 if [[ " ${WORKLOADS[*]} " == *" startup "* ]]; then
     synth "$SMALL_MODEL" --preset tiny
+fi
+if [[ " ${WORKLOADS[*]} " == *" mapped "* ]]; then
+    # Qwen2.5-1.5B's shape (1536 wide, 28 layers, 12 heads, 2 KV heads, FFN 8960), written F16 then quantized.
+    synth "$MAPPED_MODEL" --preset qwen2.5-0.5b --embd 1536 --layers 28 --heads 12 --kv-heads 2 --ffn 8960 \
+        --type F16 --quantize Q8_0
 fi
 
 FORGE_ARGS=(-c "$CTX" -np "$NP" -t "$THREADS")
@@ -247,6 +265,32 @@ for w in "${WORKLOADS[@]}"; do
             run restart "${la[@]}" --clients "${BENCH_RESTART_SESSIONS:-4}" --runs "${BENCH_RESTART_ROUNDS:-3}" \
                 --max-tokens "${BENCH_SESSION_TOKENS:-16}" --log-dir "$OUT" --scratch "$OUT/restart-cache"
             ;;
+        mapped)
+            read -r -a margs <<< "${BENCH_MAPPED_ARGS:--c 2048 -np 1 -t $THREADS}"
+            ma=()
+            if wants forge; then
+                ma+=(--server "forge=http://127.0.0.1:$((PORT + 10))"
+                    --cmd "forge=$FORGE serve -m $MAPPED_MODEL --host 127.0.0.1 --port $((PORT + 10)) ${margs[*]}"
+                    --server "forge_b=http://127.0.0.1:$((PORT + 12))"
+                    --cmd "forge_b=$FORGE serve -m $MAPPED_MODEL --host 127.0.0.1 --port $((PORT + 12)) ${margs[*]}")
+            fi
+            if wants peer; then
+                ma+=(--server "peer=http://127.0.0.1:$((PORT + 11))"
+                    --cmd "peer=$LLAMA_SERVER -m $MAPPED_MODEL --host 127.0.0.1 --port $((PORT + 11)) ${margs[*]}"
+                    --server "peer_b=http://127.0.0.1:$((PORT + 13))"
+                    --cmd "peer_b=$LLAMA_SERVER -m $MAPPED_MODEL --host 127.0.0.1 --port $((PORT + 13)) ${margs[*]}")
+            fi
+            if wants forge && [ "${BENCH_MAPPED_NOMMAP:-1}" = 1 ]; then
+                # ForgeLM reading the weights into memory, as before mapping was its default: a third figure, no ratio.
+                ma+=(--server "forge_nommap=http://127.0.0.1:$((PORT + 14))"
+                    --cmd "forge_nommap=$FORGE serve -m $MAPPED_MODEL --host 127.0.0.1 --port $((PORT + 14)) --no-mmap ${margs[*]}"
+                    --server "forge_nommap_b=http://127.0.0.1:$((PORT + 15))"
+                    --cmd "forge_nommap_b=$FORGE serve -m $MAPPED_MODEL --host 127.0.0.1 --port $((PORT + 15)) --no-mmap ${margs[*]}")
+            fi
+            # The file in the page cache, as for every launch after the first: a read, not a measurement.
+            cat "$MAPPED_MODEL" > /dev/null
+            run mapped "${ma[@]}" --runs "${BENCH_LAUNCHES:-3}" --log-dir "$OUT"
+            ;;
         startup | rss)
             model="$MODEL"
             [ "$w" = startup ] && model="$SMALL_MODEL"
@@ -258,10 +302,46 @@ for w in "${WORKLOADS[@]}"; do
 done
 
 # ---- RESULTS.md: the latest figures, with what produced them
-if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
+section() { # HEADING: that "## HEADING" section of bench/RESULTS.md, up to the next "## " heading
+    awk -v h="## $1" 'index($0, h) == 1 { on = 1; print; next } on && /^## / { on = 0 } on' bench/RESULTS.md 2>/dev/null || true
+}
+mapped_section() { # the mapped workload's section, from this run
+    echo "## Mapped model start-up"
+    echo
+    echo "Written by \`bench/run.sh mapped\` (issue 30: weights mapped by default). Ratios are ForgeLM / llama-server."
+    echo
+    echo "- command: \`bench/run.sh ${WORKLOADS[*]}\`; date: $(date -u +%Y-%m-%dT%H:%M:%SZ); commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
+    echo "- machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM; load average before the run: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "- model: $(basename "$MAPPED_MODEL") ($(du -m "$MAPPED_MODEL" | cut -f1) MiB, in the page cache; random weights, Qwen2.5-1.5B's shape, Q8_0); both servers: \`${BENCH_MAPPED_ARGS:--c 2048 -np 1 -t $THREADS}\`"
+    echo "- ${BENCH_LAUNCHES:-3} launches of each, interleaved: process start to \`/health\` 200 (ready) and to the answer of a one-token completion sent then (first_token); then two processes of each serving the file, each answered once: RSS and PSS (\`/proc/PID/smaps_rollup\`, a shared page counted once over both) of the two together"
+    echo
+    echo '```'
+    grep -E '(^| )([a-z_]+\.)?mapped\.' "$OUT/metrics.txt" || true
+    echo '```'
+}
+if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer && [ "${WORKLOADS[*]}" = mapped ]; then
+    # The mapped workload alone: only its section is replaced, before the soak's (which runs to the end).
+    {
+        awk '/^## Mapped model start-up/ || /^## Soak/ { exit } { print }' bench/RESULTS.md
+        mapped_section
+        soak="$(sed -n '/^## Soak/,$p' bench/RESULTS.md 2>/dev/null || true)"
+        if [ -n "$soak" ]; then
+            echo
+            echo "$soak"
+        fi
+    } > bench/RESULTS.md.part
+    mv bench/RESULTS.md.part bench/RESULTS.md
+    log "wrote the mapped section of bench/RESULTS.md"
+elif [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
     cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-    # The last section, the latest soak (bench/soak.sh), is not this script's: it is kept as it is.
+    # The last section, the latest soak (bench/soak.sh), is not this script's: it is kept as it is;
+    # so is the mapped workload's, unless this run measured it again.
     soak="$(sed -n '/^## Soak/,$p' bench/RESULTS.md 2>/dev/null || true)"
+    if [[ " ${WORKLOADS[*]} " == *" mapped "* ]]; then
+        mapped="$(mapped_section)"
+    else
+        mapped="$(section 'Mapped model start-up')"
+    fi
     {
         echo "# Benchmark results"
         echo
@@ -290,6 +370,10 @@ if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
         echo '```'
         cat "$OUT/metrics.txt"
         echo '```'
+        if [ -n "$mapped" ]; then
+            echo
+            echo "$mapped"
+        fi
         if [ -n "$soak" ]; then
             echo
             echo "$soak"

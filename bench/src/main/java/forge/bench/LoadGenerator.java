@@ -30,6 +30,10 @@ import java.util.function.ToDoubleFunction;
  *       longer in a slot, but a server may keep it elsewhere), and of the first turns.
  *   <li>{@code startup}, {@code rss}: start each server ({@code --cmd}), time to {@code /health}
  *       200 and resident memory then, minus the model file's size.
+ *   <li>{@code mapped}: a large model's start: per launch of each server, process start to
+ *       {@code /health} 200 and to the answer of a one-token completion sent then; and the memory of
+ *       two processes serving the same file (each server {@code NAME} with a second, {@code NAME_b}):
+ *       their RSS and PSS summed (PSS counts a page two processes share half in each, so once in the sum).
  *   <li>{@code llama-bench}: prints the figures of a llama-bench JSON file.
  *   <li>{@code summary FILE...}: the targets table of the METRIC/RATIO lines in the files.
  * </ul>
@@ -70,6 +74,7 @@ public final class LoadGenerator {
             case "summary" -> summary();
             case "llama-bench" -> llamaBench(readLlamaBench());
             case "startup", "rss" -> launches(options.workload());
+            case "mapped" -> mapped();
             case "restart" -> restart();
             case "seed", "ttft", "conc", "shared", "sessions", "sampler" -> {
                 try (ChatClient client = new ChatClient(Duration.ofSeconds(options.timeoutSec()))) {
@@ -309,6 +314,111 @@ public final class LoadGenerator {
             report.ratioOut(w + ".ready_p50_ms", ready[0], ready[1]);
             report.ratioOut(w + ".overhead_mb", overhead[0], overhead[1]);
         }
+    }
+
+    /**
+     * The {@code mapped} workload: the servers not named {@code *_b} are launched in turn
+     * (interleaved, {@code --runs} each; ratios are the first's over the second's): the time to {@code /health} 200 and to the answer of a
+     * one-token completion sent at once; then each with its {@code _b} beside it, both answered
+     * once (the weights' pages touched), for the pair's RSS and PSS.
+     */
+    private void mapped() throws IOException, InterruptedException {
+        String w = "mapped";
+        if (options.servers().isEmpty() || !options.commands().keySet().equals(options.servers().keySet())) {
+            throw new IllegalArgumentException(w + " needs --server NAME=URL and --cmd NAME=COMMAND for each server");
+        }
+        List<String> names = options.servers().keySet().stream().filter(n -> !n.endsWith("_b")).toList();
+        List<List<Double>> ready = new ArrayList<>();
+        List<List<Double>> first = new ArrayList<>();
+        names.forEach(n -> {
+            ready.add(new ArrayList<>());
+            first.add(new ArrayList<>());
+        });
+        Files.createDirectories(options.logDir());
+        Duration timeout = Duration.ofSeconds(options.timeoutSec());
+        double[] pairRss = new double[names.size()];
+        double[] pairPss = new double[names.size()];
+        try (ChatClient client = new ChatClient(timeout)) {
+            for (int i = 0; i < options.warmup() + options.runs(); i++) {
+                for (int k : Interleave.order(i, names.size())) {
+                    String name = names.get(k);
+                    try (var running = start(client, w, name, timeout)) {
+                        long readyAt = System.nanoTime();
+                        Completion c = oneToken(client, name);
+                        double firstMs = running.launch().readyMs() + ChatStream.ms(System.nanoTime() - readyAt);
+                        if (!c.ok()) {
+                            throw new IOException(name + ": the one-token completion failed: " + c.error());
+                        }
+                        System.err.printf(Locale.ROOT, "%s %d/%d %s ready in %.1f ms, first token in %.1f ms%n", w,
+                                i - options.warmup() + 1, options.runs(), name, running.launch().readyMs(), firstMs);
+                        if (i >= options.warmup()) {
+                            ready.get(k).add(running.launch().readyMs());
+                            first.get(k).add(firstMs);
+                        }
+                    }
+                }
+            }
+            for (int k = 0; k < names.size(); k++) {
+                String a = names.get(k);
+                String b = a + "_b";
+                if (!options.servers().containsKey(b)) {
+                    pairRss[k] = pairPss[k] = Double.NaN;
+                    continue;
+                }
+                try (var one = start(client, w, a, timeout); var two = start(client, w, b, timeout)) {
+                    for (String n : List.of(a, b)) {
+                        Completion c = oneToken(client, n);
+                        if (!c.ok()) {
+                            throw new IOException(n + ": the one-token completion failed: " + c.error());
+                        }
+                    }
+                    ProcessHandle p1 = one.process().toHandle();
+                    ProcessHandle p2 = two.process().toHandle();
+                    pairRss[k] = (ProcessProbe.rssKb(p1) + ProcessProbe.rssKb(p2)) / 1024.0;
+                    pairPss[k] = (ProcessProbe.pssKb(p1) + ProcessProbe.pssKb(p2)) / 1024.0;
+                    System.err.printf(Locale.ROOT, "%s: two %s processes on one file: RSS %.1f MiB, PSS %.1f MiB together%n",
+                            w, a, pairRss[k], pairPss[k]);
+                }
+            }
+        }
+        double[] firstP50 = new double[names.size()];
+        for (int k = 0; k < names.size(); k++) {
+            String p = names.get(k) + "." + w + ".";
+            Stats r = Stats.of(ready.get(k));
+            Stats f = Stats.of(first.get(k));
+            firstP50[k] = f.p50();
+            report.metricOut(p + "ready_p50_ms", r.p50());
+            report.metricOut(p + "first_token_p50_ms", f.p50());
+            report.metricOut(p + "first_token_min_ms", f.min());
+            if (!Double.isNaN(pairPss[k])) {
+                report.metricOut(p + "pair_rss_mb", pairRss[k]);
+                report.metricOut(p + "pair_pss_mb", pairPss[k]);
+            }
+        }
+        // The ratios are the first server's over the second's (ForgeLM's over llama-server's); a third
+        // (ForgeLM with --no-mmap, say) is reported beside them.
+        if (names.size() >= 2) {
+            report.metricOut(w + ".first_token_diff_ms", firstP50[0] - firstP50[1]);
+            report.ratioOut(w + ".first_token_p50_ms", firstP50[0], firstP50[1]);
+            if (!Double.isNaN(pairPss[0]) && !Double.isNaN(pairPss[1])) {
+                report.ratioOut(w + ".pair_pss_mb", pairPss[0], pairPss[1]);
+            }
+        }
+    }
+
+    private ProcessProbe.Running start(ChatClient client, String w, String name, Duration timeout)
+            throws IOException, InterruptedException {
+        URI base = Target.requireLoopback(URI.create(options.servers().get(name)));
+        List<String> cmd = List.of(options.commands().get(name).strip().split("\\s+"));
+        return ProcessProbe.start(client, cmd, base, options.logDir().resolve(w + "-" + name + ".log"), timeout);
+    }
+
+    /** A one-token, non-streamed completion: done once the first token is generated. */
+    private Completion oneToken(ChatClient client, String name) throws IOException, InterruptedException {
+        URI base = Target.requireLoopback(URI.create(options.servers().get(name)));
+        String model = options.models().get(name);
+        Target t = new Target(name, base, model != null ? model : client.firstModelId(base));
+        return client.complete(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, "Hi", 1, false));
     }
 
     /**

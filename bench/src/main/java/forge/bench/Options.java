@@ -11,7 +11,7 @@ import java.util.Optional;
  * The load generator's command line: {@code WORKLOAD [--option value]...}. Options that name a
  * server take {@code NAME=VALUE} and may repeat, once per server.
  *
- * @param workload   seed, ttft, conc, shared, sessions, restart, sampler, startup, rss, llama-bench or summary
+ * @param workload   seed, ttft, conc, shared, sessions, restart, sampler, startup, rss, mapped, llama-bench or summary
  * @param servers    server name to base URL, in the order given (the first is the numerator of every ratio)
  * @param models     server name to model id (absent: the first of its {@code /v1/models})
  * @param commands   server name to the command that starts it (startup, rss), split on whitespace
@@ -36,10 +36,11 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
 
     static final String USAGE = """
             usage: LoadGenerator WORKLOAD [options]
-              workloads: seed | ttft | conc | shared | sessions | restart | startup | rss | llama-bench | summary FILE...
+              workloads: seed | ttft | conc | shared | sessions | restart | startup | rss | mapped | llama-bench | summary FILE...
               --server NAME=URL      a server to measure (repeat: the first is the ratios' numerator); loopback only
               --model NAME=ID        its model id (default: the first of its /v1/models)
-              --cmd NAME=COMMAND     how to start it (startup, rss, restart), split on whitespace
+              --cmd NAME=COMMAND     how to start it (startup, rss, restart, mapped), split on whitespace;
+                                     mapped: NAME_b, a second process of NAME on the same file (another port)
               --runs N               measured steps / rounds / launches
               --warmup N             unmeasured steps / rounds first
               --max-tokens N         tokens each request generates (ignore_eos)
@@ -110,11 +111,11 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
         int defRuns = switch (workload) {
             case "seed" -> 30;
             case "ttft" -> 10;
-            case "startup", "rss" -> 3;
+            case "startup", "rss", "mapped" -> 3;
             default -> 3;
         };
         int defWarmup = switch (workload) {
-            case "startup", "rss", "restart" -> 0;
+            case "startup", "rss", "restart", "mapped" -> 0;
             default -> 2;
         };
         int defTokens = switch (workload) {

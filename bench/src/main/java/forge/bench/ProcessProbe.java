@@ -113,6 +113,17 @@ public final class ProcessProbe {
                 .sum();
     }
 
+    /**
+     * PSS of a process and all its descendants, in KiB: resident pages, each divided by the number of
+     * processes mapping it ({@code Pss:} of {@code /proc/PID/smaps_rollup}), so that pages several
+     * processes share count once over all of them.
+     */
+    public static long pssKb(ProcessHandle process) {
+        return Stream.concat(Stream.of(process), process.descendants())
+                .mapToLong(p -> statusField(Path.of("/proc", Long.toString(p.pid()), "smaps_rollup"), "Pss"))
+                .sum();
+    }
+
     /** The {@code VmRSS:} line of a {@code /proc/PID/status} file, in KiB; 0 when absent. */
     static long vmRssKb(Path status) {
         return statusField(status, "VmRSS");
@@ -120,7 +131,7 @@ public final class ProcessProbe {
 
     /**
      * The number on the {@code FIELD:} line of a {@code /proc/PID/status} file ({@code VmRSS} in
-     * KiB, {@code Threads} a count); 0 when the file or the line is absent.
+     * KiB, {@code Threads} a count), or of {@code smaps_rollup} ({@code Pss}); 0 when the file or the line is absent.
      */
     static long statusField(Path status, String field) {
         try (Stream<String> lines = Files.lines(status)) {

@@ -178,9 +178,10 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     GpuOptions gpu = new GpuOptions();
 
-    @Option(names = "--mmap", negatable = true, defaultValue = "false", fallbackValue = "true", description = {
-            "Map model files instead of reading them into memory (default: read). Mapping starts faster and shares",
-            "pages between processes, but a model file changed in place while served crashes the process."})
+    @Option(names = "--mmap", negatable = true, defaultValue = "true", fallbackValue = "true", description = {
+            "Map model files (default) instead of reading them into memory (--no-mmap, as llama-server spells it).",
+            "Mapping starts without a copy of the file and shares its pages between processes; a mapped file changed",
+            "in place is unloaded and reloaded (requests get 503 meanwhile), one replaced by rename keeps serving."})
     boolean mmap;
 
     @Option(names = "--shutdown-grace", paramLabel = "DURATION", defaultValue = "10s", description = {

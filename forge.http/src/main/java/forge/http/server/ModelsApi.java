@@ -147,6 +147,7 @@ final class ModelsApi {
                 s.put("waiting", l.waiting());
             }
             case ModelState.Failed f -> s.put("failed", true).put("reason", f.reason());
+            case ModelState.Reloading r -> s.put("reloading", true).put("reason", r.reason());
             case ModelState.Unavailable u -> s.put("failed", true).put("reason", u.reason());
             case ModelState.Loaded l -> s.put("in_use", e.users());
             case ModelState.Unloaded u -> {

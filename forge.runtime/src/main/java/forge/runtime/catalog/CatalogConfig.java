@@ -104,7 +104,7 @@ public final class CatalogConfig {
         return Optional.ofNullable(templateSource);
     }
 
-    /** Whether weights are mapped from their files ({@code --mmap}) rather than read into memory. */
+    /** Whether weights are mapped from their files (the default; {@code --no-mmap} turns it off) rather than read into memory. */
     public boolean mmap() {
         return mmap;
     }
@@ -141,7 +141,7 @@ public final class CatalogConfig {
         private String templateName = "";
         private final Map<String, String> modelTemplates = new LinkedHashMap<>();
         private String templateSource;
-        private boolean mmap;
+        private boolean mmap = true;
         private PromptCache promptCache = PromptCache.OFF;
         private PromptCacheStore promptCacheStore;
         private ModelLoader.Lifecycle lifecycle = ModelLoader.Lifecycle.DEFAULT;
@@ -194,10 +194,11 @@ public final class CatalogConfig {
         }
 
         /**
-         * Maps weights from their files ({@code --mmap}) instead of reading them into memory. Off
-         * by default: llama.cpp reads mapped weights in native code, and a file truncated or
-         * overwritten in place while it is served (a {@code cp} over it) then faults with SIGBUS,
-         * which ends the JVM.
+         * Maps weights from their files rather than reading them into memory: on by default, as
+         * llama-server's (a start costs no copy of the file, and processes share its pages);
+         * {@code --no-mmap} turns it off. A file truncated or overwritten in place while mapped would
+         * fault with SIGBUS when native code reads a page past its new end, which ends the JVM: the
+         * loader's file watch unloads such a model first (the package documentation).
          */
         public Builder mmap(boolean on) {
             this.mmap = on;

@@ -12,7 +12,9 @@ import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.PromptCache;
 import forge.runtime.engine.PromptCacheStore;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,6 +54,12 @@ public final class ModelLoader implements AutoCloseable {
     /** Checks the keep-alives of idle models; the unloads it decides run on the loader thread. */
     private final ScheduledExecutorService reaper = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("forge-model-reaper").daemon(true).factory());
+    /** Watches the files of mapped models (see the package documentation); made at the first mapped load. */
+    private ModelFileWatch fileWatch; // guarded by this
+    /** How long a file changed in place must stay unchanged before its model reloads. */
+    static final Duration FILE_SETTLE = Duration.ofSeconds(2);
+    /** How often the watch checks mapped files without an inotify event (file systems it does not see). */
+    static final Duration FILE_POLL = Duration.ofSeconds(1);
 
     /**
      * How models load and unload: how long an idle one stays ({@code --models-ttl}), the limits
@@ -136,6 +144,7 @@ public final class ModelLoader implements AutoCloseable {
                                 ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
                         case ModelState.Failed f -> throw new ModelUnavailableException(entry.id(),
                                 ModelUnavailableException.Kind.FAILED, f.reason());
+                        case ModelState.Reloading r -> throw reloading(entry, r);
                         case ModelState.Unloaded u -> startLoad(entry);
                         case ModelState.Loading l -> {
                         }
@@ -186,6 +195,7 @@ public final class ModelLoader implements AutoCloseable {
                         ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
                 case ModelState.Failed f -> throw new ModelUnavailableException(entry.id(),
                         ModelUnavailableException.Kind.FAILED, f.reason());
+                case ModelState.Reloading r -> throw reloading(entry, r);
                 case ModelState.Unloaded u -> {
                     startLoad(entry);
                     yield entry.loading();
@@ -203,6 +213,8 @@ public final class ModelLoader implements AutoCloseable {
         loader.execute(() -> {
             try {
                 makeRoomFor(entry);
+                // the files' identities before the load reads them: the watch compares with these
+                List<FileIdentity> before = config.mmap() ? identities(entry) : null;
                 ServedModel model = loadNow(entry);
                 boolean unloadNow;
                 synchronized (entry) {
@@ -212,6 +224,9 @@ public final class ModelLoader implements AutoCloseable {
                     unloadNow = entry.unloadWhenIdle() && entry.waiting() == 0;
                 }
                 future.complete(model);
+                if (before != null) {
+                    fileWatch().watch(entry, entry.parts(), before);
+                }
                 if (unloadNow) {
                     unloadIfIdle(entry, "unload requested while it loaded");
                 }
@@ -261,6 +276,7 @@ public final class ModelLoader implements AutoCloseable {
             KeepAlive k = requested != null ? requested : config.lifecycle().ttl();
             now = entry.users() == 0 && entry.waiting() == 0 && (entry.unloadWhenIdle() || k.duration().isZero());
         }
+        retireIfReleased(entry); // a model whose file changed is freed when its last request ends
         if (now) {
             loader.execute(() -> unloadIfIdle(entry, requested != null && requested.duration().isZero()
                     ? "keep_alive 0" : "unload requested"));
@@ -280,6 +296,7 @@ public final class ModelLoader implements AutoCloseable {
             entry.keepAlive(null);
         }
         LOG.info("unloading {} ({})", entry.id(), why);
+        forgetFiles(entry);
         try {
             model.close();
         } catch (RuntimeException e) {
@@ -397,8 +414,120 @@ public final class ModelLoader implements AutoCloseable {
         return token.isPresent() ? new String(vocab.piece(token.getAsInt(), true), StandardCharsets.UTF_8) : "";
     }
 
+    // ---- Models whose mapped file changed. The watching is ModelFileWatch's; the loader's part is this
+    // section and the calls into it: watch a mapped model once loaded, forget it when unloaded, and on a
+    // change in place: unload now, answer 503 while the file settles, reload. The package documentation
+    // has the lifecycle.
+
+    /** The file watch, made at the first mapped load. */
+    private synchronized ModelFileWatch fileWatch() {
+        if (fileWatch == null) {
+            fileWatch = new ModelFileWatch(new ModelFileWatch.Listener() {
+                @Override
+                public void changedInPlace(ModelEntry entry, String why) {
+                    fileChangedInPlace(entry, why);
+                }
+
+                @Override
+                public void settled(ModelEntry entry) {
+                    fileSettled(entry);
+                }
+            }, FILE_SETTLE, FILE_POLL);
+        }
+        return fileWatch;
+    }
+
+    private synchronized void forgetFiles(ModelEntry entry) {
+        if (fileWatch != null) {
+            fileWatch.forget(entry);
+        }
+    }
+
+    /** The identities of the entry's files now; a file that is gone fails the load that follows anyway. */
+    private static List<FileIdentity> identities(ModelEntry entry) {
+        List<FileIdentity> out = new ArrayList<>();
+        for (Path p : entry.parts()) {
+            try {
+                out.add(FileIdentity.of(p).orElseThrow(() -> new ForgeException("the model file " + p + " is gone")));
+            } catch (IOException e) {
+                throw new ForgeException("cannot read the attributes of " + p + ": " + e.getMessage(), e);
+            }
+        }
+        return out;
+    }
+
+    private static ModelUnavailableException reloading(ModelEntry entry, ModelState.Reloading r) {
+        return new ModelUnavailableException(entry.id(), ModelUnavailableException.Kind.LOADING, "the model '" + entry.id()
+                + "' is reloading: " + r.reason() + "; retry shortly");
+    }
+
+    /**
+     * The watch saw the loaded model's file changed in place: new requests get 503 from now on, the
+     * engine stops before its next decode (its running requests fail with 503), and the weights are
+     * freed (unmapped) as soon as no request holds the model, at once when it is idle.
+     */
+    void fileChangedInPlace(ModelEntry entry, String why) {
+        ServedModel model;
+        synchronized (entry) {
+            if (!(entry.state() instanceof ModelState.Loaded l)) {
+                return;
+            }
+            model = l.model();
+            entry.state(new ModelState.Reloading(why, model, false));
+            entry.unloadWhenIdle(false);
+        }
+        // Returns once the step running now (if any) is done: no decode reads the mapping after this.
+        model.halt("the model '" + entry.id() + "' is reloading: " + why + "; retry shortly");
+        retireIfReleased(entry);
+    }
+
+    /** When the entry's model retires (its file changed) and no request holds it any more: frees it, and reloads when settled. */
+    private void retireIfReleased(ModelEntry entry) {
+        ServedModel model;
+        boolean settled;
+        synchronized (entry) {
+            if (!(entry.state() instanceof ModelState.Reloading r) || r.retiring() == null || entry.users() > 0) {
+                return;
+            }
+            model = r.retiring();
+            settled = r.settled();
+            entry.state(new ModelState.Reloading(r.reason(), null, settled));
+        }
+        LOG.info("unloading {} (its file changed in place)", entry.id());
+        try {
+            model.close();
+        } catch (RuntimeException e) {
+            LOG.warn("unloading {}: {}", entry.id(), e.toString());
+        }
+        if (settled) {
+            fileSettled(entry);
+        }
+    }
+
+    /** The watch saw the changed file quiet for the settle time: the model reloads (once its old weights are freed). */
+    void fileSettled(ModelEntry entry) {
+        synchronized (entry) {
+            if (!(entry.state() instanceof ModelState.Reloading r)) {
+                return;
+            }
+            if (r.retiring() != null) {
+                entry.state(new ModelState.Reloading(r.reason(), r.retiring(), true)); // retireIfReleased reloads
+                return;
+            }
+            entry.state(new ModelState.Unloaded());
+            startLoad(entry); // a bad new file ends Failed, with the load's reason, until it changes again
+        }
+    }
+
     @Override
     public void close() {
+        ModelFileWatch watch;
+        synchronized (this) {
+            watch = fileWatch;
+        }
+        if (watch != null) {
+            watch.close(); // first: no model is retired or reloaded while the catalog closes
+        }
         reaper.shutdownNow();
         loader.shutdown();
         try {
@@ -410,6 +539,9 @@ public final class ModelLoader implements AutoCloseable {
         }
         for (ModelEntry e : registry.entries()) {
             e.served().ifPresent(ServedModel::close);
+            if (e.state() instanceof ModelState.Reloading r && r.retiring() != null) {
+                r.retiring().close(); // its file changed while a request still held it
+            }
             e.state(new ModelState.Unloaded());
         }
         // after the engines: their last saves are written

@@ -6,7 +6,7 @@ package forge.runtime.catalog;
  */
 public sealed interface ModelState {
 
-    /** {@code unloaded}, {@code loading}, {@code loaded}, {@code failed} or {@code unavailable}. */
+    /** {@code unloaded}, {@code loading} (also while reloading), {@code loaded}, {@code failed} or {@code unavailable}. */
     String value();
 
     /** Registered, not in memory: the next request loads it. */
@@ -35,6 +35,23 @@ public sealed interface ModelState {
         @Override
         public String value() {
             return "loaded";
+        }
+    }
+
+    /**
+     * Its mapped file was changed in place while it was loaded: requests get 503 with
+     * {@code Retry-After} until the file has stayed unchanged for a while; then it is
+     * {@link Loading} again, as any model being loaded (or {@link Failed}, with the reason). Shown as
+     * {@code loading}, with {@code reloading} and the reason.
+     *
+     * @param reason   what changed
+     * @param retiring the old model, until no request holds it and it is freed; null once freed
+     * @param settled  whether the file has settled, so that freeing the old model starts the reload
+     */
+    record Reloading(String reason, ServedModel retiring, boolean settled) implements ModelState {
+        @Override
+        public String value() {
+            return "loading";
         }
     }
 

@@ -29,6 +29,7 @@ public final class ServedModel implements AutoCloseable {
     private final List<String> endOfTurnTexts;
     private final long kvBytes;
     private Embedder embedder; // created on first use: most servers never embed
+    private String halted; // why no decode may run any more (see halt); null while it serves; guarded by this
 
     ServedModel(ModelDescriptor descriptor, LoadedModel model, Engine engine, ChatTemplate template, TemplateSelection selection,
                 ContextSizing.Choice context, long kvBytes) {
@@ -121,12 +122,33 @@ public final class ServedModel implements AutoCloseable {
 
     /** Pooled, normalized embeddings from a context of their own (created on first use). */
     public synchronized Embedder embedder() {
+        if (halted != null) {
+            throw new forge.runtime.engine.EngineException(forge.runtime.engine.EngineException.Code.UNAVAILABLE, halted);
+        }
         if (embedder == null) {
             int train = model.info().trainContext();
             int max = Math.min(engine.config().batchSize(), train > 0 ? train : Integer.MAX_VALUE);
             embedder = new Embedder(descriptor.id(), model, Math.max(16, max), engine.config().threads());
         }
         return embedder;
+    }
+
+    /**
+     * Stops every decode of this model after the ones running now, which this waits for: its mapped
+     * file changed, so its weights must not be read again. Chat requests running on it fail, new ones
+     * and embeddings are refused (503); the model stays allocated until {@link #close()}, as requests
+     * may still hold it (tokenizing reads the vocabulary, not the weights).
+     */
+    public void halt(String why) {
+        Embedder e;
+        synchronized (this) {
+            halted = why;
+            e = embedder;
+        }
+        if (e != null) {
+            e.halt(why);
+        }
+        engine.close();
     }
 
     @Override

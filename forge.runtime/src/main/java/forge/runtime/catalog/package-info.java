@@ -59,6 +59,7 @@
  *   unavailable (registration found it unusable; final)
  *   unloaded --request/load--> loading --ok--> loaded --ttl/lru/unload--> unloaded
  *                                  \--error--> failed (remembered until the file's size or mtime changes)
+ *   loaded --mapped file changed in place--> reloading --file quiet--> loading (below)
  * </pre>
  * {@link forge.runtime.catalog.ModelState} holds the state with its progress or reason; each
  * {@link forge.runtime.catalog.ModelEntry} holds its state, its lease count ({@code users}), the
@@ -75,6 +76,47 @@
  * in {@code GET /models}. On the thread, before reading the weights, the least recently used idle
  * models unload until the limits hold for the new one; a load that fails leaves the model
  * {@code failed}, and it is tried again only once its file's size or mtime changed.
+ *
+ * <h2>Mapped weights and their files changing</h2>
+ * Weights are mapped from their files by default (llama.cpp's {@code mmap}; {@code --no-mmap} reads
+ * them into memory, and then nothing below applies): a load costs no copy of the file and processes
+ * serving one file share its pages. A mapping reads whatever the file holds now, and a page past
+ * the file's end faults with SIGBUS, which ends the JVM. What can change a served file:
+ * <ul>
+ * <li><b>replaced by rename</b> (how Ollama, the Hugging Face hub and LM Studio write: a new file,
+ *     renamed over the old, or a new blob a link now names): the path names another file
+ *     ({@link forge.runtime.catalog.FileIdentity.Change#REPLACED}); the mapped file lives on, unlinked,
+ *     until it is unmapped, so the model goes on serving it, and its next load reads the new file;</li>
+ * <li><b>removed</b>: the same ({@code GONE}); the next load fails with the reason;</li>
+ * <li><b>changed in place</b> ({@code cp new.gguf served.gguf} truncates then writes, a download
+ *     resumed in place, {@code dd}): the same file (device and inode) with another size or time
+ *     ({@code IN_PLACE}). The model is unloaded before its pages are read again and reloaded from
+ *     the new bytes once they stop changing.</li>
+ * </ul>
+ * {@code ModelFileWatch} watches the files of every model loaded mapped: the
+ * folders' inotify events (and a poll every second, for file systems inotify does not see) make it
+ * compare each file's {@link forge.runtime.catalog.FileIdentity} with the one taken just before the
+ * load read it (so a change during the load is caught when the watch starts). Nothing is checked
+ * per token or per decode. A change in place drives the model through:
+ * <pre>
+ *   loaded --file changed in place--> reloading (503 model_loading with Retry-After; engine closed:
+ *      |                                 no decode after the one running, its requests end with an error;
+ *      |                                 weights freed, i.e. unmapped, when no request holds the model)
+ *      |                              --file unchanged for 2 s--> loading --ok--> loaded
+ *      |                                                                  \--error--> failed (the reason; 400)
+ *      \--file replaced or removed--> loaded (the old mapping serves until the model unloads)
+ * </pre>
+ * In the loader this is one section and the calls into it: a mapped load registers its files with
+ * the watch, an unload forgets them, the watch calls {@code fileChangedInPlace} and then
+ * {@code fileSettled}.
+ * <p><b>What stays unprotected.</b> A write that lands while a decode reads the same pages: the
+ * engine is only stopped between decodes, so a decode running when a file is truncated faults on
+ * the first page past the new end (SIGBUS: the process ends), and one running while bytes are
+ * rewritten computes from a mix of old and new weights (a wrong token, no crash). The same holds for
+ * the instant between the write and the watch's reaction (the inotify event, a {@code stat}: well
+ * under a decode step), and, on a file system without inotify events for the write (a network
+ * mount written by another host), for up to the poll's second. A model idle when its file changes
+ * is safe. Only {@code --no-mmap} removes the risk, at the price of a copy of every file in memory.
  *
  * <h2>Leases</h2>
  * A user of a loaded model holds a {@link forge.runtime.catalog.ModelLoader.Lease}: taking one

@@ -28,6 +28,8 @@ public final class Embedder implements AutoCloseable {
     private final ExecutorService thread;
     private InferenceContext context; // embedder thread only
     private ComputeGate.Entry gate; // counted by the compute gate while the context lives
+    /** Why inputs are refused from now on (the model's file changed under its mapping); null while it embeds. */
+    private volatile String halted;
 
     /**
      * @param maxTokens the longest input, in tokens: the context and batch are this big, so an
@@ -83,6 +85,10 @@ public final class Embedder implements AutoCloseable {
         List<float[]> out = new ArrayList<>(inputs.size());
         try {
             for (int[] input : inputs) {
+                String why = halted;
+                if (why != null) {
+                    throw new EngineException(EngineException.Code.UNAVAILABLE, why);
+                }
                 context.clearMemory();
                 TokenBatch batch = context.batch();
                 batch.clear();
@@ -111,6 +117,21 @@ public final class Embedder implements AutoCloseable {
             }
         }
         return v;
+    }
+
+    /**
+     * Refuses every input not yet decoded, with {@code why} (503): the model's weights must not be
+     * read again. Returns once no decode runs, the one running now being done.
+     */
+    public void halt(String why) {
+        halted = java.util.Objects.requireNonNull(why);
+        try {
+            thread.submit(() -> { }).get(); // after every task queued before it, each refused at its next input
+        } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+            // closed already: nothing decodes
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Frees the context on its own thread, then stops the thread. */

@@ -79,7 +79,7 @@ class CatalogConfigTest {
         assertEquals(EngineConfig.defaults(), defaults.engineConfig());
         assertEquals("", defaults.templateName());
         assertEquals(Optional.empty(), defaults.templateSource());
-        assertFalse(defaults.mmap(), "weights are read, not mapped, unless asked");
+        assertTrue(defaults.mmap(), "weights are mapped unless told otherwise (--no-mmap)");
         assertSame(PromptCache.OFF, defaults.promptCache());
         assertEquals(Optional.empty(), defaults.promptCacheStore());
         assertSame(ModelLoader.Lifecycle.DEFAULT, defaults.lifecycle());
@@ -97,10 +97,10 @@ class CatalogConfigTest {
         List<BackendChoice> choices = new ArrayList<>();
         CatalogConfig.Builder b = ModelCatalogTest.config(backend).backendChoices(choices).modelTemplate("a", "plain");
         CatalogConfig config = b.build();
-        b.mmap(true).template("other").modelTemplate("b", "plain").templateSource("x")
+        b.mmap(false).template("other").modelTemplate("b", "plain").templateSource("x")
                 .lifecycle(new ModelLoader.Lifecycle(KeepAlive.FOREVER, UnloadPolicy.UNLIMITED, Duration.ofSeconds(1)));
         choices.add(new BackendChoice("late", "m", "boot", 0, Availability.usable("late"), false));
-        assertFalse(config.mmap());
+        assertTrue(config.mmap());
         assertEquals("", config.templateName());
         assertEquals(Map.of("a", "plain"), config.modelTemplates());
         assertEquals(Optional.empty(), config.templateSource());
@@ -138,12 +138,12 @@ class CatalogConfigTest {
         try (ModelCatalog catalog = new ModelCatalog(ModelCatalogTest.config(backend).modelTemplate("M", "nobody").build())) {
             assertThrows(forge.api.ForgeException.class, () -> catalog.add(file, List.of()));
         }
-        // --mmap reaches the backend's load
-        try (ModelCatalog catalog = new ModelCatalog(ModelCatalogTest.config(backend).mmap(true).build())) {
+        // --no-mmap reaches the backend's load (mapping is the default)
+        try (ModelCatalog catalog = new ModelCatalog(ModelCatalogTest.config(backend).mmap(false).build())) {
             ModelEntry entry = catalog.add(file, List.of());
             backend.release.countDown();
             assertThrows(ExecutionException.class, () -> catalog.load(entry).get(10, TimeUnit.SECONDS));
-            assertTrue(backend.lastParams.useMmap());
+            assertFalse(backend.lastParams.useMmap());
         }
     }
 }

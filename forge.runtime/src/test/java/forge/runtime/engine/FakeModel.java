@@ -8,8 +8,11 @@ import forge.api.backend.Vocabulary;
 import java.util.Optional;
 import java.util.function.Function;
 
-/** A loaded model for engine tests: the {@link FakeVocabulary}, and contexts made by a test's function. */
-final class FakeModel implements LoadedModel {
+/**
+ * A loaded model for engine tests: the {@link FakeVocabulary}, and contexts made by a test's function.
+ * Public for the catalog's tests, which serve it through {@link #plain()}.
+ */
+public final class FakeModel implements LoadedModel {
 
     private final Vocabulary vocabulary = new FakeVocabulary();
     private final Function<ContextParams, InferenceContext> contexts;
@@ -18,6 +21,12 @@ final class FakeModel implements LoadedModel {
 
     FakeModel(Function<ContextParams, InferenceContext> contexts) {
         this.contexts = contexts;
+    }
+
+    /** A model whose contexts are {@link FakeContext}s of the size asked: no natives, for tests of what serves a model. */
+    public static FakeModel plain() {
+        return of(c -> {
+        });
     }
 
     /** A model whose contexts are {@link FakeContext}s of the size asked; {@code created} receives each. */

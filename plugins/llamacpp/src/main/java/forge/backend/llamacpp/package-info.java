@@ -77,8 +77,10 @@
  *     refuses tokens outside the vocabulary (400); the sampler checks again</td>
  *     <td>{@code LlamaEngineTest.aLogitBiasOutsideTheVocabulary...}</td></tr>
  * </table>
- * A model file truncated while it is served faults on the next page read when llama.cpp maps it:
- * the runtime reads weights into memory unless {@code --mmap} asks otherwise. State save and load
+ * A model file truncated while it is served faults on the next page read when llama.cpp maps it
+ * ({@link forge.api.backend.ModelLoadParams#useMmap()}, the runtime's default): the runtime's catalog
+ * watches mapped files and unloads a model whose file changes in place before it decodes again
+ * ({@code forge.runtime.catalog}'s package documentation says what that leaves open). State save and load
  * ({@code llama_state_seq_*}) are not called yet.
  * llama.cpp itself checks truncated files at load, invalid grammars and batches it cannot place;
  * their failures come back as {@code BackendException}s carrying the last error line llama.cpp

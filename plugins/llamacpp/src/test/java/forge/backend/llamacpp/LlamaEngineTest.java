@@ -167,6 +167,18 @@ class LlamaEngineTest {
         }
     }
 
+    /** Halted (its model's mapped file changed), an embedder decodes nothing more: each input is refused with the reason. */
+    @Test
+    void aHaltedEmbedderRefusesEveryInputWithTheReason() throws Exception {
+        try (forge.runtime.engine.Embedder embedder = new forge.runtime.engine.Embedder("halt-emb", model, 64, 1)) {
+            assertEquals(1, embedder.embed(List.of(prompt("Hello there"))).size());
+            embedder.halt("the model file changed");
+            EngineException e = assertThrows(EngineException.class, () -> embedder.embed(List.of(prompt("Hello again"))));
+            assertEquals(EngineException.Code.UNAVAILABLE, e.code());
+            assertEquals("the model file changed", e.getMessage());
+        }
+    }
+
     /** The threads named {@code comm} (a thread and the workers it started) use no CPU for 300 ms. */
     private static void assertIdle(String comm) throws InterruptedException {
         long before = LlamaContextTest.cpuTicksOfThreadsNamed(comm);
