@@ -11,8 +11,6 @@ import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.FinishReason;
 import java.io.IOException;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -51,7 +49,7 @@ final class AnthropicMessages {
     void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
         ChatRequest req = MessagesRequest.parse(body, true, stages);
         Strictness.check(strict, req.ignored());
-        String id = "msg_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        String id = Ids.next("msg_");
         ChatRun run = ChatRun.start(catalog, metrics, req, id, strict, request, response);
         run.drive(callback, () -> {
             if (req.stream()) {
@@ -104,9 +102,7 @@ final class AnthropicMessages {
     private enum Block { NONE, TEXT, THINKING, TOOL_USE }
 
     private void stream(ChatRun run, Response response, Callback callback) throws InterruptedException, IOException {
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        SseWriter.start(response);
         ObjectNode start = Json.MAPPER.createObjectNode().put("type", "message_start");
         ObjectNode message = envelope(run);
         message.putArray("content");
@@ -263,7 +259,7 @@ final class AnthropicMessages {
     }
 
     private static String toolUseId(String id) {
-        return id.isEmpty() ? "toolu_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE) : id;
+        return id.isEmpty() ? Ids.next("toolu_") : id;
     }
 
     /** Anthropic's error types, by status. */

@@ -13,8 +13,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -34,7 +32,7 @@ final class ChatCompletions {
 
 
     void handle(ChatRequest req, boolean strict, Request request, Response response, Callback callback) {
-        String id = "chatcmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        String id = Ids.next("chatcmpl-");
         ChatRun run = ChatRun.start(catalog, metrics, req, id, strict, request, response);
         long created = System.currentTimeMillis() / 1000;
         run.drive(callback, () -> {
@@ -96,9 +94,7 @@ final class ChatCompletions {
             throws InterruptedException, IOException {
         String id = run.id();
         String model = run.model();
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        SseWriter.start(response);
         // Log-probabilities of text the parser has not released yet go with the choice's next chunk.
         List<List<TokenLogprob>> pending = new ArrayList<>();
         for (int i = 0; i < run.size(); i++) {

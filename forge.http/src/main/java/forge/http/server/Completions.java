@@ -19,9 +19,7 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.IntStream;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -89,7 +87,7 @@ final class Completions {
             int[] fim = fimTokens(vocab);
             prompts = prompts.stream().map(p -> infill(fim, p, vocab.tokenize(suffix, false, false))).toList();
         }
-        String id = "cmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        String id = Ids.next("cmpl-");
         List<Generation> gens = new ArrayList<>();
         List<Echo> echoes = new ArrayList<>();
         boolean score = echo && logprobs >= 0;
@@ -213,9 +211,7 @@ final class Completions {
 
     private void stream(boolean logprobs, boolean includeUsage, String model, String id, long created, List<Generation> gens, List<Echo> echoes,
                         List<int[]> prompts, Vocabulary vocab, Response response, Callback callback) throws InterruptedException {
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        SseWriter.start(response);
         ChoiceEvents events = new ChoiceEvents(gens);
         int completion = 0;
         int[] cached = new int[prompts.size()];

@@ -379,7 +379,7 @@ public final class ForgeServer implements AutoCloseable {
                 sendError(response, callback, ApiError.of(e), path);
             } catch (RuntimeException | StackOverflowError e) {
                 // A bug: the details go to the log under an id the client is given, not to the client.
-                String incident = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+                String incident = Ids.next("");
                 LOG.error("{} {} failed (incident {})", method, path, incident, e);
                 sendError(response, callback, new ApiError(500, "server_error", "internal_error", null,
                         "internal error; the server's log has the details under incident " + incident), path);

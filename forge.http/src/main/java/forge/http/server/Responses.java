@@ -12,8 +12,6 @@ import forge.runtime.engine.FinishReason;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -61,7 +59,7 @@ final class Responses {
     void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
         ResponsesRequest req = ResponsesRequest.parse(body, store, stages);
         Strictness.check(strict, req.chat().ignored());
-        String id = "resp_" + hex();
+        String id = Ids.next("resp_");
         ChatRun run = ChatRun.start(catalog, metrics, req.chat(), id, strict, request, response);
         long created = System.currentTimeMillis() / 1000;
         run.drive(callback, () -> {
@@ -96,13 +94,13 @@ final class Responses {
         ChatRun.Answer a = run.collect(watch).getFirst();
         ArrayNode output = Json.MAPPER.createArrayNode();
         if (!a.reasoning().isEmpty()) {
-            output.add(reasoningItem("rs_" + hex(), a.reasoning(), "completed"));
+            output.add(reasoningItem(Ids.next("rs_"), a.reasoning(), "completed"));
         }
         if (!a.content().isEmpty()) {
-            output.add(messageItem("msg_" + hex(), a.content(), "completed"));
+            output.add(messageItem(Ids.next("msg_"), a.content(), "completed"));
         }
         for (ToolCall c : a.toolCalls()) {
-            output.add(callItem("fc_" + hex(), callId(c.id()), c.name(), c.arguments(), "completed"));
+            output.add(callItem(Ids.next("fc_"), callId(c.id()), c.name(), c.arguments(), "completed"));
         }
         ObjectNode body = finished(run, req, created, output, a.finish());
         ForgeServer.sendJson(response, callback, 200, body);
@@ -198,11 +196,7 @@ final class Responses {
     }
 
     private static String callId(String id) {
-        return id.isEmpty() ? "call_" + hex() : id;
-    }
-
-    private static String hex() {
-        return Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        return id.isEmpty() ? Ids.next("call_") : id;
     }
 
     /** The events of one streamed response, numbered. */
@@ -247,9 +241,7 @@ final class Responses {
 
     private void stream(ChatRun run, ResponsesRequest req, long created, Response response, Callback callback)
             throws InterruptedException, IOException {
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        SseWriter.start(response);
         Events events = new Events(response);
         ArrayNode output = Json.MAPPER.createArrayNode();
         events.send("response.created", Json.MAPPER.createObjectNode().set("response",
@@ -285,7 +277,7 @@ final class Responses {
                         }
                         if (open == null || !open.kind.equals("message")) {
                             close(events, open, output);
-                            open = new Open("message", output.size(), "msg_" + hex(), -1, "", "");
+                            open = new Open("message", output.size(), Ids.next("msg_"), -1, "", "");
                             output.add(messageItem(open.id, null, "in_progress"));
                             events.send("response.output_item.added", Json.MAPPER.createObjectNode()
                                     .put("output_index", open.index).set("item", messageItem(open.id, null, "in_progress")));
@@ -302,7 +294,7 @@ final class Responses {
                         }
                         if (open == null || !open.kind.equals("reasoning")) {
                             close(events, open, output);
-                            open = new Open("reasoning", output.size(), "rs_" + hex(), -1, "", "");
+                            open = new Open("reasoning", output.size(), Ids.next("rs_"), -1, "", "");
                             output.add(reasoningItem(open.id, null, "in_progress"));
                             events.send("response.output_item.added", Json.MAPPER.createObjectNode()
                                     .put("output_index", open.index).set("item", reasoningItem(open.id, null, "in_progress")));
@@ -316,7 +308,7 @@ final class Responses {
                     case ChatDelta.ToolCallDelta t -> {
                         if (open == null || !open.kind.equals("function_call") || open.call != t.index()) {
                             close(events, open, output);
-                            open = new Open("function_call", output.size(), "fc_" + hex(), t.index(), callId(t.id()), t.name());
+                            open = new Open("function_call", output.size(), Ids.next("fc_"), t.index(), callId(t.id()), t.name());
                             output.add(callItem(open.id, open.callId, open.name, "", "in_progress"));
                             events.send("response.output_item.added", Json.MAPPER.createObjectNode().put("output_index", open.index)
                                     .set("item", callItem(open.id, open.callId, open.name, "", "in_progress")));

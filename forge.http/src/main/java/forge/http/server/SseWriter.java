@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
@@ -13,7 +14,8 @@ import org.eclipse.jetty.util.Callback;
  * JSON object, SSE comments while nothing happens, and OpenAI's closing {@code data: [DONE]}. Each
  * write blocks the request's virtual thread until the bytes are out, so a slow client slows only
  * its own stream. Routes whose events carry a name (Anthropic's and Responses' {@code event:}
- * lines) write them with {@link #event} and end with {@link #end}.
+ * lines) write them with {@link #event} and end with {@link #end}. Every stream begins with
+ * {@link #start}.
  */
 final class SseWriter {
 
@@ -21,6 +23,13 @@ final class SseWriter {
     private static final ByteBuffer KEEP_ALIVE = ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
     private SseWriter() {
+    }
+
+    /** The status line and headers of every stream: 200, {@code text/event-stream}, never cached. */
+    static void start(Response response) {
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
     }
 
     /**
