@@ -37,17 +37,14 @@ final class AnthropicMessages {
     private final ForgeMetrics metrics;
     private final long keepAliveMillis;
 
-    private final forge.runtime.plugin.SamplerStages stages;
-
-    AnthropicMessages(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, forge.runtime.plugin.SamplerStages stages) {
-        this.stages = stages;
+    AnthropicMessages(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
         this.catalog = catalog;
         this.metrics = metrics;
         this.keepAliveMillis = keepAliveMillis;
     }
 
-    void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
-        ChatRequest req = MessagesRequest.parse(body, true, stages);
+    void handle(Fields body, boolean strict, Request request, Response response, Callback callback) {
+        ChatRequest req = MessagesRequest.parse(body, true);
         Strictness.check(strict, req.ignored());
         String id = Ids.next("msg_");
         ChatRun run = ChatRun.start(catalog, metrics, req, id, strict, request, response);
@@ -60,8 +57,11 @@ final class AnthropicMessages {
         });
     }
 
-    /** {@code count_tokens}: the prompt the same body would render to, counted; nothing is generated. */
-    ObjectNode countTokens(JsonNode body, boolean strict) {
+    /**
+     * {@code count_tokens}: the prompt the same body would render to, counted; nothing is
+     * generated. The body is read as {@code /v1/messages} reads it, sampler stages included.
+     */
+    ObjectNode countTokens(Fields body, boolean strict) {
         ChatRequest req = MessagesRequest.parse(body, false);
         Strictness.check(strict, req.ignored());
         ServedModel model = catalog.serve(Requests.entry(catalog, req.model()));

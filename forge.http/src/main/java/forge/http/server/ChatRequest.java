@@ -40,35 +40,25 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
     /** OpenAI's rule for function names, which templates and grammars rely on too. */
     private static final java.util.regex.Pattern TOOL_NAME = java.util.regex.Pattern.compile("[a-zA-Z0-9_-]{1,64}");
 
-    /** Parameters that have an effect here, besides the {@link GenerationParams#NAMES generation ones}. */
-    private static final Set<String> HANDLED = Set.of("model", "messages", "tools", "chat_template_kwargs",
-            "response_format", "grammar", "tool_choice", "parallel_tool_calls", "logprobs", "top_logprobs",
-            "reasoning_effort");
-
-    static ChatRequest parse(JsonNode body) {
-        return parse(body, forge.runtime.plugin.SamplerStages.NONE);
-    }
-
-    /** A chat body whose {@code samplers} may name the plugin stages of {@code stages}. */
-    static ChatRequest parse(JsonNode body, forge.runtime.plugin.SamplerStages stages) {
-        Set<String> ignored = Params.ignored(body, HANDLED, GenerationParams.NAMES, SamplingChain.handled(body, stages));
-
+    /** A chat body; what it holds that was never read is named in {@link #ignored()}. */
+    static ChatRequest parse(Fields body) {
         String model = Requests.model(body);
         List<ChatMessage> messages = messages(body.get("messages"));
         List<ToolDefinition> tools = tools(body.get("tools"));
         Map<String, Object> kwargs = Thinking.effort(templateKwargs(body), Params.string(body, "reasoning_effort", "", 16),
                 "reasoning_effort");
 
-        GenerationParams gen = GenerationParams.parse(body, -1, stages);
+        GenerationParams gen = GenerationParams.parse(body, -1);
         boolean logprobs = Params.bool(body, "logprobs", false);
         int topLogprobs = Params.integer(body, "top_logprobs", 0, 0, TokenLogprobs.MAX_TOP);
         if (body.hasNonNull("top_logprobs") && !logprobs) {
             throw ApiError.badRequest("top_logprobs", "'top_logprobs' requires 'logprobs': true");
         }
 
+        StructuredOutput structured = StructuredOutput.parse(body, tools);
         return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), gen.sampling(), gen.maxTokens(),
-                gen.stops(), gen.stream(), gen.includeUsage(), gen.ignoreEos(), ignored, gen.n(),
-                logprobs ? topLogprobs : -1, StructuredOutput.parse(body, tools));
+                gen.stops(), gen.stream(), gen.includeUsage(), gen.ignoreEos(), body.ignored(), gen.n(),
+                logprobs ? topLogprobs : -1, structured);
     }
 
     static List<ChatMessage> messages(JsonNode node) {

@@ -42,34 +42,26 @@ final class Completions {
             List.of("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"),
             List.of("<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
             List.of("<PRE>", "<SUF>", "<MID>"));
-    /** The parameters handled here rather than by the chat parser whose sampling rules are shared. */
-    private static final Set<String> OWN = Set.of("model", "prompt", "echo", "suffix", "best_of", "logprobs",
-            "grammar", "response_format");
 
     private final ModelCatalog catalog;
     private final ForgeMetrics metrics;
     private final long keepAliveMillis;
 
-    private final forge.runtime.plugin.SamplerStages stages;
-
-    Completions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, forge.runtime.plugin.SamplerStages stages) {
-        this.stages = stages;
+    Completions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
         this.metrics = metrics;
         this.catalog = catalog;
         this.keepAliveMillis = keepAliveMillis;
     }
 
-    void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
+    void handle(Fields body, boolean strict, Request request, Response response, Callback callback) {
         // Sampling, stops, n, stream and the rest follow the chat rules exactly: the same reader.
         String name = Requests.model(body);
-        GenerationParams common = GenerationParams.parse(body, DEFAULT_MAX_TOKENS, stages);
-        StructuredOutput structured = StructuredOutput.parse(body, List.of());
-        Set<String> ignored = Params.ignored(body, OWN, GenerationParams.NAMES, SamplingChain.handled(body, stages));
+        GenerationParams common = GenerationParams.parse(body, DEFAULT_MAX_TOKENS);
+        StructuredOutput structured = StructuredOutput.format(body);
         int bestOf = Params.integer(body, "best_of", 1, 1, GenerationParams.MAX_CHOICES);
         if (bestOf != 1) {
-            ignored.add("best_of");
+            body.unused("best_of");
         }
-        Strictness.check(strict, ignored);
         boolean echo = Params.bool(body, "echo", false);
         // Here logprobs is a count of alternatives (chat's is a boolean plus top_logprobs).
         int logprobs = Params.integer(body, "logprobs", -1, 0, TokenLogprobs.MAX_TOP);
@@ -78,11 +70,14 @@ final class Completions {
             throw ApiError.badRequest("suffix", "'suffix' must be a string");
         }
         String suffix = suffixNode == null || suffixNode.isNull() ? "" : suffixNode.asText();
+        JsonNode promptNode = body.get("prompt");
+        Set<String> ignored = body.ignored();
+        Strictness.check(strict, ignored);
 
         ModelEntry entry = Requests.entry(catalog, name);
         ServedModel model = catalog.serve(entry);
         Vocabulary vocab = model.vocabulary();
-        List<int[]> prompts = prompts(body.get("prompt"), vocab);
+        List<int[]> prompts = prompts(promptNode, vocab);
         if (!suffix.isEmpty()) {
             int[] fim = fimTokens(vocab);
             prompts = prompts.stream().map(p -> infill(fim, p, vocab.tokenize(suffix, false, false))).toList();

@@ -78,10 +78,10 @@ public final class ForgeServer implements AutoCloseable {
         this.metrics = new ForgeMetrics(catalog);
         this.info = new ServerInfo(catalog, stages);
         this.chat = new ChatCompletions(catalog, metrics, config.keepAliveMillis());
-        this.messages = new AnthropicMessages(catalog, metrics, config.keepAliveMillis(), stages);
-        this.responses = new Responses(catalog, metrics, config.keepAliveMillis(), new ResponseStore(), stages);
+        this.messages = new AnthropicMessages(catalog, metrics, config.keepAliveMillis());
+        this.responses = new Responses(catalog, metrics, config.keepAliveMillis(), new ResponseStore());
         this.apiKeys = new ApiKeys(config.apiKeys());
-        this.completions = new Completions(catalog, metrics, config.keepAliveMillis(), stages);
+        this.completions = new Completions(catalog, metrics, config.keepAliveMillis());
         this.embeddings = new Embeddings(catalog);
         this.tokenization = new Tokenization(catalog);
         this.cors = new CorsPolicy(config.corsOrigins());
@@ -299,30 +299,29 @@ public final class ForgeServer implements AutoCloseable {
                     }
                     case "/v1/chat/completions" -> {
                         requireMethod(method, "POST");
-                        JsonNode body = modelBody(request, scope);
-                        ChatRequest chatRequest = ChatRequest.parse(body, stages);
+                        ChatRequest chatRequest = ChatRequest.parse(fields(request, scope));
                         Strictness.check(config.strict(), chatRequest.ignored());
                         chat.handle(chatRequest, config.strict(), request, response, callback);
                     }
                     case "/v1/messages" -> {
                         requireMethod(method, "POST");
-                        messages.handle(modelBody(request, scope), config.strict(), request, response, callback);
+                        messages.handle(fields(request, scope), config.strict(), request, response, callback);
                     }
                     case "/v1/messages/count_tokens" -> {
                         requireMethod(method, "POST");
-                        sendJson(response, callback, 200, messages.countTokens(modelBody(request, scope), config.strict()));
+                        sendJson(response, callback, 200, messages.countTokens(fields(request, scope), config.strict()));
                     }
                     case "/v1/responses" -> {
                         requireMethod(method, "POST");
-                        responses.handle(modelBody(request, scope), config.strict(), request, response, callback);
+                        responses.handle(fields(request, scope), config.strict(), request, response, callback);
                     }
                     case "/v1/completions" -> {
                         requireMethod(method, "POST");
-                        completions.handle(modelBody(request, scope), config.strict(), request, response, callback);
+                        completions.handle(fields(request, scope), config.strict(), request, response, callback);
                     }
                     case "/v1/embeddings" -> {
                         requireMethod(method, "POST");
-                        embeddings.handle(modelBody(request, scope), config.strict(), response, callback);
+                        embeddings.handle(fields(request, scope), config.strict(), response, callback);
                     }
                     case "/tokenize" -> {
                         requireMethod(method, "POST");
@@ -452,6 +451,11 @@ public final class ForgeServer implements AutoCloseable {
         JsonNode body = Json.parse(readBody(request));
         ModelsApi.keepAlive(body, scope);
         return body;
+    }
+
+    /** A generating door's body, to be read by its parser with this server's sampler stages. */
+    private Fields fields(Request request, ModelCatalog.RequestScope scope) {
+        return Fields.of(modelBody(request, scope), stages);
     }
 
     private ApiError tooLarge() {

@@ -44,20 +44,15 @@ final class Responses {
     private final ForgeMetrics metrics;
     private final long keepAliveMillis;
     private final ResponseStore store;
-    private final forge.runtime.plugin.SamplerStages stages;
-
-    /** With the plugin sampler stages a request's {@code samplers} may name. */
-    Responses(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, ResponseStore store,
-              forge.runtime.plugin.SamplerStages stages) {
-        this.stages = stages;
+    Responses(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, ResponseStore store) {
         this.catalog = catalog;
         this.metrics = metrics;
         this.keepAliveMillis = keepAliveMillis;
         this.store = store;
     }
 
-    void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
-        ResponsesRequest req = ResponsesRequest.parse(body, store, stages);
+    void handle(Fields body, boolean strict, Request request, Response response, Callback callback) {
+        ResponsesRequest req = ResponsesRequest.parse(body, store);
         Strictness.check(strict, req.chat().ignored());
         String id = Ids.next("resp_");
         ChatRun run = ChatRun.start(catalog, metrics, req.chat(), id, strict, request, response);

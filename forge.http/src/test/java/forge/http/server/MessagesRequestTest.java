@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class MessagesRequestTest {
 
     private static ChatRequest parse(String json) {
-        return MessagesRequest.parse(body(json));
+        return MessagesRequest.parse(Fields.of(body(json)));
     }
 
     private static JsonNode body(String json) {
@@ -94,8 +94,8 @@ class MessagesRequestTest {
         assertEquals("max_tokens", refused("""
                 {"messages": [{"role": "user", "content": "hi"}]}""").param());
         // count_tokens has no max_tokens.
-        assertEquals(-1, MessagesRequest.parse(body("""
-                {"messages": [{"role": "user", "content": "hi"}]}"""), false).maxTokens());
+        assertEquals(-1, MessagesRequest.parse(Fields.of(body("""
+                {"messages": [{"role": "user", "content": "hi"}]}""")), false).maxTokens());
     }
 
     @Test

@@ -18,7 +18,7 @@ class ResponsesRequestTest {
     private final ResponseStore store = new ResponseStore();
 
     private ResponsesRequest parse(String json) {
-        return ResponsesRequest.parse(Json.parse(json.getBytes(StandardCharsets.UTF_8)), store);
+        return ResponsesRequest.parse(Fields.of(Json.parse(json.getBytes(StandardCharsets.UTF_8))), store);
     }
 
     private ApiError refused(String json) {
