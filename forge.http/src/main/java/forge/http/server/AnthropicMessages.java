@@ -10,7 +10,6 @@ import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.FinishReason;
 import java.io.IOException;
-import java.util.List;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;

@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.stream.IntStream;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;

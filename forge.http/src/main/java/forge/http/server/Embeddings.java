@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 

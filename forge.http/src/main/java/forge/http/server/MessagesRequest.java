@@ -1,8 +1,6 @@
 package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -12,7 +10,6 @@ import forge.api.template.ToolDefinition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -232,9 +229,7 @@ final class MessagesRequest {
     /** {@code tools}: custom tools ({@code name}, {@code description}, {@code input_schema}); server tools are refused. */
     private static List<ToolDefinition> tools(JsonNode given) {
         JsonNode node = Params.array(given, "tools");
-        // Checked as chat's tools, as OpenAI functions of the same schema.
-        ArrayNode functions = Json.MAPPER.createArrayNode();
-        List<Integer> positions = new ArrayList<>();
+        List<ToolDefinition> tools = new ArrayList<>();
         for (int i = 0; i < node.size(); i++) {
             String at = "tools[" + i + "]";
             JsonNode tool = node.get(i);
@@ -250,13 +245,9 @@ final class MessagesRequest {
             if (schema == null) {
                 throw ApiError.badRequest(at + ".input_schema", at + ".input_schema is required");
             }
-            ObjectNode function = functions.addObject().put("type", "function").putObject("function");
-            function.set("name", tool.get("name"));
-            function.set("description", tool.get("description"));
-            function.set("parameters", schema);
-            positions.add(i);
+            tools.add(Tools.function(tool, at, Tools.ANTHROPIC, tools));
         }
-        return ChatRequest.tools(functions, positions, "input_schema");
+        return tools;
     }
 
     /** {@code tool_choice} and {@code output_config.format} (or the beta's {@code output_format}). */

@@ -1,7 +1,6 @@
 package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatMessage;
@@ -255,8 +254,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
     /** Function tools, flat as the Responses API writes them; other kinds (web search, ...) are skipped and named. */
     private static List<ToolDefinition> tools(Fields body) {
         JsonNode node = Params.array(body.get("tools"), "tools");
-        ArrayNode functions = Json.MAPPER.createArrayNode();
-        List<Integer> positions = new ArrayList<>();
+        List<ToolDefinition> tools = new ArrayList<>();
         for (int i = 0; i < node.size(); i++) {
             JsonNode tool = node.get(i);
             String type = tool.path("type").asText("");
@@ -265,16 +263,9 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                 body.unused("tools[" + i + "]" + (type.isEmpty() ? "" : " (" + type + ")"));
                 continue;
             }
-            ObjectNode fn = Json.MAPPER.createObjectNode();
-            tool.fields().forEachRemaining(e -> {
-                if (!e.getKey().equals("type")) {
-                    fn.set(e.getKey(), e.getValue());
-                }
-            });
-            functions.addObject().put("type", "function").set("function", fn);
-            positions.add(i);
+            tools.add(Tools.function(tool, "tools[" + i + "]", Tools.OPENAI, tools));
         }
-        return ChatRequest.tools(functions, positions, "parameters");
+        return tools;
     }
 
     private static JsonNode toolsEcho(JsonNode node) {
