@@ -235,7 +235,7 @@ final class AnthropicMessages {
      * {@code cache_read_input_tokens} those reused from the prefix cache (their sum is the
      * prompt), {@code output_tokens} the generated ones.
      */
-    private static ObjectNode usage(ChatRun.Usage u) {
+    private static ObjectNode usage(Run.Usage u) {
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("input_tokens", u.promptTokens() - u.cachedTokens());
         n.put("cache_creation_input_tokens", 0);

@@ -80,7 +80,7 @@ final class ChatCompletions {
             }
             choice.put("finish_reason", finishReason(a.finish()));
         }
-        ChatRun.Usage u = run.usage();
+        Run.Usage u = run.usage();
         body.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));
         body.set("timings", OpenAiWire.timings(answers.getFirst().finish().timings()));
         ForgeServer.sendJson(response, callback, 200, body);
@@ -141,7 +141,7 @@ final class ChatCompletions {
             }
         }
         if (run.request().includeUsage()) {
-            ChatRun.Usage u = run.usage();
+            Run.Usage u = run.usage();
             ObjectNode usage = OpenAiWire.chunk(id, created, model);
             usage.putArray("choices");
             usage.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));

@@ -109,7 +109,7 @@ final class Responses {
         if (incomplete) {
             body.putObject("incomplete_details").put("reason", "max_output_tokens");
         }
-        ChatRun.Usage u = run.usage();
+        Run.Usage u = run.usage();
         ObjectNode usage = body.putObject("usage");
         usage.put("input_tokens", u.promptTokens());
         usage.putObject("input_tokens_details").put("cached_tokens", u.cachedTokens());

@@ -32,20 +32,6 @@ final class SseWriter {
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
     }
 
-    /**
-     * The next event; while none comes (a long prefill, a queue wait) an SSE comment every
-     * {@code keepAliveMillis} keeps proxies and clients with read timeouts from giving up.
-     */
-    static ChoiceEvents.Event nextOrKeepAlive(ChoiceEvents events, Response response, long keepAliveMillis) throws InterruptedException, IOException {
-        while (true) {
-            ChoiceEvents.Event event = events.next(keepAliveMillis);
-            if (event != null) {
-                return event;
-            }
-            keepAlive(response);
-        }
-    }
-
     /** An SSE comment, which every client skips: it keeps a silent stream's connection alive. */
     static void keepAlive(Response response) throws IOException {
         write(response, KEEP_ALIVE.duplicate());
