@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.template.ChatDelta;
 import forge.api.template.ToolCall;
-import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.FinishReason;
 import java.io.IOException;
@@ -32,21 +31,17 @@ import org.eclipse.jetty.util.Callback;
  */
 final class AnthropicMessages {
 
-    private final ModelCatalog catalog;
-    private final ForgeMetrics metrics;
-    private final long keepAliveMillis;
+    private final RunContext context;
 
-    AnthropicMessages(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
-        this.catalog = catalog;
-        this.metrics = metrics;
-        this.keepAliveMillis = keepAliveMillis;
+    AnthropicMessages(RunContext context) {
+        this.context = context;
     }
 
     void handle(Fields body, boolean strict, Request request, Response response, Callback callback) {
         ChatRequest req = MessagesRequest.parse(body, true);
         Strictness.check(strict, req.ignored());
         String id = Ids.next("msg_");
-        ChatRun run = ChatRun.start(catalog, metrics, req, id, strict, request, response);
+        ChatRun run = ChatRun.start(context, req, id, strict, request, response);
         run.drive(callback, () -> {
             if (req.stream()) {
                 stream(run, response, callback);
@@ -63,7 +58,7 @@ final class AnthropicMessages {
     ObjectNode countTokens(Fields body, boolean strict) {
         ChatRequest req = MessagesRequest.parse(body, false);
         Strictness.check(strict, req.ignored());
-        ServedModel model = catalog.serve(Requests.entry(catalog, req.model()));
+        ServedModel model = context.catalog().serve(Requests.entry(context.catalog(), req.model()));
         StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
         return Json.MAPPER.createObjectNode().put("input_tokens", model.prepare(shaped.prompt()).tokens().length);
     }
@@ -120,7 +115,7 @@ final class AnthropicMessages {
         while (true) {
             ChatRun.Event next;
             try {
-                next = run.next(() -> ping(response), keepAliveMillis);
+                next = run.next(() -> ping(response), context.keepAliveMillis());
             } catch (ApiError e) {
                 // Past the status line: Anthropic's error event ends the stream.
                 SseWriter.event(response, "error", error(e));

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.template.ChatDelta;
 import forge.api.template.ToolCall;
-import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.TokenLogprob;
 import java.io.IOException;
@@ -20,20 +19,15 @@ import org.eclipse.jetty.util.Callback;
 /** {@code POST /v1/chat/completions}, whole or streamed as server-sent events. */
 final class ChatCompletions {
 
-    private final ModelCatalog catalog;
-    private final ForgeMetrics metrics;
-    private final long keepAliveMillis;
+    private final RunContext context;
 
-    ChatCompletions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
-        this.catalog = catalog;
-        this.metrics = metrics;
-        this.keepAliveMillis = keepAliveMillis;
+    ChatCompletions(RunContext context) {
+        this.context = context;
     }
-
 
     void handle(ChatRequest req, boolean strict, Request request, Response response, Callback callback) {
         String id = Ids.next("chatcmpl-");
-        ChatRun run = ChatRun.start(catalog, metrics, req, id, strict, request, response);
+        ChatRun run = ChatRun.start(context, req, id, strict, request, response);
         long created = System.currentTimeMillis() / 1000;
         run.drive(callback, () -> {
             if (req.stream()) {
@@ -112,11 +106,9 @@ final class ChatCompletions {
         while (open > 0) {
             ChatRun.Event next;
             try {
-                next = run.next(() -> SseWriter.keepAlive(response), keepAliveMillis);
+                next = run.next(() -> SseWriter.keepAlive(response), context.keepAliveMillis());
             } catch (ApiError e) {
-                // After a 200 the status cannot change: one final error event, then [DONE].
-                SseWriter.send(response, e.toJson());
-                SseWriter.finish(response, callback);
+                SseWriter.failed(response, e, callback);
                 return;
             }
             int index = next.index();

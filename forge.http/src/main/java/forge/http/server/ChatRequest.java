@@ -143,14 +143,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
     }
 
     static List<ToolDefinition> tools(JsonNode given) {
-        JsonNode node = Params.array(given, "tools");
-        List<ToolDefinition> tools = new ArrayList<>();
-        for (int i = 0; i < node.size(); i++) {
-            String at = "tools[" + i + "]";
-            JsonNode tool = node.get(i);
-            if (!tool.isObject()) {
-                throw ApiError.badRequest(at, at + " must be an object {\"type\": \"function\", \"function\": {...}}");
-            }
+        return Tools.list(given, "{\"type\": \"function\", \"function\": {...}}", (tool, at, before) -> {
             JsonNode type = tool.get("type");
             if (type != null && !(type.isTextual() && type.asText().equals("function"))) {
                 throw ApiError.badRequest(at + ".type", at + ".type must be \"function\", got " + type
@@ -160,9 +153,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             if (fn == null) {
                 throw ApiError.badRequest(at + ".function", at + ".function is required");
             }
-            tools.add(Tools.function(fn, at + ".function", Tools.OPENAI, tools));
-        }
-        return tools;
+            return Tools.function(fn, at + ".function", Tools.OPENAI, before);
+        });
     }
 
     private static String text(JsonNode m, String field, String at) {

@@ -4,7 +4,6 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ToolCall;
 import forge.runtime.catalog.ChatGeneration;
 import forge.runtime.catalog.ChatOptions;
-import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.PreparedChat;
 import forge.runtime.catalog.ServedModel;
@@ -83,16 +82,15 @@ final class ChatRun {
      *
      * @param strict {@code --strict}: a {@code max_tokens} beyond the slot is refused, not fitted
      */
-    static ChatRun start(ModelCatalog catalog, ForgeMetrics metrics, ChatRequest req, String id, boolean strict,
-                         Request request, Response response) {
-        ModelEntry entry = Requests.entry(catalog, req.model());
-        ServedModel model = catalog.serve(entry);
+    static ChatRun start(RunContext context, ChatRequest req, String id, boolean strict, Request request, Response response) {
+        ModelEntry entry = Requests.entry(context.catalog(), req.model());
+        ServedModel model = context.catalog().serve(entry);
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
         StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
         PreparedChat prepared = model.prepare(shaped.prompt());
         ContextFit fit = ContextFit.of(prepared.tokens().length, req.maxTokens(), model.engine().config().slotContext(), strict);
         List<ChatGeneration> choices = new ArrayList<>(req.n());
-        Run run = Run.start(id, entry.id(), metrics, 1, req.n(), shaped.sampling(), (sequence, prompt, sampling) -> {
+        Run run = Run.start(id, entry.id(), context.metrics(), 1, req.n(), shaped.sampling(), (sequence, prompt, sampling) -> {
             ChatGeneration choice = model.chat(prepared, new ChatOptions(sequence, sampling, fit.maxTokens(), req.stops(),
                     req.ignoreEos(), req.logprobs()));
             choices.add(choice);

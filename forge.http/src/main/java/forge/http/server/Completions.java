@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.Vocabulary;
 import forge.api.sampler.SamplingParams;
-import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.GenerationEvent;
@@ -39,14 +38,10 @@ final class Completions {
             List.of("<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
             List.of("<PRE>", "<SUF>", "<MID>"));
 
-    private final ModelCatalog catalog;
-    private final ForgeMetrics metrics;
-    private final long keepAliveMillis;
+    private final RunContext context;
 
-    Completions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
-        this.metrics = metrics;
-        this.catalog = catalog;
-        this.keepAliveMillis = keepAliveMillis;
+    Completions(RunContext context) {
+        this.context = context;
     }
 
     void handle(Fields body, boolean strict, Request request, Response response, Callback callback) {
@@ -70,8 +65,8 @@ final class Completions {
         Set<String> ignored = body.ignored();
         Strictness.check(strict, ignored);
 
-        ModelEntry entry = Requests.entry(catalog, name);
-        ServedModel model = catalog.serve(entry);
+        ModelEntry entry = Requests.entry(context.catalog(), name);
+        ServedModel model = context.catalog().serve(entry);
         Vocabulary vocab = model.vocabulary();
         List<int[]> prompts = prompts(promptNode, vocab);
         if (!suffix.isEmpty()) {
@@ -85,13 +80,6 @@ final class Completions {
         }
         boolean score = echo && logprobs >= 0;
         List<int[]> asked = prompts;
-        SamplingParams sampling = structured.grammar().isEmpty() ? common.sampling()
-                : common.sampling().toBuilder().grammar(structured.grammar()).build();
-        // With several prompts, the header names the smallest limit.
-        Run run = Run.start(Ids.next("cmpl-"), entry.id(), metrics, prompts.size(), common.n(), sampling,
-                (sequence, prompt, own) -> model.engine().submit(new GenerationRequest(sequence, asked.get(prompt), own,
-                        fits.get(prompt).maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)),
-                ignored, fits.stream().mapToInt(ContextFit::maxTokens).min().orElseThrow(), request, response);
         // Special tokens written in the prompt are echoed as written; the BOS the tokenizer added is not.
         List<Echo> echoes = new ArrayList<>();
         for (int[] prompt : prompts) {
@@ -100,6 +88,13 @@ final class Completions {
                 echoes.add(e);
             }
         }
+        SamplingParams sampling = structured.grammar().isEmpty() ? common.sampling()
+                : common.sampling().toBuilder().grammar(structured.grammar()).build();
+        // With several prompts, the header names the smallest limit.
+        Run run = Run.start(Ids.next("cmpl-"), entry.id(), context.metrics(), prompts.size(), common.n(), sampling,
+                (sequence, prompt, own) -> model.engine().submit(new GenerationRequest(sequence, asked.get(prompt), own,
+                        fits.get(prompt).maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)),
+                ignored, fits.stream().mapToInt(ContextFit::maxTokens).min().orElseThrow(), request, response);
         long created = System.currentTimeMillis() / 1000;
         Answers answers = new Answers(run, created, echoes, vocab, logprobs >= 0);
         run.drive(callback, () -> {
@@ -210,11 +205,9 @@ final class Completions {
             while (open > 0) {
                 ChoiceEvents.Event next;
                 try {
-                    next = run.next(() -> SseWriter.keepAlive(response), keepAliveMillis);
+                    next = run.next(() -> SseWriter.keepAlive(response), context.keepAliveMillis());
                 } catch (ApiError e) {
-                    // After a 200 the status cannot change: one final error event, then [DONE].
-                    SseWriter.send(response, e.toJson());
-                    SseWriter.finish(response, callback);
+                    SseWriter.failed(response, e, callback);
                     return;
                 }
                 int index = next.index();

@@ -228,26 +228,17 @@ final class MessagesRequest {
 
     /** {@code tools}: custom tools ({@code name}, {@code description}, {@code input_schema}); server tools are refused. */
     private static List<ToolDefinition> tools(JsonNode given) {
-        JsonNode node = Params.array(given, "tools");
-        List<ToolDefinition> tools = new ArrayList<>();
-        for (int i = 0; i < node.size(); i++) {
-            String at = "tools[" + i + "]";
-            JsonNode tool = node.get(i);
-            if (!tool.isObject()) {
-                throw ApiError.badRequest(at, at + " must be an object {\"name\", \"description\", \"input_schema\"}");
-            }
+        return Tools.list(given, "{\"name\", \"description\", \"input_schema\"}", (tool, at, before) -> {
             String type = Params.string(tool, "type", at, 64);
             if (type != null && !type.equals("custom")) {
                 throw ApiError.badRequest(at + ".type", at + ".type '" + type
                         + "' is a server tool, which this server does not run; give custom tools with an input_schema");
             }
-            JsonNode schema = Params.object(tool, "input_schema", at);
-            if (schema == null) {
+            if (Params.object(tool, "input_schema", at) == null) {
                 throw ApiError.badRequest(at + ".input_schema", at + ".input_schema is required");
             }
-            tools.add(Tools.function(tool, at, Tools.ANTHROPIC, tools));
-        }
-        return tools;
+            return Tools.function(tool, at, Tools.ANTHROPIC, before);
+        });
     }
 
     /** {@code tool_choice} and {@code output_config.format} (or the beta's {@code output_format}). */

@@ -7,7 +7,6 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
-import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.engine.FinishReason;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -40,14 +39,11 @@ import org.eclipse.jetty.util.Callback;
  */
 final class Responses {
 
-    private final ModelCatalog catalog;
-    private final ForgeMetrics metrics;
-    private final long keepAliveMillis;
+    private final RunContext context;
     private final ResponseStore store;
-    Responses(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, ResponseStore store) {
-        this.catalog = catalog;
-        this.metrics = metrics;
-        this.keepAliveMillis = keepAliveMillis;
+
+    Responses(RunContext context, ResponseStore store) {
+        this.context = context;
         this.store = store;
     }
 
@@ -55,7 +51,7 @@ final class Responses {
         ResponsesRequest req = ResponsesRequest.parse(body, store);
         Strictness.check(strict, req.chat().ignored());
         String id = Ids.next("resp_");
-        ChatRun run = ChatRun.start(catalog, metrics, req.chat(), id, strict, request, response);
+        ChatRun run = ChatRun.start(context, req.chat(), id, strict, request, response);
         long created = System.currentTimeMillis() / 1000;
         run.drive(callback, () -> {
             if (req.chat().stream()) {
@@ -247,7 +243,7 @@ final class Responses {
         while (true) {
             ChatRun.Event next;
             try {
-                next = run.next(() -> SseWriter.keepAlive(response), keepAliveMillis);
+                next = run.next(() -> SseWriter.keepAlive(response), context.keepAliveMillis());
             } catch (ApiError e) {
                 close(events, open, output);
                 ObjectNode failed = response(run, req, created, "failed", output);

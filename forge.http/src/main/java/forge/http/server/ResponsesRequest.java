@@ -253,19 +253,15 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
 
     /** Function tools, flat as the Responses API writes them; other kinds (web search, ...) are skipped and named. */
     private static List<ToolDefinition> tools(Fields body) {
-        JsonNode node = Params.array(body.get("tools"), "tools");
-        List<ToolDefinition> tools = new ArrayList<>();
-        for (int i = 0; i < node.size(); i++) {
-            JsonNode tool = node.get(i);
+        return Tools.list(body.get("tools"), null, (tool, at, before) -> {
             String type = tool.path("type").asText("");
             if (!type.equals("function")) {
                 // A hosted tool (web_search, file_search, ...) runs on OpenAI's side: there is none here.
-                body.unused("tools[" + i + "]" + (type.isEmpty() ? "" : " (" + type + ")"));
-                continue;
+                body.unused(at + (type.isEmpty() ? "" : " (" + type + ")"));
+                return null;
             }
-            tools.add(Tools.function(tool, "tools[" + i + "]", Tools.OPENAI, tools));
-        }
-        return tools;
+            return Tools.function(tool, at, Tools.OPENAI, before);
+        });
     }
 
     private static JsonNode toolsEcho(JsonNode node) {

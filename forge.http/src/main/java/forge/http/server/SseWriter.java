@@ -67,6 +67,15 @@ final class SseWriter {
         response.write(true, ByteBuffer.allocate(0), callback);
     }
 
+    /**
+     * Ends an OpenAI stream that failed after its 200, whose status cannot change: one final
+     * {@code data:} event of the error, then {@code data: [DONE]}.
+     */
+    static void failed(Response response, ApiError error, Callback callback) throws IOException {
+        send(response, error.toJson());
+        finish(response, callback);
+    }
+
     /** Ends an OpenAI stream with {@code data: [DONE]}, completing {@code callback} once written. */
     static void finish(Response response, Callback callback) {
         response.write(true, DONE.duplicate(), callback);

@@ -5,6 +5,7 @@ import forge.api.template.ToolDefinition;
 import forge.runtime.grammar.InvalidSchemaException;
 import forge.runtime.grammar.JsonSchemaGrammar;
 import forge.runtime.grammar.SchemaGrammarException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +41,34 @@ final class Tools {
     static final Layout OPENAI = new Layout("parameters", true);
     /** Anthropic's Messages: {@code input_schema}. */
     static final Layout ANTHROPIC = new Layout("input_schema", false);
+
+    /** A door's reading of its tool {@code tool} at {@code at}: its function, or null for a tool it skips. */
+    interface Door {
+        ToolDefinition read(JsonNode tool, String at, List<ToolDefinition> before);
+    }
+
+    /**
+     * The {@code tools} array, each tool read by {@code door} in order; an absent one is none.
+     *
+     * @param shape what a tool looks like, for the refusal of one that is no object; null where
+     *              the door reads any value (Responses, which skips what it does not run)
+     */
+    static List<ToolDefinition> list(JsonNode given, String shape, Door door) {
+        JsonNode node = Params.array(given, "tools");
+        List<ToolDefinition> tools = new ArrayList<>();
+        for (int i = 0; i < node.size(); i++) {
+            String at = "tools[" + i + "]";
+            JsonNode tool = node.get(i);
+            if (shape != null && !tool.isObject()) {
+                throw ApiError.badRequest(at, at + " must be an object " + shape);
+            }
+            ToolDefinition read = door.read(tool, at, tools);
+            if (read != null) {
+                tools.add(read);
+            }
+        }
+        return tools;
+    }
 
     /**
      * The function whose {@code name}, {@code description} and schema {@code fn} holds at
