@@ -6,13 +6,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.template.ChatDelta;
 import forge.api.template.ToolCall;
-import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.FinishReason;
 import java.io.IOException;
-import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -35,24 +31,17 @@ import org.eclipse.jetty.util.Callback;
  */
 final class AnthropicMessages {
 
-    private final ModelCatalog catalog;
-    private final ForgeMetrics metrics;
-    private final long keepAliveMillis;
+    private final RunContext context;
 
-    private final forge.runtime.plugin.SamplerStages stages;
-
-    AnthropicMessages(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, forge.runtime.plugin.SamplerStages stages) {
-        this.stages = stages;
-        this.catalog = catalog;
-        this.metrics = metrics;
-        this.keepAliveMillis = keepAliveMillis;
+    AnthropicMessages(RunContext context) {
+        this.context = context;
     }
 
-    void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
-        ChatRequest req = MessagesRequest.parse(body, true, stages);
+    void handle(Fields body, boolean strict, Request request, Response response, Callback callback) {
+        ChatRequest req = MessagesRequest.parse(body, true);
         Strictness.check(strict, req.ignored());
-        String id = "msg_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        ChatRun run = ChatRun.start(catalog, metrics, req, id, strict, request, response);
+        String id = Ids.next("msg_");
+        ChatRun run = ChatRun.start(context, req, id, strict, request, response);
         run.drive(callback, () -> {
             if (req.stream()) {
                 stream(run, response, callback);
@@ -62,11 +51,14 @@ final class AnthropicMessages {
         });
     }
 
-    /** {@code count_tokens}: the prompt the same body would render to, counted; nothing is generated. */
-    ObjectNode countTokens(JsonNode body, boolean strict) {
+    /**
+     * {@code count_tokens}: the prompt the same body would render to, counted; nothing is
+     * generated. The body is read as {@code /v1/messages} reads it, sampler stages included.
+     */
+    ObjectNode countTokens(Fields body, boolean strict) {
         ChatRequest req = MessagesRequest.parse(body, false);
         Strictness.check(strict, req.ignored());
-        ServedModel model = catalog.serve(Requests.entry(catalog, req.model()));
+        ServedModel model = context.catalog().serve(Requests.entry(context.catalog(), req.model()));
         StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
         return Json.MAPPER.createObjectNode().put("input_tokens", model.prepare(shaped.prompt()).tokens().length);
     }
@@ -104,9 +96,7 @@ final class AnthropicMessages {
     private enum Block { NONE, TEXT, THINKING, TOOL_USE }
 
     private void stream(ChatRun run, Response response, Callback callback) throws InterruptedException, IOException {
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        SseWriter.start(response);
         ObjectNode start = Json.MAPPER.createObjectNode().put("type", "message_start");
         ObjectNode message = envelope(run);
         message.putArray("content");
@@ -125,7 +115,7 @@ final class AnthropicMessages {
         while (true) {
             ChatRun.Event next;
             try {
-                next = run.next(() -> ping(response), keepAliveMillis);
+                next = run.next(() -> ping(response), context.keepAliveMillis());
             } catch (ApiError e) {
                 // Past the status line: Anthropic's error event ends the stream.
                 SseWriter.event(response, "error", error(e));
@@ -240,7 +230,7 @@ final class AnthropicMessages {
      * {@code cache_read_input_tokens} those reused from the prefix cache (their sum is the
      * prompt), {@code output_tokens} the generated ones.
      */
-    private static ObjectNode usage(ChatRun.Usage u) {
+    private static ObjectNode usage(Run.Usage u) {
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("input_tokens", u.promptTokens() - u.cachedTokens());
         n.put("cache_creation_input_tokens", 0);
@@ -263,7 +253,7 @@ final class AnthropicMessages {
     }
 
     private static String toolUseId(String id) {
-        return id.isEmpty() ? "toolu_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE) : id;
+        return id.isEmpty() ? Ids.next("toolu_") : id;
     }
 
     /** Anthropic's error types, by status. */

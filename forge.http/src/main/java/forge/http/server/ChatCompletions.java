@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.template.ChatDelta;
 import forge.api.template.ToolCall;
-import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.TokenLogprob;
 import java.io.IOException;
@@ -13,8 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -22,20 +19,15 @@ import org.eclipse.jetty.util.Callback;
 /** {@code POST /v1/chat/completions}, whole or streamed as server-sent events. */
 final class ChatCompletions {
 
-    private final ModelCatalog catalog;
-    private final ForgeMetrics metrics;
-    private final long keepAliveMillis;
+    private final RunContext context;
 
-    ChatCompletions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
-        this.catalog = catalog;
-        this.metrics = metrics;
-        this.keepAliveMillis = keepAliveMillis;
+    ChatCompletions(RunContext context) {
+        this.context = context;
     }
 
-
     void handle(ChatRequest req, boolean strict, Request request, Response response, Callback callback) {
-        String id = "chatcmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        ChatRun run = ChatRun.start(catalog, metrics, req, id, strict, request, response);
+        String id = Ids.next("chatcmpl-");
+        ChatRun run = ChatRun.start(context, req, id, strict, request, response);
         long created = System.currentTimeMillis() / 1000;
         run.drive(callback, () -> {
             if (req.stream()) {
@@ -82,7 +74,7 @@ final class ChatCompletions {
             }
             choice.put("finish_reason", finishReason(a.finish()));
         }
-        ChatRun.Usage u = run.usage();
+        Run.Usage u = run.usage();
         body.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));
         body.set("timings", OpenAiWire.timings(answers.getFirst().finish().timings()));
         ForgeServer.sendJson(response, callback, 200, body);
@@ -96,9 +88,7 @@ final class ChatCompletions {
             throws InterruptedException, IOException {
         String id = run.id();
         String model = run.model();
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        SseWriter.start(response);
         // Log-probabilities of text the parser has not released yet go with the choice's next chunk.
         List<List<TokenLogprob>> pending = new ArrayList<>();
         for (int i = 0; i < run.size(); i++) {
@@ -116,11 +106,9 @@ final class ChatCompletions {
         while (open > 0) {
             ChatRun.Event next;
             try {
-                next = run.next(() -> SseWriter.keepAlive(response), keepAliveMillis);
+                next = run.next(() -> SseWriter.keepAlive(response), context.keepAliveMillis());
             } catch (ApiError e) {
-                // After a 200 the status cannot change: one final error event, then [DONE].
-                SseWriter.send(response, e.toJson());
-                SseWriter.finish(response, callback);
+                SseWriter.failed(response, e, callback);
                 return;
             }
             int index = next.index();
@@ -145,7 +133,7 @@ final class ChatCompletions {
             }
         }
         if (run.request().includeUsage()) {
-            ChatRun.Usage u = run.usage();
+            Run.Usage u = run.usage();
             ObjectNode usage = OpenAiWire.chunk(id, created, model);
             usage.putArray("choices");
             usage.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));

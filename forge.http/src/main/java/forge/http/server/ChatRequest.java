@@ -10,11 +10,9 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * A validated {@code POST /v1/chat/completions} body. Every invalid parameter is a 400 naming it;
@@ -37,38 +35,25 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
                    boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n, int logprobs,
                    StructuredOutput structured) {
 
-    /** OpenAI's rule for function names, which templates and grammars rely on too. */
-    private static final java.util.regex.Pattern TOOL_NAME = java.util.regex.Pattern.compile("[a-zA-Z0-9_-]{1,64}");
-
-    /** Parameters that have an effect here, besides the {@link GenerationParams#NAMES generation ones}. */
-    private static final Set<String> HANDLED = Set.of("model", "messages", "tools", "chat_template_kwargs",
-            "response_format", "grammar", "tool_choice", "parallel_tool_calls", "logprobs", "top_logprobs",
-            "reasoning_effort");
-
-    static ChatRequest parse(JsonNode body) {
-        return parse(body, forge.runtime.plugin.SamplerStages.NONE);
-    }
-
-    /** A chat body whose {@code samplers} may name the plugin stages of {@code stages}. */
-    static ChatRequest parse(JsonNode body, forge.runtime.plugin.SamplerStages stages) {
-        Set<String> ignored = Params.ignored(body, HANDLED, GenerationParams.NAMES, SamplingChain.handled(body, stages));
-
+    /** A chat body; what it holds that was never read is named in {@link #ignored()}. */
+    static ChatRequest parse(Fields body) {
         String model = Requests.model(body);
         List<ChatMessage> messages = messages(body.get("messages"));
         List<ToolDefinition> tools = tools(body.get("tools"));
         Map<String, Object> kwargs = Thinking.effort(templateKwargs(body), Params.string(body, "reasoning_effort", "", 16),
                 "reasoning_effort");
 
-        GenerationParams gen = GenerationParams.parse(body, -1, stages);
+        GenerationParams gen = GenerationParams.parse(body, -1);
         boolean logprobs = Params.bool(body, "logprobs", false);
         int topLogprobs = Params.integer(body, "top_logprobs", 0, 0, TokenLogprobs.MAX_TOP);
         if (body.hasNonNull("top_logprobs") && !logprobs) {
             throw ApiError.badRequest("top_logprobs", "'top_logprobs' requires 'logprobs': true");
         }
 
+        StructuredOutput structured = StructuredOutput.parse(body, tools);
         return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), gen.sampling(), gen.maxTokens(),
-                gen.stops(), gen.stream(), gen.includeUsage(), gen.ignoreEos(), ignored, gen.n(),
-                logprobs ? topLogprobs : -1, StructuredOutput.parse(body, tools));
+                gen.stops(), gen.stream(), gen.includeUsage(), gen.ignoreEos(), body.ignored(), gen.n(),
+                logprobs ? topLogprobs : -1, structured);
     }
 
     static List<ChatMessage> messages(JsonNode node) {
@@ -158,14 +143,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
     }
 
     static List<ToolDefinition> tools(JsonNode given) {
-        JsonNode node = Params.array(given, "tools");
-        List<ToolDefinition> tools = new ArrayList<>();
-        for (int i = 0; i < node.size(); i++) {
-            String at = "tools[" + i + "]";
-            JsonNode tool = node.get(i);
-            if (!tool.isObject()) {
-                throw ApiError.badRequest(at, at + " must be an object {\"type\": \"function\", \"function\": {...}}");
-            }
+        return Tools.list(given, "{\"type\": \"function\", \"function\": {...}}", (tool, at, before) -> {
             JsonNode type = tool.get("type");
             if (type != null && !(type.isTextual() && type.asText().equals("function"))) {
                 throw ApiError.badRequest(at + ".type", at + ".type must be \"function\", got " + type
@@ -175,60 +153,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             if (fn == null) {
                 throw ApiError.badRequest(at + ".function", at + ".function is required");
             }
-            String name = Params.string(fn, "name", at + ".function", 64);
-            if (name == null || !TOOL_NAME.matcher(name).matches()) {
-                throw ApiError.badRequest(at + ".function.name", at + ".function.name is required and must match"
-                        + " ^[a-zA-Z0-9_-]{1,64}$" + (name == null ? "" : ", got '" + name + "'"));
-            }
-            for (int j = 0; j < i; j++) {
-                if (tools.get(j).name().equals(name)) {
-                    throw ApiError.badRequest(at + ".function.name", "two tools are named '" + name + "'");
-                }
-            }
-            String description = Params.string(fn, "description", at + ".function", 1 << 20);
-            Params.bool(fn, "strict", at + ".function", false);
-            JsonNode parameters = Params.object(fn, "parameters", at + ".function");
-            if (parameters != null && parameters.has("type") && !"object".equals(parameters.get("type").asText(null))) {
-                throw ApiError.badRequest(at + ".function.parameters", at + ".function.parameters must be a JSON Schema"
-                        + " of type \"object\", got type " + parameters.get("type"));
-            }
-            @SuppressWarnings("unchecked")
-            Map<String, Object> params = parameters != null ? Json.MAPPER.convertValue(parameters, LinkedHashMap.class) : Map.of();
-            try {
-                // A malformed schema (an unknown type, a dangling $ref) is refused whether or not a
-                // grammar will enforce it; one that only uses features a grammar cannot enforce is fine.
-                forge.runtime.grammar.JsonSchemaGrammar.convert(params.isEmpty() ? Map.of("type", "object") : params);
-            } catch (forge.runtime.grammar.InvalidSchemaException e) {
-                throw ApiError.badRequest(at + ".function.parameters", "tool '" + name + "': " + e.getMessage());
-            } catch (forge.runtime.grammar.SchemaGrammarException e) {
-                // unsupported for enforcement only
-            }
-            tools.add(new ToolDefinition(name, description == null ? "" : description, params));
-        }
-        return tools;
-    }
-
-    /**
-     * Chat's reader of tools for a route that writes them its own way (flat, or with an
-     * {@code input_schema}): {@code functions} are that route's tools as chat's, and the one at
-     * {@code j} was written at {@code positions.get(j)}. Every check is chat's; an error names the
-     * tool as the route's request wrote it ({@code tools[3].input_schema}, not
-     * {@code tools[1].function.parameters}).
-     *
-     * @param parameters what the route calls a tool's parameter schema
-     */
-    static List<ToolDefinition> tools(com.fasterxml.jackson.databind.node.ArrayNode functions, List<Integer> positions,
-                                      String parameters) {
-        try {
-            return tools(functions);
-        } catch (ApiError e) {
-            java.util.function.UnaryOperator<String> rename = text -> java.util.regex.Pattern
-                    .compile("tools\\[(\\d+)]\\.function(\\.parameters)?").matcher(text)
-                    .replaceAll(m -> "tools[" + positions.get(Integer.parseInt(m.group(1))) + "]"
-                            + (m.group(2) == null ? "" : "." + parameters));
-            throw new ApiError(e.status(), e.type(), e.code(), e.param() == null ? null : rename.apply(e.param()),
-                    rename.apply(e.getMessage()));
-        }
+            return Tools.function(fn, at + ".function", Tools.OPENAI, before);
+        });
     }
 
     private static String text(JsonNode m, String field, String at) {

@@ -4,12 +4,10 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ToolCall;
 import forge.runtime.catalog.ChatGeneration;
 import forge.runtime.catalog.ChatOptions;
-import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.PreparedChat;
 import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.FinishReason;
-import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.Timings;
 import forge.runtime.engine.TokenLogprob;
@@ -25,16 +23,15 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * One chat request on the one generation path that every chatting route shares (OpenAI chat
- * completions, Anthropic Messages, OpenAI Responses): the model resolved, the output's shape
- * turned into a grammar, the prompt rendered once and fitted to the slot ({@link ContextFit}),
- * {@code n} choices submitted, the client's departure wired to cancel them; then the engine's
- * events parsed by the template into {@link ChatDelta}s, and usage and metrics kept. A route is a
- * translator around it: its request into a {@link ChatRequest}, these events into its wire format.
+ * One chat request on the run core ({@link Run}) that every generating door shares, with what only
+ * chat adds: the model resolved, the output's shape turned into a grammar, the prompt rendered
+ * once and fitted to the slot ({@link ContextFit}); then each choice's engine events parsed by the
+ * template into {@link ChatDelta}s. Every chatting door (OpenAI chat completions, Anthropic
+ * Messages, OpenAI Responses) is a translator around it: its request into a {@link ChatRequest},
+ * these events into its wire format.
  *
- * <p>Failures arrive as exceptions, once every choice is cancelled: the generation's own failure
- * as an {@link ApiError} (a route that is already streaming writes it as its error event), the
- * client gone as an {@link EofException}. {@link #drive} turns them into the request's end.
+ * <p>Failures arrive as the run core's exceptions ({@link ApiError}, {@link EofException}), once
+ * every choice is cancelled; {@link #drive} turns them into the request's end.
  */
 final class ChatRun {
 
@@ -66,89 +63,50 @@ final class ChatRun {
                   Finished finish) {
     }
 
-    /** Token counts as OpenAI counts them: the shared prompt once, every choice's completion. */
-    record Usage(int promptTokens, int cachedTokens, int completionTokens) {
-    }
-
-    /** What a streaming route does while no event comes: a keep-alive in its own wire format. */
-    interface Idle {
-        void waiting() throws IOException;
-    }
-
-    /** A route's response body, which may fail the ways a run does. */
-    interface Body {
-        void write() throws IOException, InterruptedException;
-    }
-
-    private final String id;
-    private final ModelEntry entry;
+    private final Run run;
     private final ChatRequest request;
     private final List<ChatGeneration> choices;
-    private final List<Generation> generations;
-    private final ForgeMetrics metrics;
     private final ArrayDeque<Event> ready = new ArrayDeque<>();
     private final boolean[] toolCalls;
-    private ChoiceEvents merged;
-    private int current;
-    private int promptTokens;
-    private int cachedTokens;
-    private int completionTokens;
 
-    private ChatRun(String id, ModelEntry entry, ChatRequest request, List<ChatGeneration> choices, ForgeMetrics metrics) {
-        this.id = id;
-        this.entry = entry;
+    private ChatRun(Run run, ChatRequest request, List<ChatGeneration> choices) {
+        this.run = run;
         this.request = request;
         this.choices = choices;
-        this.generations = choices.stream().map(ChatGeneration::generation).toList();
-        this.metrics = metrics;
         this.toolCalls = new boolean[choices.size()];
     }
 
     /**
      * Submits {@code req}: refusals (an unknown model, a shape that cannot be enforced, a prompt
-     * that does not fit) are thrown before anything is generated or written. Names the parameters
-     * without effect and the effective {@code max_tokens} in the response's headers.
+     * that does not fit) are thrown before anything is generated or written.
      *
      * @param strict {@code --strict}: a {@code max_tokens} beyond the slot is refused, not fitted
      */
-    static ChatRun start(ModelCatalog catalog, ForgeMetrics metrics, ChatRequest req, String id, boolean strict,
-                         Request request, Response response) {
-        ModelEntry entry = Requests.entry(catalog, req.model());
-        ServedModel model = catalog.serve(entry);
+    static ChatRun start(RunContext context, ChatRequest req, String id, boolean strict, Request request, Response response) {
+        ModelEntry entry = Requests.entry(context.catalog(), req.model());
+        ServedModel model = context.catalog().serve(entry);
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
         StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
         PreparedChat prepared = model.prepare(shaped.prompt());
         ContextFit fit = ContextFit.of(prepared.tokens().length, req.maxTokens(), model.engine().config().slotContext(), strict);
-        // n choices are n sequences decoded side by side; a fixed seed gives each its own stream.
         List<ChatGeneration> choices = new ArrayList<>(req.n());
-        try {
-            for (int i = 0; i < req.n(); i++) {
-                var sampling = shaped.sampling().seed() >= 0
-                        ? shaped.sampling().toBuilder().seed(shaped.sampling().seed() + i).build() : shaped.sampling();
-                choices.add(model.chat(prepared, new ChatOptions(req.n() == 1 ? id : id + "-" + i, sampling,
-                        fit.maxTokens(), req.stops(), req.ignoreEos(), req.logprobs())));
-            }
-        } catch (RuntimeException e) {
-            choices.forEach(c -> c.generation().cancel());
-            throw e;
-        }
-        // A client that goes away cancels its generations; the engine frees the slots at its next step.
-        request.addFailureListener(failure -> choices.forEach(c -> c.generation().cancel()));
-        if (!req.ignored().isEmpty()) {
-            response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", req.ignored()));
-        }
-        response.getHeaders().put(ContextFit.HEADER, String.valueOf(fit.maxTokens()));
-        return new ChatRun(id, entry, req, choices, metrics);
+        Run run = Run.start(id, entry.id(), context.metrics(), 1, req.n(), shaped.sampling(), (sequence, prompt, sampling) -> {
+            ChatGeneration choice = model.chat(prepared, new ChatOptions(sequence, sampling, fit.maxTokens(), req.stops(),
+                    req.ignoreEos(), req.logprobs()));
+            choices.add(choice);
+            return choice.generation();
+        }, req.ignored(), fit.maxTokens(), request, response);
+        return new ChatRun(run, req, List.copyOf(choices));
     }
 
     /** The response's id, as the route chose it. */
     String id() {
-        return id;
+        return run.id();
     }
 
     /** The model's canonical id. */
     String model() {
-        return entry.id();
+        return run.model();
     }
 
     ChatRequest request() {
@@ -166,34 +124,13 @@ final class ChatRun {
     }
 
     /** The usage so far: complete once every choice finished. */
-    Usage usage() {
-        return new Usage(promptTokens, cachedTokens, completionTokens);
+    Run.Usage usage() {
+        return run.usage();
     }
 
-    /** Cancels every choice; the engine frees their slots at its next step. */
-    void cancel() {
-        generations.forEach(Generation::cancel);
-    }
-
-    /**
-     * Writes a route's response, ending the request the way its failure says: a client gone or an
-     * interrupt fails the callback; any other exception is for the router, which answers it (or,
-     * past the status line, ends the connection). Every choice is cancelled on the way out.
-     */
-    void drive(Callback callback, Body body) {
-        try {
-            body.write();
-        } catch (IOException e) {
-            cancel();
-            callback.failed(e);
-        } catch (InterruptedException e) {
-            cancel();
-            Thread.currentThread().interrupt();
-            callback.failed(e);
-        } catch (RuntimeException e) {
-            cancel();
-            throw e;
-        }
+    /** As {@link Run#drive}. */
+    void drive(Callback callback, Run.Body body) {
+        run.drive(callback, body);
     }
 
     /**
@@ -202,27 +139,17 @@ final class ChatRun {
      */
     Event next(ClientWatch watch) throws InterruptedException, IOException {
         while (ready.isEmpty()) {
-            accept(current, watch.next(generations.get(current), generations));
+            ChoiceEvents.Event e = run.next(watch);
+            accept(e.index(), e.event());
         }
-        Event e = ready.poll();
-        if (e instanceof Finished) {
-            current++;
-        }
-        return e;
+        return ready.poll();
     }
 
     /** The next event of any choice, in the order they happen, calling {@code idle} every {@code keepAliveMillis} without one. */
-    Event next(Idle idle, long keepAliveMillis) throws InterruptedException, IOException {
-        if (merged == null) {
-            merged = new ChoiceEvents(generations);
-        }
+    Event next(Run.Idle idle, long keepAliveMillis) throws InterruptedException, IOException {
         while (ready.isEmpty()) {
-            ChoiceEvents.Event e = merged.next(keepAliveMillis);
-            if (e == null) {
-                idle.waiting();
-            } else {
-                accept(e.index(), e.event());
-            }
+            ChoiceEvents.Event e = run.next(idle, keepAliveMillis);
+            accept(e.index(), e.event());
         }
         return ready.poll();
     }
@@ -257,31 +184,20 @@ final class ChatRun {
         return answers;
     }
 
-    /** Turns one engine event of choice {@code index} into the run's events. */
-    private void accept(int index, GenerationEvent event) throws IOException {
+    /** Turns one engine event of choice {@code index} (the run core has taken failures) into the run's events. */
+    private void accept(int index, GenerationEvent event) {
         ChatGeneration g = choices.get(index);
         switch (event) {
             case GenerationEvent.PromptLogprobs p -> {
                 // A chat never asks to score its prompt.
             }
             case GenerationEvent.Text t -> ready.add(deltas(index, g.parser().feed(t.text()), t.logprobs()));
-            case GenerationEvent.Failed f -> {
-                cancel();
-                throw ApiError.failure(f.error());
-            }
+            case GenerationEvent.Failed f -> throw new IllegalStateException("the run core ends a failed run");
             case GenerationEvent.Done d -> {
-                metrics.generation(entry.id(), d.timings());
-                if (d.reason() == FinishReason.CANCELLED) {
-                    cancel();
-                    throw new EofException("client went away");
-                }
                 List<ChatDelta> rest = g.parser().finish();
                 if (!rest.isEmpty()) {
                     ready.add(deltas(index, rest, List.of()));
                 }
-                promptTokens = d.timings().promptTokens();
-                cachedTokens = Math.max(cachedTokens, d.timings().cachedTokens());
-                completionTokens += d.timings().completionTokens();
                 // Only the client's own stop strings count: the template's end-of-turn texts end a turn.
                 String stop = request.stops().contains(d.stopSequence()) ? d.stopSequence() : "";
                 ready.add(new Finished(index, d.reason(), d.timings(), stop, toolCalls[index]));

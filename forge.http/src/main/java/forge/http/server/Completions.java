@@ -5,11 +5,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.Vocabulary;
-import forge.runtime.catalog.ModelCatalog;
+import forge.api.sampler.SamplingParams;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ServedModel;
-import forge.runtime.engine.FinishReason;
-import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
 import forge.runtime.engine.TokenLogprob;
@@ -18,11 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.IntStream;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -44,34 +37,22 @@ final class Completions {
             List.of("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"),
             List.of("<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
             List.of("<PRE>", "<SUF>", "<MID>"));
-    /** The parameters handled here rather than by the chat parser whose sampling rules are shared. */
-    private static final Set<String> OWN = Set.of("model", "prompt", "echo", "suffix", "best_of", "logprobs",
-            "grammar", "response_format");
 
-    private final ModelCatalog catalog;
-    private final ForgeMetrics metrics;
-    private final long keepAliveMillis;
+    private final RunContext context;
 
-    private final forge.runtime.plugin.SamplerStages stages;
-
-    Completions(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, forge.runtime.plugin.SamplerStages stages) {
-        this.stages = stages;
-        this.metrics = metrics;
-        this.catalog = catalog;
-        this.keepAliveMillis = keepAliveMillis;
+    Completions(RunContext context) {
+        this.context = context;
     }
 
-    void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
+    void handle(Fields body, boolean strict, Request request, Response response, Callback callback) {
         // Sampling, stops, n, stream and the rest follow the chat rules exactly: the same reader.
         String name = Requests.model(body);
-        GenerationParams common = GenerationParams.parse(body, DEFAULT_MAX_TOKENS, stages);
-        StructuredOutput structured = StructuredOutput.parse(body, List.of());
-        Set<String> ignored = Params.ignored(body, OWN, GenerationParams.NAMES, SamplingChain.handled(body, stages));
+        GenerationParams common = GenerationParams.parse(body, DEFAULT_MAX_TOKENS);
+        StructuredOutput structured = StructuredOutput.format(body);
         int bestOf = Params.integer(body, "best_of", 1, 1, GenerationParams.MAX_CHOICES);
         if (bestOf != 1) {
-            ignored.add("best_of");
+            body.unused("best_of");
         }
-        Strictness.check(strict, ignored);
         boolean echo = Params.bool(body, "echo", false);
         // Here logprobs is a count of alternatives (chat's is a boolean plus top_logprobs).
         int logprobs = Params.integer(body, "logprobs", -1, 0, TokenLogprobs.MAX_TOP);
@@ -80,60 +61,49 @@ final class Completions {
             throw ApiError.badRequest("suffix", "'suffix' must be a string");
         }
         String suffix = suffixNode == null || suffixNode.isNull() ? "" : suffixNode.asText();
+        JsonNode promptNode = body.get("prompt");
+        Set<String> ignored = body.ignored();
+        Strictness.check(strict, ignored);
 
-        ModelEntry entry = Requests.entry(catalog, name);
-        ServedModel model = catalog.serve(entry);
+        ModelEntry entry = Requests.entry(context.catalog(), name);
+        ServedModel model = context.catalog().serve(entry);
         Vocabulary vocab = model.vocabulary();
-        List<int[]> prompts = prompts(body.get("prompt"), vocab);
+        List<int[]> prompts = prompts(promptNode, vocab);
         if (!suffix.isEmpty()) {
             int[] fim = fimTokens(vocab);
             prompts = prompts.stream().map(p -> infill(fim, p, vocab.tokenize(suffix, false, false))).toList();
         }
-        String id = "cmpl-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        List<Generation> gens = new ArrayList<>();
-        List<Echo> echoes = new ArrayList<>();
+        // Every prompt is fitted (or refused) before anything is submitted; each has its own room.
+        List<ContextFit> fits = new ArrayList<>();
+        for (int[] prompt : prompts) {
+            fits.add(ContextFit.of(prompt.length, common.maxTokens(), model.engine().config().slotContext(), strict));
+        }
         boolean score = echo && logprobs >= 0;
-        int limit = Integer.MAX_VALUE;
-        try {
-            for (int[] prompt : prompts) {
-                ContextFit fit = ContextFit.of(prompt.length, common.maxTokens(), model.engine().config().slotContext(), strict);
-                limit = Math.min(limit, fit.maxTokens());
-                // Special tokens written in the prompt are echoed as written; the BOS the tokenizer added is not.
-                Echo e = echo ? new Echo(vocab.detokenize(prompt, true, true), prompt, score) : Echo.NONE;
-                for (int i = 0; i < common.n(); i++) {
-                    var shaped = structured.grammar().isEmpty() ? common.sampling()
-                            : common.sampling().toBuilder().grammar(structured.grammar()).build();
-                    var sampling = shaped.seed() >= 0 ? shaped.toBuilder().seed(shaped.seed() + i).build() : shaped;
-                    gens.add(model.engine().submit(new GenerationRequest(id + "-" + gens.size(), prompt, sampling,
-                            fit.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)));
-                    echoes.add(e);
-                }
+        List<int[]> asked = prompts;
+        // Special tokens written in the prompt are echoed as written; the BOS the tokenizer added is not.
+        List<Echo> echoes = new ArrayList<>();
+        for (int[] prompt : prompts) {
+            Echo e = echo ? new Echo(vocab.detokenize(prompt, true, true), prompt, score) : Echo.NONE;
+            for (int i = 0; i < common.n(); i++) {
+                echoes.add(e);
             }
-        } catch (RuntimeException e) {
-            gens.forEach(Generation::cancel);
-            throw e;
         }
-        request.addFailureListener(failure -> gens.forEach(Generation::cancel));
-        if (!ignored.isEmpty()) {
-            response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", ignored));
-        }
-        // With several prompts, each has its own room: the header names the smallest limit.
-        response.getHeaders().put(ContextFit.HEADER, String.valueOf(limit));
+        SamplingParams sampling = structured.grammar().isEmpty() ? common.sampling()
+                : common.sampling().toBuilder().grammar(structured.grammar()).build();
+        // With several prompts, the header names the smallest limit.
+        Run run = Run.start(Ids.next("cmpl-"), entry.id(), context.metrics(), prompts.size(), common.n(), sampling,
+                (sequence, prompt, own) -> model.engine().submit(new GenerationRequest(sequence, asked.get(prompt), own,
+                        fits.get(prompt).maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)),
+                ignored, fits.stream().mapToInt(ContextFit::maxTokens).min().orElseThrow(), request, response);
         long created = System.currentTimeMillis() / 1000;
-        try {
+        Answers answers = new Answers(run, created, echoes, vocab, logprobs >= 0);
+        run.drive(callback, () -> {
             if (common.stream()) {
-                stream(logprobs >= 0, common.includeUsage(), entry.id(), id, created, gens, echoes, prompts, vocab, response, callback);
+                answers.stream(common.includeUsage(), response, callback);
             } else {
-                whole(logprobs >= 0, entry.id(), id, created, gens, echoes, prompts, vocab, new ClientWatch(request, response), response, callback);
+                answers.whole(new ClientWatch(request, response), response, callback);
             }
-        } catch (InterruptedException e) {
-            gens.forEach(Generation::cancel);
-            Thread.currentThread().interrupt();
-            callback.failed(e);
-        } catch (RuntimeException e) {
-            gens.forEach(Generation::cancel);
-            throw e;
-        }
+        });
     }
 
     /**
@@ -169,106 +139,101 @@ final class Completions {
         }
     }
 
-    private void whole(boolean logprobs, String model, String id, long created, List<Generation> gens, List<Echo> echoes,
-                       List<int[]> prompts, Vocabulary vocab, ClientWatch watch, Response response, Callback callback) throws InterruptedException {
-        ObjectNode body = OpenAiWire.envelope(id, created, model, "text_completion");
-        ArrayNode choices = body.putArray("choices");
-        int completion = 0;
-        int[] cached = new int[prompts.size()];
-        for (int index = 0; index < gens.size(); index++) {
-            Echo echo = echoes.get(index);
-            StringBuilder text = new StringBuilder(echo.text());
-            List<TokenLogprob> tokens = new ArrayList<>();
-            GenerationEvent.Done done = null;
-            while (done == null) {
-                switch (watch.next(gens.get(index), gens)) {
-                    case GenerationEvent.PromptLogprobs p -> tokens.addAll(0, echo.entries(p.tokens(), vocab));
-                    case GenerationEvent.Text t -> {
-                        text.append(t.text());
-                        tokens.addAll(t.logprobs());
-                    }
-                    case GenerationEvent.Failed f -> throw ApiError.failure(f.error());
-                    case GenerationEvent.Done d -> done = d;
-                }
-            }
-            metrics.generation(model, done.timings());
-            if (done.reason() == FinishReason.CANCELLED) {
-                gens.forEach(Generation::cancel);
-                callback.failed(new EofException("client went away"));
-                return;
-            }
-            ObjectNode choice = choices.addObject().put("index", index).put("text", text.toString());
-            if (logprobs) {
-                choice.set("logprobs", Logprobs.legacy(tokens, echo.offset(vocab)));
-            } else {
-                choice.putNull("logprobs");
-            }
-            choice.put("finish_reason", done.reason().wire());
-            completion += done.timings().completionTokens();
-            cached(cached, gens.size(), index, done.timings().cachedTokens());
-        }
-        body.set("usage", OpenAiWire.usage(promptTokens(prompts), completion, IntStream.of(cached).sum()));
-        ForgeServer.sendJson(response, callback, 200, body);
-    }
+    /** The run's choices written as {@code text_completion}s, whole or streamed. */
+    private final class Answers {
+        private final Run run;
+        private final long created;
+        private final List<Echo> echoes;
+        private final Vocabulary vocab;
+        private final boolean logprobs;
 
-    private void stream(boolean logprobs, boolean includeUsage, String model, String id, long created, List<Generation> gens, List<Echo> echoes,
-                        List<int[]> prompts, Vocabulary vocab, Response response, Callback callback) throws InterruptedException {
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-        ChoiceEvents events = new ChoiceEvents(gens);
-        int completion = 0;
-        int[] cached = new int[prompts.size()];
-        List<Logprobs.Offset> offsets = new ArrayList<>();
-        echoes.forEach(e -> offsets.add(logprobs ? e.offset(vocab) : null));
-        try {
-            for (int index = 0; index < gens.size(); index++) {
+        Answers(Run run, long created, List<Echo> echoes, Vocabulary vocab, boolean logprobs) {
+            this.run = run;
+            this.created = created;
+            this.echoes = echoes;
+            this.vocab = vocab;
+            this.logprobs = logprobs;
+        }
+
+        /** Collects every choice, then sends one {@code text_completion}. */
+        void whole(ClientWatch watch, Response response, Callback callback) throws InterruptedException, IOException {
+            ObjectNode body = OpenAiWire.envelope(run.id(), created, run.model(), "text_completion");
+            ArrayNode choices = body.putArray("choices");
+            for (int index = 0; index < run.size(); index++) {
+                Echo echo = echoes.get(index);
+                StringBuilder text = new StringBuilder(echo.text());
+                List<TokenLogprob> tokens = new ArrayList<>();
+                GenerationEvent.Done done = null;
+                while (done == null) {
+                    switch (run.next(watch).event()) {
+                        case GenerationEvent.PromptLogprobs p -> tokens.addAll(0, echo.entries(p.tokens(), vocab));
+                        case GenerationEvent.Text t -> {
+                            text.append(t.text());
+                            tokens.addAll(t.logprobs());
+                        }
+                        case GenerationEvent.Failed f -> throw new IllegalStateException("the run core ends a failed run");
+                        case GenerationEvent.Done d -> done = d;
+                    }
+                }
+                ObjectNode choice = choices.addObject().put("index", index).put("text", text.toString());
+                if (logprobs) {
+                    choice.set("logprobs", Logprobs.legacy(tokens, echo.offset(vocab)));
+                } else {
+                    choice.putNull("logprobs");
+                }
+                choice.put("finish_reason", done.reason().wire());
+            }
+            Run.Usage u = run.usage();
+            body.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));
+            ForgeServer.sendJson(response, callback, 200, body);
+        }
+
+        /** Streams every choice's text as it comes, interleaved, ending with {@code data: [DONE]}. */
+        void stream(boolean includeUsage, Response response, Callback callback) throws InterruptedException, IOException {
+            SseWriter.start(response);
+            String id = run.id();
+            String model = run.model();
+            List<Logprobs.Offset> offsets = new ArrayList<>();
+            echoes.forEach(e -> offsets.add(logprobs ? e.offset(vocab) : null));
+            for (int index = 0; index < run.size(); index++) {
                 // A scored echo goes out with its log-probabilities, once the prompt is computed.
                 if (!echoes.get(index).text().isEmpty() && !echoes.get(index).scored()) {
                     SseWriter.send(response, chunk(id, created, model, index, echoes.get(index).text(), null, List.of(), offsets.get(index)));
                 }
             }
-            int open = gens.size();
+            int open = run.size();
             while (open > 0) {
-                ChoiceEvents.Event next = SseWriter.nextOrKeepAlive(events, response, keepAliveMillis);
+                ChoiceEvents.Event next;
+                try {
+                    next = run.next(() -> SseWriter.keepAlive(response), context.keepAliveMillis());
+                } catch (ApiError e) {
+                    SseWriter.failed(response, e, callback);
+                    return;
+                }
+                int index = next.index();
                 switch (next.event()) {
                     case GenerationEvent.PromptLogprobs p -> {
-                        Echo e = echoes.get(next.index());
-                        SseWriter.send(response, chunk(id, created, model, next.index(), e.text(), null,
-                                e.entries(p.tokens(), vocab), offsets.get(next.index())));
+                        Echo e = echoes.get(index);
+                        SseWriter.send(response, chunk(id, created, model, index, e.text(), null,
+                                e.entries(p.tokens(), vocab), offsets.get(index)));
                     }
                     case GenerationEvent.Text t -> SseWriter.send(response,
-                            chunk(id, created, model, next.index(), t.text(), null, t.logprobs(), offsets.get(next.index())));
-                    case GenerationEvent.Failed f -> {
-                        gens.forEach(Generation::cancel);
-                        SseWriter.send(response, ApiError.failure(f.error()).toJson());
-                        SseWriter.finish(response, callback);
-                        return;
-                    }
+                            chunk(id, created, model, index, t.text(), null, t.logprobs(), offsets.get(index)));
+                    case GenerationEvent.Failed f -> throw new IllegalStateException("the run core ends a failed run");
                     case GenerationEvent.Done d -> {
-                        metrics.generation(model, d.timings());
-                        if (d.reason() == FinishReason.CANCELLED) {
-                            gens.forEach(Generation::cancel);
-                            callback.failed(new EofException("client went away"));
-                            return;
-                        }
-                        SseWriter.send(response, chunk(id, created, model, next.index(), "", d.reason().wire(), List.of(), offsets.get(next.index())));
-                        completion += d.timings().completionTokens();
-                        cached(cached, gens.size(), next.index(), d.timings().cachedTokens());
+                        SseWriter.send(response, chunk(id, created, model, index, "", d.reason().wire(), List.of(), offsets.get(index)));
                         open--;
                     }
                 }
             }
             if (includeUsage) {
+                Run.Usage u = run.usage();
                 ObjectNode usage = OpenAiWire.envelope(id, created, model, "text_completion");
                 usage.putArray("choices");
-                usage.set("usage", OpenAiWire.usage(promptTokens(prompts), completion, IntStream.of(cached).sum()));
+                usage.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));
                 SseWriter.send(response, usage);
             }
             SseWriter.finish(response, callback);
-        } catch (IOException e) {
-            gens.forEach(Generation::cancel);
-            callback.failed(e);
         }
     }
 
@@ -288,19 +253,6 @@ final class Completions {
             choice.put("finish_reason", finish);
         }
         return c;
-    }
-
-    /**
-     * Records the prompt tokens a choice reused: the choices of one prompt ({@code n} of them, in
-     * order) read the same prompt, which usage counts once, so its cached part is the most any of them reused.
-     */
-    private static void cached(int[] perPrompt, int choices, int index, int cachedTokens) {
-        int prompt = index / (choices / perPrompt.length);
-        perPrompt[prompt] = Math.max(perPrompt[prompt], cachedTokens);
-    }
-
-    private static int promptTokens(List<int[]> prompts) {
-        return prompts.stream().mapToInt(p -> p.length).sum();
     }
 
     /** The prompts: a string, strings, token ids, or lists of token ids. */

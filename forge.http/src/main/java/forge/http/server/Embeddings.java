@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
@@ -25,7 +24,6 @@ final class Embeddings {
 
     /** Inputs per request: each is a decode, so a bound keeps one request from holding the model long. */
     static final int MAX_INPUTS = 256;
-    private static final Set<String> HANDLED = Set.of("model", "input", "encoding_format");
 
     private final ModelCatalog catalog;
 
@@ -33,19 +31,20 @@ final class Embeddings {
         this.catalog = catalog;
     }
 
-    void handle(JsonNode body, boolean strict, Response response, Callback callback) {
-        Set<String> ignored = Params.ignored(body, HANDLED);
-        Strictness.check(strict, ignored);
+    void handle(Fields body, boolean strict, Response response, Callback callback) {
         String name = Requests.model(body);
+        JsonNode input = body.get("input");
         String format = body.path("encoding_format").isMissingNode() || body.get("encoding_format").isNull()
                 ? "float" : body.get("encoding_format").asText("?");
         if (!body.path("encoding_format").isMissingNode() && !body.get("encoding_format").isNull()
                 && !body.get("encoding_format").isTextual() || !Set.of("float", "base64").contains(format)) {
             throw ApiError.badRequest("encoding_format", "'encoding_format' must be \"float\" or \"base64\"");
         }
+        Set<String> ignored = body.ignored();
+        Strictness.check(strict, ignored);
         ModelEntry entry = Requests.entry(catalog, name);
         ServedModel model = catalog.serve(entry);
-        List<int[]> inputs = inputs(body.get("input"), model.vocabulary());
+        List<int[]> inputs = inputs(input, model.vocabulary());
         List<float[]> vectors = model.embedder().embed(inputs);
 
         ObjectNode out = Json.MAPPER.createObjectNode().put("object", "list");

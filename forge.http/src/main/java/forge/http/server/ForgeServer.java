@@ -7,7 +7,6 @@ import forge.api.ForgeException;
 import forge.api.TemplateException;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
-import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.EngineException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -77,11 +76,12 @@ public final class ForgeServer implements AutoCloseable {
         this.catalog = catalog;
         this.metrics = new ForgeMetrics(catalog);
         this.info = new ServerInfo(catalog, stages);
-        this.chat = new ChatCompletions(catalog, metrics, config.keepAliveMillis());
-        this.messages = new AnthropicMessages(catalog, metrics, config.keepAliveMillis(), stages);
-        this.responses = new Responses(catalog, metrics, config.keepAliveMillis(), new ResponseStore(), stages);
+        RunContext doors = new RunContext(catalog, metrics, config.keepAliveMillis());
+        this.chat = new ChatCompletions(doors);
+        this.messages = new AnthropicMessages(doors);
+        this.responses = new Responses(doors, new ResponseStore());
         this.apiKeys = new ApiKeys(config.apiKeys());
-        this.completions = new Completions(catalog, metrics, config.keepAliveMillis(), stages);
+        this.completions = new Completions(doors);
         this.embeddings = new Embeddings(catalog);
         this.tokenization = new Tokenization(catalog);
         this.cors = new CorsPolicy(config.corsOrigins());
@@ -101,7 +101,7 @@ public final class ForgeServer implements AutoCloseable {
         // can take minutes: Jetty's 30 s default would cut such requests. llama-server waits 600 s.
         connector.setIdleTimeout(IDLE_TIMEOUT_MS);
         server.addConnector(connector);
-        server.setHandler(new Router());
+        server.setHandler(new Edge(before(this::guard, before(this::drain, before(this::page, before(this::key, new Router()))))));
         server.setErrorHandler(new JsonErrorHandler());
         server.setStopTimeout(5_000);
     }
@@ -178,19 +178,63 @@ public final class ForgeServer implements AutoCloseable {
         }
     }
 
-    /** Routes by method and path; turns every failure into an OpenAI-shaped error. */
-    private final class Router extends Handler.Abstract {
+    /** The API: each path's action by method, and the doors that own an error shape. */
+    private static final Routes<ForgeServer> ROUTES = new Routes<ForgeServer>()
+            .get("/health", ForgeServer::health)
+            .get("/v1/models", (s, x) -> sendJson(x, 200, s.models()))
+            .under("GET", "/v1/models/", false, ForgeServer::model)
+            .get("/models", (s, x) -> sendJson(x, 200, s.modelsApi.list()))
+            .post("/models/load", (s, x) -> sendJson(x, 200, s.modelsApi.load(s.modelBody(x))))
+            .post("/models/unload", (s, x) -> sendJson(x, 200, s.modelsApi.unload(s.modelBody(x))))
+            .post("/models/pull", (s, x) -> s.modelsApi.pull(s.modelBody(x), x.response(), x.callback()))
+            .get("/slots", (s, x) -> sendJson(x, 200, s.info.slots(modelParam(x.request()))))
+            .get("/props", (s, x) -> sendJson(x, 200, s.info.props(modelParam(x.request()))))
+            .get("/metrics", (s, x) -> {
+                x.response().setStatus(200);
+                x.response().getHeaders().put(HttpHeader.CONTENT_TYPE, s.metrics.contentType());
+                x.response().write(true, ByteBuffer.wrap(s.metrics.scrape()), x.callback());
+            })
+            .post("/v1/chat/completions", (s, x) -> {
+                ChatRequest chat = ChatRequest.parse(s.fields(x));
+                Strictness.check(s.config.strict(), chat.ignored());
+                s.chat.handle(chat, s.config.strict(), x.request(), x.response(), x.callback());
+            })
+            .post("/v1/completions", (s, x) -> s.completions.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .door("/v1/messages", AnthropicMessages::error)
+            .post("/v1/messages", (s, x) -> s.messages.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .post("/v1/messages/count_tokens", (s, x) -> sendJson(x, 200, s.messages.countTokens(s.fields(x), s.config.strict())))
+            .post("/v1/responses", (s, x) -> s.responses.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .under("GET", "/v1/responses/", true, (s, x) -> sendJson(x, 200, s.responses.get(x.path().substring("/v1/responses/".length()))))
+            .under("DELETE", "/v1/responses/", true, (s, x) -> sendJson(x, 200, s.responses.delete(x.path().substring("/v1/responses/".length()))))
+            .post("/v1/embeddings", (s, x) -> s.embeddings.handle(s.fields(x), s.config.strict(), x.response(), x.callback()))
+            .post("/tokenize", (s, x) -> sendJson(x, 200, s.tokenization.tokenize(s.modelBody(x))))
+            .post("/detokenize", (s, x) -> sendJson(x, 200, s.tokenization.detokenize(s.modelBody(x))))
+            .get("/v1/templates", (s, x) -> sendJson(x, 200, s.templates.list()))
+            .post("/apply-template", (s, x) -> sendJson(x, 200, s.templates.apply(s.modelBody(x))));
+
+    /** The request attribute holding the request's {@link ModelCatalog.RequestScope}. */
+    private static final String SCOPE = "forge.scope";
+
+    /**
+     * The outermost handler: counts the request (in flight; in the metrics once its last byte is
+     * written, or as 499 when the client is gone), holds the models it is served by loaded
+     * (ModelCatalog's request scope), and answers every failure of the handlers inside it in the
+     * error shape of the door its path belongs to.
+     */
+    private final class Edge extends Handler.Wrapper {
+        Edge(Handler inner) {
+            super(inner);
+        }
+
         @Override
         public boolean handle(Request request, Response response, Callback done) {
             String path = Request.getPathInContext(request);
             String method = request.getMethod();
-            String origin = request.getHeaders().get(HttpHeader.ORIGIN);
             long start = System.nanoTime();
             boolean counted = !"/health".equals(path) && !"/metrics".equals(path);
             if (counted) {
                 inFlight.incrementAndGet();
             }
-            // Counts the request once its last byte is written (or the client is gone: 499, as nginx says).
             Callback callback = new Callback.Nested(done) {
                 private final java.util.concurrent.atomic.AtomicBoolean over = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -216,205 +260,147 @@ public final class ForgeServer implements AutoCloseable {
                     }
                 }
             };
-            // The models this request is served by stay loaded until it ends (ModelCatalog's leases).
+            Routes.ErrorShape shape = ROUTES.shape(path);
             try (ModelCatalog.RequestScope scope = catalog.requestScope()) {
-                // Before anything else, preflights included: a page of another site gets nothing to run.
-                browsers.check(request.getHeaders().get(HttpHeader.HOST), origin);
-                if ("OPTIONS".equals(method)) {
-                    // A preflight carries no credentials: answer it before the key check.
-                    cors.preflight(origin, request.getHeaders().get(HttpHeader.ACCESS_CONTROL_REQUEST_HEADERS), response.getHeaders());
-                    response.setStatus(204);
-                    callback.succeeded();
-                    return true;
-                }
-                cors.decorate(origin, response.getHeaders());
-                if (draining) {
-                    if ("/health".equals(path)) {
-                        sendJson(response, callback, 503, Json.MAPPER.createObjectNode().put("status", "draining"));
-                        return true;
-                    }
-                    throw new ApiError(503, "server_error", "shutting_down", null,
-                            "the server is shutting down; retry on another instance or after it restarts");
-                }
-                // The web UI's files, before the key check: the page asks for the key that its API calls then carry.
-                java.util.Optional<WebUi.Asset> page = webUi.resolve(method, path, request.getHeaders().get(HttpHeader.ACCEPT));
-                if (page.isPresent()) {
-                    WebUi.send(page.get(), request, response, callback);
-                    return true;
-                }
-                if (!"/health".equals(path)) {
-                    apiKeys.check(request.getHeaders().get(HttpHeader.AUTHORIZATION), request.getHeaders().get("x-api-key"));
-                }
-                switch (path) {
-                    case "/health" -> {
-                        requireMethod(method, "GET");
-                        if (!loading.isDone()) {
-                            // llama-server's answer while it loads its model.
-                            ObjectNode body = Json.MAPPER.createObjectNode().put("status", "loading");
-                            body.putObject("error").put("code", 503).put("message", "Loading model").put("type", "unavailable_error");
-                            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-                            sendJson(response, callback, 503, body);
-                            return true;
-                        }
-                        ObjectNode health = info.health();
-                        boolean ok = "ok".equals(health.get("status").asText());
-                        if (!ok) {
-                            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-                        }
-                        sendJson(response, callback, ok ? 200 : 503, health);
-                    }
-                    case "/v1/models" -> {
-                        requireMethod(method, "GET");
-                        sendJson(response, callback, 200, models());
-                    }
-                    case "/models" -> {
-                        requireMethod(method, "GET");
-                        sendJson(response, callback, 200, modelsApi.list());
-                    }
-                    case "/models/load" -> {
-                        requireMethod(method, "POST");
-                        sendJson(response, callback, 200, modelsApi.load(modelBody(request, scope)));
-                    }
-                    case "/models/unload" -> {
-                        requireMethod(method, "POST");
-                        sendJson(response, callback, 200, modelsApi.unload(modelBody(request, scope)));
-                    }
-                    case "/models/pull" -> {
-                        requireMethod(method, "POST");
-                        modelsApi.pull(modelBody(request, scope), response, callback);
-                    }
-                    case "/slots" -> {
-                        requireMethod(method, "GET");
-                        sendJson(response, callback, 200, info.slots(modelParam(request)));
-                    }
-                    case "/props" -> {
-                        requireMethod(method, "GET");
-                        sendJson(response, callback, 200, info.props(modelParam(request)));
-                    }
-                    case "/metrics" -> {
-                        requireMethod(method, "GET");
-                        response.setStatus(200);
-                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, metrics.contentType());
-                        response.write(true, ByteBuffer.wrap(metrics.scrape()), callback);
-                    }
-                    case "/v1/chat/completions" -> {
-                        requireMethod(method, "POST");
-                        JsonNode body = modelBody(request, scope);
-                        ChatRequest chatRequest = ChatRequest.parse(body, stages);
-                        Strictness.check(config.strict(), chatRequest.ignored());
-                        chat.handle(chatRequest, config.strict(), request, response, callback);
-                    }
-                    case "/v1/messages" -> {
-                        requireMethod(method, "POST");
-                        messages.handle(modelBody(request, scope), config.strict(), request, response, callback);
-                    }
-                    case "/v1/messages/count_tokens" -> {
-                        requireMethod(method, "POST");
-                        sendJson(response, callback, 200, messages.countTokens(modelBody(request, scope), config.strict()));
-                    }
-                    case "/v1/responses" -> {
-                        requireMethod(method, "POST");
-                        responses.handle(modelBody(request, scope), config.strict(), request, response, callback);
-                    }
-                    case "/v1/completions" -> {
-                        requireMethod(method, "POST");
-                        completions.handle(modelBody(request, scope), config.strict(), request, response, callback);
-                    }
-                    case "/v1/embeddings" -> {
-                        requireMethod(method, "POST");
-                        embeddings.handle(modelBody(request, scope), config.strict(), response, callback);
-                    }
-                    case "/tokenize" -> {
-                        requireMethod(method, "POST");
-                        sendJson(response, callback, 200, tokenization.tokenize(modelBody(request, scope)));
-                    }
-                    case "/detokenize" -> {
-                        requireMethod(method, "POST");
-                        sendJson(response, callback, 200, tokenization.detokenize(modelBody(request, scope)));
-                    }
-                    case "/v1/templates" -> {
-                        requireMethod(method, "GET");
-                        sendJson(response, callback, 200, templates.list());
-                    }
-                    case "/apply-template" -> {
-                        requireMethod(method, "POST");
-                        sendJson(response, callback, 200, templates.apply(modelBody(request, scope)));
-                    }
-                    default -> {
-                        if (path.startsWith("/v1/models/")) {
-                            requireMethod(method, "GET");
-                            String id = path.substring("/v1/models/".length());
-                            ModelEntry entry = catalog.find(id).orElseThrow(() -> unknownModel(id));
-                            sendJson(response, callback, 200, model(entry, entry.descriptor().names().stream()
-                                    .filter(n -> n.equals(id)).findFirst().orElse(entry.id())));
-                        } else if (path.startsWith("/v1/responses/") && path.indexOf('/', "/v1/responses/".length()) < 0) {
-                            String id = path.substring("/v1/responses/".length());
-                            if ("DELETE".equals(method)) {
-                                sendJson(response, callback, 200, responses.delete(id));
-                            } else {
-                                requireMethod(method, "GET");
-                                sendJson(response, callback, 200, responses.get(id));
-                            }
-                        } else {
-                            throw ApiError.notFound("not_found", "no route for " + method + " " + path);
-                        }
-                    }
-                }
+                request.setAttribute(SCOPE, scope);
+                super.handle(request, response, callback);
             } catch (ApiError e) {
                 if (request.getAttribute(BODY_READ) == null && hasBody(request)) {
                     // Refused before its body was read (401, 413, 404 route, 405): the unread bytes make
                     // the connection unusable, so say so rather than let a client reuse it and fail.
                     response.getHeaders().put(HttpHeader.CONNECTION, "close");
                 }
-                sendError(response, callback, e, path);
+                sendError(response, callback, e, shape);
             } catch (forge.runtime.catalog.ModelUnavailableException e) {
-                ApiError error = ModelsApi.error(e);
-                if (error.status() == 503) {
-                    response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-                }
-                sendError(response, callback, error, path);
+                sendError(response, callback, ModelsApi.error(e), shape);
             } catch (TemplateException e) {
-                sendError(response, callback, ApiError.badRequest("messages", e.getMessage()), path);
+                sendError(response, callback, ApiError.badRequest("messages", e.getMessage()), shape);
             } catch (EngineException e) {
-                sendError(response, callback, ApiError.of(e), path);
-            } catch (RuntimeException | StackOverflowError e) {
+                sendError(response, callback, ApiError.of(e), shape);
+            } catch (Exception | StackOverflowError e) {
                 // A bug: the details go to the log under an id the client is given, not to the client.
-                String incident = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+                String incident = Ids.next("");
                 LOG.error("{} {} failed (incident {})", method, path, incident, e);
                 sendError(response, callback, new ApiError(500, "server_error", "internal_error", null,
-                        "internal error; the server's log has the details under incident " + incident), path);
+                        "internal error; the server's log has the details under incident " + incident), shape);
             } catch (OutOfMemoryError e) {
                 // An incident: this request fails; what it held is garbage now, and every engine keeps
                 // its own state (an engine thread that died refuses new work and says so).
                 LOG.error("{} {}: the JVM ran out of memory (max heap {} MiB)", method, path,
                         Runtime.getRuntime().maxMemory() >> 20, e);
                 sendError(response, callback, new ApiError(503, "server_error", "out_of_memory", null,
-                        "the server ran out of memory for this request; retry later or with a smaller request"), path);
+                        "the server ran out of memory for this request; retry later or with a smaller request"), shape);
             }
             return true;
         }
     }
 
-    /** The exact paths of the API's routes (the switch above), and llama-server's {@code /models} of router mode. */
-    private static final java.util.Set<String> API_PATHS = java.util.Set.of("/health", "/v1/models", "/slots", "/props", "/metrics",
-            "/v1/chat/completions", "/v1/messages", "/v1/messages/count_tokens", "/v1/responses", "/v1/completions", "/v1/embeddings",
-            "/tokenize", "/detokenize", "/v1/templates", "/apply-template", "/models");
+    /** One of the handlers between the edge and the router: it answers the request, or lets it through. */
+    private interface Step {
+        /** Whether this step answered the request (a refusal is thrown). */
+        boolean answered(Request request, Response response, Callback callback) throws Exception;
+    }
+
+    /** A Jetty wrapper that runs {@code step} before {@code inner}. */
+    private static Handler before(Step step, Handler inner) {
+        return new Handler.Wrapper(inner) {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) throws Exception {
+                return step.answered(request, response, callback) || super.handle(request, response, callback);
+            }
+        };
+    }
+
+    /**
+     * The browser guard, before anything else, preflights included (a page of another site gets
+     * nothing to run), then CORS: a preflight is answered here, before the key check, since it
+     * carries no credentials; every other response gets its CORS headers.
+     */
+    private boolean guard(Request request, Response response, Callback callback) {
+        String origin = request.getHeaders().get(HttpHeader.ORIGIN);
+        browsers.check(request.getHeaders().get(HttpHeader.HOST), origin);
+        if ("OPTIONS".equals(request.getMethod())) {
+            cors.preflight(origin, request.getHeaders().get(HttpHeader.ACCESS_CONTROL_REQUEST_HEADERS), response.getHeaders());
+            response.setStatus(204);
+            callback.succeeded();
+            return true;
+        }
+        cors.decorate(origin, response.getHeaders());
+        return false;
+    }
+
+    /** Once shutdown began: 503 for new work, and {@code /health} says {@code draining}. */
+    private boolean drain(Request request, Response response, Callback callback) {
+        if (!draining) {
+            return false;
+        }
+        if ("/health".equals(Request.getPathInContext(request))) {
+            sendJson(response, callback, 503, Json.MAPPER.createObjectNode().put("status", "draining"));
+            return true;
+        }
+        throw new ApiError(503, "server_error", "shutting_down", null,
+                "the server is shutting down; retry on another instance or after it restarts");
+    }
+
+    /** The web UI's files, before the key check: the page asks for the key that its API calls then carry. */
+    private boolean page(Request request, Response response, Callback callback) {
+        java.util.Optional<WebUi.Asset> page = webUi.resolve(request.getMethod(), Request.getPathInContext(request),
+                request.getHeaders().get(HttpHeader.ACCEPT));
+        page.ifPresent(asset -> WebUi.send(asset, request, response, callback));
+        return page.isPresent();
+    }
+
+    /** The API key, on every route but {@code /health}. */
+    private boolean key(Request request, Response response, Callback callback) {
+        if (!"/health".equals(Request.getPathInContext(request))) {
+            apiKeys.check(request.getHeaders().get(HttpHeader.AUTHORIZATION), request.getHeaders().get("x-api-key"));
+        }
+        return false;
+    }
+
+    /** The route table's action for the request. */
+    private final class Router extends Handler.Abstract {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            ROUTES.dispatch(ForgeServer.this, request.getMethod(), new Routes.Exchange(request, response, callback,
+                    (ModelCatalog.RequestScope) request.getAttribute(SCOPE), Request.getPathInContext(request)));
+            return true;
+        }
+    }
+
+    /** {@code GET /health}: 503 while the start-up's models load, then the engines' state. */
+    private void health(Routes.Exchange x) {
+        if (!loading.isDone()) {
+            // llama-server's answer while it loads its model.
+            ObjectNode body = Json.MAPPER.createObjectNode().put("status", "loading");
+            body.putObject("error").put("code", 503).put("message", "Loading model").put("type", "unavailable_error");
+            x.response().getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            sendJson(x, 503, body);
+            return;
+        }
+        ObjectNode health = info.health();
+        boolean ok = "ok".equals(health.get("status").asText());
+        if (!ok) {
+            x.response().getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+        }
+        sendJson(x, ok ? 200 : 503, health);
+    }
+
+    /** {@code GET /v1/models/ID}: the model under the name asked for. */
+    private void model(Routes.Exchange x) {
+        String id = x.path().substring("/v1/models/".length());
+        ModelEntry entry = catalog.find(id).orElseThrow(() -> unknownModel(id));
+        sendJson(x, 200, model(entry, entry.descriptor().names().stream().filter(n -> n.equals(id)).findFirst().orElse(entry.id())));
+    }
 
     /** Whether {@code path} belongs to the API: never answered with the web UI's page, even to a browser. */
     static boolean apiPath(String path) {
-        return API_PATHS.contains(path) || path.equals("/v1") || path.startsWith("/v1/") || path.startsWith("/models/");
+        return ROUTES.holds(path) || path.equals("/v1") || path.startsWith("/v1/") || path.startsWith("/models/");
     }
 
     /** The optional {@code ?model=} of {@code /slots} and {@code /props}. */
     private static java.util.Optional<String> modelParam(Request request) {
         return java.util.Optional.ofNullable(Request.extractQueryParameters(request).getValue("model")).filter(m -> !m.isBlank());
-    }
-
-    private static void requireMethod(String method, String expected) {
-        if (!expected.equals(method)) {
-            throw new ApiError(405, "invalid_request_error", "method_not_allowed", null,
-                    "method " + method + " is not allowed here; use " + expected);
-        }
     }
 
     static ApiError unknownModel(String id) {
@@ -448,10 +434,15 @@ public final class ForgeServer implements AutoCloseable {
     }
 
     /** A model route's JSON body, its {@code keep_alive} taken for the request scope. */
-    private JsonNode modelBody(Request request, ModelCatalog.RequestScope scope) {
-        JsonNode body = Json.parse(readBody(request));
-        ModelsApi.keepAlive(body, scope);
+    private JsonNode modelBody(Routes.Exchange x) {
+        JsonNode body = Json.parse(readBody(x.request()));
+        ModelsApi.keepAlive(body, x.scope());
         return body;
+    }
+
+    /** A generating door's body, to be read by its parser with this server's sampler stages. */
+    private Fields fields(Routes.Exchange x) {
+        return Fields.of(modelBody(x), stages);
     }
 
     private ApiError tooLarge() {
@@ -513,11 +504,12 @@ public final class ForgeServer implements AutoCloseable {
         response.write(true, ByteBuffer.wrap(Json.bytes(body)), callback);
     }
 
-    /**
-     * Answers {@code error} in the shape of the API {@code path} belongs to: Anthropic's on its
-     * Messages routes, OpenAI's everywhere else.
-     */
-    static void sendError(Response response, Callback callback, ApiError error, String path) {
+    private static void sendJson(Routes.Exchange x, int status, JsonNode body) {
+        sendJson(x.response(), x.callback(), status, body);
+    }
+
+    /** Answers {@code error} in {@code shape}, the shape of the door the request is for. */
+    private static void sendError(Response response, Callback callback, ApiError error, Routes.ErrorShape shape) {
         if (response.isCommitted()) {
             // Too late for a status: the stream's own error event was sent, or the client is gone.
             callback.failed(error);
@@ -526,6 +518,6 @@ public final class ForgeServer implements AutoCloseable {
         if (error.status() == 503) {
             response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
         }
-        sendJson(response, callback, error.status(), path.startsWith("/v1/messages") ? AnthropicMessages.error(error) : error.toJson());
+        sendJson(response, callback, error.status(), shape.apply(error));
     }
 }

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What OpenAI's chat and completions bodies say alike about generating: sampling, how many tokens
@@ -24,11 +23,6 @@ import java.util.Set;
 record GenerationParams(SamplingParams sampling, int maxTokens, List<String> stops, int n, boolean stream,
                         boolean includeUsage, boolean ignoreEos) {
 
-    /** The parameters read here. */
-    static final Set<String> NAMES = Set.of("stream", "stream_options", "max_tokens", "max_completion_tokens",
-            "temperature", "top_p", "top_k", "min_p", "seed", "stop", "presence_penalty", "frequency_penalty",
-            "repeat_penalty", "repeat_last_n", "ignore_eos", "n", "logit_bias");
-
     /** Each choice takes a slot (or a place in the queue): more than this is refused rather than queued. */
     static final int MAX_CHOICES = 16;
     /** Stop strings per request, and the length of each: every one is matched against every token. */
@@ -36,19 +30,12 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
     static final int MAX_STOP_LENGTH = 1000;
 
     /**
-     * Reads the generation parameters of {@code body}.
+     * Reads the generation parameters of {@code body}, the sampler chain's with them
+     * ({@link SamplingChain}: {@code samplers} may name the plugin stages of the body's context).
      *
      * @param defaultMaxTokens {@code max_tokens} when the body gives none (-1: up to the context)
      */
-    static GenerationParams parse(JsonNode body, int defaultMaxTokens) {
-        return parse(body, defaultMaxTokens, forge.runtime.plugin.SamplerStages.NONE);
-    }
-
-    /**
-     * Reads the generation parameters of {@code body}, the sampler chain's with them
-     * ({@link SamplingChain}: {@code samplers} may name the plugin stages of {@code stages}).
-     */
-    static GenerationParams parse(JsonNode body, int defaultMaxTokens, forge.runtime.plugin.SamplerStages stages) {
+    static GenerationParams parse(Fields body, int defaultMaxTokens) {
         int n = Params.integer(body, "n", 1, 1, MAX_CHOICES);
         int maxTokens = Params.integer(body, "max_completion_tokens", Params.integer(body, "max_tokens", defaultMaxTokens, 1, Integer.MAX_VALUE), 1, Integer.MAX_VALUE);
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
@@ -64,7 +51,7 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
         int repeatLastN = Params.integer(body, "repeat_last_n", 64, -1, Integer.MAX_VALUE);
         long seed = Params.int64(body, "seed", -1);
         Map<Integer, Float> bias = logitBias(body.get("logit_bias"));
-        SamplingParams sampling = SamplingChain.read(body, stages, SamplingParams.builder().temperature(temperature)
+        SamplingParams sampling = SamplingChain.read(body, SamplingParams.builder().temperature(temperature)
                 .topK(topK).topP(topP).minP(minP).repeatPenalty(repeat).repeatLastN(repeatLastN)
                 .frequencyPenalty(frequency).presencePenalty(presence).seed(seed).logitBias(bias)).build();
 

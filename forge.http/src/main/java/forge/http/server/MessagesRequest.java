@@ -1,8 +1,6 @@
 package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -12,8 +10,6 @@ import forge.api.template.ToolDefinition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.SortedSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,10 +28,6 @@ final class MessagesRequest {
     private MessagesRequest() {
     }
 
-    /** Fields that have an effect (or, like {@code metadata}, are checked and have none by design). */
-    private static final Set<String> HANDLED = Set.of("model", "messages", "system", "max_tokens", "stop_sequences",
-            "temperature", "top_p", "top_k", "metadata", "tools", "tool_choice", "thinking", "stream",
-            "chat_template_kwargs", "output_format", "output_config");
     /** Anthropic's smallest thinking budget. */
     static final int MIN_THINKING_BUDGET = 1024;
     /**
@@ -46,21 +38,18 @@ final class MessagesRequest {
     private static final Pattern BILLING_STAMP = Pattern.compile("\\A(x-anthropic-billing-header:[^\\n]*?\\bcch=)([^;\\n]*)");
 
     /** A body of {@code /v1/messages}: {@code max_tokens} is required. */
-    static ChatRequest parse(JsonNode body) {
+    static ChatRequest parse(Fields body) {
         return parse(body, true);
     }
 
     /**
-     * @param generating whether the body asks for generation ({@code /v1/messages}) rather than a
-     *                   count ({@code count_tokens}, where {@code max_tokens} and sampling do not apply)
+     * Reads a body of either route alike, field for field (a body one accepts, the other does too,
+     * {@code --strict} included), {@code metadata} checked though it has no effect.
+     *
+     * @param generating whether the body asks for generation ({@code /v1/messages}), which
+     *                   requires {@code max_tokens}, rather than a count ({@code count_tokens})
      */
-    static ChatRequest parse(JsonNode body, boolean generating) {
-        return parse(body, generating, forge.runtime.plugin.SamplerStages.NONE);
-    }
-
-    /** As {@link #parse(JsonNode, boolean)}; llama-server's {@code samplers} may name the plugin stages of {@code stages}. */
-    static ChatRequest parse(JsonNode body, boolean generating, forge.runtime.plugin.SamplerStages stages) {
-        SortedSet<String> ignored = Params.ignored(body, HANDLED, SamplingChain.handled(body, stages));
+    static ChatRequest parse(Fields body, boolean generating) {
         String model = Requests.model(body);
         JsonNode metadata = Params.object(body, "metadata", "");
         if (metadata != null) {
@@ -74,32 +63,26 @@ final class MessagesRequest {
         }
         messages.addAll(messages(body.get("messages")));
 
-        int maxTokens = -1;
-        SamplingParams sampling = SamplingParams.DEFAULTS;
-        List<String> stops = List.of();
-        boolean stream = false;
-        if (generating) {
-            if (body.get("max_tokens") == null || body.get("max_tokens").isNull()) {
-                throw ApiError.badRequest("max_tokens", "max_tokens: Field required");
-            }
-            maxTokens = Params.integer(body, "max_tokens", -1, 1, Integer.MAX_VALUE);
-            // Anthropic's ranges: temperature 0 to 1.
-            float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 1);
-            float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
-            int topK = Params.integer(body, "top_k", SamplingParams.DEFAULTS.topK(), 0, Integer.MAX_VALUE);
-            sampling = SamplingChain.read(body, stages, SamplingParams.builder().temperature(temperature)
-                    .topP(topP == 0 ? Float.MIN_VALUE : topP).topK(topK)).build();
-            JsonNode stopNode = body.get("stop_sequences");
-            if (stopNode != null && !stopNode.isNull() && !stopNode.isArray()) {
-                throw ApiError.badRequest("stop_sequences", "'stop_sequences' must be an array of strings");
-            }
-            stops = GenerationParams.stops(stopNode, "stop_sequences");
-            stream = Params.bool(body, "stream", false);
+        if (generating && (body.get("max_tokens") == null || body.get("max_tokens").isNull())) {
+            throw ApiError.badRequest("max_tokens", "max_tokens: Field required");
         }
+        int maxTokens = Params.integer(body, "max_tokens", -1, 1, Integer.MAX_VALUE);
+        // Anthropic's ranges: temperature 0 to 1.
+        float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 1);
+        float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
+        int topK = Params.integer(body, "top_k", SamplingParams.DEFAULTS.topK(), 0, Integer.MAX_VALUE);
+        SamplingParams sampling = SamplingChain.read(body, SamplingParams.builder().temperature(temperature)
+                .topP(topP == 0 ? Float.MIN_VALUE : topP).topK(topK)).build();
+        JsonNode stopNode = body.get("stop_sequences");
+        if (stopNode != null && !stopNode.isNull() && !stopNode.isArray()) {
+            throw ApiError.badRequest("stop_sequences", "'stop_sequences' must be an array of strings");
+        }
+        List<String> stops = GenerationParams.stops(stopNode, "stop_sequences");
+        boolean stream = Params.bool(body, "stream", false);
         Map<String, Object> kwargs = thinking(body, ChatRequest.templateKwargs(body), maxTokens);
-        StructuredOutput structured = structured(body, tools, ignored);
+        StructuredOutput structured = structured(body, tools);
         return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens, stops,
-                stream, false, false, ignored, 1, -1, structured);
+                stream, false, false, body.ignored(), 1, -1, structured);
     }
 
     /** {@code system}: a string, or text blocks joined. */
@@ -245,36 +228,21 @@ final class MessagesRequest {
 
     /** {@code tools}: custom tools ({@code name}, {@code description}, {@code input_schema}); server tools are refused. */
     private static List<ToolDefinition> tools(JsonNode given) {
-        JsonNode node = Params.array(given, "tools");
-        // Checked as chat's tools, as OpenAI functions of the same schema.
-        ArrayNode functions = Json.MAPPER.createArrayNode();
-        List<Integer> positions = new ArrayList<>();
-        for (int i = 0; i < node.size(); i++) {
-            String at = "tools[" + i + "]";
-            JsonNode tool = node.get(i);
-            if (!tool.isObject()) {
-                throw ApiError.badRequest(at, at + " must be an object {\"name\", \"description\", \"input_schema\"}");
-            }
+        return Tools.list(given, "{\"name\", \"description\", \"input_schema\"}", (tool, at, before) -> {
             String type = Params.string(tool, "type", at, 64);
             if (type != null && !type.equals("custom")) {
                 throw ApiError.badRequest(at + ".type", at + ".type '" + type
                         + "' is a server tool, which this server does not run; give custom tools with an input_schema");
             }
-            JsonNode schema = Params.object(tool, "input_schema", at);
-            if (schema == null) {
+            if (Params.object(tool, "input_schema", at) == null) {
                 throw ApiError.badRequest(at + ".input_schema", at + ".input_schema is required");
             }
-            ObjectNode function = functions.addObject().put("type", "function").putObject("function");
-            function.set("name", tool.get("name"));
-            function.set("description", tool.get("description"));
-            function.set("parameters", schema);
-            positions.add(i);
-        }
-        return ChatRequest.tools(functions, positions, "input_schema");
+            return Tools.function(tool, at, Tools.ANTHROPIC, before);
+        });
     }
 
     /** {@code tool_choice} and {@code output_config.format} (or the beta's {@code output_format}). */
-    private static StructuredOutput structured(JsonNode body, List<ToolDefinition> tools, SortedSet<String> ignored) {
+    private static StructuredOutput structured(Fields body, List<ToolDefinition> tools) {
         StructuredOutput.ToolChoice choice = StructuredOutput.ToolChoice.AUTO;
         String function = "";
         boolean parallel = true;
@@ -299,15 +267,11 @@ final class MessagesRequest {
         String grammar = "";
         String param = "";
         JsonNode format = null;
-        JsonNode config = Params.object(body, "output_config", "");
+        // Its other fields (effort, ...) are named as ignored, by their path.
+        Fields config = body.nested("output_config");
         if (config != null) {
             format = Params.object(config, "format", "output_config");
             param = "output_config.format";
-            config.fieldNames().forEachRemaining(f -> {
-                if (!f.equals("format")) {
-                    ignored.add("output_config." + f);
-                }
-            });
         }
         if (format == null) {
             format = Params.object(body, "output_format", "");

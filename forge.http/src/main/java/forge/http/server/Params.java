@@ -14,30 +14,6 @@ final class Params {
     private Params() {
     }
 
-    /** Parameters that change nothing when they hold these values (llama-server's, on by default). */
-    private static final java.util.Map<String, String> NEUTRAL = java.util.Map.of("cache_prompt", "true");
-
-    /**
-     * The body's parameters that none of {@code handled} names, sorted: accepted without effect
-     * (named in {@code X-Forge-Ignored-Params}, refused under {@code --strict}). A parameter set to
-     * the value it has anyway is not among them.
-     */
-    @SafeVarargs
-    static java.util.SortedSet<String> ignored(JsonNode body, java.util.Set<String>... handled) {
-        java.util.SortedSet<String> ignored = new java.util.TreeSet<>();
-        body.fieldNames().forEachRemaining(name -> {
-            for (java.util.Set<String> names : handled) {
-                if (names.contains(name)) {
-                    return;
-                }
-            }
-            if (!(NEUTRAL.containsKey(name) && NEUTRAL.get(name).equals(Json.string(body.get(name))))) {
-                ignored.add(name);
-            }
-        });
-        return ignored;
-    }
-
     /** The parameter's path inside {@code at} (empty for the body itself). */
     static String path(String at, String name) {
         return at.isEmpty() ? name : at + "." + name;

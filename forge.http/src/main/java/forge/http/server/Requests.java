@@ -23,7 +23,8 @@ final class Requests {
      * Also checks the parameters every route shares ({@code user}).
      */
     static String model(JsonNode body) {
-        Params.string(body, "user", "", MAX_USER_LENGTH);
+        // Checked for every door, used by Responses alone (which reads it itself): elsewhere it is ignored.
+        Params.string(Fields.unrecorded(body), "user", "", MAX_USER_LENGTH);
         JsonNode node = body.get("model");
         if (node == null) {
             return "";

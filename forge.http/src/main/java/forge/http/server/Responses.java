@@ -7,13 +7,10 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
-import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.engine.FinishReason;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -42,27 +39,19 @@ import org.eclipse.jetty.util.Callback;
  */
 final class Responses {
 
-    private final ModelCatalog catalog;
-    private final ForgeMetrics metrics;
-    private final long keepAliveMillis;
+    private final RunContext context;
     private final ResponseStore store;
-    private final forge.runtime.plugin.SamplerStages stages;
 
-    /** With the plugin sampler stages a request's {@code samplers} may name. */
-    Responses(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis, ResponseStore store,
-              forge.runtime.plugin.SamplerStages stages) {
-        this.stages = stages;
-        this.catalog = catalog;
-        this.metrics = metrics;
-        this.keepAliveMillis = keepAliveMillis;
+    Responses(RunContext context, ResponseStore store) {
+        this.context = context;
         this.store = store;
     }
 
-    void handle(JsonNode body, boolean strict, Request request, Response response, Callback callback) {
-        ResponsesRequest req = ResponsesRequest.parse(body, store, stages);
+    void handle(Fields body, boolean strict, Request request, Response response, Callback callback) {
+        ResponsesRequest req = ResponsesRequest.parse(body, store);
         Strictness.check(strict, req.chat().ignored());
-        String id = "resp_" + hex();
-        ChatRun run = ChatRun.start(catalog, metrics, req.chat(), id, strict, request, response);
+        String id = Ids.next("resp_");
+        ChatRun run = ChatRun.start(context, req.chat(), id, strict, request, response);
         long created = System.currentTimeMillis() / 1000;
         run.drive(callback, () -> {
             if (req.chat().stream()) {
@@ -96,13 +85,13 @@ final class Responses {
         ChatRun.Answer a = run.collect(watch).getFirst();
         ArrayNode output = Json.MAPPER.createArrayNode();
         if (!a.reasoning().isEmpty()) {
-            output.add(reasoningItem("rs_" + hex(), a.reasoning(), "completed"));
+            output.add(reasoningItem(Ids.next("rs_"), a.reasoning(), "completed"));
         }
         if (!a.content().isEmpty()) {
-            output.add(messageItem("msg_" + hex(), a.content(), "completed"));
+            output.add(messageItem(Ids.next("msg_"), a.content(), "completed"));
         }
         for (ToolCall c : a.toolCalls()) {
-            output.add(callItem("fc_" + hex(), callId(c.id()), c.name(), c.arguments(), "completed"));
+            output.add(callItem(Ids.next("fc_"), callId(c.id()), c.name(), c.arguments(), "completed"));
         }
         ObjectNode body = finished(run, req, created, output, a.finish());
         ForgeServer.sendJson(response, callback, 200, body);
@@ -116,7 +105,7 @@ final class Responses {
         if (incomplete) {
             body.putObject("incomplete_details").put("reason", "max_output_tokens");
         }
-        ChatRun.Usage u = run.usage();
+        Run.Usage u = run.usage();
         ObjectNode usage = body.putObject("usage");
         usage.put("input_tokens", u.promptTokens());
         usage.putObject("input_tokens_details").put("cached_tokens", u.cachedTokens());
@@ -198,11 +187,7 @@ final class Responses {
     }
 
     private static String callId(String id) {
-        return id.isEmpty() ? "call_" + hex() : id;
-    }
-
-    private static String hex() {
-        return Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        return id.isEmpty() ? Ids.next("call_") : id;
     }
 
     /** The events of one streamed response, numbered. */
@@ -247,9 +232,7 @@ final class Responses {
 
     private void stream(ChatRun run, ResponsesRequest req, long created, Response response, Callback callback)
             throws InterruptedException, IOException {
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        SseWriter.start(response);
         Events events = new Events(response);
         ArrayNode output = Json.MAPPER.createArrayNode();
         events.send("response.created", Json.MAPPER.createObjectNode().set("response",
@@ -260,7 +243,7 @@ final class Responses {
         while (true) {
             ChatRun.Event next;
             try {
-                next = run.next(() -> SseWriter.keepAlive(response), keepAliveMillis);
+                next = run.next(() -> SseWriter.keepAlive(response), context.keepAliveMillis());
             } catch (ApiError e) {
                 close(events, open, output);
                 ObjectNode failed = response(run, req, created, "failed", output);
@@ -285,7 +268,7 @@ final class Responses {
                         }
                         if (open == null || !open.kind.equals("message")) {
                             close(events, open, output);
-                            open = new Open("message", output.size(), "msg_" + hex(), -1, "", "");
+                            open = new Open("message", output.size(), Ids.next("msg_"), -1, "", "");
                             output.add(messageItem(open.id, null, "in_progress"));
                             events.send("response.output_item.added", Json.MAPPER.createObjectNode()
                                     .put("output_index", open.index).set("item", messageItem(open.id, null, "in_progress")));
@@ -302,7 +285,7 @@ final class Responses {
                         }
                         if (open == null || !open.kind.equals("reasoning")) {
                             close(events, open, output);
-                            open = new Open("reasoning", output.size(), "rs_" + hex(), -1, "", "");
+                            open = new Open("reasoning", output.size(), Ids.next("rs_"), -1, "", "");
                             output.add(reasoningItem(open.id, null, "in_progress"));
                             events.send("response.output_item.added", Json.MAPPER.createObjectNode()
                                     .put("output_index", open.index).set("item", reasoningItem(open.id, null, "in_progress")));
@@ -316,7 +299,7 @@ final class Responses {
                     case ChatDelta.ToolCallDelta t -> {
                         if (open == null || !open.kind.equals("function_call") || open.call != t.index()) {
                             close(events, open, output);
-                            open = new Open("function_call", output.size(), "fc_" + hex(), t.index(), callId(t.id()), t.name());
+                            open = new Open("function_call", output.size(), Ids.next("fc_"), t.index(), callId(t.id()), t.name());
                             output.add(callItem(open.id, open.callId, open.name, "", "in_progress"));
                             events.send("response.output_item.added", Json.MAPPER.createObjectNode().put("output_index", open.index)
                                     .set("item", callItem(open.id, open.callId, open.name, "", "in_progress")));

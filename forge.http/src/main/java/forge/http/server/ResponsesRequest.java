@@ -1,7 +1,6 @@
 package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatMessage;
@@ -13,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SortedSet;
 
 /**
  * An OpenAI Responses body ({@code POST /v1/responses}) translated into the one internal chat
@@ -31,19 +29,11 @@ import java.util.SortedSet;
  */
 record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolean store, String previous, ObjectNode echo) {
 
-    private static final Set<String> HANDLED = Set.of("model", "input", "instructions", "max_output_tokens",
-            "temperature", "top_p", "tools", "tool_choice", "parallel_tool_calls", "text", "reasoning", "metadata",
-            "user", "store", "stream", "previous_response_id", "chat_template_kwargs");
     /** OpenAI's bounds on {@code metadata}: 16 pairs, keys of 64 characters, values of 512. */
     private static final int MAX_METADATA = 16;
 
-    static ResponsesRequest parse(JsonNode body, ResponseStore store) {
-        return parse(body, store, forge.runtime.plugin.SamplerStages.NONE);
-    }
-
-    /** As {@link #parse(JsonNode, ResponseStore)}; llama-server's {@code samplers} may name the plugin stages of {@code stages}. */
-    static ResponsesRequest parse(JsonNode body, ResponseStore store, forge.runtime.plugin.SamplerStages stages) {
-        SortedSet<String> ignored = Params.ignored(body, HANDLED, SamplingChain.handled(body, stages));
+    /** A Responses body, {@code previous_response_id} and {@code item_reference}s looked up in {@code store}. */
+    static ResponsesRequest parse(Fields body, ResponseStore store) {
         String model = Requests.model(body);
         ObjectNode echo = Json.MAPPER.createObjectNode();
 
@@ -64,23 +54,16 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         }
         messages.addAll(conversation);
 
-        List<ToolDefinition> tools = tools(body.get("tools"), ignored);
+        List<ToolDefinition> tools = tools(body);
         int maxTokens = Params.integer(body, "max_output_tokens", -1, 1, Integer.MAX_VALUE);
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
         float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
-        SamplingParams sampling = SamplingChain.read(body, stages,
+        SamplingParams sampling = SamplingChain.read(body,
                 SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP)).build();
 
-        JsonNode reasoning = Params.object(body, "reasoning", "");
-        String effort = null;
-        if (reasoning != null) {
-            effort = Params.string(reasoning, "effort", "reasoning", 16);
-            reasoning.fieldNames().forEachRemaining(f -> {
-                if (!f.equals("effort")) {
-                    ignored.add("reasoning." + f);
-                }
-            });
-        }
+        // Its other fields (summary, ...) are named as ignored, by their path.
+        Fields reasoning = body.nested("reasoning");
+        String effort = reasoning == null ? null : Params.string(reasoning, "effort", "reasoning", 16);
         Map<String, Object> kwargs = Thinking.effort(ChatRequest.templateKwargs(body), effort, "reasoning.effort");
 
         JsonNode metadata = Params.object(body, "metadata", "");
@@ -95,7 +78,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                 Params.string(metadata, e.getKey(), "metadata", 512);
             });
         }
-        StructuredOutput structured = structured(body, tools, ignored);
+        StructuredOutput structured = structured(body, tools);
         boolean keep = Params.bool(body, "store", true);
         boolean stream = Params.bool(body, "stream", false);
 
@@ -122,7 +105,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         echo.put("user", Params.string(body, "user", "", Requests.MAX_USER_LENGTH));
 
         ChatRequest chat = new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
-                List.of(), stream, false, false, ignored, 1, -1, structured);
+                List.of(), stream, false, false, body.ignored(), 1, -1, structured);
         return new ResponsesRequest(chat, conversation, keep, previous == null ? "" : previous, echo);
     }
 
@@ -269,28 +252,16 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
     }
 
     /** Function tools, flat as the Responses API writes them; other kinds (web search, ...) are skipped and named. */
-    private static List<ToolDefinition> tools(JsonNode given, SortedSet<String> ignored) {
-        JsonNode node = Params.array(given, "tools");
-        ArrayNode functions = Json.MAPPER.createArrayNode();
-        List<Integer> positions = new ArrayList<>();
-        for (int i = 0; i < node.size(); i++) {
-            JsonNode tool = node.get(i);
+    private static List<ToolDefinition> tools(Fields body) {
+        return Tools.list(body.get("tools"), null, (tool, at, before) -> {
             String type = tool.path("type").asText("");
             if (!type.equals("function")) {
                 // A hosted tool (web_search, file_search, ...) runs on OpenAI's side: there is none here.
-                ignored.add("tools[" + i + "]" + (type.isEmpty() ? "" : " (" + type + ")"));
-                continue;
+                body.unused(at + (type.isEmpty() ? "" : " (" + type + ")"));
+                return null;
             }
-            ObjectNode fn = Json.MAPPER.createObjectNode();
-            tool.fields().forEachRemaining(e -> {
-                if (!e.getKey().equals("type")) {
-                    fn.set(e.getKey(), e.getValue());
-                }
-            });
-            functions.addObject().put("type", "function").set("function", fn);
-            positions.add(i);
-        }
-        return ChatRequest.tools(functions, positions, "parameters");
+            return Tools.function(tool, at, Tools.OPENAI, before);
+        });
     }
 
     private static JsonNode toolsEcho(JsonNode node) {
@@ -298,16 +269,12 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
     }
 
     /** {@code text.format} ({@code text}, {@code json_object}, {@code json_schema}) and {@code tool_choice}. */
-    private static StructuredOutput structured(JsonNode body, List<ToolDefinition> tools, SortedSet<String> ignored) {
+    private static StructuredOutput structured(Fields body, List<ToolDefinition> tools) {
         String grammar = "";
         String param = "";
-        JsonNode text = Params.object(body, "text", "");
+        // Its other fields (verbosity, ...) are named as ignored, by their path.
+        Fields text = body.nested("text");
         if (text != null) {
-            text.fieldNames().forEachRemaining(f -> {
-                if (!f.equals("format")) {
-                    ignored.add("text." + f);
-                }
-            });
             JsonNode format = Params.object(text, "format", "text");
             if (format != null) {
                 String type = Params.string(format, "type", "text.format", 32);

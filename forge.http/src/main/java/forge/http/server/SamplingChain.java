@@ -10,11 +10,9 @@ import forge.api.sampler.StageArguments;
 import forge.api.sampler.StageParameter;
 import forge.runtime.plugin.SamplerStages;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * llama-server's sampler-chain parameters, read alike by every route that speaks them: the
@@ -32,40 +30,19 @@ final class SamplingChain {
     private SamplingChain() {
     }
 
-    /** The built-in fields read here. */
-    static final Set<String> NAMES = Set.of("samplers", "typical_p", "top_n_sigma", "xtc_probability", "xtc_threshold",
-            "dry_multiplier", "dry_base", "dry_allowed_length", "dry_penalty_last_n", "dry_sequence_breakers",
-            "mirostat", "mirostat_tau", "mirostat_eta");
-
     /** Steps in one chain: each is work per token, and a plugin stage an upcall. */
     static final int MAX_STEPS = 32;
     static final int MAX_BREAKERS = 64;
     static final int MAX_BREAKER_LENGTH = 256;
 
     /**
-     * The fields of {@code body} that have an effect here: {@link #NAMES} and the parameters of
-     * the plugin stages its {@code samplers} names (a plugin stage's parameter without its stage
-     * has none). Never throws: a bad {@code samplers} is refused by {@link #read}.
-     */
-    static Set<String> handled(JsonNode body, SamplerStages stages) {
-        Set<String> handled = new HashSet<>(NAMES);
-        JsonNode samplers = body.get("samplers");
-        if (samplers != null && samplers.isArray()) {
-            for (JsonNode n : samplers) {
-                if (n.isTextual()) {
-                    stages.find(n.asText()).ifPresent(s -> s.info().parameters().forEach(p -> handled.add(p.name())));
-                }
-            }
-        }
-        return handled;
-    }
-
-    /**
-     * Reads the chain's fields of {@code body} into {@code sampling}.
+     * Reads the chain's fields of {@code body} into {@code sampling}: a plugin stage's parameters
+     * are read (so not ignored) only when {@code samplers} names its stage, from the stages of the
+     * body's context.
      *
      * @throws ApiError 400 naming the stage or field at fault; 500 when a plugin fails its own check
      */
-    static SamplingParams.Builder read(JsonNode body, SamplerStages stages, SamplingParams.Builder sampling) {
+    static SamplingParams.Builder read(Fields body, SamplingParams.Builder sampling) {
         float typicalP = Params.number(body, "typical_p", 1f, 0, 1);
         float topNSigma = Params.number(body, "top_n_sigma", -1f, -1_000_000, 1_000_000);
         SamplingParams.Xtc xtc = new SamplingParams.Xtc(
@@ -84,7 +61,7 @@ final class SamplingChain {
                 Params.number(body, "mirostat_tau", SamplingParams.Mirostat.OFF.tau(), -1_000_000, 1_000_000),
                 Params.number(body, "mirostat_eta", SamplingParams.Mirostat.OFF.eta(), -1_000_000, 1_000_000));
         return sampling.typicalP(typicalP == 0 ? Float.MIN_VALUE : typicalP).topNSigma(topNSigma).xtc(xtc).dry(dry)
-                .mirostat(mirostat).samplers(steps(body, stages));
+                .mirostat(mirostat).samplers(steps(body, body.stages()));
     }
 
     private static List<String> breakers(JsonNode node, List<String> fallback) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
@@ -13,7 +14,8 @@ import org.eclipse.jetty.util.Callback;
  * JSON object, SSE comments while nothing happens, and OpenAI's closing {@code data: [DONE]}. Each
  * write blocks the request's virtual thread until the bytes are out, so a slow client slows only
  * its own stream. Routes whose events carry a name (Anthropic's and Responses' {@code event:}
- * lines) write them with {@link #event} and end with {@link #end}.
+ * lines) write them with {@link #event} and end with {@link #end}. Every stream begins with
+ * {@link #start}.
  */
 final class SseWriter {
 
@@ -23,18 +25,11 @@ final class SseWriter {
     private SseWriter() {
     }
 
-    /**
-     * The next event; while none comes (a long prefill, a queue wait) an SSE comment every
-     * {@code keepAliveMillis} keeps proxies and clients with read timeouts from giving up.
-     */
-    static ChoiceEvents.Event nextOrKeepAlive(ChoiceEvents events, Response response, long keepAliveMillis) throws InterruptedException, IOException {
-        while (true) {
-            ChoiceEvents.Event event = events.next(keepAliveMillis);
-            if (event != null) {
-                return event;
-            }
-            keepAlive(response);
-        }
+    /** The status line and headers of every stream: 200, {@code text/event-stream}, never cached. */
+    static void start(Response response) {
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
     }
 
     /** An SSE comment, which every client skips: it keeps a silent stream's connection alive. */
@@ -70,6 +65,15 @@ final class SseWriter {
     /** Ends a stream that has no closing sentinel (Anthropic's, Responses'), completing {@code callback}. */
     static void end(Response response, Callback callback) {
         response.write(true, ByteBuffer.allocate(0), callback);
+    }
+
+    /**
+     * Ends an OpenAI stream that failed after its 200, whose status cannot change: one final
+     * {@code data:} event of the error, then {@code data: [DONE]}.
+     */
+    static void failed(Response response, ApiError error, Callback callback) throws IOException {
+        send(response, error.toJson());
+        finish(response, callback);
     }
 
     /** Ends an OpenAI stream with {@code data: [DONE]}, completing {@code callback} once written. */

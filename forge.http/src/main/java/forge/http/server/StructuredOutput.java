@@ -42,6 +42,35 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
     }
 
     static StructuredOutput parse(JsonNode body, List<ToolDefinition> tools) {
+        StructuredOutput format = format(body);
+        ToolChoice choice = ToolChoice.AUTO;
+        String function = "";
+        JsonNode tc = body.get("tool_choice");
+        if (tc != null && !tc.isNull()) {
+            if (tc.isTextual()) {
+                choice = switch (tc.asText()) {
+                    case "none" -> ToolChoice.NONE;
+                    case "auto" -> ToolChoice.AUTO;
+                    case "required" -> ToolChoice.REQUIRED;
+                    default -> throw ApiError.badRequest("tool_choice",
+                            "'tool_choice' must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
+                };
+            } else if (tc.isObject() && "function".equals(tc.path("type").asText()) && tc.path("function").path("name").isTextual()) {
+                choice = ToolChoice.FUNCTION;
+                function = tc.get("function").get("name").asText();
+            } else {
+                throw ApiError.badRequest("tool_choice",
+                        "'tool_choice' must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
+            }
+        }
+        return of(format.grammar(), format.grammarParam(), choice, function, Params.bool(body, "parallel_tool_calls", true), tools);
+    }
+
+    /**
+     * {@code response_format} and {@code grammar} alone: the whole output's shape, all that a
+     * request without tools (a completion) can ask.
+     */
+    static StructuredOutput format(JsonNode body) {
         String grammar = "";
         String param = "";
         JsonNode rf = body.get("response_format");
@@ -98,28 +127,7 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
                 param = "grammar";
             }
         }
-
-        ToolChoice choice = ToolChoice.AUTO;
-        String function = "";
-        JsonNode tc = body.get("tool_choice");
-        if (tc != null && !tc.isNull()) {
-            if (tc.isTextual()) {
-                choice = switch (tc.asText()) {
-                    case "none" -> ToolChoice.NONE;
-                    case "auto" -> ToolChoice.AUTO;
-                    case "required" -> ToolChoice.REQUIRED;
-                    default -> throw ApiError.badRequest("tool_choice",
-                            "'tool_choice' must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
-                };
-            } else if (tc.isObject() && "function".equals(tc.path("type").asText()) && tc.path("function").path("name").isTextual()) {
-                choice = ToolChoice.FUNCTION;
-                function = tc.get("function").get("name").asText();
-            } else {
-                throw ApiError.badRequest("tool_choice",
-                        "'tool_choice' must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
-            }
-        }
-        return of(grammar, param, choice, function, Params.bool(body, "parallel_tool_calls", true), tools);
+        return new StructuredOutput(grammar, param, ToolChoice.AUTO, "", true);
     }
 
     /**

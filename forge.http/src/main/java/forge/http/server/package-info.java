@@ -3,28 +3,62 @@
  *
  * <h2>Design</h2>
  * <ul>
- * <li>One Jetty core {@code Handler} routes by method and path; handlers run on virtual threads
- *     and block freely (reading the body, waiting for the engine's events). They never call native
+ * <li>Jetty core handlers, outermost first: {@code Edge} (counts the request in flight and in the
+ *     metrics, holds its models loaded through the catalog's request scope, and answers every
+ *     failure inside it); then Jetty wrappers, each a step that answers the request or lets it
+ *     through: the browser guard then CORS (a preflight is answered there, before the key),
+ *     draining (503 once shutdown began), the web UI's files, the API key; and {@code Router},
+ *     which runs the action of the
+ *     route table ({@code Routes}): each path with its methods, a 404 for a path it
+ *     does not hold and a 405 naming the methods a path allows. Handlers run on virtual threads and
+ *     block freely (reading the body, waiting for the engine's events). They never call native
  *     code: that belongs to the engine threads.</li>
- * <li>Requests are parsed into JSON trees and validated field by field: an invalid parameter is a
- *     400 naming it, and parameters accepted without effect are named in
- *     {@code X-Forge-Ignored-Params}.</li>
- * <li>One internal model, many wire formats at the edge: OpenAI chat completions, Anthropic
- *     Messages ({@code /v1/messages}) and OpenAI Responses ({@code /v1/responses}) each translate
- *     their body into one {@code ChatRequest} and run it on {@code ChatRun}, the one generation
- *     path (model, grammar, prompt rendered once, {@code max_tokens} fitted to the slot, choices,
- *     the template's parsed deltas, usage); each writes those events back in its own format: SSE
- *     event names and order, error shape, usage names. Nothing is copied between routes.</li>
+ * <li>Each door owns its error shape: the table names the doors that own a subtree
+ *     (Anthropic's {@code /v1/messages}: every refusal there, a 401 or a 404 included, is
+ *     {@code {"type":"error","error":{"type","message"}}}); elsewhere OpenAI's. Once a stream has
+ *     begun, an error is the stream's own final event: OpenAI's {@code data: {"error":...}} then
+ *     {@code data: [DONE]}, Anthropic's {@code error} event, Responses' {@code response.failed}.</li>
+ * </ul>
+ *
+ * <h2>One request core behind every generating door</h2>
+ * <ul>
+ * <li><b>Reading.</b> A door's body is a {@code Fields}: the JSON object, which records each field
+ *     its parser reads, with the run's context the reading needs (the plugin sampler stages a
+ *     {@code samplers} may name). Every value is checked by {@code Params}, a refusal a 400 naming
+ *     the field by its path in the door's own terms. What was never read had no effect: it is
+ *     named in {@code X-Forge-Ignored-Params}, or refused under {@code --strict}. No door keeps a
+ *     list of the fields it handles. A door marks what it reads yet ignores ({@code best_of}
+ *     above 1, a hosted tool), and checks {@code user}, which only Responses uses, without
+ *     reading it.</li>
+ * <li><b>Translating.</b> OpenAI chat completions, Anthropic Messages ({@code /v1/messages}) and
+ *     OpenAI Responses ({@code /v1/responses}) each turn their body into one {@code ChatRequest};
+ *     OpenAI's generation fields are read once ({@code GenerationParams}, {@code SamplingChain}),
+ *     tools by one reader ({@code Tools}) that each door calls with its own field paths
+ *     ({@code tools[i].function.parameters}, {@code tools[i].parameters},
+ *     {@code tools[i].input_schema}), so each door's errors name its own fields as written.
+ *     {@code count_tokens} reads a body exactly as {@code /v1/messages} does.</li>
+ * <li><b>Running.</b> {@code Run} is the one core: a request's sequences ({@code n} choices of each
+ *     prompt, a fixed seed giving each choice its own), submitted together or not at all, the
+ *     client's departure cancelling them, the response's headers (ignored fields, the effective
+ *     {@code max_tokens}), their events read whole (probing the client, {@code ClientWatch}) or
+ *     merged as they happen with keep-alives while none comes, metrics and usage kept, a failure
+ *     ending the run as an exception. {@code ChatRun} adds chat's part (the model's template
+ *     renders the prompt once, the output's shape becomes a grammar, the prompt is fitted to the
+ *     slot, each choice's text is parsed into deltas); {@code Completions} runs its prompts on the
+ *     same core as they are. Each door then writes the events in its own wire format: SSE event
+ *     names and order, usage names, finish reasons.</li>
+ * <li><b>Writing.</b> One SSE writer ({@code SseWriter}: the stream's start, {@code data:} and
+ *     named events, keep-alive comments, the end) and one id scheme ({@code Ids}: each kind's
+ *     prefix, then random bits) for every door.</li>
+ * </ul>
+ *
+ * <h2>Policies</h2>
+ * <ul>
  * <li>Context policy ({@code ContextFit}): a prompt that does not fit its slot is a 400
  *     {@code context_length_exceeded} before anything is generated; one that fits, with a
  *     {@code max_tokens} beyond the room left, generates until the slot is full and finishes with
  *     {@code length} ({@code max_tokens}, {@code incomplete}), the limit it ran with named in
  *     {@code X-Forge-Max-Tokens}; {@code --strict} keeps the 400.</li>
- * <li>Every error is an {@link forge.http.server.ApiError}, answered in OpenAI's shape, or in
- *     Anthropic's ({@code {"type":"error","error":{"type","message"}}}) on {@code /v1/messages}.
- *     Once a stream has begun, an error is the stream's own final event: OpenAI's
- *     {@code data: {"error":...}} then {@code data: [DONE]}, Anthropic's {@code error} event,
- *     Responses' {@code response.failed}.</li>
  * <li>Credentials: {@code Authorization: Bearer KEY} or {@code x-api-key: KEY}, on every route.
  *     The web UI's files ({@code WebUi}: {@code /}, {@code /assets/...}, and {@code index.html} for
  *     a page navigation to an unknown path that is no API route) are served without one, after the

@@ -215,4 +215,31 @@ class ThirdPartySamplerTest {
         }
         return false;
     }
+
+    /**
+     * Under {@code --strict}, {@code count_tokens} reads a body as {@code /v1/messages} does, the
+     * plugin stage's parameter included: what one accepts, the other does not refuse.
+     */
+    @Test
+    void underStrictCountTokensAcceptsWhatMessagesAccepts() throws Exception {
+        try (TestServer strict = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
+                "-c", "1024", "-np", "1", "-t", "2", "--strict", "--plugins-dir", work.resolve("plugins").toString())) {
+            String body = """
+                    {"model": "tiny", "max_tokens": 3, "temperature": 0, "samplers": ["ban_top", "temperature"], "ban_top_count": 2,
+                     "messages": [{"role": "user", "content": "count with me"}]}""";
+            HttpResponse<String> messages = strict.http().post("/v1/messages", body);
+            assertEquals(200, messages.statusCode(), messages.body());
+            HttpResponse<String> count = strict.http().post("/v1/messages/count_tokens", body);
+            assertEquals(200, count.statusCode(), count.body());
+            assertTrue(ok(count).get("input_tokens").asInt() > 0);
+            // A field neither reads is refused by both, in Anthropic's shape.
+            String unknown = body.replace("\"ban_top_count\"", "\"ban_top_cnt\"");
+            for (String path : new String[] {"/v1/messages", "/v1/messages/count_tokens"}) {
+                HttpResponse<String> refused = strict.http().post(path, unknown);
+                assertEquals(400, refused.statusCode(), path + ": " + refused.body());
+                assertEquals("invalid_request_error", JSON.readTree(refused.body()).get("error").get("type").asText());
+                assertTrue(refused.body().contains("ban_top_cnt"), refused.body());
+            }
+        }
+    }
 }

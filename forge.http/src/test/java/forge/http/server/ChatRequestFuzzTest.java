@@ -68,12 +68,12 @@ class ChatRequestFuzzTest {
         }
         List<ToolDefinition> tools = List.of();
         try {
-            tools = ChatRequest.parse(node).prompt().tools();
+            tools = ChatRequest.parse(Fields.of(node)).prompt().tools();
         } catch (ApiError refused) {
             check(refused, text);
         }
         try {
-            GenerationParams.parse(node, -1);
+            GenerationParams.parse(Fields.of(node), -1);
         } catch (ApiError refused) {
             check(refused, text);
         }

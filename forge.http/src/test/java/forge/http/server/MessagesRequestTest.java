@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class MessagesRequestTest {
 
     private static ChatRequest parse(String json) {
-        return MessagesRequest.parse(body(json));
+        return MessagesRequest.parse(Fields.of(body(json)));
     }
 
     private static JsonNode body(String json) {
@@ -94,8 +94,8 @@ class MessagesRequestTest {
         assertEquals("max_tokens", refused("""
                 {"messages": [{"role": "user", "content": "hi"}]}""").param());
         // count_tokens has no max_tokens.
-        assertEquals(-1, MessagesRequest.parse(body("""
-                {"messages": [{"role": "user", "content": "hi"}]}"""), false).maxTokens());
+        assertEquals(-1, MessagesRequest.parse(Fields.of(body("""
+                {"messages": [{"role": "user", "content": "hi"}]}""")), false).maxTokens());
     }
 
     @Test
@@ -179,5 +179,29 @@ class MessagesRequestTest {
                 {"max_tokens": 5, "messages": [{"role": "user", "content": [{"type": "tool_use", "id": "t", "name": "a", "input": {}}]}]}""").param());
         assertEquals("messages[0].content[0].type", refused("""
                 {"max_tokens": 5, "messages": [{"role": "user", "content": [{"type": "hologram"}]}]}""").param());
+    }
+
+    /**
+     * Tools are read by the one tool reader at Anthropic's own paths: an error names
+     * {@code tools[i].input_schema}, and text the request itself wrote (a property named like a
+     * chat path) comes back as written, not renamed.
+     */
+    @Test
+    void toolErrorsNameAnthropicsFieldsAndLeaveTheRequestsOwnTextAlone() {
+        ApiError schema = refused("""
+                {"max_tokens": 5, "tools": [{"name": "a", "input_schema": {"type": "object"}},
+                 {"name": "b", "input_schema": {"type": "array"}}], "messages": [{"role": "user", "content": "x"}]}""");
+        assertEquals("tools[1].input_schema", schema.param());
+        assertTrue(schema.getMessage().startsWith("tools[1].input_schema must be a JSON Schema of type \"object\""),
+                schema.getMessage());
+        ApiError name = refused("""
+                {"max_tokens": 5, "tools": [{"name": "a b", "input_schema": {"type": "object"}}], "messages": [{"role": "user", "content": "x"}]}""");
+        assertEquals("tools[0].name", name.param());
+        assertTrue(name.getMessage().startsWith("tools[0].name is required"), name.getMessage());
+        ApiError written = refused("""
+                {"max_tokens": 5, "tools": [{"name": "a", "input_schema": {"type": "object", "properties":
+                 {"tools[0].function.parameters": {"type": "nope"}}}}], "messages": [{"role": "user", "content": "x"}]}""");
+        assertEquals("tools[0].input_schema", written.param());
+        assertTrue(written.getMessage().contains("tools[0].function.parameters"), written.getMessage());
     }
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ParamsTest {
@@ -59,9 +58,4 @@ class ParamsTest {
         assertEquals(List.of("a", "b"), GenerationParams.stops(body("{\"stop\": [\"a\", \"\", \"b\"]}").get("stop"), "stop"));
     }
 
-    @Test
-    void ignoredParametersAreThoseNoRouteHandles() {
-        assertEquals(Set.of("foo"), Params.ignored(body("{\"a\": 1, \"b\": 2, \"foo\": 3, \"cache_prompt\": true}"), Set.of("a"), Set.of("b")));
-        assertEquals(List.of("cache_prompt"), List.copyOf(Params.ignored(body("{\"cache_prompt\": false}"), Set.of())));
-    }
 }

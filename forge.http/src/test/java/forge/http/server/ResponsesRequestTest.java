@@ -18,7 +18,7 @@ class ResponsesRequestTest {
     private final ResponseStore store = new ResponseStore();
 
     private ResponsesRequest parse(String json) {
-        return ResponsesRequest.parse(Json.parse(json.getBytes(StandardCharsets.UTF_8)), store);
+        return ResponsesRequest.parse(Fields.of(Json.parse(json.getBytes(StandardCharsets.UTF_8))), store);
     }
 
     private ApiError refused(String json) {
@@ -129,5 +129,19 @@ class ResponsesRequestTest {
                 {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "data:..."}]}]}""");
         assertEquals("input[0].content[0]", e.param());
         assertTrue(e.getMessage().contains("text only"), e.getMessage());
+    }
+
+    /** Flat function tools are read at their own paths; a duplicate or a bad schema names the tool as written. */
+    @Test
+    void toolErrorsNameResponsesFields() {
+        ApiError duplicate = refused("""
+                {"input": "x", "tools": [{"type": "function", "name": "f"}, {"type": "file_search"}, {"type": "function", "name": "f"}]}""");
+        assertEquals("tools[2].name", duplicate.param());
+        ApiError schema = refused("""
+                {"input": "x", "tools": [{"type": "web_search"}, {"type": "function", "name": "f", "parameters": {"type": "string"}}]}""");
+        assertEquals("tools[1].parameters", schema.param());
+        assertTrue(schema.getMessage().startsWith("tools[1].parameters must be a JSON Schema"), schema.getMessage());
+        assertEquals("tools[0].strict", refused("""
+                {"input": "x", "tools": [{"type": "function", "name": "f", "strict": "yes"}]}""").param());
     }
 }

@@ -50,7 +50,7 @@ class SamplingChainTest {
     }
 
     private static SamplingParams read(String json) {
-        return SamplingChain.read(body(json), STAGES, SamplingParams.builder()).build();
+        return SamplingChain.read(Fields.of(body(json), STAGES), SamplingParams.builder()).build();
     }
 
     private static ApiError refused(String json) {
@@ -106,7 +106,7 @@ class SamplingChainTest {
             assertEquals("samplers", e.param(), bad);
         }
         assertTrue(refused("{\"samplers\": [\"nope\"]}").getMessage().contains("from plugins: [guard]"));
-        assertThrows(ApiError.class, () -> SamplingChain.read(body("{\"samplers\": [\"guard\"]}"), SamplerStages.NONE,
+        assertThrows(ApiError.class, () -> SamplingChain.read(Fields.of(body("{\"samplers\": [\"guard\"]}")),
                 SamplingParams.builder()), "a server without the plugin does not know the stage");
     }
 
@@ -128,10 +128,36 @@ class SamplingChainTest {
         assertEquals("dry_penalty_last_n", refused("{\"dry_penalty_last_n\": -2}").param());
     }
 
+    /** What the chain read after {@code json}, as the body's ignored fields say. */
+    private static Set<String> ignoredAfterReading(String json) {
+        Fields fields = Fields.of(body(json), STAGES);
+        SamplingChain.read(fields, SamplingParams.builder());
+        return fields.ignored();
+    }
+
     @Test
-    void aStagesParametersAreHandledOnlyWhenTheStageIsNamed() {
-        assertTrue(SamplingChain.handled(body("{\"samplers\": [\"guard\"]}"), STAGES).containsAll(Set.of("guard_n", "samplers", "typical_p")));
-        assertTrue(!SamplingChain.handled(body("{\"guard_n\": 3}"), STAGES).contains("guard_n"));
-        assertTrue(!SamplingChain.handled(body("{\"samplers\": 5}"), STAGES).contains("guard_n"), "never throws");
+    void aStagesParametersAreReadOnlyWhenTheStageIsNamed() {
+        assertEquals(Set.of(), ignoredAfterReading("{\"samplers\": [\"guard\"], \"guard_n\": 5, \"typical_p\": 0.9}"));
+        assertEquals(Set.of("guard_n"), ignoredAfterReading("{\"guard_n\": 3}"));
+        assertEquals(Set.of("guard_n"), ignoredAfterReading("{\"samplers\": [\"top_k\"], \"guard_n\": 3}"));
+    }
+
+    /**
+     * {@code count_tokens} reads a body as {@code /v1/messages} does, with the same server's
+     * stages: under {@code --strict} it cannot refuse a body {@code /v1/messages} accepts.
+     */
+    @Test
+    void countTokensReadsAPluginStagesParametersAsMessagesDoes() {
+        String json = """
+                {"max_tokens": 8, "samplers": ["guard", "temperature"], "guard_n": 5, "messages": [{"role": "user", "content": "x"}]}""";
+        ChatRequest messages = MessagesRequest.parse(Fields.of(body(json), STAGES), true);
+        ChatRequest count = MessagesRequest.parse(Fields.of(body(json), STAGES), false);
+        assertEquals(Set.of(), messages.ignored());
+        assertEquals(messages.ignored(), count.ignored());
+        Strictness.check(true, count.ignored());
+        // What neither reads is named by both.
+        String unknown = json.replace("\"guard_n\"", "\"guard_m\"");
+        assertEquals(Set.of("guard_m"), MessagesRequest.parse(Fields.of(body(unknown), STAGES), false).ignored());
+        assertThrows(ApiError.class, () -> Strictness.check(true, MessagesRequest.parse(Fields.of(body(unknown), STAGES), false).ignored()));
     }
 }
