@@ -62,17 +62,23 @@ class ModelLifecycleEndToEndTest {
 
     @Test
     void theLeastRecentlyUsedUnloadsFirstAndIdleModelsAfterTheirTtl() throws Exception {
-        complete("a", "");
-        complete("b", "");
-        long bUsed = System.nanoTime(); // b's TTL runs from its last use, whatever c's load then takes
+        // Kept forever first, so that no TTL runs out while the next model loads (seconds on a busy
+        // machine): the least recently used goes because of --models-max alone.
+        String forever = ", \"keep_alive\": \"-1m\"";
+        complete("a", forever);
+        complete("b", forever);
         assertEquals("loaded", states().get("a"));
         assertEquals("loaded", states().get("b"));
-        complete("c", ""); // a third model: --models-max 2 unloads a, the least recently used
-        long cUsed = System.nanoTime();
+        complete("c", forever); // a third model: --models-max 2 unloads a, the least recently used
         Map<String, String> s = states();
         assertEquals("unloaded", s.get("a"), s.toString());
         assertEquals("loaded", s.get("b"), s.toString());
         assertEquals("loaded", s.get("c"), s.toString());
+        // Then each used once more with the default keep-alive: each unloads by the TTL, from its own last use.
+        complete("b", "");
+        long bUsed = System.nanoTime();
+        complete("c", "");
+        long cUsed = System.nanoTime();
         UserModelsEndToEndTest.http = http;
         UserModelsEndToEndTest.awaitState("b", "unloaded");
         assertTrue(System.nanoTime() - bUsed > 2_000_000_000L, "b unloaded by the 3 s TTL, not earlier");

@@ -165,7 +165,8 @@ class UserModelsEndToEndTest {
     }
 
     static void awaitState(String id, String state) throws Exception {
-        long deadline = System.nanoTime() + 10_000_000_000L;
+        // a deadline for a hang, not a measure: a busy machine can take seconds over a load or an unload
+        long deadline = System.nanoTime() + 60_000_000_000L;
         while (!model(id).get("status").get("value").asText().equals(state)) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError(id + " is not " + state + ": " + model(id));
