@@ -18,13 +18,15 @@
  * backends and templates.
  */
 module forge.http {
-    requires forge.runtime;
+    // forge.http.server's API speaks the runtime's types (the catalog, the sampler stages, engine errors).
+    requires transitive forge.runtime;
     // forge model synth and the demo model write synthetic GGUF files.
     requires forge.runtime.gguf;
     // response_format, grammar and tools: JSON Schema to GBNF, and the GBNF checker.
     requires forge.runtime.grammar;
     requires org.eclipse.jetty.server;
-    requires com.fasterxml.jackson.databind;
+    // ... and Jackson's tree types (an error's JSON body).
+    requires transitive com.fasterxml.jackson.databind;
     requires info.picocli;
     requires org.slf4j;
     // The server's logging is set up in code (ForgeLogging), not from an XML file.

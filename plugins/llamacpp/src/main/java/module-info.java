@@ -13,7 +13,8 @@
  * @provides forge.api.backend.BackendProvider the {@code llama.cpp-cpu} backend
  */
 module forge.backend.llamacpp {
-    requires forge.api;
+    // Its exported natives package hands out forge.api's types (a Backend, a BackendContext).
+    requires transitive forge.api;
     // The GGUF reader: -ngl auto places layers by their tensors' sizes.
     requires forge.runtime.gguf;
     requires org.slf4j;

@@ -177,7 +177,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
                 throw ApiError.badRequest("chat_template_kwargs", "'chat_template_kwargs' must be an object");
             }
             // A null option is the same as an absent one (templates test `is defined`); ChatPrompt holds no nulls.
-            kw.fields().forEachRemaining(e -> {
+            kw.properties().forEach(e -> {
                 if (!e.getValue().isNull()) {
                     kwargs.put(e.getKey(), Json.MAPPER.convertValue(e.getValue(), Object.class));
                 }

@@ -27,6 +27,7 @@ import java.util.TreeSet;
  * hosted tool), and checks a field whose effect belongs to other doors through
  * {@link #unrecorded} ({@code user}).
  */
+@SuppressWarnings("unchecked") // ObjectNode narrows JsonNode's generic deepCopy(); this class inherits that as it is
 final class Fields extends ObjectNode {
 
     /** Parameters that change nothing when they hold these values (llama-server's, on by default). */

@@ -407,7 +407,6 @@ public final class ForgeServer implements AutoCloseable {
         return ApiError.notFound("model_not_found", "the model '" + id + "' does not exist");
     }
 
-    /** Reads the whole body, refusing more than the limit with 413 before reading it all. */
     /** Set on a request once its body has been read in full. */
     private static final String BODY_READ = "forge.bodyRead";
 
@@ -416,6 +415,7 @@ public final class ForgeServer implements AutoCloseable {
                 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
     }
 
+    /** Reads the whole body, refusing more than the limit with 413 before reading it all. */
     private byte[] readBody(Request request) {
         long declared = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
         if (declared > config.bodyLimit()) {
@@ -486,7 +486,7 @@ public final class ForgeServer implements AutoCloseable {
         // available, reason, source, path, size, template (with its error), context: as GET /models has them
         ModelsApi.describe(e, m);
         // a model's own template that does not parse once loaded: the model is served, each request refused with this
-        e.served().flatMap(s -> s.template().unusable()).ifPresent(why -> m.with("template").put("error", why));
+        e.served().flatMap(s -> s.template().unusable()).ifPresent(why -> m.withObjectProperty("template").put("error", why));
         e.descriptor().metadata().architecture().ifPresent(a -> m.put("architecture", a));
         m.set("status", ModelsApi.status(e));
         m.put("loaded", e.served().isPresent());

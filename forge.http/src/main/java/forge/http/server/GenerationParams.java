@@ -77,7 +77,7 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
             throw ApiError.badRequest("logit_bias", "'logit_bias' must be an object mapping token ids to numbers");
         }
         Map<Integer, Float> bias = new HashMap<>();
-        var it = node.fields();
+        var it = node.properties().iterator();
         while (it.hasNext()) {
             var e = it.next();
             int token;

@@ -52,8 +52,6 @@ final class Json {
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
             throw ApiError.badRequest(null, "malformed JSON" + where + ": " + reason(e.getOriginalMessage()));
-        } catch (java.io.IOException e) {
-            throw ApiError.badRequest(null, "unreadable request body: " + e.getMessage());
         }
     }
 
@@ -95,7 +93,7 @@ final class Json {
             return hasLoneSurrogate(node.textValue()) ? at : null;
         }
         if (node.isObject()) {
-            var fields = node.fields();
+            var fields = node.properties().iterator();
             while (fields.hasNext()) {
                 var e = fields.next();
                 String path = at.isEmpty() ? e.getKey() : at + "." + e.getKey();

@@ -71,7 +71,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
             if (metadata.size() > MAX_METADATA) {
                 throw ApiError.badRequest("metadata", "'metadata' holds at most " + MAX_METADATA + " pairs");
             }
-            metadata.fields().forEachRemaining(e -> {
+            metadata.properties().forEach(e -> {
                 if (e.getKey().length() > 64) {
                     throw ApiError.badRequest("metadata", "metadata keys are at most 64 characters");
                 }

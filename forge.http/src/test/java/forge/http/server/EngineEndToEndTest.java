@@ -167,7 +167,7 @@ class EngineEndToEndTest {
     static double tokensOfAnAbandonedRequest(String path, String body) throws Exception {
         awaitIdle(60);
         double completionBefore = metric(http.get("/metrics").body(), "forge_completion_tokens_total");
-        try (Socket s = open(path, body)) {
+        try (Socket _ = open(path, body)) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             boolean decoding = false;
             while (!decoding) {

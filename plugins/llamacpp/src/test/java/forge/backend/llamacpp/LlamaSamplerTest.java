@@ -136,11 +136,11 @@ class LlamaSamplerTest {
     void aChainWithoutPluginStagesHasNoGuardAtAll() {
         try (InferenceContext ctx = context()) {
             int before = SamplingGuard.live();
-            try (TokenSampler s = ctx.sampler(SamplingParams.builder().dry(new SamplingParams.Dry(0.8f, 1.75f, 2, -1, List.of("\n")))
+            try (TokenSampler _ = ctx.sampler(SamplingParams.builder().dry(new SamplingParams.Dry(0.8f, 1.75f, 2, -1, List.of("\n")))
                     .samplers(List.of(BuiltinStage.values())).build())) {
                 assertEquals(before, SamplingGuard.live(), "no guard: sampling makes no upcall");
             }
-            try (TokenSampler s = ctx.sampler(with(SamplingParams.GREEDY, stage("noop", () -> c -> { })))) {
+            try (TokenSampler _ = ctx.sampler(with(SamplingParams.GREEDY, stage("noop", () -> c -> { })))) {
                 assertEquals(before + 1, SamplingGuard.live());
             }
             assertEquals(before, SamplingGuard.live());
