@@ -35,7 +35,14 @@ import java.util.TreeSet;
  */
 record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int maxTokens, List<String> stops,
                    boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n, int logprobs,
-                   StructuredOutput structured) {
+                   StructuredOutput structured, forge.runtime.engine.Speculation speculation) {
+
+    /** A chat request that speculates as the engine does (its body names no {@code speculative.*}). */
+    ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int maxTokens, List<String> stops,
+                boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n, int logprobs,
+                StructuredOutput structured) {
+        this(model, prompt, sampling, maxTokens, stops, stream, includeUsage, ignoreEos, ignored, n, logprobs, structured, null);
+    }
 
     /** OpenAI's rule for function names, which templates and grammars rely on too. */
     private static final java.util.regex.Pattern TOOL_NAME = java.util.regex.Pattern.compile("[a-zA-Z0-9_-]{1,64}");
@@ -68,7 +75,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
 
         return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), gen.sampling(), gen.maxTokens(),
                 gen.stops(), gen.stream(), gen.includeUsage(), gen.ignoreEos(), ignored, gen.n(),
-                logprobs ? topLogprobs : -1, StructuredOutput.parse(body, tools));
+                logprobs ? topLogprobs : -1, StructuredOutput.parse(body, tools), gen.speculation());
     }
 
     static List<ChatMessage> messages(JsonNode node) {

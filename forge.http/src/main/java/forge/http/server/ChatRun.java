@@ -126,7 +126,7 @@ final class ChatRun {
                 var sampling = shaped.sampling().seed() >= 0
                         ? shaped.sampling().toBuilder().seed(shaped.sampling().seed() + i).build() : shaped.sampling();
                 choices.add(model.chat(prepared, new ChatOptions(req.n() == 1 ? id : id + "-" + i, sampling,
-                        fit.maxTokens(), req.stops(), req.ignoreEos(), req.logprobs())));
+                        fit.maxTokens(), req.stops(), req.ignoreEos(), req.logprobs(), req.speculation())));
             }
         } catch (RuntimeException e) {
             choices.forEach(c -> c.generation().cancel());

@@ -105,7 +105,8 @@ final class Completions {
                             : common.sampling().toBuilder().grammar(structured.grammar()).build();
                     var sampling = shaped.seed() >= 0 ? shaped.toBuilder().seed(shaped.seed() + i).build() : shaped;
                     gens.add(model.engine().submit(new GenerationRequest(id + "-" + gens.size(), prompt, sampling,
-                            fit.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)));
+                            fit.maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score,
+                            common.speculation())));
                     echoes.add(e);
                 }
             }
