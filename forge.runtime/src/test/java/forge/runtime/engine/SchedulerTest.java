@@ -685,6 +685,24 @@ class SchedulerTest {
     }
 
     @Test
+    void eachVerifiedTokensLogprobsAreReadAtItsOwnPositionOfTheBatch() throws Exception {
+        scheduler(1, 32, 16);
+        context.script(A + 2, A + 3, A, A + 23);
+        Generation g = start(new GenerationRequest("g", prompt("abcdab"), SamplingParams.GREEDY, 4, List.of(), Set.of(),
+                false, 0, false, new Speculation(2, 3, 0)));
+        finishAll();
+        assertEquals(List.of("logprobs @6 12 top 0", "logprobs @0 13 top 0", "logprobs @1 10 top 0", "logprobs @2 33 top 0"),
+                context.calls("logprobs"));
+        List<TokenLogprob> logprobs = new ArrayList<>();
+        for (GenerationEvent e : events(g)) {
+            if (e instanceof GenerationEvent.Text t) {
+                logprobs.addAll(t.logprobs());
+            }
+        }
+        assertEquals(List.of(-1.75f, -0.25f, -0.5f, -0.75f), logprobs.stream().map(TokenLogprob::logprob).toList());
+    }
+
+    @Test
     void aFullyAcceptedDraftYieldsOneTokenMoreAndAnEndInsideItKeepsItsCells() throws Exception {
         scheduler(1, 32, 16);
         context.script(A + 2, A + 3, A, A + 1, A + 4, FakeVocabulary.EOS);
