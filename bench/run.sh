@@ -28,6 +28,7 @@
 #   BENCH_BUILD=0           1: rebuild the ForgeLM image (mvn -B package -DskipTests) first
 #   BENCH_RESULTS=1         0: do not rewrite bench/RESULTS.md
 #   BENCH_SAMPLER_RUNS=10 BENCH_SAMPLER_TOKENS=128 BENCH_SAMPLER_STAGE=loop_guard
+#   BENCH_SPEC_RUNS=10 BENCH_SPEC_TOKENS=128 BENCH_SPEC_ARGS="--spec-type ngram-simple"
 #
 # The mapped workload (not in the default list: it makes a ~2 GB model) starts each server on a large
 # model, BENCH_LAUNCHES times, interleaved: time to /health 200 and to a one-token completion's answer;
@@ -37,6 +38,10 @@
 # The sampler workload (not in the default list) measures ForgeLM against itself: the same
 # streamed requests with and without a plugin sampler stage in the chain, interleaved request by
 # request; its RATIO lines are with / without (ttft.decode_tps_mean is the decode speed's).
+# The spec workload (not in the default list; run it alone, as it starts ForgeLM with
+# BENCH_SPEC_ARGS) does the same for n-gram speculative decoding: requests as they come ("spec")
+# and with "speculative.n_max": 0 ("plain"); its METRIC lines add the drafted and accepted tokens
+# from /metrics. On random weights few drafts are accepted: the ratio is what rejected drafts cost.
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -191,7 +196,11 @@ fi
 SERVER_ARGS=()
 needs_servers=0
 for w in "${WORKLOADS[@]}"; do
-    case "$w" in seed | ttft | conc | shared | sessions | sampler) needs_servers=1 ;; esac
+    case "$w" in seed | ttft | conc | shared | sessions | sampler | spec) needs_servers=1 ;; esac
+    if [ "$w" = spec ]; then
+        read -r -a spec_args <<< "${BENCH_SPEC_ARGS:---spec-type ngram-simple}"
+        FORGE_ARGS+=("${spec_args[@]}")
+    fi
 done
 if [ "$needs_servers" = 1 ]; then
     if wants forge; then
@@ -251,6 +260,17 @@ for w in "${WORKLOADS[@]}"; do
             run sampler --server "$stage=http://127.0.0.1:$PORT" --server "plain=http://127.0.0.1:$PORT" \
                 --body "$stage={\"samplers\": $order}" --runs "${BENCH_SAMPLER_RUNS:-10}" --warmup 2 \
                 --max-tokens "${BENCH_SAMPLER_TOKENS:-128}"
+            ;;
+        spec)
+            wants forge || die "the spec workload measures ForgeLM (BENCH_SERVERS=forge)"
+            drafts() { curl -sf "http://127.0.0.1:$PORT/metrics" | awk -v m="llamacpp:spec_decode_num_$1_total" \
+                '$1 ~ "^" m "([{]|$)" { s += $NF } END { print s + 0 }'; }
+            d0=$(drafts draft_tokens) a0=$(drafts accepted_tokens)
+            run spec --server "spec=http://127.0.0.1:$PORT" --server "plain=http://127.0.0.1:$PORT" \
+                --body 'plain={"speculative.n_max": 0}' --runs "${BENCH_SPEC_RUNS:-10}" --warmup 2 \
+                --max-tokens "${BENCH_SPEC_TOKENS:-128}"
+            echo "METRIC forge.spec.draft_tokens=$(($(drafts draft_tokens) - d0))" | tee -a "$OUT/metrics.txt"
+            echo "METRIC forge.spec.accepted_tokens=$(($(drafts accepted_tokens) - a0))" | tee -a "$OUT/metrics.txt"
             ;;
         sessions)
             run sessions "${SERVER_ARGS[@]}" --clients "${BENCH_SESSIONS:-$((2 * NP))}" \

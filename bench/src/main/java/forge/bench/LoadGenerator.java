@@ -76,13 +76,14 @@ public final class LoadGenerator {
             case "startup", "rss" -> launches(options.workload());
             case "mapped" -> mapped();
             case "restart" -> restart();
-            case "seed", "ttft", "conc", "shared", "sessions", "sampler" -> {
+            case "seed", "ttft", "conc", "shared", "sessions", "sampler", "spec" -> {
                 try (ChatClient client = new ChatClient(Duration.ofSeconds(options.timeoutSec()))) {
                     List<Target> targets = targets(client);
                     switch (options.workload()) {
                         case "seed" -> seed(client, targets);
-                        // sampler: ttft's streamed requests, one server with and without a stage (--body)
-                        case "ttft", "sampler" -> ttft(client, targets);
+                        // sampler, spec: ttft's streamed requests, one server with and without a stage or
+                        // speculative decoding (--body)
+                        case "ttft", "sampler", "spec" -> ttft(client, targets);
                         case "conc" -> conc(client, targets);
                         case "sessions" -> sessions(client, targets);
                         default -> shared(client, targets);

@@ -144,6 +144,25 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--no-warmup", description = "Skip the warmup decode at load.")
     boolean noWarmup;
 
+    // Speculative decoding, in llama-server's flags; ForgeLM drafts by n-gram lookup only (no draft model).
+    @Option(names = "--spec-type", paramLabel = "TYPE", defaultValue = "none", description = {
+            "Speculative decoding: none (default) or ngram-simple (drafts from the request's own context and output,",
+            "verified in one batch; output unchanged). A request may turn it off or on ('speculative.n_max')."})
+    String specType;
+
+    @Option(names = "--spec-ngram-simple-size-n", paramLabel = "N", defaultValue = "" + forge.runtime.engine.Speculation.DEFAULT_NGRAM,
+            description = "Tokens an n-gram draft's lookup matches (default: ${DEFAULT-VALUE}).")
+    int specNgram;
+
+    @Option(names = {"--spec-ngram-simple-size-m", "--spec-draft-n-max", "--draft-max", "--draft", "--draft-n"}, paramLabel = "N",
+            defaultValue = "" + forge.runtime.engine.Speculation.DEFAULT_DRAFT_MAX,
+            description = "The most tokens drafted per step (default: ${DEFAULT-VALUE}).")
+    int specDraftMax;
+
+    @Option(names = {"--spec-draft-n-min", "--draft-min", "--draft-n-min"}, paramLabel = "N", defaultValue = "0",
+            description = "A shorter draft is not proposed (default: ${DEFAULT-VALUE}).")
+    int specDraftMin;
+
     @Option(names = "--template", paramLabel = "[MODEL=]NAME", description = "Chat template for every model (NAME), or for one model "
             + "by id or alias (MODEL=NAME; repeatable), instead of choosing from the GGUF metadata.")
     List<String> templates = new ArrayList<>();
@@ -483,10 +502,20 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             return new EngineConfig(slots, contextSize != null ? contextSize : p.contextSize(),
                     batchSize != null ? batchSize : p.batchSize(), ubatchSize != null ? ubatchSize : p.ubatchSize(), t,
-                    threadsBatch != null ? threadsBatch : t, queue, fa, kv, p.name(), !noWarmup);
+                    threadsBatch != null ? threadsBatch : t, queue, fa, kv, p.name(), !noWarmup, speculation());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /** {@code --spec-type} and its sizes. */
+    forge.runtime.engine.Speculation speculation() {
+        return switch (specType) {
+            case "none" -> forge.runtime.engine.Speculation.OFF;
+            case "ngram-simple", "ngram" -> new forge.runtime.engine.Speculation(specNgram, specDraftMax, specDraftMin);
+            default -> throw new ParameterException(spec.commandLine(), "--spec-type " + specType
+                    + " is not supported: ForgeLM drafts by n-gram lookup only (none or ngram-simple)");
+        };
     }
 
     /** {@code -np}: a number of slots, or {@code auto}. */

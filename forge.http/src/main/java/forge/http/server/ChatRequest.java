@@ -33,7 +33,14 @@ import java.util.Set;
  */
 record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int maxTokens, List<String> stops,
                    boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n, int logprobs,
-                   StructuredOutput structured) {
+                   StructuredOutput structured, forge.runtime.engine.Speculation speculation) {
+
+    /** A chat request that speculates as the engine does (its body names no {@code speculative.*}). */
+    ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int maxTokens, List<String> stops,
+                boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n, int logprobs,
+                StructuredOutput structured) {
+        this(model, prompt, sampling, maxTokens, stops, stream, includeUsage, ignoreEos, ignored, n, logprobs, structured, null);
+    }
 
     /** A chat body; what it holds that was never read is named in {@link #ignored()}. */
     static ChatRequest parse(Fields body) {
@@ -53,7 +60,7 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         StructuredOutput structured = StructuredOutput.parse(body, tools);
         return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), gen.sampling(), gen.maxTokens(),
                 gen.stops(), gen.stream(), gen.includeUsage(), gen.ignoreEos(), body.ignored(), gen.n(),
-                logprobs ? topLogprobs : -1, structured);
+                logprobs ? topLogprobs : -1, structured, gen.speculation());
     }
 
     static List<ChatMessage> messages(JsonNode node) {

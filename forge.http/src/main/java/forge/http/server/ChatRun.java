@@ -92,7 +92,7 @@ final class ChatRun {
         List<ChatGeneration> choices = new ArrayList<>(req.n());
         Run run = Run.start(id, entry.id(), context.metrics(), 1, req.n(), shaped.sampling(), (sequence, prompt, sampling) -> {
             ChatGeneration choice = model.chat(prepared, new ChatOptions(sequence, sampling, fit.maxTokens(), req.stops(),
-                    req.ignoreEos(), req.logprobs()));
+                    req.ignoreEos(), req.logprobs(), req.speculation()));
             choices.add(choice);
             return choice.generation();
         }, req.ignored(), fit.maxTokens(), request, response);

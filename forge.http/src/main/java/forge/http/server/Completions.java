@@ -93,7 +93,8 @@ final class Completions {
         // With several prompts, the header names the smallest limit.
         Run run = Run.start(Ids.next("cmpl-"), entry.id(), context.metrics(), prompts.size(), common.n(), sampling,
                 (sequence, prompt, own) -> model.engine().submit(new GenerationRequest(sequence, asked.get(prompt), own,
-                        fits.get(prompt).maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score)),
+                        fits.get(prompt).maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score,
+                        common.speculation())),
                 ignored, fits.stream().mapToInt(ContextFit::maxTokens).min().orElseThrow(), request, response);
         long created = System.currentTimeMillis() / 1000;
         Answers answers = new Answers(run, created, echoes, vocab, logprobs >= 0);

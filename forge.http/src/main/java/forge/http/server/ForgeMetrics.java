@@ -71,6 +71,13 @@ final class ForgeMetrics {
         counter(catalog, "forge_prefix_reused_tokens_total", "Prompt tokens reused from a slot's cache or copied from another slot",
                 e -> e.snapshot().reusedTokens());
         counter(catalog, "forge_prefix_copies_total", "Prompt prefixes shared from one slot to another", e -> e.snapshot().prefixCopies());
+        // Speculative decoding, in llama-server's names.
+        counter(catalog, "llamacpp:spec_decode_num_draft_tokens_total", "Speculative: Total draft tokens generated",
+                e -> e.snapshot().draftTokens());
+        counter(catalog, "llamacpp:spec_decode_num_accepted_tokens_total",
+                "Speculative: Total draft tokens accepted by the target model", e -> e.snapshot().draftAccepted());
+        counter(catalog, "llamacpp:spec_decode_num_drafts_total", "Speculative: Total speculative decoding verification steps",
+                e -> e.snapshot().draftSteps());
     }
 
     private void gauge(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {

@@ -19,9 +19,11 @@ import java.util.Map;
  * @param stream       answer with server-sent events
  * @param includeUsage send a usage chunk at the end of a stream
  * @param ignoreEos    generate past end-of-generation tokens
+ * @param speculation  n-gram speculative decoding for this request, from llama-server's
+ *                     {@code speculative.*} fields; null (the engine's) when it names none
  */
 record GenerationParams(SamplingParams sampling, int maxTokens, List<String> stops, int n, boolean stream,
-                        boolean includeUsage, boolean ignoreEos) {
+                        boolean includeUsage, boolean ignoreEos, forge.runtime.engine.Speculation speculation) {
 
     /** Each choice takes a slot (or a place in the queue): more than this is refused rather than queued. */
     static final int MAX_CHOICES = 16;
@@ -65,7 +67,23 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
             includeUsage = Params.bool(so, "include_usage", "stream_options", false);
         }
         return new GenerationParams(sampling, maxTokens, stops(body.get("stop"), "stop"), n, stream, includeUsage,
-                Params.bool(body, "ignore_eos", false));
+                Params.bool(body, "ignore_eos", false), speculation(body));
+    }
+
+    /**
+     * llama-server's per-request {@code speculative.n_max} (0 turns drafting off), {@code speculative.n_min}
+     * and {@code speculative.ngram_size_n}: a body that names any of them drafts with those, llama.cpp's
+     * defaults for the others; one that names none speculates as its engine does.
+     */
+    static forge.runtime.engine.Speculation speculation(JsonNode body) {
+        if (!body.has("speculative.n_max") && !body.has("speculative.n_min") && !body.has("speculative.ngram_size_n")) {
+            return null;
+        }
+        int limit = forge.runtime.engine.Speculation.LIMIT;
+        int max = Params.integer(body, "speculative.n_max", forge.runtime.engine.Speculation.DEFAULT_DRAFT_MAX, 0, limit);
+        int min = Params.integer(body, "speculative.n_min", 0, 0, max);
+        int ngram = Params.integer(body, "speculative.ngram_size_n", forge.runtime.engine.Speculation.DEFAULT_NGRAM, 1, limit);
+        return new forge.runtime.engine.Speculation(ngram, max, min);
     }
 
 

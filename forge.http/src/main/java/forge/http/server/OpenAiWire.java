@@ -48,6 +48,11 @@ final class OpenAiWire {
         n.put("predicted_n", t.completionTokens());
         n.put("predicted_ms", t.decodeMs());
         n.put("predicted_per_second", t.decodeTokensPerSecond());
+        if (t.draftTokens() > 0) {
+            // llama-server's names, present (as there) only when the request drafted
+            n.put("draft_n", t.draftTokens());
+            n.put("draft_n_accepted", t.draftAccepted());
+        }
         return n;
     }
 }

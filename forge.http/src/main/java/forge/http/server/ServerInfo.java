@@ -122,6 +122,11 @@ final class ServerInfo {
         params.put("presence_penalty", d.presencePenalty());
         params.put("seed", d.seed());
         n.put("total_slots", c.slots());
+        // What requests that name none speculate with: llama-server's "speculative.*" names.
+        params.put("speculative.types", c.speculation().type());
+        params.put("speculative.n_max", c.speculation().draftMax());
+        params.put("speculative.n_min", c.speculation().draftMin());
+        params.put("speculative.ngram_size_n", c.speculation().ngramSize());
         n.put("model", entry.id());
         n.put("model_path", entry.descriptor().path().toString());
         n.put("loaded", served.isPresent());

@@ -51,6 +51,19 @@ class ServeCommandTest {
     }
 
     @Test
+    void speculationIsOffUnlessSpecTypeTurnsOnNgramDraftingWithLlamaServersSizes() {
+        assertEquals(forge.runtime.engine.Speculation.OFF, config().speculation());
+        assertEquals(forge.runtime.engine.Speculation.NGRAM, config("--spec-type", "ngram-simple").speculation());
+        assertEquals(new forge.runtime.engine.Speculation(3, 8, 2), config("--spec-type", "ngram-simple",
+                "--spec-ngram-simple-size-n", "3", "--draft-max", "8", "--draft-min", "2").speculation());
+        var e = assertThrows(CommandLine.ParameterException.class, () -> config("--spec-type", "draft-simple"));
+        assertTrue(e.getMessage().contains("n-gram lookup only"), e.getMessage());
+        e = assertThrows(CommandLine.ParameterException.class,
+                () -> config("--spec-type", "ngram-simple", "--draft-max", "2", "--draft-min", "3"));
+        assertTrue(e.getMessage().contains("draft minimum"), e.getMessage());
+    }
+
+    @Test
     void twoSlotsByDefault() {
         assertEquals(2, config().slots());
         assertEquals(2, config("-np", "auto").slots());

@@ -13,9 +13,16 @@ import java.util.Objects;
  * @param stops     the client's stop strings
  * @param ignoreEos keep generating past end-of-generation tokens
  * @param logprobs  -1 for none; else each token's log-probability with this many alternatives
+ * @param speculation n-gram speculative decoding for this request; null for the engine's
  */
 public record ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos,
-                          int logprobs) {
+                          int logprobs, forge.runtime.engine.Speculation speculation) {
+
+    /** Options that speculate as the engine does. */
+    public ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos,
+                       int logprobs) {
+        this(requestId, sampling, maxTokens, stops, ignoreEos, logprobs, null);
+    }
 
     /** Options without log-probabilities. */
     public ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos) {

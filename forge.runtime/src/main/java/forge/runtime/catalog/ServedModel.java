@@ -116,7 +116,8 @@ public final class ServedModel implements AutoCloseable {
         List<String> stops = new ArrayList<>(options.stops());
         stops.addAll(endOfTurnTexts);
         var generation = engine.submit(new GenerationRequest(options.requestId(), prepared.tokens(), options.sampling(),
-                options.maxTokens(), stops, endOfTurnTokens, options.ignoreEos(), options.logprobs()));
+                options.maxTokens(), stops, endOfTurnTokens, options.ignoreEos(), options.logprobs(), false,
+                options.speculation()));
         return new ChatGeneration(generation, template.parser(prepared.prompt()), prepared.tokens().length);
     }
 

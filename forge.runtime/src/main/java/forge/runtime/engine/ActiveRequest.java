@@ -36,6 +36,15 @@ final class ActiveRequest {
     /** The prompt's log-probabilities so far, for a generation that scores its prompt; null once sent, or when it does not. */
     private List<TokenLogprob> promptScores;
 
+    /** Its n-gram speculative decoding; {@link Speculation#OFF} when it drafts nothing. */
+    final Speculation speculation;
+    /** This step's draft: {@code draft[0..draftLength)} follow {@link #lastToken} in the batch. Sized once, at admission. */
+    final int[] draft;
+    int draftLength;
+    /** Tokens drafted and accepted over the request, for its {@link Timings}. */
+    int draftTokens;
+    int draftAccepted;
+
     /** What it waits for before it takes a cached prefix; null when it does not wait. */
     Waiting waiting;
     /** Of the reused prompt tokens, those restored from the host prompt cache. */
@@ -60,6 +69,14 @@ final class ActiveRequest {
      * @param slotContext the cells of the slot it runs in
      */
     ActiveRequest(Generation generation, TokenSampler sampler, InferenceContext context, Vocabulary vocab, int slotContext) {
+        this(generation, sampler, context, vocab, slotContext, Speculation.OFF);
+    }
+
+    /** @param speculation how it drafts (the request's own, or its engine's) */
+    ActiveRequest(Generation generation, TokenSampler sampler, InferenceContext context, Vocabulary vocab, int slotContext,
+                  Speculation speculation) {
+        this.speculation = speculation;
+        this.draft = new int[speculation.draftMax()];
         this.generation = generation;
         this.request = generation.request();
         this.prompt = request.prompt();
@@ -92,6 +109,14 @@ final class ActiveRequest {
     /** Tokens generated so far. */
     int generated() {
         return generated;
+    }
+
+    /**
+     * The most tokens it may draft this step: a step yields at most its draft plus one token, and
+     * never more than its limit leaves (llama-server's {@code n_remaining - 1}).
+     */
+    int draftRoom() {
+        return speculation.enabled() ? Math.min(speculation.draftMax(), limit - generated - 1) : 0;
     }
 
     /** The first {@code n} prompt tokens are in its slot's cache already: prefill starts after them. */
@@ -185,7 +210,8 @@ final class ActiveRequest {
         double promptMs = firstTokenNanos > 0 ? (firstTokenNanos - startNanos) / 1e6 : (end - startNanos) / 1e6;
         double ttftMs = firstTokenNanos > 0 ? (firstTokenNanos - generation.submittedNanos()) / 1e6 : 0;
         double decodeMs = firstTokenNanos > 0 ? (end - firstTokenNanos) / 1e6 : 0;
-        Timings timings = new Timings(queueMs, prompt.length, reused, promptMs, ttftMs, Math.max(0, generated), decodeMs);
+        Timings timings = new Timings(queueMs, prompt.length, reused, promptMs, ttftMs, Math.max(0, generated), decodeMs,
+                draftTokens, draftAccepted);
         sampler.close();
         return timings;
     }

@@ -244,7 +244,7 @@ public final class Engine implements AutoCloseable {
                 config.kvCacheType(), false, false));
         gate = ComputeGate.PROCESS.enter(Math.max(config.threads(), config.threadsBatch()));
         scheduler = new Scheduler(context, vocab, config.slots(), config.slotContext(), ComputeGate.PROCESS, this::published,
-                cache, cacheKey);
+                cache, cacheKey).speculation(config.speculation());
         if (config.warmup()) {
             warmup();
         }

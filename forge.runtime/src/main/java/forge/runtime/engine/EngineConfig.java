@@ -20,12 +20,15 @@ import java.util.Objects;
  * @param profile        the {@link EngineProfile} these settings started from, for {@code /props}
  * @param warmup         decode a tiny batch at load (then forget it), so the first request is as
  *                       fast as the second
+ * @param speculation    n-gram speculative decoding for requests that do not say otherwise
+ *                       ({@link Speculation#OFF} by default, as llama-server's)
  */
 public record EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
                            int queueCapacity, FlashAttention flashAttention, KvCacheType kvCacheType, String profile,
-                           boolean warmup) {
+                           boolean warmup, Speculation speculation) {
 
     public EngineConfig {
+        Objects.requireNonNull(speculation, "speculation");
         if (slots < 1 || contextSize < 16 || batchSize < 1 || ubatchSize < 1 || threads < 1 || threadsBatch < 1 || queueCapacity < 0) {
             throw new IllegalArgumentException("invalid engine config: slots=" + slots + " ctx=" + contextSize
                     + " batch=" + batchSize + " ubatch=" + ubatchSize + " threads=" + threads + " queue=" + queueCapacity);
@@ -50,6 +53,14 @@ public record EngineConfig(int slots, int contextSize, int batchSize, int ubatch
         profile = profile == null || profile.isBlank() ? "custom" : profile;
     }
 
+    /** Settings without speculative decoding. */
+    public EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
+                        int queueCapacity, FlashAttention flashAttention, KvCacheType kvCacheType, String profile,
+                        boolean warmup) {
+        this(slots, contextSize, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
+                kvCacheType, profile, warmup, Speculation.OFF);
+    }
+
     /** Settings without a profile name, warmed up at load. */
     public EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
                         int queueCapacity, FlashAttention flashAttention, KvCacheType kvCacheType) {
@@ -69,11 +80,17 @@ public record EngineConfig(int slots, int contextSize, int batchSize, int ubatch
 
     public EngineConfig withContext(int ctx, int parallel) {
         return new EngineConfig(parallel, ctx, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
-                kvCacheType, profile, warmup);
+                kvCacheType, profile, warmup, speculation);
+    }
+
+    /** These settings with {@code s} as the requests' default speculation. */
+    public EngineConfig withSpeculation(Speculation s) {
+        return new EngineConfig(slots, contextSize, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
+                kvCacheType, profile, warmup, s);
     }
 
     public EngineConfig withThreads(int t) {
         return new EngineConfig(slots, contextSize, batchSize, ubatchSize, t, t, queueCapacity, flashAttention, kvCacheType,
-                profile, warmup);
+                profile, warmup, speculation);
     }
 }

@@ -17,12 +17,24 @@ import java.util.List;
  * @param restoredTokens  prompt tokens restored from the host prompt cache (counted in {@code reusedTokens} too)
  * @param cacheSaves      slot states saved into the host prompt cache
  * @param cacheRestores   slot states restored from it
+ * @param draftTokens     tokens drafted by speculative decoding (llama-server's
+ *                        {@code spec_decode_num_draft_tokens_total})
+ * @param draftAccepted   of those, the ones accepted ({@code spec_decode_num_accepted_tokens_total})
+ * @param draftSteps      decodes that verified a draft ({@code spec_decode_num_drafts_total})
  */
 public record EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, long reusedTokens, long prefixCopies,
                              long prefixWaits, int kvCellsUsed, int kvCells, long restoredTokens, long cacheSaves,
-                             long cacheRestores) {
+                             long cacheRestores, long draftTokens, long draftAccepted, long draftSteps) {
     public EngineSnapshot {
         slots = List.copyOf(slots);
+    }
+
+    /** A snapshot without speculative decoding counters. */
+    public EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, long reusedTokens, long prefixCopies,
+                          long prefixWaits, int kvCellsUsed, int kvCells, long restoredTokens, long cacheSaves,
+                          long cacheRestores) {
+        this(slots, prefilledTokens, reusedTokens, prefixCopies, prefixWaits, kvCellsUsed, kvCells, restoredTokens,
+                cacheSaves, cacheRestores, 0, 0, 0);
     }
 
     /** A snapshot without host prompt cache counters. */

@@ -26,9 +26,19 @@ import java.util.Set;
  *                   evaluation harnesses use to score a text). Needs {@code logprobs >= 0}. The
  *                   whole prompt is computed again, with logits at every position: no cached
  *                   prefix is reused for it.
+ * @param speculation n-gram speculative decoding for this request; {@code null} for the engine's
+ *                    ({@link EngineConfig#speculation()}). Greedy output is the same token for
+ *                    token either way, sampled output the same in distribution.
  */
 public record GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                                Set<Integer> stopTokens, boolean ignoreEos, int logprobs, boolean scorePrompt) {
+                                Set<Integer> stopTokens, boolean ignoreEos, int logprobs, boolean scorePrompt,
+                                Speculation speculation) {
+
+    /** A request that speculates as its engine does. */
+    public GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
+                             Set<Integer> stopTokens, boolean ignoreEos, int logprobs, boolean scorePrompt) {
+        this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, logprobs, scorePrompt, null);
+    }
 
     /** A request without log-probabilities. */
     public GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,

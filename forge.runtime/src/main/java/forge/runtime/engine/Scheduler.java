@@ -41,6 +41,13 @@ final class Scheduler {
     private final PromptCache.Key key;
     /** The logical clock of {@link Slot#lastUsed}. */
     private long useClock;
+    /** How requests that name none speculate. */
+    private Speculation speculation = Speculation.OFF;
+    /** False once the context could not drop a rejected draft's cells (a recurrent memory): no more drafts. */
+    private boolean canSpeculate = true;
+    private long draftTokens;
+    private long draftAccepted;
+    private long draftSteps;
 
     /**
      * @param slots       sequence ids {@code 0..slots-1} of the context
@@ -71,6 +78,12 @@ final class Scheduler {
         for (int i = 0; i < slots; i++) {
             this.slots[i] = new Slot(i, slotContext);
         }
+    }
+
+    /** Requests that do not name their own speculation get {@code s}. */
+    Scheduler speculation(Speculation s) {
+        this.speculation = java.util.Objects.requireNonNull(s);
+        return this;
     }
 
     /** The number of slots. */
@@ -107,7 +120,8 @@ final class Scheduler {
         slot.lastUsed = ++useClock;
         try {
             TokenSampler sampler = context.sampler(generation.request().sampling());
-            running[id] = new ActiveRequest(generation, sampler, context, vocab, slotContext);
+            Speculation own = generation.request().speculation();
+            running[id] = new ActiveRequest(generation, sampler, context, vocab, slotContext, own != null ? own : speculation);
             acquirePrefix(id, true);
         } catch (RuntimeException e) {
             // This request's sampler or prefix could not be set up: it ends, the others go on.
@@ -253,12 +267,31 @@ final class Scheduler {
                 }
             }
         }
+        // Every decoding slot's next token has a place in the batch; drafts share what is left before prefill.
+        int draftBudget = batch.capacity();
+        for (ActiveRequest r : running) {
+            if (r != null && r.decoding()) {
+                draftBudget--;
+            }
+        }
         for (int i = 0; i < slots.length; i++) {
             ActiveRequest r = running[i];
             if (r != null) {
                 r.batchIndex = -1;
+                r.draftLength = 0;
                 if (r.decoding()) {
-                    r.batchIndex = batch.add(r.lastToken, slots[i].append(r.lastToken), i, true);
+                    Slot slot = slots[i];
+                    int position = slot.append(r.lastToken);
+                    r.batchIndex = batch.add(r.lastToken, position, i, true);
+                    int room = Math.min(draftBudget, Math.min(r.draftRoom(), slotContext - 1 - position));
+                    if (canSpeculate && room > 0) {
+                        int n = r.speculation.propose(slot.tokens(), position + 1, room, r.draft);
+                        for (int j = 0; j < n; j++) {
+                            batch.add(r.draft[j], slot.append(r.draft[j]), i, true);
+                        }
+                        r.draftLength = n;
+                        draftBudget -= n;
+                    }
                 }
             }
         }
@@ -345,9 +378,63 @@ final class Scheduler {
             publish(); // the slot decodes now
             r.sendPromptScores();
         }
-        FinishReason end = r.sampled(r.sampler.sample(r.batchIndex), now);
-        if (end != null) {
-            finish(id, end);
+        int drafted = r.draftLength;
+        if (drafted == 0) {
+            FinishReason end = r.sampled(r.sampler.sample(r.batchIndex), now);
+            if (end != null) {
+                finish(id, end);
+            }
+            return;
+        }
+        verify(id, r, drafted, now);
+    }
+
+    /**
+     * Verifies slot {@code id}'s draft of {@code drafted} tokens: samples each position in order with
+     * the request's own chain, which accepts what it samples, and goes on while the sample equals
+     * the draft token that the next position was computed after. Every token emitted is thus
+     * sampled from the logits of exactly the tokens before it, by a chain advanced by exactly those
+     * tokens (penalties, grammar, seeded randomness: one draw per emitted token), as without a
+     * draft. The cells of the rejected draft tokens are then removed.
+     */
+    private void verify(int id, ActiveRequest r, int drafted, long now) {
+        int first = r.batchIndex;
+        Slot slot = slots[id];
+        // The cells computed this step: the last token at `base`, the draft after it.
+        int base = slot.cached() - drafted - 1;
+        int accepted = 0;
+        draftSteps++;
+        draftTokens += drafted;
+        r.draftTokens += drafted;
+        for (int j = 0; j <= drafted; j++) {
+            r.batchIndex = first + j; // where its log-probabilities are read, if asked for
+            int token = r.sampler.sample(first + j);
+            boolean match = j < drafted && token == r.draft[j];
+            if (match) {
+                accepted++;
+            }
+            FinishReason end = r.sampled(token, now);
+            if (end != null || !match) {
+                draftAccepted += accepted;
+                r.draftAccepted += accepted;
+                if (end != null) {
+                    // The cells past the last token hold the draft, computed after the tokens before it:
+                    // true to slot.tokens(), so they stay cached like any other.
+                    finish(id, end);
+                    return;
+                }
+                break;
+            }
+        }
+        int keep = base + 1 + accepted;
+        if (keep < slot.cached()) {
+            if (!context.removeTokens(id, keep, -1)) {
+                // This memory cannot drop a tail (recurrent state): it cannot speculate at all.
+                canSpeculate = false;
+                throw new ForgeException("this model's memory cannot drop rejected draft tokens, so it cannot decode"
+                        + " speculatively; speculation is now off for it");
+            }
+            slot.keep(keep);
         }
     }
 
@@ -424,6 +511,7 @@ final class Scheduler {
             cells += s.cached();
         }
         published.accept(new EngineSnapshot(List.of(views), prefilledTokens, reusedTokens, prefixCopies, prefixWaits,
-                cells, context.contextSize(), restoredTokens, cacheSaves, cacheRestores));
+                cells, context.contextSize(), restoredTokens, cacheSaves, cacheRestores, draftTokens, draftAccepted,
+                draftSteps));
     }
 }

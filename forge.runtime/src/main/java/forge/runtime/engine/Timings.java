@@ -10,9 +10,17 @@ package forge.runtime.engine;
  * @param firstTokenMs     from submission to the first generated token
  * @param completionTokens tokens generated
  * @param decodeMs         from the first generated token to the last
+ * @param draftTokens      tokens drafted by speculative decoding (llama-server's {@code draft_n})
+ * @param draftAccepted    of those, the ones the target model sampled too ({@code draft_n_accepted})
  */
 public record Timings(double queueMs, int promptTokens, int cachedTokens, double promptMs, double firstTokenMs,
-                      int completionTokens, double decodeMs) {
+                      int completionTokens, double decodeMs, int draftTokens, int draftAccepted) {
+
+    /** Timings of a generation that drafted nothing. */
+    public Timings(double queueMs, int promptTokens, int cachedTokens, double promptMs, double firstTokenMs,
+                   int completionTokens, double decodeMs) {
+        this(queueMs, promptTokens, cachedTokens, promptMs, firstTokenMs, completionTokens, decodeMs, 0, 0);
+    }
 
     /** Prefill speed, prompt tokens computed per second. */
     public double promptTokensPerSecond() {

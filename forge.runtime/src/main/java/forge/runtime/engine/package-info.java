@@ -88,6 +88,46 @@
  *     position's logits through {@code InferenceContext.logprobs} and attaches the entries to the
  *     {@code Text} event that releases the token's text (held-back bytes and stop-string text carry
  *     theirs along or drop them); a failure there fails that one request, not the engine.</li>
+ * <li><b>N-gram speculative decoding</b> ({@code Speculation}; llama-server's
+ *     {@code --spec-type ngram-simple}, off by default, per request {@code speculative.n_max} /
+ *     {@code n_min} / {@code ngram_size_n}). Decode is bound by sequential steps, so fewer steps
+ *     are the only way to be faster than llama-server at equal kernels.
+ *     <ul>
+ *     <li><i>Proposal</i>: the slot's history is its cells' tokens ({@code Slot.tokens()}: prompt
+ *         and output) plus the token just sampled. Its last {@code ngramSize} tokens are searched
+ *         for backwards, as llama.cpp's {@code common_ngram_simple_draft} does; what followed the
+ *         latest earlier occurrence, at most {@code draftMax} tokens (and at most what the request's
+ *         limit leaves minus one, the slot's cells, and the batch room left after every decoding
+ *         slot's own token), is the draft; a draft shorter than {@code draftMin} is not proposed.
+ *         No allocation: the draft goes into an array sized once per request.</li>
+ *     <li><i>Verify batch</i>: the sampled token at position {@code p}, the draft at
+ *         {@code p+1..p+n}, all with logits, in the same {@code llama_decode} as the other slots'
+ *         tokens and the prefill chunk (continuous batching as before: drafts come before prefill,
+ *         as llama-server's).</li>
+ *     <li><i>Acceptance</i>: position {@code p+j} is sampled with the request's own chain
+ *         ({@code TokenSampler.sample}, which accepts what it samples); while the sample equals
+ *         draft token {@code j} the next position is sampled too, else the sample is the step's last
+ *         token; after a fully accepted draft one more token comes from the last position. So each
+ *         emitted token is sampled from the logits of exactly the tokens before it, and the chain
+ *         (penalties, grammar, DRY, plugin stages, the seeded generator: one draw per emitted token)
+ *         is advanced by exactly the emitted tokens, in order: no state is rolled back because no
+ *         rejected token ever reaches it. Greedy output is the same token for token; seeded
+ *         sampling the same draw for draw, up to the float differences of computing positions in
+ *         one batch. This is llama-server's {@code common_sampler_sample_and_accept_n}.</li>
+ *     <li><i>Text, stops, logprobs</i>: each accepted token goes through {@code ActiveRequest.sampled}
+ *         one by one, as in plain decoding (its log-probabilities read at its own batch index);
+ *         an end (end-of-generation, stop string, length) inside a draft ends the request there.</li>
+ *     <li><i>Rollback</i>: the cells of the rejected draft tokens ({@code p+1+accepted} on) are
+ *         removed ({@code removeTokens}, {@code llama_memory_seq_rm}) and the slot keeps the rest; the
+ *         new last token is decoded at the next step. A request that ends inside a draft keeps all
+ *         of them: they hold the draft tokens computed after the tokens before them, as
+ *         {@code Slot.tokens()} says, so a later prompt may reuse them. A memory that cannot drop a
+ *         tail (recurrent) fails that request and turns drafting off for the context.</li>
+ *     <li><i>Counters</i>: {@code Timings.draftTokens/draftAccepted} (llama-server's {@code draft_n},
+ *         {@code draft_n_accepted}) and the snapshot's drafted, accepted and verify steps
+ *         ({@code llamacpp:spec_decode_num_*_total}).</li>
+ *     </ul>
+ *     Draft-model drafting (a second context) is not implemented.</li>
  * <li><b>Failures are contained where they belong</b>: a request's own sampler, grammar, stop rule
  *     or log-probabilities failing (or its sampler failing to be made) fails that request and drops
  *     its slot's cells, whose state is then unknown; the others go on. A failed decode fails the

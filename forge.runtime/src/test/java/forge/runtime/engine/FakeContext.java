@@ -54,6 +54,11 @@ final class FakeContext implements InferenceContext {
     private volatile boolean cannotTrim;
     private volatile boolean noLogprobs;
     private volatile RuntimeException samplerFailure;
+    /** When set, samplers without a script return this function of the sampled position's cells. */
+    private volatile java.util.function.ToIntFunction<int[]> model;
+    /** The sequence and position of each index of the last decode, for {@link #model}. */
+    private int[] lastSeq = new int[0];
+    private int[] lastPos = new int[0];
 
     FakeContext(int contextSize, int seqMax, int batchCapacity) {
         this.contextSize = contextSize;
@@ -68,6 +73,18 @@ final class FakeContext implements InferenceContext {
     /** The next sampler created returns these tokens, in order, then {@link #FILLER}. */
     synchronized FakeContext script(int... tokens) {
         scripts.add(tokens.clone());
+        return this;
+    }
+
+    /**
+     * Makes the samplers without a script act as a deterministic model: each samples
+     * {@code next.applyAsInt(cells)}, where {@code cells} are the tokens its sequence's KV cells
+     * hold up to and including the sampled batch index's position. What a sequence generates then
+     * depends on its cells alone, so a cell that holds a wrong token (a rejected draft left in
+     * place) changes the output.
+     */
+    FakeContext model(java.util.function.ToIntFunction<int[]> next) {
+        model = next;
         return this;
     }
 
@@ -169,6 +186,8 @@ final class FakeContext implements InferenceContext {
             }
             System.arraycopy(next, 0, held, 0, seqMax);
             logits = Arrays.copyOf(batch.logits, batch.size);
+            lastSeq = Arrays.copyOf(batch.seq, batch.size);
+            lastPos = Arrays.copyOf(batch.pos, batch.size);
             calls.add(line.toString());
         }
     }
@@ -347,7 +366,10 @@ final class FakeContext implements InferenceContext {
                     throw new AssertionError("sampler " + id + " is closed");
                 }
                 requireLogits(batchIndex);
-                int token = next < script.length ? script[next++] : FILLER;
+                var m = model;
+                int token = next < script.length ? script[next++]
+                        : m != null ? m.applyAsInt(Arrays.copyOf(cells[lastSeq[batchIndex]], lastPos[batchIndex] + 1))
+                        : FILLER;
                 if (token == THROW) {
                     throw new IllegalStateException("scripted failure of sampler " + id);
                 }

@@ -640,4 +640,207 @@ class SchedulerTest {
         cache(concat(Arrays.copyOf(session('a'), 30), A));
         assertEquals(0, cache.size(), "30 of 40 tokens kept");
     }
+
+    // ------------------------------------------------------------------ speculative decoding
+
+    private static GenerationRequest speculating(String id, int[] prompt, int maxTokens, Speculation speculation,
+                                                 List<String> stops) {
+        return new GenerationRequest(id, prompt, SamplingParams.GREEDY, maxTokens, stops, Set.of(), false, -1, false,
+                speculation);
+    }
+
+    @Test
+    void aDraftIsComputedWithTheLastTokenSampledPositionByPositionAndItsRejectedCellsRemoved() throws Exception {
+        scheduler(1, 32, 16);
+        // The first token, then: two of the three drafted tokens, a third that differs, and two more.
+        context.script(A + 2, A + 3, A, A + 23, A + 24, A + 25); // c, d a x, y z
+        Generation g = start(speculating("g", prompt("abcdab"), 6, new Speculation(2, 3, 0), List.of()));
+        finishAll();
+        assertEquals(List.of(
+                "sampler 1",
+                "remove 0 [0,-1)",
+                "decode 0@0:0 0@1:10 0@2:11 0@3:12 0@4:13 0@5:10 0@6:11*",
+                "sample 1 @6 -> 12",
+                // "b c" occurred at 2..3, followed by "d a b": the draft, with logits at every position.
+                "decode 0@7:12* 0@8:13* 0@9:10* 0@10:11*",
+                "sample 1 @0 -> 13",
+                "sample 1 @1 -> 10",
+                "sample 1 @2 -> 33",
+                "remove 0 [10,-1)",
+                "decode 0@10:33*",
+                "sample 1 @0 -> 34",
+                "decode 0@11:34*",
+                "sample 1 @0 -> 35",
+                "close sampler 1"), context.calls());
+        List<GenerationEvent> events = events(g);
+        assertEquals("cdaxyz", text(events));
+        Timings timings = done(events).timings();
+        assertEquals(6, timings.completionTokens());
+        assertEquals(3, timings.draftTokens());
+        assertEquals(2, timings.draftAccepted());
+        assertEquals(3, snapshot().draftTokens());
+        assertEquals(2, snapshot().draftAccepted());
+        assertEquals(1, snapshot().draftSteps());
+        assertArrayEquals(concat(prompt("abcdab"), FakeVocabulary.ids("cdaxy")), context.cells(0));
+    }
+
+    @Test
+    void eachVerifiedTokensLogprobsAreReadAtItsOwnPositionOfTheBatch() throws Exception {
+        scheduler(1, 32, 16);
+        context.script(A + 2, A + 3, A, A + 23);
+        Generation g = start(new GenerationRequest("g", prompt("abcdab"), SamplingParams.GREEDY, 4, List.of(), Set.of(),
+                false, 0, false, new Speculation(2, 3, 0)));
+        finishAll();
+        assertEquals(List.of("logprobs @6 12 top 0", "logprobs @0 13 top 0", "logprobs @1 10 top 0", "logprobs @2 33 top 0"),
+                context.calls("logprobs"));
+        List<TokenLogprob> logprobs = new ArrayList<>();
+        for (GenerationEvent e : events(g)) {
+            if (e instanceof GenerationEvent.Text t) {
+                logprobs.addAll(t.logprobs());
+            }
+        }
+        assertEquals(List.of(-1.75f, -0.25f, -0.5f, -0.75f), logprobs.stream().map(TokenLogprob::logprob).toList());
+    }
+
+    @Test
+    void aFullyAcceptedDraftYieldsOneTokenMoreAndAnEndInsideItKeepsItsCells() throws Exception {
+        scheduler(1, 32, 16);
+        context.script(A + 2, A + 3, A, A + 1, A + 4, FakeVocabulary.EOS);
+        Generation g = start(speculating("g", prompt("abcdab"), 20, new Speculation(2, 3, 0), List.of()));
+        scheduler.step(); // prefill, samples c
+        scheduler.step(); // c + draft d a b: all three accepted, and e after them
+        assertEquals(List.of("sample 1 @0 -> 13", "sample 1 @1 -> 10", "sample 1 @2 -> 11", "sample 1 @3 -> 14"),
+                context.calls("sample 1").subList(1, 5));
+        assertEquals(List.of(), context.calls("remove").subList(1, context.calls("remove").size()), "nothing rejected");
+        finishAll();
+        List<GenerationEvent> events = events(g);
+        assertEquals("cdabe", text(events));
+        assertEquals(FinishReason.STOP, done(events).reason());
+        assertEquals(3, done(events).timings().draftAccepted());
+    }
+
+    @Test
+    void aRequestThatEndsInsideADraftKeepsTheDraftsCellsCachedAsTheSlotRecordsThem() throws Exception {
+        scheduler(1, 32, 16);
+        context.script(A + 2, A + 3, FakeVocabulary.EOS); // c, then d (drafted) and the end where "a" was drafted
+        Generation g = start(speculating("g", prompt("abcdab"), 20, new Speculation(2, 3, 0), List.of()));
+        finishAll();
+        assertEquals("cd", text(events(g)));
+        assertEquals(List.of("remove 0 [0,-1)"), context.calls("remove"), "nothing removed at the end");
+        // c, and the draft d a b after it: computed after the tokens before them, so a sound prefix.
+        assertArrayEquals(concat(prompt("abcdab"), FakeVocabulary.ids("cdab")), context.cells(0));
+        assertEquals(11, snapshot().slots().getFirst().cachedTokens());
+        Generation again = start(speculating("again", concat(prompt("abcdab"), FakeVocabulary.ids("cdabx")), 1,
+                Speculation.OFF, List.of()));
+        finishAll();
+        assertEquals(11, done(events(again)).timings().cachedTokens(), "the next prompt reuses them");
+    }
+
+    @Test
+    void draftsFitTheRequestsLimitAndTheBatchBesideTheOtherSlotsTokens() throws Exception {
+        scheduler(2, 64, 4);
+        context.script(A + 2);
+        context.script(A + 2);
+        int[] repeated = prompt("abcabcabcab");
+        Generation limited = start(speculating("limited", repeated, 3, new Speculation(2, 8, 0), List.of()));
+        Generation other = start(speculating("other", repeated, 10, new Speculation(2, 8, 0), List.of()));
+        finishAll();
+        for (String d : context.calls("decode")) {
+            assertTrue(d.split(" ").length - 1 <= 4, d);
+        }
+        // "limited" may yield 3 tokens: its first decode step drafts at most 1, as it then has 1 to go.
+        assertTrue(context.calls("decode").stream().anyMatch(d -> d.contains("0@12:") && d.contains("0@13:")
+                && !d.contains("0@14:")), context.calls("decode").toString());
+        assertEquals(3, done(events(limited)).timings().completionTokens());
+        assertEquals(10, done(events(other)).timings().completionTokens());
+        assertTrue(snapshot().draftTokens() > 0);
+    }
+
+    @Test
+    void aMemoryThatCannotDropRejectedDraftsFailsThatRequestAndSpeculationStopsForTheOthers() throws Exception {
+        scheduler(1, 32, 16);
+        context.cannotTrim();
+        context.script(A + 2, A + 23);
+        Generation g = start(speculating("g", prompt("abcdab"), 6, new Speculation(2, 3, 0), List.of()));
+        finishAll();
+        String error = failed(events(g)).getMessage();
+        assertTrue(error.contains("cannot drop rejected draft tokens"), error);
+        assertEquals(0, snapshot().slots().getFirst().cachedTokens(), "its cells are dropped");
+        context.clearCalls();
+        Generation next = start(speculating("next", prompt("abcdab"), 3, new Speculation(2, 3, 0), List.of()));
+        finishAll();
+        Timings timings = done(events(next)).timings();
+        assertEquals(3, timings.completionTokens());
+        assertEquals(0, timings.draftTokens(), "no more drafts on this context");
+    }
+
+    /**
+     * The fake as a deterministic model that mostly repeats what it wrote five tokens earlier, so that
+     * drafts are proposed, accepted and rejected: every request's text, end and token count are the
+     * same with speculation as without, over random prompts, slots, batch sizes, draft settings,
+     * limits and stop strings.
+     */
+    @Test
+    void greedyOutputIsTheSameTokenForTokenWithAndWithoutSpeculation() throws Exception {
+        long drafted = 0;
+        long accepted = 0;
+        for (int seed = 0; seed < 300; seed++) {
+            java.util.Random random = new java.util.Random(seed);
+            int slots = 1 + random.nextInt(3);
+            int slotContext = 96;
+            int batch = slots + 1 + random.nextInt(24);
+            int requests = 1 + random.nextInt(6);
+            List<GenerationRequest> plain = new ArrayList<>();
+            List<GenerationRequest> speculative = new ArrayList<>();
+            for (int k = 0; k < requests; k++) {
+                int[] prompt = new int[6 + random.nextInt(30)];
+                prompt[0] = FakeVocabulary.BOS;
+                for (int i = 1; i < prompt.length; i++) {
+                    prompt[i] = A + random.nextInt(random.nextBoolean() ? 3 : 26);
+                }
+                int max = 1 + random.nextInt(40);
+                List<String> stops = random.nextInt(4) == 0 ? List.of("ab") : List.of();
+                Speculation spec = random.nextInt(5) == 0 ? Speculation.OFF
+                        : new Speculation(1 + random.nextInt(4), 1 + random.nextInt(10), 0);
+                plain.add(speculating("r" + k, prompt, max, null, stops));
+                speculative.add(speculating("r" + k, prompt, max, spec, stops));
+            }
+            List<String> withOut = runModel(slots, slotContext, batch, plain);
+            assertEquals(0, snapshot().draftTokens(), "the engine's default is off");
+            List<String> with = runModel(slots, slotContext, batch, speculative);
+            assertEquals(withOut, with, "seed " + seed);
+            drafted += snapshot().draftTokens();
+            accepted += snapshot().draftAccepted();
+        }
+        assertTrue(accepted > 100 && drafted > accepted, "drafted " + drafted + ", accepted " + accepted);
+    }
+
+    /** Runs requests through the fake model, as many at once as there are slots; each one's text, end and count. */
+    private List<String> runModel(int slots, int slotContext, int batch, List<GenerationRequest> requests)
+            throws Exception {
+        scheduler(slots, slotContext, batch);
+        context.model(cells -> {
+            int n = cells.length;
+            int h = (n * 31 + cells[n - 1] * 17) % 7;
+            return h == 0 ? A + (n * 13 + cells[n - 1]) % 26 : cells[Math.max(1, n - 5)];
+        });
+        List<Generation> generations = new ArrayList<>();
+        int next = 0;
+        for (int step = 0; next < requests.size() || scheduler.anyActive(); step++) {
+            assertTrue(step < 10_000, "still running after 10000 steps");
+            while (next < requests.size() && scheduler.anyFree()) {
+                generations.add(start(requests.get(next++)));
+            }
+            scheduler.step();
+        }
+        List<String> out = new ArrayList<>();
+        for (Generation g : generations) {
+            List<GenerationEvent> events = events(g);
+            GenerationEvent.Done done = done(events);
+            out.add(text(events) + " | " + done.reason() + " " + done.timings().completionTokens()
+                    + " " + done.stopSequence());
+        }
+        assertEquals(0, context.openSamplers());
+        return out;
+    }
 }

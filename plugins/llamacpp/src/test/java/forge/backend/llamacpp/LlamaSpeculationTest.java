@@ -1,0 +1,166 @@
+package forge.backend.llamacpp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
+import forge.api.sampler.SamplingParams;
+import forge.runtime.engine.Engine;
+import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.EngineSnapshot;
+import forge.runtime.engine.Generation;
+import forge.runtime.engine.GenerationEvent;
+import forge.runtime.engine.GenerationRequest;
+import forge.runtime.engine.Speculation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import forge.api.backend.Backend;
+import forge.api.backend.BackendContext;
+import forge.api.backend.LoadProgress;
+import forge.api.backend.LoadedModel;
+import forge.api.backend.ModelLoadParams;
+import forge.runtime.gguf.synth.SynthSpec;
+import forge.runtime.gguf.synth.SyntheticModels;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * N-gram speculative decoding on real llama.cpp, with {@link LlamaEngineTest}'s synthetic model:
+ * drafts verified in one batch on the target, rejected cells removed with
+ * {@code llama_memory_seq_rm}, and every request's output the same, token for token, as without
+ * speculation, with several slots busy at once, stop strings, a grammar and seeded sampling.
+ */
+class LlamaSpeculationTest {
+
+    @TempDir
+    static Path work;
+
+    static Backend backend;
+    static LoadedModel model;
+
+    @BeforeAll
+    static void load() {
+        Path file = work.resolve("tiny.gguf");
+        SyntheticModels.write(SynthSpec.tiny("qwen"), file);
+        backend = new LlamaCppProvider().create(new BackendContext(work,
+                Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
+        model = backend.load(ModelLoadParams.of(file), LoadProgress.NONE);
+    }
+
+    @AfterAll
+    static void unload() {
+        if (model != null) {
+            model.close();
+        }
+        if (backend != null) {
+            backend.close();
+        }
+    }
+
+    private static int[] prompt(String text) {
+        return model.vocabulary().tokenize(text, true, true);
+    }
+
+    /** A prompt that repeats a code block, as coding agents' contexts do: the lookup proposes its rest. */
+    private static final String CODE = """
+            int add(int a, int b) {
+                return a + b;
+            }
+            int add(int a, int b) {
+                return a + b;
+            }
+            int add(int a,""";
+
+    private static EngineConfig config(int slots, Speculation speculation) {
+        return new EngineConfig(slots, 2048 * slots, 256, 256, 2, 2, 16, FlashAttention.AUTO, KvCacheType.F16)
+                .withSpeculation(speculation);
+    }
+
+    /** Each request's output, its drafted and accepted tokens, and the engine's counters at the end. */
+    private record Run(List<String> outputs, List<int[]> drafts, EngineSnapshot snapshot) {
+    }
+
+    /** Submits every request at once (so that the slots are busy together) and collects each one's text, end and count. */
+    private static Run run(EngineConfig config, List<GenerationRequest> requests) throws Exception {
+        try (Engine engine = new Engine("tiny", model, config)) {
+            List<Generation> generations = new ArrayList<>();
+            for (GenerationRequest r : requests) {
+                generations.add(engine.submit(r));
+            }
+            List<String> outputs = new ArrayList<>();
+            List<int[]> drafts = new ArrayList<>();
+            for (Generation g : generations) {
+                StringBuilder text = new StringBuilder();
+                GenerationEvent e;
+                while ((e = g.next(60, TimeUnit.SECONDS)) instanceof GenerationEvent.Text t) {
+                    text.append(t.text());
+                }
+                GenerationEvent.Done done = assertInstanceOf(GenerationEvent.Done.class, e, String.valueOf(e));
+                outputs.add(text + " | " + done.reason() + " " + done.timings().completionTokens() + " " + done.stopSequence());
+                drafts.add(new int[] {done.timings().draftTokens(), done.timings().draftAccepted()});
+            }
+            return new Run(outputs, drafts, engine.snapshot());
+        }
+    }
+
+    /** Several requests, submitted together; one stops at a string that greedy decoding of its prompt writes. */
+    private static List<GenerationRequest> requests() throws Exception {
+        SamplingParams seeded = SamplingParams.builder().temperature(0.7f).seed(42).build();
+        String written = run(config(1, Speculation.OFF), List.of(new GenerationRequest("probe", prompt(CODE + " int b"),
+                SamplingParams.GREEDY, 120, List.of(), Set.of(), true))).outputs().getFirst();
+        int middle = written.indexOf(" | ") / 2;
+        String word = written.substring(middle, middle + 2);
+        return List.of(
+                new GenerationRequest("greedy", prompt(CODE), SamplingParams.GREEDY, 120, List.of(), Set.of(), true),
+                new GenerationRequest("seeded", prompt(CODE + " int"), seeded, 120, List.of(), Set.of(), true),
+                new GenerationRequest("stop", prompt(CODE + " int b"), SamplingParams.GREEDY, 120, List.of(word), Set.of(), true),
+                new GenerationRequest("grammar", prompt("Repeat: abab abab abab ab"),
+                        SamplingParams.GREEDY.toBuilder().grammar("root ::= ([a-z] | \" \")+").build(), 80, List.of(), Set.of(),
+                        true));
+    }
+
+    @Test
+    void outputIsTheSameTokenForTokenWithAndWithoutSpeculationAndDraftsAreAccepted() throws Exception {
+        List<GenerationRequest> requests = requests();
+        Run plain = run(config(4, Speculation.OFF), requests);
+        Run speculative = run(config(4, new Speculation(1, 16, 0)), requests);
+        assertEquals(plain.outputs(), speculative.outputs());
+        assertTrue(plain.outputs().get(2).contains("| STOP"), plain.outputs().get(2));
+        assertEquals(0, plain.snapshot().draftTokens());
+        EngineSnapshot s = speculative.snapshot();
+        assertTrue(s.draftAccepted() > 0 && s.draftTokens() > s.draftAccepted(),
+                "drafted " + s.draftTokens() + ", accepted " + s.draftAccepted() + " in " + s.draftSteps() + " steps");
+        assertEquals(plain.snapshot().prefilledTokens(), s.prefilledTokens());
+        for (int i = 0; i < requests.size(); i++) {
+            int[] d = speculative.drafts().get(i);
+            System.out.println(requests.get(i).id() + ": drafted " + d[0] + ", accepted " + d[1]);
+        }
+        for (int i = 0; i < requests.size(); i++) {
+            int[] d = speculative.drafts().get(i);
+            assertTrue(d[0] > 0, requests.get(i).id() + " drafted nothing: the comparison would not cover it");
+        }
+        int[] timed = {0, 0};
+        speculative.drafts().forEach(d -> {
+            timed[0] += d[0];
+            timed[1] += d[1];
+        });
+        assertEquals(s.draftTokens(), timed[0], "the snapshot counts what the requests' timings say");
+        assertEquals(s.draftAccepted(), timed[1]);
+    }
+
+    @Test
+    void aRequestMayTurnSpeculationOffOnAnEngineThatHasItOn() throws Exception {
+        GenerationRequest off = new GenerationRequest("off", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true,
+                -1, false, Speculation.OFF);
+        Run run = run(config(1, new Speculation(2, 16, 0)), List.of(off));
+        assertEquals(0, run.snapshot().draftTokens());
+    }
+}
