@@ -18,18 +18,23 @@ import java.util.SortedSet;
 /**
  * An OpenAI Responses body ({@code POST /v1/responses}) translated into the one internal chat
  * request: {@code instructions} and {@code input} (a string, or items: messages with
- * {@code input_text}, {@code function_call}, {@code function_call_output}, {@code reasoning},
- * {@code item_reference}) after the conversation of {@code previous_response_id}; function
- * {@code tools}, {@code tool_choice} and {@code parallel_tool_calls} as chat's; {@code text.format}
- * as {@code response_format}; {@code reasoning.effort} as the template's thinking switch.
+ * {@code input_text}, {@code function_call}, {@code function_call_output}, {@code custom_tool_call},
+ * {@code custom_tool_call_output}, {@code reasoning}, {@code item_reference}) after the conversation
+ * of {@code previous_response_id}; function {@code tools}, {@code tool_choice} and
+ * {@code parallel_tool_calls} as chat's, freeform {@code custom} tools as {@link CustomTools} offers
+ * them, tools of other types (hosted ones: {@code web_search}, {@code file_search}, {@code mcp},
+ * ...) dropped and named; {@code text.format} as {@code response_format}; {@code reasoning.effort}
+ * as the template's thinking switch.
  *
  * @param chat         the chat request
  * @param conversation the conversation without {@code instructions}: what a stored response keeps
  * @param store        keep the response for {@code previous_response_id} and {@code GET}
  * @param previous     the {@code previous_response_id}, or empty
  * @param echo         the request's settings as the response object repeats them
+ * @param custom       the names of the request's {@code custom} tools, whose calls are {@code custom_tool_call} items
  */
-record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolean store, String previous, ObjectNode echo) {
+record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolean store, String previous, ObjectNode echo,
+                        Set<String> custom) {
 
     private static final Set<String> HANDLED = Set.of("model", "input", "instructions", "max_output_tokens",
             "temperature", "top_p", "tools", "tool_choice", "parallel_tool_calls", "text", "reasoning", "metadata",
@@ -64,7 +69,9 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         }
         messages.addAll(conversation);
 
-        List<ToolDefinition> tools = tools(body.get("tools"), ignored);
+        Map<String, CustomTools.Format> formats = new java.util.LinkedHashMap<>();
+        Set<String> custom = new java.util.LinkedHashSet<>();
+        List<ToolDefinition> tools = tools(body.get("tools"), ignored, formats, custom);
         int maxTokens = Params.integer(body, "max_output_tokens", -1, 1, Integer.MAX_VALUE);
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
         float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
@@ -95,7 +102,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                 Params.string(metadata, e.getKey(), "metadata", 512);
             });
         }
-        StructuredOutput structured = structured(body, tools, ignored);
+        StructuredOutput structured = structured(body, tools, ignored).withFreeform(formats);
         boolean keep = Params.bool(body, "store", true);
         boolean stream = Params.bool(body, "stream", false);
 
@@ -106,6 +113,11 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
             echo.putNull("max_output_tokens");
         }
         echo.set("metadata", metadata == null ? Json.MAPPER.createObjectNode() : metadata);
+        String dropped = String.join(", ", dropped(ignored));
+        if (!dropped.isEmpty()) {
+            // So a client that reads only the response learns no such tool was offered to the model.
+            ((ObjectNode) echo.get("metadata")).put("forge_dropped_tools", dropped.length() > 512 ? dropped.substring(0, 509) + "..." : dropped);
+        }
         echo.put("parallel_tool_calls", structured.parallel());
         echo.put("previous_response_id", previous);
         ObjectNode r = echo.putObject("reasoning");
@@ -123,7 +135,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
 
         ChatRequest chat = new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
                 List.of(), stream, false, false, ignored, 1, -1, structured);
-        return new ResponsesRequest(chat, conversation, keep, previous == null ? "" : previous, echo);
+        return new ResponsesRequest(chat, conversation, keep, previous == null ? "" : previous, echo, Set.copyOf(custom));
     }
 
     /**
@@ -177,7 +189,11 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                     String arguments = args == null || args.isNull() ? "{}" : args.isTextual() ? args.asText() : Json.string(args);
                     calls.add(new ToolCall(Params.required(item, "call_id", at), Params.required(item, "name", at), arguments));
                 }
-                case "function_call_output" -> {
+                case "custom_tool_call" -> {
+                    open();
+                    calls.add(CustomTools.call(item, at));
+                }
+                case "function_call_output", "custom_tool_call_output" -> {
                     flush();
                     out.add(new ChatMessage(Role.TOOL, textOf(item.get("output"), at + ".output", Set.of("input_text", "output_text")),
                             "", List.of(), Params.required(item, "call_id", at), ""));
@@ -193,7 +209,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                     }
                 }
                 default -> throw ApiError.badRequest(at + ".type", at + ".type '" + type + "' is not supported; use message, "
-                        + "function_call, function_call_output, reasoning or item_reference");
+                        + "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning or item_reference");
             }
         }
 
@@ -268,14 +284,26 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         return sb.toString();
     }
 
-    /** Function tools, flat as the Responses API writes them; other kinds (web search, ...) are skipped and named. */
-    private static List<ToolDefinition> tools(JsonNode given, SortedSet<String> ignored) {
+    /**
+     * Function tools, flat as the Responses API writes them, and custom tools as functions of one
+     * string (their names into {@code custom}, their grammars into {@code formats}); other kinds
+     * (web search, ...) are skipped and named.
+     */
+    private static List<ToolDefinition> tools(JsonNode given, SortedSet<String> ignored, Map<String, CustomTools.Format> formats,
+                                              Set<String> custom) {
         JsonNode node = Params.array(given, "tools");
         ArrayNode functions = Json.MAPPER.createArrayNode();
         List<Integer> positions = new ArrayList<>();
         for (int i = 0; i < node.size(); i++) {
             JsonNode tool = node.get(i);
             String type = tool.path("type").asText("");
+            if (type.equals("custom")) {
+                ObjectNode fn = CustomTools.function(tool, "tools[" + i + "]", custom.size(), formats);
+                custom.add(fn.get("name").asText());
+                functions.addObject().put("type", "function").set("function", fn);
+                positions.add(i);
+                continue;
+            }
             if (!type.equals("function")) {
                 // A hosted tool (web_search, file_search, ...) runs on OpenAI's side: there is none here.
                 ignored.add("tools[" + i + "]" + (type.isEmpty() ? "" : " (" + type + ")"));
@@ -291,6 +319,11 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
             positions.add(i);
         }
         return ChatRequest.tools(functions, positions, "parameters");
+    }
+
+    /** The tools that were dropped, as {@link #tools} named them among the ignored parameters. */
+    private static List<String> dropped(SortedSet<String> ignored) {
+        return ignored.stream().filter(p -> p.startsWith("tools[")).toList();
     }
 
     private static JsonNode toolsEcho(JsonNode node) {
@@ -337,14 +370,31 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                     default -> throw ApiError.badRequest("tool_choice", "'tool_choice' must be none, auto, required or "
                             + "{\"type\": \"function\", \"name\": ...}");
                 };
-            } else if (tc.isObject() && "function".equals(tc.path("type").asText()) && tc.path("name").isTextual()) {
+            } else if (tc.isObject() && ("function".equals(tc.path("type").asText()) || "custom".equals(tc.path("type").asText()))
+                    && tc.path("name").isTextual()) {
                 choice = StructuredOutput.ToolChoice.FUNCTION;
                 function = tc.get("name").asText();
+                if (!tools.stream().anyMatch(t -> t.name().equals(tc.get("name").asText())) && !dropped(ignored).isEmpty()) {
+                    throw droppedToolChoice("tool_choice names tool '" + function + "', which is not in 'tools'", ignored);
+                }
+            } else if (tc.isObject() && tc.path("type").isTextual() && !tc.path("type").asText().equals("allowed_tools")) {
+                // A hosted tool's choice ({"type": "web_search"}): the tool is one this server does not run.
+                throw droppedToolChoice("tool_choice asks for a '" + tc.path("type").asText() + "' tool, which this server does not run",
+                        ignored);
             } else {
                 throw ApiError.badRequest("tool_choice", "'tool_choice' must be none, auto, required or "
                         + "{\"type\": \"function\", \"name\": ...}");
             }
         }
+        if (choice == StructuredOutput.ToolChoice.REQUIRED && tools.isEmpty() && !dropped(ignored).isEmpty()) {
+            throw droppedToolChoice("tool_choice 'required' needs 'tools'", ignored);
+        }
         return StructuredOutput.of(grammar, param, choice, function, Params.bool(body, "parallel_tool_calls", true), tools);
+    }
+
+    /** A {@code tool_choice} that cannot be met, saying which tools were dropped and why. */
+    private static ApiError droppedToolChoice(String message, SortedSet<String> ignored) {
+        return ApiError.badRequest("tool_choice", message + "; dropped: " + String.join(", ", dropped(ignored))
+                + ", tool types this server does not run (it runs function and custom tools)");
     }
 }

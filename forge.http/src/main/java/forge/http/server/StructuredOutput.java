@@ -28,14 +28,16 @@ import java.util.Optional;
  * @param toolChoice none, auto, required or function
  * @param function   the forced function's name when {@code toolChoice} is function, else empty
  * @param parallel   {@code parallel_tool_calls}
+ * @param freeform   the grammars of freeform tools' one string (Responses' {@code custom} tools), by tool name
  */
-record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoice, String function, boolean parallel) {
+record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoice, String function, boolean parallel,
+                        Map<String, CustomTools.Format> freeform) {
 
     /** OpenAI's {@code tool_choice}. */
     enum ToolChoice { NONE, AUTO, REQUIRED, FUNCTION }
 
     /** Nothing asked: free output, tool calls when the model makes them. */
-    static final StructuredOutput NONE = new StructuredOutput("", "", ToolChoice.AUTO, "", true);
+    static final StructuredOutput NONE = new StructuredOutput("", "", ToolChoice.AUTO, "", true, Map.of());
 
     /** The request's prompt and sampling once the structure is applied. */
     record Applied(ChatPrompt prompt, SamplingParams sampling) {
@@ -141,7 +143,12 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
         if ((choice == ToolChoice.REQUIRED || choice == ToolChoice.FUNCTION) && !grammar.isEmpty()) {
             throw ApiError.badRequest("tool_choice", "a forced tool call cannot be combined with '" + param + "'");
         }
-        return new StructuredOutput(grammar, param, choice, function, parallel);
+        return new StructuredOutput(grammar, param, choice, function, parallel, Map.of());
+    }
+
+    /** This, the arguments of the named tools in the given grammars rather than their schemas'. */
+    StructuredOutput withFreeform(Map<String, CustomTools.Format> formats) {
+        return new StructuredOutput(grammar, grammarParam, toolChoice, function, parallel, Map.copyOf(formats));
     }
 
     /**
@@ -172,6 +179,10 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
         Map<String, String> rules = new LinkedHashMap<>();
         for (ToolDefinition tool : tools) {
             int index = prompt.tools().indexOf(tool);
+            if (freeform.containsKey(tool.name())) {
+                rules.put(tool.name(), CustomTools.addRules(builder, freeform.get(tool.name())));
+                continue;
+            }
             Map<String, Object> schema = tool.parameters().isEmpty() ? Map.of("type", "object") : tool.parameters();
             try {
                 rules.put(tool.name(), builder.addSchema("tool" + index + "-args", schema));
@@ -186,6 +197,13 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
                         + "' has no tool-call syntax, so a tool call cannot be forced");
             }
             return new Applied(prompt, sampling);
+        }
+        for (ToolDefinition tool : tools) {
+            CustomTools.Format format = freeform.get(tool.name());
+            if (format != null && !CustomTools.enforced(calls.get(), format)) {
+                throw ApiError.badRequest("tools", "tool '" + tool.name() + "' has a grammar, but the chat template '" + template.name()
+                        + "' writes tool arguments in its own notation, where the grammar cannot be enforced");
+            }
         }
         String grammar = builder.build() + calls.get();
         try {
