@@ -125,7 +125,9 @@ final class CustomTools {
         try {
             args = Json.MAPPER.readTree(arguments);
         } catch (JsonProcessingException e) {
-            return arguments;
+            // Arguments cut short (max_output_tokens): as much of the input as they hold.
+            String partial = partialInput(arguments);
+            return partial.isEmpty() ? arguments : partial;
         }
         JsonNode value = args != null && args.isObject() ? args.get(INPUT) : null;
         if (value == null && args != null && args.isObject() && args.size() == 1) {

@@ -38,7 +38,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
 
     private static final Set<String> HANDLED = Set.of("model", "input", "instructions", "max_output_tokens",
             "temperature", "top_p", "tools", "tool_choice", "parallel_tool_calls", "text", "reasoning", "metadata",
-            "user", "store", "stream", "previous_response_id", "chat_template_kwargs");
+            "user", "store", "stream", "previous_response_id", "chat_template_kwargs", "seed", "logit_bias");
     /** OpenAI's bounds on {@code metadata}: 16 pairs, keys of 64 characters, values of 512. */
     private static final int MAX_METADATA = 16;
 
@@ -76,7 +76,9 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
         float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
         SamplingParams sampling = SamplingChain.read(body, stages,
-                SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP)).build();
+                SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP)
+                        // llama-server's fields, as on the chat route (its Responses route converts to chat)
+                        .seed(Params.int64(body, "seed", -1)).logitBias(GenerationParams.logitBias(body.get("logit_bias")))).build();
 
         JsonNode reasoning = Params.object(body, "reasoning", "");
         String effort = null;

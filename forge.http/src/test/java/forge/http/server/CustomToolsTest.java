@@ -38,6 +38,7 @@ class CustomToolsTest {
         assertEquals("[1]", CustomTools.input("{\"input\": [1]}"));
         assertEquals("{\"a\":1,\"b\":2}", CustomTools.input("{\"a\":1,\"b\":2}"));
         assertEquals("not json", CustomTools.input("not json"));
+        assertEquals("ab\n", CustomTools.input("{\"input\": \"ab\\n"), "cut short: what it holds");
     }
 
     @Test

@@ -195,4 +195,13 @@ class ResponsesRequestTest {
                 {"input": "x", "tool_choice": "required"}""").getMessage());
         assertTrue(parse("{\"input\": \"x\"}").echo().get("metadata").isEmpty());
     }
+
+    @Test
+    void seedAndLogitBiasAreReadAsOnTheChatRoute() {
+        ResponsesRequest r = parse("{\"input\": \"x\", \"seed\": 7, \"logit_bias\": {\"12\": 5, \"13\": -100}}");
+        assertEquals(7, r.chat().sampling().seed());
+        assertEquals(Map.of(12, 5f, 13, Float.NEGATIVE_INFINITY), r.chat().sampling().logitBias());
+        assertTrue(r.chat().ignored().isEmpty(), r.chat().ignored().toString());
+        assertEquals("logit_bias", refused("{\"input\": \"x\", \"logit_bias\": {\"a\": 1}}").param());
+    }
 }
