@@ -15,6 +15,11 @@
  *     path (model, grammar, prompt rendered once, {@code max_tokens} fitted to the slot, choices,
  *     the template's parsed deltas, usage); each writes those events back in its own format: SSE
  *     event names and order, error shape, usage names. Nothing is copied between routes.</li>
+ * <li>A door's own tool kinds map onto that one request: Responses' freeform {@code custom} tools
+ *     ({@code CustomTools}) are offered as functions of one string, their Lark or regex grammar
+ *     ({@code forge.runtime.grammar.LarkGrammar}) the rule of the call's JSON arguments inside the
+ *     template's tool-call grammar, and their calls written back as {@code custom_tool_call} items;
+ *     tool kinds no route runs (hosted search, MCP, ...) are dropped and named, never offered.</li>
  * <li>Context policy ({@code ContextFit}): a prompt that does not fit its slot is a 400
  *     {@code context_length_exceeded} before anything is generated; one that fits, with a
  *     {@code max_tokens} beyond the room left, generates until the slot is full and finishes with
