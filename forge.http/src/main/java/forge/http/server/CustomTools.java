@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
  * <p>How they map onto the one chat request: a custom tool is offered to the chat template as a
  * function taking one string, {@code input}, which is how the open-weight models' templates present
  * freeform tools; its call is parsed back as the template parses any call, and answered as a
- * {@code custom_tool_call} item whose {@code input} is that string. A grammar becomes the rule of
+ * {@code custom_tool_call} item whose {@code input} is that string. The grammar's text is shown to
+ * the model in the parameter's description (a model that was not trained on the format learns it
+ * there rather than from the first token it is refused). A grammar becomes the rule of
  * the call's JSON arguments ({@code {"input": "<the text, JSON-escaped>"}}), which the template's
  * tool-call grammar references as it does a schema's rule: forced or lazily engaged, the text
  * obeys it. A template that writes arguments in its own notation (not one JSON object) cannot
