@@ -117,6 +117,9 @@ final class ChatRun {
         ServedModel model = catalog.serve(entry);
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
         StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
+        java.util.SortedSet<String> ignored = new java.util.TreeSet<>(req.ignored());
+        ignored.addAll(shaped.unenforced());
+        Strictness.check(strict, new java.util.TreeSet<>(shaped.unenforced()));
         PreparedChat prepared = model.prepare(shaped.prompt());
         ContextFit fit = ContextFit.of(prepared.tokens().length, req.maxTokens(), model.engine().config().slotContext(), strict);
         // n choices are n sequences decoded side by side; a fixed seed gives each its own stream.
@@ -134,8 +137,8 @@ final class ChatRun {
         }
         // A client that goes away cancels its generations; the engine frees the slots at its next step.
         request.addFailureListener(failure -> choices.forEach(c -> c.generation().cancel()));
-        if (!req.ignored().isEmpty()) {
-            response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", req.ignored()));
+        if (!ignored.isEmpty()) {
+            response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", ignored));
         }
         response.getHeaders().put(ContextFit.HEADER, String.valueOf(fit.maxTokens()));
         return new ChatRun(id, entry, req, choices, metrics);

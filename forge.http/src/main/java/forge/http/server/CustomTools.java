@@ -23,9 +23,10 @@ import java.util.regex.Pattern;
  * there rather than from the first token it is refused). A grammar becomes the rule of
  * the call's JSON arguments ({@code {"input": "<the text, JSON-escaped>"}}), which the template's
  * tool-call grammar references as it does a schema's rule: forced or lazily engaged, the text
- * obeys it. A template that writes arguments in its own notation (not one JSON object) cannot
- * carry such a rule, so a grammar there is refused rather than silently not enforced
- * ({@link #enforced}).
+ * obeys it. A template that writes arguments in its own notation (not one JSON object, such as
+ * Qwen 3.5's {@code <parameter=...>} text) cannot carry such a rule ({@link #enforced}): a call
+ * forced there is a 400; a tool merely offered stays offered, its grammar named as not enforced in
+ * {@code X-Forge-Ignored-Params} (a 400 under {@code --strict}), never dropped in silence.
  */
 final class CustomTools {
 

@@ -39,8 +39,18 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
     /** Nothing asked: free output, tool calls when the model makes them. */
     static final StructuredOutput NONE = new StructuredOutput("", "", ToolChoice.AUTO, "", true, Map.of());
 
-    /** The request's prompt and sampling once the structure is applied. */
-    record Applied(ChatPrompt prompt, SamplingParams sampling) {
+    /**
+     * The request's prompt and sampling once the structure is applied.
+     *
+     * @param unenforced what the request asked that the model's template cannot enforce, for
+     *                   {@code X-Forge-Ignored-Params} (and a 400 under {@code --strict}): the grammar
+     *                   of a freeform tool the model may call but whose arguments its template writes in
+     *                   its own notation
+     */
+    record Applied(ChatPrompt prompt, SamplingParams sampling, List<String> unenforced) {
+        Applied(ChatPrompt prompt, SamplingParams sampling) {
+            this(prompt, sampling, List.of());
+        }
     }
 
     static StructuredOutput parse(JsonNode body, List<ToolDefinition> tools) {
@@ -198,11 +208,17 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
             }
             return new Applied(prompt, sampling);
         }
+        List<String> unenforced = new java.util.ArrayList<>();
         for (ToolDefinition tool : tools) {
             CustomTools.Format format = freeform.get(tool.name());
             if (format != null && !CustomTools.enforced(calls.get(), format)) {
-                throw ApiError.badRequest("tools", "tool '" + tool.name() + "' has a grammar, but the chat template '" + template.name()
-                        + "' writes tool arguments in its own notation, where the grammar cannot be enforced");
+                if (forced) {
+                    throw ApiError.badRequest("tools", "tool '" + tool.name() + "' has a grammar, but the chat template '" + template.name()
+                            + "' writes tool arguments in its own notation, where the grammar cannot be enforced");
+                }
+                // Offered, not forced: refusing would keep the model from every tool (Codex offers apply_patch
+                // on each turn); the model may still call it, its text unconstrained, and the header says so.
+                unenforced.add("tools[" + tool.name() + "].format (not enforced by the chat template '" + template.name() + "')");
             }
         }
         String grammar = builder.build() + calls.get();
@@ -213,7 +229,7 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
             throw ApiError.badRequest("tools", "the grammar for these tools is refused: " + e.getMessage());
         }
         return new Applied(prompt, forced ? sampling.toBuilder().grammar(grammar).build()
-                : sampling.toBuilder().lazyGrammar(grammar, template.toolCallTriggers()).build());
+                : sampling.toBuilder().lazyGrammar(grammar, template.toolCallTriggers()).build(), List.copyOf(unenforced));
     }
 
     /**

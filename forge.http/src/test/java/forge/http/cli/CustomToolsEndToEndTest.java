@@ -37,8 +37,10 @@ class CustomToolsEndToEndTest {
     @BeforeAll
     static void start() throws Exception {
         // Codex's request, its grammar in the tool's description, is over a thousand tokens of this byte-level vocabulary.
+        // A second model whose template (Qwen 3.5's) writes each argument as <parameter=...> text, not one JSON object.
         server = TestServer.start("-m", TestServer.model("tiny-qwen-8k", SynthSpec.tiny("qwen").withContextLength(8192)).toString(),
-                "--alias", "demo", "-c", "8192", "-np", "2", "-t", "2");
+                "--alias", "demo", "-m", TestServer.model("tiny-qwen-xml", SynthSpec.tiny("qwen").withContextLength(8192)).toString(),
+                "--template", "tiny-qwen-xml=qwen3.5", "-c", "8192", "-np", "2", "-t", "2");
         http = server.http();
         // Codex's grammar, kept once in the grammar module's test resources; its source comment dropped.
         applyPatch = Files.readString(Path.of("../forge.runtime/grammar/src/test/resources/forge/runtime/grammar/apply_patch.lark"))
@@ -79,7 +81,7 @@ class CustomToolsEndToEndTest {
     static ObjectNode steered(ObjectNode body) throws Exception {
         ObjectNode bias = body.putObject("logit_bias");
         for (String piece : List.of("\\", "n", "*", "D", "E")) {
-            JsonNode ids = ok(http.post("/tokenize", JSON.createObjectNode().put("content", piece).put("parse_special", false).toString()))
+            JsonNode ids = ok(http.post("/tokenize", JSON.createObjectNode().put("model", "demo").put("content", piece).put("parse_special", false).toString()))
                     .get("tokens");
             assertEquals(1, ids.size(), piece);
             bias.put(ids.get(0).asText(), 5);
@@ -212,6 +214,19 @@ class CustomToolsEndToEndTest {
         // The Responses items render to the same prompt: as many tokens.
         assertEquals(ok(http.post("/v1/chat/completions", chat.toString())).get("usage").get("prompt_tokens").asInt(),
                 ok(http.post("/v1/responses", responses.toString())).get("usage").get("input_tokens").asInt());
+    }
+
+    @Test
+    void aTemplateWritingArgumentsAsTextCannotEnforceTheGrammarSaysSoAndRefusesToForceIt() throws Exception {
+        ObjectNode offered = codexRequest(false).put("model", "tiny-qwen-xml").put("tool_choice", "auto").put("max_output_tokens", 4);
+        HttpResponse<String> r = http.post("/v1/responses", offered.toString());
+        ok(r);
+        assertTrue(r.headers().firstValue("X-Forge-Ignored-Params").orElse("")
+                .contains("tools[apply_patch].format (not enforced by the chat template 'qwen3.5')"), r.headers().toString());
+        HttpResponse<String> forced = http.post("/v1/responses", codexRequest(false).put("model", "tiny-qwen-xml").toString());
+        assertEquals(400, forced.statusCode(), forced.body());
+        assertEquals("tools", JSON.readTree(forced.body()).get("error").get("param").asText());
+        assertTrue(forced.body().contains("writes tool arguments in its own notation"), forced.body());
     }
 
     static List<JsonNode> items(JsonNode response, String type) {

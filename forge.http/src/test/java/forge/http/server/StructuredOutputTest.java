@@ -70,4 +70,36 @@ class StructuredOutputTest {
         assertEquals("tool 'calc' has a grammar, but the chat template 'own-notation' writes tool arguments in its own notation,"
                 + " where the grammar cannot be enforced", e.getMessage());
     }
+
+    @Test
+    void offeredUnforcedThereTheToolStaysAndItsGrammarIsNamedAsNotEnforced() {
+        ResponsesRequest r = ResponsesRequest.parse(Json.parse("""
+                {"input": "x", "tools": [{"type": "custom", "name": "calc", "format": {"type": "grammar", "syntax": "regex", "definition": "[0-9]+"}}]}"""
+                .getBytes(StandardCharsets.UTF_8)), new ResponseStore());
+        ChatPrompt prompt = new ChatPrompt(List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
+        ChatTemplate own = new ChatTemplate() {
+            @Override
+            public String name() {
+                return "own-notation";
+            }
+
+            @Override
+            public String render(ChatPrompt p) {
+                return "";
+            }
+
+            @Override
+            public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+                return template(true).toolCallGrammar(tools, argumentRules, parallel);
+            }
+
+            @Override
+            public List<String> toolCallTriggers() {
+                return List.of("<call>");
+            }
+        };
+        StructuredOutput.Applied applied = r.chat().structured().apply(own, prompt, SamplingParams.DEFAULTS);
+        assertEquals(List.of("tools[calc].format (not enforced by the chat template 'own-notation')"), applied.unenforced());
+        assertEquals(List.of("<call>"), applied.sampling().grammarTriggers(), "the call itself is still lazily constrained");
+    }
 }
