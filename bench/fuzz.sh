@@ -8,7 +8,7 @@
 #   bench/fuzz.sh request -- -Dmaven.repo.local=/path/to/repo    extra Maven arguments after --
 #
 # Targets: request (a chat body through Json, ChatRequest, GenerationParams, StructuredOutput),
-# gguf (GgufReader on any file), schema (JSON Schema to GBNF), gbnf (the GBNF checker).
+# gguf (GgufReader on any file), schema (JSON Schema to GBNF), gbnf (the GBNF checker), lark (Lark to GBNF).
 # Settings (environment): FUZZ_XMX=512m, the fuzzing JVM's heap: small, so that an allocation sized
 # by what an input claims rather than by what it holds fails as an OutOfMemoryError.
 #
@@ -24,7 +24,8 @@ set -euo pipefail
 TARGETS="request forge.http forge.http.server.ChatRequestFuzzTest#parse forge.**,com.fasterxml.jackson.core.**
 gguf forge.runtime/gguf forge.runtime.gguf.GgufReaderFuzzTest#read forge.**
 schema forge.runtime/grammar forge.runtime.grammar.JsonSchemaGrammarFuzzTest#convert forge.**
-gbnf forge.runtime/grammar forge.runtime.grammar.GbnfGrammarFuzzTest#check forge.**"
+gbnf forge.runtime/grammar forge.runtime.grammar.GbnfGrammarFuzzTest#check forge.**
+lark forge.runtime/grammar forge.runtime.grammar.LarkGrammarFuzzTest#convert forge.**"
 
 duration=1m
 chosen=()
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
         *) chosen+=("$1"); shift ;;
     esac
 done
-[ ${#chosen[@]} -gt 0 ] || chosen=(request gguf schema gbnf)
+[ ${#chosen[@]} -gt 0 ] || chosen=(request gguf schema gbnf lark)
 
 mkdir -p bench/target
 failed=()

@@ -22,9 +22,10 @@ function freePort() {
 /**
  * Starts the image's server; resolves to { base, key, stop() } once /health answers.
  * `extra` are more `forge serve` flags (e.g. a template); `models` are more models to synthesize
- * and serve besides `tiny`, each `[fileName, ...forge model synth flags]`.
+ * and serve besides `tiny`, each `[fileName, ...forge model synth flags]`; `synth` are more flags for
+ * `tiny` itself and `context` the server's `-c` (for prompts over 1024 tokens, with `--ctx` in `synth`).
  */
-export async function startImageServer(key, extra = [], { models = [] } = {}) {
+export async function startImageServer(key, extra = [], { models = [], synth = [], context = 2048 } = {}) {
   const image = resolve(process.env.FORGE_IMAGE ?? join(here, '../../../target/forge'));
   const forge = join(image, 'bin/forge');
   if (!existsSync(forge)) {
@@ -34,7 +35,7 @@ export async function startImageServer(key, extra = [], { models = [] } = {}) {
   // A bare environment, as a user runs it: the image brings its own Java.
   const env = { PATH: '/usr/bin:/bin', HOME: work };
   const model = join(work, 'tiny.gguf');
-  execFileSync(forge, ['model', 'synth', '-o', model], { env, stdio: 'ignore', timeout: 120_000 });
+  execFileSync(forge, ['model', 'synth', '-o', model, ...synth], { env, stdio: 'ignore', timeout: 120_000 });
   const more = models.flatMap(([file, ...flags]) => {
     execFileSync(forge, ['model', 'synth', '-o', join(work, file), ...flags], { env, stdio: 'ignore', timeout: 120_000 });
     return ['-m', join(work, file)];
@@ -42,7 +43,7 @@ export async function startImageServer(key, extra = [], { models = [] } = {}) {
   const port = await freePort();
   const logFile = join(work, 'server.log');
   const log = openSync(logFile, 'w');
-  const child = spawn(forge, ['serve', '-m', model, '--alias', 'tiny', '--port', String(port), '-c', '2048', '-np', '2',
+  const child = spawn(forge, ['serve', '-m', model, '--alias', 'tiny', '--port', String(port), '-c', String(context), '-np', '2',
     '-t', '2', '--api-key', key, ...more, ...extra], { env, stdio: ['ignore', log, log] });
   let exited = false;
   child.once('exit', () => { exited = true; });

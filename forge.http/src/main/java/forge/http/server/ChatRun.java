@@ -16,7 +16,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -87,6 +89,10 @@ final class ChatRun {
         ServedModel model = context.catalog().serve(entry);
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
         StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
+        // A freeform tool's grammar the template cannot carry is named with the fields never read.
+        SortedSet<String> ignored = new TreeSet<>(req.ignored());
+        ignored.addAll(shaped.unenforced());
+        Strictness.check(strict, new TreeSet<>(shaped.unenforced()));
         PreparedChat prepared = model.prepare(shaped.prompt());
         ContextFit fit = ContextFit.of(prepared.tokens().length, req.maxTokens(), model.engine().config().slotContext(), strict);
         List<ChatGeneration> choices = new ArrayList<>(req.n());
@@ -95,7 +101,7 @@ final class ChatRun {
                     req.ignoreEos(), req.logprobs(), req.speculation()));
             choices.add(choice);
             return choice.generation();
-        }, req.ignored(), fit.maxTokens(), request, response);
+        }, ignored, fit.maxTokens(), request, response);
         return new ChatRun(run, req, List.copyOf(choices));
     }
 

@@ -87,7 +87,8 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
     }
 
 
-    private static Map<Integer, Float> logitBias(JsonNode node) {
+    /** OpenAI's {@code logit_bias}: token ids (as strings) to biases from -100 (banned) to 100. */
+    static Map<Integer, Float> logitBias(JsonNode node) {
         if (node == null || node.isNull()) {
             return Map.of();
         }

@@ -20,14 +20,16 @@ import org.eclipse.jetty.util.Callback;
  * {@code GET}/{@code DELETE /v1/responses/{id}}. A translator at the edge: {@link ResponsesRequest}
  * turns the body into the one chat request, {@link ChatRun} runs it as every chat runs, and this
  * class writes the answer as a response object whose {@code output} items are {@code reasoning}
- * ({@code reasoning_text}), {@code message} ({@code output_text}) and {@code function_call}
- * (arguments as a JSON string), with Responses' usage names; a generation cut by its limit is
+ * ({@code reasoning_text}), {@code message} ({@code output_text}), {@code function_call}
+ * (arguments as a JSON string) and, for a {@code custom} tool, {@code custom_tool_call} (its
+ * {@code input} string, see {@link CustomTools}), with Responses' usage names; a generation cut by its limit is
  * {@code incomplete} ({@code max_output_tokens}).
  *
  * <p>A stream is {@code response.created}, {@code response.in_progress}; per item
  * {@code response.output_item.added}, for text and reasoning {@code response.content_part.added},
  * its deltas ({@code response.output_text.delta}, {@code response.reasoning_text.delta},
- * {@code response.function_call_arguments.delta}) and their {@code .done}, then
+ * {@code response.function_call_arguments.delta}, {@code response.custom_tool_call_input.delta})
+ * and their {@code .done}, then
  * {@code response.content_part.done} and {@code response.output_item.done}, one item open at a
  * time; and {@code response.completed}, {@code response.incomplete} or, after a failure,
  * {@code response.failed}. Every event carries its {@code sequence_number}; there is no
@@ -91,7 +93,9 @@ final class Responses {
             output.add(messageItem(Ids.next("msg_"), a.content(), "completed"));
         }
         for (ToolCall c : a.toolCalls()) {
-            output.add(callItem(Ids.next("fc_"), callId(c.id()), c.name(), c.arguments(), "completed"));
+            output.add(req.custom().contains(c.name())
+                    ? CustomTools.item(Ids.next("ctc_"), callId(c.id()), c.name(), CustomTools.input(c.arguments()), "completed")
+                    : callItem(Ids.next("fc_"), callId(c.id()), c.name(), c.arguments(), "completed"));
         }
         ObjectNode body = finished(run, req, created, output, a.finish());
         ForgeServer.sendJson(response, callback, 200, body);
@@ -129,6 +133,8 @@ final class Responses {
                 case "reasoning" -> item.get("content").forEach(p -> reasoning.append(p.path("text").asText("")));
                 case "function_call" -> calls.add(new ToolCall(item.get("call_id").asText(), item.get("name").asText(),
                         item.get("arguments").asText()));
+                case "custom_tool_call" -> calls.add(new ToolCall(item.get("call_id").asText(), item.get("name").asText(),
+                        CustomTools.arguments(item.get("input").asText())));
                 default -> { }
             }
         }
@@ -216,6 +222,8 @@ final class Responses {
         final int index;
         final String id;
         final StringBuilder text = new StringBuilder();
+        /** Of a custom tool's call: the input sent so far in deltas (text holds its JSON arguments). */
+        final StringBuilder input = new StringBuilder();
         final int call;
         final String callId;
         final String name;
@@ -297,14 +305,28 @@ final class Responses {
                                 .put("delta", r.text()));
                     }
                     case ChatDelta.ToolCallDelta t -> {
-                        if (open == null || !open.kind.equals("function_call") || open.call != t.index()) {
+                        if (open == null || !open.kind.endsWith("_call") || open.call != t.index()) {
                             close(events, open, output);
-                            open = new Open("function_call", output.size(), Ids.next("fc_"), t.index(), callId(t.id()), t.name());
-                            output.add(callItem(open.id, open.callId, open.name, "", "in_progress"));
+                            // A call's first delta names its tool: a custom tool's call is a custom_tool_call item.
+                            boolean custom = req.custom().contains(t.name());
+                            open = new Open(custom ? "custom_tool_call" : "function_call", output.size(), Ids.next(custom ? "ctc_" : "fc_"),
+                                    t.index(), callId(t.id()), t.name());
+                            ObjectNode item = custom ? CustomTools.item(open.id, open.callId, open.name, "", "in_progress")
+                                    : callItem(open.id, open.callId, open.name, "", "in_progress");
+                            output.add(item);
                             events.send("response.output_item.added", Json.MAPPER.createObjectNode().put("output_index", open.index)
-                                    .set("item", callItem(open.id, open.callId, open.name, "", "in_progress")));
+                                    .set("item", item.deepCopy()));
                         }
-                        if (!t.arguments().isEmpty()) {
+                        if (open.kind.equals("custom_tool_call")) {
+                            // The input as it decodes out of the JSON arguments written so far.
+                            open.text.append(t.arguments());
+                            String input = CustomTools.partialInput(open.text.toString());
+                            if (input.length() > open.input.length()) {
+                                String delta = input.substring(open.input.length());
+                                open.input.append(delta);
+                                events.send("response.custom_tool_call_input.delta", events.at(open.index, open.id).put("delta", delta));
+                            }
+                        } else if (!t.arguments().isEmpty()) {
                             open.text.append(t.arguments());
                             events.send("response.function_call_arguments.delta", events.at(open.index, open.id).put("delta", t.arguments()));
                         }
@@ -334,6 +356,16 @@ final class Responses {
                 events.send("response.content_part.done", events.at(open.index, open.id).put("content_index", 0)
                         .set("part", Json.MAPPER.createObjectNode().put("type", "reasoning_text").put("text", text)));
                 item = reasoningItem(open.id, text, "completed");
+            }
+            case "custom_tool_call" -> {
+                String input = CustomTools.input(text);
+                String sent = open.input.toString();
+                if (input.startsWith(sent) && input.length() > sent.length()) {
+                    // What the streaming decoder could not read (arguments written otherwise): one last delta.
+                    events.send("response.custom_tool_call_input.delta", events.at(open.index, open.id).put("delta", input.substring(sent.length())));
+                }
+                events.send("response.custom_tool_call_input.done", events.at(open.index, open.id).put("input", input));
+                item = CustomTools.item(open.id, open.callId, open.name, input, "completed");
             }
             default -> {
                 events.send("response.function_call_arguments.done", events.at(open.index, open.id).put("name", open.name)

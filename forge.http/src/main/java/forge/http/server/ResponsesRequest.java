@@ -9,6 +9,8 @@ import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,18 +18,23 @@ import java.util.Set;
 /**
  * An OpenAI Responses body ({@code POST /v1/responses}) translated into the one internal chat
  * request: {@code instructions} and {@code input} (a string, or items: messages with
- * {@code input_text}, {@code function_call}, {@code function_call_output}, {@code reasoning},
- * {@code item_reference}) after the conversation of {@code previous_response_id}; function
- * {@code tools}, {@code tool_choice} and {@code parallel_tool_calls} as chat's; {@code text.format}
- * as {@code response_format}; {@code reasoning.effort} as the template's thinking switch.
+ * {@code input_text}, {@code function_call}, {@code function_call_output}, {@code custom_tool_call},
+ * {@code custom_tool_call_output}, {@code reasoning}, {@code item_reference}) after the conversation
+ * of {@code previous_response_id}; function {@code tools}, {@code tool_choice} and
+ * {@code parallel_tool_calls} as chat's, freeform {@code custom} tools as {@link CustomTools} offers
+ * them, tools of other types (hosted ones: {@code web_search}, {@code file_search}, {@code mcp},
+ * ...) dropped and named; {@code text.format} as {@code response_format}; {@code reasoning.effort}
+ * as the template's thinking switch.
  *
  * @param chat         the chat request
  * @param conversation the conversation without {@code instructions}: what a stored response keeps
  * @param store        keep the response for {@code previous_response_id} and {@code GET}
  * @param previous     the {@code previous_response_id}, or empty
  * @param echo         the request's settings as the response object repeats them
+ * @param custom       the names of the request's {@code custom} tools, whose calls are {@code custom_tool_call} items
  */
-record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolean store, String previous, ObjectNode echo) {
+record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolean store, String previous, ObjectNode echo,
+                        Set<String> custom) {
 
     /** OpenAI's bounds on {@code metadata}: 16 pairs, keys of 64 characters, values of 512. */
     private static final int MAX_METADATA = 16;
@@ -54,12 +61,17 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         }
         messages.addAll(conversation);
 
-        List<ToolDefinition> tools = tools(body);
+        Map<String, CustomTools.Format> formats = new LinkedHashMap<>();
+        Set<String> custom = new LinkedHashSet<>();
+        List<String> dropped = new ArrayList<>();
+        List<ToolDefinition> tools = tools(body, formats, custom, dropped);
         int maxTokens = Params.integer(body, "max_output_tokens", -1, 1, Integer.MAX_VALUE);
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
         float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
         SamplingParams sampling = SamplingChain.read(body,
-                SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP)).build();
+                SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP)
+                        // llama-server's fields, as on the chat route (its Responses route converts to chat)
+                        .seed(Params.int64(body, "seed", -1)).logitBias(GenerationParams.logitBias(body.get("logit_bias")))).build();
 
         // Its other fields (summary, ...) are named as ignored, by their path.
         Fields reasoning = body.nested("reasoning");
@@ -78,7 +90,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                 Params.string(metadata, e.getKey(), "metadata", 512);
             });
         }
-        StructuredOutput structured = structured(body, tools);
+        StructuredOutput structured = structured(body, tools, dropped).withFreeform(formats);
         boolean keep = Params.bool(body, "store", true);
         boolean stream = Params.bool(body, "stream", false);
 
@@ -89,6 +101,12 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
             echo.putNull("max_output_tokens");
         }
         echo.set("metadata", metadata == null ? Json.MAPPER.createObjectNode() : metadata);
+        String droppedNote = String.join(", ", dropped);
+        if (!droppedNote.isEmpty()) {
+            // So a client that reads only the response learns no such tool was offered to the model.
+            ((ObjectNode) echo.get("metadata")).put("forge_dropped_tools",
+                    droppedNote.length() > 512 ? droppedNote.substring(0, 509) + "..." : droppedNote);
+        }
         echo.put("parallel_tool_calls", structured.parallel());
         echo.put("previous_response_id", previous);
         ObjectNode r = echo.putObject("reasoning");
@@ -106,7 +124,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
 
         ChatRequest chat = new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
                 List.of(), stream, false, false, body.ignored(), 1, -1, structured);
-        return new ResponsesRequest(chat, conversation, keep, previous == null ? "" : previous, echo);
+        return new ResponsesRequest(chat, conversation, keep, previous == null ? "" : previous, echo, Set.copyOf(custom));
     }
 
     /**
@@ -160,7 +178,11 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                     String arguments = args == null || args.isNull() ? "{}" : args.isTextual() ? args.asText() : Json.string(args);
                     calls.add(new ToolCall(Params.required(item, "call_id", at), Params.required(item, "name", at), arguments));
                 }
-                case "function_call_output" -> {
+                case "custom_tool_call" -> {
+                    open();
+                    calls.add(CustomTools.call(item, at));
+                }
+                case "function_call_output", "custom_tool_call_output" -> {
                     flush();
                     out.add(new ChatMessage(Role.TOOL, textOf(item.get("output"), at + ".output", Set.of("input_text", "output_text")),
                             "", List.of(), Params.required(item, "call_id", at), ""));
@@ -176,7 +198,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                     }
                 }
                 default -> throw ApiError.badRequest(at + ".type", at + ".type '" + type + "' is not supported; use message, "
-                        + "function_call, function_call_output, reasoning or item_reference");
+                        + "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning or item_reference");
             }
         }
 
@@ -251,13 +273,26 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         return sb.toString();
     }
 
-    /** Function tools, flat as the Responses API writes them; other kinds (web search, ...) are skipped and named. */
-    private static List<ToolDefinition> tools(Fields body) {
+    /**
+     * Function tools, flat as the Responses API writes them, and custom tools as functions of one
+     * string (their names into {@code custom}, their grammars into {@code formats}); other kinds
+     * (web search, ...) are skipped: named as unused, and into {@code dropped}.
+     */
+    private static List<ToolDefinition> tools(Fields body, Map<String, CustomTools.Format> formats, Set<String> custom,
+                                              List<String> dropped) {
         return Tools.list(body.get("tools"), null, (tool, at, before) -> {
             String type = tool.path("type").asText("");
+            if (type.equals("custom")) {
+                // Offered as a function of one string, checked as any function is (name, uniqueness).
+                ToolDefinition fn = Tools.function(CustomTools.function(tool, at, custom.size(), formats), at, Tools.OPENAI, before);
+                custom.add(fn.name());
+                return fn;
+            }
             if (!type.equals("function")) {
                 // A hosted tool (web_search, file_search, ...) runs on OpenAI's side: there is none here.
-                body.unused(at + (type.isEmpty() ? "" : " (" + type + ")"));
+                String named = at + (type.isEmpty() ? "" : " (" + type + ")");
+                body.unused(named);
+                dropped.add(named);
                 return null;
             }
             return Tools.function(tool, at, Tools.OPENAI, before);
@@ -269,7 +304,7 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
     }
 
     /** {@code text.format} ({@code text}, {@code json_object}, {@code json_schema}) and {@code tool_choice}. */
-    private static StructuredOutput structured(Fields body, List<ToolDefinition> tools) {
+    private static StructuredOutput structured(Fields body, List<ToolDefinition> tools, List<String> dropped) {
         String grammar = "";
         String param = "";
         // Its other fields (verbosity, ...) are named as ignored, by their path.
@@ -304,14 +339,31 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                     default -> throw ApiError.badRequest("tool_choice", "'tool_choice' must be none, auto, required or "
                             + "{\"type\": \"function\", \"name\": ...}");
                 };
-            } else if (tc.isObject() && "function".equals(tc.path("type").asText()) && tc.path("name").isTextual()) {
+            } else if (tc.isObject() && ("function".equals(tc.path("type").asText()) || "custom".equals(tc.path("type").asText()))
+                    && tc.path("name").isTextual()) {
                 choice = StructuredOutput.ToolChoice.FUNCTION;
                 function = tc.get("name").asText();
+                if (!tools.stream().anyMatch(t -> t.name().equals(tc.get("name").asText())) && !dropped.isEmpty()) {
+                    throw droppedToolChoice("tool_choice names tool '" + function + "', which is not in 'tools'", dropped);
+                }
+            } else if (tc.isObject() && tc.path("type").isTextual() && !tc.path("type").asText().equals("allowed_tools")) {
+                // A hosted tool's choice ({"type": "web_search"}): the tool is one this server does not run.
+                throw droppedToolChoice("tool_choice asks for a '" + tc.path("type").asText() + "' tool, which this server does not run",
+                        dropped);
             } else {
                 throw ApiError.badRequest("tool_choice", "'tool_choice' must be none, auto, required or "
                         + "{\"type\": \"function\", \"name\": ...}");
             }
         }
+        if (choice == StructuredOutput.ToolChoice.REQUIRED && tools.isEmpty() && !dropped.isEmpty()) {
+            throw droppedToolChoice("tool_choice 'required' needs 'tools'", dropped);
+        }
         return StructuredOutput.of(grammar, param, choice, function, Params.bool(body, "parallel_tool_calls", true), tools);
+    }
+
+    /** A {@code tool_choice} that cannot be met, saying which tools were dropped and why. */
+    private static ApiError droppedToolChoice(String message, List<String> dropped) {
+        return ApiError.badRequest("tool_choice", message + "; dropped: " + String.join(", ", dropped)
+                + ", tool types this server does not run (it runs function and custom tools)");
     }
 }

@@ -28,17 +28,29 @@ import java.util.Optional;
  * @param toolChoice none, auto, required or function
  * @param function   the forced function's name when {@code toolChoice} is function, else empty
  * @param parallel   {@code parallel_tool_calls}
+ * @param freeform   the grammars of freeform tools' one string (Responses' {@code custom} tools), by tool name
  */
-record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoice, String function, boolean parallel) {
+record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoice, String function, boolean parallel,
+                        Map<String, CustomTools.Format> freeform) {
 
     /** OpenAI's {@code tool_choice}. */
     enum ToolChoice { NONE, AUTO, REQUIRED, FUNCTION }
 
     /** Nothing asked: free output, tool calls when the model makes them. */
-    static final StructuredOutput NONE = new StructuredOutput("", "", ToolChoice.AUTO, "", true);
+    static final StructuredOutput NONE = new StructuredOutput("", "", ToolChoice.AUTO, "", true, Map.of());
 
-    /** The request's prompt and sampling once the structure is applied. */
-    record Applied(ChatPrompt prompt, SamplingParams sampling) {
+    /**
+     * The request's prompt and sampling once the structure is applied.
+     *
+     * @param unenforced what the request asked that the model's template cannot enforce, for
+     *                   {@code X-Forge-Ignored-Params} (and a 400 under {@code --strict}): the grammar
+     *                   of a freeform tool the model may call but whose arguments its template writes in
+     *                   its own notation
+     */
+    record Applied(ChatPrompt prompt, SamplingParams sampling, List<String> unenforced) {
+        Applied(ChatPrompt prompt, SamplingParams sampling) {
+            this(prompt, sampling, List.of());
+        }
     }
 
     static StructuredOutput parse(JsonNode body, List<ToolDefinition> tools) {
@@ -127,7 +139,7 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
                 param = "grammar";
             }
         }
-        return new StructuredOutput(grammar, param, ToolChoice.AUTO, "", true);
+        return new StructuredOutput(grammar, param, ToolChoice.AUTO, "", true, Map.of());
     }
 
     /**
@@ -149,7 +161,12 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
         if ((choice == ToolChoice.REQUIRED || choice == ToolChoice.FUNCTION) && !grammar.isEmpty()) {
             throw ApiError.badRequest("tool_choice", "a forced tool call cannot be combined with '" + param + "'");
         }
-        return new StructuredOutput(grammar, param, choice, function, parallel);
+        return new StructuredOutput(grammar, param, choice, function, parallel, Map.of());
+    }
+
+    /** This, the arguments of the named tools in the given grammars rather than their schemas'. */
+    StructuredOutput withFreeform(Map<String, CustomTools.Format> formats) {
+        return new StructuredOutput(grammar, grammarParam, toolChoice, function, parallel, Map.copyOf(formats));
     }
 
     /**
@@ -180,6 +197,10 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
         Map<String, String> rules = new LinkedHashMap<>();
         for (ToolDefinition tool : tools) {
             int index = prompt.tools().indexOf(tool);
+            if (freeform.containsKey(tool.name())) {
+                rules.put(tool.name(), CustomTools.addRules(builder, freeform.get(tool.name())));
+                continue;
+            }
             Map<String, Object> schema = tool.parameters().isEmpty() ? Map.of("type", "object") : tool.parameters();
             try {
                 rules.put(tool.name(), builder.addSchema("tool" + index + "-args", schema));
@@ -195,6 +216,19 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
             }
             return new Applied(prompt, sampling);
         }
+        List<String> unenforced = new java.util.ArrayList<>();
+        for (ToolDefinition tool : tools) {
+            CustomTools.Format format = freeform.get(tool.name());
+            if (format != null && !CustomTools.enforced(calls.get(), format)) {
+                if (forced) {
+                    throw ApiError.badRequest("tools", "tool '" + tool.name() + "' has a grammar, but the chat template '" + template.name()
+                            + "' writes tool arguments in its own notation, where the grammar cannot be enforced");
+                }
+                // Offered, not forced: refusing would keep the model from every tool (Codex offers apply_patch
+                // on each turn); the model may still call it, its text unconstrained, and the header says so.
+                unenforced.add("tools[" + tool.name() + "].format (not enforced by the chat template '" + template.name() + "')");
+            }
+        }
         String grammar = builder.build() + calls.get();
         try {
             GbnfGrammar.check(grammar);
@@ -203,7 +237,7 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
             throw ApiError.badRequest("tools", "the grammar for these tools is refused: " + e.getMessage());
         }
         return new Applied(prompt, forced ? sampling.toBuilder().grammar(grammar).build()
-                : sampling.toBuilder().lazyGrammar(grammar, template.toolCallTriggers()).build());
+                : sampling.toBuilder().lazyGrammar(grammar, template.toolCallTriggers()).build(), List.copyOf(unenforced));
     }
 
     /**

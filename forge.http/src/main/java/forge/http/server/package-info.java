@@ -47,6 +47,14 @@
  *     slot, each choice's text is parsed into deltas); {@code Completions} runs its prompts on the
  *     same core as they are. Each door then writes the events in its own wire format: SSE event
  *     names and order, usage names, finish reasons.</li>
+ * <li><b>A door's own tool kinds.</b> Responses' freeform {@code custom} tools
+ *     ({@code CustomTools}), read in its {@code Tools.list} door, are offered as functions of one
+ *     string, their Lark or regex grammar ({@code forge.runtime.grammar.LarkGrammar}) the rule of
+ *     the call's JSON arguments inside the template's tool-call grammar, and their calls written
+ *     back as {@code custom_tool_call} items; a grammar the template cannot carry is named with the
+ *     ignored fields ({@code ChatRun}). Tool kinds no route runs (hosted search, MCP, ...) are
+ *     dropped, never offered: marked unused (so named in {@code X-Forge-Ignored-Params}, a 400
+ *     under {@code --strict}) and in the response's {@code metadata.forge_dropped_tools}.</li>
  * <li><b>Writing.</b> One SSE writer ({@code SseWriter}: the stream's start, {@code data:} and
  *     named events, keep-alive comments, the end) and one id scheme ({@code Ids}: each kind's
  *     prefix, then random bits) for every door.</li>

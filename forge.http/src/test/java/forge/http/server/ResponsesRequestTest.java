@@ -144,4 +144,78 @@ class ResponsesRequestTest {
         assertEquals("tools[0].strict", refused("""
                 {"input": "x", "tools": [{"type": "function", "name": "f", "strict": "yes"}]}""").param());
     }
+
+    static final String PATCH_TOOL = """
+            {"type": "custom", "name": "apply_patch", "description": "Edit files.",
+             "format": {"type": "grammar", "syntax": "lark", "definition": "start: \\"*** Begin Patch\\" /.+/\\n"}}""";
+
+    @Test
+    void customToolsAreFunctionsOfOneStringAndTheirCallsRoundTrip() {
+        ResponsesRequest r = parse("""
+                {"input": [
+                  {"role": "user", "content": "Fix it"},
+                  {"type": "custom_tool_call", "call_id": "call_1", "name": "apply_patch", "input": "*** Begin Patch\\n+x"},
+                  {"type": "custom_tool_call_output", "call_id": "call_1", "output": [{"type": "input_text", "text": "Done!"}]}],
+                 "tools": [%s, {"type": "custom", "name": "free"}],
+                 "tool_choice": {"type": "custom", "name": "apply_patch"}}""".formatted(PATCH_TOOL));
+        List<ChatMessage> m = r.chat().prompt().messages();
+        assertEquals(new ToolCall("call_1", "apply_patch", "{\"input\":\"*** Begin Patch\\n+x\"}"), m.get(1).toolCalls().getFirst());
+        assertEquals(Role.TOOL, m.get(2).role());
+        assertEquals("call_1", m.get(2).toolCallId());
+        assertEquals("Done!", m.get(2).content());
+        assertEquals(java.util.Set.of("apply_patch", "free"), r.custom());
+        assertEquals(List.of("apply_patch", "free"), r.chat().prompt().tools().stream().map(forge.api.template.ToolDefinition::name).toList());
+        assertEquals(Map.of("type", "string"), ((Map<?, ?>) r.chat().prompt().tools().get(1).parameters().get("properties")).get("input"));
+        assertEquals(StructuredOutput.ToolChoice.FUNCTION, r.chat().structured().toolChoice());
+        assertEquals("apply_patch", r.chat().structured().function());
+        assertEquals(java.util.Set.of("apply_patch"), r.chat().structured().freeform().keySet(), "a text tool has no grammar");
+    }
+
+    @Test
+    void aGrammarOutsideTheSubsetIsA400NamingTheConstructAndItsLine() {
+        ApiError e = refused("""
+                {"input": "x", "tools": [{"type": "custom", "name": "t", "format": {"type": "grammar", "syntax": "lark",
+                 "definition": "start: A\\n%declare A\\n"}}]}""");
+        assertEquals("tools[0].format.definition", e.param());
+        assertTrue(e.getMessage().contains("line 2") && e.getMessage().contains("'%declare'"), e.getMessage());
+        assertEquals("tools[1].format.syntax", refused("""
+                {"input": "x", "tools": [{"type": "web_search"}, {"type": "custom", "name": "t",
+                 "format": {"type": "grammar", "syntax": "ebnf", "definition": "x"}}]}""").param());
+    }
+
+    @Test
+    void toolTypesNotRunHereAreDroppedNamedAndExplainedToToolChoice() {
+        ResponsesRequest r = parse("""
+                {"input": "x", "tools": [{"type": "web_search"}, {"type": "local_shell"}, %s, {"type": "mcp", "server_label": "s"}]}"""
+                .formatted(PATCH_TOOL));
+        assertEquals(List.of("tools[0] (web_search)", "tools[1] (local_shell)", "tools[3] (mcp)"), List.copyOf(r.chat().ignored()));
+        assertEquals("tools[0] (web_search), tools[1] (local_shell), tools[3] (mcp)", r.echo().get("metadata").get("forge_dropped_tools").asText());
+        ApiError strict = assertThrows(ApiError.class, () -> Strictness.check(true, r.chat().ignored()));
+        assertTrue(strict.getMessage().contains("'tools[0] (web_search)' is not supported"), strict.getMessage());
+
+        ApiError required = refused("""
+                {"input": "x", "tools": [{"type": "web_search"}, {"type": "file_search"}], "tool_choice": "required"}""");
+        assertEquals("tool_choice", required.param());
+        assertTrue(required.getMessage().startsWith("tool_choice 'required' needs 'tools'; dropped: tools[0] (web_search), "
+                + "tools[1] (file_search), tool types this server does not run"), required.getMessage());
+        assertTrue(refused("""
+                {"input": "x", "tools": [{"type": "web_search"}], "tool_choice": {"type": "web_search"}}""")
+                .getMessage().contains("asks for a 'web_search' tool, which this server does not run; dropped: tools[0] (web_search)"));
+        assertTrue(refused("""
+                {"input": "x", "tools": [{"type": "web_search"}], "tool_choice": {"type": "custom", "name": "apply_patch"}}""")
+                .getMessage().contains("names tool 'apply_patch', which is not in 'tools'; dropped: tools[0] (web_search)"));
+        // With nothing dropped, no such note.
+        assertEquals("tool_choice 'required' needs 'tools'", refused("""
+                {"input": "x", "tool_choice": "required"}""").getMessage());
+        assertTrue(parse("{\"input\": \"x\"}").echo().get("metadata").isEmpty());
+    }
+
+    @Test
+    void seedAndLogitBiasAreReadAsOnTheChatRoute() {
+        ResponsesRequest r = parse("{\"input\": \"x\", \"seed\": 7, \"logit_bias\": {\"12\": 5, \"13\": -100}}");
+        assertEquals(7, r.chat().sampling().seed());
+        assertEquals(Map.of(12, 5f, 13, Float.NEGATIVE_INFINITY), r.chat().sampling().logitBias());
+        assertTrue(r.chat().ignored().isEmpty(), r.chat().ignored().toString());
+        assertEquals("logit_bias", refused("{\"input\": \"x\", \"logit_bias\": {\"a\": 1}}").param());
+    }
 }

@@ -12,6 +12,11 @@ import java.util.Set;
  * classes, {@code * + ? {m,n}} and {@code \d \w \s} are supported. Unlike llama.cpp, {@code .} and
  * negated classes exclude the quote, backslash and control characters, so the string stays valid
  * JSON; a pattern that would need an escape inside the JSON string is refused.
+ *
+ * <p>{@link #text} reads a regular expression of plain text instead (a Lark grammar's regex
+ * terminal): no quotes around the rule, {@code .} is any character but a newline (Python's), negated
+ * classes exclude only what they name, and quotes and backslashes are characters like others.
+ * {@link LarkGrammar} encodes such text for a JSON string afterwards where it needs to.
  */
 final class RegexToGbnf {
 
@@ -35,6 +40,8 @@ final class RegexToGbnf {
     }
 
     private final JsonSchemaGrammar grammar;
+    /** Plain text rather than a JSON string's content: see {@link #text}. */
+    private final boolean text;
     private final String pattern;
     private final String name;
     private final String at;
@@ -44,7 +51,21 @@ final class RegexToGbnf {
     private int depth;
 
     RegexToGbnf(JsonSchemaGrammar grammar, String pattern, String name, String at) {
+        this(grammar, pattern, name, at, false);
+    }
+
+    /**
+     * A regular expression of plain text, matched whole (so unanchored), as a rule of {@code grammar}
+     * named after {@code name}; {@code at} says where it is for errors, such as {@code line 3}.
+     * Errors are {@link LarkGrammarException}s.
+     */
+    static RegexToGbnf text(JsonSchemaGrammar grammar, String regex, String name, String at) {
+        return new RegexToGbnf(grammar, "^" + regex + "$", name, at, true);
+    }
+
+    private RegexToGbnf(JsonSchemaGrammar grammar, String pattern, String name, String at, boolean text) {
         this.grammar = grammar;
+        this.text = text;
         this.pattern = pattern;
         this.name = name;
         this.at = at;
@@ -54,8 +75,16 @@ final class RegexToGbnf {
         this.sub = pattern.substring(1, pattern.length() - 1);
     }
 
-    private UnsupportedSchemaException unsupported(String why) {
+    private RuntimeException unsupported(String why) {
+        if (text) {
+            return new LarkGrammarException(at, "the regular expression /" + sub() + "/ is outside the supported subset: " + why);
+        }
         return new UnsupportedSchemaException(at, "pattern", "'" + pattern + "': " + why);
+    }
+
+    /** The expression without the anchors {@link #text} added. */
+    private String sub() {
+        return pattern.substring(1, pattern.length() - 1);
     }
 
     /** The part a quantifier repeats, taken off {@code seq}: there is none at the start or right after a '|'. */
@@ -66,12 +95,15 @@ final class RegexToGbnf {
         return seq.removeLast();
     }
 
-    private UnsupportedSchemaException unboundedRepetitionOfNothing(char operator) {
+    private RuntimeException unboundedRepetitionOfNothing(char operator) {
         return unsupported("'" + operator + "' repeats, without bound, a part that can match the empty string;"
                 + " llama.cpp refuses such a grammar as left recursive");
     }
 
-    private InvalidSchemaException invalid(String why) {
+    private RuntimeException invalid(String why) {
+        if (text) {
+            return new LarkGrammarException(at, "the regular expression /" + sub() + "/ is invalid: " + why);
+        }
         return new InvalidSchemaException(at, "invalid pattern '" + pattern + "': " + why);
     }
 
@@ -80,11 +112,32 @@ final class RegexToGbnf {
         if (depth != 0) {
             throw invalid("unbalanced parentheses");
         }
+        if (text) {
+            return grammar.addRule(name, body.isEmpty() ? "\"\"" : body);
+        }
         return grammar.addRule(name, "\"\\\"\" (" + body + ") \"\\\"\"");
     }
 
     private String dot() {
+        if (text) {
+            return grammar.addRule(name + "-dot", "[^\\x0A]"); // Python's '.': anything but a newline
+        }
         return grammar.addRule("dot", "[^" + JSON_UNSAFE + "\\x0A\\x0D]");
+    }
+
+    /**
+     * In {@link #text}, an escaped punctuation character ({@code \\}, {@code \"}, {@code \-}, ...)
+     * as GBNF writes it inside a literal or class; null where there is none.
+     */
+    private String escapedPunctuation(int pos) {
+        if (!text || pos + 1 >= sub.length()) {
+            return null;
+        }
+        char c = sub.charAt(pos + 1);
+        if (Character.isLetterOrDigit(c) || c > 0x7E || c < 0x20) {
+            return null;
+        }
+        return c == '"' || c == '\\' || c == '[' || c == ']' || c == '-' ? "\\" + c : String.valueOf(c);
     }
 
     private static int escapeLength(String p, int pos) {
@@ -121,6 +174,11 @@ final class RegexToGbnf {
             case 's' -> " \\t\\n\\r";
             default -> null;
         };
+    }
+
+    /** Whether a quantifier stands at {@code pos}. */
+    private boolean quantified(int pos) {
+        return pos < sub.length() && "*+?{".indexOf(sub.charAt(pos)) >= 0;
     }
 
     private Piece join(List<Piece> seq) {
@@ -209,11 +267,20 @@ final class RegexToGbnf {
                             continue;
                         }
                         int n = escapeLength(sub, i);
+                        String punctuation = escapedPunctuation(i);
+                        if (n == 0 && punctuation != null) {
+                            cls.append(punctuation);
+                            i += 2;
+                            continue;
+                        }
                         if (n == 0) {
                             throw unsupported("unsupported escape in character class: " + sub.substring(i, Math.min(i + 2, length)));
                         }
                         cls.append(sub, i, i + n);
                         i += n;
+                    } else if (d == '"' && text) {
+                        cls.append("\\\"");
+                        i++;
                     } else if (d == '"') {
                         throw unsupported("a quote inside a class would need escaping in the JSON string");
                     } else {
@@ -224,7 +291,7 @@ final class RegexToGbnf {
                 if (i >= length) {
                     throw invalid("unterminated character class");
                 }
-                if (negated) {
+                if (negated && !text) {
                     cls.append(JSON_UNSAFE);
                 }
                 cls.append(']');
@@ -305,8 +372,14 @@ final class RegexToGbnf {
                         if (shorthand(next) != null) {
                             break;
                         }
+                        if (!literal.isEmpty() && quantified(i + Math.max(2, escapeLength(sub, i)))) {
+                            break; // the quantifier repeats this character alone: it starts a piece of its own
+                        }
                         if ("^$.[]()|{}*+?/".indexOf(next) >= 0) {
                             literal.append(next);
+                            i += 2;
+                        } else if (escapeLength(sub, i) == 0 && escapedPunctuation(i) != null) {
+                            literal.append(next == '"' || next == '\\' ? "\\" + next : String.valueOf(next));
                             i += 2;
                         } else {
                             int n = escapeLength(sub, i);
@@ -316,11 +389,11 @@ final class RegexToGbnf {
                             literal.append(sub, i, i + n);
                             i += n;
                         }
-                    } else if (d == '"') {
+                    } else if (d == '"' && !text) {
                         throw unsupported("a quote would need escaping in the JSON string");
                     } else if (!NON_LITERAL.contains(d) && (i == length - 1 || literal.isEmpty()
                             || sub.charAt(i + 1) == '.' || !NON_LITERAL.contains(sub.charAt(i + 1)))) {
-                        literal.append(d);
+                        literal.append(d == '"' ? "\\\"" : String.valueOf(d));
                         i++;
                     } else {
                         break;

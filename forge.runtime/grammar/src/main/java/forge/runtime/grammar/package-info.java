@@ -1,7 +1,8 @@
 /**
  * Grammars for constrained decoding: JSON Schema to GBNF (after llama.cpp's
- * {@code json_schema_to_grammar}) and a GBNF checker that reports where a grammar is wrong before
- * any generation starts.
+ * {@code json_schema_to_grammar}), Lark to GBNF (the grammars of OpenAI's freeform {@code custom}
+ * tools, such as Codex's {@code apply_patch}) and a GBNF checker that reports where a grammar is
+ * wrong before any generation starts.
  *
  * <h2>Design</h2>
  * <ul>
@@ -24,6 +25,13 @@
  *     {@code value.dump()} writes it) quoted by the one GBNF literal escaper; both come from the
  *     template toolkit ({@code forge.template.toolkit}), which the chat templates' tool-call
  *     grammars use too, so the two halves of a tool grammar escape alike.</li>
+ * <li><b>Lark: the subset tool grammars use, or refused.</b> {@link forge.runtime.grammar.LarkGrammar}
+ *     translates rules, literals, regex terminals (through the same regex reader as schema
+ *     {@code pattern}s, in its plain-text mode), repetitions, {@code %import common} and
+ *     {@code %ignore}; anything else is a {@link forge.runtime.grammar.LarkGrammarException} naming
+ *     the construct and its line. Its rules can spell the text as a JSON string holds it, so a chat
+ *     template's JSON tool call ({@code {"input": "..."}}) carries a freeform tool's text under the
+ *     grammar; every rule is named after the caller's name, so they sit beside a schema's.</li>
  * <li><b>A module of its own.</b> Pure text work with no native code and no state, used by the
  *     server ({@code forge.http}) alone: it needs nothing of the runtime.</li>
  * </ul>
@@ -38,6 +46,9 @@
  * String argsRule = tools.addSchema("get-weather-args", parameters); // "get-weather-args"
  * tools.addRule("root", template.toolCallGrammar(...));
  * String grammar = tools.build();
+ *
+ * String patch = LarkGrammar.rules(larkDefinition, "tool0-input", LarkGrammar.Encoding.JSON_STRING);
+ * // tool0-input ::= tool0-input-start ... (the text, escaped as inside a JSON string)
  * }
  */
 package forge.runtime.grammar;
