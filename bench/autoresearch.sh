@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The autoresearch loop's entry point (see /work/shared/seeds/autoresearch.md for the method):
+# The autoresearch loop's entry point (an edit, a measurement against the peer, keep or revert; bench/README.md):
 # builds the ForgeLM image, starts it and llama-server on loopback with the same settings, runs the
 # seed workload (a short coding chat request, non-streamed, 30 measured runs, interleaved request
 # by request) and prints METRIC lines; the primary metric is p95_ms (lower is better).
@@ -14,12 +14,8 @@
 # completion_tps_mean, success_count.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
-cd "$ROOT"
-# shellcheck source=../scripts/find-jdk.sh
-. scripts/find-jdk.sh
-forge_find_jdk
-export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+# shellcheck source=common.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/common.sh"
 
 if [ "${AUTORESEARCH_BUILD:-1}" = 1 ]; then
     echo "autoresearch.sh: building (mvn -B -q package -DskipTests)" >&2

@@ -16,12 +16,8 @@
 # normal build replays it from then on; commit it with the fix. Exits 1 when any target found one.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
-cd "$ROOT"
-# shellcheck source=../scripts/find-jdk.sh
-. scripts/find-jdk.sh
-forge_find_jdk
-export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+# shellcheck source=common.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/common.sh"
 
 # name  module  test class#method  classes instrumented for coverage (Jazzer's default: forge.**). The
 # request target also instruments Jackson's parser, so that inputs that get further into JSON count.

@@ -77,7 +77,7 @@ pack() {
     bench_jar="$ROOT/bench/target/forge-bench.jar"
     [ -f "$bench_jar" ] || die "no $bench_jar (mvn -B package)"
     "$image/bin/java" --list-modules | grep -q '^java.net.http@' || die "the image lacks java.net.http, which the load generator needs"
-    src="${LLAMA_SRC:-${HOME}/.cache/forge/llama-3.22.1/src}"
+    src="${LLAMA_SRC:-${FORGE_CACHE:-$HOME/.cache/forge}/llama-3.22.1/src}"
     if [ ! -f "$src/CMakeLists.txt" ] || [ ! -f "$src/models/ggml-vocab-qwen2.gguf" ]; then
         die "no llama.cpp source at $src (plugins/llamacpp/natives.sh fills it)"
     fi

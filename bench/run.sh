@@ -30,14 +30,9 @@
 # request; its RATIO lines are with / without (ttft.decode_tps_mean is the decode speed's).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
-cd "$ROOT"
-# shellcheck source=../scripts/find-jdk.sh
-. scripts/find-jdk.sh
-forge_find_jdk
-export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+# shellcheck source=common.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/common.sh"
 
-CACHE="${FORGE_CACHE:-$HOME/.cache/forge}"
 LLAMA_SRC="$CACHE/llama-3.22.1/src"
 PEER_BUILD="$CACHE/peer/build"
 LLAMA_SERVER="$PEER_BUILD/bin/llama-server"

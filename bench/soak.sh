@@ -17,12 +17,8 @@
 # so that RSS shows what a leak adds, not the heap growing into free memory.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
-cd "$ROOT"
-# shellcheck source=../scripts/find-jdk.sh
-. scripts/find-jdk.sh
-forge_find_jdk
-export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+# shellcheck source=common.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/common.sh"
 
 minutes=30
 clients=6

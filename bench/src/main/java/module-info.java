@@ -10,7 +10,8 @@
  */
 module forge.bench {
     requires java.net.http;
-    requires com.fasterxml.jackson.databind;
+    // Jackson's tree types are in the generator's API (the prompts it builds, the answers it reads).
+    requires transitive com.fasterxml.jackson.databind;
 
     exports forge.bench;
 }

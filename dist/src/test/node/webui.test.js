@@ -11,6 +11,7 @@ import { startImageServer } from './image-server.js';
 const here = import.meta.dirname ?? new URL('.', import.meta.url).pathname;
 const SHOTS = join(here, '../../../target/webui-screenshots');
 const KEY = 'ui-key';
+const SLOW_SHAPE = ['--embd', '512', '--layers', '8', '--ffn', '1024', '--heads', '8', '--kv-heads', '2'];
 
 function findChromium() {
   try {
@@ -47,7 +48,11 @@ describe('web UI in Chromium', { skip }, () => {
     assert.ok(chromiumPath, 'chromium is not on PATH: .ci/run installs it with apt-get install -y chromium');
     mkdirSync(SHOTS, { recursive: true });
     const { chromium } = await import('playwright-core');
-    server = await startImageServer(KEY, ['--alias', 'qwen-alias'], { models: [['llama-tiny.gguf', '--family', 'llama']] });
+    // `slow` is wide enough to decode at a few dozen tokens/s: the stop test must stop a generation
+    // that is still running, and the tiny models finish 900 tokens in well under a second.
+    server = await startImageServer(KEY, ['--alias', 'qwen-alias'], {
+      models: [['llama-tiny.gguf', '--family', 'llama'], ['slow.gguf', ...SLOW_SHAPE]],
+    });
     browser = await chromium.launch({
       executablePath: chromiumPath,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -92,7 +97,7 @@ describe('web UI in Chromium', { skip }, () => {
     assert.ok(!(await page.evaluate(() => JSON.stringify(localStorage))).includes(KEY), 'the key is not in localStorage');
     // the picker lists every name of every model, aliases included
     const options = await page.locator('#model-select option').allTextContents();
-    assert.deepEqual(options, ['tiny', 'qwen-alias (alias of tiny)', 'llama-tiny']);
+    assert.deepEqual(options, ['tiny', 'qwen-alias (alias of tiny)', 'llama-tiny', 'slow']);
   });
 
   test('a chat streams, with the response timings shown', async () => {
@@ -170,18 +175,19 @@ describe('web UI in Chromium', { skip }, () => {
   });
 
   test('stop cancels the generation on the server: the slot is free in /slots', async () => {
+    await page.getByLabel('Model', { exact: true }).selectOption('slow');
     await page.getByLabel('Max tokens').fill('900');
     const before499 = await cancelledChats();
     await page.getByLabel('Message', { exact: true }).fill('Tell me a long story');
     await page.getByLabel('Message', { exact: true }).press('Enter');
     // Wait until the server is generating for it, then stop.
-    await waitFor(async () => (await api('/slots?model=tiny')).some((s) => s.state === 'decode'), 'a tiny slot decoding');
+    await waitFor(async () => (await api('/slots?model=slow')).some((s) => s.state === 'decode'), 'a slow slot decoding');
     await page.locator('.message.assistant').last().locator('.content').filter({ hasText: /\S/ }).waitFor();
     await shot('03-streaming');
     const stoppedAt = Date.now();
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.locator('.message.assistant[data-finish="stopped"]').waitFor();
-    await waitFor(async () => (await api('/slots?model=tiny')).every((s) => !s.is_processing), 'every tiny slot idle', 5_000);
+    await waitFor(async () => (await api('/slots?model=slow')).every((s) => !s.is_processing), 'every slow slot idle', 5_000);
     const freedIn = Date.now() - stoppedAt;
     assert.ok(freedIn < 5_000, `the slot was freed ${freedIn} ms after Stop, long before 900 tokens`);
     await waitFor(async () => (await cancelledChats()) > before499, 'the server counted the chat as cancelled by its client (499)');
@@ -259,14 +265,14 @@ describe('web UI in Chromium', { skip }, () => {
     await page.evaluate(() => { window.notReloaded = true; });
     await page.locator('tr[data-model="llama-tiny"] .state.loaded').waitFor();
     const models = page.locator('table.models tbody tr');
-    assert.equal(await models.count(), 2);
+    assert.equal(await models.count(), 3);
     const tinyRow = await page.locator('tr[data-model="tiny"]').textContent();
     assert.match(tinyRow, /qwen-alias/);
     assert.match(tinyRow, /qwen2\.5 · forge\.template\.qwen/);
     assert.match(await page.locator('tr[data-model="llama-tiny"]').textContent(), /llama3\.1 · forge\.template\.llama/);
     assert.match(tinyRow, /1024/);
     assert.match(tinyRow, /llama/i, 'the backend');
-    assert.equal(await page.locator('table.slots tbody tr').count(), 4, 'two slots per model');
+    assert.equal(await page.locator('table.slots tbody tr').count(), 6, 'two slots per model');
     // A long request from outside the page: the dashboard must see it run, then see it end.
     const long = new AbortController();
     const request = () => fetch(`${server.base}/v1/chat/completions`, {
@@ -285,7 +291,7 @@ describe('web UI in Chromium', { skip }, () => {
       }
     })().catch(() => {});
     await page.locator('tr[data-slot^="tiny/"] .state.decode').first().waitFor({ timeout: 30_000 });
-    await page.locator('#gauge-busy').filter({ hasText: /^1 \/ 4$/ }).waitFor();
+    await page.locator('#gauge-busy').filter({ hasText: /^1 \/ 6$/ }).waitFor();
     // tokens per second while it runs, not only once it is over
     await waitFor(async () => /generated [1-9]/.test(await page.locator('.latest[data-chart="Throughput"]').textContent()),
       'the throughput chart shows the running generation');
@@ -293,7 +299,7 @@ describe('web UI in Chromium', { skip }, () => {
     long.abort();
     await keepBusy;
     await page.locator('table.slots .state.decode').first().waitFor({ state: 'detached', timeout: 30_000 });
-    await page.locator('#gauge-busy').filter({ hasText: /^0 \/ 4$/ }).waitFor();
+    await page.locator('#gauge-busy').filter({ hasText: /^0 \/ 6$/ }).waitFor();
     // and a finished one for the speed charts
     const done = await api('/v1/chat/completions', {
       method: 'POST',

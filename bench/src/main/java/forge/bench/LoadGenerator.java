@@ -343,7 +343,7 @@ public final class LoadGenerator {
                     if (options.scratch().isPresent()) {
                         emptyFolder(options.scratch().get());
                     }
-                    try (var first = ProcessProbe.start(client, cmd, base, log, timeout)) {
+                    try (var _ = ProcessProbe.start(client, cmd, base, log, timeout)) {
                         Target t = target(client, name, base);
                         for (int s = 0; s < sessions; s++) {
                             client.stream(t, Prompts.chat(t.model(), Prompts.sessionSystem(s), Prompts.userMessage(0, s),

@@ -36,9 +36,16 @@ public final class ProcessProbe {
      * @param launch  its time to ready and memory then
      */
     public record Running(Process process, Launch launch) implements AutoCloseable {
+        /** Stops it; interrupted meanwhile, it kills the process at once and keeps the interrupt. */
         @Override
-        public void close() throws InterruptedException {
-            stop(process);
+        public void close() {
+            try {
+                stop(process);
+            } catch (InterruptedException e) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

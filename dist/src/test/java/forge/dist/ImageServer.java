@@ -158,11 +158,17 @@ final class ImageServer implements AutoCloseable {
         }
     }
 
+    /** SIGTERM, then SIGKILL after 10 s; interrupted meanwhile, SIGKILL at once and the interrupt kept. */
     @Override
-    public void close() throws Exception {
+    public void close() {
         process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 }

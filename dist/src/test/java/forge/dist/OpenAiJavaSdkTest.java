@@ -122,6 +122,7 @@ class OpenAiJavaSdkTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // OpenAI deprecates seed; clients still send it, and the server honours it
     void toolChoiceRequiredForcesAValidCall() throws Exception {
         FunctionParameters parameters = FunctionParameters.builder()
                 .putAdditionalProperty("type", JsonValue.from("object"))
@@ -144,6 +145,7 @@ class OpenAiJavaSdkTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // OpenAI deprecates seed; clients still send it, and the server honours it
     void jsonSchemaResponsesMatchTheirSchema() throws Exception {
         var schema = ResponseFormatJsonSchema.JsonSchema.Schema.builder()
                 .putAdditionalProperty("type", JsonValue.from("object"))

@@ -5,7 +5,7 @@
  * RuntimeConfig config = new RuntimeConfig(RuntimeConfig.defaultHome(), List.of(Path.of("plugins")), "",
  *         RuntimeConfig.settingsFromSystemProperties());
  * try (ForgeRuntime runtime = ForgeRuntime.start(config)) {
- *     ModelCatalog catalog = new ModelCatalog(runtime.backend(), runtime.templates(), EngineConfig.defaults(), "");
+ *     ModelCatalog catalog = new ModelCatalog(CatalogConfig.builder(runtime.backend(), runtime.templates()).build());
  *     ...
  * }
  * }

@@ -80,9 +80,9 @@ final class ModelCommand implements Callable<Integer> {
             var out = spec.commandLine().getOut();
             Path path = file().toAbsolutePath().normalize();
             var gguf = forge.runtime.gguf.GgufReader.read(path);
-            var metadata = forge.runtime.catalog.ModelCatalog.withTemplate(gguf.metadata(),
+            var metadata = forge.runtime.catalog.ModelRegistry.withTemplate(gguf.metadata(),
                     templateFile == null ? null : ServeCommand.readTemplate(templateFile));
-            var model = new forge.api.model.ModelDescriptor(forge.runtime.catalog.ModelCatalog.idOf(path), java.util.List.of(), path, metadata);
+            var model = new forge.api.model.ModelDescriptor(forge.runtime.catalog.ModelRegistry.idOf(path), java.util.List.of(), path, metadata);
             var plugins = ForgeRuntime.inspect(common.runtimeConfig()).plugins();
             var selector = new forge.runtime.catalog.TemplateSelector(plugins.templates());
             var chosen = selector.select(model, template);

@@ -3,9 +3,9 @@ package forge.http.cli;
 import forge.api.ForgeException;
 import forge.http.hub.HubPull;
 import forge.runtime.ForgeRuntime;
+import forge.runtime.catalog.CatalogConfig;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
-import forge.runtime.engine.EngineConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -40,7 +40,7 @@ final class ModelStoreCommands {
         static Offline open(CommonOptions common, ModelSourceOptions sources) {
             ForgeRuntime runtime = ForgeRuntime.start(common.runtimeConfig());
             try {
-                ModelCatalog catalog = new ModelCatalog(runtime.backend(), runtime.templates(), EngineConfig.defaults(), "");
+                ModelCatalog catalog = new ModelCatalog(CatalogConfig.builder(runtime.backend(), runtime.templates()).build());
                 sources.register(catalog, true);
                 return new Offline(runtime, catalog);
             } catch (RuntimeException e) {

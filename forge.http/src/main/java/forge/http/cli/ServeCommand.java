@@ -6,11 +6,13 @@ import forge.api.backend.KvCacheType;
 import forge.http.server.ForgeServer;
 import forge.http.server.ServerConfig;
 import forge.runtime.ForgeRuntime;
+import forge.runtime.catalog.CatalogConfig;
 import forge.runtime.catalog.ContextSizing;
 import forge.runtime.catalog.KeepAlive;
 import forge.runtime.catalog.UnloadPolicy;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
+import forge.runtime.catalog.ModelLoader;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineProfile;
 import forge.runtime.engine.PromptCache;
@@ -244,7 +246,7 @@ public final class ServeCommand implements Callable<Integer> {
         void install() {
             for (String name : new String[] {"TERM", "INT"}) {
                 try {
-                    sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> onSignal(signal.getName()));
+                    Signals.handle(name, this::onSignal);
                 } catch (IllegalArgumentException e) {
                     LOG.debug("cannot handle SIG{}: {}", name, e.getMessage());
                 }
@@ -323,15 +325,15 @@ public final class ServeCommand implements Callable<Integer> {
             }
             ContextSizing.Policy contextPolicy = contextPolicy(engine);
             LOG.info("{} slot(s): {}", engine.slots(), contextPolicy.slotsReason());
-            catalog = new ModelCatalog(runtime.backend(), runtime.templates(), engine, everyModel, contextPolicy);
-            catalog.useMmap(mmap);
-            catalog.useBackendChoices(runtime.backends());
+            CatalogConfig.Builder config = CatalogConfig.builder(runtime.backend(), runtime.templates())
+                    .engineConfig(engine).template(everyModel).contextPolicy(contextPolicy).mmap(mmap)
+                    .backendChoices(runtime.backends()).lifecycle(lifecycle());
             if (chatTemplateFile != null) {
-                catalog.useTemplateSource(readTemplate(chatTemplateFile));
+                config.templateSource(readTemplate(chatTemplateFile));
             }
-            usePromptCache(catalog);
-            perModel.forEach(catalog::configureTemplate);
-            catalog.useLifecycle(lifecycle());
+            usePromptCache(config);
+            perModel.forEach(config::modelTemplate);
+            catalog = new ModelCatalog(config.build());
             List<ModelEntry> preload = new ArrayList<>();
             if (!models.isEmpty()) {
                 for (int i = 0; i < models.size(); i++) {
@@ -392,7 +394,7 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /** {@code --models-ttl}, {@code --models-max}, {@code --models-memory} and {@code --models-load-wait}. */
-    ModelCatalog.Lifecycle lifecycle() {
+    ModelLoader.Lifecycle lifecycle() {
         KeepAlive ttl = parse("--models-ttl", KeepAlive::parse, modelsTtl);
         long memory;
         if (modelsMemory.equalsIgnoreCase("auto")) {
@@ -411,7 +413,7 @@ public final class ServeCommand implements Callable<Integer> {
         if (wait.isNegative() || wait.isZero()) {
             throw new ParameterException(spec.commandLine(), "--models-load-wait: a positive duration, got " + modelsLoadWait);
         }
-        return new ModelCatalog.Lifecycle(ttl, limits, wait);
+        return new ModelLoader.Lifecycle(ttl, limits, wait);
     }
 
     /** {@code MemTotal} of {@code /proc/meminfo}; -1 when unknown. */
@@ -420,7 +422,7 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /** The host prompt cache of {@code --cache-ram}, kept in {@code --prompt-cache-dir} when given. */
-    private void usePromptCache(ModelCatalog catalog) {
+    private void usePromptCache(CatalogConfig.Builder config) {
         if (cacheRamMib < -1) {
             throw new ParameterException(spec.commandLine(), "--cache-ram: expected MiB, 0 (off) or -1 (no limit), got " + cacheRamMib);
         }
@@ -445,7 +447,7 @@ public final class ServeCommand implements Callable<Integer> {
                 throw new ForgeException("--prompt-cache-dir " + promptCacheDir + ": " + e.getMessage(), e);
             }
         }
-        catalog.usePromptCache(cache, store);
+        config.promptCache(cache, store);
     }
 
     /**

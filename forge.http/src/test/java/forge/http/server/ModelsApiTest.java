@@ -13,11 +13,11 @@ import forge.api.backend.ModelLoadParams;
 import forge.api.template.ChatTemplateProvider;
 import forge.runtime.ForgeRuntime;
 import forge.runtime.RuntimeConfig;
+import forge.runtime.catalog.CatalogConfig;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ModelState;
 import forge.runtime.catalog.TemplateSelector;
-import forge.runtime.engine.EngineConfig;
 import forge.runtime.gguf.synth.SynthSpec;
 import forge.runtime.gguf.synth.SyntheticModels;
 import forge.runtime.plugin.Discovered;
@@ -64,7 +64,7 @@ class ModelsApiTest {
         List<Discovered<ChatTemplateProvider>> templates = ForgeRuntime.inspect(new RuntimeConfig(dir, List.of(), "", Map.of()))
                 .plugins().templates();
         HeldBackend backend = new HeldBackend();
-        try (ModelCatalog catalog = new ModelCatalog(backend, new TemplateSelector(templates), EngineConfig.defaults(), "")) {
+        try (ModelCatalog catalog = new ModelCatalog(CatalogConfig.builder(backend, new TemplateSelector(templates)).build())) {
             ModelEntry entry = catalog.add(file, List.of());
             assertEquals("unloaded", ModelsApi.status(entry).get("value").asText());
             Thread waiter = Thread.ofVirtual().start(() -> {

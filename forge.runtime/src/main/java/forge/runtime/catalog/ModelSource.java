@@ -16,8 +16,6 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Where the user's models are, read in place: each source lists its GGUF files under ids that are
@@ -135,11 +133,11 @@ public sealed interface ModelSource {
                     try {
                         manifest(rel, m).ifPresent(found::add);
                     } catch (IOException | RuntimeException e) {
-                        LOG.warn("ollama: skipping manifest {}: {}", m, e.toString());
+                        Sources.LOG.warn("ollama: skipping manifest {}: {}", m, e.toString());
                     }
                 }
             } catch (IOException e) {
-                LOG.warn("ollama: cannot list {}: {}", manifests, e.toString());
+                Sources.LOG.warn("ollama: cannot list {}: {}", manifests, e.toString());
             }
             return found;
         }
@@ -242,7 +240,7 @@ public sealed interface ModelSource {
                     }
                 }
             } catch (IOException e) {
-                LOG.debug("hf: cannot read {}/refs/main: {}", repo, e.toString());
+                Sources.LOG.debug("hf: cannot read {}/refs/main: {}", repo, e.toString());
             }
             return children(snapshots, 1).stream().max(Comparator.comparing(HfCache::modified));
         }
@@ -255,8 +253,6 @@ public sealed interface ModelSource {
             }
         }
     }
-
-    Logger LOG = LoggerFactory.getLogger(ModelSource.class);
 
     /** {@code name-00001-of-00003.gguf}: a part of a split model, as {@code llama-gguf-split} names them. */
     Pattern SPLIT = Pattern.compile("(.+)-(\\d{5})-of-(\\d{5})\\.gguf", Pattern.CASE_INSENSITIVE);
@@ -320,7 +316,7 @@ public sealed interface ModelSource {
             return walk.filter(p -> p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".gguf"))
                     .filter(Files::isRegularFile).map(p -> p.toAbsolutePath().normalize()).sorted().toList();
         } catch (IOException | java.io.UncheckedIOException e) {
-            LOG.warn("cannot list {}: {}", dir, e.toString());
+            Sources.LOG.warn("cannot list {}: {}", dir, e.toString());
             return List.of();
         }
     }
@@ -334,7 +330,7 @@ public sealed interface ModelSource {
             return walk.filter(p -> dir.relativize(p).getNameCount() == depth && !dir.equals(p))
                     .filter(Files::isDirectory).sorted().toList();
         } catch (IOException | java.io.UncheckedIOException e) {
-            LOG.warn("cannot list {}: {}", dir, e.toString());
+            Sources.LOG.warn("cannot list {}: {}", dir, e.toString());
             return List.of();
         }
     }

@@ -27,7 +27,7 @@
  * first part (llama.cpp finds the others beside it); a missing part makes the model unavailable.
  * Multimodal projectors ({@code mmproj} in the name, or architecture {@code clip}) are not models.
  * Aliases come from {@code --alias} and from {@code ~/.forge/models.json}
- * ({@link forge.runtime.catalog.CatalogFile}); every alias is also an id in {@code /v1/models}.
+ * (read by the server's {@code forge.http.cli.ModelsFile}); every alias is also an id in {@code /v1/models}.
  * When two sources give the same id, the first registered keeps it (flags, folders, Ollama,
  * LM Studio, HF) and the other is logged and skipped.
  *
@@ -39,39 +39,80 @@
  * and the others serve. An id never resolves to anything but a registered file: a request names
  * models, never paths.
  *
+ * <h2>Parts</h2>
+ * <ul>
+ * <li>{@link forge.runtime.catalog.CatalogConfig}: every setting (engine settings, context
+ *     policy, templates, {@code --mmap}, the prompt cache, the lifecycle limits, the backend
+ *     choices), collected by its builder and fixed at {@code build()}. Nothing is configured
+ *     after construction, so no setting's effect depends on whether a model was registered or
+ *     loaded before it was given.</li>
+ * <li>{@link forge.runtime.catalog.ModelRegistry}: the entries, by id and alias, from the
+ *     sources; reads GGUF headers only.</li>
+ * <li>{@link forge.runtime.catalog.ModelLoader}: the loader thread, the reaper, the leases and
+ *     the unload policy over the registry's entries.</li>
+ * <li>{@link forge.runtime.catalog.ModelCatalog}: the three together, as the server uses them,
+ *     and the per-request {@link forge.runtime.catalog.ModelCatalog.RequestScope}.</li>
+ * </ul>
+ *
  * <h2>Lifecycle of a model</h2>
  * <pre>
  *   unavailable (registration found it unusable; final)
  *   unloaded --request/load--> loading --ok--> loaded --ttl/lru/unload--> unloaded
  *                                  \--error--> failed (remembered until the file's size or mtime changes)
  * </pre>
- * {@link forge.runtime.catalog.ModelState} holds the state with its progress or reason.
+ * {@link forge.runtime.catalog.ModelState} holds the state with its progress or reason; each
+ * {@link forge.runtime.catalog.ModelEntry} holds its state, its lease count ({@code users}), the
+ * requests waiting for its load ({@code waiting}), when it was last used, the last request's
+ * keep-alive and whether an unload was asked while it was in use.
  *
- * <h2>Load thread</h2>
- * Loads run on one platform thread of the catalog ({@code forge-model-loader}): weights are read
- * by native code that must not pin a request's virtual thread, and loading one model at a time
- * keeps the memory decisions sequential. Concurrent requests for a model being loaded wait for
- * that one load, each at most {@code loadWait} (then 503 {@code model_loading} with the progress);
- * the number waiting and the progress are in the log and in {@code GET /models}.
+ * <h2>Loader thread</h2>
+ * Loads and unloads run on one platform thread of the loader ({@code forge-model-loader}):
+ * weights are read by native code that must not pin a request's virtual thread, and one at a
+ * time keeps the memory decisions sequential. A load is queued by the first request (or
+ * {@code load}) that finds the model unloaded, which sets it {@code loading} with a future;
+ * concurrent requests for it wait on that one future, each at most {@code loadWait} (then 503
+ * {@code model_loading} with the progress); the number waiting and the progress are in the log and
+ * in {@code GET /models}. On the thread, before reading the weights, the least recently used idle
+ * models unload until the limits hold for the new one; a load that fails leaves the model
+ * {@code failed}, and it is tried again only once its file's size or mtime changed.
  *
- * <h2>Unload policy</h2>
+ * <h2>Leases</h2>
+ * A user of a loaded model holds a {@link forge.runtime.catalog.ModelLoader.Lease}: taking one
+ * counts a user of the entry, closing it (once; a second close does nothing) uncounts it. A
+ * request takes its leases through {@link forge.runtime.catalog.ModelCatalog#serve}, which
+ * attaches them to the request's {@link forge.runtime.catalog.ModelCatalog.RequestScope} (a
+ * thread-local, nested scopes restore the outer one); closing the scope closes them, with the
+ * request's own {@code keep_alive}. Outside any scope (start-up, tests) {@code serve} closes the
+ * lease at once: the model is loaded, not held. An engine is closed only when its entry counts no
+ * user and no waiter.
+ *
+ * <h2>Reaper</h2>
+ * A platform thread ({@code forge-model-reaper}) looks every 200 ms for idle models past their
+ * keep-alive; it decides nothing itself: each unload it finds is queued on the loader thread,
+ * which checks again that the model is still expired and idle (a request may have taken it).
+ *
+ * <h2>Unload</h2>
  * Pure logic in {@link forge.runtime.catalog.UnloadPolicy}: a model idle past its keep-alive
  * ({@code --models-ttl}, or the last request's {@code keep_alive}: Ollama's semantics, a duration
  * or seconds, 0 = unload once the request ends, negative = keep) unloads; before a load, the least
  * recently used idle models unload until {@code --models-max} and {@code --models-memory} (default
  * 3/4 of the machine's RAM; a model costs its file size plus its KV cache once known) hold. A model
- * in use never unloads: it is marked, and unloads when its last user is done.
+ * in use never unloads: {@link forge.runtime.catalog.ModelLoader#unload} marks it, and it unloads
+ * when its last user is done (a model still loading unloads when its load ends, unless a request
+ * waits for it). Every path (keep-alive 0 at a lease's close, the mark, the reaper, the limits,
+ * {@code unload}) ends in the loader's one private unload step on the loader thread, which
+ * unloads only an entry that is loaded with no user and no waiter, and closes its engine outside
+ * the entry's monitor.
  *
  * <h2>Locking</h2>
- * Each {@link forge.runtime.catalog.ModelEntry} guards its state and lease count with its own
- * monitor; the catalog's monitor guards policy decisions (which to unload), taken only on the
- * loader thread or the reaper, and never held across a load or an engine close. A request takes a
- * {@link forge.runtime.catalog.ModelCatalog.Lease} (through {@link forge.runtime.catalog.ModelCatalog#serve},
- * attached to the request's {@link forge.runtime.catalog.ModelCatalog.RequestScope}); the engine is
- * closed only when the lease count is zero.
+ * Each {@link forge.runtime.catalog.ModelEntry} guards its state, lease count and waiters with its
+ * own monitor, never held across a load or an engine close. Policy decisions (which to unload) are
+ * taken only on the loader thread (the reaper's candidates are checked again there), so they are
+ * sequential without a lock of their own. {@link forge.runtime.catalog.ModelLoader#close} stops
+ * the reaper, lets a running load end, closes every engine, then the prompt cache's store.
  *
  * {@snippet :
- * ModelCatalog catalog = new ModelCatalog(backend, selector, EngineConfig.defaults(), "");
+ * ModelCatalog catalog = new ModelCatalog(CatalogConfig.builder(backend, selector).build());
  * catalog.add(Path.of("qwen2.5-0.5b-instruct-q8_0.gguf"), List.of("qwen"));
  * try (ModelCatalog.RequestScope scope = catalog.requestScope()) {
  *     ServedModel qwen = catalog.serve(catalog.find("qwen").orElseThrow());

@@ -20,7 +20,7 @@ import java.util.Objects;
  * the rest. Shared by every engine of the process; each entry carries the {@link Key} of the model
  * and settings it was saved under, and is only ever offered to a context of the same key.
  *
- * <p>The decisions are pure logic on plain values (STYLE rule 20): {@link #worthSaving} says when a
+ * <p>The decisions are pure logic on plain values (STYLE.md rule 8): {@link #worthSaving} says when a
  * slot's cells are saved, {@link #longest} which entry a prompt restores (the longest token prefix
  * over every entry), {@link #put} what is evicted (least recently used first, until the entries fit
  * the limit; an entry that a longer one starts with goes too, it restores nothing the longer one

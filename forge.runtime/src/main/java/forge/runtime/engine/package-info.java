@@ -111,7 +111,7 @@
  *     {@code removeTokens} / {@code copySequence}), builds and decodes each step's batch, hands the
  *     logits to the requests, ends and fails requests, and builds snapshots. Tests drive it step
  *     by step against a fake {@code InferenceContext} and assert the exact calls it makes.</li>
- * <li><b>The cache policy, as pure logic</b> (STYLE rule 20): {@code SlotView} is a slot as plain
+ * <li><b>The cache policy, as pure logic</b> (STYLE.md rule 8): {@code SlotView} is a slot as plain
  *     values (cells, cached count, last use, what it does, its request's prompt and progress);
  *     {@code SlotChoice} says which free slot a request gets; {@code PrefixPlan} says whether it
  *     keeps its slot's cells, copies another slot's, restores the host cache's, or waits

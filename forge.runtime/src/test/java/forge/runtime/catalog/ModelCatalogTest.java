@@ -16,7 +16,6 @@ import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
-import forge.runtime.engine.EngineConfig;
 import forge.runtime.gguf.GgufValue;
 import forge.runtime.gguf.synth.SynthSpec;
 import forge.runtime.gguf.synth.SyntheticModels;
@@ -48,6 +47,7 @@ class ModelCatalogTest {
         final CountDownLatch release = new CountDownLatch(1);
         final AtomicInteger loads = new AtomicInteger();
         final List<Thread> threads = new ArrayList<>();
+        volatile ModelLoadParams lastParams;
 
         @Override
         public String name() {
@@ -62,6 +62,7 @@ class ModelCatalogTest {
         @Override
         public LoadedModel load(ModelLoadParams params, LoadProgress progress) {
             loads.incrementAndGet();
+            lastParams = params;
             synchronized (threads) {
                 threads.add(Thread.currentThread());
             }
@@ -114,9 +115,13 @@ class ModelCatalogTest {
     }
 
     final HeldBackend backend = new HeldBackend();
-    final ModelCatalog catalog = new ModelCatalog(backend,
-            new TemplateSelector(List.of(new Discovered<ChatTemplateProvider>(new PlainTemplates(), "test", "test"))),
-            EngineConfig.defaults(), "");
+    ModelCatalog catalog = new ModelCatalog(config(backend).build());
+
+    /** The configuration of a catalog of {@code backend}'s models rendered by {@link PlainTemplates}. */
+    static CatalogConfig.Builder config(Backend backend) {
+        return CatalogConfig.builder(backend,
+                new TemplateSelector(List.of(new Discovered<ChatTemplateProvider>(new PlainTemplates(), "test", "test"))));
+    }
 
     @AfterEach
     void close() {
@@ -169,7 +174,9 @@ class ModelCatalogTest {
 
     @Test
     void aRequestWaitsBoundedAndIsToldTheProgress() throws Exception {
-        catalog.useLifecycle(new ModelCatalog.Lifecycle(KeepAlive.FOREVER, UnloadPolicy.UNLIMITED, Duration.ofMillis(200)));
+        catalog.close();
+        catalog = new ModelCatalog(config(backend)
+                .lifecycle(new ModelLoader.Lifecycle(KeepAlive.FOREVER, UnloadPolicy.UNLIMITED, Duration.ofMillis(200))).build());
         ModelEntry entry = catalog.add(model("slow", SynthSpec.tiny("qwen")), List.of());
         var e = assertThrows(ModelUnavailableException.class, () -> catalog.serve(entry));
         assertEquals(ModelUnavailableException.Kind.LOADING, e.kind());

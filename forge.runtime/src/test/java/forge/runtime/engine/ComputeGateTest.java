@@ -52,7 +52,7 @@ class ComputeGateTest {
         AtomicInteger idles = new AtomicInteger();
         InferenceContext a = context(running, maxRunning, idles, () -> Thread.sleep(2));
         InferenceContext b = context(running, maxRunning, idles, () -> Thread.sleep(2));
-        try (var ea = gate.enter(2); var eb = gate.enter(2)) {
+        try (var _ = gate.enter(2); var _ = gate.enter(2)) {
             twoThreads(() -> {
                 for (int i = 0; i < 30; i++) {
                     gate.decode(a);
@@ -77,7 +77,7 @@ class ComputeGateTest {
         AtomicInteger idles = new AtomicInteger();
         InferenceContext a = context(running, maxRunning, idles, () -> both.await(5, TimeUnit.SECONDS));
         InferenceContext b = context(running, maxRunning, idles, () -> both.await(5, TimeUnit.SECONDS));
-        try (var ea = gate.enter(1); var eb = gate.enter(1)) {
+        try (var _ = gate.enter(1); var _ = gate.enter(1)) {
             twoThreads(() -> gate.decode(a), () -> gate.decode(b));
         }
         assertEquals(2, maxRunning.get());

@@ -48,6 +48,15 @@ class EngineTest {
         }
     }
 
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(10, TimeUnit.SECONDS), "the test never released the engine thread");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Waits until the engine's context has recorded {@code call} {@code times} times. */
     private void await(String call, int times) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -85,6 +94,7 @@ class EngineTest {
             await("idle", 1);
             drain(engine.submit(request("a", prompt("abc"), 2)));
             await("idle", 2);
+            // Proves that nothing more happens: a short, bounded look at an engine with no work.
             Thread.sleep(150);
             assertEquals(2, context.get().calls("idle").size());
         }
@@ -181,6 +191,10 @@ class EngineTest {
     void aFailedContextFailsItsRequestsAndIsRecreated() throws Exception {
         List<FakeContext> contexts = new java.util.concurrent.CopyOnWriteArrayList<>();
         CountDownLatch recreate = new CountDownLatch(1);
+        // The first decode (a's prompt) waits until b is submitted, so the second decode, which
+        // crashes, holds both: without it the engine thread could crash before b arrived and b
+        // would be refused instead of failed (a race this test lost on busy machines).
+        CountDownLatch bSubmitted = new CountDownLatch(1);
         FakeModel failing = new FakeModel(p -> {
             if (!contexts.isEmpty()) {
                 try {
@@ -192,7 +206,9 @@ class EngineTest {
             FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize());
             if (contexts.isEmpty()) {
                 c.beforeDecode(n -> {
-                    if (n == 2) {
+                    if (n == 1) {
+                        awaitUninterruptibly(bSubmitted);
+                    } else if (n == 2) {
                         throw new IllegalStateException("native crash");
                     }
                 });
@@ -203,6 +219,7 @@ class EngineTest {
         try (Engine engine = new Engine("fake", failing, config(2, 64, 4, false))) {
             Generation a = engine.submit(request("a", prompt("abc"), 10));
             Generation b = engine.submit(request("b", prompt("abd"), 10));
+            bSubmitted.countDown();
             assertEquals("the engine for fake failed: native crash",
                     assertInstanceOf(GenerationEvent.Failed.class, drain(a).getLast()).error().getMessage());
             assertInstanceOf(GenerationEvent.Failed.class, drain(b).getLast());

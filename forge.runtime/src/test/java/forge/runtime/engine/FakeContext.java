@@ -121,7 +121,7 @@ final class FakeContext implements InferenceContext {
 
     /** Samplers created and not closed. */
     synchronized int openSamplers() {
-        return (int) calls("sampler ").size() - calls("close sampler").size();
+        return calls("sampler ").size() - calls("close sampler").size();
     }
 
     // ------------------------------------------------------------------ InferenceContext

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /** The hand-off between the engine thread and a request's thread. */
@@ -43,17 +44,34 @@ class GenerationTest {
         assertInstanceOf(GenerationEvent.Done.class, g.next());
     }
 
+    /**
+     * Starts a consumer thread that calls {@code next(10 s)} once, and returns once it is parked in
+     * that call: the event the test emits next then reaches a waiting consumer, whatever the machine's speed.
+     */
+    private static CompletableFuture<GenerationEvent> waitingConsumer(Generation g, long[] wokenAfter) throws InterruptedException {
+        var got = new CompletableFuture<GenerationEvent>();
+        Thread consumer = Thread.ofPlatform().start(() -> {
+            try {
+                long t0 = System.nanoTime();
+                GenerationEvent e = g.next(10, TimeUnit.SECONDS);
+                wokenAfter[0] = System.nanoTime() - t0;
+                got.complete(e);
+            } catch (Throwable e) {
+                got.completeExceptionally(e);
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (LockSupport.getBlocker(consumer) != g) {
+            assertTrue(System.nanoTime() < deadline, "the consumer never waited: " + consumer.getState());
+            Thread.onSpinWait();
+        }
+        return got;
+    }
+
     @Test
     void aWaitingConsumerIsWokenByEachEvent() throws Exception {
         Generation g = generation();
-        var got = CompletableFuture.supplyAsync(() -> {
-            try {
-                return g.next(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        Thread.sleep(50);
+        var got = waitingConsumer(g, new long[1]);
         g.emit(text("x"));
         assertEquals("x", ((GenerationEvent.Text) got.get(2, TimeUnit.SECONDS)).text());
     }
@@ -63,18 +81,9 @@ class GenerationTest {
         Generation g = generation();
         g.deferText();
         long[] wokenAfter = new long[1];
-        var got = CompletableFuture.supplyAsync(() -> {
-            try {
-                long t0 = System.nanoTime();
-                GenerationEvent e = g.next(10, TimeUnit.SECONDS);
-                wokenAfter[0] = System.nanoTime() - t0;
-                return e;
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        Thread.sleep(50);
+        var got = waitingConsumer(g, wokenAfter);
         g.emit(text("x"));
+        // Proves that the text does not wake it: a short, bounded look for something that must not happen.
         Thread.sleep(300);
         assertTrue(!got.isDone(), "a text event does not wake it");
         g.emit(done());

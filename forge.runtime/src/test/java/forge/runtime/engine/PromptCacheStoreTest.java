@@ -63,7 +63,7 @@ class PromptCacheStoreTest {
     @Test
     void entriesAreWrittenOffTheCallersThreadAndDeletedWhenEvicted() throws IOException {
         PromptCache cache = new PromptCache(2 * entry(KEY, 1).bytes());
-        try (PromptCacheStore store = new PromptCacheStore(dir, cache)) {
+        try (PromptCacheStore _ = new PromptCacheStore(dir, cache)) {
             cache.put(entry(KEY, 1));
             cache.put(entry(KEY, 2));
             cache.put(entry(KEY, 3)); // evicts 1
@@ -82,7 +82,7 @@ class PromptCacheStoreTest {
         PromptCache.Key replacedFile = new PromptCache.Key(KEY.model(), 100, 999, "cafe", 512, 1, KvCacheType.F16, "AUTO");
         PromptCache.Key otherModel = new PromptCache.Key("/models/b.gguf", 1, 2, "beef", 512, 1, KvCacheType.F16, "AUTO");
         PromptCache writing = new PromptCache(1 << 20);
-        try (PromptCacheStore store = new PromptCacheStore(dir, writing)) {
+        try (PromptCacheStore _ = new PromptCacheStore(dir, writing)) {
             writing.put(entry(KEY, 1));
             writing.put(entry(KEY, 2));
             writing.put(entry(otherSettings, 3));
@@ -112,7 +112,7 @@ class PromptCacheStoreTest {
     @Test
     void aCacheOfTheSameKeyMadeAfterARestartStartsFromTheFiles() throws IOException {
         PromptCache first = new PromptCache(1 << 20);
-        try (PromptCacheStore store = new PromptCacheStore(dir, first)) {
+        try (PromptCacheStore _ = new PromptCacheStore(dir, first)) {
             first.put(entry(KEY, 9));
         }
         PromptCache second = new PromptCache(1 << 20);

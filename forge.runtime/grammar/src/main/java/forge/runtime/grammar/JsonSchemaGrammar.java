@@ -171,7 +171,8 @@ public final class JsonSchemaGrammar {
         return name.equals("root") || PRIMITIVES.containsKey(name);
     }
 
-    private String addPrimitive(String name, String primitive) {
+    /** Adds the built-in rule {@code primitive} under {@code name}, and the built-ins it uses; returns its name. */
+    String addPrimitive(String name, String primitive) {
         Builtin b = PRIMITIVES.get(primitive);
         String n = addRule(name, b.content());
         for (String dep : b.deps()) {
@@ -182,7 +183,8 @@ public final class JsonSchemaGrammar {
         return n;
     }
 
-    private String visitPrimitive(String ruleName, String type) {
+    /** The built-in rule of {@code type}: as {@code root} when the schema is the root, else under its own name. */
+    String visitPrimitive(String ruleName, String type) {
         return addPrimitive(ruleName.equals("root") ? "root" : type, type);
     }
 
@@ -277,8 +279,8 @@ public final class JsonSchemaGrammar {
             case "object" -> afterAToken(() -> object(schema, name, ruleName, at));
             case "array" -> afterAToken(() -> array(schema, sub, ruleName, at));
             case "string" -> string(schema, ruleName, at);
-            case "integer" -> integer(schema, ruleName, at);
-            case "number" -> number(schema, ruleName, at);
+            case "integer" -> NumberRules.integer(this, schema, ruleName, at);
+            case "number" -> NumberRules.number(this, schema, ruleName, at);
             case "boolean" -> visitPrimitive(ruleName, "boolean");
             case "null" -> visitPrimitive(ruleName, "null");
             default -> addRule(ruleName, addPrimitive("value", "value"));
@@ -586,140 +588,6 @@ public final class JsonSchemaGrammar {
         return visitPrimitive(ruleName, "string");
     }
 
-    /** Integer bounds, with draft 4's boolean exclusive flags and later drafts' numeric ones. */
-    private record Bounds(BigDecimal min, boolean minExclusive, BigDecimal max, boolean maxExclusive) {
-        boolean none() {
-            return min == null && max == null;
-        }
-    }
-
-    private static Bounds bounds(Map<String, Object> schema, String at) {
-        BigDecimal min = decimal(schema, "minimum", at);
-        BigDecimal max = decimal(schema, "maximum", at);
-        boolean minEx = false;
-        boolean maxEx = false;
-        Object exMin = schema.get("exclusiveMinimum");
-        if (exMin instanceof Boolean b) {
-            minEx = b && min != null;
-        } else if (exMin != null) {
-            BigDecimal v = decimal(schema, "exclusiveMinimum", at);
-            if (min == null || v.compareTo(min) >= 0) {
-                min = v;
-                minEx = true;
-            }
-        }
-        Object exMax = schema.get("exclusiveMaximum");
-        if (exMax instanceof Boolean b) {
-            maxEx = b && max != null;
-        } else if (exMax != null) {
-            BigDecimal v = decimal(schema, "exclusiveMaximum", at);
-            if (max == null || v.compareTo(max) <= 0) {
-                max = v;
-                maxEx = true;
-            }
-        }
-        return new Bounds(min, minEx, max, maxEx);
-    }
-
-    private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE / 2);
-    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE / 2);
-
-    private String integer(Map<String, Object> schema, String ruleName, String at) {
-        Bounds b = bounds(schema, at);
-        if (b.none()) {
-            return visitPrimitive(ruleName, "integer");
-        }
-        long min = Long.MIN_VALUE;
-        long max = Long.MAX_VALUE;
-        if (b.min() != null) {
-            BigDecimal m = b.min().setScale(0, java.math.RoundingMode.CEILING);
-            if (b.minExclusive() && m.compareTo(b.min()) == 0) {
-                m = m.add(BigDecimal.ONE);
-            }
-            min = m.max(LONG_MIN).longValueExact();
-        }
-        if (b.max() != null) {
-            BigDecimal m = b.max().setScale(0, java.math.RoundingMode.FLOOR);
-            if (b.maxExclusive() && m.compareTo(b.max()) == 0) {
-                m = m.subtract(BigDecimal.ONE);
-            }
-            max = m.min(LONG_MAX).longValueExact();
-        }
-        if (min > max) {
-            throw new InvalidSchemaException(at, "no integer lies between the minimum and the maximum");
-        }
-        StringBuilder out = new StringBuilder("(");
-        IntRange.build(min, max, out, 16, true);
-        return addRule(ruleName, out.append(')').toString());
-    }
-
-    /**
-     * Numbers with integral inclusive bounds: an integer range with an optional fraction below
-     * the upper bound, the bound itself with only zeros after the point. llama.cpp ignores number
-     * bounds; other bounds here are refused.
-     */
-    private String number(Map<String, Object> schema, String ruleName, String at) {
-        Bounds b = bounds(schema, at);
-        if (b.none()) {
-            return visitPrimitive(ruleName, "number");
-        }
-        if (b.minExclusive() || b.maxExclusive()) {
-            throw new UnsupportedSchemaException(at, b.minExclusive() ? "exclusiveMinimum" : "exclusiveMaximum",
-                    "exclusive bounds are enforced for integers only");
-        }
-        for (BigDecimal v : new BigDecimal[] {b.min(), b.max()}) {
-            if (v != null && (v.stripTrailingZeros().scale() > 0 || v.abs().compareTo(BigDecimal.valueOf(1_000_000_000_000L)) > 0)) {
-                throw new UnsupportedSchemaException(at, v == b.min() ? "minimum" : "maximum",
-                        "number bounds must be integers of at most 12 digits to be enforced");
-            }
-        }
-        Long min = b.min() == null ? null : b.min().longValueExact();
-        Long max = b.max() == null ? null : b.max().longValueExact();
-        if (min != null && max != null && min > max) {
-            throw new InvalidSchemaException(at, "the minimum is greater than the maximum");
-        }
-        String frac = addPrimitive("decimal-part", "decimal-part");
-        String ip = addPrimitive("integral-part", "integral-part");
-        String body;
-        if (min != null && max != null) {
-            if (min >= 0) {
-                body = closedNonNegative(min, max, frac);
-            } else if (max <= 0) {
-                body = "\"-\" (" + closedNonNegative(-max, -min, frac) + ")";
-            } else {
-                body = "\"-\" (" + closedNonNegative(0, -min, frac) + ") | " + closedNonNegative(0, max, frac);
-            }
-        } else if (min != null) {
-            // [min, inf): at or above min, any fraction; or below zero down to min.
-            StringBuilder up = new StringBuilder("(");
-            IntRange.build(Math.max(min, 0), Long.MAX_VALUE, up, 16, true);
-            body = up.append(") (\".\" ").append(frac).append(")?").toString();
-            if (min < 0) {
-                body = "\"-\" (" + closedNonNegative(0, -min, frac) + ") | " + body;
-            }
-        } else {
-            StringBuilder down = new StringBuilder("(");
-            IntRange.build(Math.max(-max, 0), Long.MAX_VALUE, down, 16, true);
-            body = "\"-\" " + down.append(") (\".\" ").append(frac).append(")?");
-            if (max > 0) {
-                body = body + " | " + closedNonNegative(0, max, frac);
-            }
-        }
-        Objects.requireNonNull(ip);
-        return addRule(ruleName, "(" + body + ")");
-    }
-
-    /** A non-negative number in [lo, hi], lo and hi integers. */
-    private static String closedNonNegative(long lo, long hi, String frac) {
-        String top = "\"" + hi + "\" (\".\" \"0\"{1,16})?";
-        if (lo == hi) {
-            return top;
-        }
-        StringBuilder ints = new StringBuilder("(");
-        IntRange.build(lo, hi - 1, ints, 16, true);
-        return ints.append(") (\".\" ").append(frac).append(")? | ").append(top).toString();
-    }
-
     static String repetition(String item, int min, int max, String separator) {
         boolean hasMax = max != Integer.MAX_VALUE;
         if (max == 0) {
@@ -776,31 +644,12 @@ public final class JsonSchemaGrammar {
         if (v == null) {
             return fallback;
         }
-        BigDecimal d = v instanceof Number n ? finite(n, at, key) : null;
+        BigDecimal d = v instanceof Number n ? NumberRules.finite(n, at, key) : null;
         if (d == null || d.signum() < 0 || d.stripTrailingZeros().scale() > 0) {
             throw new InvalidSchemaException(at + "/" + key, key + " must be a non-negative integer");
         }
         // Integer.MAX_VALUE stands for no bound; a count beyond an int (even beyond a long) is just very large.
         return d.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE - 1L)) >= 0 ? Integer.MAX_VALUE - 1 : d.intValue();
-    }
-
-    private static BigDecimal decimal(Map<String, Object> schema, String key, String at) {
-        Object v = schema.get(key);
-        if (v == null) {
-            return null;
-        }
-        if (!(v instanceof Number n)) {
-            throw new InvalidSchemaException(at + "/" + key, key + " must be a number");
-        }
-        return finite(n, at, key);
-    }
-
-    /** A number exactly as written; JSON has no infinities, but a literal past a double's range (1e400) reads as one. */
-    private static BigDecimal finite(Number n, String at, String key) {
-        if ((n instanceof Double || n instanceof Float) && !Double.isFinite(n.doubleValue())) {
-            throw new InvalidSchemaException(at + "/" + key, key + " must be a finite number, not one beyond a double's range");
-        }
-        return new BigDecimal(n.toString());
     }
 
     /** A JSON Pointer token (RFC 6901). */

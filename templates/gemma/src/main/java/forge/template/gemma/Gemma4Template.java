@@ -5,11 +5,9 @@ import forge.api.TemplateException;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplate;
 import forge.api.template.OutputParser;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
-import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
 import forge.template.toolkit.PythonText;
@@ -17,6 +15,8 @@ import forge.template.toolkit.PythonValues;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.Gemma4ToolCalls;
 import forge.template.toolkit.calls.Reasoning;
+import forge.template.toolkit.calls.ToolCallSyntax;
+import forge.template.toolkit.calls.ToolCallingTemplate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,7 +30,7 @@ import java.util.Optional;
  * turn, consecutive model messages merged into one turn, and a generation prompt that closes an
  * empty thought channel unless thinking is on.
  */
-final class Gemma4Template implements ChatTemplate {
+final class Gemma4Template implements ToolCallingTemplate {
 
     static final String THOUGHT_OPEN = "<|channel>thought";
     static final String CHANNEL_CLOSE = "<channel|>";
@@ -179,9 +179,21 @@ final class Gemma4Template implements ChatTemplate {
         return PythonText.strip(sb.toString());
     }
 
+    /** {@inheritDoc} Its arguments are in Gemma's notation, not JSON, so its grammar uses no {@code argumentRules}. */
+    @Override
+    public ToolCallSyntax toolCallSyntax() {
+        return Gemma4ToolCalls.SYNTAX;
+    }
+
+    @Override
+    public Reasoning reasoning(ChatPrompt prompt) {
+        return new Reasoning(THOUGHT_OPEN, CHANNEL_CLOSE, false);
+    }
+
+    /** The syntax's parser, less the blank after each thought's start. */
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return new ThoughtTrimmer(Gemma4ToolCalls.SYNTAX.parser(new Reasoning(THOUGHT_OPEN, CHANNEL_CLOSE, false), prompt.tools()));
+        return new ThoughtTrimmer(ToolCallingTemplate.super.parser(prompt));
     }
 
     /** Drops the blank that follows {@code <|channel>thought} (llama.cpp's {@code p.space()}). */
@@ -225,17 +237,6 @@ final class Gemma4Template implements ChatTemplate {
     public List<String> endOfTurn() {
         // After its calls the model writes <|tool_response> to hand the turn to the tools.
         return List.of("<turn|>", "<|tool_response>");
-    }
-
-    @Override
-    public List<String> toolCallTriggers() {
-        return Gemma4ToolCalls.SYNTAX.triggers();
-    }
-
-    /** {@inheritDoc} The arguments are in Gemma's notation, not JSON, so {@code argumentRules} are not used. */
-    @Override
-    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return Gemma4ToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
 
     @Override

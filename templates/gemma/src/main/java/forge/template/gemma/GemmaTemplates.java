@@ -2,12 +2,11 @@ package forge.template.gemma;
 
 import forge.api.model.ModelDescriptor;
 import forge.api.template.ChatTemplate;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateFamily;
 import forge.template.toolkit.TemplateFingerprint;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,7 +22,7 @@ import java.util.regex.Pattern;
  * template these variants do not reproduce (Gemma 3's own, Gemma 4's interleaved one) is left
  * to the generic Jinja engine.
  */
-public final class GemmaTemplates implements ChatTemplateProvider {
+public final class GemmaTemplates extends TemplateFamily {
 
     static final String GEMMA2 = "gemma2";
     static final String GEMMA4 = "gemma4";
@@ -31,15 +30,9 @@ public final class GemmaTemplates implements ChatTemplateProvider {
     /** "gemma", a separator or none, and the generation (1-4); "codegemma" and "gemma-2b" are Gemma 1. */
     private static final Pattern VERSION = Pattern.compile("gemma-?([1-4])(?![\\db.])(n)?");
 
-    @Override
-    public String family() {
-        return "gemma";
-    }
-
-    @Override
-    public List<TemplateVariant> variants() {
-        return List.of(new TemplateVariant(GEMMA2, "Gemma 2 / Gemma 3: user/model turns, no system role, no tools"),
-                new TemplateVariant(GEMMA4, "Gemma 4: system turn, thought channel, <|tool_call> calls"));
+    public GemmaTemplates() {
+        super("gemma", List.of(new TemplateVariant(GEMMA2, "Gemma 2 / Gemma 3: user/model turns, no system role, no tools"),
+                new TemplateVariant(GEMMA4, "Gemma 4: system turn, thought channel, <|tool_call> calls")));
     }
 
     /** The official templates, by {@link TemplateFingerprint} (of llama.cpp's {@code models/templates/} files named). */
@@ -49,10 +42,9 @@ public final class GemmaTemplates implements ChatTemplateProvider {
 
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
-        return switch (variant) {
+        return switch (requireVariant(variant)) {
             case GEMMA2 -> new Gemma2Template(context.bosToken());
-            case GEMMA4 -> new Gemma4Template(context.bosToken());
-            default -> throw new IllegalArgumentException("unknown variant '" + variant + "' of family gemma");
+            default -> new Gemma4Template(context.bosToken());
         };
     }
 
@@ -66,14 +58,9 @@ public final class GemmaTemplates implements ChatTemplateProvider {
             // what neither variant prints, and the generic plugin renders them as written.
             return TemplateFingerprint.lookup(OFFICIAL, tpl.get()).flatMap(v -> claim(v, 100, "tokenizer.chat_template is " + v + "'s official one"));
         }
-        List<String> names = new ArrayList<>();
-        meta.name().ifPresent(names::add);
-        meta.basename().ifPresent(names::add);
-        for (String n : names) {
-            Optional<String> v = variantOf(n);
-            if (v.isPresent()) {
-                return claim(v.get(), 50, "general.name '" + n + "'");
-            }
+        Optional<TemplateClaim> byName = claimByMetadataName(meta, GemmaTemplates::variantOf);
+        if (byName.isPresent()) {
+            return byName;
         }
         String arch = meta.architecture().orElse("");
         if (arch.equals("gemma4")) {
@@ -83,10 +70,6 @@ public final class GemmaTemplates implements ChatTemplateProvider {
             return claim(GEMMA2, 30, "general.architecture " + arch);
         }
         return TemplateClaim.byName(model, GemmaTemplates::variantOf);
-    }
-
-    private static Optional<TemplateClaim> claim(String variant, int confidence, String reason) {
-        return Optional.of(new TemplateClaim(variant, TemplateClaim.Rule.METADATA, confidence, reason));
     }
 
     /** gemma2 / gemma4 from a name such as {@code gemma-2-9b-it}, {@code gemma-3-4b-it-Q4_K_M} or {@code Gemma 4 31B}. */

@@ -4,25 +4,23 @@ import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplate;
 import forge.api.template.OutputParser;
-import forge.api.template.ToolDefinition;
 import forge.api.template.Role;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.calls.HermesToolCalls;
-import forge.template.toolkit.calls.Reasoning;
+import forge.template.toolkit.calls.ToolCallSyntax;
+import forge.template.toolkit.calls.ToolCallingTemplate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * ChatML: every message as {@code <|im_start|>role\ncontent<|im_end|>\n}, then the opening of
  * the assistant's turn. Tool calls and tool results are rendered as text, since ChatML itself has
  * no convention for them.
  */
-final class ChatMlTemplate implements ChatTemplate {
+final class ChatMlTemplate implements ToolCallingTemplate {
 
     /** The generic variant's fallback for a model without a template of its own. */
     static final ChatMlTemplate INSTANCE = new ChatMlTemplate(GenericTemplates.GENERIC);
@@ -76,20 +74,16 @@ final class ChatMlTemplate implements ChatTemplate {
         return sb.toString();
     }
 
-    /** Calls in the Hermes syntax, parsed only when the request offers tools; otherwise all output is content. */
+    /** Calls in the Hermes syntax, the convention of ChatML models. */
+    @Override
+    public ToolCallSyntax toolCallSyntax() {
+        return HermesToolCalls.SYNTAX;
+    }
+
+    /** Calls parsed only when the request offers tools; otherwise all output is content. */
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return HermesToolCalls.SYNTAX.parserWhenOffered(Reasoning.NONE, prompt.tools());
-    }
-
-    @Override
-    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return HermesToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
-    }
-
-    @Override
-    public List<String> toolCallTriggers() {
-        return HermesToolCalls.SYNTAX.triggers();
+        return toolCallSyntax().parserWhenOffered(reasoning(prompt), prompt.tools());
     }
 
     @Override

@@ -3,9 +3,9 @@ package forge.template.generic;
 import forge.api.TemplateException;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateFamily;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -21,7 +21,7 @@ import java.util.Optional;
  * ({@link LlamaServerTemplate}). Where a family has a variant of the same name ({@code kimi-k2}),
  * the family's wins: the runtime asks the other families before this one.
  */
-public final class GenericTemplates implements ChatTemplateProvider {
+public final class GenericTemplates extends TemplateFamily {
 
     /** The ChatML fallback's variant name. */
     public static final String GENERIC = "generic";
@@ -29,13 +29,11 @@ public final class GenericTemplates implements ChatTemplateProvider {
     /** llama-server's name for ChatML, which is this family's own ChatML. */
     public static final String CHATML = "chatml";
 
-    @Override
-    public String family() {
-        return "generic";
+    public GenericTemplates() {
+        super("generic", variantList());
     }
 
-    @Override
-    public List<TemplateVariant> variants() {
+    private static List<TemplateVariant> variantList() {
         List<TemplateVariant> variants = new ArrayList<>();
         variants.add(new TemplateVariant(GENERIC, "the model's own Jinja template, else plain ChatML (<|im_start|>role ... <|im_end|>)"));
         variants.add(new TemplateVariant(CHATML, "llama-server's chatml: plain ChatML, whatever the model's own template"));
@@ -47,14 +45,11 @@ public final class GenericTemplates implements ChatTemplateProvider {
 
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
-        if (CHATML.equals(variant)) {
+        if (CHATML.equals(requireVariant(variant))) {
             return ChatMlTemplate.CHATML;
         }
         if (LlamaServerTemplate.FORMATS.containsKey(variant)) {
             return LlamaServerTemplate.of(variant);
-        }
-        if (!GENERIC.equals(variant)) {
-            throw new IllegalArgumentException("unknown variant '" + variant + "' of family generic");
         }
         // One instance per model: a model's own template is compiled once here and shared by all
         // of its requests; a model without one gets the shared ChatML fallback.

@@ -13,6 +13,7 @@ import forge.template.toolkit.PythonJson;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.HermesToolCalls;
 import forge.template.toolkit.calls.Reasoning;
+import forge.template.toolkit.calls.ToolCallSyntax;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,6 +46,11 @@ public final class JinjaChatTemplate implements ChatTemplate {
     private final Template template;
     private final List<String> endOfTurn;
     private final TemplateCaps caps;
+    /**
+     * The syntax the template writes calls in, when the server knows it: Hermes-style
+     * {@code <tool_call>} blocks. Empty for any other: its calls are content, and never forced.
+     */
+    private final Optional<ToolCallSyntax> calls;
 
     /**
      * Compiles {@code source}.
@@ -68,6 +74,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
             throw new TemplateException("the model's chat template does not parse: line " + e.line() + ": " + e.getMessage(), e);
         }
         this.endOfTurn = endMarkers(source, eosToken);
+        this.calls = HermesToolCalls.SYNTAX.usedBy(source) ? Optional.of(HermesToolCalls.SYNTAX) : Optional.empty();
         this.caps = TemplateCaps.probe((messages, tools) -> template.render(
                 context((List<Object>) jinja(messages), tools == null ? null : (List<Object>) jinja(tools), true, Map.of())), source);
     }
@@ -105,22 +112,21 @@ public final class JinjaChatTemplate implements ChatTemplate {
         return endOfTurn;
     }
 
-    /** The model's template writes Hermes-style {@code <tool_call>} blocks: its calls are read and forced as such. */
+    /** The model's template writes Hermes-style {@code <tool_call>} blocks: its calls are read as such when tools are offered. */
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return HermesToolCalls.SYNTAX.usedBy(source) ? HermesToolCalls.SYNTAX.parserWhenOffered(Reasoning.NONE, prompt.tools())
-                : OutputParser.PLAIN.get();
+        return calls.map(c -> c.parserWhenOffered(Reasoning.NONE, prompt.tools())).orElseGet(OutputParser.PLAIN);
     }
 
     /** Empty unless the template writes Hermes-style {@code <tool_call>} blocks: any other syntax is unknown here. */
     @Override
     public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return HermesToolCalls.SYNTAX.usedBy(source) ? HermesToolCalls.SYNTAX.grammar(tools, argumentRules, parallel) : Optional.empty();
+        return calls.flatMap(c -> c.grammar(tools, argumentRules, parallel));
     }
 
     @Override
     public List<String> toolCallTriggers() {
-        return HermesToolCalls.SYNTAX.usedBy(source) ? HermesToolCalls.SYNTAX.triggers() : List.of();
+        return calls.map(ToolCallSyntax::triggers).orElse(List.of());
     }
 
     @Override

@@ -69,11 +69,12 @@
  * the heap out), errors with the template's line. So the generic plugin renders with it, and
  * Jinjava and its libraries left the build and the image.
  *
- * <p>How the figures were taken (the Jinjava side needs that commit's generic plugin, so the
- * harness is kept outside the build, in {@code templates/jinja/measure/}):
+ * <p>How the figures were taken (the Jinjava side needs commit 6e76336's generic plugin, so the
+ * harness only ever built there; it was removed from the tree and stays in history at b991813,
+ * {@code templates/jinja/measure/}):
  * <pre>
- * git worktree add /tmp/both 6e76336
- * templates/jinja/measure/measure.sh /tmp/both /work/m2-jinja
+ * git worktree add /tmp/both 6e76336; git show b991813:templates/jinja/measure/measure.sh > measure.sh # and Bench.java, Start.java
+ * bash measure.sh /tmp/both /work/m2-jinja
  *   # builds that tree's generic plugin (Jinjava), compiles the interpreter and Bench.java/Start.java, then:
  *   # java -Xmx1g -cp CP Bench templates/golden 11 20      fidelity of both, compile time, render time
  *   # /usr/bin/time -f '%M KB %e s' java -cp CP Start jinjava|interpreter templates/golden   x3: cold start, RSS

@@ -3,8 +3,6 @@ package forge.template.kimi;
 import com.github.mustachejava.Mustache;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplate;
-import forge.api.template.OutputParser;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
@@ -13,14 +11,14 @@ import forge.template.toolkit.PythonJson;
 import forge.template.toolkit.PythonValues;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.KimiToolCalls;
-import forge.template.toolkit.calls.Reasoning;
+import forge.template.toolkit.calls.ToolCallSyntax;
+import forge.template.toolkit.calls.ToolCallingTemplate;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Kimi K2: {@code <|im_system|>}/{@code <|im_user|>}/{@code <|im_assistant|>} turns closed by
@@ -34,7 +32,7 @@ import java.util.Optional;
  * {@code kimi-k2-instruct}, which also names the call from its own queue of ids); and role names
  * ({@code kimi-k2-instruct} prints a message's {@code name} in place of its role).
  */
-final class KimiTemplate implements ChatTemplate {
+final class KimiTemplate implements ToolCallingTemplate {
 
     private final String name;
     private final boolean instruct;
@@ -115,22 +113,12 @@ final class KimiTemplate implements ChatTemplate {
     }
 
     @Override
-    public OutputParser parser(ChatPrompt prompt) {
-        return KimiToolCalls.SYNTAX.parser(Reasoning.NONE, prompt.tools());
+    public ToolCallSyntax toolCallSyntax() {
+        return KimiToolCalls.SYNTAX;
     }
 
     @Override
     public List<String> endOfTurn() {
         return List.of("<|im_end|>");
-    }
-
-    @Override
-    public List<String> toolCallTriggers() {
-        return KimiToolCalls.SYNTAX.triggers();
-    }
-
-    @Override
-    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return KimiToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
 }

@@ -2,12 +2,11 @@ package forge.template.kimi;
 
 import forge.api.model.ModelDescriptor;
 import forge.api.template.ChatTemplate;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateFamily;
 import forge.template.toolkit.TemplateFingerprint;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -19,20 +18,14 @@ import java.util.Optional;
  * ({@code tokenizer.ggml.pre = kimi-k2}: the architecture alone, {@code deepseek2}, is shared with
  * DeepSeek and proves nothing), then from its names.
  */
-public final class KimiTemplates implements ChatTemplateProvider {
+public final class KimiTemplates extends TemplateFamily {
 
     static final String KIMI_K2 = "kimi-k2";
     static final String KIMI_K2_INSTRUCT = "kimi-k2-instruct";
 
-    @Override
-    public String family() {
-        return "kimi";
-    }
-
-    @Override
-    public List<TemplateVariant> variants() {
-        return List.of(new TemplateVariant(KIMI_K2, "Kimi K2 (original template): section-token tool calls"),
-                new TemplateVariant(KIMI_K2_INSTRUCT, "Kimi K2 Instruct (revised template): section-token tool calls"));
+    public KimiTemplates() {
+        super("kimi", List.of(new TemplateVariant(KIMI_K2, "Kimi K2 (original template): section-token tool calls"),
+                new TemplateVariant(KIMI_K2_INSTRUCT, "Kimi K2 Instruct (revised template): section-token tool calls")));
     }
 
     /** The official templates, by {@link TemplateFingerprint} (of llama.cpp's {@code models/templates/} files named). */
@@ -42,10 +35,7 @@ public final class KimiTemplates implements ChatTemplateProvider {
 
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
-        if (!variant.equals(KIMI_K2) && !variant.equals(KIMI_K2_INSTRUCT)) {
-            throw new IllegalArgumentException("unknown variant '" + variant + "' of family kimi");
-        }
-        return new KimiTemplate(variant);
+        return new KimiTemplate(requireVariant(variant));
     }
 
     @Override
@@ -58,19 +48,14 @@ public final class KimiTemplates implements ChatTemplateProvider {
             return TemplateFingerprint.lookup(OFFICIAL, tpl.get()).map(v -> new TemplateClaim(v, TemplateClaim.Rule.METADATA, 100,
                     v.equals(KIMI_K2) ? "tokenizer.chat_template is Kimi K2's (original)" : "tokenizer.chat_template is Kimi K2 Instruct's (revised)"));
         }
-        List<String> names = new ArrayList<>();
-        meta.name().ifPresent(names::add);
-        meta.basename().ifPresent(names::add);
-        for (String n : names) {
-            Optional<String> v = variantOf(n);
-            if (v.isPresent()) {
-                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.METADATA, 50, "general.name '" + n + "'"));
-            }
+        Optional<TemplateClaim> byName = claimByMetadataName(meta, KimiTemplates::variantOf);
+        if (byName.isPresent()) {
+            return byName;
         }
         if (meta.string("tokenizer.ggml.pre").orElse("").equals("kimi-k2")) {
             // Kimi's own tokenizer: outranks an architecture-only claim (confidence 30) by another family.
-            return Optional.of(new TemplateClaim(KIMI_K2_INSTRUCT, TemplateClaim.Rule.METADATA, 40,
-                    "tokenizer.ggml.pre kimi-k2" + meta.architecture().map(a -> ", general.architecture " + a).orElse("")));
+            return claim(KIMI_K2_INSTRUCT, 40,
+                    "tokenizer.ggml.pre kimi-k2" + meta.architecture().map(a -> ", general.architecture " + a).orElse(""));
         }
         return TemplateClaim.byName(model, KimiTemplates::variantOf);
     }

@@ -4,8 +4,6 @@ import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplate;
-import forge.api.template.OutputParser;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
@@ -15,7 +13,8 @@ import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.PythonValues;
 import forge.template.toolkit.calls.LlamaToolCalls;
-import forge.template.toolkit.calls.Reasoning;
+import forge.template.toolkit.calls.ToolCallSyntax;
+import forge.template.toolkit.calls.ToolCallingTemplate;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -23,7 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -38,7 +36,7 @@ import java.util.function.Supplier;
  * {@code date_string}, {@code tools_in_user_message}, {@code custom_tools} and (3.1, 3.3)
  * {@code builtin_tools}. A {@code developer} message is a system message, as OpenAI means it.
  */
-final class LlamaTemplate implements ChatTemplate {
+final class LlamaTemplate implements ToolCallingTemplate {
 
     static final String BOS = "<|begin_of_text|>";
     /** The date 3.1 and 3.3 print when none is given (and 3.2 has no clock). */
@@ -194,26 +192,16 @@ final class LlamaTemplate implements ChatTemplate {
         return out;
     }
 
+    /** {@inheritDoc} Its grammar admits one call only, even when {@code parallel}: the official templates refuse an assistant turn with more. */
     @Override
-    public OutputParser parser(ChatPrompt prompt) {
-        return LlamaToolCalls.SYNTAX.parser(Reasoning.NONE, prompt.tools());
+    public ToolCallSyntax toolCallSyntax() {
+        return LlamaToolCalls.SYNTAX;
     }
 
     @Override
     public List<String> endOfTurn() {
         // <|eom_id|> ends a turn that called a built-in tool and waits for its result.
         return List.of("<|eot_id|>", "<|eom_id|>");
-    }
-
-    @Override
-    public List<String> toolCallTriggers() {
-        return LlamaToolCalls.SYNTAX.triggers();
-    }
-
-    /** {@inheritDoc} One call only, even when {@code parallel}: the official templates refuse an assistant turn with more. */
-    @Override
-    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return LlamaToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
 
     @Override

@@ -2,13 +2,12 @@ package forge.template.llama;
 
 import forge.api.model.ModelDescriptor;
 import forge.api.template.ChatTemplate;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateFamily;
 import forge.template.toolkit.TemplateFingerprint;
 import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +24,7 @@ import java.util.regex.Pattern;
  * aliases. A GGUF whose own template is none of the official ones (Llama 3.0's, a fine-tune's) is
  * left to the generic engine, which renders that template exactly.
  */
-public final class LlamaTemplates implements ChatTemplateProvider {
+public final class LlamaTemplates extends TemplateFamily {
 
     static final String LLAMA31 = "llama3.1";
     static final String LLAMA32 = "llama3.2";
@@ -34,16 +33,10 @@ public final class LlamaTemplates implements ChatTemplateProvider {
     /** "llama" then "3", a separator or none, and the minor version 1-3 (not the "1" of "3-1b"). */
     private static final Pattern VERSION = Pattern.compile("llama-?3[.-]?([123])(?![\\db])");
 
-    @Override
-    public String family() {
-        return "llama";
-    }
-
-    @Override
-    public List<TemplateVariant> variants() {
-        return List.of(new TemplateVariant(LLAMA31, "Llama 3.1: header turns, JSON calls, <|python_tag|> built-in tools"),
+    public LlamaTemplates() {
+        super("llama", List.of(new TemplateVariant(LLAMA31, "Llama 3.1: header turns, JSON calls, <|python_tag|> built-in tools"),
                 new TemplateVariant(LLAMA32, "Llama 3.2: header turns, JSON calls, today's date"),
-                new TemplateVariant(LLAMA33, "Llama 3.3: as Llama 3.1"));
+                new TemplateVariant(LLAMA33, "Llama 3.3: as Llama 3.1")));
     }
 
     /** The official templates, by {@link TemplateFingerprint} (of llama.cpp's {@code models/templates/} files named). */
@@ -54,18 +47,13 @@ public final class LlamaTemplates implements ChatTemplateProvider {
 
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
-        if (variants().stream().noneMatch(v -> v.name().equals(variant))) {
-            throw new IllegalArgumentException("unknown variant '" + variant + "' of family llama");
-        }
-        return new LlamaTemplate(variant, context.bosToken(), LocalDate::now);
+        return new LlamaTemplate(requireVariant(variant), context.bosToken(), LocalDate::now);
     }
 
     @Override
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
         var meta = model.metadata();
-        List<String> names = new ArrayList<>();
-        meta.name().ifPresent(names::add);
-        meta.basename().ifPresent(names::add);
+        List<String> names = metadataNames(meta);
         Optional<String> byMetaName = names.stream().map(LlamaTemplates::variantOf).flatMap(Optional::stream).findFirst();
         String t = meta.chatTemplate().filter(x -> !x.isBlank()).orElse("");
         if (!t.isEmpty()) {
@@ -78,21 +66,15 @@ public final class LlamaTemplates implements ChatTemplateProvider {
                     : claim(byMetaName.filter(n -> !n.equals(LLAMA32)).orElse(LLAMA31), 100,
                             "tokenizer.chat_template is Llama 3.1/3.3's official one"));
         }
-        for (String n : names) {
-            Optional<String> v = variantOf(n);
-            if (v.isPresent()) {
-                return claim(v.get(), 50, "general.name '" + n + "'");
-            }
+        Optional<TemplateClaim> byName = claimByMetadataName(meta, LlamaTemplates::variantOf);
+        if (byName.isPresent()) {
+            return byName;
         }
         String arch = meta.architecture().orElse("");
         if (arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
             return claim(LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer, no chat template");
         }
         return TemplateClaim.byName(model, LlamaTemplates::variantOf);
-    }
-
-    private static Optional<TemplateClaim> claim(String variant, int confidence, String reason) {
-        return Optional.of(new TemplateClaim(variant, TemplateClaim.Rule.METADATA, confidence, reason));
     }
 
     /**

@@ -5,28 +5,27 @@ import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.OutputParser;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
-import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.calls.HermesToolCalls;
 import forge.template.toolkit.calls.Reasoning;
+import forge.template.toolkit.calls.ToolCallSyntax;
+import forge.template.toolkit.calls.ToolCallingTemplate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Qwen 2.5 and Qwen 3: ChatML turns, tools as JSON lines in the system turn, calls as
  * {@code <tool_call>} JSON, tool results grouped in one user turn; Qwen 3 adds {@code <think>}
  * reasoning, replayed only for the turns after the last user query, and {@code enable_thinking}.
  */
-final class QwenTemplate implements ChatTemplate {
+final class QwenTemplate implements ToolCallingTemplate {
 
     static final String DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
 
@@ -163,27 +162,30 @@ final class QwenTemplate implements ChatTemplate {
     }
 
     @Override
-    public OutputParser parser(ChatPrompt prompt) {
-        boolean startsInReasoning = false;
-        if (thinking && prompt.addGenerationPrompt()) {
-            startsInReasoning = render(prompt).endsWith("<think>\n");
+    public ToolCallSyntax toolCallSyntax() {
+        return HermesToolCalls.SYNTAX;
+    }
+
+    @Override
+    public Reasoning reasoning(ChatPrompt prompt) {
+        return thinkMarkers(this, thinking, prompt);
+    }
+
+    /**
+     * Qwen's reasoning, for a variant that reasons ({@code reasons}): between {@code <think>} and
+     * {@code </think>}, the output starting inside when {@code template}'s generation prompt
+     * already opened it; none for one that does not.
+     */
+    static Reasoning thinkMarkers(ChatTemplate template, boolean reasons, ChatPrompt prompt) {
+        if (!reasons) {
+            return Reasoning.NONE;
         }
-        Reasoning reasoning = thinking ? new Reasoning("<think>", "</think>", startsInReasoning) : Reasoning.NONE;
-        return HermesToolCalls.SYNTAX.parser(reasoning, prompt.tools());
+        boolean startsInReasoning = prompt.addGenerationPrompt() && template.render(prompt).endsWith("<think>\n");
+        return new Reasoning("<think>", "</think>", startsInReasoning);
     }
 
     @Override
     public List<String> endOfTurn() {
         return List.of("<|im_end|>");
-    }
-
-    @Override
-    public List<String> toolCallTriggers() {
-        return HermesToolCalls.SYNTAX.triggers();
-    }
-
-    @Override
-    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return HermesToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
 }

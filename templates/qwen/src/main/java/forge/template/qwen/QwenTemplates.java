@@ -2,12 +2,11 @@ package forge.template.qwen;
 
 import forge.api.model.ModelDescriptor;
 import forge.api.template.ChatTemplate;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
+import forge.template.toolkit.TemplateFamily;
 import forge.template.toolkit.TemplateFingerprint;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,7 +17,7 @@ import java.util.Optional;
  * template is one of Qwen's official templates exactly ({@link TemplateFingerprint}); a model without a template by its
  * names, then its architecture.
  */
-public final class QwenTemplates implements ChatTemplateProvider {
+public final class QwenTemplates extends TemplateFamily {
 
     static final String QWEN25 = "qwen2.5";
     static final String QWEN3 = "qwen3";
@@ -35,24 +34,16 @@ public final class QwenTemplates implements ChatTemplateProvider {
             "a4aee8afcf2e0711942cf848899be66016f8d14a889ff9ede07bca099c28f715", QWEN35, // Qwen3.5-4B.jinja
             "eae48a3307931acb10a6fce475a36b711709672ea79ee1a9bc52f083d8b0a2af", QWEN3_CODER); // Qwen3-Coder.jinja
 
-    @Override
-    public String family() {
-        return "qwen";
-    }
-
-    @Override
-    public List<TemplateVariant> variants() {
-        return List.of(new TemplateVariant(QWEN25, "Qwen 2.5 / 2.5-Coder: ChatML, <tool_call> JSON"),
+    public QwenTemplates() {
+        super("qwen", List.of(new TemplateVariant(QWEN25, "Qwen 2.5 / 2.5-Coder: ChatML, <tool_call> JSON"),
                 new TemplateVariant(QWEN3, "Qwen 3: ChatML, <think> reasoning, <tool_call> JSON"),
                 new TemplateVariant(QWEN35, "Qwen 3.5: ChatML, <think> reasoning, <tool_call> XML"),
-                new TemplateVariant(QWEN3_CODER, "Qwen3-Coder: ChatML, tools and <tool_call> in XML"));
+                new TemplateVariant(QWEN3_CODER, "Qwen3-Coder: ChatML, tools and <tool_call> in XML")));
     }
 
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
-        if (!variants().stream().anyMatch(v -> v.name().equals(variant))) {
-            throw new IllegalArgumentException("unknown variant '" + variant + "' of family qwen");
-        }
+        requireVariant(variant);
         return variant.equals(QWEN35) || variant.equals(QWEN3_CODER) ? new QwenXmlTemplate(variant) : new QwenTemplate(variant);
     }
 
@@ -67,24 +58,19 @@ public final class QwenTemplates implements ChatTemplateProvider {
             return TemplateFingerprint.lookup(OFFICIAL, tpl.get()).map(v ->
                     new TemplateClaim(v, TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is " + v + "'s official one"));
         }
-        List<String> names = new ArrayList<>();
-        meta.name().ifPresent(names::add);
-        meta.basename().ifPresent(names::add);
-        for (String n : names) {
-            Optional<String> v = variantOf(n);
-            if (v.isPresent()) {
-                return Optional.of(new TemplateClaim(v.get(), TemplateClaim.Rule.METADATA, 50, "general.name '" + n + "'"));
-            }
+        Optional<TemplateClaim> byName = claimByMetadataName(meta, QwenTemplates::variantOf);
+        if (byName.isPresent()) {
+            return byName;
         }
         String arch = meta.architecture().orElse("");
         if (arch.equals("qwen35") || arch.equals("qwen35moe")) {
-            return Optional.of(new TemplateClaim(QWEN35, TemplateClaim.Rule.METADATA, 30, "general.architecture " + arch));
+            return claim(QWEN35, 30, "general.architecture " + arch);
         }
         if (arch.equals("qwen3") || arch.equals("qwen3moe")) {
-            return Optional.of(new TemplateClaim(QWEN3, TemplateClaim.Rule.METADATA, 30, "general.architecture " + arch));
+            return claim(QWEN3, 30, "general.architecture " + arch);
         }
         if (arch.equals("qwen2")) {
-            return Optional.of(new TemplateClaim(QWEN25, TemplateClaim.Rule.METADATA, 30, "general.architecture " + arch));
+            return claim(QWEN25, 30, "general.architecture " + arch);
         }
         return TemplateClaim.byName(model, QwenTemplates::variantOf);
     }

@@ -4,8 +4,6 @@ import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplate;
-import forge.api.template.OutputParser;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
@@ -16,11 +14,12 @@ import forge.template.toolkit.PythonText;
 import forge.template.toolkit.PythonValues;
 import forge.template.toolkit.calls.QwenXmlToolCalls;
 import forge.template.toolkit.calls.Reasoning;
+import forge.template.toolkit.calls.ToolCallSyntax;
+import forge.template.toolkit.calls.ToolCallingTemplate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -30,7 +29,7 @@ import java.util.Set;
  * every assistant turn after the last user query; Qwen3-Coder describes tools in XML and has no
  * reasoning.
  */
-final class QwenXmlTemplate implements ChatTemplate {
+final class QwenXmlTemplate implements ToolCallingTemplate {
 
     static final String CODER_DEFAULT_SYSTEM = "You are Qwen, a helpful AI assistant that can interact with a computer to solve tasks.";
 
@@ -243,26 +242,19 @@ final class QwenXmlTemplate implements ChatTemplate {
         return out;
     }
 
+    /** {@inheritDoc} Its grammar types each parameter from the tool's schema (see {@link QwenXmlToolCalls#grammar}). */
     @Override
-    public OutputParser parser(ChatPrompt prompt) {
-        boolean startsInReasoning = !coder && prompt.addGenerationPrompt() && render(prompt).endsWith("<think>\n");
-        Reasoning reasoning = coder ? Reasoning.NONE : new Reasoning("<think>", "</think>", startsInReasoning);
-        return QwenXmlToolCalls.SYNTAX.parser(reasoning, prompt.tools());
+    public ToolCallSyntax toolCallSyntax() {
+        return QwenXmlToolCalls.SYNTAX;
+    }
+
+    @Override
+    public Reasoning reasoning(ChatPrompt prompt) {
+        return QwenTemplate.thinkMarkers(this, !coder, prompt);
     }
 
     @Override
     public List<String> endOfTurn() {
         return List.of("<|im_end|>");
-    }
-
-    @Override
-    public List<String> toolCallTriggers() {
-        return QwenXmlToolCalls.SYNTAX.triggers();
-    }
-
-    /** {@inheritDoc} The grammar types each parameter from the tool's schema (see {@link QwenXmlToolCalls#grammar}). */
-    @Override
-    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-        return QwenXmlToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
     }
 }

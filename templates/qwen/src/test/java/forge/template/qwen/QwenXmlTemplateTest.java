@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 /** Qwen 3.5 and Qwen3-Coder: reasoning, their XML tool-call syntax (tested in the toolkit) wired in, and claims. */
 class QwenXmlTemplateTest {
 
+    @SuppressWarnings("unchecked") // a JSON object literal parses to a map
     private static final ToolDefinition WEATHER = new ToolDefinition("get_weather", "", (Map<String, Object>) PythonJson.parse("""
             {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "number"}, "limit": {"type": "integer"},
              "exact": {"type": "boolean"}, "where": {"type": "object"}, "tags": {"type": "array"}, "note": {"type": ["string", "null"]},

@@ -39,6 +39,10 @@
  *     keeps each rule on one printable line, as {@code json-schema-to-grammar.cpp}'s
  *     {@code format_literal} already does for CR and LF. The tool-call syntaxes
  *     ({@link forge.template.toolkit.calls}) and the JSON-Schema grammar both use it.</li>
+ * <li><b>What family providers share.</b> {@link forge.template.toolkit.TemplateFamily} holds a
+ *     family's name and variants, refuses a variant the family has not with one message, and
+ *     claims a model by the names in its metadata as every family does; a family adds only its
+ *     own signs (its official templates, architectures, tokenizers).</li>
  * </ul>
  *
  * {@snippet :

@@ -10,7 +10,8 @@ import java.util.Optional;
  * One way models write tool calls, defined once: the parser that reads calls back out of the
  * output and the grammar that makes a model write them, side by side, so what the grammar admits
  * is what the parser reads. A chat template answers {@link forge.api.template.ChatTemplate}'s
- * {@code parser}, {@code toolCallGrammar} and {@code toolCallTriggers} with its family's syntax.
+ * {@code parser}, {@code toolCallGrammar} and {@code toolCallTriggers} with its family's syntax,
+ * named once as a {@link ToolCallingTemplate}.
  *
  * {@snippet :
  * ToolCallSyntax calls = HermesToolCalls.SYNTAX;

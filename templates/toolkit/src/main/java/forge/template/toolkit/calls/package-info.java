@@ -12,8 +12,12 @@
  *     {@link forge.template.toolkit.calls.Gemma4ToolCalls} and
  *     {@link forge.template.toolkit.calls.KimiToolCalls}. Its three methods answer
  *     {@link forge.api.template.ChatTemplate}'s {@code parser}, {@code toolCallGrammar} and
- *     {@code toolCallTriggers}, so a family template delegates all three, and each syntax's tests
- *     check that what its grammar admits is what its parser reads.</li>
+ *     {@code toolCallTriggers}, and each syntax's tests check that what its grammar admits is what
+ *     its parser reads.</li>
+ * <li><b>A template names its syntax once.</b> A family template is a
+ *     {@link forge.template.toolkit.calls.ToolCallingTemplate}: it says which syntax it writes and
+ *     which reasoning markers it uses, and the interface's default methods answer the three
+ *     methods from them; no template forwards them itself.</li>
  * <li><b>Reasoning is the family's.</b> Which markers open reasoning, and whether the prompt
  *     already opened them, is the template's to say ({@link forge.template.toolkit.calls.Reasoning});
  *     the syntax combines it with its call markers in one
@@ -32,18 +36,22 @@
  * </ul>
  *
  * {@snippet :
- * // A family template: its reasoning markers, the toolkit's syntax.
- * public OutputParser parser(ChatPrompt prompt) {
- *     return HermesToolCalls.SYNTAX.parser(new Reasoning("<think>", "</think>", false), prompt.tools());
+ * // A family template: its reasoning markers, the toolkit's syntax; parser, toolCallGrammar and
+ * // toolCallTriggers follow from them.
+ * final class QwenTemplate implements ToolCallingTemplate {
+ *     public ToolCallSyntax toolCallSyntax() {
+ *         return HermesToolCalls.SYNTAX;
+ *     }
+ *
+ *     public Reasoning reasoning(ChatPrompt prompt) {
+ *         return new Reasoning("<think>", "</think>", false);
+ *     }
+ *     ...
  * }
- * public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
- *     return HermesToolCalls.SYNTAX.grammar(tools, argumentRules, parallel);
- *     // root ::= tc-call ("\n" tc-call)*
- *     // tc-call ::= "<tool_call>\n{\"name\": " ("\"get_weather\", \"arguments\": " tool0-args) "}\n</tool_call>"
- * }
- * public List<String> toolCallTriggers() {
- *     return HermesToolCalls.SYNTAX.triggers();   // ["<tool_call>"]
- * }
+ * template.toolCallTriggers();   // ["<tool_call>"]
+ * template.toolCallGrammar(tools, argumentRules, true);
+ * // root ::= tc-call ("\n" tc-call)*
+ * // tc-call ::= "<tool_call>\n{\"name\": " ("\"get_weather\", \"arguments\": " tool0-args) "}\n</tool_call>"
  * }
  */
 package forge.template.toolkit.calls;

@@ -1,0 +1,236 @@
+package forge.runtime.catalog;
+
+import forge.api.backend.Backend;
+import forge.runtime.BackendChoice;
+import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.PromptCache;
+import forge.runtime.engine.PromptCacheStore;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything a {@link ModelCatalog} is configured with, fixed when it is built: the catalog has
+ * no setter, so no setting's effect depends on when it was given (before or after a model was
+ * registered or loaded). Made by a {@link Builder}; each setting the builder was not given has
+ * the default its method names.
+ *
+ * {@snippet :
+ * CatalogConfig config = CatalogConfig.builder(backend, selector)
+ *         .engineConfig(EngineConfig.defaults())
+ *         .lifecycle(new ModelLoader.Lifecycle(KeepAlive.parse("5m"), UnloadPolicy.UNLIMITED, Duration.ofMinutes(10)))
+ *         .build();
+ * try (ModelCatalog catalog = new ModelCatalog(config)) {
+ *     catalog.add(Path.of("qwen2.5-0.5b-instruct-q8_0.gguf"), List.of("qwen"));
+ * }
+ * }
+ */
+public final class CatalogConfig {
+
+    private final Backend backend;
+    private final TemplateSelector templates;
+    private final EngineConfig engineConfig;
+    private final ContextSizing.Policy contextPolicy;
+    private final String templateName;
+    private final Map<String, String> modelTemplates;
+    private final String templateSource;
+    private final boolean mmap;
+    private final PromptCache promptCache;
+    private final PromptCacheStore promptCacheStore;
+    private final ModelLoader.Lifecycle lifecycle;
+    private final List<BackendChoice> backendChoices;
+
+    private CatalogConfig(Builder b) {
+        this.backend = b.backend;
+        this.templates = b.templates;
+        this.engineConfig = b.engineConfig;
+        // resolved here, not when engineConfig was given: the default follows the final engine settings
+        this.contextPolicy = b.contextPolicy != null ? b.contextPolicy : ContextSizing.Policy.fixed(b.engineConfig.contextSize());
+        this.templateName = b.templateName;
+        this.modelTemplates = Map.copyOf(b.modelTemplates);
+        this.templateSource = b.templateSource;
+        this.mmap = b.mmap;
+        this.promptCache = b.promptCache;
+        this.promptCacheStore = b.promptCacheStore;
+        this.lifecycle = b.lifecycle;
+        this.backendChoices = List.copyOf(b.backendChoices);
+    }
+
+    /** A builder of the configuration of a catalog whose models {@code backend} loads and {@code templates} render. */
+    public static Builder builder(Backend backend, TemplateSelector templates) {
+        return new Builder(backend, templates);
+    }
+
+    /** The backend that loads the models. */
+    public Backend backend() {
+        return backend;
+    }
+
+    /** How templates are chosen, and every installed one. */
+    public TemplateSelector templates() {
+        return templates;
+    }
+
+    /** The engine settings every model is served with (its context is capped at load by the model's training context). */
+    public EngineConfig engineConfig() {
+        return engineConfig;
+    }
+
+    /** How each model's context is sized when it loads. */
+    public ContextSizing.Policy contextPolicy() {
+        return contextPolicy;
+    }
+
+    /** The template every model uses ({@code --template}); empty to choose per model. */
+    public String templateName() {
+        return templateName;
+    }
+
+    /** The template named for the model answering to {@code name} (id or alias, ignoring case), if any. */
+    public Optional<String> modelTemplate(String name) {
+        return Optional.ofNullable(modelTemplates.get(name.toLowerCase(Locale.ROOT)));
+    }
+
+    /** Every per-model template, by model name in lower case. */
+    public Map<String, String> modelTemplates() {
+        return modelTemplates;
+    }
+
+    /** The Jinja chat template every model uses instead of its GGUF's ({@code --chat-template-file}), if any. */
+    public Optional<String> templateSource() {
+        return Optional.ofNullable(templateSource);
+    }
+
+    /** Whether weights are mapped from their files ({@code --mmap}) rather than read into memory. */
+    public boolean mmap() {
+        return mmap;
+    }
+
+    /** The host prompt cache the engines share ({@link PromptCache#OFF} when none). */
+    public PromptCache promptCache() {
+        return promptCache;
+    }
+
+    /** Where the prompt cache is kept across restarts, if anywhere. */
+    public Optional<PromptCacheStore> promptCacheStore() {
+        return Optional.ofNullable(promptCacheStore);
+    }
+
+    /** How models load and unload. */
+    public ModelLoader.Lifecycle lifecycle() {
+        return lifecycle;
+    }
+
+    /** Every backend candidate with its verdict, for {@code /props}. */
+    public List<BackendChoice> backendChoices() {
+        return backendChoices;
+    }
+
+    /**
+     * Collects the settings of a {@link CatalogConfig}; {@link #build} makes the configuration,
+     * which later calls on the builder do not change.
+     */
+    public static final class Builder {
+        private final Backend backend;
+        private final TemplateSelector templates;
+        private EngineConfig engineConfig = EngineConfig.defaults();
+        private ContextSizing.Policy contextPolicy;
+        private String templateName = "";
+        private final Map<String, String> modelTemplates = new LinkedHashMap<>();
+        private String templateSource;
+        private boolean mmap;
+        private PromptCache promptCache = PromptCache.OFF;
+        private PromptCacheStore promptCacheStore;
+        private ModelLoader.Lifecycle lifecycle = ModelLoader.Lifecycle.DEFAULT;
+        private List<BackendChoice> backendChoices = List.of();
+
+        private Builder(Backend backend, TemplateSelector templates) {
+            this.backend = Objects.requireNonNull(backend);
+            this.templates = Objects.requireNonNull(templates);
+        }
+
+        /** The engine settings every model is served with; {@link EngineConfig#defaults()} unless given. */
+        public Builder engineConfig(EngineConfig config) {
+            this.engineConfig = Objects.requireNonNull(config);
+            return this;
+        }
+
+        /**
+         * How each model's context is sized when it loads (the engine settings' context size is
+         * then not used); unless given, the engine settings' context size, fixed.
+         */
+        public Builder contextPolicy(ContextSizing.Policy policy) {
+            this.contextPolicy = Objects.requireNonNull(policy);
+            return this;
+        }
+
+        /** The template every model uses ({@code --template}); empty (the default) to choose per model. */
+        public Builder template(String name) {
+            this.templateName = Objects.requireNonNull(name);
+            return this;
+        }
+
+        /**
+         * The model answering to {@code name} (id or alias, ignoring case) uses {@code template}
+         * whatever its metadata says.
+         */
+        public Builder modelTemplate(String name, String template) {
+            modelTemplates.put(name.toLowerCase(Locale.ROOT), Objects.requireNonNull(template));
+            return this;
+        }
+
+        /**
+         * Every model uses {@code source} as its chat template, in place of its GGUF's
+         * {@code tokenizer.chat_template} (llama-server's {@code --chat-template-file}): the
+         * families see it as the model's own (one of theirs, exactly, is still rendered by them)
+         * and the generic plugin renders any other. Null (the default) for none.
+         */
+        public Builder templateSource(String source) {
+            this.templateSource = source;
+            return this;
+        }
+
+        /**
+         * Maps weights from their files ({@code --mmap}) instead of reading them into memory. Off
+         * by default: llama.cpp reads mapped weights in native code, and a file truncated or
+         * overwritten in place while it is served (a {@code cp} over it) then faults with SIGBUS,
+         * which ends the JVM.
+         */
+        public Builder mmap(boolean on) {
+            this.mmap = on;
+            return this;
+        }
+
+        /**
+         * The engines save their slots' states into {@code cache} and restore prompts from it
+         * ({@code --cache-ram}); with a {@code store} ({@code --prompt-cache-dir}), each model's
+         * entries are read from disk before its engine starts, and the catalog closes the store
+         * when it closes. Off by default.
+         */
+        public Builder promptCache(PromptCache cache, PromptCacheStore store) {
+            this.promptCache = Objects.requireNonNull(cache);
+            this.promptCacheStore = store;
+            return this;
+        }
+
+        /** How models load and unload; {@link ModelLoader.Lifecycle#DEFAULT} unless given. */
+        public Builder lifecycle(ModelLoader.Lifecycle lifecycle) {
+            this.lifecycle = Objects.requireNonNull(lifecycle);
+            return this;
+        }
+
+        /** Every backend candidate with its verdict, for {@code /props}; none unless given. */
+        public Builder backendChoices(List<BackendChoice> choices) {
+            this.backendChoices = List.copyOf(choices);
+            return this;
+        }
+
+        /** The configuration as set so far. */
+        public CatalogConfig build() {
+            return new CatalogConfig(this);
+        }
+    }
+}

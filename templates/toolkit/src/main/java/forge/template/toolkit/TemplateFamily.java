@@ -1,0 +1,102 @@
+package forge.template.toolkit;
+
+import forge.api.model.ModelMetadata;
+import forge.api.template.ChatTemplateProvider;
+import forge.api.template.TemplateClaim;
+import forge.api.template.TemplateVariant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * What every family provider shares: its name and variants, given once; the refusal of a variant
+ * it does not have; and the claim steps the families take alike (a claim from the model's own
+ * names in its metadata).
+ *
+ * {@snippet :
+ * public final class KimiTemplates extends TemplateFamily {
+ *     public KimiTemplates() {
+ *         super("kimi", List.of(new TemplateVariant("kimi-k2", "Kimi K2: section-token tool calls")));
+ *     }
+ *
+ *     public ChatTemplate create(String variant, TemplateContext context) {
+ *         return new KimiTemplate(requireVariant(variant));  // "unknown variant 'x' of family kimi" otherwise
+ *     }
+ *
+ *     public Optional<TemplateClaim> claim(ModelDescriptor model) {
+ *         return claimByMetadataName(model.metadata(), KimiTemplates::variantOf)
+ *                 .or(() -> TemplateClaim.byName(model, KimiTemplates::variantOf));
+ *     }
+ * }
+ * }
+ */
+public abstract class TemplateFamily implements ChatTemplateProvider {
+
+    /** How sure a claim from {@code general.name} or {@code general.basename} is (the model's own template is surer). */
+    public static final int METADATA_NAME_CONFIDENCE = 50;
+
+    private final String family;
+    private final List<TemplateVariant> variants;
+
+    /**
+     * @param family   the family's name
+     * @param variants its variants, in the order {@code /templates} lists them
+     */
+    protected TemplateFamily(String family, List<TemplateVariant> variants) {
+        this.family = Objects.requireNonNull(family);
+        this.variants = List.copyOf(variants);
+    }
+
+    @Override
+    public final String family() {
+        return family;
+    }
+
+    @Override
+    public final List<TemplateVariant> variants() {
+        return variants;
+    }
+
+    /**
+     * {@code variant}, when it is one of this family's.
+     *
+     * @throws IllegalArgumentException naming the variant and the family, when it is not
+     */
+    protected final String requireVariant(String variant) {
+        if (variants.stream().noneMatch(v -> v.name().equals(variant))) {
+            throw new IllegalArgumentException("unknown variant '" + variant + "' of family " + family);
+        }
+        return variant;
+    }
+
+    /** A claim from the model's metadata. */
+    protected static Optional<TemplateClaim> claim(String variant, int confidence, String reason) {
+        return Optional.of(new TemplateClaim(variant, TemplateClaim.Rule.METADATA, confidence, reason));
+    }
+
+    /**
+     * The model's own names, {@code general.name} then {@code general.basename}, where present.
+     */
+    protected static List<String> metadataNames(ModelMetadata meta) {
+        List<String> names = new ArrayList<>();
+        meta.name().ifPresent(names::add);
+        meta.basename().ifPresent(names::add);
+        return names;
+    }
+
+    /**
+     * The claim of the first of the model's own names ({@link #metadataNames}) that names a
+     * variant ({@code variantOf}), with {@link #METADATA_NAME_CONFIDENCE}; empty when none does.
+     */
+    protected static Optional<TemplateClaim> claimByMetadataName(ModelMetadata meta, Function<String, Optional<String>> variantOf) {
+        for (String n : metadataNames(meta)) {
+            Optional<String> v = variantOf.apply(n);
+            if (v.isPresent()) {
+                return claim(v.get(), METADATA_NAME_CONFIDENCE, "general.name '" + n + "'");
+            }
+        }
+        return Optional.empty();
+    }
+}
