@@ -3,17 +3,12 @@ package forge.dist;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,36 +30,8 @@ class ShutdownTest {
 
     private final HttpClient http = HttpClient.newHttpClient();
 
-    /** A started stream: its lines as they arrive, read on another thread until the server ends it. */
-    private record Stream(CompletableFuture<List<String>> lines, CompletableFuture<Void> firstChunk) {
-    }
-
-    private Stream stream(ImageServer server, int tokens) throws Exception {
-        HttpResponse<java.io.InputStream> r = http.send(HttpRequest.newBuilder(URI.create(server.base + "/v1/chat/completions"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(STREAM.formatted(tokens))).build(),
-                HttpResponse.BodyHandlers.ofInputStream());
-        assertEquals(200, r.statusCode());
-        CompletableFuture<Void> first = new CompletableFuture<>();
-        CompletableFuture<List<String>> lines = CompletableFuture.supplyAsync(() -> {
-            List<String> out = new ArrayList<>();
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    if (line.startsWith("data: ")) {
-                        out.add(line);
-                        if (line.contains("\"content\":\"") && !line.contains("\"content\":\"\"")) {
-                            first.complete(null);
-                        }
-                    }
-                }
-            } catch (java.io.IOException e) {
-                out.add("io: " + e);
-            }
-            first.complete(null);
-            return out;
-        });
-        first.get(120, TimeUnit.SECONDS);
-        return new Stream(lines, first);
+    private ChatStream stream(ImageServer server, int tokens) throws Exception {
+        return ChatStream.start(http, server.base, STREAM.formatted(tokens));
     }
 
     private int status(ImageServer server, String path, String body) throws Exception {
@@ -88,7 +55,7 @@ class ShutdownTest {
         // A grace far above the answer's time whatever the machine's load: 200 tokens take seconds here,
         // but a 180 s grace expired once on a machine running a dozen builds beside the test (< 2 tokens/s).
         try (ImageServer server = ImageServer.start(work, SLOW_MODEL, "--shutdown-grace", "30m")) {
-            Stream running = stream(server, 200);
+            ChatStream running = stream(server, 200);
             server.terminate();
             awaitDraining(server);
             assertEquals(503, status(server, "/v1/chat/completions", STREAM.formatted(2).replace("\"stream\": true", "\"stream\": false")));
@@ -103,7 +70,7 @@ class ShutdownTest {
     @Test
     void whatOutlivesTheGraceIsCancelledWithAnErrorEvent(@TempDir Path work) throws Exception {
         try (ImageServer server = ImageServer.start(work, SLOW_MODEL, "--shutdown-grace", "200ms")) {
-            Stream running = stream(server, 900);
+            ChatStream running = stream(server, 900);
             long t0 = System.nanoTime();
             server.terminate();
             List<String> lines = running.lines().get(60, TimeUnit.SECONDS);
@@ -117,7 +84,7 @@ class ShutdownTest {
     @Test
     void aSecondSigtermExitsAtOnce(@TempDir Path work) throws Exception {
         try (ImageServer server = ImageServer.start(work, SLOW_MODEL, "--shutdown-grace", "120s")) {
-            Stream running = stream(server, 900);
+            ChatStream running = stream(server, 900);
             server.terminate();
             awaitDraining(server); // the first SIGTERM has been handled
             long t0 = System.nanoTime();

@@ -23,7 +23,8 @@ import java.util.function.ToDoubleFunction;
  * client: HTTP requests by route and status with their latency, and per model the tokens,
  * time to first token and decode speed of every generation, plus gauges and counters read from
  * each engine's published {@link EngineSnapshot} at scrape time (queue depth, busy slots, KV
- * cells, prefill and prefix-cache counters), so the engine thread never touches a metric.
+ * cells, prefill and prefix-cache counters), so the engine thread never touches a metric. Beside
+ * them, {@link GatewayMetrics}: the load gauges Kubernetes' inference gateway reads, under vLLM's names.
  */
 final class ForgeMetrics {
 
@@ -78,6 +79,7 @@ final class ForgeMetrics {
                 "Speculative: Total draft tokens accepted by the target model", e -> e.snapshot().draftAccepted());
         counter(catalog, "llamacpp:spec_decode_num_drafts_total", "Speculative: Total speculative decoding verification steps",
                 e -> e.snapshot().draftSteps());
+        GatewayMetrics.register(registry, catalog);
     }
 
     private void gauge(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
@@ -90,7 +92,8 @@ final class ForgeMetrics {
                 .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id))).register(registry);
     }
 
-    private static void forEachEngine(ModelCatalog catalog, java.util.function.BiConsumer<String, Engine> action) {
+    /** Runs {@code action} with each served model's id and engine. */
+    static void forEachEngine(ModelCatalog catalog, java.util.function.BiConsumer<String, Engine> action) {
         for (ModelEntry entry : catalog.entries()) {
             entry.served().map(ServedModel::engine).ifPresent(e -> action.accept(entry.id(), e));
         }

@@ -43,6 +43,21 @@ public record EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, lon
         this(slots, prefilledTokens, reusedTokens, prefixCopies, prefixWaits, kvCellsUsed, kvCells, 0, 0, 0);
     }
 
+    /**
+     * KV cells held by the slots that are running a request. A slot that has finished keeps its
+     * cells for the next request's prefix, but they are the first to be overwritten: like vLLM's
+     * cached blocks with no running request, they count as free.
+     */
+    public int kvCellsRunning() {
+        int n = 0;
+        for (SlotSnapshot s : slots) {
+            if (s.state() != SlotState.IDLE) {
+                n += s.cachedTokens();
+            }
+        }
+        return n;
+    }
+
     /** Slots running a request. */
     public int busySlots() {
         int n = 0;
