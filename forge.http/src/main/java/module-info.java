@@ -41,10 +41,12 @@ module forge.http {
     // forge serve's graceful shutdown: sun.misc.Signal, the only way to see a second SIGTERM.
     requires jdk.unsupported;
 
-    provides ch.qos.logback.classic.spi.Configurator with forge.http.cli.ForgeLogging;
+    provides ch.qos.logback.classic.spi.Configurator with
+            forge.http.cli.ForgeLogging;
 
     exports forge.http.server;
     exports forge.http.hub;
     // picocli fills the command classes' annotated fields by reflection.
-    opens forge.http.cli to info.picocli;
+    opens forge.http.cli to
+            info.picocli;
 }

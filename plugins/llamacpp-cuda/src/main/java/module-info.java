@@ -12,5 +12,6 @@ module forge.backend.llamacpp.cuda {
     requires forge.api;
     requires forge.backend.llamacpp;
 
-    provides forge.api.backend.BackendProvider with forge.backend.llamacpp.cuda.CudaProvider;
+    provides forge.api.backend.BackendProvider with
+            forge.backend.llamacpp.cuda.CudaProvider;
 }

@@ -24,5 +24,6 @@ module forge.backend.llamacpp {
     // defined, before any plugin layer exists). The package is small: natives, a probe, a factory.
     exports forge.backend.llamacpp.natives;
 
-    provides forge.api.backend.BackendProvider with forge.backend.llamacpp.LlamaCppProvider;
+    provides forge.api.backend.BackendProvider with
+            forge.backend.llamacpp.LlamaCppProvider;
 }

@@ -17,5 +17,6 @@
 module forge.sampler.loopguard {
     requires forge.api;
 
-    provides forge.api.sampler.SamplerProvider with forge.sampler.loopguard.LoopGuardProvider;
+    provides forge.api.sampler.SamplerProvider with
+            forge.sampler.loopguard.LoopGuardProvider;
 }

@@ -10,5 +10,6 @@ module forge.template.gemma {
     requires forge.template.toolkit;
     requires forge.template.mustache;
 
-    provides forge.api.template.ChatTemplateProvider with forge.template.gemma.GemmaTemplates;
+    provides forge.api.template.ChatTemplateProvider with
+            forge.template.gemma.GemmaTemplates;
 }

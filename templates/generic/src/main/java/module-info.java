@@ -13,5 +13,6 @@ module forge.template.generic {
     requires forge.template.mustache;
     requires forge.template.jinja;
 
-    provides forge.api.template.ChatTemplateProvider with forge.template.generic.GenericTemplates;
+    provides forge.api.template.ChatTemplateProvider with
+            forge.template.generic.GenericTemplates;
 }

@@ -10,5 +10,6 @@ module forge.template.kimi {
     requires forge.template.toolkit;
     requires forge.template.mustache;
 
-    provides forge.api.template.ChatTemplateProvider with forge.template.kimi.KimiTemplates;
+    provides forge.api.template.ChatTemplateProvider with
+            forge.template.kimi.KimiTemplates;
 }

@@ -11,5 +11,6 @@ module forge.template.llama {
     requires forge.template.toolkit;
     requires forge.template.mustache;
 
-    provides forge.api.template.ChatTemplateProvider with forge.template.llama.LlamaTemplates;
+    provides forge.api.template.ChatTemplateProvider with
+            forge.template.llama.LlamaTemplates;
 }

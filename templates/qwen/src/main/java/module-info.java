@@ -10,5 +10,6 @@ module forge.template.qwen {
     requires forge.template.toolkit;
     requires forge.template.mustache;
 
-    provides forge.api.template.ChatTemplateProvider with forge.template.qwen.QwenTemplates;
+    provides forge.api.template.ChatTemplateProvider with
+            forge.template.qwen.QwenTemplates;
 }

@@ -1,5 +1,5 @@
 /**
- * The shared contract test of chat-template plugins (STYLE rule 18): a family's test class
+ * The shared contract test of chat-template plugins (STYLE.md rule 21): a family's test class
  * implements {@link forge.template.testkit.ChatTemplateContract} and inherits its tests, which
  * render the golden corpus ({@code templates/golden}) through each of the family's variants.
  */

@@ -109,7 +109,9 @@ public final class ChatClient implements AutoCloseable {
     /** The first model id of {@code GET /v1/models}. */
     public String firstModelId(URI base) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(Target.resolve(Target.requireLoopback(base), "/v1/models"))
-                .timeout(Duration.ofSeconds(10)).GET().build();
+                .timeout(Duration.ofSeconds(10))
+                .GET()
+                .build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IOException("GET /v1/models on " + base + ": HTTP " + response.statusCode());
@@ -124,7 +126,9 @@ public final class ChatClient implements AutoCloseable {
     /** The status of {@code GET /health}, or 0 when nothing answers. */
     public int health(URI base) {
         HttpRequest request = HttpRequest.newBuilder(Target.resolve(Target.requireLoopback(base), "/health"))
-                .timeout(Duration.ofSeconds(2)).GET().build();
+                .timeout(Duration.ofSeconds(2))
+                .GET()
+                .build();
         try {
             return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException e) {

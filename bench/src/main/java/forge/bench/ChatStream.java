@@ -91,8 +91,18 @@ public final class ChatStream {
         }
         double ttft = firstContentNanos < 0 ? Double.NaN : ms(firstContentNanos - startNanos);
         double decode = firstContentNanos < 0 ? Double.NaN : ms(lastContentNanos - firstContentNanos);
-        return new Completion(why.isEmpty(), status, latencyMs, ttft, decode, tokens, promptTokens, contentChunks,
-                usageReported, why, serverDecodeTps);
+        return new Completion(
+                why.isEmpty(),
+                status,
+                latencyMs,
+                ttft,
+                decode,
+                tokens,
+                promptTokens,
+                contentChunks,
+                usageReported,
+                why,
+                serverDecodeTps);
     }
 
     /**
@@ -118,7 +128,17 @@ public final class ChatStream {
             return Completion.failed(status, latencyMs, "no usage.completion_tokens in the response");
         }
         JsonNode tps = root.path("timings").path("predicted_per_second");
-        return new Completion(true, status, latencyMs, Double.NaN, Double.NaN, completion, prompt, 0, true, "",
+        return new Completion(
+                true,
+                status,
+                latencyMs,
+                Double.NaN,
+                Double.NaN,
+                completion,
+                prompt,
+                0,
+                true,
+                "",
                 tps.isNumber() ? tps.asDouble() : Double.NaN);
     }
 

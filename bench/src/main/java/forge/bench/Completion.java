@@ -17,14 +17,43 @@ package forge.bench;
  *                         which llama-server and ForgeLM both send), NaN when it sent none: the engine's
  *                         speed without the client's side of streaming
  */
-public record Completion(boolean ok, int status, double latencyMs, double ttftMs, double decodeMs,
-                         int completionTokens, int promptTokens, int contentChunks, boolean usageReported,
-                         String error, double serverDecodeTps) {
+public record Completion(
+        boolean ok,
+        int status,
+        double latencyMs,
+        double ttftMs,
+        double decodeMs,
+        int completionTokens,
+        int promptTokens,
+        int contentChunks,
+        boolean usageReported,
+        String error,
+        double serverDecodeTps) {
 
     /** A measurement without a server-reported decode speed. */
-    public Completion(boolean ok, int status, double latencyMs, double ttftMs, double decodeMs, int completionTokens,
-                      int promptTokens, int contentChunks, boolean usageReported, String error) {
-        this(ok, status, latencyMs, ttftMs, decodeMs, completionTokens, promptTokens, contentChunks, usageReported, error, Double.NaN);
+    public Completion(
+            boolean ok,
+            int status,
+            double latencyMs,
+            double ttftMs,
+            double decodeMs,
+            int completionTokens,
+            int promptTokens,
+            int contentChunks,
+            boolean usageReported,
+            String error) {
+        this(
+                ok,
+                status,
+                latencyMs,
+                ttftMs,
+                decodeMs,
+                completionTokens,
+                promptTokens,
+                contentChunks,
+                usageReported,
+                error,
+                Double.NaN);
     }
 
     /** A request that got no usable response. */

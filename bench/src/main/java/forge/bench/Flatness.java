@@ -23,29 +23,34 @@ public final class Flatness {
     static final int FD_SLACK = 8;
     static final int THREAD_SLACK = 8;
 
-    private Flatness() {
-    }
+    private Flatness() {}
 
     /** What is not flat in {@code samples} (ordered by minute) under {@code clients} clients; empty when all is. */
     public static List<String> problems(List<ProcSample> samples, int clients) {
         List<String> problems = new ArrayList<>();
-        ProcSample base = samples.stream().filter(s -> s.minute() >= 1).findFirst().orElse(null);
+        ProcSample base =
+                samples.stream().filter(s -> s.minute() >= 1).findFirst().orElse(null);
         ProcSample last = samples.isEmpty() ? null : samples.getLast();
         if (base == null || last == base) {
             problems.add("too short: flatness needs samples after minute 1");
             return problems;
         }
         if (last.rssKb() * 100 > base.rssKb() * (100L + RSS_GROWTH_PERCENT)) {
-            problems.add("RSS grew from %.1f MiB at minute %d to %.1f MiB at minute %d (more than %d%%)".formatted(
-                    base.rssKb() / 1024.0, base.minute(), last.rssKb() / 1024.0, last.minute(), RSS_GROWTH_PERCENT));
+            problems.add("RSS grew from %.1f MiB at minute %d to %.1f MiB at minute %d (more than %d%%)"
+                    .formatted(
+                            base.rssKb() / 1024.0,
+                            base.minute(),
+                            last.rssKb() / 1024.0,
+                            last.minute(),
+                            RSS_GROWTH_PERCENT));
         }
         if (last.fds() > base.fds() + clients + FD_SLACK) {
-            problems.add("open files grew from %d at minute %d to %d at minute %d (more than %d)".formatted(
-                    base.fds(), base.minute(), last.fds(), last.minute(), clients + FD_SLACK));
+            problems.add("open files grew from %d at minute %d to %d at minute %d (more than %d)"
+                    .formatted(base.fds(), base.minute(), last.fds(), last.minute(), clients + FD_SLACK));
         }
         if (last.threads() > base.threads() + THREAD_SLACK) {
-            problems.add("threads grew from %d at minute %d to %d at minute %d (more than %d)".formatted(
-                    base.threads(), base.minute(), last.threads(), last.minute(), THREAD_SLACK));
+            problems.add("threads grew from %d at minute %d to %d at minute %d (more than %d)"
+                    .formatted(base.threads(), base.minute(), last.threads(), last.minute(), THREAD_SLACK));
         }
         return problems;
     }

@@ -39,13 +39,15 @@ public final class Interleave {
     public record Round(double wallMs, List<Completion> requests) {
         /** Completion tokens of all requests over the wall time: aggregate tokens per second. */
         public double aggregateTps() {
-            int tokens = requests.stream().filter(Completion::ok).mapToInt(Completion::completionTokens).sum();
+            int tokens = requests.stream()
+                    .filter(Completion::ok)
+                    .mapToInt(Completion::completionTokens)
+                    .sum();
             return wallMs > 0 ? tokens / (wallMs / 1000.0) : Double.NaN;
         }
     }
 
-    private Interleave() {
-    }
+    private Interleave() {}
 
     /** The order in which {@code servers} servers get step {@code step}: indices, alternating. */
     public static int[] order(int step, int servers) {
@@ -62,8 +64,8 @@ public final class Interleave {
      * @param progress told of each measured step's results, by server index
      * @return per server (in {@code targets} order), the measured requests
      */
-    public static List<List<Completion>> sequential(List<Target> targets, int warmup, int runs, Request request,
-                                                    StepListener<Completion> progress) {
+    public static List<List<Completion>> sequential(
+            List<Target> targets, int warmup, int runs, Request request, StepListener<Completion> progress) {
         List<List<Completion>> results = empty(targets.size());
         for (int step = 0; step < warmup + runs; step++) {
             Completion[] row = new Completion[targets.size()];
@@ -86,8 +88,13 @@ public final class Interleave {
      *
      * @return per server, the measured rounds
      */
-    public static List<List<Round>> rounds(List<Target> targets, int warmup, int rounds, int clients,
-                                           ClientRequest request, StepListener<Round> progress) {
+    public static List<List<Round>> rounds(
+            List<Target> targets,
+            int warmup,
+            int rounds,
+            int clients,
+            ClientRequest request,
+            StepListener<Round> progress) {
         List<List<Round>> results = empty(targets.size());
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int r = 0; r < warmup + rounds; r++) {
@@ -143,7 +150,7 @@ public final class Interleave {
         void step(int measured, int of, List<T> results);
 
         static <T> StepListener<T> none() {
-            return (measured, of, results) -> { };
+            return (measured, of, results) -> {};
         }
     }
 }

@@ -49,7 +49,11 @@ public record LlamaBench(int ppTokens, double ppTps, int tgTokens, double tgTps,
         if (pp == null || tg == null) {
             throw new IllegalArgumentException("llama-bench output lacks a " + (pp == null ? "pp" : "tg") + " test");
         }
-        return new LlamaBench(pp.path("n_prompt").asInt(), pp.path("avg_ts").asDouble(Double.NaN),
-                tg.path("n_gen").asInt(), tg.path("avg_ts").asDouble(Double.NaN), tg.path("n_threads").asInt());
+        return new LlamaBench(
+                pp.path("n_prompt").asInt(),
+                pp.path("avg_ts").asDouble(Double.NaN),
+                tg.path("n_gen").asInt(),
+                tg.path("avg_ts").asDouble(Double.NaN),
+                tg.path("n_threads").asInt());
     }
 }

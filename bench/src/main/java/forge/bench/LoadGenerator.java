@@ -1,5 +1,8 @@
 package forge.bench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -117,9 +120,20 @@ public final class LoadGenerator {
 
     private void seed(ChatClient client, List<Target> targets) {
         String w = "seed";
-        var results = Interleave.sequential(targets, options.warmup(), options.runs(),
-                (t, step) -> client.complete(t, body(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER,
-                        options.maxTokens(), false))),
+        var results = Interleave.sequential(
+                targets,
+                options.warmup(),
+                options.runs(),
+                (t, step) -> client.complete(
+                        t,
+                        body(
+                                t,
+                                Prompts.chat(
+                                        t.model(),
+                                        Prompts.SEED_SYSTEM,
+                                        Prompts.SEED_USER,
+                                        options.maxTokens(),
+                                        false))),
                 (i, of, row) -> progress(w, i, of, targets, row, c -> c.latencyMs(), "ms"));
         for (int k = 0; k < targets.size(); k++) {
             String p = targets.get(k).name() + "." + w + ".";
@@ -134,18 +148,29 @@ public final class LoadGenerator {
             report.metricOut(p + "runs", results.get(k).size());
             checkTokens(targets.get(k), ok);
         }
-        ratios(w, targets, results, List.of(
-                new Figure("p50_ms", cs -> Stats.of(lat(cs)).p50()),
-                new Figure("p95_ms", cs -> Stats.of(lat(cs)).p95()),
-                new Figure("mean_ms", cs -> Stats.of(lat(cs)).mean()),
-                new Figure("completion_tps_mean", cs -> mean(cs, Completion::completionTps))));
+        ratios(
+                w,
+                targets,
+                results,
+                List.of(
+                        new Figure("p50_ms", cs -> Stats.of(lat(cs)).p50()),
+                        new Figure("p95_ms", cs -> Stats.of(lat(cs)).p95()),
+                        new Figure("mean_ms", cs -> Stats.of(lat(cs)).mean()),
+                        new Figure("completion_tps_mean", cs -> mean(cs, Completion::completionTps))));
     }
 
     private void ttft(ChatClient client, List<Target> targets) throws IOException {
         String w = options.workload();
-        var results = Interleave.sequential(targets, options.warmup(), options.runs(),
-                (t, step) -> client.stream(t, body(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER,
-                        options.maxTokens(), true))),
+        var results = Interleave.sequential(
+                targets,
+                options.warmup(),
+                options.runs(),
+                (t, step) -> client.stream(
+                        t,
+                        body(
+                                t,
+                                Prompts.chat(
+                                        t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER, options.maxTokens(), true))),
                 (i, of, row) -> progress(w, i, of, targets, row, Completion::ttftMs, "ms to first token"));
         LlamaBench limit = options.llamaBench().isPresent() ? readLlamaBench() : null;
         if (limit != null) {
@@ -174,10 +199,14 @@ public final class LoadGenerator {
             }
             checkTokens(targets.get(k), ok);
         }
-        ratios(w, targets, results, List.of(
-                new Figure("p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
-                new Figure("p95_ms", cs -> Stats.of(ttfts(cs)).p95()),
-                new Figure("decode_tps_mean", cs -> mean(cs, Completion::decodeTps))));
+        ratios(
+                w,
+                targets,
+                results,
+                List.of(
+                        new Figure("p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
+                        new Figure("p95_ms", cs -> Stats.of(ttfts(cs)).p95()),
+                        new Figure("decode_tps_mean", cs -> mean(cs, Completion::decodeTps))));
     }
 
     private void sessions(ChatClient client, List<Target> targets) {
@@ -185,16 +214,27 @@ public final class LoadGenerator {
         int sessions = options.clients().getFirst();
         // Step i is session i % S's turn i / S: every session returns after all the others had a
         // turn, so with more sessions than slots its prompt has left the slots by then.
-        var results = Interleave.sequential(targets, 0, sessions * options.runs(),
-                (t, step) -> client.stream(t, Prompts.chat(t.model(), Prompts.sessionSystem(step % sessions),
-                        Prompts.userMessage(step / sessions, step % sessions), options.maxTokens(), true)),
+        var results = Interleave.sequential(
+                targets,
+                0,
+                sessions * options.runs(),
+                (t, step) -> client.stream(
+                        t,
+                        Prompts.chat(
+                                t.model(),
+                                Prompts.sessionSystem(step % sessions),
+                                Prompts.userMessage(step / sessions, step % sessions),
+                                options.maxTokens(),
+                                true)),
                 (i, of, row) -> progress(w, i, of, targets, row, Completion::ttftMs, "ms to first token"));
         List<List<Completion>> returning = new ArrayList<>();
         for (int k = 0; k < targets.size(); k++) {
             String p = targets.get(k).name() + "." + w + ".";
-            List<Completion> first = okOnes(results.get(k).subList(0, Math.min(sessions, results.get(k).size())));
+            List<Completion> first = okOnes(
+                    results.get(k).subList(0, Math.min(sessions, results.get(k).size())));
             List<Completion> back = results.get(k).size() > sessions
-                    ? results.get(k).subList(sessions, results.get(k).size()) : List.of();
+                    ? results.get(k).subList(sessions, results.get(k).size())
+                    : List.of();
             returning.add(back);
             Stats again = Stats.of(ttfts(okOnes(back)));
             report.metricOut(p + "returning_ttft_p50_ms", again.p50());
@@ -205,9 +245,17 @@ public final class LoadGenerator {
             report.metricOut(p + "requests", results.get(k).size());
             checkTokens(targets.get(k), okOnes(results.get(k)));
         }
-        ratios(w, targets, returning, List.of(
-                new Figure("returning_ttft_p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
-                new Figure("returning_ttft_p95_ms", cs -> Stats.of(ttfts(cs)).p95())));
+        ratios(
+                w,
+                targets,
+                returning,
+                List.of(
+                        new Figure(
+                                "returning_ttft_p50_ms",
+                                cs -> Stats.of(ttfts(cs)).p50()),
+                        new Figure(
+                                "returning_ttft_p95_ms",
+                                cs -> Stats.of(ttfts(cs)).p95())));
     }
 
     // ---- concurrent workloads
@@ -215,9 +263,19 @@ public final class LoadGenerator {
     private void conc(ChatClient client, List<Target> targets) {
         for (int clients : options.clients()) {
             String w = "conc" + clients;
-            var rounds = Interleave.rounds(targets, options.warmup(), options.runs(), clients,
-                    (t, round, c) -> client.stream(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM,
-                            Prompts.userMessage(round, c), options.maxTokens(), true)),
+            var rounds = Interleave.rounds(
+                    targets,
+                    options.warmup(),
+                    options.runs(),
+                    clients,
+                    (t, round, c) -> client.stream(
+                            t,
+                            Prompts.chat(
+                                    t.model(),
+                                    Prompts.SEED_SYSTEM,
+                                    Prompts.userMessage(round, c),
+                                    options.maxTokens(),
+                                    true)),
                     (i, of, row) -> roundProgress(w, i, of, targets, row));
             concurrentMetrics(w, targets, rounds);
         }
@@ -229,9 +287,19 @@ public final class LoadGenerator {
         // Each round is a new session: its system prompt is new to both servers and shared by the
         // round's clients, so what is measured is computing one shared prefix for concurrent
         // requests, not re-reading a prefix every slot already holds from earlier rounds.
-        var rounds = Interleave.rounds(targets, options.warmup(), options.runs(), clients,
-                (t, round, c) -> client.stream(t, Prompts.chat(t.model(), Prompts.sharedSystem(round), Prompts.userMessage(round, c),
-                        options.maxTokens(), true)),
+        var rounds = Interleave.rounds(
+                targets,
+                options.warmup(),
+                options.runs(),
+                clients,
+                (t, round, c) -> client.stream(
+                        t,
+                        Prompts.chat(
+                                t.model(),
+                                Prompts.sharedSystem(round),
+                                Prompts.userMessage(round, c),
+                                options.maxTokens(),
+                                true)),
                 (i, of, row) -> roundProgress(w, i, of, targets, row));
         concurrentMetrics(w, targets, rounds);
     }
@@ -240,7 +308,8 @@ public final class LoadGenerator {
         List<List<Completion>> requests = new ArrayList<>();
         for (int k = 0; k < targets.size(); k++) {
             String p = targets.get(k).name() + "." + w + ".";
-            List<Completion> all = rounds.get(k).stream().flatMap(r -> r.requests().stream()).toList();
+            List<Completion> all =
+                    rounds.get(k).stream().flatMap(r -> r.requests().stream()).toList();
             requests.add(all);
             List<Completion> ok = okOnes(all);
             Stats ttft = Stats.of(ttfts(ok));
@@ -256,26 +325,35 @@ public final class LoadGenerator {
         if (targets.size() == 2) {
             report.ratioOut(w + ".agg_tps", aggregateTps(rounds.get(0)), aggregateTps(rounds.get(1)));
         }
-        ratios(w, targets, requests, List.of(
-                new Figure("ttft_p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
-                new Figure("ttft_p95_ms", cs -> Stats.of(ttfts(cs)).p95())));
+        ratios(
+                w,
+                targets,
+                requests,
+                List.of(
+                        new Figure("ttft_p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
+                        new Figure("ttft_p95_ms", cs -> Stats.of(ttfts(cs)).p95())));
     }
 
     /** Completion tokens of all measured rounds over their summed wall time. */
     static double aggregateTps(List<Interleave.Round> rounds) {
         double ms = rounds.stream().mapToDouble(Interleave.Round::wallMs).sum();
-        long tokens = rounds.stream().flatMap(r -> r.requests().stream()).filter(Completion::ok)
-                .mapToLong(Completion::completionTokens).sum();
+        long tokens = rounds.stream()
+                .flatMap(r -> r.requests().stream())
+                .filter(Completion::ok)
+                .mapToLong(Completion::completionTokens)
+                .sum();
         return ms > 0 ? tokens / (ms / 1000.0) : Double.NaN;
     }
 
     // ---- process workloads
 
     private void launches(String w) throws IOException, InterruptedException {
-        if (options.servers().isEmpty() || !options.commands().keySet().equals(options.servers().keySet())) {
+        if (options.servers().isEmpty()
+                || !options.commands().keySet().equals(options.servers().keySet())) {
             throw new IllegalArgumentException(w + " needs --server NAME=URL and --cmd NAME=COMMAND for each server");
         }
-        long modelBytes = options.modelFile().isPresent() ? Files.size(options.modelFile().get()) : 0;
+        long modelBytes =
+                options.modelFile().isPresent() ? Files.size(options.modelFile().get()) : 0;
         List<String> names = List.copyOf(options.servers().keySet());
         List<List<ProcessProbe.Launch>> results = new ArrayList<>();
         names.forEach(n -> results.add(new ArrayList<>()));
@@ -284,12 +362,21 @@ public final class LoadGenerator {
             for (int i = 0; i < options.warmup() + options.runs(); i++) {
                 for (int k : Interleave.order(i, names.size())) {
                     String name = names.get(k);
-                    URI base = Target.requireLoopback(URI.create(options.servers().get(name)));
-                    List<String> cmd = List.of(options.commands().get(name).strip().split("\\s+"));
+                    URI base =
+                            Target.requireLoopback(URI.create(options.servers().get(name)));
+                    List<String> cmd =
+                            List.of(options.commands().get(name).strip().split("\\s+"));
                     Path log = options.logDir().resolve(w + "-" + name + ".log");
                     var launch = ProcessProbe.launch(client, cmd, base, log, Duration.ofSeconds(options.timeoutSec()));
-                    System.err.printf(Locale.ROOT, "%s %d/%d %s ready in %.1f ms, RSS %.1f MiB%n", w,
-                            i - options.warmup() + 1, options.runs(), name, launch.readyMs(), launch.rssKb() / 1024.0);
+                    System.err.printf(
+                            Locale.ROOT,
+                            "%s %d/%d %s ready in %.1f ms, RSS %.1f MiB%n",
+                            w,
+                            i - options.warmup() + 1,
+                            options.runs(),
+                            name,
+                            launch.readyMs(),
+                            launch.rssKb() / 1024.0);
                     if (i >= options.warmup()) {
                         results.get(k).add(launch);
                     }
@@ -300,8 +387,10 @@ public final class LoadGenerator {
         double[] overhead = new double[names.size()];
         for (int k = 0; k < names.size(); k++) {
             String p = names.get(k) + "." + w + ".";
-            Stats r = Stats.of(results.get(k).stream().map(ProcessProbe.Launch::readyMs).toList());
-            Stats rss = Stats.of(results.get(k).stream().map(l -> l.rssKb() / 1024.0).toList());
+            Stats r = Stats.of(
+                    results.get(k).stream().map(ProcessProbe.Launch::readyMs).toList());
+            Stats rss = Stats.of(
+                    results.get(k).stream().map(l -> l.rssKb() / 1024.0).toList());
             ready[k] = r.p50();
             overhead[k] = rss.p50() - modelBytes / (1024.0 * 1024.0);
             report.metricOut(p + "ready_p50_ms", r.p50());
@@ -325,10 +414,13 @@ public final class LoadGenerator {
      */
     private void mapped() throws IOException, InterruptedException {
         String w = "mapped";
-        if (options.servers().isEmpty() || !options.commands().keySet().equals(options.servers().keySet())) {
+        if (options.servers().isEmpty()
+                || !options.commands().keySet().equals(options.servers().keySet())) {
             throw new IllegalArgumentException(w + " needs --server NAME=URL and --cmd NAME=COMMAND for each server");
         }
-        List<String> names = options.servers().keySet().stream().filter(n -> !n.endsWith("_b")).toList();
+        List<String> names = options.servers().keySet().stream()
+                .filter(n -> !n.endsWith("_b"))
+                .toList();
         List<List<Double>> ready = new ArrayList<>();
         List<List<Double>> first = new ArrayList<>();
         names.forEach(n -> {
@@ -350,8 +442,15 @@ public final class LoadGenerator {
                         if (!c.ok()) {
                             throw new IOException(name + ": the one-token completion failed: " + c.error());
                         }
-                        System.err.printf(Locale.ROOT, "%s %d/%d %s ready in %.1f ms, first token in %.1f ms%n", w,
-                                i - options.warmup() + 1, options.runs(), name, running.launch().readyMs(), firstMs);
+                        System.err.printf(
+                                Locale.ROOT,
+                                "%s %d/%d %s ready in %.1f ms, first token in %.1f ms%n",
+                                w,
+                                i - options.warmup() + 1,
+                                options.runs(),
+                                name,
+                                running.launch().readyMs(),
+                                firstMs);
                         if (i >= options.warmup()) {
                             ready.get(k).add(running.launch().readyMs());
                             first.get(k).add(firstMs);
@@ -366,7 +465,8 @@ public final class LoadGenerator {
                     pairRss[k] = pairPss[k] = Double.NaN;
                     continue;
                 }
-                try (var one = start(client, w, a, timeout); var two = start(client, w, b, timeout)) {
+                try (var one = start(client, w, a, timeout);
+                        var two = start(client, w, b, timeout)) {
                     for (String n : List.of(a, b)) {
                         Completion c = oneToken(client, n);
                         if (!c.ok()) {
@@ -377,8 +477,13 @@ public final class LoadGenerator {
                     ProcessHandle p2 = two.process().toHandle();
                     pairRss[k] = (ProcessProbe.rssKb(p1) + ProcessProbe.rssKb(p2)) / 1024.0;
                     pairPss[k] = (ProcessProbe.pssKb(p1) + ProcessProbe.pssKb(p2)) / 1024.0;
-                    System.err.printf(Locale.ROOT, "%s: two %s processes on one file: RSS %.1f MiB, PSS %.1f MiB together%n",
-                            w, a, pairRss[k], pairPss[k]);
+                    System.err.printf(
+                            Locale.ROOT,
+                            "%s: two %s processes on one file: RSS %.1f MiB, PSS %.1f MiB together%n",
+                            w,
+                            a,
+                            pairRss[k],
+                            pairPss[k]);
                 }
             }
         }
@@ -431,7 +536,8 @@ public final class LoadGenerator {
      */
     private void restart() throws IOException, InterruptedException {
         String w = "restart";
-        if (options.servers().isEmpty() || !options.commands().keySet().equals(options.servers().keySet())) {
+        if (options.servers().isEmpty()
+                || !options.commands().keySet().equals(options.servers().keySet())) {
             throw new IllegalArgumentException(w + " needs --server NAME=URL and --cmd NAME=COMMAND for each server");
         }
         int sessions = options.clients().getFirst();
@@ -448,8 +554,10 @@ public final class LoadGenerator {
             for (int i = 0; i < options.runs(); i++) {
                 for (int k : Interleave.order(i, names.size())) {
                     String name = names.get(k);
-                    URI base = Target.requireLoopback(URI.create(options.servers().get(name)));
-                    List<String> cmd = List.of(options.commands().get(name).strip().split("\\s+"));
+                    URI base =
+                            Target.requireLoopback(URI.create(options.servers().get(name)));
+                    List<String> cmd =
+                            List.of(options.commands().get(name).strip().split("\\s+"));
                     Path log = options.logDir().resolve(w + "-" + name + ".log");
                     if (options.scratch().isPresent()) {
                         emptyFolder(options.scratch().get());
@@ -457,19 +565,40 @@ public final class LoadGenerator {
                     try (var _ = ProcessProbe.start(client, cmd, base, log, timeout)) {
                         Target t = target(client, name, base);
                         for (int s = 0; s < sessions; s++) {
-                            client.stream(t, Prompts.chat(t.model(), Prompts.sessionSystem(s), Prompts.userMessage(0, s),
-                                    options.maxTokens(), true));
+                            client.stream(
+                                    t,
+                                    Prompts.chat(
+                                            t.model(),
+                                            Prompts.sessionSystem(s),
+                                            Prompts.userMessage(0, s),
+                                            options.maxTokens(),
+                                            true));
                         }
                     }
                     try (var second = ProcessProbe.start(client, cmd, base, log, timeout)) {
                         ready.get(k).add(second.launch().readyMs());
                         Target t = target(client, name, base);
                         for (int s = 0; s < sessions; s++) {
-                            Completion c = client.stream(t, Prompts.chat(t.model(), Prompts.sessionSystem(s),
-                                    Prompts.userMessage(1, s), options.maxTokens(), true));
+                            Completion c = client.stream(
+                                    t,
+                                    Prompts.chat(
+                                            t.model(),
+                                            Prompts.sessionSystem(s),
+                                            Prompts.userMessage(1, s),
+                                            options.maxTokens(),
+                                            true));
                             turns.get(k).add(c);
-                            System.err.printf(Locale.ROOT, "%s %d/%d %s session %d: %s%n", w, i + 1, options.runs(), name, s,
-                                    c.ok() ? String.format(Locale.ROOT, "%.1f ms to first token", c.ttftMs()) : "failed: " + c.error());
+                            System.err.printf(
+                                    Locale.ROOT,
+                                    "%s %d/%d %s session %d: %s%n",
+                                    w,
+                                    i + 1,
+                                    options.runs(),
+                                    name,
+                                    s,
+                                    c.ok()
+                                            ? String.format(Locale.ROOT, "%.1f ms to first token", c.ttftMs())
+                                            : "failed: " + c.error());
                         }
                     }
                 }
@@ -505,7 +634,8 @@ public final class LoadGenerator {
         try (var files = Files.list(dir)) {
             for (Path f : files.toList()) {
                 if (Files.isDirectory(f)) {
-                    throw new IOException("--scratch " + dir + " holds a folder (" + f + "): not a cache folder, refusing to empty it");
+                    throw new IOException("--scratch " + dir + " holds a folder (" + f
+                            + "): not a cache folder, refusing to empty it");
                 }
                 Files.delete(f);
             }
@@ -536,8 +666,7 @@ public final class LoadGenerator {
     // ---- helpers
 
     /** A figure computed from one server's successful requests, for a ratio. */
-    private record Figure(String name, ToDoubleFunction<List<Completion>> of) {
-    }
+    private record Figure(String name, ToDoubleFunction<List<Completion>> of) {}
 
     private void ratios(String w, List<Target> targets, List<List<Completion>> results, List<Figure> figures) {
         if (targets.size() != 2) {
@@ -551,20 +680,19 @@ public final class LoadGenerator {
     }
 
     /** {@code body} with the fields {@code --body} gives {@code target}'s requests. */
-    private com.fasterxml.jackson.databind.node.ObjectNode body(Target target,
-                                                                com.fasterxml.jackson.databind.node.ObjectNode body) {
+    private ObjectNode body(Target target, ObjectNode body) {
         String extra = options.bodies().get(target.name());
         if (extra == null) {
             return body;
         }
         try {
-            var fields = new com.fasterxml.jackson.databind.ObjectMapper().readTree(extra);
+            var fields = new ObjectMapper().readTree(extra);
             if (!fields.isObject()) {
                 throw new IllegalArgumentException("--body " + target.name() + " is not a JSON object: " + extra);
             }
-            body.setAll((com.fasterxml.jackson.databind.node.ObjectNode) fields);
+            body.setAll((ObjectNode) fields);
             return body;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("--body " + target.name() + " is not JSON: " + e.getOriginalMessage());
         }
     }
@@ -578,7 +706,11 @@ public final class LoadGenerator {
     }
 
     private static List<Double> ttfts(List<Completion> cs) {
-        return cs.stream().filter(Completion::ok).map(Completion::ttftMs).filter(Double::isFinite).toList();
+        return cs.stream()
+                .filter(Completion::ok)
+                .map(Completion::ttftMs)
+                .filter(Double::isFinite)
+                .toList();
     }
 
     private static double mean(List<Completion> cs, ToDoubleFunction<Completion> f) {
@@ -587,43 +719,76 @@ public final class LoadGenerator {
 
     /** Warns when a server generated another number of tokens than asked: the work would differ. */
     private void checkTokens(Target t, List<Completion> ok) {
-        long off = ok.stream().filter(c -> c.completionTokens() != options.maxTokens()).count();
+        long off = ok.stream()
+                .filter(c -> c.completionTokens() != options.maxTokens())
+                .count();
         if (off > 0) {
-            System.err.printf(Locale.ROOT, "bench: WARNING %s: %d of %d requests did not generate %d tokens%n",
-                    t.name(), off, ok.size(), options.maxTokens());
+            System.err.printf(
+                    Locale.ROOT,
+                    "bench: WARNING %s: %d of %d requests did not generate %d tokens%n",
+                    t.name(),
+                    off,
+                    ok.size(),
+                    options.maxTokens());
         }
         long noUsage = ok.stream().filter(c -> !c.usageReported()).count();
         if (noUsage > 0) {
-            System.err.printf(Locale.ROOT, "bench: WARNING %s: %d requests without usage; counted chunks%n",
-                    t.name(), noUsage);
+            System.err.printf(
+                    Locale.ROOT, "bench: WARNING %s: %d requests without usage; counted chunks%n", t.name(), noUsage);
         }
     }
 
-    private static void progress(String w, int i, int of, List<Target> targets, List<Completion> row,
-                                 ToDoubleFunction<Completion> figure, String unit) {
-        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%s %s/%d", w,
-                i < 0 ? "warmup" : Integer.toString(i + 1), of));
+    private static void progress(
+            String w,
+            int i,
+            int of,
+            List<Target> targets,
+            List<Completion> row,
+            ToDoubleFunction<Completion> figure,
+            String unit) {
+        StringBuilder sb = new StringBuilder(
+                String.format(Locale.ROOT, "%s %s/%d", w, i < 0 ? "warmup" : Integer.toString(i + 1), of));
         for (int k = 0; k < row.size(); k++) {
             Completion c = row.get(k);
             sb.append("  ").append(targets.get(k).name()).append(' ');
-            sb.append(c.ok() ? String.format(Locale.ROOT, "%.1f %s (%d tok)", figure.applyAsDouble(c), unit,
-                    c.completionTokens()) : "FAILED: " + c.error());
+            sb.append(
+                    c.ok()
+                            ? String.format(
+                                    Locale.ROOT,
+                                    "%.1f %s (%d tok)",
+                                    figure.applyAsDouble(c),
+                                    unit,
+                                    c.completionTokens())
+                            : "FAILED: " + c.error());
         }
         System.err.println(sb);
     }
 
     private static void roundProgress(String w, int i, int of, List<Target> targets, List<Interleave.Round> row) {
-        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%s round %s/%d", w,
-                i < 0 ? "warmup" : Integer.toString(i + 1), of));
+        StringBuilder sb = new StringBuilder(
+                String.format(Locale.ROOT, "%s round %s/%d", w, i < 0 ? "warmup" : Integer.toString(i + 1), of));
         for (int k = 0; k < row.size(); k++) {
             Interleave.Round r = row.get(k);
             long failed = r.requests().stream().filter(c -> !c.ok()).count();
-            sb.append(String.format(Locale.ROOT, "  %s %.1f tok/s, TTFT max %.1f ms", targets.get(k).name(),
-                    r.aggregateTps(), r.requests().stream().mapToDouble(Completion::ttftMs)
-                            .filter(Double::isFinite).max().orElse(Double.NaN)));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %s %.1f tok/s, TTFT max %.1f ms",
+                    targets.get(k).name(),
+                    r.aggregateTps(),
+                    r.requests().stream()
+                            .mapToDouble(Completion::ttftMs)
+                            .filter(Double::isFinite)
+                            .max()
+                            .orElse(Double.NaN)));
             if (failed > 0) {
-                sb.append(" (").append(failed).append(" FAILED: ")
-                        .append(r.requests().stream().filter(c -> !c.ok()).findFirst().orElseThrow().error())
+                sb.append(" (")
+                        .append(failed)
+                        .append(" FAILED: ")
+                        .append(r.requests().stream()
+                                .filter(c -> !c.ok())
+                                .findFirst()
+                                .orElseThrow()
+                                .error())
                         .append(')');
             }
         }

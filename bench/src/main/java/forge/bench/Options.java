@@ -29,10 +29,22 @@ import java.util.Optional;
  * @param bodies     server name to JSON fields added to each of its requests (seed, ttft): to compare
  *                   one server with itself, with and without a setting, request by request
  */
-public record Options(String workload, Map<String, String> servers, Map<String, String> models,
-                      Map<String, String> commands, int runs, int warmup, int maxTokens, List<Integer> clients,
-                      Optional<Path> llamaBench, Optional<Path> modelFile, Path logDir, Optional<Path> scratch,
-                      int timeoutSec, List<Path> files, Map<String, String> bodies) {
+public record Options(
+        String workload,
+        Map<String, String> servers,
+        Map<String, String> models,
+        Map<String, String> commands,
+        int runs,
+        int warmup,
+        int maxTokens,
+        List<Integer> clients,
+        Optional<Path> llamaBench,
+        Optional<Path> modelFile,
+        Path logDir,
+        Optional<Path> scratch,
+        int timeoutSec,
+        List<Path> files,
+        Map<String, String> bodies) {
 
     static final String USAGE = """
             usage: LoadGenerator WORKLOAD [options]
@@ -133,10 +145,22 @@ public record Options(String workload, Map<String, String> servers, Map<String, 
                 throw new IllegalArgumentException("--body for unknown server " + name);
             }
         }
-        return new Options(workload, servers, models, commands, runs == null ? defRuns : runs,
-                warmup == null ? defWarmup : warmup, maxTokens == null ? defTokens : maxTokens, clients,
-                Optional.ofNullable(llamaBench), Optional.ofNullable(modelFile), logDir, Optional.ofNullable(scratch), timeout,
-                List.copyOf(files), bodies);
+        return new Options(
+                workload,
+                servers,
+                models,
+                commands,
+                runs == null ? defRuns : runs,
+                warmup == null ? defWarmup : warmup,
+                maxTokens == null ? defTokens : maxTokens,
+                clients,
+                Optional.ofNullable(llamaBench),
+                Optional.ofNullable(modelFile),
+                logDir,
+                Optional.ofNullable(scratch),
+                timeout,
+                List.copyOf(files),
+                bodies);
     }
 
     private static void put(Map<String, String> map, String option, String value) {

@@ -1,6 +1,7 @@
 package forge.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -25,11 +26,11 @@ public record ProcSample(int minute, long requests, long rssKb, int fds, int thr
         int fds;
         try (Stream<Path> entries = Files.list(proc.resolve("fd"))) {
             fds = (int) entries.count();
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             fds = 0;
         }
-        return new ProcSample(minute, requests, ProcessProbe.statusField(status, "VmRSS"), fds,
-                (int) ProcessProbe.statusField(status, "Threads"));
+        return new ProcSample(minute, requests, ProcessProbe.statusField(status, "VmRSS"), fds, (int)
+                ProcessProbe.statusField(status, "Threads"));
     }
 
     /** One row of the soak's table. */

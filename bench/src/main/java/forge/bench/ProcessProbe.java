@@ -1,6 +1,7 @@
 package forge.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,11 +25,9 @@ public final class ProcessProbe {
      * @param readyMs process start to the first 200 from {@code /health}
      * @param rssKb   VmRSS of the process and its descendants (a wrapper script's child counts too), in KiB
      */
-    public record Launch(double readyMs, long rssKb) {
-    }
+    public record Launch(double readyMs, long rssKb) {}
 
-    private ProcessProbe() {
-    }
+    private ProcessProbe() {}
 
     /**
      * A started server, ready: stop it with {@link #close()} (SIGTERM, then SIGKILL after 20 s).
@@ -73,7 +72,8 @@ public final class ProcessProbe {
         if (client.health(base) != 0) {
             throw new IOException("something already answers on " + base + ": stop it first");
         }
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         long start = System.nanoTime();
         Process process = pb.start();
@@ -135,9 +135,11 @@ public final class ProcessProbe {
      */
     static long statusField(Path status, String field) {
         try (Stream<String> lines = Files.lines(status)) {
-            return lines.filter(l -> l.startsWith(field + ":")).findFirst()
-                    .map(ProcessProbe::parseKb).orElse(0L);
-        } catch (IOException | java.io.UncheckedIOException e) {
+            return lines.filter(l -> l.startsWith(field + ":"))
+                    .findFirst()
+                    .map(ProcessProbe::parseKb)
+                    .orElse(0L);
+        } catch (IOException | UncheckedIOException e) {
             return 0;
         }
     }

@@ -12,7 +12,9 @@ public final class Prompts {
 
     /** The seed system's request: a short coding question, as an editor integration sends it. */
     public static final String SEED_SYSTEM = "You are a helpful coding assistant. Answer concisely.";
-    public static final String SEED_USER = "Write a Python function that returns the n-th Fibonacci number iteratively.";
+
+    public static final String SEED_USER =
+            "Write a Python function that returns the n-th Fibonacci number iteratively.";
 
     private static final String[] RULES = {
         "Always answer in the language the user writes in, and keep code comments in English.",
@@ -31,15 +33,15 @@ public final class Prompts {
 
     private static final int SHARED_RULES = 35;
 
-    private Prompts() {
-    }
+    private Prompts() {}
 
     /**
      * A system prompt of about 800 tokens (Qwen2 vocabulary), shared by the {@code shared}
      * workload's clients as an editor integration's fixed instructions are.
      */
     public static String sharedSystem() {
-        StringBuilder sb = new StringBuilder("You are Forge, an expert programming assistant working inside the user's editor. ")
+        StringBuilder sb = new StringBuilder(
+                        "You are Forge, an expert programming assistant working inside the user's editor. ")
                 .append("Follow these rules in every answer.\n");
         // 35 numbered rules: 802 tokens with the Qwen2 vocabulary (llama-server's /tokenize), so
         // with the chat template, a user message and the generated tokens a request fits in the

@@ -44,7 +44,8 @@ public final class Report {
         if (!Double.isFinite(value)) {
             throw new IllegalArgumentException("not a finite number: " + value);
         }
-        BigDecimal d = BigDecimal.valueOf(value).setScale(3, RoundingMode.HALF_EVEN).stripTrailingZeros();
+        BigDecimal d =
+                BigDecimal.valueOf(value).setScale(3, RoundingMode.HALF_EVEN).stripTrailingZeros();
         if (d.signum() == 0) {
             return "0";
         }
@@ -63,14 +64,13 @@ public final class Report {
 
     /** Prints a metric line (nothing for a non-finite value: a missing figure, not a fake one). */
     public void metricOut(String name, double value) {
-        metric(name, value).ifPresentOrElse(this::print,
-                () -> System.err.println("bench: no value for " + name));
+        metric(name, value).ifPresentOrElse(this::print, () -> System.err.println("bench: no value for " + name));
     }
 
     /** Prints a ratio line (nothing when undefined). */
     public void ratioOut(String name, double numerator, double denominator) {
-        ratio(name, numerator, denominator).ifPresentOrElse(this::print,
-                () -> System.err.println("bench: no ratio for " + name));
+        ratio(name, numerator, denominator)
+                .ifPresentOrElse(this::print, () -> System.err.println("bench: no ratio for " + name));
     }
 
     private void print(String line) {

@@ -14,7 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -40,7 +42,14 @@ import java.util.concurrent.atomic.LongAdder;
 public final class Soak {
 
     /** What one request of the mix is. */
-    enum Kind { WHOLE, STREAM, TOOLS, COMPLETION, ABORT, BAD }
+    enum Kind {
+        WHOLE,
+        STREAM,
+        TOOLS,
+        COMPLETION,
+        ABORT,
+        BAD
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -87,13 +96,14 @@ public final class Soak {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> o = new java.util.HashMap<>(Map.of("--minutes", "30", "--clients", "6", "--max-tokens", "16",
-                "--timeout", "120"));
+        Map<String, String> o =
+                new HashMap<>(Map.of("--minutes", "30", "--clients", "6", "--max-tokens", "16", "--timeout", "120"));
         for (int i = 0; i + 1 < args.length; i += 2) {
             o.put(args[i], args[i + 1]);
         }
         if (!o.containsKey("--server") || !o.containsKey("--pid") || args.length % 2 != 0) {
-            System.err.println("usage: Soak --server URL --pid PID [--minutes 30] [--clients 6] [--max-tokens 16] [--timeout 120]");
+            System.err.println(
+                    "usage: Soak --server URL --pid PID [--minutes 30] [--clients 6] [--max-tokens 16] [--timeout 120]");
             System.exit(2);
         }
         URI base = Target.requireLoopback(URI.create(o.get("--server")));
@@ -102,9 +112,12 @@ public final class Soak {
         int clients = Integer.parseInt(o.get("--clients"));
         Duration timeout = Duration.ofSeconds(Integer.parseInt(o.get("--timeout")));
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
-                     .connectTimeout(Duration.ofSeconds(10)).build();
-             ChatClient probe = new ChatClient(Duration.ofSeconds(10))) {
+                HttpClient http = HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .executor(executor)
+                        .connectTimeout(Duration.ofSeconds(10))
+                        .build();
+                ChatClient probe = new ChatClient(Duration.ofSeconds(10))) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (probe.health(base) != 200) {
                 if (System.nanoTime() > deadline) {
@@ -112,7 +125,8 @@ public final class Soak {
                 }
                 Thread.sleep(200);
             }
-            Soak soak = new Soak(base, probe.firstModelId(base), Integer.parseInt(o.get("--max-tokens")), timeout, http);
+            Soak soak =
+                    new Soak(base, probe.firstModelId(base), Integer.parseInt(o.get("--max-tokens")), timeout, http);
             System.exit(soak.run(pid, minutes, clients) ? 0 : 1);
         }
     }
@@ -145,7 +159,10 @@ public final class Soak {
 
         System.out.println();
         StringBuilder mix = new StringBuilder("requests:");
-        done.forEach((k, n) -> mix.append(' ').append(k.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(n.sum()));
+        done.forEach((k, n) -> mix.append(' ')
+                .append(k.name().toLowerCase(Locale.ROOT))
+                .append('=')
+                .append(n.sum()));
         System.out.println(mix + ", failed=" + failures.sum());
         failed.forEach(f -> System.out.println("  FAILED " + f));
         if (!slots.isEmpty()) {
@@ -200,8 +217,7 @@ public final class Soak {
         return switch (kind) {
             case WHOLE -> {
                 HttpResponse<String> r = post("/v1/chat/completions", """
-                        {"model": "%s", "max_tokens": %d, "ignore_eos": true, "messages": %s}"""
-                        .formatted(model, maxTokens, messages));
+                        {"model": "%s", "max_tokens": %d, "ignore_eos": true, "messages": %s}""".formatted(model, maxTokens, messages));
                 yield checkWhole(r.statusCode(), r.body(), "message");
             }
             case STREAM -> streamed("""
@@ -209,22 +225,20 @@ public final class Soak {
                      "stream_options": {"include_usage": true}, "messages": %s}""".formatted(model, maxTokens, messages), false);
             case TOOLS -> {
                 HttpResponse<String> r = post("/v1/chat/completions", """
-                        {"model": "%s", "max_tokens": 64, "tools": [%s], "tool_choice": "required", "messages": %s}"""
-                        .formatted(model, TOOL, messages));
+                        {"model": "%s", "max_tokens": 64, "tools": [%s], "tool_choice": "required", "messages": %s}""".formatted(model, TOOL, messages));
                 yield checkWhole(r.statusCode(), r.body(), "message");
             }
             case COMPLETION -> {
-                HttpResponse<String> r = post("/v1/completions", """
-                        {"model": "%s", "max_tokens": %d, "ignore_eos": true, "prompt": %s}"""
-                        .formatted(model, maxTokens, JSON.writeValueAsString(prompt)));
+                HttpResponse<String> r =
+                        post("/v1/completions", """
+                        {"model": "%s", "max_tokens": %d, "ignore_eos": true, "prompt": %s}""".formatted(model, maxTokens, JSON.writeValueAsString(prompt)));
                 yield checkWhole(r.statusCode(), r.body(), "text");
             }
             case ABORT -> streamed("""
-                    {"model": "%s", "max_tokens": 512, "ignore_eos": true, "stream": true, "messages": %s}"""
-                    .formatted(model, messages), true);
+                    {"model": "%s", "max_tokens": 512, "ignore_eos": true, "stream": true, "messages": %s}""".formatted(model, messages), true);
             case BAD -> {
-                HttpResponse<String> r = http.send(request("/v1/chat/completions", BAD_BODIES.get(bad)),
-                        HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = http.send(
+                        request("/v1/chat/completions", BAD_BODIES.get(bad)), HttpResponse.BodyHandlers.ofString());
                 yield checkRefused(r.statusCode(), r.body());
             }
         };
@@ -235,15 +249,20 @@ public final class Soak {
     }
 
     private HttpRequest request(String path, byte[] body) {
-        return HttpRequest.newBuilder(Target.resolve(base, path)).timeout(timeout)
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        return HttpRequest.newBuilder(Target.resolve(base, path))
+                .timeout(timeout)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
     }
 
     /** A streamed chat read to its end, or, when {@code abort}, dropped after its first event with content. */
     private String streamed(String body, boolean abort) throws IOException, InterruptedException {
-        HttpResponse<InputStream> r = http.send(request("/v1/chat/completions", utf8(body)), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r =
+                http.send(request("/v1/chat/completions", utf8(body)), HttpResponse.BodyHandlers.ofInputStream());
         List<String> events = new ArrayList<>();
-        try (InputStream in = r.body(); BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        try (InputStream in = r.body();
+                BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             SseParser sse = new SseParser();
             String line;
             while ((line = lines.readLine()) != null) {
@@ -270,10 +289,12 @@ public final class Soak {
         }
         try {
             JsonNode choice = JSON.readTree(body).path("choices").path(0);
-            if (choice.path("finish_reason").asText("").isEmpty() || choice.path(field).isMissingNode()) {
+            if (choice.path("finish_reason").asText("").isEmpty()
+                    || choice.path(field).isMissingNode()) {
                 return "no finish_reason or " + field + ": " + body;
             }
-            if (choice.path("finish_reason").asText().equals("tool_calls") && choice.path("message").path("tool_calls").isEmpty()) {
+            if (choice.path("finish_reason").asText().equals("tool_calls")
+                    && choice.path("message").path("tool_calls").isEmpty()) {
                 return "finish_reason tool_calls without tool_calls: " + body;
             }
             return "";
@@ -294,7 +315,11 @@ public final class Soak {
                 if (chunk.has("error")) {
                     return "an error event: " + event;
                 }
-                finished |= !chunk.path("choices").path(0).path("finish_reason").asText("").isEmpty()
+                finished |= !chunk.path("choices")
+                                .path(0)
+                                .path("finish_reason")
+                                .asText("")
+                                .isEmpty()
                         && !chunk.path("choices").path(0).path("finish_reason").isNull();
             } catch (IOException e) {
                 return "an event that is not JSON: " + event;
@@ -309,7 +334,9 @@ public final class Soak {
             return "a bad body got HTTP " + status + ": " + body;
         }
         try {
-            return JSON.readTree(body).path("error").path("message").isTextual() ? "" : "a 400 without an error message: " + body;
+            return JSON.readTree(body).path("error").path("message").isTextual()
+                    ? ""
+                    : "a 400 without an error message: " + body;
         } catch (IOException e) {
             return "a 400 that is not JSON: " + body;
         }
@@ -319,12 +346,16 @@ public final class Soak {
     private String slotsLeftBusy() throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(Target.resolve(base, "/slots")).timeout(timeout).build(),
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(Target.resolve(base, "/slots"))
+                            .timeout(timeout)
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             List<String> busy = new ArrayList<>();
             for (JsonNode slot : JSON.readTree(r.body())) {
                 if (!slot.path("state").asText().equals("idle")) {
-                    busy.add("slot " + slot.path("id").asText() + " " + slot.path("state").asText());
+                    busy.add("slot " + slot.path("id").asText() + " "
+                            + slot.path("state").asText());
                 }
             }
             if (busy.isEmpty()) {

@@ -26,7 +26,8 @@ public record Stats(int n, double p50, double p95, double mean, double min, doub
 
     /** Summarises {@code values}; an empty collection gives {@link #EMPTY}. */
     public static Stats of(Collection<? extends Number> values) {
-        double[] sorted = values.stream().mapToDouble(Number::doubleValue).sorted().toArray();
+        double[] sorted =
+                values.stream().mapToDouble(Number::doubleValue).sorted().toArray();
         if (sorted.length == 0) {
             return EMPTY;
         }
@@ -34,8 +35,13 @@ public record Stats(int n, double p50, double p95, double mean, double min, doub
         for (double v : sorted) {
             sum += v;
         }
-        return new Stats(sorted.length, percentile(sorted, 50), percentile(sorted, 95), sum / sorted.length,
-                sorted[0], sorted[sorted.length - 1]);
+        return new Stats(
+                sorted.length,
+                percentile(sorted, 50),
+                percentile(sorted, 95),
+                sum / sorted.length,
+                sorted[0],
+                sorted[sorted.length - 1]);
     }
 
     /**

@@ -39,10 +39,18 @@ public final class Summary {
             new Goal("4-client aggregate tokens/s vs llama-server", "RATIO conc4.agg_tps", 1.1, false),
             new Goal("shared-prefix TTFT p95 vs llama-server", "RATIO shared.ttft_p95_ms", 0.35, true),
             new Goal("returning-session TTFT p95 vs llama-server", "RATIO sessions.returning_ttft_p95_ms", 1.0, true),
-            new Goal("first-turn TTFT p95 after a restart (disk cache) vs llama-server started fresh", "RATIO restart.ttft_p95_ms", 0.2, true),
+            new Goal(
+                    "first-turn TTFT p95 after a restart (disk cache) vs llama-server started fresh",
+                    "RATIO restart.ttft_p95_ms",
+                    0.2,
+                    true),
             new Goal("startup to /health 200, minus llama-server's (ms)", "METRIC startup.diff_ms", 300, true),
             new Goal("RSS over model size, minus llama-server's (MiB)", "METRIC rss.diff_mb", 100, true),
-            new Goal("~2 GB model (mapped): start to first token, minus llama-server's (ms)", "METRIC mapped.first_token_diff_ms", 300, true));
+            new Goal(
+                    "~2 GB model (mapped): start to first token, minus llama-server's (ms)",
+                    "METRIC mapped.first_token_diff_ms",
+                    300,
+                    true));
 
     private final Map<String, Double> values = new LinkedHashMap<>();
 

@@ -52,7 +52,8 @@ public record Target(String name, URI base, String model) {
             loopback = false; // a host name, not a literal address
         }
         if (!loopback) {
-            throw new IllegalArgumentException("benchmarks talk to loopback addresses only (e.g. 127.0.0.1), not " + base);
+            throw new IllegalArgumentException(
+                    "benchmarks talk to loopback addresses only (e.g. 127.0.0.1), not " + base);
         }
         return base;
     }

@@ -44,8 +44,11 @@ class ChatClientTest {
             if (body.contains("\"model\":\"missing\"")) {
                 send(ex, 404, "{\"error\":{\"message\":\"model missing not found\"}}");
             } else if (!body.contains("\"stream\":true")) {
-                send(ex, 200, "{\"choices\":[{\"message\":{\"content\":\"x\"}}],\"usage\":{\"completion_tokens\":5,"
-                        + "\"prompt_tokens\":31}}");
+                send(
+                        ex,
+                        200,
+                        "{\"choices\":[{\"message\":{\"content\":\"x\"}}],\"usage\":{\"completion_tokens\":5,"
+                                + "\"prompt_tokens\":31}}");
             } else if (!body.contains("\"include_usage\":true") || !body.contains("\"ignore_eos\":true")) {
                 send(ex, 400, "{\"error\":{\"message\":\"the stand-in wants include_usage and ignore_eos\"}}");
             } else {
@@ -103,8 +106,8 @@ class ChatClientTest {
             assertEquals("model missing not found", missing.error());
             assertEquals("tiny", client.firstModelId(base));
             assertEquals(200, client.health(base));
-            Completion refused = client.stream(new Target("peer", URI.create("http://127.0.0.1:1"), "x"),
-                    Prompts.chat("x", "s", "u", 5, true));
+            Completion refused = client.stream(
+                    new Target("peer", URI.create("http://127.0.0.1:1"), "x"), Prompts.chat("x", "s", "u", 5, true));
             assertFalse(refused.ok());
             assertEquals(0, refused.status());
         }
@@ -119,7 +122,8 @@ class ChatClientTest {
             Thread.ofVirtual().start(() -> {
                 while (!socket.isClosed()) {
                     try (java.net.Socket s = socket.accept()) {
-                        var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+                        var in = new java.io.BufferedReader(
+                                new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
                         int length = 0;
                         for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
                             if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
@@ -130,9 +134,13 @@ class ChatClientTest {
                         if (connections.incrementAndGet() == 1) {
                             continue; // closed, nothing sent
                         }
-                        String json = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],\"usage\":{\"completion_tokens\":5,\"prompt_tokens\":31}}";
-                        s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
-                                + json.length() + "\r\n\r\n" + json).getBytes(StandardCharsets.UTF_8));
+                        String json =
+                                "{\"choices\":[{\"message\":{\"content\":\"x\"}}],\"usage\":{\"completion_tokens\":5,\"prompt_tokens\":31}}";
+                        s.getOutputStream()
+                                .write(
+                                        ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+                                                        + json.length() + "\r\n\r\n" + json)
+                                                .getBytes(StandardCharsets.UTF_8));
                     } catch (IOException e) {
                         return;
                     }

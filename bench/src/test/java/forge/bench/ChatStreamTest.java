@@ -81,9 +81,12 @@ class ChatStreamTest {
 
     @Test
     void failures() {
-        assertEquals("stream ended without [DONE]",
-                replay("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n", 200).error());
-        Completion err = replay("data: {\"error\":{\"message\":\"context full\",\"code\":500}}\n\ndata: [DONE]\n\n", 200);
+        assertEquals(
+                "stream ended without [DONE]",
+                replay("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n", 200)
+                        .error());
+        Completion err =
+                replay("data: {\"error\":{\"message\":\"context full\",\"code\":500}}\n\ndata: [DONE]\n\n", 200);
         assertFalse(err.ok());
         assertEquals("context full", err.error());
         assertEquals("HTTP 503", replay("data: [DONE]\n\n", 503).error());

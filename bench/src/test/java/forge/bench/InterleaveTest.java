@@ -32,13 +32,21 @@ class InterleaveTest {
     void sequentialInterleavesRequestByRequestAndDropsWarmup() {
         List<String> calls = new ArrayList<>();
         List<Integer> progress = new ArrayList<>();
-        var results = Interleave.sequential(List.of(A, B), 2, 3, (t, step) -> {
-            calls.add(t.name() + step);
-            return ok(step);
-        }, (i, of, row) -> progress.add(i));
-        assertEquals(List.of("forge0", "peer0", "peer1", "forge1", "forge2", "peer2", "peer3", "forge3",
-                "forge4", "peer4"), calls);
-        assertEquals(List.of(2.0, 3.0, 4.0), results.get(0).stream().map(Completion::latencyMs).toList());
+        var results = Interleave.sequential(
+                List.of(A, B),
+                2,
+                3,
+                (t, step) -> {
+                    calls.add(t.name() + step);
+                    return ok(step);
+                },
+                (i, of, row) -> progress.add(i));
+        assertEquals(
+                List.of("forge0", "peer0", "peer1", "forge1", "forge2", "peer2", "peer3", "forge3", "forge4", "peer4"),
+                calls);
+        assertEquals(
+                List.of(2.0, 3.0, 4.0),
+                results.get(0).stream().map(Completion::latencyMs).toList());
         assertEquals(3, results.get(1).size());
         assertEquals(List.of(-2, -1, 0, 1, 2), progress);
     }
@@ -48,30 +56,44 @@ class InterleaveTest {
         AtomicInteger inFlight = new AtomicInteger();
         List<Integer> peaks = Collections.synchronizedList(new ArrayList<>());
         List<String> servers = Collections.synchronizedList(new ArrayList<>());
-        var results = Interleave.rounds(List.of(A, B), 1, 2, 4, (t, round, client) -> {
-            servers.add(t.name());
-            peaks.add(inFlight.incrementAndGet());
-            try {
-                Thread.sleep(30);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-            inFlight.decrementAndGet();
-            return ok(30);
-        }, Interleave.StepListener.none());
+        var results = Interleave.rounds(
+                List.of(A, B),
+                1,
+                2,
+                4,
+                (t, round, client) -> {
+                    servers.add(t.name());
+                    peaks.add(inFlight.incrementAndGet());
+                    try {
+                        Thread.sleep(30);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    inFlight.decrementAndGet();
+                    return ok(30);
+                },
+                Interleave.StepListener.none());
         assertEquals(2, results.get(0).size());
         assertEquals(4, results.get(0).getFirst().requests().size());
         // never more than one server's clients at a time, and all four of a round together
         assertTrue(peaks.stream().allMatch(p -> p <= 4), peaks.toString());
         assertTrue(peaks.contains(4), peaks.toString());
         // round 0 forge then peer, round 1 peer then forge, ...
-        assertEquals(List.of("forge", "peer", "peer", "forge", "forge", "peer"),
-                List.of(servers.get(0), servers.get(4), servers.get(8), servers.get(12), servers.get(16),
+        assertEquals(
+                List.of("forge", "peer", "peer", "forge", "forge", "peer"),
+                List.of(
+                        servers.get(0),
+                        servers.get(4),
+                        servers.get(8),
+                        servers.get(12),
+                        servers.get(16),
                         servers.get(20)));
         Interleave.Round r = results.get(0).getFirst();
         assertTrue(r.wallMs() >= 30, "wall " + r.wallMs());
         assertEquals(32 / (r.wallMs() / 1000.0), r.aggregateTps(), 1e-6);
-        assertEquals(64 / ((results.get(0).get(0).wallMs() + results.get(0).get(1).wallMs()) / 1000.0),
-                LoadGenerator.aggregateTps(results.get(0)), 1e-6);
+        assertEquals(
+                64 / ((results.get(0).get(0).wallMs() + results.get(0).get(1).wallMs()) / 1000.0),
+                LoadGenerator.aggregateTps(results.get(0)),
+                1e-6);
     }
 }

@@ -22,7 +22,8 @@ class LlamaBenchTest {
     void rejectsOtherText() {
         assertThrows(IllegalArgumentException.class, () -> LlamaBench.parse("| model | size |"));
         assertThrows(IllegalArgumentException.class, () -> LlamaBench.parse("{}"));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> LlamaBench.parse("[{\"n_prompt\":512,\"n_gen\":0,\"avg_ts\":100.0}]"));
     }
 }

@@ -12,8 +12,14 @@ class OptionsTest {
 
     @Test
     void seedDefaultsAreTheSeedMethods() {
-        Options o = Options.parse("seed", "--server", "forge=http://127.0.0.1:8090", "--server",
-                "peer=http://127.0.0.1:8091", "--model", "peer=qwen");
+        Options o = Options.parse(
+                "seed",
+                "--server",
+                "forge=http://127.0.0.1:8090",
+                "--server",
+                "peer=http://127.0.0.1:8091",
+                "--model",
+                "peer=qwen");
         assertEquals(30, o.runs());
         assertEquals(2, o.warmup());
         assertEquals(32, o.maxTokens());
@@ -23,13 +29,26 @@ class OptionsTest {
 
     @Test
     void explicitValues() {
-        Options o = Options.parse("conc", "--clients", "4, 8", "--runs", "2", "--warmup", "0", "--max-tokens", "16",
-                "--llama-bench", "lb.json", "--cmd", "forge=bin/forge serve -m x.gguf");
+        Options o = Options.parse(
+                "conc",
+                "--clients",
+                "4, 8",
+                "--runs",
+                "2",
+                "--warmup",
+                "0",
+                "--max-tokens",
+                "16",
+                "--llama-bench",
+                "lb.json",
+                "--cmd",
+                "forge=bin/forge serve -m x.gguf");
         assertEquals(List.of(4, 8), o.clients());
         assertEquals(0, o.warmup());
         assertEquals(Optional.of(Path.of("lb.json")), o.llamaBench());
         assertEquals("bin/forge serve -m x.gguf", o.commands().get("forge"));
-        assertEquals(List.of(Path.of("a.txt")), Options.parse("summary", "a.txt").files());
+        assertEquals(
+                List.of(Path.of("a.txt")), Options.parse("summary", "a.txt").files());
     }
 
     @Test
@@ -42,8 +61,14 @@ class OptionsTest {
 
     @Test
     void aBodyPerServerNameComparesOneServerWithItself() {
-        Options o = Options.parse("ttft", "--server", "guarded=http://127.0.0.1:8090", "--server", "plain=http://127.0.0.1:8090",
-                "--body", "guarded={\"samplers\": [\"loop_guard\"]}");
+        Options o = Options.parse(
+                "ttft",
+                "--server",
+                "guarded=http://127.0.0.1:8090",
+                "--server",
+                "plain=http://127.0.0.1:8090",
+                "--body",
+                "guarded={\"samplers\": [\"loop_guard\"]}");
         assertEquals("{\"samplers\": [\"loop_guard\"]}", o.bodies().get("guarded"));
         assertEquals(null, o.bodies().get("plain"));
         assertThrows(IllegalArgumentException.class, () -> Options.parse("ttft", "--body", "nobody={}"));

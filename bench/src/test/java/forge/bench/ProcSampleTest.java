@@ -24,6 +24,8 @@ class ProcSampleTest {
 
     @Test
     void rowsLineUpWithTheHeader() {
-        assertEquals(ProcSample.header().length(), new ProcSample(12, 3456, 402_000, 57, 41).row().length());
+        assertEquals(
+                ProcSample.header().length(),
+                new ProcSample(12, 3456, 402_000, 57, 41).row().length());
     }
 }

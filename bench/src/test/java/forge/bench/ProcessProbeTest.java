@@ -32,8 +32,12 @@ class ProcessProbeTest {
         if (!rollup.toFile().canRead()) {
             return; // not Linux: nothing to read
         }
-        assertEquals(1234, ProcessProbe.statusField(write("00400000-7fff [rollup]\nRss: 2000 kB\nPss: 1234 kB\n"
-                + "Pss_Anon: 1000 kB\nPss_File: 234 kB\n"), "Pss"));
+        assertEquals(
+                1234,
+                ProcessProbe.statusField(
+                        write("00400000-7fff [rollup]\nRss: 2000 kB\nPss: 1234 kB\n"
+                                + "Pss_Anon: 1000 kB\nPss_File: 234 kB\n"),
+                        "Pss"));
         long pss = ProcessProbe.pssKb(ProcessHandle.current());
         long rss = ProcessProbe.rssKb(ProcessHandle.current());
         assertTrue(pss > 10_000 && pss <= rss, "PSS " + pss + " KiB, RSS " + rss + " KiB");

@@ -34,7 +34,9 @@ class PromptsTest {
         assertEquals(Prompts.sessionSystem(2), Prompts.sessionSystem(2));
         assertTrue(Prompts.sessionSystem(2).endsWith(Prompts.sharedSystem()));
         assertTrue(!Prompts.sessionSystem(2).startsWith(Prompts.sharedSystem(2).substring(0, 10)));
-        assertNotEquals(Prompts.sessionSystem(2).substring(0, 20), Prompts.sessionSystem(3).substring(0, 20));
+        assertNotEquals(
+                Prompts.sessionSystem(2).substring(0, 20),
+                Prompts.sessionSystem(3).substring(0, 20));
         assertNotEquals(Prompts.userMessage(0, 0), Prompts.userMessage(0, 1));
         assertNotEquals(Prompts.userMessage(0, 0), Prompts.userMessage(1, 0));
     }

@@ -53,8 +53,10 @@ class ReportTest {
         report.ratioOut("seed.p50_ms", 10, 20);
         report.ratioOut("seed.p95_ms", 10, 0);
         String out = bytes.toString(StandardCharsets.UTF_8);
-        assertEquals("METRIC forge.seed.p50_ms=10" + System.lineSeparator() + "RATIO seed.p50_ms=0.5"
-                + System.lineSeparator(), out);
+        assertEquals(
+                "METRIC forge.seed.p50_ms=10" + System.lineSeparator() + "RATIO seed.p50_ms=0.5"
+                        + System.lineSeparator(),
+                out);
         assertTrue(Summary.parse("METRIC forge.seed.p50_ms=10").isPresent());
     }
 }

@@ -20,7 +20,9 @@ class SummaryTest {
                 "RATIO decode_vs_llama_bench=oops"));
         assertEquals(Optional.of(90.0), s.value("METRIC forge.seed.p95_ms"));
         String table = s.table();
-        assertTrue(table.contains("| seed p95 latency vs llama-server | `RATIO seed.p95_ms` | ≤ 0.95 | 0.9 | met |"), table);
+        assertTrue(
+                table.contains("| seed p95 latency vs llama-server | `RATIO seed.p95_ms` | ≤ 0.95 | 0.9 | met |"),
+                table);
         assertTrue(table.contains("| `RATIO conc4.agg_tps` | ≥ 1.1 | 1.05 | **missed** |"), table);
         assertTrue(table.contains("| `METRIC startup.diff_ms` | ≤ 300 | -20.5 | met |"), table);
         assertTrue(table.contains("| `RATIO decode_vs_llama_bench` | ≥ 0.97 | — | not measured |"), table);
@@ -29,6 +31,7 @@ class SummaryTest {
 
     @Test
     void lastValueWins() {
-        assertEquals(Optional.of(2.0), Summary.of(List.of("RATIO a=1", "RATIO a=2")).value("RATIO a"));
+        assertEquals(
+                Optional.of(2.0), Summary.of(List.of("RATIO a=1", "RATIO a=2")).value("RATIO a"));
     }
 }

@@ -13,8 +13,14 @@ class TargetTest {
         Target.requireLoopback(URI.create("http://127.0.0.1:8080"));
         Target.requireLoopback(URI.create("http://127.1.2.3:8080/"));
         Target.requireLoopback(URI.create("http://[::1]:8080"));
-        for (String bad : new String[] {"http://10.0.0.1:8080", "http://example.com", "http://localhost.example.com:1",
-                "https://127.0.0.1:8080", "http://0.0.0.0:8080", "127.0.0.1:8080"}) {
+        for (String bad : new String[] {
+            "http://10.0.0.1:8080",
+            "http://example.com",
+            "http://localhost.example.com:1",
+            "https://127.0.0.1:8080",
+            "http://0.0.0.0:8080",
+            "127.0.0.1:8080"
+        }) {
             assertThrows(IllegalArgumentException.class, () -> Target.requireLoopback(URI.create(bad)), bad);
         }
     }

@@ -24,11 +24,20 @@ class BuildCacheHomeTest {
     private static String evaluate(Path home, String... extra) throws Exception {
         Path log = Files.createTempFile(home, "mvn", ".log");
         List<String> command = new java.util.ArrayList<>(List.of(
-                Path.of(System.getProperty("forge.maven.home"), "bin", "mvn").toString(), "-B", "-q", "-N", "-Dstyle.color=never",
+                Path.of(System.getProperty("forge.maven.home"), "bin", "mvn").toString(),
+                "-B",
+                "-q",
+                "-N",
+                "-Dstyle.color=never",
                 "-Dmaven.repo.local=" + System.getProperty("forge.maven.repo"),
-                "org.apache.maven.plugins:maven-help-plugin:3.5.2:evaluate", "-Dexpression=llama.home", "-DforceStdout"));
+                "org.apache.maven.plugins:maven-help-plugin:3.5.2:evaluate",
+                "-Dexpression=llama.home",
+                "-DforceStdout"));
         command.addAll(List.of(extra));
-        ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .directory(ROOT.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
         Map<String, String> env = pb.environment();
         env.put("HOME", home.toString());
         env.put("JAVA_HOME", Path.of(System.getProperty("java.home")).toString());

@@ -23,12 +23,16 @@ import java.util.concurrent.TimeUnit;
  * @param firstChunk done once the first chunk with content arrived
  * @param headers    the response's headers
  */
-record ChatStream(CompletableFuture<List<String>> lines, CompletableFuture<Void> firstChunk, java.net.http.HttpHeaders headers) {
+record ChatStream(
+        CompletableFuture<List<String>> lines, CompletableFuture<Void> firstChunk, java.net.http.HttpHeaders headers) {
 
     /** POSTs {@code body} (a streaming chat) to {@code base}/v1/chat/completions; returns once its first content chunk arrived. */
     static ChatStream start(HttpClient http, String base, String body) throws Exception {
-        HttpResponse<java.io.InputStream> r = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse<java.io.InputStream> r = http.send(
+                HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         assertEquals(200, r.statusCode());
         CompletableFuture<Void> first = new CompletableFuture<>();

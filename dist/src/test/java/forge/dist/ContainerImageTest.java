@@ -38,6 +38,7 @@ class ContainerImageTest {
 
     @TempDir
     static Path work;
+
     static Path layout;
     static Path bundle;
     static JsonNode config;
@@ -62,12 +63,17 @@ class ContainerImageTest {
     }
 
     static JsonNode blob(String digest) throws IOException {
-        return JSON.readTree(layout.resolve("blobs/sha256").resolve(digest.substring("sha256:".length())).toFile());
+        return JSON.readTree(layout.resolve("blobs/sha256")
+                .resolve(digest.substring("sha256:".length()))
+                .toFile());
     }
 
     static String run(List<String> cmd, int seconds) throws Exception {
         Path log = Files.createTempFile(work, "cmd", ".log");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError(cmd + " did not finish in " + seconds + " s:\n" + Files.readString(log));
@@ -84,24 +90,37 @@ class ContainerImageTest {
         assertTrue(c.get("ExposedPorts").has("8080/tcp"), c.toString());
         List<String> volumes = new ArrayList<>();
         c.get("Volumes").fieldNames().forEachRemaining(volumes::add);
-        assertEquals(List.of("/models", "/var/cache/forge"), volumes.stream().sorted().toList());
+        assertEquals(
+                List.of("/models", "/var/cache/forge"),
+                volumes.stream().sorted().toList());
         Map<?, ?> labels = JSON.convertValue(c.get("Labels"), Map.class);
-        assertTrue(String.valueOf(labels.get("org.opencontainers.image.version")).matches("\\d+\\.\\d+\\.\\d+.*"), labels.toString());
+        assertTrue(
+                String.valueOf(labels.get("org.opencontainers.image.version")).matches("\\d+\\.\\d+\\.\\d+.*"),
+                labels.toString());
         assertEquals("v0.5.0", labels.get("dev.forgelm.llama-cpp.release"), labels.toString());
         assertTrue(String.valueOf(labels.get("dev.forgelm.base.packages")).contains("libstdc++6="), labels.toString());
-        List<String> env = JSON.convertValue(c.get("Env"), new TypeReference<List<String>>() { });
-        assertTrue(env.contains("FORGE_MODELS_DIR=/models") && env.contains("FORGE_PROMPT_CACHE_DIR=/var/cache/forge"), env.toString());
+        List<String> env = JSON.convertValue(c.get("Env"), new TypeReference<List<String>>() {});
+        assertTrue(
+                env.contains("FORGE_MODELS_DIR=/models") && env.contains("FORGE_PROMPT_CACHE_DIR=/var/cache/forge"),
+                env.toString());
         assertEquals("amd64", config.get("architecture").asText());
         assertEquals("linux", config.get("os").asText());
 
         // umoci's runtime bundle carries the same user and process.
         JsonNode runtime = JSON.readTree(bundle.resolve("config.json").toFile());
         assertEquals(10001, runtime.get("process").get("user").get("uid").asInt());
-        assertEquals("/usr/local/bin/forge-serve", runtime.get("process").get("args").get(0).asText());
+        assertEquals(
+                "/usr/local/bin/forge-serve",
+                runtime.get("process").get("args").get(0).asText());
         // The base is what the natives need and little else: no package manager, no shell beyond /bin/sh.
         Path rootfs = bundle.resolve("rootfs");
-        for (String f : List.of("usr/lib/x86_64-linux-gnu/libstdc++.so.6", "lib/x86_64-linux-gnu/libgcc_s.so.1",
-                "lib64/ld-linux-x86-64.so.2", "opt/forge/bin/java", "opt/forge/natives/llama/lib/libllama.v0.5.0.so", "etc/passwd")) {
+        for (String f : List.of(
+                "usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+                "lib/x86_64-linux-gnu/libgcc_s.so.1",
+                "lib64/ld-linux-x86-64.so.2",
+                "opt/forge/bin/java",
+                "opt/forge/natives/llama/lib/libllama.v0.5.0.so",
+                "etc/passwd")) {
             assertTrue(Files.exists(rootfs.resolve(f)), f);
         }
         assertFalse(Files.exists(rootfs.resolve("usr/bin/apt-get")));
@@ -111,7 +130,8 @@ class ContainerImageTest {
     @Test
     void theCpuImageStaysSmall() throws Exception {
         long bytes = Files.size(Path.of(System.getProperty("forge.oci.tarball", "target/forge-oci.tar")));
-        // The jlink image (~60 MB compressed with llama.cpp's CPU libraries) and a base of ~3 MB: 120 MiB is a loud ceiling.
+        // The jlink image (~60 MB compressed with llama.cpp's CPU libraries) and a base of ~3 MB: 120 MiB is a loud
+        // ceiling.
         assertTrue(bytes < 120L * 1024 * 1024, "the CPU image grew to " + bytes / (1024 * 1024) + " MiB");
     }
 
@@ -121,31 +141,66 @@ class ContainerImageTest {
         Path models = Files.createDirectories(work.resolve("models"));
         Path cache = Files.createDirectories(work.resolve("cache"));
         Path home = Files.createDirectories(work.resolve("host-home"));
-        ImageServer.Ran synth = ImageServer.command(home, "model", "synth", "-o", models.resolve("tiny.gguf").toString());
+        ImageServer.Ran synth = ImageServer.command(
+                home, "model", "synth", "-o", models.resolve("tiny.gguf").toString());
         assertEquals(0, synth.exitCode(), synth.output());
 
         JsonNode process = JSON.readTree(bundle.resolve("config.json").toFile()).get("process");
         int port = HostTools.freePort();
-        List<String> cmd = new ArrayList<>(List.of(bwrap.toString(),
-                "--unshare-user", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-                "--uid", process.get("user").get("uid").asText(), "--gid", process.get("user").get("gid").asText(),
-                "--ro-bind", bundle.resolve("rootfs").toString(), "/",
-                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                "--ro-bind", models.toString(), "/models",
-                "--bind", cache.toString(), "/var/cache/forge",
-                "--chdir", process.get("cwd").asText(),
-                "--die-with-parent", "--clearenv"));
+        List<String> cmd = new ArrayList<>(List.of(
+                bwrap.toString(),
+                "--unshare-user",
+                "--unshare-ipc",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+                "--uid",
+                process.get("user").get("uid").asText(),
+                "--gid",
+                process.get("user").get("gid").asText(),
+                "--ro-bind",
+                bundle.resolve("rootfs").toString(),
+                "/",
+                "--proc",
+                "/proc",
+                "--dev",
+                "/dev",
+                "--tmpfs",
+                "/tmp",
+                "--ro-bind",
+                models.toString(),
+                "/models",
+                "--bind",
+                cache.toString(),
+                "/var/cache/forge",
+                "--chdir",
+                process.get("cwd").asText(),
+                "--die-with-parent",
+                "--clearenv"));
         // The image's environment, then what a Deployment sets.
         for (JsonNode e : process.get("env")) {
             String[] kv = e.asText().split("=", 2);
             cmd.addAll(List.of("--setenv", kv[0], kv[1]));
         }
-        cmd.addAll(List.of("--setenv", "FORGE_HOST", "127.0.0.1", "--setenv", "FORGE_PORT", Integer.toString(port),
-                "--setenv", "FORGE_MODEL", "/models/tiny.gguf", "--setenv", "FORGE_SERVE_ARGS", "-c 1024 -np 1 -t 2 --alias tiny",
+        cmd.addAll(List.of(
+                "--setenv",
+                "FORGE_HOST",
+                "127.0.0.1",
+                "--setenv",
+                "FORGE_PORT",
+                Integer.toString(port),
+                "--setenv",
+                "FORGE_MODEL",
+                "/models/tiny.gguf",
+                "--setenv",
+                "FORGE_SERVE_ARGS",
+                "-c 1024 -np 1 -t 2 --alias tiny",
                 "--"));
         process.get("args").forEach(a -> cmd.add(a.asText()));
         Path log = work.resolve("container.log");
-        Process container = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process container = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         running = container;
         HttpClient http = HttpClient.newHttpClient();
         String base = "http://127.0.0.1:" + port;
@@ -153,36 +208,58 @@ class ContainerImageTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (true) {
                 try {
-                    if (http.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(), HttpResponse.BodyHandlers.discarding())
-                            .statusCode() == 200) {
+                    if (http.send(
+                                            HttpRequest.newBuilder(URI.create(base + "/health"))
+                                                    .build(),
+                                            HttpResponse.BodyHandlers.discarding())
+                                    .statusCode()
+                            == 200) {
                         break;
                     }
                 } catch (IOException notYet) {
                     // not listening yet
                 }
-                assertTrue(container.isAlive() && System.nanoTime() < deadline, "the container did not come up:\n" + Files.readString(log));
+                assertTrue(
+                        container.isAlive() && System.nanoTime() < deadline,
+                        "the container did not come up:\n" + Files.readString(log));
                 Thread.sleep(200);
             }
-            HttpResponse<String> chat = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("""
+            HttpResponse<String> chat = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("""
                             {"model": "tiny", "max_tokens": 8, "messages": [{"role": "user", "content": "Hello from a container"}]}"""))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertEquals(200, chat.statusCode(), chat.body());
             JsonNode answer = JSON.readTree(chat.body());
-            assertEquals("assistant", answer.get("choices").get(0).get("message").get("role").asText());
+            assertEquals(
+                    "assistant",
+                    answer.get("choices").get(0).get("message").get("role").asText());
             assertTrue(answer.get("usage").get("completion_tokens").asInt() > 0, chat.body());
             // The gateway's gauges are there too.
-            String metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            String metrics = http.send(
+                            HttpRequest.newBuilder(URI.create(base + "/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             assertTrue(metrics.contains("vllm:num_requests_waiting{model_name=\"tiny\"} 0.0"), metrics);
 
-            // The server's JVM runs as the image's user: uid 10001 in its user namespace (root outside, who started it).
-            ProcessHandle java = container.toHandle().descendants().filter(h -> h.info().command().orElse("").endsWith("/bin/java"))
-                    .findFirst().orElseThrow(() -> new AssertionError("no java under bwrap"));
-            String uidMap = Files.readString(Path.of("/proc", Long.toString(java.pid()), "uid_map")).trim();
+            // The server's JVM runs as the image's user: uid 10001 in its user namespace (root outside, who started
+            // it).
+            ProcessHandle java = container
+                    .toHandle()
+                    .descendants()
+                    .filter(h -> h.info().command().orElse("").endsWith("/bin/java"))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no java under bwrap"));
+            String uidMap = Files.readString(Path.of("/proc", Long.toString(java.pid()), "uid_map"))
+                    .trim();
             assertTrue(uidMap.startsWith("10001 "), uidMap);
             // Stop as Kubernetes does: SIGTERM to the server, which drains and exits 0.
             java.destroy();
-            assertTrue(container.waitFor(60, TimeUnit.SECONDS), "the container did not stop:\n" + Files.readString(log));
+            assertTrue(
+                    container.waitFor(60, TimeUnit.SECONDS), "the container did not stop:\n" + Files.readString(log));
             String out = Files.readString(log);
             assertEquals(0, container.exitValue(), out);
             assertFalse(out.contains("Read-only file system"), out);

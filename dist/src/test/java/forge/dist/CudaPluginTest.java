@@ -26,6 +26,7 @@ class CudaPluginTest {
 
     @TempDir
     static Path work;
+
     static Path plugins;
 
     /** plugins/llamacpp-cuda/ with the plugin's jar, as the CUDA tarball lays it out (minus natives/). */
@@ -35,7 +36,8 @@ class CudaPluginTest {
         plugins = Files.createDirectories(work.resolve("plugins"));
         Path folder = Files.createDirectories(plugins.resolve("llamacpp-cuda"));
         try (Stream<Path> jars = Files.list(built)) {
-            for (Path jar : jars.filter(j -> j.getFileName().toString().startsWith("forge-backend-llamacpp-cuda-")).toList()) {
+            for (Path jar : jars.filter(j -> j.getFileName().toString().startsWith("forge-backend-llamacpp-cuda-"))
+                    .toList()) {
                 Files.copy(jar, folder.resolve(jar.getFileName()));
             }
         }
@@ -50,10 +52,16 @@ class CudaPluginTest {
         ImageServer.Ran r = ImageServer.command(home, "plugins", "--plugins-dir", plugins.toString());
         assertEquals(0, r.exitCode(), r.output());
         // The Backends table's row (the log has a line of its own before it).
-        String cuda = r.output().lines().filter(l -> l.contains("llama.cpp-cuda") && l.contains("priority 10 "))
-                .findFirst().orElseThrow(() -> new AssertionError(r.output()));
+        String cuda = r.output()
+                .lines()
+                .filter(l -> l.contains("llama.cpp-cuda") && l.contains("priority 10 "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(r.output()));
         assertTrue(cuda.contains("unusable"), cuda);
-        assertTrue(cuda.contains("CUDA natives not installed: no libggml-cuda.so in " + plugins.resolve("llamacpp-cuda/natives/lib")), cuda);
+        assertTrue(
+                cuda.contains("CUDA natives not installed: no libggml-cuda.so in "
+                        + plugins.resolve("llamacpp-cuda/natives/lib")),
+                cuda);
         if (!Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libcuda.so.1"))) {
             assertTrue(cuda.contains("libcuda.so.1 not found: no NVIDIA driver"), cuda);
         }
@@ -63,9 +71,13 @@ class CudaPluginTest {
 
     @Test
     void theCpuBackendServesAndPropsShowsTheCudaVerdict() throws Exception {
-        try (ImageServer server = ImageServer.start(Files.createDirectories(work.resolve("serve")), "--plugins-dir", plugins.toString())) {
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(server.base + "/props")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+        try (ImageServer server = ImageServer.start(
+                Files.createDirectories(work.resolve("serve")), "--plugins-dir", plugins.toString())) {
+            HttpResponse<String> r = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(server.base + "/props"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode(), r.body());
             JsonNode backend = new ObjectMapper().readTree(r.body()).get("backend");
             assertEquals("llama.cpp-cpu", backend.get("name").asText(), backend.toString());
@@ -75,7 +87,11 @@ class CudaPluginTest {
                     cuda = c;
                 }
             }
-            assertTrue(cuda != null && !cuda.get("usable").asBoolean() && !cuda.get("chosen").asBoolean(), backend.toString());
+            assertTrue(
+                    cuda != null
+                            && !cuda.get("usable").asBoolean()
+                            && !cuda.get("chosen").asBoolean(),
+                    backend.toString());
             assertTrue(cuda.get("detail").asText().contains("CUDA natives not installed"), cuda.toString());
         }
     }
@@ -84,11 +100,24 @@ class CudaPluginTest {
     void forcingTheCudaBackendIsAStartUpErrorNamingWhy() throws Exception {
         Path home = Files.createDirectories(work.resolve("home-forced"));
         Path model = home.resolve("m.gguf");
-        assertEquals(0, ImageServer.command(home, "model", "synth", "-o", model.toString()).exitCode());
-        ImageServer.Ran r = ImageServer.command(home, "serve", "-m", model.toString(), "--port", "0", "--plugins-dir",
-                plugins.toString(), "--backend", "llama.cpp-cuda");
+        assertEquals(
+                0,
+                ImageServer.command(home, "model", "synth", "-o", model.toString())
+                        .exitCode());
+        ImageServer.Ran r = ImageServer.command(
+                home,
+                "serve",
+                "-m",
+                model.toString(),
+                "--port",
+                "0",
+                "--plugins-dir",
+                plugins.toString(),
+                "--backend",
+                "llama.cpp-cuda");
         assertNotEquals(0, r.exitCode(), r.output());
-        assertTrue(r.output().contains("--backend llama.cpp-cuda is not usable: CUDA natives not installed"), r.output());
+        assertTrue(
+                r.output().contains("--backend llama.cpp-cuda is not usable: CUDA natives not installed"), r.output());
     }
 
     @Test
@@ -110,11 +139,21 @@ class CudaPluginTest {
         for (String runtime : new String[] {"libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13"}) {
             Files.writeString(driver.resolve(runtime), "");
         }
-        ImageServer.Ran r = ImageServer.command(home, "plugins", "--plugins-dir", plugins.toString(),
-                "--cuda-natives-dir", natives.toString(), "--cuda-lib-dir", driver.toString());
+        ImageServer.Ran r = ImageServer.command(
+                home,
+                "plugins",
+                "--plugins-dir",
+                plugins.toString(),
+                "--cuda-natives-dir",
+                natives.toString(),
+                "--cuda-lib-dir",
+                driver.toString());
         assertEquals(0, r.exitCode(), r.output());
-        String cuda = r.output().lines().filter(l -> l.contains("llama.cpp-cuda") && l.contains("priority 10 "))
-                .findFirst().orElseThrow(() -> new AssertionError(r.output()));
+        String cuda = r.output()
+                .lines()
+                .filter(l -> l.contains("llama.cpp-cuda") && l.contains("priority 10 "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(r.output()));
         assertTrue(cuda.contains("unusable: no usable CUDA device: ") && cuda.contains("libcuda has no cuInit"), cuda);
     }
 }

@@ -15,13 +15,15 @@ import org.junit.jupiter.api.Assumptions;
  */
 final class HostTools {
 
-    private HostTools() {
-    }
+    private HostTools() {}
 
     /** The program's path on PATH (or in /usr/sbin, where Debian puts haproxy). */
     static Path require(String program, String debianPackage) {
         Optional<Path> found = Arrays.stream((System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/sbin").split(":"))
-                .filter(d -> !d.isEmpty()).map(d -> Path.of(d, program)).filter(Files::isExecutable).findFirst();
+                .filter(d -> !d.isEmpty())
+                .map(d -> Path.of(d, program))
+                .filter(Files::isExecutable)
+                .findFirst();
         if (found.isPresent()) {
             return found.get();
         }

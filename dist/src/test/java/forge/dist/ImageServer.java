@@ -43,7 +43,8 @@ final class ImageServer implements AutoCloseable {
      * launcher's {@code FORGE_OPTS}; "" for none). The serve defaults {@code -c 2048 -np 2 -t 2}
      * apply unless {@code extraArgs} gives its own.
      */
-    static ImageServer startWithJvm(Path work, List<String> synthArgs, String jvmOptions, String... extraArgs) throws Exception {
+    static ImageServer startWithJvm(Path work, List<String> synthArgs, String jvmOptions, String... extraArgs)
+            throws Exception {
         Path forge = launcher();
         Path home = Files.createDirectories(work.resolve("home"));
         Path model = work.resolve("tiny.gguf");
@@ -54,8 +55,8 @@ final class ImageServer implements AutoCloseable {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        List<String> cmd = new ArrayList<>(List.of(forge.toString(), "serve", "-m", model.toString(), "--alias", "tiny",
-                "--port", String.valueOf(port)));
+        List<String> cmd = new ArrayList<>(List.of(
+                forge.toString(), "serve", "-m", model.toString(), "--alias", "tiny", "--port", String.valueOf(port)));
         // The defaults, unless the test gives its own (picocli refuses an option given twice).
         List<String> extra = List.of(extraArgs);
         for (String[] option : new String[][] {{"-c", "2048"}, {"-np", "2"}, {"-t", "2"}}) {
@@ -75,8 +76,12 @@ final class ImageServer implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             try {
-                if (http.send(HttpRequest.newBuilder(URI.create(server.base + "/health")).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                if (http.send(
+                                        HttpRequest.newBuilder(URI.create(server.base + "/health"))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 200) {
                     return server;
                 }
             } catch (IOException notYet) {
@@ -107,8 +112,7 @@ final class ImageServer implements AutoCloseable {
     }
 
     /** A finished command: its exit code and output. */
-    record Ran(int exitCode, String output) {
-    }
+    record Ran(int exitCode, String output) {}
 
     private static Path launcher() {
         Path image = Path.of(System.getProperty("forge.image.dir", "target/forge"));

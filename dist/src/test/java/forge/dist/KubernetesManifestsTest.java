@@ -78,7 +78,8 @@ class KubernetesManifestsTest {
             for (Object o : objects) {
                 assertTrue(o instanceof HasMetadata, file + ": not a Kubernetes object: " + o);
                 HasMetadata r = (HasMetadata) o;
-                String where = file.getFileName() + " " + r.getKind() + "/" + r.getMetadata().getName();
+                String where = file.getFileName() + " " + r.getKind() + "/"
+                        + r.getMetadata().getName();
                 if (r instanceof GenericKubernetesResource g) {
                     // Only the custom resource fabric8 has no class for is allowed to stay generic.
                     assertEquals("InferencePool", g.getKind(), where + ": a kind the model does not know");
@@ -114,7 +115,8 @@ class KubernetesManifestsTest {
             return;
         }
         for (Method m : o.getClass().getMethods()) {
-            if (m.getParameterCount() != 0 || m.getDeclaringClass() == Object.class
+            if (m.getParameterCount() != 0
+                    || m.getDeclaringClass() == Object.class
                     || !(m.getName().startsWith("get") || m.getName().startsWith("is"))) {
                 continue;
             }
@@ -130,30 +132,32 @@ class KubernetesManifestsTest {
     }
 
     /** The v1 InferencePool's fields, for the one kind fabric8 has no class for. */
-    record InferencePoolSpec(LabelSelector selector, List<PortRef> targetPorts, EndpointPickerRef endpointPickerRef) {
-    }
+    record InferencePoolSpec(LabelSelector selector, List<PortRef> targetPorts, EndpointPickerRef endpointPickerRef) {}
 
-    record LabelSelector(Map<String, String> matchLabels) {
-    }
+    record LabelSelector(Map<String, String> matchLabels) {}
 
-    record PortRef(int number) {
-    }
+    record PortRef(int number) {}
 
-    record EndpointPickerRef(String group, String kind, String name, PortRef port, String failureMode) {
-    }
+    record EndpointPickerRef(String group, String kind, String name, PortRef port, String failureMode) {}
 
     static final ObjectMapper STRICT = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     static InferencePoolSpec inferencePool(GenericKubernetesResource pool) {
         assertEquals("inference.networking.k8s.io/v1", pool.getApiVersion());
-        assertEquals(Map.of(), pool.getAdditionalProperties().entrySet().stream()
-                .filter(e -> !e.getKey().equals("spec")).collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
+        assertEquals(
+                Map.of(),
+                pool.getAdditionalProperties().entrySet().stream()
+                        .filter(e -> !e.getKey().equals("spec"))
+                        .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
                 "an InferencePool has metadata and spec only");
-        InferencePoolSpec spec = STRICT.convertValue(pool.getAdditionalProperties().get("spec"), InferencePoolSpec.class);
+        InferencePoolSpec spec =
+                STRICT.convertValue(pool.getAdditionalProperties().get("spec"), InferencePoolSpec.class);
         assertFalse(spec.selector().matchLabels().isEmpty());
         assertEquals(1, spec.targetPorts().size());
         assertNotNull(spec.endpointPickerRef().name());
-        assertTrue(spec.endpointPickerRef().failureMode() == null || List.of("FailOpen", "FailClose").contains(spec.endpointPickerRef().failureMode()));
+        assertTrue(spec.endpointPickerRef().failureMode() == null
+                || List.of("FailOpen", "FailClose")
+                        .contains(spec.endpointPickerRef().failureMode()));
         return spec;
     }
 
@@ -162,13 +166,18 @@ class KubernetesManifestsTest {
     }
 
     static <T extends HasMetadata> T one(Path file, Class<T> type, String name) throws IOException {
-        return all(file, type).stream().filter(r -> r.getMetadata().getName().equals(name)).findFirst()
+        return all(file, type).stream()
+                .filter(r -> r.getMetadata().getName().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError(file + " has no " + type.getSimpleName() + " " + name));
     }
 
     static String env(Container c, String name) {
-        return c.getEnv().stream().filter(e -> e.getName().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no " + name + " in " + c.getName())).getValue();
+        return c.getEnv().stream()
+                .filter(e -> e.getName().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + name + " in " + c.getName()))
+                .getValue();
     }
 
     /** Seconds of a --shutdown-grace value in FORGE_SERVE_ARGS (e.g. "120s"). */
@@ -183,29 +192,42 @@ class KubernetesManifestsTest {
         for (String file : List.of("forgelm.yaml", "forgelm-cuda.yaml")) {
             Deployment d = one(DIR.resolve(file), Deployment.class, "forgelm");
             PodSpec pod = d.getSpec().getTemplate().getSpec();
-            assertEquals(d.getSpec().getSelector().getMatchLabels().get("app"), d.getSpec().getTemplate().getMetadata().getLabels().get("app"));
+            assertEquals(
+                    d.getSpec().getSelector().getMatchLabels().get("app"),
+                    d.getSpec().getTemplate().getMetadata().getLabels().get("app"));
             Container c = pod.getContainers().getFirst();
             int port = c.getPorts().getFirst().getContainerPort();
             assertEquals(8080, port, "the image's port (FORGE_PORT)");
 
-            assertEquals("/health", c.getReadinessProbe().getHttpGet().getPath(), file + ": ready = model loaded and serving");
-            assertTrue(c.getLivenessProbe().getHttpGet() == null || !"/health".equals(c.getLivenessProbe().getHttpGet().getPath()),
+            assertEquals(
+                    "/health",
+                    c.getReadinessProbe().getHttpGet().getPath(),
+                    file + ": ready = model loaded and serving");
+            assertTrue(
+                    c.getLivenessProbe().getHttpGet() == null
+                            || !"/health"
+                                    .equals(c.getLivenessProbe().getHttpGet().getPath()),
                     file + ": liveness apart from readiness, or a loading or draining replica is killed");
 
             long preStop = c.getLifecycle().getPreStop().getSleep().getSeconds();
             int grace = shutdownGrace(env(c, "FORGE_SERVE_ARGS"));
             assertTrue(preStop > 0, file);
-            assertTrue(pod.getTerminationGracePeriodSeconds() > preStop + grace,
-                    file + ": Kubernetes waits for the preStop pause and ForgeLM's drain: " + pod.getTerminationGracePeriodSeconds());
+            assertTrue(
+                    pod.getTerminationGracePeriodSeconds() > preStop + grace,
+                    file + ": Kubernetes waits for the preStop pause and ForgeLM's drain: "
+                            + pod.getTerminationGracePeriodSeconds());
 
             // The image's user (OciImage.USER) and its read-only root with its writable places mounted.
             assertEquals(10001L, pod.getSecurityContext().getRunAsUser());
             assertTrue(c.getSecurityContext().getReadOnlyRootFilesystem());
-            List<String> mounts = c.getVolumeMounts().stream().map(m -> m.getMountPath()).toList();
+            List<String> mounts =
+                    c.getVolumeMounts().stream().map(m -> m.getMountPath()).toList();
             assertTrue(mounts.containsAll(List.of("/models", "/var/cache/forge", "/tmp")), file + ": " + mounts);
             assertTrue(env(c, "FORGE_MODEL").startsWith("/models/"), file);
             for (var m : c.getVolumeMounts()) {
-                assertTrue(pod.getVolumes().stream().anyMatch(v -> v.getName().equals(m.getName())), file + ": no volume " + m.getName());
+                assertTrue(
+                        pod.getVolumes().stream().anyMatch(v -> v.getName().equals(m.getName())),
+                        file + ": no volume " + m.getName());
             }
         }
         Service s = one(DIR.resolve("forgelm.yaml"), Service.class, "forgelm");
@@ -217,28 +239,54 @@ class KubernetesManifestsTest {
     void thePoolSelectsTheReplicasAndThePickerAndRouteNameIt() throws Exception {
         Path gateway = DIR.resolve("inference-gateway.yaml");
         Deployment replicas = one(DIR.resolve("forgelm.yaml"), Deployment.class, "forgelm");
-        GenericKubernetesResource poolResource = all(gateway, GenericKubernetesResource.class).getFirst();
+        GenericKubernetesResource poolResource =
+                all(gateway, GenericKubernetesResource.class).getFirst();
         InferencePoolSpec pool = inferencePool(poolResource);
         String poolName = poolResource.getMetadata().getName();
 
-        Map<String, String> podLabels = replicas.getSpec().getTemplate().getMetadata().getLabels();
-        pool.selector().matchLabels().forEach((k, v) -> assertEquals(v, podLabels.get(k), "the pool selects the replicas' pods by " + k));
-        assertEquals(replicas.getSpec().getTemplate().getSpec().getContainers().getFirst().getPorts().getFirst().getContainerPort(),
+        Map<String, String> podLabels =
+                replicas.getSpec().getTemplate().getMetadata().getLabels();
+        pool.selector()
+                .matchLabels()
+                .forEach((k, v) -> assertEquals(v, podLabels.get(k), "the pool selects the replicas' pods by " + k));
+        assertEquals(
+                replicas.getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .getFirst()
+                        .getPorts()
+                        .getFirst()
+                        .getContainerPort(),
                 pool.targetPorts().getFirst().number());
 
-        Service eppService = one(gateway, Service.class, pool.endpointPickerRef().name());
-        assertEquals(pool.endpointPickerRef().port().number(), eppService.getSpec().getPorts().getFirst().getPort());
+        Service eppService =
+                one(gateway, Service.class, pool.endpointPickerRef().name());
+        assertEquals(
+                pool.endpointPickerRef().port().number(),
+                eppService.getSpec().getPorts().getFirst().getPort());
         Deployment epp = one(gateway, Deployment.class, pool.endpointPickerRef().name());
-        assertEquals(eppService.getSpec().getSelector(), epp.getSpec().getTemplate().getMetadata().getLabels());
-        List<String> args = epp.getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs();
+        assertEquals(
+                eppService.getSpec().getSelector(),
+                epp.getSpec().getTemplate().getMetadata().getLabels());
+        List<String> args =
+                epp.getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs();
         assertEquals(poolName, args.get(args.indexOf("--pool-name") + 1));
 
         // The picker's configuration: every profile's pluginRef is a declared plugin, and it scores
         // by the queue and the KV-cache use that ForgeLM exports under vLLM's names.
         String configFile = args.get(args.indexOf("--config-file") + 1);
-        ConfigMap config = one(gateway, ConfigMap.class, epp.getSpec().getTemplate().getSpec().getVolumes().stream()
-                .filter(v -> v.getConfigMap() != null).findFirst().orElseThrow().getConfigMap().getName());
-        JsonNode picker = new ObjectMapper(new YAMLFactory()).readTree(config.getData().get(Path.of(configFile).getFileName().toString()));
+        ConfigMap config = one(
+                gateway,
+                ConfigMap.class,
+                epp.getSpec().getTemplate().getSpec().getVolumes().stream()
+                        .filter(v -> v.getConfigMap() != null)
+                        .findFirst()
+                        .orElseThrow()
+                        .getConfigMap()
+                        .getName());
+        JsonNode picker = new ObjectMapper(new YAMLFactory())
+                .readTree(config.getData().get(Path.of(configFile).getFileName().toString()));
         assertEquals("EndpointPickerConfig", picker.get("kind").asText());
         List<String> types = new ArrayList<>();
         picker.get("plugins").forEach(p -> types.add(p.get("type").asText()));

@@ -61,6 +61,7 @@ class LangChain4jTest {
 
     @TempDir
     static Path work;
+
     static ImageServer server;
 
     @BeforeAll
@@ -76,9 +77,16 @@ class LangChain4jTest {
     }
 
     private static OpenAiChatModel chatModel(String model) {
-        return OpenAiChatModel.builder().baseUrl(server.base + "/v1").apiKey(KEY).modelName(model).maxTokens(8)
-                .temperature(0.0).maxRetries(0).timeout(Duration.ofSeconds(60))
-                .supportedCapabilities(Capability.RESPONSE_FORMAT_JSON_SCHEMA).build();
+        return OpenAiChatModel.builder()
+                .baseUrl(server.base + "/v1")
+                .apiKey(KEY)
+                .modelName(model)
+                .maxTokens(8)
+                .temperature(0.0)
+                .maxRetries(0)
+                .timeout(Duration.ofSeconds(60))
+                .supportedCapabilities(Capability.RESPONSE_FORMAT_JSON_SCHEMA)
+                .build();
     }
 
     /**
@@ -89,25 +97,43 @@ class LangChain4jTest {
     private static OpenAiChatModel structuredModel() throws Exception {
         Map<String, Integer> closers = new java.util.HashMap<>();
         for (String text : List.of("\"", "}", "]")) {
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(server.base + "/tokenize"))
-                    .header("Authorization", "Bearer " + KEY).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(Map.of("content", text)))).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(server.base + "/tokenize"))
+                                    .header("Authorization", "Bearer " + KEY)
+                                    .header("Content-Type", "application/json")
+                                    .POST(HttpRequest.BodyPublishers.ofString(
+                                            JSON.writeValueAsString(Map.of("content", text))))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode(), r.body());
             closers.put(JSON.readTree(r.body()).get("tokens").get(0).asText(), 6);
         }
-        return OpenAiChatModel.builder().baseUrl(server.base + "/v1").apiKey(KEY).modelName("tiny").maxTokens(300)
-                .temperature(1.0).seed(5).logitBias(closers).maxRetries(0).timeout(Duration.ofSeconds(60))
-                .supportedCapabilities(Capability.RESPONSE_FORMAT_JSON_SCHEMA).build();
+        return OpenAiChatModel.builder()
+                .baseUrl(server.base + "/v1")
+                .apiKey(KEY)
+                .modelName("tiny")
+                .maxTokens(300)
+                .temperature(1.0)
+                .seed(5)
+                .logitBias(closers)
+                .maxRetries(0)
+                .timeout(Duration.ofSeconds(60))
+                .supportedCapabilities(Capability.RESPONSE_FORMAT_JSON_SCHEMA)
+                .build();
     }
 
     @Test
     void chat() {
-        ChatResponse r = chatModel("tiny").chat(ChatRequest.builder()
-                .messages(SystemMessage.from("Be brief."), UserMessage.from("Hello")).build());
+        ChatResponse r = chatModel("tiny")
+                .chat(ChatRequest.builder()
+                        .messages(SystemMessage.from("Be brief."), UserMessage.from("Hello"))
+                        .build());
         assertNotNull(r.aiMessage().text());
         assertNotNull(r.finishReason());
-        assertTrue(r.tokenUsage().outputTokenCount() > 0 && r.tokenUsage().outputTokenCount() <= 8, r.tokenUsage().toString());
+        assertTrue(
+                r.tokenUsage().outputTokenCount() > 0 && r.tokenUsage().outputTokenCount() <= 8,
+                r.tokenUsage().toString());
         assertTrue(r.tokenUsage().inputTokenCount() > 0);
         assertEquals("tiny", r.metadata().modelName());
         assertTrue(r.metadata().id().startsWith("chatcmpl-"));
@@ -115,8 +141,14 @@ class LangChain4jTest {
 
     @Test
     void streaming() throws Exception {
-        OpenAiStreamingChatModel model = OpenAiStreamingChatModel.builder().baseUrl(server.base + "/v1").apiKey(KEY)
-                .modelName("tiny").maxTokens(8).temperature(0.0).timeout(Duration.ofSeconds(60)).build();
+        OpenAiStreamingChatModel model = OpenAiStreamingChatModel.builder()
+                .baseUrl(server.base + "/v1")
+                .apiKey(KEY)
+                .modelName("tiny")
+                .maxTokens(8)
+                .temperature(0.0)
+                .timeout(Duration.ofSeconds(60))
+                .build();
         List<String> partials = new ArrayList<>();
         CompletableFuture<ChatResponse> done = new CompletableFuture<>();
         model.chat("Hello", new StreamingChatResponseHandler() {
@@ -142,10 +174,21 @@ class LangChain4jTest {
 
     @Test
     void toolsWithToolChoiceRequired() throws Exception {
-        ToolSpecification weather = ToolSpecification.builder().name("get_weather").description("The weather in a city")
-                .parameters(JsonObjectSchema.builder().addStringProperty("city").required("city").build()).build();
-        ChatResponse r = structuredModel().chat(ChatRequest.builder().messages(UserMessage.from("Weather in Paris?"))
-                .toolSpecifications(weather).toolChoice(ToolChoice.REQUIRED).maxOutputTokens(300).build());
+        ToolSpecification weather = ToolSpecification.builder()
+                .name("get_weather")
+                .description("The weather in a city")
+                .parameters(JsonObjectSchema.builder()
+                        .addStringProperty("city")
+                        .required("city")
+                        .build())
+                .build();
+        ChatResponse r = structuredModel()
+                .chat(ChatRequest.builder()
+                        .messages(UserMessage.from("Weather in Paris?"))
+                        .toolSpecifications(weather)
+                        .toolChoice(ToolChoice.REQUIRED)
+                        .maxOutputTokens(300)
+                        .build());
         assertNotNull(r.aiMessage(), "the tool definitions are accepted and rendered");
         assertNotNull(r.finishReason());
 
@@ -159,11 +202,23 @@ class LangChain4jTest {
 
     @Test
     void jsonSchemaResponseFormat() throws Exception {
-        JsonSchema schema = JsonSchema.builder().name("person").rootElement(JsonObjectSchema.builder()
-                .addStringProperty("name").addIntegerProperty("age").required("name", "age").build()).build();
-        ChatResponse r = structuredModel().chat(ChatRequest.builder().messages(UserMessage.from("Describe a person as JSON"))
-                .responseFormat(ResponseFormat.builder().type(ResponseFormatType.JSON).jsonSchema(schema).build())
-                .maxOutputTokens(300).build());
+        JsonSchema schema = JsonSchema.builder()
+                .name("person")
+                .rootElement(JsonObjectSchema.builder()
+                        .addStringProperty("name")
+                        .addIntegerProperty("age")
+                        .required("name", "age")
+                        .build())
+                .build();
+        ChatResponse r = structuredModel()
+                .chat(ChatRequest.builder()
+                        .messages(UserMessage.from("Describe a person as JSON"))
+                        .responseFormat(ResponseFormat.builder()
+                                .type(ResponseFormatType.JSON)
+                                .jsonSchema(schema)
+                                .build())
+                        .maxOutputTokens(300)
+                        .build());
         assertNotNull(r.aiMessage().text(), "the response_format is accepted");
 
         // The output matches the schema, even from noise: the grammar allows nothing else.
@@ -174,9 +229,14 @@ class LangChain4jTest {
 
     @Test
     void embeddings() {
-        OpenAiEmbeddingModel model = OpenAiEmbeddingModel.builder().baseUrl(server.base + "/v1").apiKey(KEY).modelName("tiny")
-                .maxRetries(0).build();
-        List<Embedding> vectors = model.embedAll(List.of(TextSegment.from("one"), TextSegment.from("two words"))).content();
+        OpenAiEmbeddingModel model = OpenAiEmbeddingModel.builder()
+                .baseUrl(server.base + "/v1")
+                .apiKey(KEY)
+                .modelName("tiny")
+                .maxRetries(0)
+                .build();
+        List<Embedding> vectors = model.embedAll(List.of(TextSegment.from("one"), TextSegment.from("two words")))
+                .content();
         assertEquals(2, vectors.size());
         assertEquals(vectors.get(0).dimension(), vectors.get(1).dimension());
         assertTrue(vectors.get(0).dimension() > 0);
@@ -185,12 +245,14 @@ class LangChain4jTest {
             norm += x * x;
         }
         assertEquals(1.0, Math.sqrt(norm), 1e-3, "normalized");
-        assertFalse(java.util.Arrays.equals(vectors.get(0).vector(), vectors.get(1).vector()));
+        assertFalse(
+                java.util.Arrays.equals(vectors.get(0).vector(), vectors.get(1).vector()));
     }
 
     @Test
     void anUnknownModelIsA404() {
-        ModelNotFoundException e = assertThrows(ModelNotFoundException.class, () -> chatModel("no-such-model").chat("Hello"));
+        ModelNotFoundException e = assertThrows(
+                ModelNotFoundException.class, () -> chatModel("no-such-model").chat("Hello"));
         Throwable cause = e;
         while (cause != null && !(cause instanceof HttpException)) {
             cause = cause.getCause();
@@ -202,8 +264,12 @@ class LangChain4jTest {
 
     @Test
     void aWrongKeyIsA401() {
-        OpenAiChatModel model = OpenAiChatModel.builder().baseUrl(server.base + "/v1").apiKey("wrong").modelName("tiny")
-                .maxRetries(0).build();
+        OpenAiChatModel model = OpenAiChatModel.builder()
+                .baseUrl(server.base + "/v1")
+                .apiKey("wrong")
+                .modelName("tiny")
+                .maxRetries(0)
+                .build();
         RuntimeException e = assertThrows(RuntimeException.class, () -> model.chat("Hello"));
         Throwable cause = e;
         while (cause != null && !(cause instanceof HttpException)) {

@@ -41,14 +41,17 @@ class LayoutTest {
         String table = layoutTable();
         for (String module : pomModules()) {
             String folder = module.substring(module.lastIndexOf('/') + 1);
-            assertTrue(table.contains("`" + module + "/`") || table.contains("`" + folder + "/`"),
+            assertTrue(
+                    table.contains("`" + module + "/`") || table.contains("`" + folder + "/`"),
                     "the layout table has no row for " + module);
             Path info = ROOT.resolve(module).resolve("src/main/java/module-info.java");
             if (Files.exists(info)) {
                 Matcher name = Pattern.compile("(?m)^module ([\\w.]+)").matcher(Files.readString(info));
                 assertTrue(name.find(), info.toString());
                 String jpms = name.group(1);
-                assertTrue(table.contains("`" + jpms + "`") || table.contains("`" + jpms.substring(0, jpms.lastIndexOf('.') + 1)),
+                assertTrue(
+                        table.contains("`" + jpms + "`")
+                                || table.contains("`" + jpms.substring(0, jpms.lastIndexOf('.') + 1)),
                         "the layout table does not name module " + jpms + " (" + module + ")");
             }
         }
@@ -62,7 +65,8 @@ class LayoutTest {
         while (row.find()) {
             rows++;
             String folder = row.group(1);
-            assertTrue(modules.contains(folder) || folder.equals("dist") || folder.equals("bench"),
+            assertTrue(
+                    modules.contains(folder) || folder.equals("dist") || folder.equals("bench"),
                     "the layout table names " + folder + "/, which the root pom does not build");
         }
         assertEquals(true, rows >= 10, "rows found: " + rows);

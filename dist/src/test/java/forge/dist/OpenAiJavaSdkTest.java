@@ -41,13 +41,18 @@ class OpenAiJavaSdkTest {
 
     @TempDir
     static Path work;
+
     static ImageServer server;
     static OpenAIClient client;
 
     @BeforeAll
     static void start() throws Exception {
         server = ImageServer.start(work, "--api-key", "sdk-key");
-        client = OpenAIOkHttpClient.builder().baseUrl(server.base + "/v1").apiKey("sdk-key").maxRetries(0).build();
+        client = OpenAIOkHttpClient.builder()
+                .baseUrl(server.base + "/v1")
+                .apiKey("sdk-key")
+                .maxRetries(0)
+                .build();
     }
 
     @AfterAll
@@ -61,8 +66,12 @@ class OpenAiJavaSdkTest {
     }
 
     private static ChatCompletionCreateParams.Builder chatParams() {
-        return ChatCompletionCreateParams.builder().model("tiny").addSystemMessage("Be brief.").addUserMessage("Hello")
-                .maxCompletionTokens(6).temperature(0.0);
+        return ChatCompletionCreateParams.builder()
+                .model("tiny")
+                .addSystemMessage("Be brief.")
+                .addUserMessage("Hello")
+                .maxCompletionTokens(6)
+                .temperature(0.0);
     }
 
     @Test
@@ -77,24 +86,39 @@ class OpenAiJavaSdkTest {
     @Test
     void streaming() {
         List<ChatCompletionChunk> chunks = new ArrayList<>();
-        try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(chatParams()
-                .streamOptions(com.openai.models.chat.completions.ChatCompletionStreamOptions.builder().includeUsage(true).build())
-                .build())) {
+        try (StreamResponse<ChatCompletionChunk> stream = client.chat()
+                .completions()
+                .createStreaming(chatParams()
+                        .streamOptions(com.openai.models.chat.completions.ChatCompletionStreamOptions.builder()
+                                .includeUsage(true)
+                                .build())
+                        .build())) {
             stream.stream().forEach(chunks::add);
         }
         assertFalse(chunks.isEmpty());
-        assertTrue(chunks.getFirst().choices().getFirst().delta().role().isPresent(), "the role comes in the first delta");
+        assertTrue(
+                chunks.getFirst().choices().getFirst().delta().role().isPresent(), "the role comes in the first delta");
         assertTrue(chunks.getLast().usage().isPresent(), "a usage chunk ends the stream");
-        assertTrue(chunks.stream().anyMatch(c -> !c.choices().isEmpty() && c.choices().getFirst().finishReason().isPresent()));
+        assertTrue(chunks.stream()
+                .anyMatch(c -> !c.choices().isEmpty()
+                        && c.choices().getFirst().finishReason().isPresent()));
     }
 
     @Test
     void completionsAndEmbeddingsAndModels() {
-        Completion c = client.completions().create(CompletionCreateParams.builder().model("tiny")
-                .prompt("Once upon a time").maxTokens(4).echo(true).build());
+        Completion c = client.completions()
+                .create(CompletionCreateParams.builder()
+                        .model("tiny")
+                        .prompt("Once upon a time")
+                        .maxTokens(4)
+                        .echo(true)
+                        .build());
         assertTrue(c.choices().getFirst().text().startsWith("Once upon a time"));
-        CreateEmbeddingResponse e = client.embeddings().create(EmbeddingCreateParams.builder().model("tiny")
-                .inputOfArrayOfStrings(List.of("a", "b c")).build());
+        CreateEmbeddingResponse e = client.embeddings()
+                .create(EmbeddingCreateParams.builder()
+                        .model("tiny")
+                        .inputOfArrayOfStrings(List.of("a", "b c"))
+                        .build());
         assertEquals(2, e.data().size());
         assertFalse(e.data().getFirst().embedding().isEmpty());
         Model m = client.models().retrieve("tiny");
@@ -111,12 +135,17 @@ class OpenAiJavaSdkTest {
         var http = java.net.http.HttpClient.newHttpClient();
         var json = new com.fasterxml.jackson.databind.ObjectMapper();
         for (String text : List.of("\"", "}", "]")) {
-            var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.base + "/tokenize"))
-                    .header("Authorization", "Bearer sdk-key").header("Content-Type", "application/json")
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json.writeValueAsString(java.util.Map.of("content", text))))
-                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            var r = http.send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.base + "/tokenize"))
+                            .header("Authorization", "Bearer sdk-key")
+                            .header("Content-Type", "application/json")
+                            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                                    json.writeValueAsString(java.util.Map.of("content", text))))
+                            .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode(), r.body());
-            bias.putAdditionalProperty(json.readTree(r.body()).get("tokens").get(0).asText(), JsonValue.from(6));
+            bias.putAdditionalProperty(
+                    json.readTree(r.body()).get("tokens").get(0).asText(), JsonValue.from(6));
         }
         return bias.build();
     }
@@ -126,18 +155,37 @@ class OpenAiJavaSdkTest {
     void toolChoiceRequiredForcesAValidCall() throws Exception {
         FunctionParameters parameters = FunctionParameters.builder()
                 .putAdditionalProperty("type", JsonValue.from("object"))
-                .putAdditionalProperty("properties", JsonValue.from(java.util.Map.of("city", java.util.Map.of("type", "string"))))
+                .putAdditionalProperty(
+                        "properties", JsonValue.from(java.util.Map.of("city", java.util.Map.of("type", "string"))))
                 .putAdditionalProperty("required", JsonValue.from(List.of("city")))
-                .putAdditionalProperty("additionalProperties", JsonValue.from(false)).build();
-        ChatCompletion c = client.chat().completions().create(ChatCompletionCreateParams.builder().model("tiny")
-                .addUserMessage("Weather in Paris?")
-                .addTool(ChatCompletionFunctionTool.builder().function(FunctionDefinition.builder().name("get_weather")
-                        .description("The weather in a city").parameters(parameters).build()).build())
-                .toolChoice(ChatCompletionToolChoiceOption.Auto.REQUIRED)
-                .maxCompletionTokens(300).temperature(1.0).seed(5).logitBias(closingBias()).build());
+                .putAdditionalProperty("additionalProperties", JsonValue.from(false))
+                .build();
+        ChatCompletion c = client.chat()
+                .completions()
+                .create(ChatCompletionCreateParams.builder()
+                        .model("tiny")
+                        .addUserMessage("Weather in Paris?")
+                        .addTool(ChatCompletionFunctionTool.builder()
+                                .function(FunctionDefinition.builder()
+                                        .name("get_weather")
+                                        .description("The weather in a city")
+                                        .parameters(parameters)
+                                        .build())
+                                .build())
+                        .toolChoice(ChatCompletionToolChoiceOption.Auto.REQUIRED)
+                        .maxCompletionTokens(300)
+                        .temperature(1.0)
+                        .seed(5)
+                        .logitBias(closingBias())
+                        .build());
         var choice = c.choices().getFirst();
         assertEquals(ChatCompletion.Choice.FinishReason.TOOL_CALLS, choice.finishReason());
-        var call = choice.message().toolCalls().orElseThrow().getFirst().asFunction().function();
+        var call = choice.message()
+                .toolCalls()
+                .orElseThrow()
+                .getFirst()
+                .asFunction()
+                .function();
         assertEquals("get_weather", call.name());
         var arguments = new com.fasterxml.jackson.databind.ObjectMapper().readTree(call.arguments());
         assertTrue(arguments.path("city").isTextual(), call.arguments());
@@ -149,25 +197,53 @@ class OpenAiJavaSdkTest {
     void jsonSchemaResponsesMatchTheirSchema() throws Exception {
         var schema = ResponseFormatJsonSchema.JsonSchema.Schema.builder()
                 .putAdditionalProperty("type", JsonValue.from("object"))
-                .putAdditionalProperty("properties", JsonValue.from(java.util.Map.of(
-                        "name", java.util.Map.of("type", "string"), "age", java.util.Map.of("type", "integer"))))
+                .putAdditionalProperty(
+                        "properties",
+                        JsonValue.from(java.util.Map.of(
+                                "name",
+                                java.util.Map.of("type", "string"),
+                                "age",
+                                java.util.Map.of("type", "integer"))))
                 .putAdditionalProperty("required", JsonValue.from(List.of("name", "age")))
-                .putAdditionalProperty("additionalProperties", JsonValue.from(false)).build();
-        ChatCompletion c = client.chat().completions().create(ChatCompletionCreateParams.builder().model("tiny")
-                .addUserMessage("A person as JSON")
-                .responseFormat(ResponseFormatJsonSchema.builder().jsonSchema(ResponseFormatJsonSchema.JsonSchema.builder()
-                        .name("person").schema(schema).strict(true).build()).build())
-                .maxCompletionTokens(300).temperature(1.0).seed(5).logitBias(closingBias()).build());
-        assertEquals(ChatCompletion.Choice.FinishReason.STOP, c.choices().getFirst().finishReason());
-        var person = new com.fasterxml.jackson.databind.ObjectMapper().readTree(c.choices().getFirst().message().content().orElseThrow());
+                .putAdditionalProperty("additionalProperties", JsonValue.from(false))
+                .build();
+        ChatCompletion c = client.chat()
+                .completions()
+                .create(ChatCompletionCreateParams.builder()
+                        .model("tiny")
+                        .addUserMessage("A person as JSON")
+                        .responseFormat(ResponseFormatJsonSchema.builder()
+                                .jsonSchema(ResponseFormatJsonSchema.JsonSchema.builder()
+                                        .name("person")
+                                        .schema(schema)
+                                        .strict(true)
+                                        .build())
+                                .build())
+                        .maxCompletionTokens(300)
+                        .temperature(1.0)
+                        .seed(5)
+                        .logitBias(closingBias())
+                        .build());
+        assertEquals(
+                ChatCompletion.Choice.FinishReason.STOP, c.choices().getFirst().finishReason());
+        var person = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(c.choices().getFirst().message().content().orElseThrow());
         assertTrue(person.path("name").isTextual(), person.toString());
         assertTrue(person.path("age").isIntegralNumber(), person.toString());
     }
 
     @Test
     void errors() {
-        assertThrows(NotFoundException.class, () -> client.chat().completions().create(chatParams().model("no-such-model").build()));
-        OpenAIClient wrong = OpenAIOkHttpClient.builder().baseUrl(server.base + "/v1").apiKey("wrong").maxRetries(0).build();
+        assertThrows(
+                NotFoundException.class,
+                () -> client.chat()
+                        .completions()
+                        .create(chatParams().model("no-such-model").build()));
+        OpenAIClient wrong = OpenAIOkHttpClient.builder()
+                .baseUrl(server.base + "/v1")
+                .apiKey("wrong")
+                .maxRetries(0)
+                .build();
         try {
             assertThrows(UnauthorizedException.class, () -> wrong.models().list());
         } finally {

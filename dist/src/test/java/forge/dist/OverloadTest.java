@@ -41,8 +41,9 @@ class OverloadTest {
     private static final int TOKENS = 24;
     /** The longest one request may take before it counts as hung: queued ones wait for at most 20 others. */
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(120);
-    private static final List<String> MODEL = List.of("--embd", "256", "--layers", "4", "--ffn", "512",
-            "--heads", "4", "--kv-heads", "2");
+
+    private static final List<String> MODEL =
+            List.of("--embd", "256", "--layers", "4", "--ffn", "512", "--heads", "4", "--kv-heads", "2");
     /**
      * The server's heap fixed and touched from the start. With the JVM's default ergonomics the heap
      * grows into the machine's memory as load goes on (here RSS rose 38% over 15 rounds, ever more
@@ -51,18 +52,21 @@ class OverloadTest {
      * request shows (2.4% over 15 rounds here, flattening: the JIT's code).
      */
     private static final String FIXED_HEAP = "-Xms256m -Xmx256m -XX:+AlwaysPreTouch";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
 
     /** How each request of a round ended: "200", "503", or what was wrong. */
-    private record Round(Map<String, Integer> outcomes, List<String> wrong) {
-    }
+    private record Round(Map<String, Integer> outcomes, List<String> wrong) {}
 
     @Test
     void everyRequestCompletesOrIsTurnedAwayAndNothingLeaks(@TempDir Path work) throws Exception {
-        try (ImageServer server = ImageServer.startWithJvm(work, MODEL, FIXED_HEAP, "-np", "4", "--queue", "16", "-c", "4096")) {
+        try (ImageServer server =
+                ImageServer.startWithJvm(work, MODEL, FIXED_HEAP, "-np", "4", "--queue", "16", "-c", "4096")) {
             Round warmUp = round(server, 0);
             assertTrue(warmUp.wrong().isEmpty(), "warm-up round: " + warmUp.wrong() + "\n" + server.log());
             long rssAfterWarmUp = settledRssKb(server);
@@ -78,12 +82,21 @@ class OverloadTest {
             for (JsonNode slot : JSON.readTree(get(server, "/slots"))) {
                 assertEquals("idle", slot.path("state").asText(), "slot " + slot);
             }
-            System.out.printf("OverloadTest: %s over %d rounds of %d clients; RSS after warm-up %d KiB, after %d more rounds %d KiB (%+.1f%%)%n",
-                    total, ROUNDS + 1, CLIENTS, rssAfterWarmUp, ROUNDS, rssAfter, 100.0 * (rssAfter - rssAfterWarmUp) / rssAfterWarmUp);
+            System.out.printf(
+                    "OverloadTest: %s over %d rounds of %d clients; RSS after warm-up %d KiB, after %d more rounds %d KiB (%+.1f%%)%n",
+                    total,
+                    ROUNDS + 1,
+                    CLIENTS,
+                    rssAfterWarmUp,
+                    ROUNDS,
+                    rssAfter,
+                    100.0 * (rssAfter - rssAfterWarmUp) / rssAfterWarmUp);
             assertTrue(total.getOrDefault("200", 0) >= 4 * (ROUNDS + 1), "some requests completed: " + total);
             assertTrue(total.getOrDefault("503", 0) > 0, "the load overflowed the queue: " + total);
-            assertTrue(Math.abs(rssAfter - rssAfterWarmUp) <= rssAfterWarmUp * 0.05,
-                    "RSS after warm-up " + rssAfterWarmUp + " KiB, after " + ROUNDS + " more rounds " + rssAfter + " KiB");
+            assertTrue(
+                    Math.abs(rssAfter - rssAfterWarmUp) <= rssAfterWarmUp * 0.05,
+                    "RSS after warm-up " + rssAfterWarmUp + " KiB, after " + ROUNDS + " more rounds " + rssAfter
+                            + " KiB");
         }
     }
 
@@ -96,8 +109,7 @@ class OverloadTest {
                 boolean stream = i % 2 == 1;
                 String body = """
                         {"model": "tiny", "stream": %s, "max_tokens": %d, "ignore_eos": true,
-                         "messages": [{"role": "user", "content": "Round %d, client %d: tell me a story."}]}"""
-                        .formatted(stream, TOKENS, round, i);
+                         "messages": [{"role": "user", "content": "Round %d, client %d: tell me a story."}]}""".formatted(stream, TOKENS, round, i);
                 results.add(clients.submit(() -> {
                     go.await();
                     return stream ? streamed(server, body) : whole(server, body);
@@ -119,8 +131,11 @@ class OverloadTest {
     }
 
     private HttpRequest post(ImageServer server, String body) {
-        return HttpRequest.newBuilder(URI.create(server.base + "/v1/chat/completions")).timeout(REQUEST_TIMEOUT)
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return HttpRequest.newBuilder(URI.create(server.base + "/v1/chat/completions"))
+                .timeout(REQUEST_TIMEOUT)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
     }
 
     /** "200" for a completion with a finish_reason, "503" for a refusal with Retry-After, else what was wrong. */
@@ -133,7 +148,11 @@ class OverloadTest {
             if (r.statusCode() != 200) {
                 return "HTTP " + r.statusCode() + ": " + r.body();
             }
-            String finish = JSON.readTree(r.body()).path("choices").path(0).path("finish_reason").asText("");
+            String finish = JSON.readTree(r.body())
+                    .path("choices")
+                    .path(0)
+                    .path("finish_reason")
+                    .asText("");
             return finish.isEmpty() ? "no finish_reason: " + r.body() : "200";
         } catch (IOException | InterruptedException e) {
             return "failed: " + e;
@@ -145,7 +164,9 @@ class OverloadTest {
             HttpResponse<Stream<String>> r = http.send(post(server, body), HttpResponse.BodyHandlers.ofLines());
             List<String> data;
             try (Stream<String> lines = r.body()) {
-                data = lines.filter(l -> l.startsWith("data: ")).map(l -> l.substring(6)).toList();
+                data = lines.filter(l -> l.startsWith("data: "))
+                        .map(l -> l.substring(6))
+                        .toList();
             }
             if (r.statusCode() == 503) {
                 return retryAfter(r);
@@ -176,8 +197,12 @@ class OverloadTest {
     }
 
     private String get(ImageServer server, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(server.base + path)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return http.send(
+                        HttpRequest.newBuilder(URI.create(server.base + path))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     /**

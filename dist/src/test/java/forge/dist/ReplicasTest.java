@@ -34,6 +34,7 @@ class ReplicasTest {
      * decoded at about 3 tokens a second per stream, and outlived a 300 s grace.
      */
     private static final List<String> MODEL = List.of("--ctx", "4096");
+
     private static final String STREAM = """
             {"model": "tiny", "stream": true, "max_tokens": 1000, "ignore_eos": true,
              "messages": [{"role": "user", "content": "Tell me a story, %d."}]}""";
@@ -78,12 +79,19 @@ class ReplicasTest {
 
     /** The replicas' states in HAProxy's CSV stats: server name to status (UP, DOWN, ...). */
     Map<String, String> states(int statsPort) throws Exception {
-        String csv = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + statsPort + "/stats;csv")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String csv = http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + statsPort + "/stats;csv"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         Map<String, String> states = new HashMap<>();
-        String[] header = csv.lines().findFirst().orElseThrow().replaceFirst("^# ", "").split(",");
+        String[] header =
+                csv.lines().findFirst().orElseThrow().replaceFirst("^# ", "").split(",");
         int status = List.of(header).indexOf("status");
-        csv.lines().skip(1).map(l -> l.split(",", -1)).filter(f -> f.length > status && f[0].equals("replicas"))
+        csv.lines()
+                .skip(1)
+                .map(l -> l.split(",", -1))
+                .filter(f -> f.length > status && f[0].equals("replicas"))
                 .forEach(f -> states.put(f[1], f[status]));
         return states;
     }
@@ -100,7 +108,9 @@ class ReplicasTest {
             if (now.entrySet().containsAll(expected.entrySet())) {
                 return;
             }
-            assertTrue(System.nanoTime() < deadline, "HAProxy never saw " + expected + ", last " + now + ":\n" + Files.readString(log));
+            assertTrue(
+                    System.nanoTime() < deadline,
+                    "HAProxy never saw " + expected + ", last " + now + ":\n" + Files.readString(log));
             Thread.sleep(100);
         }
     }
@@ -108,15 +118,33 @@ class ReplicasTest {
     @Test
     void aReplicaStoppedUnderLoadFinishesItsStreamsAndNewRequestsGoToTheOther(@TempDir Path work) throws Exception {
         Path haproxy = HostTools.require("haproxy", "haproxy");
-        try (ImageServer a = ImageServer.start(Files.createDirectories(work.resolve("a")), MODEL, "-c", "4096", "-t", "1", "--shutdown-grace", "300s");
-             ImageServer b = ImageServer.start(Files.createDirectories(work.resolve("b")), MODEL, "-c", "4096", "-t", "1", "--shutdown-grace", "300s")) {
+        try (ImageServer a = ImageServer.start(
+                        Files.createDirectories(work.resolve("a")),
+                        MODEL,
+                        "-c",
+                        "4096",
+                        "-t",
+                        "1",
+                        "--shutdown-grace",
+                        "300s");
+                ImageServer b = ImageServer.start(
+                        Files.createDirectories(work.resolve("b")),
+                        MODEL,
+                        "-c",
+                        "4096",
+                        "-t",
+                        "1",
+                        "--shutdown-grace",
+                        "300s")) {
             int front = HostTools.freePort();
             int stats = HostTools.freePort();
             Path config = work.resolve("haproxy.cfg");
             Files.writeString(config, haproxyConfig(front, stats, port(a), port(b)));
             Path log = work.resolve("haproxy.log");
             Process proxy = new ProcessBuilder(haproxy.toString(), "-db", "-f", config.toString())
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             try {
                 awaitStates(stats, Map.of("a", "UP", "b", "UP"), log);
                 String base = "http://127.0.0.1:" + front;
@@ -126,19 +154,28 @@ class ReplicasTest {
                 for (int i = 0; i < 4; i++) {
                     streams.add(ChatStream.start(http, base, STREAM.formatted(i)));
                 }
-                List<ChatStream> onA = streams.stream().filter(s -> s.header("X-Forge-Replica").orElse("").equals("a")).toList();
+                List<ChatStream> onA = streams.stream()
+                        .filter(s -> s.header("X-Forge-Replica").orElse("").equals("a"))
+                        .toList();
                 assertEquals(2, onA.size(), "leastconn put two streams on each replica");
-                onA.forEach(s -> assertTrue(!s.lines().isDone(), "a stream on the replica to stop ended before it was stopped"));
+                onA.forEach(s ->
+                        assertTrue(!s.lines().isDone(), "a stream on the replica to stop ended before it was stopped"));
 
                 a.terminate();
                 // A's /health turns 503 (draining): HAProxy takes it out of the pool.
                 awaitStates(stats, Map.of("a", "DOWN", "b", "UP"), log);
                 for (int i = 0; i < 4; i++) {
-                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
-                            .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(SHORT.formatted(i))).build(),
+                    HttpResponse<String> r = http.send(
+                            HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
+                                    .header("Content-Type", "application/json")
+                                    .POST(HttpRequest.BodyPublishers.ofString(SHORT.formatted(i)))
+                                    .build(),
                             HttpResponse.BodyHandlers.ofString());
                     assertEquals(200, r.statusCode(), r.body());
-                    assertEquals("b", r.headers().firstValue("X-Forge-Replica").orElse(""), "a new request went to the draining replica");
+                    assertEquals(
+                            "b",
+                            r.headers().firstValue("X-Forge-Replica").orElse(""),
+                            "a new request went to the draining replica");
                 }
 
                 // No running stream was lost: every one, on either replica, ran to its length and [DONE].

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ShutdownTest {
 
     /** Decodes at a few dozen tokens per second here: a long answer outlives the test's checks. */
-    private static final List<String> SLOW_MODEL = List.of("--embd", "512", "--layers", "8", "--ffn", "1024",
-            "--heads", "8", "--kv-heads", "2");
+    private static final List<String> SLOW_MODEL =
+            List.of("--embd", "512", "--layers", "8", "--ffn", "1024", "--heads", "8", "--kv-heads", "2");
+
     private static final String STREAM = """
             {"model": "tiny", "stream": true, "max_tokens": %d, "ignore_eos": true,
              "messages": [{"role": "user", "content": "Tell me a story."}]}""";
@@ -36,7 +37,9 @@ class ShutdownTest {
 
     private int status(ImageServer server, String path, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.base + path));
-        b = body == null ? b.GET() : b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        b = body == null
+                ? b.GET()
+                : b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
         return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
@@ -45,7 +48,8 @@ class ShutdownTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         int last;
         while ((last = status(server, "/health", null)) != 503) {
-            assertTrue(System.nanoTime() < deadline, "still " + last + " on /health 30 s after SIGTERM: " + server.log());
+            assertTrue(
+                    System.nanoTime() < deadline, "still " + last + " on /health 30 s after SIGTERM: " + server.log());
             Thread.sleep(20);
         }
     }
@@ -58,7 +62,12 @@ class ShutdownTest {
             ChatStream running = stream(server, 200);
             server.terminate();
             awaitDraining(server);
-            assertEquals(503, status(server, "/v1/chat/completions", STREAM.formatted(2).replace("\"stream\": true", "\"stream\": false")));
+            assertEquals(
+                    503,
+                    status(
+                            server,
+                            "/v1/chat/completions",
+                            STREAM.formatted(2).replace("\"stream\": true", "\"stream\": false")));
             List<String> lines = running.lines().get(30, TimeUnit.MINUTES);
             assertEquals("data: [DONE]", lines.getLast(), lines.toString());
             assertTrue(lines.get(lines.size() - 2).contains("\"finish_reason\":\"length\""), lines.toString());

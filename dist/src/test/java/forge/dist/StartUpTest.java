@@ -27,17 +27,25 @@ class StartUpTest {
         assertTrue(Files.size(image.resolve("lib/forge.aot")) > 1 << 20, "an AOT cache was written");
         Path log = work.resolve("classes.log");
         ProcessBuilder pb = new ProcessBuilder(image.resolve("bin/forge").toString(), "--version")
-                .redirectErrorStream(true).redirectOutput(work.resolve("out.txt").toFile());
-        pb.environment().put("JAVA_OPTS", "-Xlog:class+load=info:file=" + log + " -Xlog:aot=warning:file=" + work.resolve("aot.log"));
+                .redirectErrorStream(true)
+                .redirectOutput(work.resolve("out.txt").toFile());
+        pb.environment()
+                .put(
+                        "JAVA_OPTS",
+                        "-Xlog:class+load=info:file=" + log + " -Xlog:aot=warning:file=" + work.resolve("aot.log"));
         Process p = pb.start();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "forge --version ended");
         String out = Files.readString(work.resolve("out.txt"), StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.startsWith("ForgeLM "), out);
         assertEquals("", Files.readString(work.resolve("aot.log")).strip(), "the JVM maps the cache without a warning");
-        List<String> fromFiles = Files.readAllLines(log).stream().filter(l -> l.contains("source: jrt:/info.picocli")).toList();
+        List<String> fromFiles = Files.readAllLines(log).stream()
+                .filter(l -> l.contains("source: jrt:/info.picocli"))
+                .toList();
         assertEquals(List.of(), fromFiles, "picocli classes the cache does not hold");
-        assertTrue(Files.readAllLines(log).stream().anyMatch(l -> l.contains("picocli.CommandLine ") && l.contains("shared objects file")),
+        assertTrue(
+                Files.readAllLines(log).stream()
+                        .anyMatch(l -> l.contains("picocli.CommandLine ") && l.contains("shared objects file")),
                 "picocli comes from the cache");
     }
 
@@ -45,10 +53,15 @@ class StartUpTest {
     void theImagesJavaCompilesWithC1Only() throws Exception {
         Path image = Path.of(System.getProperty("forge.image.dir", "target/forge"));
         Process p = new ProcessBuilder(image.resolve("bin/java").toString(), "-XX:+PrintFlagsFinal", "-version")
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String flags = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-        assertTrue(flags.lines().anyMatch(l -> l.matches("\\s*intx TieredStopAtLevel\\s+= 1 .*")),
-                "C2 stays out of the start-up: " + flags.lines().filter(l -> l.contains("TieredStopAtLevel")).toList());
+        assertTrue(
+                flags.lines().anyMatch(l -> l.matches("\\s*intx TieredStopAtLevel\\s+= 1 .*")),
+                "C2 stays out of the start-up: "
+                        + flags.lines()
+                                .filter(l -> l.contains("TieredStopAtLevel"))
+                                .toList());
     }
 }

@@ -14,8 +14,7 @@ import java.util.Map;
  */
 public final class UserHome {
 
-    private UserHome() {
-    }
+    private UserHome() {}
 
     /** {@code ~} of this process's environment. */
     public static Path get() {

@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param verdict  whether it can run here, and why
  * @param chosen   whether the runtime chose it
  */
-public record BackendChoice(String name, String module, String location, int priority, Availability verdict, boolean chosen) {
+public record BackendChoice(
+        String name, String module, String location, int priority, Availability verdict, boolean chosen) {
     public BackendChoice {
         Objects.requireNonNull(name);
         Objects.requireNonNull(verdict);

@@ -50,17 +50,29 @@ public final class ForgeRuntime implements AutoCloseable {
             } catch (RuntimeException | LinkageError e) {
                 verdict = Availability.unusable("probe failed: " + e);
             }
-            LOG.info("backend {} ({}, priority {}): {} - {}", d.provider().name(), d.location(), d.provider().priority(),
-                    verdict.isUsable() ? "usable" : "unusable", verdict.detail());
+            LOG.info(
+                    "backend {} ({}, priority {}): {} - {}",
+                    d.provider().name(),
+                    d.location(),
+                    d.provider().priority(),
+                    verdict.isUsable() ? "usable" : "unusable",
+                    verdict.detail());
             probed.add(new Probed(d, verdict));
         }
         Optional<Probed> winner = probed.stream()
                 .filter(p -> p.verdict().isUsable())
-                .filter(p -> config.backend().isEmpty() || p.discovered().provider().name().equals(config.backend()))
+                .filter(p -> config.backend().isEmpty()
+                        || p.discovered().provider().name().equals(config.backend()))
                 .max(Comparator.comparingInt(p -> p.discovered().provider().priority()));
-        List<BackendChoice> choices = probed.stream().map(p -> new BackendChoice(p.discovered().provider().name(),
-                p.discovered().module(), p.discovered().location(), p.discovered().provider().priority(), p.verdict(),
-                winner.isPresent() && winner.get() == p)).toList();
+        List<BackendChoice> choices = probed.stream()
+                .map(p -> new BackendChoice(
+                        p.discovered().provider().name(),
+                        p.discovered().module(),
+                        p.discovered().location(),
+                        p.discovered().provider().priority(),
+                        p.verdict(),
+                        winner.isPresent() && winner.get() == p))
+                .toList();
         return new Inspection(plugins, choices, winner.map(p -> p.discovered().provider()));
     }
 
@@ -71,7 +83,9 @@ public final class ForgeRuntime implements AutoCloseable {
      */
     public static ForgeRuntime start(RuntimeConfig config) {
         Inspection inspection = inspect(config);
-        BackendProvider provider = inspection.chosen().orElseThrow(() -> new ForgeException(noBackend(config.backend(), inspection.backends())));
+        BackendProvider provider = inspection
+                .chosen()
+                .orElseThrow(() -> new ForgeException(noBackend(config.backend(), inspection.backends())));
         LOG.info("using backend {}", provider.name());
         Backend backend = provider.create(new BackendContext(config.home(), config.settings()));
         return new ForgeRuntime(config, inspection.plugins(), inspection.backends(), backend);
@@ -79,12 +93,17 @@ public final class ForgeRuntime implements AutoCloseable {
 
     /** Why no backend was chosen: the forced one unknown or unusable (and why), or none usable (each verdict). */
     static String noBackend(String forced, List<BackendChoice> candidates) {
-        List<String> verdicts = candidates.stream().map(c -> c.name() + ": " + c.verdict().detail()).toList();
+        List<String> verdicts = candidates.stream()
+                .map(c -> c.name() + ": " + c.verdict().detail())
+                .toList();
         if (forced.isEmpty()) {
             return "no usable backend; verdicts: " + verdicts;
         }
-        return candidates.stream().filter(c -> c.name().equals(forced)).findFirst()
-                .map(c -> "--backend " + forced + " is not usable: " + c.verdict().detail())
+        return candidates.stream()
+                .filter(c -> c.name().equals(forced))
+                .findFirst()
+                .map(c ->
+                        "--backend " + forced + " is not usable: " + c.verdict().detail())
                 .orElseGet(() -> "--backend " + forced + ": no such backend; the backends found are "
                         + candidates.stream().map(BackendChoice::name).toList() + " (forge plugins lists them)");
     }
@@ -115,9 +134,7 @@ public final class ForgeRuntime implements AutoCloseable {
     }
 
     /** What discovery and probing found. */
-    public record Inspection(PluginRegistry plugins, List<BackendChoice> backends, Optional<BackendProvider> chosen) {
-    }
+    public record Inspection(PluginRegistry plugins, List<BackendChoice> backends, Optional<BackendProvider> chosen) {}
 
-    private record Probed(Discovered<BackendProvider> discovered, Availability verdict) {
-    }
+    private record Probed(Discovered<BackendProvider> discovered, Availability verdict) {}
 }

@@ -1,9 +1,11 @@
 package forge.runtime;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * How to assemble a {@link ForgeRuntime}.
@@ -23,7 +25,7 @@ public record RuntimeConfig(Path home, List<Path> pluginFolders, String backend,
 
     /** This configuration with {@code more} settings on top of its own (command-line flags over {@code -Dforge.*}). */
     public RuntimeConfig withSettings(Map<String, String> more) {
-        Map<String, String> all = new java.util.TreeMap<>(settings);
+        Map<String, String> all = new TreeMap<>(settings);
         all.putAll(more);
         return new RuntimeConfig(home, pluginFolders, backend, all);
     }
@@ -38,7 +40,7 @@ public record RuntimeConfig(Path home, List<Path> pluginFolders, String backend,
             return Path.of(configured).toAbsolutePath();
         }
         Path javaHome = Path.of(System.getProperty("java.home")).toAbsolutePath();
-        if (java.nio.file.Files.isDirectory(javaHome.resolve("natives"))) {
+        if (Files.isDirectory(javaHome.resolve("natives"))) {
             return javaHome;
         }
         return Path.of("").toAbsolutePath();
@@ -46,7 +48,7 @@ public record RuntimeConfig(Path home, List<Path> pluginFolders, String backend,
 
     /** Settings from {@code forge.*} system properties, with the prefix dropped ({@code forge.llama.home} → {@code llama.home}). */
     public static Map<String, String> settingsFromSystemProperties() {
-        Map<String, String> settings = new java.util.TreeMap<>();
+        Map<String, String> settings = new TreeMap<>();
         for (String key : System.getProperties().stringPropertyNames()) {
             if (key.startsWith("forge.")) {
                 settings.put(key.substring("forge.".length()), System.getProperty(key));

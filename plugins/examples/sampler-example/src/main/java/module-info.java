@@ -9,5 +9,6 @@
 module com.example.topa {
     requires forge.api;
 
-    provides forge.api.sampler.SamplerProvider with com.example.topa.TopAProvider;
+    provides forge.api.sampler.SamplerProvider with
+            com.example.topa.TopAProvider;
 }

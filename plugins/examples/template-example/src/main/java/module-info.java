@@ -8,5 +8,6 @@
 module com.example.plaintemplate {
     requires forge.api;
 
-    provides forge.api.template.ChatTemplateProvider with com.example.plaintemplate.PlainTemplates;
+    provides forge.api.template.ChatTemplateProvider with
+            com.example.plaintemplate.PlainTemplates;
 }

@@ -1,5 +1,7 @@
 package forge.api.backend;
 
+import forge.api.model.ModelMetadata;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -24,7 +26,7 @@ public interface Backend extends AutoCloseable {
      * know, say), decided from the GGUF header alone so that a catalog lists the model as
      * unavailable before anyone asks for it; empty when it may load.
      */
-    default Optional<String> refuses(forge.api.model.ModelMetadata metadata) {
+    default Optional<String> refuses(ModelMetadata metadata) {
         return Optional.empty();
     }
 
@@ -34,8 +36,8 @@ public interface Backend extends AutoCloseable {
     }
 
     /** The compute devices the backend runs on, with their memory now; empty when it does not say. */
-    default java.util.List<Device> devices() {
-        return java.util.List.of();
+    default List<Device> devices() {
+        return List.of();
     }
 
     @Override

@@ -2,6 +2,7 @@ package forge.api.backend;
 
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -26,7 +27,7 @@ public record BackendContext(Path home, Map<String, String> settings) {
     public static final String DEVICES = "devices";
 
     public BackendContext {
-        java.util.Objects.requireNonNull(home, "home");
+        Objects.requireNonNull(home, "home");
         settings = Map.copyOf(settings);
     }
 

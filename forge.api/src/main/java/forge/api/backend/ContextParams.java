@@ -16,9 +16,17 @@ import java.util.Objects;
  * @param kvUnified    one KV stream for all sequences, so sequences can share cells (prefix reuse)
  * @param embeddings   compute embeddings instead of (or besides) logits
  */
-public record ContextParams(int contextSize, int batchSize, int ubatchSize, int seqMax, int threads,
-                            int threadsBatch, FlashAttention flashAttention, KvCacheType kvCacheType, boolean kvUnified,
-                            boolean embeddings) {
+public record ContextParams(
+        int contextSize,
+        int batchSize,
+        int ubatchSize,
+        int seqMax,
+        int threads,
+        int threadsBatch,
+        FlashAttention flashAttention,
+        KvCacheType kvCacheType,
+        boolean kvUnified,
+        boolean embeddings) {
     public ContextParams {
         if (contextSize < 0 || batchSize < 1 || ubatchSize < 1 || seqMax < 1 || threads < 1 || threadsBatch < 1) {
             throw new IllegalArgumentException("invalid context params: ctx=" + contextSize + " batch=" + batchSize
@@ -30,7 +38,7 @@ public record ContextParams(int contextSize, int batchSize, int ubatchSize, int 
 
     /** Sensible defaults for {@code seqMax} sequences sharing {@code contextSize} cells. */
     public static ContextParams of(int contextSize, int seqMax, int threads) {
-        return new ContextParams(contextSize, 512, 512, seqMax, threads, threads, FlashAttention.AUTO, KvCacheType.F16,
-                true, false);
+        return new ContextParams(
+                contextSize, 512, 512, seqMax, threads, threads, FlashAttention.AUTO, KvCacheType.F16, true, false);
     }
 }

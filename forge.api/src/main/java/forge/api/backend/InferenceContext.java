@@ -51,8 +51,7 @@ public interface InferenceContext extends AutoCloseable {
      * holds busy between decodes (llama.cpp: its CPU threads stop polling for the next graph and
      * sleep). The next decode takes them up again. Call on the context's thread.
      */
-    default void idle() {
-    }
+    default void idle() {}
 
     /**
      * Whether {@link #saveSequence} and {@link #restoreSequence} work here. A backend without them

@@ -1,5 +1,7 @@
 package forge.api.backend;
 
+import java.util.Optional;
+
 /**
  * A model whose weights are in memory. Thread-safe for {@link #info()} and {@link #vocabulary()};
  * each {@link InferenceContext} is confined to the thread that uses it.
@@ -11,8 +13,8 @@ public interface LoadedModel extends AutoCloseable {
     Vocabulary vocabulary();
 
     /** Where the layers went, on a backend with GPU devices; empty where everything runs on the CPU. */
-    default java.util.Optional<Offload> offload() {
-        return java.util.Optional.empty();
+    default Optional<Offload> offload() {
+        return Optional.empty();
     }
 
     /** Creates a context (KV cache, compute buffers) for up to {@code params.seqMax()} sequences. */

@@ -15,8 +15,15 @@ import java.util.Optional;
  * @param sizeBytes    the size of its weights in bytes
  * @param chatTemplate the Jinja chat template it ships, when it has one
  */
-public record ModelInfo(String description, String architecture, int trainContext, int embeddingSize,
-                        int layers, long parameters, long sizeBytes, Optional<String> chatTemplate) {
+public record ModelInfo(
+        String description,
+        String architecture,
+        int trainContext,
+        int embeddingSize,
+        int layers,
+        long parameters,
+        long sizeBytes,
+        Optional<String> chatTemplate) {
     public ModelInfo {
         Objects.requireNonNull(description);
         Objects.requireNonNull(architecture);

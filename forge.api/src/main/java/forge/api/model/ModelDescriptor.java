@@ -1,6 +1,7 @@
 package forge.api.model;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -26,7 +27,7 @@ public record ModelDescriptor(String id, List<String> aliases, Path path, ModelM
 
     /** The id, then the aliases: every name the model answers to. */
     public List<String> names() {
-        List<String> names = new java.util.ArrayList<>(aliases.size() + 1);
+        List<String> names = new ArrayList<>(aliases.size() + 1);
         names.add(id);
         names.addAll(aliases);
         return List.copyOf(names);

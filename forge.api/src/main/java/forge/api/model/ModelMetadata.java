@@ -1,5 +1,7 @@
 package forge.api.model;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,7 +24,7 @@ public record ModelMetadata(Map<String, Object> values, Map<String, Long> arrayL
     public static final ModelMetadata EMPTY = new ModelMetadata(Map.of(), Map.of());
 
     public ModelMetadata {
-        values = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(Objects.requireNonNull(values)));
+        values = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(values)));
         arrayLengths = Map.copyOf(arrayLengths);
     }
 

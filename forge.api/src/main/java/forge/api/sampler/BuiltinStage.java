@@ -1,5 +1,6 @@
 package forge.api.sampler;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -35,8 +36,8 @@ public enum BuiltinStage implements SamplerStep {
     MIROSTAT("mirostat", 'o');
 
     /** llama-server's default order (common.h's {@code samplers}); mirostat only by its field. */
-    public static final List<SamplerStep> DEFAULT_ORDER = List.of(PENALTIES, DRY, TOP_N_SIGMA, TOP_K, TYPICAL_P, TOP_P,
-            MIN_P, XTC, TEMPERATURE);
+    public static final List<SamplerStep> DEFAULT_ORDER =
+            List.of(PENALTIES, DRY, TOP_N_SIGMA, TOP_K, TYPICAL_P, TOP_P, MIN_P, XTC, TEMPERATURE);
 
     private static final Map<String, BuiltinStage> NAMES = names();
 
@@ -84,7 +85,7 @@ public enum BuiltinStage implements SamplerStep {
     }
 
     private static Map<String, BuiltinStage> names() {
-        Map<String, BuiltinStage> names = new java.util.HashMap<>();
+        Map<String, BuiltinStage> names = new HashMap<>();
         for (BuiltinStage s : values()) {
             names.put(s.wireName, s);
             if (s.wireName.contains("_")) {

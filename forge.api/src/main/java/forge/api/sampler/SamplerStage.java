@@ -16,10 +16,8 @@ public interface SamplerStage {
     void apply(TokenCandidates candidates);
 
     /** The token the chain chose and the sequence now continues with. Prompt tokens are not passed. */
-    default void accept(int token) {
-    }
+    default void accept(int token) {}
 
     /** Forget everything seen so far: the sequence starts again. */
-    default void reset() {
-    }
+    default void reset() {}
 }

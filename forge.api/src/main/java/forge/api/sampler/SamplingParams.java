@@ -35,17 +35,33 @@ import java.util.Objects;
  * @param mirostat         mirostat instead of the seeded draw; {@link Mirostat#OFF} by default
  * @param samplers         the chain's steps in order: built-in stages and plugin stages
  */
-public record SamplingParams(float temperature, int topK, float topP, float minP, float repeatPenalty,
-                             int repeatLastN, float frequencyPenalty, float presencePenalty, long seed,
-                             Map<Integer, Float> logitBias, String grammar, List<String> grammarTriggers,
-                             float typicalP, float topNSigma, Xtc xtc, Dry dry, Mirostat mirostat,
-                             List<SamplerStep> samplers) {
+public record SamplingParams(
+        float temperature,
+        int topK,
+        float topP,
+        float minP,
+        float repeatPenalty,
+        int repeatLastN,
+        float frequencyPenalty,
+        float presencePenalty,
+        long seed,
+        Map<Integer, Float> logitBias,
+        String grammar,
+        List<String> grammarTriggers,
+        float typicalP,
+        float topNSigma,
+        Xtc xtc,
+        Dry dry,
+        Mirostat mirostat,
+        List<SamplerStep> samplers) {
 
     /** Always the most likely token. */
-    public static final SamplingParams GREEDY = new SamplingParams(0f, 0, 1f, 0f, 1f, 64, 0f, 0f, -1, Map.of(), "", List.of());
+    public static final SamplingParams GREEDY =
+            new SamplingParams(0f, 0, 1f, 0f, 1f, 64, 0f, 0f, -1, Map.of(), "", List.of());
 
     /** llama-server's defaults: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05. */
-    public static final SamplingParams DEFAULTS = new SamplingParams(0.8f, 40, 0.95f, 0.05f, 1f, 64, 0f, 0f, -1, Map.of(), "", List.of());
+    public static final SamplingParams DEFAULTS =
+            new SamplingParams(0.8f, 40, 0.95f, 0.05f, 1f, 64, 0f, 0f, -1, Map.of(), "", List.of());
 
     /**
      * XTC, "exclude top choices": with {@code probability}, drop every token above
@@ -79,7 +95,8 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
      * @param penaltyLastN     how many tokens to scan; -1 the whole context, 0 off ({@code dry_penalty_last_n})
      * @param sequenceBreakers texts that end a repetition ({@code dry_sequence_breakers})
      */
-    public record Dry(float multiplier, float base, int allowedLength, int penaltyLastN, List<String> sequenceBreakers) {
+    public record Dry(
+            float multiplier, float base, int allowedLength, int penaltyLastN, List<String> sequenceBreakers) {
         /** llama-server's defaults: off, base 1.75, allowed length 2, the last 64 tokens, breakers newline, colon, quote, asterisk. */
         public static final Dry OFF = new Dry(0f, 1.75f, 2, 64, List.of("\n", ":", "\"", "*"));
 
@@ -116,11 +133,38 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
     }
 
     /** The twelve fields of before the chain had an order: every other field at its default. */
-    public SamplingParams(float temperature, int topK, float topP, float minP, float repeatPenalty, int repeatLastN,
-                          float frequencyPenalty, float presencePenalty, long seed, Map<Integer, Float> logitBias,
-                          String grammar, List<String> grammarTriggers) {
-        this(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty, presencePenalty, seed,
-                logitBias, grammar, grammarTriggers, 1f, -1f, Xtc.OFF, Dry.OFF, Mirostat.OFF, BuiltinStage.DEFAULT_ORDER);
+    public SamplingParams(
+            float temperature,
+            int topK,
+            float topP,
+            float minP,
+            float repeatPenalty,
+            int repeatLastN,
+            float frequencyPenalty,
+            float presencePenalty,
+            long seed,
+            Map<Integer, Float> logitBias,
+            String grammar,
+            List<String> grammarTriggers) {
+        this(
+                temperature,
+                topK,
+                topP,
+                minP,
+                repeatPenalty,
+                repeatLastN,
+                frequencyPenalty,
+                presencePenalty,
+                seed,
+                logitBias,
+                grammar,
+                grammarTriggers,
+                1f,
+                -1f,
+                Xtc.OFF,
+                Dry.OFF,
+                Mirostat.OFF,
+                BuiltinStage.DEFAULT_ORDER);
     }
 
     public SamplingParams {
@@ -148,7 +192,10 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
 
     /** The plugin stages among {@link #samplers()}, in order. */
     public List<PluginStage> pluginStages() {
-        return samplers.stream().filter(s -> s instanceof PluginStage).map(s -> (PluginStage) s).toList();
+        return samplers.stream()
+                .filter(s -> s instanceof PluginStage)
+                .map(s -> (PluginStage) s)
+                .toList();
     }
 
     /**
@@ -354,8 +401,24 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
          * @throws IllegalArgumentException naming the first field out of range, as the record's constructor
          */
         public SamplingParams build() {
-            return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, repeatLastN, frequencyPenalty,
-                    presencePenalty, seed, logitBias, grammar, grammarTriggers, typicalP, topNSigma, xtc, dry, mirostat,
+            return new SamplingParams(
+                    temperature,
+                    topK,
+                    topP,
+                    minP,
+                    repeatPenalty,
+                    repeatLastN,
+                    frequencyPenalty,
+                    presencePenalty,
+                    seed,
+                    logitBias,
+                    grammar,
+                    grammarTriggers,
+                    typicalP,
+                    topNSigma,
+                    xtc,
+                    dry,
+                    mirostat,
                     samplers);
         }
     }

@@ -43,7 +43,8 @@ public record StageArguments(Map<String, Object> values) {
             throw new IllegalArgumentException("no parameter '" + name + "'; there are " + values.keySet());
         }
         if (!type.isInstance(v)) {
-            throw new IllegalArgumentException("parameter '" + name + "' is a " + v.getClass().getSimpleName() + ", not a " + type.getSimpleName());
+            throw new IllegalArgumentException("parameter '" + name + "' is a "
+                    + v.getClass().getSimpleName() + ", not a " + type.getSimpleName());
         }
         return v;
     }

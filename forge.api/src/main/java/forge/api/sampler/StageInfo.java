@@ -1,7 +1,9 @@
 package forge.api.sampler;
 
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -23,7 +25,8 @@ public record StageInfo(String name, String description, List<StageParameter> pa
         Objects.requireNonNull(description, "description");
         parameters = List.copyOf(parameters);
         if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("stage name '" + name + "' is not [a-z][a-z0-9_]* (at most 64 characters)");
+            throw new IllegalArgumentException(
+                    "stage name '" + name + "' is not [a-z][a-z0-9_]* (at most 64 characters)");
         }
         if (BuiltinStage.byName(name).isPresent()) {
             throw new IllegalArgumentException("stage name '" + name + "' is a built-in stage's");
@@ -31,8 +34,8 @@ public record StageInfo(String name, String description, List<StageParameter> pa
         Set<String> seen = new HashSet<>();
         for (StageParameter p : parameters) {
             if (!p.name().startsWith(name + "_") || p.name().length() == name.length() + 1) {
-                throw new IllegalArgumentException("parameter '" + p.name() + "' of stage '" + name
-                        + "' must be named " + name + "_<something>");
+                throw new IllegalArgumentException(
+                        "parameter '" + p.name() + "' of stage '" + name + "' must be named " + name + "_<something>");
             }
             if (!seen.add(p.name())) {
                 throw new IllegalArgumentException("stage '" + name + "' declares parameter '" + p.name() + "' twice");
@@ -42,7 +45,7 @@ public record StageInfo(String name, String description, List<StageParameter> pa
 
     /** The arguments when the request sets none of the parameters. */
     public StageArguments defaults() {
-        java.util.Map<String, Object> values = new java.util.LinkedHashMap<>();
+        Map<String, Object> values = new LinkedHashMap<>();
         for (StageParameter p : parameters) {
             values.put(p.name(), p.fallback());
         }

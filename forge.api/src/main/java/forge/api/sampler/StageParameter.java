@@ -27,7 +27,8 @@ public sealed interface StageParameter {
             Objects.requireNonNull(name);
             Objects.requireNonNull(description);
             if (min > max || defaultValue < min || defaultValue > max) {
-                throw new IllegalArgumentException(name + ": the default " + defaultValue + " is not in [" + min + ", " + max + "]");
+                throw new IllegalArgumentException(
+                        name + ": the default " + defaultValue + " is not in [" + min + ", " + max + "]");
             }
         }
 
@@ -43,7 +44,8 @@ public sealed interface StageParameter {
             Objects.requireNonNull(name);
             Objects.requireNonNull(description);
             if (!(min <= max) || !(defaultValue >= min) || !(defaultValue <= max)) {
-                throw new IllegalArgumentException(name + ": the default " + defaultValue + " is not in [" + min + ", " + max + "]");
+                throw new IllegalArgumentException(
+                        name + ": the default " + defaultValue + " is not in [" + min + ", " + max + "]");
             }
         }
 

@@ -20,8 +20,14 @@ import java.util.Objects;
  *                         {@code content: null}, keys no API field names). The family templates
  *                         read the fields above and ignore this one.
  */
-public record ChatMessage(Role role, String content, String name, List<ToolCall> toolCalls, String toolCallId,
-                          String reasoningContent, String wire) {
+public record ChatMessage(
+        Role role,
+        String content,
+        String name,
+        List<ToolCall> toolCalls,
+        String toolCallId,
+        String reasoningContent,
+        String wire) {
     public ChatMessage {
         Objects.requireNonNull(role);
         Objects.requireNonNull(content);
@@ -33,8 +39,13 @@ public record ChatMessage(Role role, String content, String name, List<ToolCall>
     }
 
     /** A message made here rather than sent by a client: no {@link #wire} form. */
-    public ChatMessage(Role role, String content, String name, List<ToolCall> toolCalls, String toolCallId,
-                       String reasoningContent) {
+    public ChatMessage(
+            Role role,
+            String content,
+            String name,
+            List<ToolCall> toolCalls,
+            String toolCallId,
+            String reasoningContent) {
         this(role, content, name, toolCalls, toolCallId, reasoningContent, "");
     }
 

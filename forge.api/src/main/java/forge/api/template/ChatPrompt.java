@@ -13,8 +13,11 @@ import java.util.Objects;
  * @param options             template options ({@code chat_template_kwargs}), such as
  *                            {@code enable_thinking} or {@code date_string}, as JSON values
  */
-public record ChatPrompt(List<ChatMessage> messages, List<ToolDefinition> tools, boolean addGenerationPrompt,
-                         Map<String, Object> options) {
+public record ChatPrompt(
+        List<ChatMessage> messages,
+        List<ToolDefinition> tools,
+        boolean addGenerationPrompt,
+        Map<String, Object> options) {
     public ChatPrompt {
         messages = List.copyOf(messages);
         tools = List.copyOf(tools);

@@ -47,7 +47,8 @@ public interface ChatTemplate {
      * calls when {@code parallel}, of the given tools, exactly as this format writes them and as
      * {@link #parser} reads them. Empty when the format has no tool-call syntax.
      */
-    default Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+    default Optional<String> toolCallGrammar(
+            List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
         return Optional.empty();
     }
 

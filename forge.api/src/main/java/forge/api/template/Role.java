@@ -4,7 +4,11 @@ import java.util.Locale;
 
 /** The roles a chat message can have, as OpenAI's API spells them. */
 public enum Role {
-    SYSTEM, DEVELOPER, USER, ASSISTANT, TOOL;
+    SYSTEM,
+    DEVELOPER,
+    USER,
+    ASSISTANT,
+    TOOL;
 
     /** The role as clients spell it: {@code system}, {@code user}, ... */
     public String wire() {
@@ -22,6 +26,7 @@ public enum Role {
                 return r;
             }
         }
-        throw new IllegalArgumentException("unknown role '" + role + "'; expected system, developer, user, assistant or tool");
+        throw new IllegalArgumentException(
+                "unknown role '" + role + "'; expected system, developer, user, assistant or tool");
     }
 }

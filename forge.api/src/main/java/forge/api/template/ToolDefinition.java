@@ -1,5 +1,7 @@
 package forge.api.template;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -15,7 +17,7 @@ public record ToolDefinition(String name, String description, Map<String, Object
     public ToolDefinition {
         Objects.requireNonNull(name);
         Objects.requireNonNull(description);
-        parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
+        parameters = Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
     }
 
     /**
@@ -23,13 +25,13 @@ public record ToolDefinition(String name, String description, Map<String, Object
      * {@code {"type": "function", "function": {"name", "description" (when given), "parameters"}}}.
      */
     public Map<String, Object> openAiTree() {
-        Map<String, Object> function = new java.util.LinkedHashMap<>();
+        Map<String, Object> function = new LinkedHashMap<>();
         function.put("name", name);
         if (!description.isEmpty()) {
             function.put("description", description);
         }
         function.put("parameters", parameters);
-        Map<String, Object> tool = new java.util.LinkedHashMap<>();
+        Map<String, Object> tool = new LinkedHashMap<>();
         tool.put("type", "function");
         tool.put("function", function);
         return tool;

@@ -22,14 +22,18 @@ class ContextParamsTest {
 
     @Test
     void sizesOutOfRangeAndMissingChoicesAreRefused() {
-        var e = assertThrows(IllegalArgumentException.class,
+        var e = assertThrows(
+                IllegalArgumentException.class,
                 () -> new ContextParams(-1, 512, 512, 1, 1, 1, FlashAttention.AUTO, KvCacheType.F16, true, false));
         assertTrue(e.getMessage().contains("ctx=-1"), e.getMessage());
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new ContextParams(0, 512, 512, 0, 1, 1, FlashAttention.AUTO, KvCacheType.F16, true, false));
-        assertThrows(NullPointerException.class,
+        assertThrows(
+                NullPointerException.class,
                 () -> new ContextParams(0, 512, 512, 1, 1, 1, null, KvCacheType.F16, true, false));
-        assertThrows(NullPointerException.class,
+        assertThrows(
+                NullPointerException.class,
                 () -> new ContextParams(0, 512, 512, 1, 1, 1, FlashAttention.ON, null, true, false));
     }
 }

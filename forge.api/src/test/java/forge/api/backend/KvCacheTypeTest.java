@@ -18,7 +18,8 @@ class KvCacheTypeTest {
             assertEquals(t, KvCacheType.parse(t.wire().toUpperCase(java.util.Locale.ROOT)));
             assertEquals(t.wire(), t.toString(), "logs and messages show the flag's spelling");
         }
-        assertEquals(List.of("f16", "bf16", "f32", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0"),
+        assertEquals(
+                List.of("f16", "bf16", "f32", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0"),
                 Arrays.stream(KvCacheType.values()).map(KvCacheType::wire).toList());
     }
 
@@ -27,7 +28,8 @@ class KvCacheTypeTest {
         assertFalse(KvCacheType.F16.quantized());
         assertFalse(KvCacheType.BF16.quantized());
         assertFalse(KvCacheType.F32.quantized());
-        for (KvCacheType t : List.of(KvCacheType.Q8_0, KvCacheType.Q5_1, KvCacheType.Q5_0, KvCacheType.Q4_1, KvCacheType.Q4_0)) {
+        for (KvCacheType t :
+                List.of(KvCacheType.Q8_0, KvCacheType.Q5_1, KvCacheType.Q5_0, KvCacheType.Q4_1, KvCacheType.Q4_0)) {
             assertTrue(t.quantized(), t.wire());
         }
     }
@@ -35,8 +37,10 @@ class KvCacheTypeTest {
     @Test
     void anUnknownTypeIsRefusedListingTheAllowedOnes() {
         var e = assertThrows(IllegalArgumentException.class, () -> KvCacheType.parse("q3_k"));
-        assertEquals("KV cache type must be f16, bf16, f32, q8_0, q5_1, q5_0, q4_1 or q4_0, not 'q3_k'", e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> KvCacheType.parse("Q8_0 "), "no trimming: the flag is as given");
+        assertEquals(
+                "KV cache type must be f16, bf16, f32, q8_0, q5_1, q5_0, q4_1 or q4_0, not 'q3_k'", e.getMessage());
+        assertThrows(
+                IllegalArgumentException.class, () -> KvCacheType.parse("Q8_0 "), "no trimming: the flag is as given");
         assertThrows(NullPointerException.class, () -> KvCacheType.parse(null));
     }
 }

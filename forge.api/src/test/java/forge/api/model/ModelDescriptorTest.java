@@ -10,8 +10,8 @@ class ModelDescriptorTest {
 
     @Test
     void anAliasSpelledLikeTheIdOrGivenTwiceIsDropped() {
-        ModelDescriptor d = new ModelDescriptor("tiny", List.of("tiny", "coder", "coder", "fast"), Path.of("tiny.gguf"),
-                ModelMetadata.EMPTY);
+        ModelDescriptor d = new ModelDescriptor(
+                "tiny", List.of("tiny", "coder", "coder", "fast"), Path.of("tiny.gguf"), ModelMetadata.EMPTY);
         assertEquals(List.of("coder", "fast"), d.aliases());
         assertEquals(List.of("tiny", "coder", "fast"), d.names());
     }

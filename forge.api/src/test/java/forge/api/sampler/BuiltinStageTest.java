@@ -38,7 +38,8 @@ class BuiltinStageTest {
 
     @Test
     void theDefaultOrderIsLlamaServers() {
-        assertEquals(List.of("penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc", "temperature"),
+        assertEquals(
+                List.of("penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc", "temperature"),
                 BuiltinStage.DEFAULT_ORDER.stream().map(SamplerStep::stageName).toList());
     }
 }

@@ -21,16 +21,30 @@ class SamplingParamsTest {
 
     @Test
     void eachSetterSetsItsFieldAlone() {
-        SamplingParams p = SamplingParams.builder().temperature(0.3f).topK(7).topP(0.5f).minP(0.1f).repeatPenalty(1.2f)
-                .repeatLastN(-1).frequencyPenalty(0.4f).presencePenalty(-0.6f).seed(42).logitBias(Map.of(5, -1f)).build();
-        assertEquals(new SamplingParams(0.3f, 7, 0.5f, 0.1f, 1.2f, -1, 0.4f, -0.6f, 42, Map.of(5, -1f), "", List.of()), p);
-        assertEquals(SamplingParams.GREEDY.toBuilder().seed(9).build(),
+        SamplingParams p = SamplingParams.builder()
+                .temperature(0.3f)
+                .topK(7)
+                .topP(0.5f)
+                .minP(0.1f)
+                .repeatPenalty(1.2f)
+                .repeatLastN(-1)
+                .frequencyPenalty(0.4f)
+                .presencePenalty(-0.6f)
+                .seed(42)
+                .logitBias(Map.of(5, -1f))
+                .build();
+        assertEquals(
+                new SamplingParams(0.3f, 7, 0.5f, 0.1f, 1.2f, -1, 0.4f, -0.6f, 42, Map.of(5, -1f), "", List.of()), p);
+        assertEquals(
+                SamplingParams.GREEDY.toBuilder().seed(9).build(),
                 new SamplingParams(0f, 0, 1f, 0f, 1f, 64, 0f, 0f, 9, Map.of(), "", List.of()));
     }
 
     @Test
     void aGrammarIsStrictOrLazy() {
-        SamplingParams lazy = SamplingParams.GREEDY.toBuilder().lazyGrammar("root ::= \"x\"", List.of("<tool_call>")).build();
+        SamplingParams lazy = SamplingParams.GREEDY.toBuilder()
+                .lazyGrammar("root ::= \"x\"", List.of("<tool_call>"))
+                .build();
         assertEquals("root ::= \"x\"", lazy.grammar());
         assertEquals(List.of("<tool_call>"), lazy.grammarTriggers());
         SamplingParams strict = lazy.toBuilder().grammar("root ::= \"y\"").build();
@@ -41,13 +55,21 @@ class SamplingParamsTest {
 
     @Test
     void buildValidatesAsTheConstructorDoes() {
-        var e = assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().topP(0f).build());
+        var e = assertThrows(
+                IllegalArgumentException.class,
+                () -> SamplingParams.builder().topP(0f).build());
         assertEquals("top_p is out of range: 0.0", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().temperature(Float.NaN).build());
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> SamplingParams.builder().temperature(Float.NaN).build());
         assertTrue(e.getMessage().startsWith("temperature"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().presencePenalty(2.5f).build());
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> SamplingParams.builder().presencePenalty(2.5f).build());
         assertTrue(e.getMessage().startsWith("presence_penalty"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().lazyGrammar("", List.of("x")).build());
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> SamplingParams.builder().lazyGrammar("", List.of("x")).build());
         assertEquals("grammar triggers need a grammar", e.getMessage());
         assertThrows(NullPointerException.class, () -> SamplingParams.builder().grammar(null));
         assertThrows(NullPointerException.class, () -> SamplingParams.builder().logitBias(null));
@@ -81,20 +103,32 @@ class SamplingParamsTest {
 
     @Test
     void theChainsFieldsAreSetAndChecked() {
-        SamplingParams p = SamplingParams.builder().typicalP(0.5f).topNSigma(1.5f).xtc(new SamplingParams.Xtc(0.5f, 0.1f))
-                .dry(new SamplingParams.Dry(0.8f, 1.75f, 2, -1, List.of("\n"))).mirostat(new SamplingParams.Mirostat(1, 3f, 0.2f))
-                .samplers(List.of(BuiltinStage.TOP_K, BuiltinStage.MIROSTAT)).build();
+        SamplingParams p = SamplingParams.builder()
+                .typicalP(0.5f)
+                .topNSigma(1.5f)
+                .xtc(new SamplingParams.Xtc(0.5f, 0.1f))
+                .dry(new SamplingParams.Dry(0.8f, 1.75f, 2, -1, List.of("\n")))
+                .mirostat(new SamplingParams.Mirostat(1, 3f, 0.2f))
+                .samplers(List.of(BuiltinStage.TOP_K, BuiltinStage.MIROSTAT))
+                .build();
         assertEquals(0.5f, p.typicalP());
         assertEquals(1.5f, p.topNSigma());
         assertTrue(p.xtc().enabled());
         assertTrue(p.dry().enabled());
         assertEquals(1, p.mirostatVersion(), "the field's version wins over the step's default 2");
-        assertEquals(2, SamplingParams.builder().samplers(List.of(BuiltinStage.MIROSTAT)).build().mirostatVersion());
+        assertEquals(
+                2,
+                SamplingParams.builder()
+                        .samplers(List.of(BuiltinStage.MIROSTAT))
+                        .build()
+                        .mirostatVersion());
         assertFalse(new SamplingParams.Xtc(1f, 0.6f).enabled(), "a threshold above 0.5 is off");
         var e = assertThrows(IllegalArgumentException.class, () -> new SamplingParams.Dry(1f, 0.5f, 2, 64, List.of()));
         assertTrue(e.getMessage().startsWith("dry_base"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new SamplingParams.Mirostat(3, 5f, 0.1f));
         assertThrows(IllegalArgumentException.class, () -> new SamplingParams.Xtc(1.5f, 0.1f));
-        assertThrows(IllegalArgumentException.class, () -> SamplingParams.builder().typicalP(0f).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> SamplingParams.builder().typicalP(0f).build());
     }
 }

@@ -12,18 +12,33 @@ class StageInfoTest {
 
     @Test
     void namesItsParametersAfterItself() {
-        StageInfo info = new StageInfo("loop_guard", "d", List.of(StageParameter.integer("loop_guard_n", 12, 2, 64, "n"),
-                StageParameter.number("loop_guard_p", 0.5, 0, 1, "p"), StageParameter.bool("loop_guard_on", true, "b"),
-                StageParameter.text("loop_guard_s", "x", 8, "s")));
-        assertEquals(Map.of("loop_guard_n", 12L, "loop_guard_p", 0.5, "loop_guard_on", true, "loop_guard_s", "x"),
+        StageInfo info = new StageInfo(
+                "loop_guard",
+                "d",
+                List.of(
+                        StageParameter.integer("loop_guard_n", 12, 2, 64, "n"),
+                        StageParameter.number("loop_guard_p", 0.5, 0, 1, "p"),
+                        StageParameter.bool("loop_guard_on", true, "b"),
+                        StageParameter.text("loop_guard_s", "x", 8, "s")));
+        assertEquals(
+                Map.of("loop_guard_n", 12L, "loop_guard_p", 0.5, "loop_guard_on", true, "loop_guard_s", "x"),
                 info.defaults().values());
-        var e = assertThrows(IllegalArgumentException.class, () -> new StageInfo("loop_guard", "d",
-                List.of(StageParameter.integer("n", 1, 0, 2, "n"))));
+        var e = assertThrows(
+                IllegalArgumentException.class,
+                () -> new StageInfo("loop_guard", "d", List.of(StageParameter.integer("n", 1, 0, 2, "n"))));
         assertTrue(e.getMessage().contains("loop_guard_<something>"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> new StageInfo("loop_guard", "d",
-                List.of(StageParameter.integer("loop_guard_", 1, 0, 2, "n"))));
-        assertThrows(IllegalArgumentException.class, () -> new StageInfo("x", "d", List.of(
-                StageParameter.integer("x_a", 1, 0, 2, ""), StageParameter.integer("x_a", 1, 0, 2, ""))), "twice");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new StageInfo("loop_guard", "d", List.of(StageParameter.integer("loop_guard_", 1, 0, 2, "n"))));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new StageInfo(
+                        "x",
+                        "d",
+                        List.of(
+                                StageParameter.integer("x_a", 1, 0, 2, ""),
+                                StageParameter.integer("x_a", 1, 0, 2, ""))),
+                "twice");
     }
 
     @Test

@@ -14,25 +14,51 @@ import picocli.CommandLine.Option;
 /** {@code forge serve}'s options on who may call the API and what a request may be. */
 final class AccessOptions {
 
-    @Option(names = "--api-key", paramLabel = "KEY", description = "Require 'Authorization: Bearer KEY' on every route but /health and the web UI's files (repeatable).")
+    @Option(
+            names = "--api-key",
+            paramLabel = "KEY",
+            description =
+                    "Require 'Authorization: Bearer KEY' on every route but /health and the web UI's files (repeatable).")
     List<String> apiKeys = new ArrayList<>();
 
-    @Option(names = "--api-key-file", paramLabel = "FILE", description = "A file of API keys, one a line (# starts a comment).")
+    @Option(
+            names = "--api-key-file",
+            paramLabel = "FILE",
+            description = "A file of API keys, one a line (# starts a comment).")
     Path apiKeyFile;
 
-    @Option(names = "--cors-origin", paramLabel = "ORIGIN", description = "A browser origin allowed besides localhost ones, e.g. https://app.example (repeatable; * allows any).")
+    @Option(
+            names = "--cors-origin",
+            paramLabel = "ORIGIN",
+            description =
+                    "A browser origin allowed besides localhost ones, e.g. https://app.example (repeatable; * allows any).")
     List<String> corsOrigins = new ArrayList<>();
 
-    @Option(names = "--allowed-host", paramLabel = "NAME", description = "A Host name answered besides loopback ones while bound to a loopback address, e.g. mybox.lan (repeatable; .example.lan for a domain and its subdomains; * for any).")
+    @Option(
+            names = "--allowed-host",
+            paramLabel = "NAME",
+            description =
+                    "A Host name answered besides loopback ones while bound to a loopback address, e.g. mybox.lan (repeatable; .example.lan for a domain and its subdomains; * for any).")
     List<String> allowedHosts = new ArrayList<>();
 
-    @Option(names = "--max-body", paramLabel = "SIZE", defaultValue = "16m", description = "The largest request body, in bytes or with k, m, g (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--max-body",
+            paramLabel = "SIZE",
+            defaultValue = "16m",
+            description = "The largest request body, in bytes or with k, m, g (default: ${DEFAULT-VALUE}).")
     String maxBody;
 
-    @Option(names = "--strict", description = "Refuse (400) parameters that would have no effect, instead of naming them in X-Forge-Ignored-Params.")
+    @Option(
+            names = "--strict",
+            description =
+                    "Refuse (400) parameters that would have no effect, instead of naming them in X-Forge-Ignored-Params.")
     boolean strict;
 
-    @Option(names = "--sse-keep-alive-ms", hidden = true, defaultValue = "5000", description = "Milliseconds of stream silence before an SSE comment.")
+    @Option(
+            names = "--sse-keep-alive-ms",
+            hidden = true,
+            defaultValue = "5000",
+            description = "Milliseconds of stream silence before an SSE comment.")
     long keepAliveMillis;
 
     ServerConfig apply(ServerConfig base) {
@@ -52,8 +78,12 @@ final class AccessOptions {
                 throw new ForgeException("the API key file " + apiKeyFile + " holds no key");
             }
         }
-        return base.withApiKeys(keys).withCorsOrigins(corsOrigins).withBodyLimit(size(maxBody))
-                .withStrict(strict).withKeepAliveMillis(keepAliveMillis).withAllowedHosts(allowedHosts);
+        return base.withApiKeys(keys)
+                .withCorsOrigins(corsOrigins)
+                .withBodyLimit(size(maxBody))
+                .withStrict(strict)
+                .withKeepAliveMillis(keepAliveMillis)
+                .withAllowedHosts(allowedHosts);
     }
 
     /** Parses 4096, 512k, 16m, 1g. */

@@ -1,5 +1,6 @@
 package forge.http.cli;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -14,7 +15,10 @@ import picocli.CommandLine.Command;
  * of a second of its start. When the first argument names no subcommand ({@code forge},
  * {@code forge --help}, a typo), all of them are added, so usage and errors list them all.
  */
-@Command(name = "forge", mixinStandardHelpOptions = true, versionProvider = ForgeCli.Version.class,
+@Command(
+        name = "forge",
+        mixinStandardHelpOptions = true,
+        versionProvider = ForgeCli.Version.class,
         description = "ForgeLM: a local, OpenAI-compatible LLM server for GGUF models.")
 public final class ForgeCli implements Callable<Integer> {
 
@@ -23,13 +27,17 @@ public final class ForgeCli implements Callable<Integer> {
      * constructor references: a lambda naming one of picocli's classes, which are too old a class
      * file version for the AOT cache, crashes the JDK 25 JVM that writes the cache.)
      */
-    private static final List<Class<?>> SUBCOMMANDS = List.of(ServeCommand.class, PluginsCommand.class,
-            ModelCommand.class, ModelStoreCommands.Pull.class, CommandLine.HelpCommand.class);
+    private static final List<Class<?>> SUBCOMMANDS = List.of(
+            ServeCommand.class,
+            PluginsCommand.class,
+            ModelCommand.class,
+            ModelStoreCommands.Pull.class,
+            CommandLine.HelpCommand.class);
 
     /** A subcommand's names: its {@code @Command}'s name and aliases. */
     private static List<String> names(Class<?> subcommand) {
         Command command = subcommand.getAnnotation(Command.class);
-        List<String> names = new java.util.ArrayList<>(List.of(command.aliases()));
+        List<String> names = new ArrayList<>(List.of(command.aliases()));
         names.add(command.name());
         return names;
     }
@@ -88,8 +96,11 @@ public final class ForgeCli implements Callable<Integer> {
         @Override
         public String[] getVersion() {
             String version = ForgeCli.class.getModule().getDescriptor() != null
-                    ? ForgeCli.class.getModule().getDescriptor().rawVersion().orElse("dev") : "dev";
-            return new String[] {"ForgeLM " + version + " (llama.cpp v0.5.0 via node-llama-cpp 3.22.1), Java " + Runtime.version()};
+                    ? ForgeCli.class.getModule().getDescriptor().rawVersion().orElse("dev")
+                    : "dev";
+            return new String[] {
+                "ForgeLM " + version + " (llama.cpp v0.5.0 via node-llama-cpp 3.22.1), Java " + Runtime.version()
+            };
         }
     }
 }

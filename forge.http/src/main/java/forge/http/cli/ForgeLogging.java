@@ -26,8 +26,7 @@ public final class ForgeLogging extends ContextAwareBase implements Configurator
     /** The pattern of every line. */
     static final String PATTERN = "%d{HH:mm:ss.SSS} %-5level %-18logger{0} %msg%n";
 
-    public ForgeLogging() {
-    }
+    public ForgeLogging() {}
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {

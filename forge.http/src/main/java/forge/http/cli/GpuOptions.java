@@ -12,21 +12,37 @@ import picocli.CommandLine.Option;
  */
 final class GpuOptions {
 
-    @Option(names = {"-ngl", "--gpu-layers", "--n-gpu-layers"}, paramLabel = "N|auto|all", description = {
-            "Layers to put on the GPU (default: auto, every layer that fits in the free device memory,",
-            "keeping 1 GiB for the KV cache and buffers; all: every one, fit or not). Ignored without a GPU backend."})
+    @Option(
+            names = {"-ngl", "--gpu-layers", "--n-gpu-layers"},
+            paramLabel = "N|auto|all",
+            description = {
+                "Layers to put on the GPU (default: auto, every layer that fits in the free device memory,",
+                "keeping 1 GiB for the KV cache and buffers; all: every one, fit or not). Ignored without a GPU backend."
+            })
     String gpuLayers;
 
-    @Option(names = {"-mg", "--main-gpu"}, paramLabel = "INDEX", description = "The GPU that holds the model with --split-mode none (default: 0).")
+    @Option(
+            names = {"-mg", "--main-gpu"},
+            paramLabel = "INDEX",
+            description = "The GPU that holds the model with --split-mode none (default: 0).")
     String mainGpu;
 
-    @Option(names = {"-sm", "--split-mode"}, paramLabel = "none|layer|row", description = "How to split a model over several GPUs (default: layer).")
+    @Option(
+            names = {"-sm", "--split-mode"},
+            paramLabel = "none|layer|row",
+            description = "How to split a model over several GPUs (default: layer).")
     String splitMode;
 
-    @Option(names = {"-ts", "--tensor-split"}, paramLabel = "N0,N1,...", description = "Proportions of the model per GPU, such as 3,1.")
+    @Option(
+            names = {"-ts", "--tensor-split"},
+            paramLabel = "N0,N1,...",
+            description = "Proportions of the model per GPU, such as 3,1.")
     String tensorSplit;
 
-    @Option(names = {"-dev", "--device"}, paramLabel = "DEV,...", description = "The GPU devices to use by name (CUDA0,CUDA1; /props lists them), or none.")
+    @Option(
+            names = {"-dev", "--device"},
+            paramLabel = "DEV,...",
+            description = "The GPU devices to use by name (CUDA0,CUDA1; /props lists them), or none.")
     String devices;
 
     /** The flags given, as backend settings. */

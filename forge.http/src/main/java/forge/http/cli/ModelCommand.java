@@ -1,26 +1,47 @@
 package forge.http.cli;
 
 import forge.api.ForgeException;
+import forge.api.UserHome;
 import forge.api.backend.ModelQuantizer;
+import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
+import forge.api.template.TemplateContext;
 import forge.runtime.ForgeRuntime;
+import forge.runtime.catalog.ModelRegistry;
+import forge.runtime.catalog.TemplateSelector;
 import forge.runtime.gguf.GgmlType;
+import forge.runtime.gguf.GgufReader;
 import forge.runtime.gguf.synth.SynthSpec;
 import forge.runtime.gguf.synth.SyntheticModels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code forge model ...}: model tools. */
-@Command(name = "models", aliases = "model", mixinStandardHelpOptions = true, description = "The models: list, inspect, alias, rm, pull, load, unload; synth for tests.",
-        subcommands = {ModelStoreCommands.List_.class, ModelCommand.Inspect.class, ModelStoreCommands.Alias.class,
-                ModelStoreCommands.Rm.class, ModelStoreCommands.Pull.class, ModelStoreCommands.Load.class,
-                ModelStoreCommands.Unload.class, ModelCommand.Synth.class})
+@Command(
+        name = "models",
+        aliases = "model",
+        mixinStandardHelpOptions = true,
+        description = "The models: list, inspect, alias, rm, pull, load, unload; synth for tests.",
+        subcommands = {
+            ModelStoreCommands.List_.class,
+            ModelCommand.Inspect.class,
+            ModelStoreCommands.Alias.class,
+            ModelStoreCommands.Rm.class,
+            ModelStoreCommands.Pull.class,
+            ModelStoreCommands.Load.class,
+            ModelStoreCommands.Unload.class,
+            ModelCommand.Synth.class
+        })
 final class ModelCommand implements Callable<Integer> {
 
     @Spec
@@ -37,9 +58,13 @@ final class ModelCommand implements Callable<Integer> {
      * and context; the chat template it would be served with, which plugin claims it and why
      * (every family's claim), whether it parses, and its source.
      */
-    @Command(name = "inspect", mixinStandardHelpOptions = true, description = {
-            "Show a GGUF model: its metadata, architecture, quantization and context; its chat template, which plugin",
-            "renders it and why, each family's claim, and the template's source. MODEL is a file or an id of forge models list."})
+    @Command(
+            name = "inspect",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Show a GGUF model: its metadata, architecture, quantization and context; its chat template, which plugin",
+                "renders it and why, each family's claim, and the template's source. MODEL is a file or an id of forge models list."
+            })
     static final class Inspect implements Callable<Integer> {
 
         @Mixin
@@ -48,28 +73,44 @@ final class ModelCommand implements Callable<Integer> {
         @Mixin
         ModelSourceOptions sources = new ModelSourceOptions();
 
-        @picocli.CommandLine.Parameters(paramLabel = "FILE|MODEL", description = "A .gguf file, or the id or alias of a model.")
+        @picocli.CommandLine.Parameters(
+                paramLabel = "FILE|MODEL",
+                description = "A .gguf file, or the id or alias of a model.")
         String name;
 
         /** The file {@link #name} names: itself, or the file of the model with that id in the sources. */
         private Path file() {
-            Path given = forge.api.UserHome.expand(name, sources.home());
+            Path given = UserHome.expand(name, sources.home());
             if (Files.isRegularFile(given)) {
                 return given;
             }
             try (var offline = ModelStoreCommands.Offline.open(common, sources)) {
-                var entry = offline.catalog().find(name).orElseThrow(() -> new ForgeException("no file or model '" + name
-                        + "' (forge models list shows the models)"));
-                spec.commandLine().getOut().printf("source:         %s%s%n", entry.source(),
-                        entry.reason().map(r -> " (UNAVAILABLE: " + r + ")").orElse(""));
+                var entry = offline.catalog()
+                        .find(name)
+                        .orElseThrow(() -> new ForgeException(
+                                "no file or model '" + name + "' (forge models list shows the models)"));
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                "source:         %s%s%n",
+                                entry.source(),
+                                entry.reason()
+                                        .map(r -> " (UNAVAILABLE: " + r + ")")
+                                        .orElse(""));
                 return entry.descriptor().path();
             }
         }
 
-        @Option(names = {"--template", "--chat-template"}, paramLabel = "NAME", description = "As forge serve: a template chosen by name.")
+        @Option(
+                names = {"--template", "--chat-template"},
+                paramLabel = "NAME",
+                description = "As forge serve: a template chosen by name.")
         String template = "";
 
-        @Option(names = "--chat-template-file", paramLabel = "FILE", description = "As forge serve: a Jinja template in place of the GGUF's.")
+        @Option(
+                names = "--chat-template-file",
+                paramLabel = "FILE",
+                description = "As forge serve: a Jinja template in place of the GGUF's.")
         Path templateFile;
 
         @Spec
@@ -79,18 +120,24 @@ final class ModelCommand implements Callable<Integer> {
         public Integer call() {
             var out = spec.commandLine().getOut();
             Path path = file().toAbsolutePath().normalize();
-            var gguf = forge.runtime.gguf.GgufReader.read(path);
-            var metadata = forge.runtime.catalog.ModelRegistry.withTemplate(gguf.metadata(),
-                    templateFile == null ? null : ServeCommand.readTemplate(templateFile));
-            var model = new forge.api.model.ModelDescriptor(forge.runtime.catalog.ModelRegistry.idOf(path), java.util.List.of(), path, metadata);
+            var gguf = GgufReader.read(path);
+            var metadata = ModelRegistry.withTemplate(
+                    gguf.metadata(), templateFile == null ? null : ServeCommand.readTemplate(templateFile));
+            var model = new ModelDescriptor(ModelRegistry.idOf(path), List.of(), path, metadata);
             var plugins = ForgeRuntime.inspect(common.runtimeConfig()).plugins();
-            var selector = new forge.runtime.catalog.TemplateSelector(plugins.templates());
+            var selector = new TemplateSelector(plugins.templates());
             var chosen = selector.select(model, template);
             out.printf("model:          %s (%s)%n", model.id(), path);
             out.printf("architecture:   %s%n", metadata.architecture().orElse("(none)"));
             out.printf("quantization:   %s%n", quantization(metadata));
-            out.printf("context:        %s (training)%n", metadata.contextLength().isPresent() ? metadata.contextLength().getAsLong() : "unknown");
-            out.printf("size:           %s, %d tensors%n", ModelStoreCommands.size(gguf.fileSize()), gguf.tensors().size());
+            out.printf(
+                    "context:        %s (training)%n",
+                    metadata.contextLength().isPresent()
+                            ? metadata.contextLength().getAsLong()
+                            : "unknown");
+            out.printf(
+                    "size:           %s, %d tensors%n",
+                    ModelStoreCommands.size(gguf.fileSize()), gguf.tensors().size());
             out.println("metadata:");
             metadata.values().forEach((key, value) -> {
                 if (!key.startsWith("tokenizer.")) {
@@ -98,30 +145,39 @@ final class ModelCommand implements Callable<Integer> {
                     out.printf("  %-40s %s%n", key, text.length() > 100 ? text.substring(0, 100) + "..." : text);
                 }
             });
-            out.printf("chat template:  %s, family %s (%s: %s)%n", chosen.variant(), chosen.provider().family(), chosen.rule(), chosen.reason());
+            out.printf(
+                    "chat template:  %s, family %s (%s: %s)%n",
+                    chosen.variant(), chosen.provider().family(), chosen.rule(), chosen.reason());
             out.println("claims:");
             for (var t : plugins.templates()) {
                 String claim;
                 try {
-                    claim = t.provider().claim(model).map(c -> c.variant() + " (" + c.rule().name().toLowerCase(java.util.Locale.ROOT)
-                            + ", confidence " + c.confidence() + ": " + c.reason() + ")").orElse("none");
+                    claim = t.provider()
+                            .claim(model)
+                            .map(c -> c.variant() + " (" + c.rule().name().toLowerCase(Locale.ROOT) + ", confidence "
+                                    + c.confidence() + ": " + c.reason() + ")")
+                            .orElse("none");
                 } catch (RuntimeException e) {
                     claim = "failed: " + e;
                 }
                 out.printf("  %-10s %s  [%s]%n", t.provider().family(), claim, t.module());
             }
-            java.util.Optional<String> source = metadata.chatTemplate().filter(x -> !x.isBlank());
+            Optional<String> source = metadata.chatTemplate().filter(x -> !x.isBlank());
             try {
                 // No vocabulary is loaded here: BOS and EOS render as empty text.
-                var rendering = chosen.provider().create(chosen.variant(), new forge.api.template.TemplateContext(model, "", ""));
-                out.printf("renders:        %s%n", rendering.unusable().map(why -> "NO: " + why).orElse("yes"));
+                var rendering = chosen.provider().create(chosen.variant(), new TemplateContext(model, "", ""));
+                out.printf(
+                        "renders:        %s%n",
+                        rendering.unusable().map(why -> "NO: " + why).orElse("yes"));
             } catch (RuntimeException e) {
                 out.printf("renders:        NO: %s%n", e.getMessage());
             }
             if (source.isEmpty()) {
                 out.println("template source: none in the model" + (templateFile == null ? "" : " or the file"));
             } else {
-                out.printf("template source (%s, %d lines):%n", templateFile == null ? "tokenizer.chat_template" : templateFile,
+                out.printf(
+                        "template source (%s, %d lines):%n",
+                        templateFile == null ? "tokenizer.chat_template" : templateFile,
                         source.get().lines().count());
                 out.println(source.get());
             }
@@ -131,38 +187,93 @@ final class ModelCommand implements Callable<Integer> {
     }
 
     /** {@code general.file_type} by llama.cpp's name ({@code enum llama_ftype} of llama.h). */
-    static String quantization(forge.api.model.ModelMetadata metadata) {
+    static String quantization(ModelMetadata metadata) {
         var type = metadata.integer("general.file_type");
         if (type.isEmpty()) {
             return "unknown (no general.file_type)";
         }
-        String[] names = {"F32", "F16", "Q4_0", "Q4_1", null, null, null, "Q8_0", "Q5_0", "Q5_1", "Q2_K", "Q3_K_S", "Q3_K_M",
-                "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "IQ2_XXS", "IQ2_XS", "Q2_K_S", "IQ3_XS", "IQ3_XXS",
-                "IQ1_S", "IQ4_NL", "IQ3_S", "IQ3_M", "IQ2_S", "IQ2_M", "IQ4_XS", "IQ1_M", "BF16", null, null, null, "TQ1_0",
-                "TQ2_0", "MXFP4_MOE", "NVFP4", "Q1_0", "Q2_0"};
+        String[] names = {
+            "F32",
+            "F16",
+            "Q4_0",
+            "Q4_1",
+            null,
+            null,
+            null,
+            "Q8_0",
+            "Q5_0",
+            "Q5_1",
+            "Q2_K",
+            "Q3_K_S",
+            "Q3_K_M",
+            "Q3_K_L",
+            "Q4_K_S",
+            "Q4_K_M",
+            "Q5_K_S",
+            "Q5_K_M",
+            "Q6_K",
+            "IQ2_XXS",
+            "IQ2_XS",
+            "Q2_K_S",
+            "IQ3_XS",
+            "IQ3_XXS",
+            "IQ1_S",
+            "IQ4_NL",
+            "IQ3_S",
+            "IQ3_M",
+            "IQ2_S",
+            "IQ2_M",
+            "IQ4_XS",
+            "IQ1_M",
+            "BF16",
+            null,
+            null,
+            null,
+            "TQ1_0",
+            "TQ2_0",
+            "MXFP4_MOE",
+            "NVFP4",
+            "Q1_0",
+            "Q2_0"
+        };
         long t = type.getAsLong();
         return t >= 0 && t < names.length && names[(int) t] != null ? names[(int) t] : "type " + t;
     }
 
     /** {@code forge model synth}: a random-weight GGUF model of a chosen shape, for tests and benchmarks. */
-    @Command(name = "synth", mixinStandardHelpOptions = true, description = {
-            "Write a random-weight GGUF model of a chosen architecture and shape.",
-            "Its compute cost per token equals a real model of the same shape; its text is noise."})
+    @Command(
+            name = "synth",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Write a random-weight GGUF model of a chosen architecture and shape.",
+                "Its compute cost per token equals a real model of the same shape; its text is noise."
+            })
     static final class Synth implements Callable<Integer> {
 
         @Mixin
         CommonOptions common = new CommonOptions();
 
-        @Option(names = {"-o", "--output"}, required = true, paramLabel = "FILE", description = "The .gguf file to write.")
+        @Option(
+                names = {"-o", "--output"},
+                required = true,
+                paramLabel = "FILE",
+                description = "The .gguf file to write.")
         Path output;
 
-        @Option(names = "--family", defaultValue = "qwen", description = "Special tokens and chat template of a family: qwen, llama, gemma, kimi, generic (default: ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--family",
+                defaultValue = "qwen",
+                description =
+                        "Special tokens and chat template of a family: qwen, llama, gemma, kimi, generic (default: ${DEFAULT-VALUE}).")
         String family;
 
         @Option(names = "--arch", description = "Architecture: qwen2 or llama (default: by family).")
         String architecture;
 
-        @Option(names = "--preset", description = "tiny (64 wide, 2 layers) or qwen2.5-0.5b (896 wide, 24 layers, real Qwen2 vocabulary). Shape options override it.")
+        @Option(
+                names = "--preset",
+                description =
+                        "tiny (64 wide, 2 layers) or qwen2.5-0.5b (896 wide, 24 layers, real Qwen2 vocabulary). Shape options override it.")
         String preset = "tiny";
 
         @Option(names = "--embd", description = "Embedding width.")
@@ -186,16 +297,29 @@ final class ModelCommand implements Callable<Integer> {
         @Option(names = "--vocab-size", description = "Size of the generated vocabulary.")
         Integer vocabSize;
 
-        @Option(names = "--vocab-from", paramLabel = "GGUF", description = "Copy the vocabulary from a vocab-only GGUF (e.g. llama.cpp's models/ggml-vocab-qwen2.gguf).")
+        @Option(
+                names = "--vocab-from",
+                paramLabel = "GGUF",
+                description =
+                        "Copy the vocabulary from a vocab-only GGUF (e.g. llama.cpp's models/ggml-vocab-qwen2.gguf).")
         Path vocabFrom;
 
-        @Option(names = "--type", defaultValue = "F32", description = "Tensor type written: F32 or F16 (default: ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--type",
+                defaultValue = "F32",
+                description = "Tensor type written: F32 or F16 (default: ${DEFAULT-VALUE}).")
         String type;
 
-        @Option(names = "--quantize", paramLabel = "TYPE", description = "Then quantize with llama.cpp: Q8_0, Q4_K_M, ...")
+        @Option(
+                names = "--quantize",
+                paramLabel = "TYPE",
+                description = "Then quantize with llama.cpp: Q8_0, Q4_K_M, ...")
         String quantize;
 
-        @Option(names = "--seed", defaultValue = "42", description = "Weights' random seed (default: ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--seed",
+                defaultValue = "42",
+                description = "Weights' random seed (default: ${DEFAULT-VALUE}).")
         long seed;
 
         @Option(names = "--name", description = "general.name of the model.")
@@ -214,8 +338,12 @@ final class ModelCommand implements Callable<Integer> {
             if (architecture != null) {
                 s = s.withArchitecture(architecture);
             }
-            s = s.withShape(embedding != null ? embedding : s.embedding(), layers != null ? layers : s.layers(),
-                    heads != null ? heads : s.heads(), kvHeads != null ? kvHeads : s.kvHeads(), ffn != null ? ffn : s.ffn());
+            s = s.withShape(
+                    embedding != null ? embedding : s.embedding(),
+                    layers != null ? layers : s.layers(),
+                    heads != null ? heads : s.heads(),
+                    kvHeads != null ? kvHeads : s.kvHeads(),
+                    ffn != null ? ffn : s.ffn());
             if (context != null) {
                 s = s.withContextLength(context);
             }
@@ -224,7 +352,8 @@ final class ModelCommand implements Callable<Integer> {
             } else if (vocabSize != null) {
                 s = s.withVocabulary(new SynthSpec.Generated(family, vocabSize));
             }
-            s = s.withTensorType(GgmlType.valueOf(type.toUpperCase(java.util.Locale.ROOT))).withSeed(seed);
+            s = s.withTensorType(GgmlType.valueOf(type.toUpperCase(Locale.ROOT)))
+                    .withSeed(seed);
             if (name != null) {
                 s = s.withName(name);
             }
@@ -241,17 +370,31 @@ final class ModelCommand implements Callable<Integer> {
             });
             if (quantize != null) {
                 try (ForgeRuntime runtime = ForgeRuntime.start(common.runtimeConfig())) {
-                    ModelQuantizer quantizer = runtime.backend().quantizer().orElseThrow(() -> new ForgeException(
-                            "backend " + runtime.backend().name() + " cannot quantize"));
+                    ModelQuantizer quantizer = runtime.backend()
+                            .quantizer()
+                            .orElseThrow(() -> new ForgeException(
+                                    "backend " + runtime.backend().name() + " cannot quantize"));
                     out.printf("quantizing to %s ...%n", quantize);
                     out.flush();
-                    quantizer.quantize(target, output, quantize, Math.max(1, Runtime.getRuntime().availableProcessors()));
+                    quantizer.quantize(
+                            target,
+                            output,
+                            quantize,
+                            Math.max(1, Runtime.getRuntime().availableProcessors()));
                 } finally {
                     Files.deleteIfExists(target);
                 }
             }
-            out.printf("wrote %s (%d bytes): %s %dx%d, %d heads/%d kv, ffn %d, %s%n", output, Files.size(output),
-                    s.architecture(), s.embedding(), s.layers(), s.heads(), s.kvHeads(), s.ffn(),
+            out.printf(
+                    "wrote %s (%d bytes): %s %dx%d, %d heads/%d kv, ffn %d, %s%n",
+                    output,
+                    Files.size(output),
+                    s.architecture(),
+                    s.embedding(),
+                    s.layers(),
+                    s.heads(),
+                    s.kvHeads(),
+                    s.ffn(),
                     quantize != null ? quantize : s.tensorType());
             return 0;
         }

@@ -1,9 +1,12 @@
 package forge.http.cli;
 
+import forge.api.ForgeException;
 import forge.api.UserHome;
+import forge.http.hub.HubPull;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ModelSource;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +24,10 @@ final class ModelSourceOptions {
 
     private static final Logger LOG = LoggerFactory.getLogger(ModelSourceOptions.class);
 
-    @Option(names = "--models-dir", paramLabel = "DIR", description = "A folder of .gguf files, searched below (repeatable; default: ~/.forge/models).")
+    @Option(
+            names = "--models-dir",
+            paramLabel = "DIR",
+            description = "A folder of .gguf files, searched below (repeatable; default: ~/.forge/models).")
     List<Path> modelsDirs = new ArrayList<>();
 
     @Option(names = "--no-models-dir", description = "Do not read ~/.forge/models (the default folder).")
@@ -30,13 +36,21 @@ final class ModelSourceOptions {
     @Option(names = "--no-ollama", description = "Do not read Ollama's models ($OLLAMA_MODELS or ~/.ollama/models).")
     boolean noOllama;
 
-    @Option(names = "--no-lmstudio", description = "Do not read LM Studio's models (~/.lmstudio/models, ~/.cache/lm-studio/models).")
+    @Option(
+            names = "--no-lmstudio",
+            description = "Do not read LM Studio's models (~/.lmstudio/models, ~/.cache/lm-studio/models).")
     boolean noLmStudio;
 
-    @Option(names = "--no-hf-cache", description = "Do not read the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub).")
+    @Option(
+            names = "--no-hf-cache",
+            description =
+                    "Do not read the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub).")
     boolean noHfCache;
 
-    @Option(names = "--hf-endpoint", paramLabel = "URL", description = "The Hugging Face hub or a mirror to pull from (default: $HF_ENDPOINT, else the public hub).")
+    @Option(
+            names = "--hf-endpoint",
+            paramLabel = "URL",
+            description = "The Hugging Face hub or a mirror to pull from (default: $HF_ENDPOINT, else the public hub).")
     String hfEndpoint;
 
     /** The process's environment; tests give another (a temporary HOME) since a JVM cannot change its own. */
@@ -71,16 +85,16 @@ final class ModelSourceOptions {
     }
 
     /** Pulls from {@code --hf-endpoint} ({@code $HF_ENDPOINT}, else the public hub) into {@link #hfHub}, with {@code $HF_TOKEN}. */
-    forge.http.hub.HubPull hubPull() {
+    HubPull hubPull() {
         String endpoint = hfEndpoint != null ? hfEndpoint : environment.getOrDefault("HF_ENDPOINT", "");
         if (endpoint.isBlank()) {
-            endpoint = forge.http.hub.HubPull.DEFAULT_ENDPOINT;
+            endpoint = HubPull.DEFAULT_ENDPOINT;
         }
         String token = environment.getOrDefault("HF_TOKEN", environment.get("HUGGING_FACE_HUB_TOKEN"));
         try {
-            return new forge.http.hub.HubPull(java.net.URI.create(endpoint), token, hfHub());
+            return new HubPull(URI.create(endpoint), token, hfHub());
         } catch (IllegalArgumentException e) {
-            throw new forge.api.ForgeException("--hf-endpoint: not a URL: " + endpoint);
+            throw new ForgeException("--hf-endpoint: not a URL: " + endpoint);
         }
     }
 
@@ -109,7 +123,8 @@ final class ModelSourceOptions {
             sources.add(new ModelSource.Ollama(ollama()));
         }
         if (!noLmStudio) {
-            sources.add(new ModelSource.LmStudio(List.of(home().resolve(".lmstudio/models"), home().resolve(".cache/lm-studio/models"))));
+            sources.add(new ModelSource.LmStudio(
+                    List.of(home().resolve(".lmstudio/models"), home().resolve(".cache/lm-studio/models"))));
         }
         if (!noHfCache) {
             sources.add(new ModelSource.HfCache(hfHub()));
@@ -127,7 +142,7 @@ final class ModelSourceOptions {
         file.aliases().forEach((alias, target) -> {
             try {
                 catalog.alias(alias, target);
-            } catch (forge.api.ForgeException e) {
+            } catch (ForgeException e) {
                 LOG.warn("{}: {}", file.path(), e.getMessage());
             }
         });

@@ -1,5 +1,6 @@
 package forge.http.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.api.ForgeException;
 import forge.http.hub.HubPull;
 import forge.runtime.ForgeRuntime;
@@ -21,10 +22,10 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code forge models list|alias|rm|pull|load|unload}: the user's models where they are, the
@@ -32,15 +33,15 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 final class ModelStoreCommands {
 
-    private ModelStoreCommands() {
-    }
+    private ModelStoreCommands() {}
 
     /** The catalog {@code forge serve} without {@code -m} would have: every source registered, nothing loaded. */
     record Offline(ForgeRuntime runtime, ModelCatalog catalog) implements AutoCloseable {
         static Offline open(CommonOptions common, ModelSourceOptions sources) {
             ForgeRuntime runtime = ForgeRuntime.start(common.runtimeConfig());
             try {
-                ModelCatalog catalog = new ModelCatalog(CatalogConfig.builder(runtime.backend(), runtime.templates()).build());
+                ModelCatalog catalog = new ModelCatalog(CatalogConfig.builder(runtime.backend(), runtime.templates())
+                        .build());
                 sources.register(catalog, true);
                 return new Offline(runtime, catalog);
             } catch (RuntimeException e) {
@@ -71,14 +72,21 @@ final class ModelStoreCommands {
     }
 
     /** {@code forge models list}: every model of every source, with its state or why it is unavailable. */
-    @Command(name = "list", aliases = "ls", mixinStandardHelpOptions = true, description = {
-            "List the models forge serve would serve: ~/.forge/models (or --models-dir), Ollama's, LM Studio's and the",
-            "Hugging Face cache's, each under its id, with its size, template and source, or why it cannot be served."})
+    @Command(
+            name = "list",
+            aliases = "ls",
+            mixinStandardHelpOptions = true,
+            description = {
+                "List the models forge serve would serve: ~/.forge/models (or --models-dir), Ollama's, LM Studio's and the",
+                "Hugging Face cache's, each under its id, with its size, template and source, or why it cannot be served."
+            })
     static final class List_ implements Callable<Integer> {
         @Mixin
         CommonOptions common = new CommonOptions();
+
         @Mixin
         ModelSourceOptions sources = new ModelSourceOptions();
+
         @Spec
         CommandSpec spec;
 
@@ -87,11 +95,17 @@ final class ModelStoreCommands {
             PrintWriter out = spec.commandLine().getOut();
             try (Offline o = Offline.open(common, sources)) {
                 List<ModelEntry> entries = o.catalog().entries();
-                int width = Math.max(8, entries.stream().mapToInt(e -> e.id().length()).max().orElse(0));
+                int width = Math.max(
+                        8, entries.stream().mapToInt(e -> e.id().length()).max().orElse(0));
                 out.printf("%-" + width + "s  %-8s  %10s  %-10s  %s%n", "ID", "SOURCE", "SIZE", "TEMPLATE", "PATH");
                 for (ModelEntry e : entries) {
-                    out.printf("%-" + width + "s  %-8s  %10s  %-10s  %s%n", e.id(), e.source(), size(e.fileBytes()),
-                            e.templateSelection().map(t -> t.variant()).orElse("-"), e.descriptor().path());
+                    out.printf(
+                            "%-" + width + "s  %-8s  %10s  %-10s  %s%n",
+                            e.id(),
+                            e.source(),
+                            size(e.fileBytes()),
+                            e.templateSelection().map(t -> t.variant()).orElse("-"),
+                            e.descriptor().path());
                     for (String alias : e.descriptor().aliases()) {
                         out.printf("  alias %s%n", alias);
                     }
@@ -107,20 +121,33 @@ final class ModelStoreCommands {
     }
 
     /** {@code forge models alias NAME MODEL}: another name for a model, kept in {@code ~/.forge/models.json}. */
-    @Command(name = "alias", mixinStandardHelpOptions = true, description = {
-            "Give a model another name, kept in ~/.forge/models.json (every alias is also an id in /v1/models).",
-            "With --remove, take a name away."})
+    @Command(
+            name = "alias",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Give a model another name, kept in ~/.forge/models.json (every alias is also an id in /v1/models).",
+                "With --remove, take a name away."
+            })
     static final class Alias implements Callable<Integer> {
         @Mixin
         CommonOptions common = new CommonOptions();
+
         @Mixin
         ModelSourceOptions sources = new ModelSourceOptions();
+
         @Parameters(index = "0", paramLabel = "NAME")
         String alias;
-        @Parameters(index = "1", arity = "0..1", paramLabel = "MODEL", description = "The model's id (or another alias).")
+
+        @Parameters(
+                index = "1",
+                arity = "0..1",
+                paramLabel = "MODEL",
+                description = "The model's id (or another alias).")
         String target;
+
         @Option(names = "--remove", description = "Remove the alias NAME.")
         boolean remove;
+
         @Spec
         CommandSpec spec;
 
@@ -139,8 +166,10 @@ final class ModelStoreCommands {
                     throw new ForgeException("forge models alias NAME MODEL: which model should " + alias + " name?");
                 }
                 try (Offline o = Offline.open(common, sources)) {
-                    ModelEntry e = o.catalog().find(target).orElseThrow(() -> new ForgeException("no model answers to '" + target
-                            + "' (forge models list shows them)"));
+                    ModelEntry e = o.catalog()
+                            .find(target)
+                            .orElseThrow(() -> new ForgeException(
+                                    "no model answers to '" + target + "' (forge models list shows them)"));
                     o.catalog().find(alias).filter(other -> other != e).ifPresent(other -> {
                         throw new ForgeException("'" + alias + "' already names " + other.id());
                     });
@@ -157,16 +186,23 @@ final class ModelStoreCommands {
      * {@code forge models rm MODEL}: deletes a model ForgeLM's own folders or the Hugging Face
      * cache hold; another tool's store (Ollama, LM Studio) is that tool's to change.
      */
-    @Command(name = "rm", mixinStandardHelpOptions = true, description = {
-            "Delete a model from ~/.forge/models (or --models-dir) or the Hugging Face cache, with its aliases.",
-            "Ollama's and LM Studio's models are theirs: remove them there (ollama rm, LM Studio's My Models)."})
+    @Command(
+            name = "rm",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Delete a model from ~/.forge/models (or --models-dir) or the Hugging Face cache, with its aliases.",
+                "Ollama's and LM Studio's models are theirs: remove them there (ollama rm, LM Studio's My Models)."
+            })
     static final class Rm implements Callable<Integer> {
         @Mixin
         CommonOptions common = new CommonOptions();
+
         @Mixin
         ModelSourceOptions sources = new ModelSourceOptions();
+
         @Parameters(paramLabel = "MODEL")
         String model;
+
         @Spec
         CommandSpec spec;
 
@@ -174,7 +210,9 @@ final class ModelStoreCommands {
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
             try (Offline o = Offline.open(common, sources)) {
-                ModelEntry e = o.catalog().find(model).orElseThrow(() -> new ForgeException("no model answers to '" + model + "'"));
+                ModelEntry e = o.catalog()
+                        .find(model)
+                        .orElseThrow(() -> new ForgeException("no model answers to '" + model + "'"));
                 switch (e.source()) {
                     case "folder" -> {
                         for (Path p : e.parts()) {
@@ -183,9 +221,11 @@ final class ModelStoreCommands {
                         }
                     }
                     case "hf" -> removeFromHubCache(e, out);
-                    case "ollama" -> throw new ForgeException(e.id() + " is Ollama's: remove it with `ollama rm " + e.id() + "`");
+                    case "ollama" ->
+                        throw new ForgeException(e.id() + " is Ollama's: remove it with `ollama rm " + e.id() + "`");
                     case "lmstudio" -> throw new ForgeException(e.id() + " is LM Studio's: remove it in LM Studio");
-                    default -> throw new ForgeException(e.id() + " was given on the command line: delete the file yourself");
+                    default ->
+                        throw new ForgeException(e.id() + " was given on the command line: delete the file yourself");
                 }
                 ModelsFile file = ModelsFile.read(sources.forgeHome().resolve("models.json"));
                 for (var alias : file.aliases().entrySet()) {
@@ -226,16 +266,22 @@ final class ModelStoreCommands {
     }
 
     /** {@code forge pull} / {@code forge models pull}: a GGUF model from a Hugging Face repository into the hub cache. */
-    @Command(name = "pull", mixinStandardHelpOptions = true, description = {
-            "Download a GGUF model from a Hugging Face repository into the Hugging Face cache (where forge serve, llama.cpp",
-            "and huggingface_hub find it): org/repo (Q4_K_M), org/repo:QUANT (by tag, every part of a split model) or",
-            "org/repo/file.gguf. Resumes an interrupted download; checks the sha256 the hub gives. HF_TOKEN is sent",
-            "for gated repositories; --hf-endpoint or HF_ENDPOINT names a mirror."})
+    @Command(
+            name = "pull",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Download a GGUF model from a Hugging Face repository into the Hugging Face cache (where forge serve, llama.cpp",
+                "and huggingface_hub find it): org/repo (Q4_K_M), org/repo:QUANT (by tag, every part of a split model) or",
+                "org/repo/file.gguf. Resumes an interrupted download; checks the sha256 the hub gives. HF_TOKEN is sent",
+                "for gated repositories; --hf-endpoint or HF_ENDPOINT names a mirror."
+            })
     static final class Pull implements Callable<Integer> {
         @Mixin
         ModelSourceOptions sources = new ModelSourceOptions();
+
         @Parameters(paramLabel = "REPO[:QUANT]|REPO/FILE.gguf")
         String target;
+
         @Spec
         CommandSpec spec;
 
@@ -253,8 +299,14 @@ final class ModelStoreCommands {
                     int percent = (int) (p.completed() * 100 / p.total());
                     if (terminal) {
                         int filled = percent / 4;
-                        out.printf("\r%s [%s%s] %3d%% %s/%s", p.status(), "#".repeat(filled), " ".repeat(25 - filled), percent,
-                                size(p.completed()), size(p.total()));
+                        out.printf(
+                                "\r%s [%s%s] %3d%% %s/%s",
+                                p.status(),
+                                "#".repeat(filled),
+                                " ".repeat(25 - filled),
+                                percent,
+                                size(p.completed()),
+                                size(p.total()));
                     } else if (percent / 10 != lastTenth[0] || !p.status().equals(lastStatus[0])) {
                         out.printf("%s: %d%% (%s of %s)%n", p.status(), percent, size(p.completed()), size(p.total()));
                     }
@@ -274,12 +326,21 @@ final class ModelStoreCommands {
 
     /** A running server's {@code POST /models/load} or {@code /models/unload}. */
     abstract static class ServerCall implements Callable<Integer> {
-        @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "The running server (default: ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--url",
+                defaultValue = "http://127.0.0.1:8080",
+                description = "The running server (default: ${DEFAULT-VALUE}).")
         String url;
-        @Option(names = "--api-key", paramLabel = "KEY", description = "Its API key, when it has one (default: $FORGE_API_KEY).")
+
+        @Option(
+                names = "--api-key",
+                paramLabel = "KEY",
+                description = "Its API key, when it has one (default: $FORGE_API_KEY).")
         String apiKey = System.getenv("FORGE_API_KEY");
+
         @Parameters(paramLabel = "MODEL")
         String model;
+
         @Spec
         CommandSpec spec;
 
@@ -287,9 +348,11 @@ final class ModelStoreCommands {
 
         @Override
         public Integer call() throws IOException, InterruptedException {
-            String body = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("model", model).toString();
+            String body =
+                    new ObjectMapper().createObjectNode().put("model", model).toString();
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url.replaceAll("/+$", "") + route()))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body));
             if (apiKey != null && !apiKey.isBlank()) {
                 b.header("Authorization", "Bearer " + apiKey);
             }
@@ -297,7 +360,8 @@ final class ModelStoreCommands {
             try (HttpClient client = HttpClient.newHttpClient()) {
                 r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
             } catch (IOException e) {
-                throw new ForgeException("cannot reach the server at " + url + " (is forge serve running?): " + e.getMessage(), e);
+                throw new ForgeException(
+                        "cannot reach the server at " + url + " (is forge serve running?): " + e.getMessage(), e);
             }
             PrintWriter out = spec.commandLine().getOut();
             out.println(r.body());
@@ -306,7 +370,10 @@ final class ModelStoreCommands {
         }
     }
 
-    @Command(name = "load", mixinStandardHelpOptions = true, description = "Load a model in a running forge serve (POST /models/load).")
+    @Command(
+            name = "load",
+            mixinStandardHelpOptions = true,
+            description = "Load a model in a running forge serve (POST /models/load).")
     static final class Load extends ServerCall {
         @Override
         String route() {
@@ -314,8 +381,12 @@ final class ModelStoreCommands {
         }
     }
 
-    @Command(name = "unload", mixinStandardHelpOptions = true, description = {
-            "Unload a model from a running forge serve (POST /models/unload); one in use unloads when its requests end."})
+    @Command(
+            name = "unload",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Unload a model from a running forge serve (POST /models/unload); one in use unloads when its requests end."
+            })
     static final class Unload extends ServerCall {
         @Override
         String route() {

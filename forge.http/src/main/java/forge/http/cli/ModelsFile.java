@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -24,7 +25,7 @@ record ModelsFile(Path path, Map<String, String> aliases) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     ModelsFile {
-        aliases = java.util.Collections.unmodifiableMap(new TreeMap<>(aliases));
+        aliases = Collections.unmodifiableMap(new TreeMap<>(aliases));
     }
 
     /** The file's aliases; none when it does not exist. */
@@ -59,7 +60,9 @@ record ModelsFile(Path path, Map<String, String> aliases) {
     /** Writes it (atomically: a reader never sees half a file), keeping the keys it does not know. */
     void write() {
         try {
-            ObjectNode root = Files.isRegularFile(path) && JSON.readTree(path.toFile()) instanceof ObjectNode o ? o : JSON.createObjectNode();
+            ObjectNode root = Files.isRegularFile(path) && JSON.readTree(path.toFile()) instanceof ObjectNode o
+                    ? o
+                    : JSON.createObjectNode();
             ObjectNode a = root.putObject("aliases");
             aliases.forEach(a::put);
             Files.createDirectories(path.getParent());

@@ -8,12 +8,15 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** {@code forge plugins}: what was found, from where, and what failed and why. */
-@Command(name = "plugins", mixinStandardHelpOptions = true,
-        description = "List the plugins found (built in and in the plugins folders), the backends' verdicts, and failures.")
+@Command(
+        name = "plugins",
+        mixinStandardHelpOptions = true,
+        description =
+                "List the plugins found (built in and in the plugins folders), the backends' verdicts, and failures.")
 final class PluginsCommand implements Callable<Integer> {
 
     @Mixin
@@ -39,8 +42,13 @@ final class PluginsCommand implements Callable<Integer> {
         }
         out.println("Backends:");
         for (BackendChoice b : found.backends()) {
-            out.printf("  %s %-16s priority %-3d %s: %s%n", b.chosen() ? "*" : " ", b.name(), b.priority(),
-                    b.verdict().isUsable() ? "usable" : "unusable", b.verdict().detail());
+            out.printf(
+                    "  %s %-16s priority %-3d %s: %s%n",
+                    b.chosen() ? "*" : " ",
+                    b.name(),
+                    b.priority(),
+                    b.verdict().isUsable() ? "usable" : "unusable",
+                    b.verdict().detail());
         }
         out.println("Chat templates:");
         for (var t : found.plugins().templates()) {
@@ -50,8 +58,11 @@ final class PluginsCommand implements Callable<Integer> {
                 String description = "";
                 try {
                     family = t.provider().family();
-                    description = t.provider().variants().stream().filter(v -> v.name().equals(name))
-                            .map(v -> v.description()).findFirst().orElse("");
+                    description = t.provider().variants().stream()
+                            .filter(v -> v.name().equals(name))
+                            .map(v -> v.description())
+                            .findFirst()
+                            .orElse("");
                 } catch (RuntimeException | LinkageError e) {
                     description = "(its provider failed: " + e + ")";
                 }

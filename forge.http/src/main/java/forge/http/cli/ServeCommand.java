@@ -9,37 +9,52 @@ import forge.runtime.ForgeRuntime;
 import forge.runtime.catalog.CatalogConfig;
 import forge.runtime.catalog.ContextSizing;
 import forge.runtime.catalog.KeepAlive;
-import forge.runtime.catalog.UnloadPolicy;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ModelLoader;
+import forge.runtime.catalog.UnloadPolicy;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineProfile;
 import forge.runtime.engine.PromptCache;
 import forge.runtime.engine.PromptCacheStore;
+import forge.runtime.engine.Speculation;
 import forge.runtime.gguf.synth.SynthSpec;
 import forge.runtime.gguf.synth.SyntheticModels;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 /** {@code forge serve}: the OpenAI-compatible server, with flags close to llama-server's. */
-@Command(name = "serve", mixinStandardHelpOptions = true, description = {
-        "Serve GGUF models over an OpenAI-compatible HTTP API.",
-        "Without --model it serves the user's models where they are: ~/.forge/models (or --models-dir), Ollama's,",
-        "LM Studio's and the Hugging Face cache's (each can be turned off), loaded on demand; when there are none,",
-        "a small generated demo model (random weights: its text is noise)."})
+@Command(
+        name = "serve",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Serve GGUF models over an OpenAI-compatible HTTP API.",
+            "Without --model it serves the user's models where they are: ~/.forge/models (or --models-dir), Ollama's,",
+            "LM Studio's and the Hugging Face cache's (each can be turned off), loaded on demand; when there are none,",
+            "a small generated demo model (random weights: its text is noise)."
+        })
 public final class ServeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
@@ -51,56 +66,102 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common = new CommonOptions();
 
-    @Option(names = {"-m", "--model"}, paramLabel = "FILE", description = "A GGUF model to serve (repeatable).")
+    @Option(
+            names = {"-m", "--model"},
+            paramLabel = "FILE",
+            description = "A GGUF model to serve (repeatable).")
     List<Path> models = new ArrayList<>();
 
-    @Option(names = {"-a", "--alias"}, paramLabel = "NAME", description = "Another name for the (first) model (repeatable).")
+    @Option(
+            names = {"-a", "--alias"},
+            paramLabel = "NAME",
+            description = "Another name for the (first) model (repeatable).")
     List<String> aliases = new ArrayList<>();
 
     @Mixin
     ModelSourceOptions sources = new ModelSourceOptions();
 
-    @Option(names = "--models-ttl", paramLabel = "DURATION", defaultValue = "-1", description = {
-            "Unload a model idle this long (Ollama's keep_alive: 5m, 30s, 1h or seconds; 0 = after each request;",
-            "default: ${DEFAULT-VALUE}, kept). A request's own keep_alive wins for the model it used."})
+    @Option(
+            names = "--models-ttl",
+            paramLabel = "DURATION",
+            defaultValue = "-1",
+            description = {
+                "Unload a model idle this long (Ollama's keep_alive: 5m, 30s, 1h or seconds; 0 = after each request;",
+                "default: ${DEFAULT-VALUE}, kept). A request's own keep_alive wins for the model it used."
+            })
     String modelsTtl;
 
-    @Option(names = "--models-max", paramLabel = "N", defaultValue = "0", description = {
-            "Most models loaded at once; the least recently used idle one unloads first (default: ${DEFAULT-VALUE}, no limit)."})
+    @Option(
+            names = "--models-max",
+            paramLabel = "N",
+            defaultValue = "0",
+            description = {
+                "Most models loaded at once; the least recently used idle one unloads first (default: ${DEFAULT-VALUE}, no limit)."
+            })
     int modelsMax;
 
-    @Option(names = "--models-memory", paramLabel = "MiB|auto", defaultValue = "auto", description = {
-            "Most memory the loaded models take together (their files and KV caches); the least recently used idle",
-            "ones unload first to make room (default: ${DEFAULT-VALUE}, 3/4 of the machine's RAM; 0 = no limit)."})
+    @Option(
+            names = "--models-memory",
+            paramLabel = "MiB|auto",
+            defaultValue = "auto",
+            description = {
+                "Most memory the loaded models take together (their files and KV caches); the least recently used idle",
+                "ones unload first to make room (default: ${DEFAULT-VALUE}, 3/4 of the machine's RAM; 0 = no limit)."
+            })
     String modelsMemory;
 
-    @Option(names = "--models-load-wait", paramLabel = "DURATION", defaultValue = "10m", description = {
-            "How long a request waits for its model to load before a 503 to retry (default: ${DEFAULT-VALUE})."})
+    @Option(
+            names = "--models-load-wait",
+            paramLabel = "DURATION",
+            defaultValue = "10m",
+            description = {
+                "How long a request waits for its model to load before a 503 to retry (default: ${DEFAULT-VALUE})."
+            })
     String modelsLoadWait;
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--host",
+            defaultValue = "127.0.0.1",
+            description = "Address to listen on (default: ${DEFAULT-VALUE}).")
     String host;
 
-    @Option(names = "--port", defaultValue = "8080", description = "Port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--port",
+            defaultValue = "8080",
+            description = "Port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--profile", paramLabel = "NAME", defaultValue = "default", description = {
-            "Runtime profile: the defaults for the settings below (default: ${DEFAULT-VALUE}).",
-            "  default      ctx 4096, batch/ubatch 512, flash attention auto, f16 KV (llama-server's)",
-            "  low-latency  batch/ubatch 256: smaller prefill chunks, streams keep flowing; flash attention on",
-            "  throughput   ctx 16384 for many slots, batch 2048/ubatch 512; flash attention on",
-            "  low-memory   ctx 2048, q8_0 KV cache, batch 256/ubatch 128; flash attention on"})
+    @Option(
+            names = "--profile",
+            paramLabel = "NAME",
+            defaultValue = "default",
+            description = {
+                "Runtime profile: the defaults for the settings below (default: ${DEFAULT-VALUE}).",
+                "  default      ctx 4096, batch/ubatch 512, flash attention auto, f16 KV (llama-server's)",
+                "  low-latency  batch/ubatch 256: smaller prefill chunks, streams keep flowing; flash attention on",
+                "  throughput   ctx 16384 for many slots, batch 2048/ubatch 512; flash attention on",
+                "  low-memory   ctx 2048, q8_0 KV cache, batch 256/ubatch 128; flash attention on"
+            })
     String profile;
 
-    @Option(names = {"-c", "--ctx-size"}, description = {"KV cache cells for all slots together (capped at the model's training context per slot).",
-            "Default: the model's training context per slot, capped by the memory its KV cache needs against the free memory",
-            "(the start-up log and /props say what was chosen and why); other profiles than default set their own."})
+    @Option(
+            names = {"-c", "--ctx-size"},
+            description = {
+                "KV cache cells for all slots together (capped at the model's training context per slot).",
+                "Default: the model's training context per slot, capped by the memory its KV cache needs against the free memory",
+                "(the start-up log and /props say what was chosen and why); other profiles than default set their own."
+            })
     Integer contextSize;
 
-    @Option(names = {"-np", "--parallel"}, paramLabel = "N|auto", defaultValue = "auto", description = {
-            "Slots: sequences decoded together, each with its own KV cache (default: ${DEFAULT-VALUE}, "
-                    + DEFAULT_SLOTS + " slots:",
-            "an editor's autocomplete runs beside its chat instead of waiting for it; see /props)."})
+    @Option(
+            names = {"-np", "--parallel"},
+            paramLabel = "N|auto",
+            defaultValue = "auto",
+            description = {
+                "Slots: sequences decoded together, each with its own KV cache (default: ${DEFAULT-VALUE}, "
+                        + DEFAULT_SLOTS + " slots:",
+                "an editor's autocomplete runs beside its chat instead of waiting for it; see /props)."
+            })
     String parallel;
 
     /**
@@ -113,82 +174,140 @@ public final class ServeCommand implements Callable<Integer> {
      * autocomplete but caches, whose memory the automatic context then divides.
      */
     static final int DEFAULT_SLOTS = 2;
-    static final String SLOTS_REASON = "-np auto: " + DEFAULT_SLOTS + " slots, each with its own KV cache, so an autocomplete"
-            + " runs beside a chat instead of waiting for it (measured: answered in 0.9 s instead of 5.8 s), and a long prompt"
-            + " still gets its slot's whole context; an idle slot costs its cache's memory, no decode time (bench/SLOTS.md)";
 
-    @Option(names = {"-t", "--threads"}, description = "Threads for decoding (default: all cores).")
+    static final String SLOTS_REASON =
+            "-np auto: " + DEFAULT_SLOTS + " slots, each with its own KV cache, so an autocomplete"
+                    + " runs beside a chat instead of waiting for it (measured: answered in 0.9 s instead of 5.8 s), and a long prompt"
+                    + " still gets its slot's whole context; an idle slot costs its cache's memory, no decode time (bench/SLOTS.md)";
+
+    @Option(
+            names = {"-t", "--threads"},
+            description = "Threads for decoding (default: all cores).")
     Integer threads;
 
-    @Option(names = {"-tb", "--threads-batch"}, description = "Threads for prompt prefill (default: --threads).")
+    @Option(
+            names = {"-tb", "--threads-batch"},
+            description = "Threads for prompt prefill (default: --threads).")
     Integer threadsBatch;
 
-    @Option(names = {"-b", "--batch-size"}, description = "Most tokens per decode step (default: from the profile).")
+    @Option(
+            names = {"-b", "--batch-size"},
+            description = "Most tokens per decode step (default: from the profile).")
     Integer batchSize;
 
-    @Option(names = {"-ub", "--ubatch-size"}, description = "Physical batch size (default: from the profile).")
+    @Option(
+            names = {"-ub", "--ubatch-size"},
+            description = "Physical batch size (default: from the profile).")
     Integer ubatchSize;
 
-    @Option(names = {"-fa", "--flash-attn"}, paramLabel = "auto|on|off", description = "Flash attention (default: from the profile; a quantized KV cache turns it on).")
+    @Option(
+            names = {"-fa", "--flash-attn"},
+            paramLabel = "auto|on|off",
+            description = "Flash attention (default: from the profile; a quantized KV cache turns it on).")
     String flashAttention;
 
-    @Option(names = {"--kv-type"}, paramLabel = "TYPE", description = "KV cache type for keys and values: f16, q8_0, q4_0 (default: from the profile).")
+    @Option(
+            names = {"--kv-type"},
+            paramLabel = "TYPE",
+            description = "KV cache type for keys and values: f16, q8_0, q4_0 (default: from the profile).")
     String kvType;
 
-    @Option(names = {"-ctk", "--cache-type-k"}, paramLabel = "TYPE", description = "As llama-server: the K cache type; ForgeLM uses one type for K and V, so it must agree with --cache-type-v.")
+    @Option(
+            names = {"-ctk", "--cache-type-k"},
+            paramLabel = "TYPE",
+            description =
+                    "As llama-server: the K cache type; ForgeLM uses one type for K and V, so it must agree with --cache-type-v.")
     String cacheTypeK;
 
-    @Option(names = {"-ctv", "--cache-type-v"}, paramLabel = "TYPE", description = "As llama-server: the V cache type (see --cache-type-k).")
+    @Option(
+            names = {"-ctv", "--cache-type-v"},
+            paramLabel = "TYPE",
+            description = "As llama-server: the V cache type (see --cache-type-k).")
     String cacheTypeV;
 
     @Option(names = "--no-warmup", description = "Skip the warmup decode at load.")
     boolean noWarmup;
 
     // Speculative decoding, in llama-server's flags; ForgeLM drafts by n-gram lookup only (no draft model).
-    @Option(names = "--spec-type", paramLabel = "TYPE", defaultValue = "none", description = {
-            "Speculative decoding: none (default) or ngram-simple (drafts from the request's own context and output,",
-            "verified in one batch; output unchanged). A request may turn it off or on ('speculative.n_max')."})
+    @Option(
+            names = "--spec-type",
+            paramLabel = "TYPE",
+            defaultValue = "none",
+            description = {
+                "Speculative decoding: none (default) or ngram-simple (drafts from the request's own context and output,",
+                "verified in one batch; output unchanged). A request may turn it off or on ('speculative.n_max')."
+            })
     String specType;
 
-    @Option(names = "--spec-ngram-simple-size-n", paramLabel = "N", defaultValue = "" + forge.runtime.engine.Speculation.DEFAULT_NGRAM,
+    @Option(
+            names = "--spec-ngram-simple-size-n",
+            paramLabel = "N",
+            defaultValue = "" + Speculation.DEFAULT_NGRAM,
             description = "Tokens an n-gram draft's lookup matches (default: ${DEFAULT-VALUE}).")
     int specNgram;
 
-    @Option(names = {"--spec-ngram-simple-size-m", "--spec-draft-n-max", "--draft-max", "--draft", "--draft-n"}, paramLabel = "N",
-            defaultValue = "" + forge.runtime.engine.Speculation.DEFAULT_DRAFT_MAX,
+    @Option(
+            names = {"--spec-ngram-simple-size-m", "--spec-draft-n-max", "--draft-max", "--draft", "--draft-n"},
+            paramLabel = "N",
+            defaultValue = "" + Speculation.DEFAULT_DRAFT_MAX,
             description = "The most tokens drafted per step (default: ${DEFAULT-VALUE}).")
     int specDraftMax;
 
-    @Option(names = {"--spec-draft-n-min", "--draft-min", "--draft-n-min"}, paramLabel = "N", defaultValue = "0",
+    @Option(
+            names = {"--spec-draft-n-min", "--draft-min", "--draft-n-min"},
+            paramLabel = "N",
+            defaultValue = "0",
             description = "A shorter draft is not proposed (default: ${DEFAULT-VALUE}).")
     int specDraftMin;
 
-    @Option(names = "--template", paramLabel = "[MODEL=]NAME", description = "Chat template for every model (NAME), or for one model "
-            + "by id or alias (MODEL=NAME; repeatable), instead of choosing from the GGUF metadata.")
+    @Option(
+            names = "--template",
+            paramLabel = "[MODEL=]NAME",
+            description = "Chat template for every model (NAME), or for one model "
+                    + "by id or alias (MODEL=NAME; repeatable), instead of choosing from the GGUF metadata.")
     List<String> templates = new ArrayList<>();
 
-    @Option(names = "--chat-template", paramLabel = "NAME", description = "As llama-server: the chat template for every model, "
-            + "by name: one of ForgeLM's (forge plugins lists them) or one of llama-server's built-in names (llama2, mistral-v7, "
-            + "chatml, ...: rendered as llama-server renders them without --jinja); ForgeLM's wins a name both have. "
-            + "The same as --template NAME.")
+    @Option(
+            names = "--chat-template",
+            paramLabel = "NAME",
+            description = "As llama-server: the chat template for every model, "
+                    + "by name: one of ForgeLM's (forge plugins lists them) or one of llama-server's built-in names (llama2, mistral-v7, "
+                    + "chatml, ...: rendered as llama-server renders them without --jinja); ForgeLM's wins a name both have. "
+                    + "The same as --template NAME.")
     String chatTemplate;
 
-    @Option(names = "--chat-template-file", paramLabel = "FILE", description = "As llama-server: a Jinja chat template file every "
-            + "model uses instead of the one in its GGUF (rendered as transformers renders it, or by a family when it is that family's own).")
+    @Option(
+            names = "--chat-template-file",
+            paramLabel = "FILE",
+            description =
+                    "As llama-server: a Jinja chat template file every "
+                            + "model uses instead of the one in its GGUF (rendered as transformers renders it, or by a family when it is that family's own).")
     Path chatTemplateFile;
 
-    @Option(names = "--cache-ram", paramLabel = "MiB", defaultValue = "8192", description = {
-            "Host-memory prompt cache beyond the slots, as llama-server's: a slot's state is kept there before a prompt",
-            "that shares little with it replaces it, and restored for a prompt that starts with it (default: ${DEFAULT-VALUE};",
-            "0 = off, -1 = no limit; capped at half the JVM's heap, where the states live)."})
+    @Option(
+            names = "--cache-ram",
+            paramLabel = "MiB",
+            defaultValue = "8192",
+            description = {
+                "Host-memory prompt cache beyond the slots, as llama-server's: a slot's state is kept there before a prompt",
+                "that shares little with it replaces it, and restored for a prompt that starts with it (default: ${DEFAULT-VALUE};",
+                "0 = off, -1 = no limit; capped at half the JVM's heap, where the states live)."
+            })
     long cacheRamMib;
 
-    @Option(names = "--prompt-cache-dir", paramLabel = "DIR", description = {
-            "Keep the prompt cache in this folder across restarts (as large as --cache-ram allows): written in the",
-            "background, read back at start for the same model file and settings; damaged or stale files are deleted."})
+    @Option(
+            names = "--prompt-cache-dir",
+            paramLabel = "DIR",
+            description = {
+                "Keep the prompt cache in this folder across restarts (as large as --cache-ram allows): written in the",
+                "background, read back at start for the same model file and settings; damaged or stale files are deleted."
+            })
     Path promptCacheDir;
 
-    @Option(names = "--queue", defaultValue = "64", description = "Requests that may wait for a slot before new ones get 503 (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--queue",
+            defaultValue = "64",
+            description = "Requests that may wait for a slot before new ones get 503 (default: ${DEFAULT-VALUE}).")
     int queue;
 
     @Mixin
@@ -197,15 +316,26 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     GpuOptions gpu = new GpuOptions();
 
-    @Option(names = "--mmap", negatable = true, defaultValue = "true", fallbackValue = "true", description = {
-            "Map model files (default) instead of reading them into memory (--no-mmap, as llama-server spells it).",
-            "Mapping starts without a copy of the file and shares its pages between processes; a mapped file changed",
-            "in place is unloaded and reloaded (requests get 503 meanwhile), one replaced by rename keeps serving."})
+    @Option(
+            names = "--mmap",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = {
+                "Map model files (default) instead of reading them into memory (--no-mmap, as llama-server spells it).",
+                "Mapping starts without a copy of the file and shares its pages between processes; a mapped file changed",
+                "in place is unloaded and reloaded (requests get 503 meanwhile), one replaced by rename keeps serving."
+            })
     boolean mmap;
 
-    @Option(names = "--shutdown-grace", paramLabel = "DURATION", defaultValue = "10s", description = {
-            "On SIGTERM or Ctrl-C: how long running requests may take to finish before they are cancelled",
-            "(default: ${DEFAULT-VALUE}; e.g. 30s, 500ms, 0). A second signal exits at once."})
+    @Option(
+            names = "--shutdown-grace",
+            paramLabel = "DURATION",
+            defaultValue = "10s",
+            description = {
+                "On SIGTERM or Ctrl-C: how long running requests may take to finish before they are cancelled",
+                "(default: ${DEFAULT-VALUE}; e.g. 30s, 500ms, 0). A second signal exits at once."
+            })
     String shutdownGrace;
 
     /** True once a server was started by {@link #call()}: the process must keep running. */
@@ -215,7 +345,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        java.time.Duration grace = duration(shutdownGrace);
+        Duration grace = duration(shutdownGrace);
         Running running = start();
         serving = true;
         Shutdown shutdown = new Shutdown(running, grace);
@@ -226,21 +356,24 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /** {@code 10s}, {@code 500ms}, {@code 2m} or a number of seconds. */
-    static java.time.Duration duration(String text) {
-        String t = text.strip().toLowerCase(java.util.Locale.ROOT);
+    static Duration duration(String text) {
+        String t = text.strip().toLowerCase(Locale.ROOT);
         try {
             if (t.endsWith("ms")) {
-                return java.time.Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).strip()));
+                return Duration.ofMillis(
+                        Long.parseLong(t.substring(0, t.length() - 2).strip()));
             }
             if (t.endsWith("s")) {
-                return java.time.Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).strip()) * 1000));
+                return Duration.ofMillis(Math.round(
+                        Double.parseDouble(t.substring(0, t.length() - 1).strip()) * 1000));
             }
             if (t.endsWith("m")) {
-                return java.time.Duration.ofSeconds(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).strip()) * 60));
+                return Duration.ofSeconds(Math.round(
+                        Double.parseDouble(t.substring(0, t.length() - 1).strip()) * 60));
             }
-            return java.time.Duration.ofMillis(Math.round(Double.parseDouble(t) * 1000));
+            return Duration.ofMillis(Math.round(Double.parseDouble(t) * 1000));
         } catch (NumberFormatException e) {
-            throw new forge.api.ForgeException("--shutdown-grace: not a duration such as 10s or 500ms: " + text);
+            throw new ForgeException("--shutdown-grace: not a duration such as 10s or 500ms: " + text);
         }
     }
 
@@ -252,13 +385,13 @@ public final class ServeCommand implements Callable<Integer> {
      * they run once, and a second signal during them is ignored.
      */
     static final class Shutdown {
-        private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Shutdown.class);
+        private static final Logger LOG = LoggerFactory.getLogger(Shutdown.class);
         private final Running running;
-        private final java.time.Duration grace;
-        private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
-        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+        private final Duration grace;
+        private final AtomicBoolean started = new AtomicBoolean();
+        private final AtomicBoolean closed = new AtomicBoolean();
 
-        Shutdown(Running running, java.time.Duration grace) {
+        Shutdown(Running running, Duration grace) {
             this.running = running;
             this.grace = grace;
         }
@@ -312,8 +445,8 @@ public final class ServeCommand implements Callable<Integer> {
     /** A {@code --chat-template-file}: UTF-8 text, read once at start. */
     static String readTemplate(Path file) {
         try {
-            return java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException | UncheckedIOException e) {
             throw new ForgeException("--chat-template-file " + file + ": cannot read it: " + e.getMessage());
         }
     }
@@ -326,7 +459,7 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             EngineConfig engine = engineConfig();
             String everyModel = "";
-            java.util.Map<String, String> perModel = new java.util.LinkedHashMap<>();
+            Map<String, String> perModel = new LinkedHashMap<>();
             for (String t : templates) {
                 int eq = t.indexOf('=');
                 if (eq < 0) {
@@ -339,15 +472,20 @@ public final class ServeCommand implements Callable<Integer> {
             }
             if (chatTemplate != null) {
                 if (!everyModel.isEmpty() && !everyModel.equals(chatTemplate)) {
-                    throw new ForgeException("--chat-template " + chatTemplate + " and --template " + everyModel + " disagree");
+                    throw new ForgeException(
+                            "--chat-template " + chatTemplate + " and --template " + everyModel + " disagree");
                 }
                 everyModel = chatTemplate;
             }
             ContextSizing.Policy contextPolicy = contextPolicy(engine);
             LOG.info("{} slot(s): {}", engine.slots(), contextPolicy.slotsReason());
             CatalogConfig.Builder config = CatalogConfig.builder(runtime.backend(), runtime.templates())
-                    .engineConfig(engine).template(everyModel).contextPolicy(contextPolicy).mmap(mmap)
-                    .backendChoices(runtime.backends()).lifecycle(lifecycle());
+                    .engineConfig(engine)
+                    .template(everyModel)
+                    .contextPolicy(contextPolicy)
+                    .mmap(mmap)
+                    .backendChoices(runtime.backends())
+                    .lifecycle(lifecycle());
             if (chatTemplateFile != null) {
                 config.templateSource(readTemplate(chatTemplateFile));
             }
@@ -382,23 +520,28 @@ public final class ServeCommand implements Callable<Integer> {
             preload.removeIf(e -> !e.available());
             for (String name : perModel.keySet()) {
                 if (catalog.find(name).isEmpty()) {
-                    throw new ForgeException("--template " + name + "=" + perModel.get(name) + ": no model answers to '" + name + "'");
+                    throw new ForgeException(
+                            "--template " + name + "=" + perModel.get(name) + ": no model answers to '" + name + "'");
                 }
             }
             // Models named on the command line load now, like llama-server: /health is ready when
             // they are. They load on the catalog's loader thread while the server starts and listens
             // (its /health answers 503 "Loading model" meanwhile), so the two overlap.
-            List<java.util.concurrent.CompletableFuture<?>> loads = new ArrayList<>();
+            List<CompletableFuture<?>> loads = new ArrayList<>();
             for (ModelEntry e : preload) {
                 loads.add(catalog.load(e));
             }
-            server = ForgeServer.start(access.apply(ServerConfig.of(host, port)), catalog, runtime.plugins().samplerStages(),
-                    java.util.concurrent.CompletableFuture.allOf(loads.toArray(java.util.concurrent.CompletableFuture[]::new)));
+            server = ForgeServer.start(
+                    access.apply(ServerConfig.of(host, port)),
+                    catalog,
+                    runtime.plugins().samplerStages(),
+                    CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)));
             server.usePull(sources.hubPull());
             for (ModelEntry e : preload) {
                 catalog.serve(e); // waits for its load; one that failed throws why, as before
             }
-            System.err.printf("ForgeLM is serving %s on http://%s:%d/v1 (OpenAI-compatible)%n",
+            System.err.printf(
+                    "ForgeLM is serving %s on http://%s:%d/v1 (OpenAI-compatible)%n",
                     catalog.entries().stream().map(ModelEntry::id).toList(), host, server.port());
             return new Running(runtime, catalog, server);
         } catch (RuntimeException e) {
@@ -420,18 +563,24 @@ public final class ServeCommand implements Callable<Integer> {
         if (modelsMemory.equalsIgnoreCase("auto")) {
             memory = UnloadPolicy.defaultMemory(totalMemory());
         } else {
-            memory = parse("--models-memory", t -> {
-                long mib = Long.parseLong(t.strip());
-                if (mib < 0) {
-                    throw new IllegalArgumentException("expected MiB, 0 (no limit) or auto, got " + t);
-                }
-                return mib << 20;
-            }, modelsMemory);
+            memory = parse(
+                    "--models-memory",
+                    t -> {
+                        long mib = Long.parseLong(t.strip());
+                        if (mib < 0) {
+                            throw new IllegalArgumentException("expected MiB, 0 (no limit) or auto, got " + t);
+                        }
+                        return mib << 20;
+                    },
+                    modelsMemory);
         }
-        UnloadPolicy limits = parse("--models-max", n -> new UnloadPolicy(modelsMax, memory), String.valueOf(modelsMax));
-        java.time.Duration wait = parse("--models-load-wait", KeepAlive::parse, modelsLoadWait).duration();
+        UnloadPolicy limits =
+                parse("--models-max", n -> new UnloadPolicy(modelsMax, memory), String.valueOf(modelsMax));
+        Duration wait =
+                parse("--models-load-wait", KeepAlive::parse, modelsLoadWait).duration();
         if (wait.isNegative() || wait.isZero()) {
-            throw new ParameterException(spec.commandLine(), "--models-load-wait: a positive duration, got " + modelsLoadWait);
+            throw new ParameterException(
+                    spec.commandLine(), "--models-load-wait: a positive duration, got " + modelsLoadWait);
         }
         return new ModelLoader.Lifecycle(ttl, limits, wait);
     }
@@ -444,17 +593,22 @@ public final class ServeCommand implements Callable<Integer> {
     /** The host prompt cache of {@code --cache-ram}, kept in {@code --prompt-cache-dir} when given. */
     private void usePromptCache(CatalogConfig.Builder config) {
         if (cacheRamMib < -1) {
-            throw new ParameterException(spec.commandLine(), "--cache-ram: expected MiB, 0 (off) or -1 (no limit), got " + cacheRamMib);
+            throw new ParameterException(
+                    spec.commandLine(), "--cache-ram: expected MiB, 0 (off) or -1 (no limit), got " + cacheRamMib);
         }
         long requested = cacheRamMib == -1 ? Long.MAX_VALUE : cacheRamMib << 20;
         // The states are heap arrays: a cache the heap cannot hold would end the server with an OutOfMemoryError.
         long limit = Math.min(requested, Runtime.getRuntime().maxMemory() / 2);
         if (limit < requested && cacheRamMib != -1) {
-            LOG.info("--cache-ram {} MiB exceeds half the JVM's heap; the prompt cache holds at most {} MiB", cacheRamMib, limit >> 20);
+            LOG.info(
+                    "--cache-ram {} MiB exceeds half the JVM's heap; the prompt cache holds at most {} MiB",
+                    cacheRamMib,
+                    limit >> 20);
         }
         if (limit == 0) {
             if (promptCacheDir != null) {
-                throw new ParameterException(spec.commandLine(), "--prompt-cache-dir needs a prompt cache: --cache-ram is 0");
+                throw new ParameterException(
+                        spec.commandLine(), "--prompt-cache-dir needs a prompt cache: --cache-ram is 0");
             }
             return;
         }
@@ -463,7 +617,7 @@ public final class ServeCommand implements Callable<Integer> {
         if (promptCacheDir != null) {
             try {
                 store = new PromptCacheStore(promptCacheDir, cache);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new ForgeException("--prompt-cache-dir " + promptCacheDir + ": " + e.getMessage(), e);
             }
         }
@@ -488,33 +642,49 @@ public final class ServeCommand implements Callable<Integer> {
             KvCacheType v = cacheTypeV != null ? parse("--cache-type-v", KvCacheType::parse, cacheTypeV) : k;
             k = k != null ? k : v;
             if (k != v || (kv != null && kv != k)) {
-                throw new ParameterException(spec.commandLine(), "ForgeLM uses one KV cache type for keys and values: "
-                        + "--cache-type-k, --cache-type-v and --kv-type must agree (got " + k + ", " + v
-                        + (kv != null ? ", " + kv : "") + ")");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "ForgeLM uses one KV cache type for keys and values: "
+                                + "--cache-type-k, --cache-type-v and --kv-type must agree (got " + k + ", " + v
+                                + (kv != null ? ", " + kv : "") + ")");
             }
             kv = k;
         }
         kv = kv != null ? kv : p.kvCacheType();
-        FlashAttention fa = flashAttention != null ? parse("--flash-attn", FlashAttention::parse, flashAttention)
+        FlashAttention fa = flashAttention != null
+                ? parse("--flash-attn", FlashAttention::parse, flashAttention)
                 : p.flashAttention();
         int t = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
         int slots = slots();
         try {
-            return new EngineConfig(slots, contextSize != null ? contextSize : p.contextSize(),
-                    batchSize != null ? batchSize : p.batchSize(), ubatchSize != null ? ubatchSize : p.ubatchSize(), t,
-                    threadsBatch != null ? threadsBatch : t, queue, fa, kv, p.name(), !noWarmup, speculation());
+            return new EngineConfig(
+                    slots,
+                    contextSize != null ? contextSize : p.contextSize(),
+                    batchSize != null ? batchSize : p.batchSize(),
+                    ubatchSize != null ? ubatchSize : p.ubatchSize(),
+                    t,
+                    threadsBatch != null ? threadsBatch : t,
+                    queue,
+                    fa,
+                    kv,
+                    p.name(),
+                    !noWarmup,
+                    speculation());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 
     /** {@code --spec-type} and its sizes. */
-    forge.runtime.engine.Speculation speculation() {
+    Speculation speculation() {
         return switch (specType) {
-            case "none" -> forge.runtime.engine.Speculation.OFF;
-            case "ngram-simple", "ngram" -> new forge.runtime.engine.Speculation(specNgram, specDraftMax, specDraftMin);
-            default -> throw new ParameterException(spec.commandLine(), "--spec-type " + specType
-                    + " is not supported: ForgeLM drafts by n-gram lookup only (none or ngram-simple)");
+            case "none" -> Speculation.OFF;
+            case "ngram-simple", "ngram" -> new Speculation(specNgram, specDraftMax, specDraftMin);
+            default ->
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--spec-type " + specType
+                                + " is not supported: ForgeLM drafts by n-gram lookup only (none or ngram-simple)");
         };
     }
 
@@ -530,7 +700,8 @@ public final class ServeCommand implements Callable<Integer> {
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new ParameterException(spec.commandLine(), "-np/--parallel: a positive number of slots or auto, got '" + parallel + "'");
+            throw new ParameterException(
+                    spec.commandLine(), "-np/--parallel: a positive number of slots or auto, got '" + parallel + "'");
         }
     }
 
@@ -558,7 +729,7 @@ public final class ServeCommand implements Callable<Integer> {
                     return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
                 }
             }
-        } catch (java.io.IOException | NumberFormatException e) {
+        } catch (IOException | NumberFormatException e) {
             LOG.debug("cannot read {} of /proc/meminfo: {}", key, e.toString());
         }
         return -1;
@@ -581,17 +752,20 @@ public final class ServeCommand implements Callable<Integer> {
         }
         try {
             Files.createDirectories(folder);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new ForgeException("cannot create " + folder + ": " + e.getMessage(), e);
         }
-        LOG.info("no models in {}: generating a small demo model at {} (random weights: its text is noise; "
-                + "serve a real GGUF with --model FILE)", folder, file);
+        LOG.info(
+                "no models in {}: generating a small demo model at {} (random weights: its text is noise; "
+                        + "serve a real GGUF with --model FILE)",
+                folder,
+                file);
         SynthSpec spec = SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768).withName("forge-demo");
         Path tmp = folder.resolve("forge-demo.gguf.part");
         SyntheticModels.write(spec, tmp);
         try {
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        } catch (java.io.IOException e) {
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
             throw new ForgeException("cannot write " + file + ": " + e.getMessage(), e);
         }
         return file;

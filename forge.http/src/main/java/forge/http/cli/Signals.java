@@ -15,8 +15,7 @@ import java.util.function.Consumer;
  */
 final class Signals {
 
-    private Signals() {
-    }
+    private Signals() {}
 
     /**
      * Calls {@code handler} with the signal's name ({@code "TERM"}) each time the process gets
@@ -24,12 +23,14 @@ final class Signals {
      */
     static void handle(String name, Consumer<String> handler) {
         try {
-            Class<?> signal = Class.forName(ModuleLayer.boot().findModule("jdk.unsupported").orElseThrow(), "sun.misc.Signal");
+            Class<?> signal = Class.forName(
+                    ModuleLayer.boot().findModule("jdk.unsupported").orElseThrow(), "sun.misc.Signal");
             Class<?> handlerType = Class.forName(signal.getModule(), "sun.misc.SignalHandler");
             MethodHandles.Lookup lookup = MethodHandles.publicLookup();
             MethodHandle create = lookup.findConstructor(signal, MethodType.methodType(void.class, String.class));
             MethodHandle getName = lookup.findVirtual(signal, "getName", MethodType.methodType(String.class));
-            MethodHandle install = lookup.findStatic(signal, "handle", MethodType.methodType(handlerType, signal, handlerType));
+            MethodHandle install =
+                    lookup.findStatic(signal, "handle", MethodType.methodType(handlerType, signal, handlerType));
             InvocationHandler calls = (proxy, method, args) -> switch (method.getName()) {
                 case "handle" -> {
                     handler.accept((String) getName.invoke(args[0]));

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -42,9 +43,11 @@ public final class HubPull {
     public static final String DEFAULT_ENDPOINT = "https://huggingface.co";
     /** The quant taken when a pull names none, as llama.cpp's {@code -hf} does. */
     static final String DEFAULT_QUANT = "Q4_K_M";
+
     private static final Pattern SPLIT = Pattern.compile("(.+)-(\\d{5})-of-(\\d{5})\\.gguf", Pattern.CASE_INSENSITIVE);
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
-    private static final Pattern REPO = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}");
+    private static final Pattern REPO =
+            Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}");
     private static final int TRIES = 3;
 
     private final URI endpoint;
@@ -71,8 +74,10 @@ public final class HubPull {
                 c = client;
                 if (c == null) {
                     // Redirects are followed by hand: the token must not travel to the blob host.
-                    client = c = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
-                            .connectTimeout(Duration.ofSeconds(30)).build();
+                    client = c = HttpClient.newBuilder()
+                            .followRedirects(HttpClient.Redirect.NEVER)
+                            .connectTimeout(Duration.ofSeconds(30))
+                            .build();
                 }
             }
         }
@@ -134,8 +139,7 @@ public final class HubPull {
      * @param files  the snapshot paths of the model's files (the first is the one to load)
      * @param id     the model's id in the catalog ({@code org/repo/file-stem})
      */
-    public record Result(String repo, String commit, List<Path> files, String id) {
-    }
+    public record Result(String repo, String commit, List<Path> files, String id) {}
 
     /** The hub cache it writes into. */
     public Path hub() {
@@ -156,7 +160,8 @@ public final class HubPull {
     public Result pull(Target target, Consumer<Progress> progress) {
         progress.accept(Progress.of("pulling manifest"));
         String revision = "main";
-        List<String> files = target.file().isEmpty() ? choose(target, revision) : splitSiblings(target.file(), List.of());
+        List<String> files =
+                target.file().isEmpty() ? choose(target, revision) : splitSiblings(target.file(), List.of());
         String commit = null;
         List<Path> linked = new ArrayList<>();
         for (String file : files) {
@@ -196,13 +201,18 @@ public final class HubPull {
         }
         String quant = target.quantOrDefault();
         Pattern tag = Pattern.compile("(^|[-._/])" + Pattern.quote(quant.toUpperCase(Locale.ROOT)) + "([-._/]|$)");
-        List<String> matching = ggufs.stream().filter(f -> tag.matcher(f.toUpperCase(Locale.ROOT)).find()).sorted().toList();
+        List<String> matching = ggufs.stream()
+                .filter(f -> tag.matcher(f.toUpperCase(Locale.ROOT)).find())
+                .sorted()
+                .toList();
         if (matching.isEmpty()) {
             if (target.quant().isEmpty() && !ggufs.isEmpty()) {
                 matching = ggufs.stream().sorted().toList(); // no Q4_K_M: the first GGUF, as llama.cpp's -hf
             } else {
-                throw new ForgeException(target.repo() + " has no GGUF file for " + quant + (ggufs.isEmpty() ? " (it has no GGUF at all)"
-                        : "; its GGUF files: " + String.join(", ", ggufs)));
+                throw new ForgeException(target.repo() + " has no GGUF file for " + quant
+                        + (ggufs.isEmpty()
+                                ? " (it has no GGUF at all)"
+                                : "; its GGUF files: " + String.join(", ", ggufs)));
             }
         }
         return splitSiblings(matching.getFirst(), ggufs);
@@ -223,23 +233,30 @@ public final class HubPull {
     }
 
     /** A file as the hub describes it. */
-    record Remote(String repo, String file, URI uri, String commit, String sha256, long size) {
-    }
+    record Remote(String repo, String file, URI uri, String commit, String sha256, long size) {}
 
     /** {@code HEAD .../resolve/<rev>/<file>}: the commit, the LFS sha256 and the size, without following the redirect. */
     Remote head(String repo, String revision, String file) {
         URI uri = endpoint.resolve("/" + repo + "/resolve/" + revision + "/" + encodePath(file));
-        HttpResponse<InputStream> r = send(HttpRequest.newBuilder(uri).method("HEAD", HttpRequest.BodyPublishers.noBody()), true);
+        HttpResponse<InputStream> r =
+                send(HttpRequest.newBuilder(uri).method("HEAD", HttpRequest.BodyPublishers.noBody()), true);
         close(r);
         if (r.statusCode() >= 400) {
             throw status(r.statusCode(), repo + "/" + file, uri);
         }
-        String sha = unquote(r.headers().firstValue("x-linked-etag").or(() -> r.headers().firstValue("etag")).orElse(""));
+        String sha = unquote(r.headers()
+                .firstValue("x-linked-etag")
+                .or(() -> r.headers().firstValue("etag"))
+                .orElse(""));
         if (!SHA256.matcher(sha).matches()) {
-            throw new ForgeException(repo + "/" + file + ": the hub gives no sha256 for it (etag '" + sha + "'): not an LFS file");
+            throw new ForgeException(
+                    repo + "/" + file + ": the hub gives no sha256 for it (etag '" + sha + "'): not an LFS file");
         }
-        long size = r.headers().firstValue("x-linked-size").or(() -> r.headers().firstValue("content-length"))
-                .map(Long::parseLong).orElse(-1L);
+        long size = r.headers()
+                .firstValue("x-linked-size")
+                .or(() -> r.headers().firstValue("content-length"))
+                .map(Long::parseLong)
+                .orElse(-1L);
         String commit = r.headers().firstValue("x-repo-commit").orElse(revision);
         if (!commit.matches("[0-9a-zA-Z._-]{1,100}")) {
             throw new ForgeException(repo + ": the hub answered a strange commit '" + commit + "'");
@@ -271,20 +288,27 @@ public final class HubPull {
                     break;
                 } catch (IOException e) {
                     last = e;
-                    LOG.warn("{}: cut after {} bytes ({}); resuming (try {} of {})", remote.file(),
-                            Files.exists(part) ? Files.size(part) : 0, e.toString(), attempt, TRIES);
+                    LOG.warn(
+                            "{}: cut after {} bytes ({}); resuming (try {} of {})",
+                            remote.file(),
+                            Files.exists(part) ? Files.size(part) : 0,
+                            e.toString(),
+                            attempt,
+                            TRIES);
                 }
             }
             if (last != null) {
-                throw new ForgeException(remote.file() + ": the download failed " + TRIES + " times (run the pull again to resume): "
-                        + last.getMessage(), last);
+                throw new ForgeException(
+                        remote.file() + ": the download failed " + TRIES + " times (run the pull again to resume): "
+                                + last.getMessage(),
+                        last);
             }
             progress.accept(new Progress("verifying sha256 digest", digest, remote.size(), remote.size()));
             String actual = sha256(part);
             if (!actual.equals(remote.sha256())) {
                 Files.deleteIfExists(part);
-                throw new ForgeException(remote.file() + ": sha256 mismatch: the hub says " + remote.sha256() + ", the bytes are "
-                        + actual + " (deleted; run the pull again)");
+                throw new ForgeException(remote.file() + ": sha256 mismatch: the hub says " + remote.sha256()
+                        + ", the bytes are " + actual + " (deleted; run the pull again)");
             }
             Files.move(part, blob, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             return blob;
@@ -294,7 +318,8 @@ public final class HubPull {
     }
 
     /** One try: GET with {@code Range} from what {@code part} holds, following redirects by hand, appending. */
-    private void download(Remote remote, Path part, String status, String digest, Consumer<Progress> progress) throws IOException {
+    private void download(Remote remote, Path part, String status, String digest, Consumer<Progress> progress)
+            throws IOException {
         long have = Files.exists(part) ? Files.size(part) : 0;
         if (remote.size() >= 0 && have > remote.size()) {
             Files.delete(part); // more than the file: not ours to resume
@@ -330,8 +355,13 @@ public final class HubPull {
             if (!append) {
                 have = 0; // the server ignored the Range: start over
             }
-            long total = remote.size() >= 0 ? remote.size() : have + r.headers().firstValueAsLong("content-length").orElse(0);
-            try (OutputStream out = Files.newOutputStream(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            long total = remote.size() >= 0
+                    ? remote.size()
+                    : have + r.headers().firstValueAsLong("content-length").orElse(0);
+            try (OutputStream out = Files.newOutputStream(
+                    part,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE,
                     append ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING)) {
                 byte[] buffer = new byte[1 << 16];
                 long reported = -1;
@@ -381,7 +411,8 @@ public final class HubPull {
             Path refs = Files.createDirectories(repoDir(repo).resolve("refs"));
             Path tmp = refs.resolve(revision + ".tmp");
             Files.writeString(tmp, commit);
-            Files.move(tmp, refs.resolve(revision), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    tmp, refs.resolve(revision), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new ForgeException("cannot write " + repo + "'s refs/" + revision + ": " + e.getMessage(), e);
         }
@@ -404,8 +435,9 @@ public final class HubPull {
 
     private ForgeException status(int code, String what, URI uri) {
         return switch (code) {
-            case 401, 403 -> new ForgeException(what + ": " + code + " from the hub: a gated or private repository needs a token"
-                    + (token == null ? " (set HF_TOKEN)" : " (HF_TOKEN was sent and refused)"));
+            case 401, 403 ->
+                new ForgeException(what + ": " + code + " from the hub: a gated or private repository needs a token"
+                        + (token == null ? " (set HF_TOKEN)" : " (HF_TOKEN was sent and refused)"));
             case 404 -> new ForgeException(what + ": not found on " + endpoint);
             default -> new ForgeException(what + ": the hub answered " + code + " for " + uri);
         };
@@ -442,7 +474,7 @@ public final class HubPull {
                 sha.update(buffer, 0, n);
             }
             return HexFormat.of().formatHex(sha.digest());
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -60,21 +60,30 @@ final class AnthropicMessages {
         Strictness.check(strict, req.ignored());
         ServedModel model = context.catalog().serve(Requests.entry(context.catalog(), req.model()));
         StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
-        return Json.MAPPER.createObjectNode().put("input_tokens", model.prepare(shaped.prompt()).tokens().length);
+        return Json.MAPPER
+                .createObjectNode()
+                .put("input_tokens", model.prepare(shaped.prompt()).tokens().length);
     }
 
-    private void whole(ChatRun run, ClientWatch watch, Response response, Callback callback) throws InterruptedException, IOException {
+    private void whole(ChatRun run, ClientWatch watch, Response response, Callback callback)
+            throws InterruptedException, IOException {
         ChatRun.Answer a = run.collect(watch).getFirst();
         ObjectNode message = envelope(run);
         ArrayNode content = message.putArray("content");
         if (!a.reasoning().isEmpty()) {
-            content.addObject().put("type", "thinking").put("thinking", a.reasoning()).put("signature", "");
+            content.addObject()
+                    .put("type", "thinking")
+                    .put("thinking", a.reasoning())
+                    .put("signature", "");
         }
         if (!a.content().isEmpty()) {
             content.addObject().put("type", "text").put("text", a.content());
         }
         for (ToolCall call : a.toolCalls()) {
-            content.addObject().put("type", "tool_use").put("id", toolUseId(call.id())).put("name", call.name())
+            content.addObject()
+                    .put("type", "tool_use")
+                    .put("id", toolUseId(call.id()))
+                    .put("name", call.name())
                     .set("input", input(call.arguments()));
         }
         putStop(message, a.finish());
@@ -93,7 +102,12 @@ final class AnthropicMessages {
     }
 
     /** One open content block of a stream, and what it is. */
-    private enum Block { NONE, TEXT, THINKING, TOOL_USE }
+    private enum Block {
+        NONE,
+        TEXT,
+        THINKING,
+        TOOL_USE
+    }
 
     private void stream(ChatRun run, Response response, Callback callback) throws InterruptedException, IOException {
         SseWriter.start(response);
@@ -103,8 +117,11 @@ final class AnthropicMessages {
         message.putNull("stop_reason");
         message.putNull("stop_sequence");
         // What is cached is known at the end: message_delta's usage has the final counts.
-        message.putObject("usage").put("input_tokens", run.promptTokens()).put("cache_creation_input_tokens", 0)
-                .put("cache_read_input_tokens", 0).put("output_tokens", 0);
+        message.putObject("usage")
+                .put("input_tokens", run.promptTokens())
+                .put("cache_creation_input_tokens", 0)
+                .put("cache_read_input_tokens", 0)
+                .put("output_tokens", 0);
         start.set("message", message);
         SseWriter.event(response, "message_start", start);
 
@@ -128,7 +145,8 @@ final class AnthropicMessages {
                 putStop(delta.putObject("delta"), f);
                 delta.set("usage", usage(run.usage()));
                 SseWriter.event(response, "message_delta", delta);
-                SseWriter.event(response, "message_stop", Json.MAPPER.createObjectNode().put("type", "message_stop"));
+                SseWriter.event(
+                        response, "message_stop", Json.MAPPER.createObjectNode().put("type", "message_stop"));
                 SseWriter.end(response, callback);
                 return;
             }
@@ -142,14 +160,21 @@ final class AnthropicMessages {
                 if (wanted != open || newCall) {
                     close(response, open, index);
                     index++;
-                    ObjectNode blockStart = Json.MAPPER.createObjectNode().put("type", "content_block_start").put("index", index);
+                    ObjectNode blockStart = Json.MAPPER
+                            .createObjectNode()
+                            .put("type", "content_block_start")
+                            .put("index", index);
                     ObjectNode block = blockStart.putObject("content_block");
                     switch (d) {
                         case ChatDelta.Content c -> block.put("type", "text").put("text", "");
-                        case ChatDelta.Reasoning r -> block.put("type", "thinking").put("thinking", "").put("signature", "");
+                        case ChatDelta.Reasoning r ->
+                            block.put("type", "thinking").put("thinking", "").put("signature", "");
                         case ChatDelta.ToolCallDelta t -> {
                             call = t.index();
-                            block.put("type", "tool_use").put("id", toolUseId(t.id())).put("name", t.name()).putObject("input");
+                            block.put("type", "tool_use")
+                                    .put("id", toolUseId(t.id()))
+                                    .put("name", t.name())
+                                    .putObject("input");
                         }
                     }
                     SseWriter.event(response, "content_block_start", blockStart);
@@ -159,7 +184,10 @@ final class AnthropicMessages {
                         pinged = true;
                     }
                 }
-                ObjectNode delta = Json.MAPPER.createObjectNode().put("type", "content_block_delta").put("index", index);
+                ObjectNode delta = Json.MAPPER
+                        .createObjectNode()
+                        .put("type", "content_block_delta")
+                        .put("index", index);
                 switch (d) {
                     case ChatDelta.Content c -> {
                         if (c.text().isEmpty()) {
@@ -198,11 +226,17 @@ final class AnthropicMessages {
             return;
         }
         if (open == Block.THINKING) {
-            ObjectNode signature = Json.MAPPER.createObjectNode().put("type", "content_block_delta").put("index", index);
+            ObjectNode signature = Json.MAPPER
+                    .createObjectNode()
+                    .put("type", "content_block_delta")
+                    .put("index", index);
             signature.putObject("delta").put("type", "signature_delta").put("signature", "");
             SseWriter.event(response, "content_block_delta", signature);
         }
-        SseWriter.event(response, "content_block_stop", Json.MAPPER.createObjectNode().put("type", "content_block_stop").put("index", index));
+        SseWriter.event(
+                response,
+                "content_block_stop",
+                Json.MAPPER.createObjectNode().put("type", "content_block_stop").put("index", index));
     }
 
     /** {@code stop_reason} and {@code stop_sequence} of a finished message. */

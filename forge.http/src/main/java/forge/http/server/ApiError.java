@@ -2,6 +2,7 @@ package forge.http.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.ForgeException;
+import forge.api.SamplerStageException;
 import forge.api.SamplingException;
 import forge.runtime.engine.EngineException;
 
@@ -38,8 +39,10 @@ public final class ApiError extends RuntimeException {
     /** An engine's refusal (before anything was generated). */
     public static ApiError of(EngineException e) {
         return switch (e.code()) {
-            case CONTEXT_LENGTH_EXCEEDED -> new ApiError(400, "invalid_request_error", "context_length_exceeded", "messages", e.getMessage());
-            case INVALID_LOGIT_BIAS -> new ApiError(400, "invalid_request_error", "invalid_value", "logit_bias", e.getMessage());
+            case CONTEXT_LENGTH_EXCEEDED ->
+                new ApiError(400, "invalid_request_error", "context_length_exceeded", "messages", e.getMessage());
+            case INVALID_LOGIT_BIAS ->
+                new ApiError(400, "invalid_request_error", "invalid_value", "logit_bias", e.getMessage());
             case QUEUE_FULL -> new ApiError(503, "server_error", "queue_full", null, e.getMessage() + "; retry later");
             case UNAVAILABLE -> new ApiError(503, "server_error", "unavailable", null, e.getMessage());
         };
@@ -50,7 +53,7 @@ public final class ApiError extends RuntimeException {
         if (e instanceof EngineException ee) {
             return of(ee);
         }
-        if (e instanceof forge.api.SamplerStageException s) {
+        if (e instanceof SamplerStageException s) {
             // A plugin's stage failed on a valid request: the server's fault, named.
             return new ApiError(500, "server_error", "sampler_stage_failed", null, s.getMessage());
         }

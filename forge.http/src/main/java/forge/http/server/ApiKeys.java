@@ -43,7 +43,10 @@ final class ApiKeys {
             throw unauthorized("no API key was given; send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'");
         }
         // Both are always hashed and compared, so the time taken says nothing about which one matched.
-        boolean match = matches(bearer && authorization.regionMatches(true, 0, "Bearer ", 0, 7) ? authorization.substring(7).trim() : "");
+        boolean match = matches(
+                bearer && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                        ? authorization.substring(7).trim()
+                        : "");
         match |= matches(header ? apiKey.trim() : "");
         if (!match) {
             throw unauthorized("the API key is not valid");

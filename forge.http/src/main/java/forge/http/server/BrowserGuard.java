@@ -1,6 +1,7 @@
 package forge.http.server;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -34,7 +35,9 @@ final class BrowserGuard {
         this.cors = cors;
         this.loopbackBound = isLoopbackName(bindHost.toLowerCase(Locale.ROOT));
         this.anyHost = allowedHosts.contains("*");
-        this.allowedHosts = allowedHosts.stream().map(h -> h.strip().toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+        this.allowedHosts = allowedHosts.stream()
+                .map(h -> h.strip().toLowerCase(Locale.ROOT))
+                .collect(Collectors.toUnmodifiableSet());
     }
 
     /**
@@ -73,7 +76,10 @@ final class BrowserGuard {
 
     /** {@code localhost}, a name under {@code .localhost} (browsers resolve those to loopback themselves), 127/8, ::1. */
     static boolean isLoopbackName(String name) {
-        if (name.equals("localhost") || name.endsWith(".localhost") || name.equals("[::1]") || name.equals("::1")
+        if (name.equals("localhost")
+                || name.endsWith(".localhost")
+                || name.equals("[::1]")
+                || name.equals("::1")
                 || name.equals("0:0:0:0:0:0:0:1")) {
             return true;
         }
@@ -108,17 +114,20 @@ final class BrowserGuard {
         }
         try {
             URI uri = new URI(origin.strip());
-            if (uri.getScheme() == null || uri.getRawAuthority() == null || (uri.getRawPath() != null && !uri.getRawPath().isEmpty())) {
+            if (uri.getScheme() == null
+                    || uri.getRawAuthority() == null
+                    || (uri.getRawPath() != null && !uri.getRawPath().isEmpty())) {
                 return false;
             }
             String authority = uri.getRawAuthority().toLowerCase(Locale.ROOT);
             String h = host.strip().toLowerCase(Locale.ROOT);
             String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
-            return authority.equals(h) || (scheme.equals("http") && (authority + ":80").equals(h))
+            return authority.equals(h)
+                    || (scheme.equals("http") && (authority + ":80").equals(h))
                     || (scheme.equals("https") && (authority + ":443").equals(h))
                     || (scheme.equals("http") && authority.equals(stripPort(h, ":80")))
                     || (scheme.equals("https") && authority.equals(stripPort(h, ":443")));
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             return false;
         }
     }

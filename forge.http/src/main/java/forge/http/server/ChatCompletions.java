@@ -142,9 +142,15 @@ final class ChatCompletions {
         SseWriter.finish(response, callback);
     }
 
-
-    private static void sendDeltas(Response response, String id, long created, String model, int index, List<ChatDelta> deltas,
-                                   List<TokenLogprob> logprobs) throws IOException {
+    private static void sendDeltas(
+            Response response,
+            String id,
+            long created,
+            String model,
+            int index,
+            List<ChatDelta> deltas,
+            List<TokenLogprob> logprobs)
+            throws IOException {
         for (ChatDelta delta : deltas) {
             if (delta instanceof ChatDelta.Content c && logprobs == null) {
                 // The chunk of nearly every token: written straight to bytes, no JSON tree per token.
@@ -194,7 +200,9 @@ final class ChatCompletions {
      */
     private static void sendContent(Response response, String id, long created, String model, int index, String text)
             throws IOException {
-        SseWriter.write(response, ByteBuffer.wrap(contentChunk(id, created, model, index, text).getBytes(StandardCharsets.UTF_8)));
+        SseWriter.write(
+                response,
+                ByteBuffer.wrap(contentChunk(id, created, model, index, text).getBytes(StandardCharsets.UTF_8)));
     }
 
     /** The SSE event of one content delta, as {@link #send} would write the same chunk's JSON tree. */
@@ -202,9 +210,12 @@ final class ChatCompletions {
         StringBuilder sb = new StringBuilder(160 + text.length());
         sb.append("data: {\"id\":");
         quote(sb, id);
-        sb.append(",\"object\":\"chat.completion.chunk\",\"created\":").append(created).append(",\"model\":");
+        sb.append(",\"object\":\"chat.completion.chunk\",\"created\":")
+                .append(created)
+                .append(",\"model\":");
         quote(sb, model);
-        sb.append(",\"system_fingerprint\":\"forgelm\",\"choices\":[{\"index\":").append(index)
+        sb.append(",\"system_fingerprint\":\"forgelm\",\"choices\":[{\"index\":")
+                .append(index)
                 .append(",\"delta\":{\"content\":");
         quote(sb, text);
         sb.append("},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
@@ -218,10 +229,8 @@ final class ChatCompletions {
     }
 
     private static String finishReason(ChatRun.Finished f) {
-        return f.toolCalls() && f.reason() == FinishReason.STOP ? "tool_calls" : f.reason().wire();
+        return f.toolCalls() && f.reason() == FinishReason.STOP
+                ? "tool_calls"
+                : f.reason().wire();
     }
-
-
-
-
 }

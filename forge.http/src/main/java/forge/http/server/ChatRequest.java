@@ -8,6 +8,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.runtime.engine.Speculation;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,15 +32,49 @@ import java.util.Set;
  * @param logprobs     -1 when {@code logprobs} is off; else how many {@code top_logprobs} per token
  * @param structured   response_format, grammar and tool_choice: the output's required shape
  */
-record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                   boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n, int logprobs,
-                   StructuredOutput structured, forge.runtime.engine.Speculation speculation) {
+record ChatRequest(
+        String model,
+        ChatPrompt prompt,
+        SamplingParams sampling,
+        int maxTokens,
+        List<String> stops,
+        boolean stream,
+        boolean includeUsage,
+        boolean ignoreEos,
+        Set<String> ignored,
+        int n,
+        int logprobs,
+        StructuredOutput structured,
+        Speculation speculation) {
 
     /** A chat request that speculates as the engine does (its body names no {@code speculative.*}). */
-    ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                boolean stream, boolean includeUsage, boolean ignoreEos, Set<String> ignored, int n, int logprobs,
-                StructuredOutput structured) {
-        this(model, prompt, sampling, maxTokens, stops, stream, includeUsage, ignoreEos, ignored, n, logprobs, structured, null);
+    ChatRequest(
+            String model,
+            ChatPrompt prompt,
+            SamplingParams sampling,
+            int maxTokens,
+            List<String> stops,
+            boolean stream,
+            boolean includeUsage,
+            boolean ignoreEos,
+            Set<String> ignored,
+            int n,
+            int logprobs,
+            StructuredOutput structured) {
+        this(
+                model,
+                prompt,
+                sampling,
+                maxTokens,
+                stops,
+                stream,
+                includeUsage,
+                ignoreEos,
+                ignored,
+                n,
+                logprobs,
+                structured,
+                null);
     }
 
     /** A chat body; what it holds that was never read is named in {@link #ignored()}. */
@@ -47,8 +82,8 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         String model = Requests.model(body);
         List<ChatMessage> messages = messages(body.get("messages"));
         List<ToolDefinition> tools = tools(body.get("tools"));
-        Map<String, Object> kwargs = Thinking.effort(templateKwargs(body), Params.string(body, "reasoning_effort", "", 16),
-                "reasoning_effort");
+        Map<String, Object> kwargs = Thinking.effort(
+                templateKwargs(body), Params.string(body, "reasoning_effort", "", 16), "reasoning_effort");
 
         GenerationParams gen = GenerationParams.parse(body, -1);
         boolean logprobs = Params.bool(body, "logprobs", false);
@@ -58,9 +93,20 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         }
 
         StructuredOutput structured = StructuredOutput.parse(body, tools);
-        return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), gen.sampling(), gen.maxTokens(),
-                gen.stops(), gen.stream(), gen.includeUsage(), gen.ignoreEos(), body.ignored(), gen.n(),
-                logprobs ? topLogprobs : -1, structured, gen.speculation());
+        return new ChatRequest(
+                model,
+                new ChatPrompt(messages, tools, true, kwargs),
+                gen.sampling(),
+                gen.maxTokens(),
+                gen.stops(),
+                gen.stream(),
+                gen.includeUsage(),
+                gen.ignoreEos(),
+                body.ignored(),
+                gen.n(),
+                logprobs ? topLogprobs : -1,
+                structured,
+                gen.speculation());
     }
 
     static List<ChatMessage> messages(JsonNode node) {
@@ -88,17 +134,25 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             List<ToolCall> calls = toolCalls(m.get("tool_calls"), at + ".tool_calls");
             if (content == null) {
                 if (role != Role.ASSISTANT || calls.isEmpty()) {
-                    throw ApiError.badRequest(at + ".content", at + ".content is required for a " + role.wire() + " message");
+                    throw ApiError.badRequest(
+                            at + ".content", at + ".content is required for a " + role.wire() + " message");
                 }
                 content = "";
             }
             String toolCallId = text(m, "tool_call_id", at);
             if (role == Role.TOOL && toolCallId.isEmpty()) {
-                throw ApiError.badRequest(at + ".tool_call_id", at + ".tool_call_id is required for a tool message:"
-                        + " it names the call the result answers");
+                throw ApiError.badRequest(
+                        at + ".tool_call_id",
+                        at + ".tool_call_id is required for a tool message:" + " it names the call the result answers");
             }
             // The message as sent, too: a model's own Jinja template gets it as transformers passes it.
-            out.add(new ChatMessage(role, content, text(m, "name", at), calls, toolCallId, text(m, "reasoning_content", at),
+            out.add(new ChatMessage(
+                    role,
+                    content,
+                    text(m, "name", at),
+                    calls,
+                    toolCallId,
+                    text(m, "reasoning_content", at),
                     Json.string(m)));
         }
         return out;
@@ -117,9 +171,16 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             for (int i = 0; i < node.size(); i++) {
                 JsonNode part = node.get(i);
                 JsonNode type = part.get("type");
-                if (!part.isObject() || type == null || !"text".equals(type.asText()) || !part.path("text").isTextual()) {
-                    throw ApiError.badRequest(at + "[" + i + "]", at + "[" + i + "] must be a text part {\"type\":\"text\",\"text\":...}"
-                            + (type != null && !"text".equals(type.asText()) ? "; '" + type.asText() + "' parts are not supported" : ""));
+                if (!part.isObject()
+                        || type == null
+                        || !"text".equals(type.asText())
+                        || !part.path("text").isTextual()) {
+                    throw ApiError.badRequest(
+                            at + "[" + i + "]",
+                            at + "[" + i + "] must be a text part {\"type\":\"text\",\"text\":...}"
+                                    + (type != null && !"text".equals(type.asText())
+                                            ? "; '" + type.asText() + "' parts are not supported"
+                                            : ""));
                 }
                 sb.append(part.get("text").asText());
             }
@@ -140,10 +201,12 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
             JsonNode c = node.get(i);
             JsonNode fn = c.path("function");
             if (!fn.path("name").isTextual()) {
-                throw ApiError.badRequest(at + "[" + i + "].function.name", at + "[" + i + "].function.name is required");
+                throw ApiError.badRequest(
+                        at + "[" + i + "].function.name", at + "[" + i + "].function.name is required");
             }
             JsonNode args = fn.get("arguments");
-            String arguments = args == null || args.isNull() ? "{}" : args.isTextual() ? args.asText() : Json.string(args);
+            String arguments =
+                    args == null || args.isNull() ? "{}" : args.isTextual() ? args.asText() : Json.string(args);
             calls.add(new ToolCall(c.path("id").asText(""), fn.get("name").asText(), arguments));
         }
         return calls;
@@ -153,8 +216,9 @@ record ChatRequest(String model, ChatPrompt prompt, SamplingParams sampling, int
         return Tools.list(given, "{\"type\": \"function\", \"function\": {...}}", (tool, at, before) -> {
             JsonNode type = tool.get("type");
             if (type != null && !(type.isTextual() && type.asText().equals("function"))) {
-                throw ApiError.badRequest(at + ".type", at + ".type must be \"function\", got " + type
-                        + ": only function tools are supported");
+                throw ApiError.badRequest(
+                        at + ".type",
+                        at + ".type must be \"function\", got " + type + ": only function tools are supported");
             }
             JsonNode fn = Params.object(tool, "function", at);
             if (fn == null) {

@@ -47,8 +47,7 @@ final class ChatRun {
      * its last event (when asked for; a token whose text the parser holds back comes here all the
      * same, so {@code deltas} may be empty).
      */
-    record Deltas(int index, List<ChatDelta> deltas, List<TokenLogprob> logprobs) implements Event {
-    }
+    record Deltas(int index, List<ChatDelta> deltas, List<TokenLogprob> logprobs) implements Event {}
 
     /**
      * Choice {@code index} ended (its last deltas came before).
@@ -57,13 +56,11 @@ final class ChatRun {
      * @param toolCalls    whether the choice called tools
      */
     record Finished(int index, FinishReason reason, Timings timings, String stopSequence, boolean toolCalls)
-            implements Event {
-    }
+            implements Event {}
 
     /** A whole choice, collected. */
-    record Answer(String content, String reasoning, List<ToolCall> toolCalls, List<TokenLogprob> logprobs,
-                  Finished finish) {
-    }
+    record Answer(
+            String content, String reasoning, List<ToolCall> toolCalls, List<TokenLogprob> logprobs, Finished finish) {}
 
     private final Run run;
     private final ChatRequest request;
@@ -84,7 +81,8 @@ final class ChatRun {
      *
      * @param strict {@code --strict}: a {@code max_tokens} beyond the slot is refused, not fitted
      */
-    static ChatRun start(RunContext context, ChatRequest req, String id, boolean strict, Request request, Response response) {
+    static ChatRun start(
+            RunContext context, ChatRequest req, String id, boolean strict, Request request, Response response) {
         ModelEntry entry = Requests.entry(context.catalog(), req.model());
         ServedModel model = context.catalog().serve(entry);
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
@@ -94,14 +92,37 @@ final class ChatRun {
         ignored.addAll(shaped.unenforced());
         Strictness.check(strict, new TreeSet<>(shaped.unenforced()));
         PreparedChat prepared = model.prepare(shaped.prompt());
-        ContextFit fit = ContextFit.of(prepared.tokens().length, req.maxTokens(), model.engine().config().slotContext(), strict);
+        ContextFit fit = ContextFit.of(
+                prepared.tokens().length,
+                req.maxTokens(),
+                model.engine().config().slotContext(),
+                strict);
         List<ChatGeneration> choices = new ArrayList<>(req.n());
-        Run run = Run.start(id, entry.id(), context.metrics(), 1, req.n(), shaped.sampling(), (sequence, prompt, sampling) -> {
-            ChatGeneration choice = model.chat(prepared, new ChatOptions(sequence, sampling, fit.maxTokens(), req.stops(),
-                    req.ignoreEos(), req.logprobs(), req.speculation()));
-            choices.add(choice);
-            return choice.generation();
-        }, ignored, fit.maxTokens(), request, response);
+        Run run = Run.start(
+                id,
+                entry.id(),
+                context.metrics(),
+                1,
+                req.n(),
+                shaped.sampling(),
+                (sequence, prompt, sampling) -> {
+                    ChatGeneration choice = model.chat(
+                            prepared,
+                            new ChatOptions(
+                                    sequence,
+                                    sampling,
+                                    fit.maxTokens(),
+                                    req.stops(),
+                                    req.ignoreEos(),
+                                    req.logprobs(),
+                                    req.speculation()));
+                    choices.add(choice);
+                    return choice.generation();
+                },
+                ignored,
+                fit.maxTokens(),
+                request,
+                response);
         return new ChatRun(run, req, List.copyOf(choices));
     }
 
@@ -171,7 +192,8 @@ final class ChatRun {
             while (true) {
                 Event e = next(watch);
                 if (e instanceof Finished f) {
-                    answers.add(new Answer(content.toString(), reasoning.toString(), List.copyOf(calls.values()), logprobs, f));
+                    answers.add(new Answer(
+                            content.toString(), reasoning.toString(), List.copyOf(calls.values()), logprobs, f));
                     break;
                 }
                 Deltas d = (Deltas) e;
@@ -180,9 +202,14 @@ final class ChatRun {
                     switch (delta) {
                         case ChatDelta.Content c -> content.append(c.text());
                         case ChatDelta.Reasoning r -> reasoning.append(r.text());
-                        case ChatDelta.ToolCallDelta t -> calls.merge(t.index(), new ToolCall(t.id(), t.name(), t.arguments()),
-                                (a, b) -> new ToolCall(a.id().isEmpty() ? b.id() : a.id(), a.name().isEmpty() ? b.name() : a.name(),
-                                        a.arguments() + b.arguments()));
+                        case ChatDelta.ToolCallDelta t ->
+                            calls.merge(
+                                    t.index(),
+                                    new ToolCall(t.id(), t.name(), t.arguments()),
+                                    (a, b) -> new ToolCall(
+                                            a.id().isEmpty() ? b.id() : a.id(),
+                                            a.name().isEmpty() ? b.name() : a.name(),
+                                            a.arguments() + b.arguments()));
                     }
                 }
             }

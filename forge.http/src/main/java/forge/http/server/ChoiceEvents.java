@@ -15,8 +15,7 @@ import java.util.concurrent.TimeUnit;
 final class ChoiceEvents {
 
     /** One event of the choice at {@code index}. */
-    record Event(int index, GenerationEvent event) {
-    }
+    record Event(int index, GenerationEvent event) {}
 
     private final List<Generation> choices;
     private final BlockingQueue<Event> merged = new LinkedBlockingQueue<>();

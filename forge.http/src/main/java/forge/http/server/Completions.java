@@ -12,6 +12,7 @@ import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
 import forge.runtime.engine.TokenLogprob;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -71,12 +72,15 @@ final class Completions {
         List<int[]> prompts = prompts(promptNode, vocab);
         if (!suffix.isEmpty()) {
             int[] fim = fimTokens(vocab);
-            prompts = prompts.stream().map(p -> infill(fim, p, vocab.tokenize(suffix, false, false))).toList();
+            prompts = prompts.stream()
+                    .map(p -> infill(fim, p, vocab.tokenize(suffix, false, false)))
+                    .toList();
         }
         // Every prompt is fitted (or refused) before anything is submitted; each has its own room.
         List<ContextFit> fits = new ArrayList<>();
         for (int[] prompt : prompts) {
-            fits.add(ContextFit.of(prompt.length, common.maxTokens(), model.engine().config().slotContext(), strict));
+            fits.add(ContextFit.of(
+                    prompt.length, common.maxTokens(), model.engine().config().slotContext(), strict));
         }
         boolean score = echo && logprobs >= 0;
         List<int[]> asked = prompts;
@@ -88,14 +92,33 @@ final class Completions {
                 echoes.add(e);
             }
         }
-        SamplingParams sampling = structured.grammar().isEmpty() ? common.sampling()
+        SamplingParams sampling = structured.grammar().isEmpty()
+                ? common.sampling()
                 : common.sampling().toBuilder().grammar(structured.grammar()).build();
         // With several prompts, the header names the smallest limit.
-        Run run = Run.start(Ids.next("cmpl-"), entry.id(), context.metrics(), prompts.size(), common.n(), sampling,
-                (sequence, prompt, own) -> model.engine().submit(new GenerationRequest(sequence, asked.get(prompt), own,
-                        fits.get(prompt).maxTokens(), common.stops(), Set.of(), common.ignoreEos(), logprobs, score,
-                        common.speculation())),
-                ignored, fits.stream().mapToInt(ContextFit::maxTokens).min().orElseThrow(), request, response);
+        Run run = Run.start(
+                Ids.next("cmpl-"),
+                entry.id(),
+                context.metrics(),
+                prompts.size(),
+                common.n(),
+                sampling,
+                (sequence, prompt, own) -> model.engine()
+                        .submit(new GenerationRequest(
+                                sequence,
+                                asked.get(prompt),
+                                own,
+                                fits.get(prompt).maxTokens(),
+                                common.stops(),
+                                Set.of(),
+                                common.ignoreEos(),
+                                logprobs,
+                                score,
+                                common.speculation())),
+                ignored,
+                fits.stream().mapToInt(ContextFit::maxTokens).min().orElseThrow(),
+                request,
+                response);
         long created = System.currentTimeMillis() / 1000;
         Answers answers = new Answers(run, created, echoes, vocab, logprobs >= 0);
         run.drive(callback, () -> {
@@ -134,8 +157,9 @@ final class Completions {
                 return new Logprobs.Offset(text.length());
             }
             // The BOS the tokenizer added is listed among the tokens but not echoed: it takes no room.
-            boolean bosHidden = vocab.bos().isPresent() && prompt[0] == vocab.bos().getAsInt()
-                    && !text.startsWith(new String(vocab.piece(prompt[0], true), java.nio.charset.StandardCharsets.UTF_8));
+            boolean bosHidden = vocab.bos().isPresent()
+                    && prompt[0] == vocab.bos().getAsInt()
+                    && !text.startsWith(new String(vocab.piece(prompt[0], true), StandardCharsets.UTF_8));
             return new Logprobs.Offset(0, bosHidden ? 1 : 0);
         }
     }
@@ -172,7 +196,8 @@ final class Completions {
                             text.append(t.text());
                             tokens.addAll(t.logprobs());
                         }
-                        case GenerationEvent.Failed f -> throw new IllegalStateException("the run core ends a failed run");
+                        case GenerationEvent.Failed f ->
+                            throw new IllegalStateException("the run core ends a failed run");
                         case GenerationEvent.Done d -> done = d;
                     }
                 }
@@ -190,7 +215,8 @@ final class Completions {
         }
 
         /** Streams every choice's text as it comes, interleaved, ending with {@code data: [DONE]}. */
-        void stream(boolean includeUsage, Response response, Callback callback) throws InterruptedException, IOException {
+        void stream(boolean includeUsage, Response response, Callback callback)
+                throws InterruptedException, IOException {
             SseWriter.start(response);
             String id = run.id();
             String model = run.model();
@@ -199,7 +225,17 @@ final class Completions {
             for (int index = 0; index < run.size(); index++) {
                 // A scored echo goes out with its log-probabilities, once the prompt is computed.
                 if (!echoes.get(index).text().isEmpty() && !echoes.get(index).scored()) {
-                    SseWriter.send(response, chunk(id, created, model, index, echoes.get(index).text(), null, List.of(), offsets.get(index)));
+                    SseWriter.send(
+                            response,
+                            chunk(
+                                    id,
+                                    created,
+                                    model,
+                                    index,
+                                    echoes.get(index).text(),
+                                    null,
+                                    List.of(),
+                                    offsets.get(index)));
                 }
             }
             int open = run.size();
@@ -215,14 +251,27 @@ final class Completions {
                 switch (next.event()) {
                     case GenerationEvent.PromptLogprobs p -> {
                         Echo e = echoes.get(index);
-                        SseWriter.send(response, chunk(id, created, model, index, e.text(), null,
-                                e.entries(p.tokens(), vocab), offsets.get(index)));
+                        SseWriter.send(
+                                response,
+                                chunk(
+                                        id,
+                                        created,
+                                        model,
+                                        index,
+                                        e.text(),
+                                        null,
+                                        e.entries(p.tokens(), vocab),
+                                        offsets.get(index)));
                     }
-                    case GenerationEvent.Text t -> SseWriter.send(response,
-                            chunk(id, created, model, index, t.text(), null, t.logprobs(), offsets.get(index)));
+                    case GenerationEvent.Text t ->
+                        SseWriter.send(
+                                response,
+                                chunk(id, created, model, index, t.text(), null, t.logprobs(), offsets.get(index)));
                     case GenerationEvent.Failed f -> throw new IllegalStateException("the run core ends a failed run");
                     case GenerationEvent.Done d -> {
-                        SseWriter.send(response, chunk(id, created, model, index, "", d.reason().wire(), List.of(), offsets.get(index)));
+                        SseWriter.send(
+                                response,
+                                chunk(id, created, model, index, "", d.reason().wire(), List.of(), offsets.get(index)));
                         open--;
                     }
                 }
@@ -239,10 +288,18 @@ final class Completions {
     }
 
     /** One streamed choice; {@code offset} is null when logprobs were not asked for. */
-    private static ObjectNode chunk(String id, long created, String model, int index, String text, String finish,
-                                    List<TokenLogprob> tokens, Logprobs.Offset offset) {
+    private static ObjectNode chunk(
+            String id,
+            long created,
+            String model,
+            int index,
+            String text,
+            String finish,
+            List<TokenLogprob> tokens,
+            Logprobs.Offset offset) {
         ObjectNode c = OpenAiWire.envelope(id, created, model, "text_completion");
-        ObjectNode choice = c.putArray("choices").addObject().put("index", index).put("text", text);
+        ObjectNode choice =
+                c.putArray("choices").addObject().put("index", index).put("text", text);
         if (offset == null) {
             choice.putNull("logprobs");
         } else {
@@ -258,7 +315,8 @@ final class Completions {
 
     /** The prompts: a string, strings, token ids, or lists of token ids. */
     private static List<int[]> prompts(JsonNode node, Vocabulary vocab) {
-        String bad = "'prompt' must be a string, an array of strings, or token ids (an array of integers, or of such arrays)";
+        String bad =
+                "'prompt' must be a string, an array of strings, or token ids (an array of integers, or of such arrays)";
         if (node == null || node.isNull()) {
             throw ApiError.badRequest("prompt", "'prompt' is required");
         }
@@ -279,7 +337,8 @@ final class Completions {
                 }
             }
         } else {
-            throw ApiError.badRequest("prompt", bad + (node.isArray() ? " (1 to " + GenerationParams.MAX_CHOICES + " prompts)" : ""));
+            throw ApiError.badRequest(
+                    "prompt", bad + (node.isArray() ? " (1 to " + GenerationParams.MAX_CHOICES + " prompts)" : ""));
         }
         return out;
     }

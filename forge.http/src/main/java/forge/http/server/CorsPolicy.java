@@ -1,6 +1,7 @@
 package forge.http.server;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -40,12 +41,14 @@ final class CorsPolicy {
             URI uri = new URI(origin);
             String scheme = uri.getScheme();
             String host = uri.getHost();
-            if (scheme == null || host == null || uri.getRawPath() != null && !uri.getRawPath().isEmpty()) {
+            if (scheme == null
+                    || host == null
+                    || uri.getRawPath() != null && !uri.getRawPath().isEmpty()) {
                 return false;
             }
             return ("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme))
                     && Set.of("localhost", "127.0.0.1", "[::1]").contains(host.toLowerCase(Locale.ROOT));
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             return false;
         }
     }
@@ -62,7 +65,8 @@ final class CorsPolicy {
             return;
         }
         headers.put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
-        headers.put(HttpHeader.ACCESS_CONTROL_EXPOSE_HEADERS, "X-Forge-Ignored-Params, X-Forge-Max-Tokens, Retry-After");
+        headers.put(
+                HttpHeader.ACCESS_CONTROL_EXPOSE_HEADERS, "X-Forge-Ignored-Params, X-Forge-Max-Tokens, Retry-After");
     }
 
     /** Adds the answer to a preflight; nothing for an origin that is not allowed. */
@@ -73,8 +77,11 @@ final class CorsPolicy {
         }
         headers.put(HttpHeader.ACCESS_CONTROL_ALLOW_METHODS, ALLOWED_METHODS);
         // Echo what the page asked for (SDKs send their own x-* headers), never less than the defaults.
-        headers.put(HttpHeader.ACCESS_CONTROL_ALLOW_HEADERS, requestedHeaders == null || requestedHeaders.isBlank()
-                ? DEFAULT_HEADERS : DEFAULT_HEADERS + ", " + requestedHeaders);
+        headers.put(
+                HttpHeader.ACCESS_CONTROL_ALLOW_HEADERS,
+                requestedHeaders == null || requestedHeaders.isBlank()
+                        ? DEFAULT_HEADERS
+                        : DEFAULT_HEADERS + ", " + requestedHeaders);
         headers.put(HttpHeader.ACCESS_CONTROL_MAX_AGE, "600");
     }
 }

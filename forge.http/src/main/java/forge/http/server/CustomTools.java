@@ -33,8 +33,7 @@ final class CustomTools {
     /** The one argument a custom tool's function takes. */
     static final String INPUT = "input";
 
-    private CustomTools() {
-    }
+    private CustomTools() {}
 
     /**
      * A custom tool's grammar as GBNF rules for its JSON arguments.
@@ -42,8 +41,7 @@ final class CustomTools {
      * @param rules        the rules, one per line, every name starting with {@code argumentRule}
      * @param argumentRule the rule of the whole arguments object
      */
-    record Format(String rules, String argumentRule) {
-    }
+    record Format(String rules, String argumentRule) {}
 
     /**
      * The function a custom tool ({@code {"type": "custom", "name", "description", "format"}}) is
@@ -68,7 +66,7 @@ final class CustomTools {
         JsonNode format = Params.object(tool, "format", at);
         String type = format == null ? "text" : Params.string(format, "type", at + ".format", 32);
         switch (type == null ? "" : type) {
-            case "text" -> { }
+            case "text" -> {}
             case "grammar" -> {
                 String syntax = Params.string(format, "syntax", at + ".format", 32);
                 String definition = Params.required(format, "definition", at + ".format");
@@ -78,7 +76,9 @@ final class CustomTools {
                     rules = switch (syntax == null ? "" : syntax) {
                         case "lark" -> LarkGrammar.rules(definition, rule, LarkGrammar.Encoding.JSON_STRING);
                         case "regex" -> LarkGrammar.regexRules(definition, rule, LarkGrammar.Encoding.JSON_STRING);
-                        default -> throw ApiError.badRequest(at + ".format.syntax", at + ".format.syntax must be lark or regex");
+                        default ->
+                            throw ApiError.badRequest(
+                                    at + ".format.syntax", at + ".format.syntax must be lark or regex");
                     };
                 } catch (LarkGrammarException e) {
                     throw ApiError.badRequest(at + ".format.definition", "tool '" + name + "': " + e.getMessage());
@@ -86,7 +86,10 @@ final class CustomTools {
                 input.put("description", "Text in this " + syntax + " grammar:\n" + definition);
                 String args = "custom" + ordinal + "-args";
                 // {"input": "<text>"}, as GBNF literals spell it: the quotes escaped.
-                formats.put(name, new Format(rules + args + " ::= \"{\\\"" + INPUT + "\\\": \\\"\" " + rule + " \"\\\"}\"\n", args));
+                formats.put(
+                        name,
+                        new Format(
+                                rules + args + " ::= \"{\\\"" + INPUT + "\\\": \\\"\" " + rule + " \"\\\"}\"\n", args));
             }
             default -> throw ApiError.badRequest(at + ".format.type", at + ".format.type must be text or grammar");
         }
@@ -99,7 +102,8 @@ final class CustomTools {
             int sep = line.indexOf(" ::= ");
             String name = line.substring(0, sep);
             if (!grammar.addRule(name, line.substring(sep + 5)).equals(name)) {
-                throw new IllegalStateException("rule " + name + " of a custom tool is taken"); // names are the tool's own
+                throw new IllegalStateException(
+                        "rule " + name + " of a custom tool is taken"); // names are the tool's own
             }
         }
         return format.argumentRule();
@@ -107,7 +111,9 @@ final class CustomTools {
 
     /** Whether a template's tool-call grammar uses a format's rule, so the format is enforced. */
     static boolean enforced(String callsGrammar, Format format) {
-        return Pattern.compile("(?<![\\w-])" + Pattern.quote(format.argumentRule()) + "(?![\\w-])").matcher(callsGrammar).find();
+        return Pattern.compile("(?<![\\w-])" + Pattern.quote(format.argumentRule()) + "(?![\\w-])")
+                .matcher(callsGrammar)
+                .find();
     }
 
     /** The arguments of a call whose input is {@code input}: {@code {"input": ...}}. */
@@ -171,21 +177,23 @@ final class CustomTools {
             }
             char e = arguments.charAt(i + 1);
             if (e == 'u') {
-                if (i + 6 > arguments.length() || !arguments.substring(i + 2, i + 6).chars().allMatch(d -> Character.digit(d, 16) >= 0)) {
+                if (i + 6 > arguments.length()
+                        || !arguments.substring(i + 2, i + 6).chars().allMatch(d -> Character.digit(d, 16) >= 0)) {
                     break;
                 }
                 sb.append((char) Integer.parseInt(arguments.substring(i + 2, i + 6), 16));
                 i += 6;
                 continue;
             }
-            sb.append(switch (e) {
-                case 'n' -> '\n';
-                case 'r' -> '\r';
-                case 't' -> '\t';
-                case 'b' -> '\b';
-                case 'f' -> '\f';
-                default -> e;
-            });
+            sb.append(
+                    switch (e) {
+                        case 'n' -> '\n';
+                        case 'r' -> '\r';
+                        case 't' -> '\t';
+                        case 'b' -> '\b';
+                        case 'f' -> '\f';
+                        default -> e;
+                    });
             i += 2;
         }
         // A high surrogate waits for its pair, so a delta never splits a character.
@@ -197,13 +205,21 @@ final class CustomTools {
 
     /** A {@code custom_tool_call} output item. */
     static ObjectNode item(String id, String callId, String name, String input, String status) {
-        return Json.MAPPER.createObjectNode().put("id", id).put("type", "custom_tool_call").put("status", status)
-                .put("call_id", callId).put("name", name).put("input", input);
+        return Json.MAPPER
+                .createObjectNode()
+                .put("id", id)
+                .put("type", "custom_tool_call")
+                .put("status", status)
+                .put("call_id", callId)
+                .put("name", name)
+                .put("input", input);
     }
 
     /** A {@code custom_tool_call} input item as the call the assistant made. */
     static ToolCall call(JsonNode item, String at) {
-        return new ToolCall(Params.required(item, "call_id", at), Params.required(item, "name", at),
+        return new ToolCall(
+                Params.required(item, "call_id", at),
+                Params.required(item, "name", at),
                 arguments(Params.required(item, "input", at)));
     }
 }

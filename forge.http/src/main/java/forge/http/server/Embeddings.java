@@ -34,10 +34,14 @@ final class Embeddings {
     void handle(Fields body, boolean strict, Response response, Callback callback) {
         String name = Requests.model(body);
         JsonNode input = body.get("input");
-        String format = body.path("encoding_format").isMissingNode() || body.get("encoding_format").isNull()
-                ? "float" : body.get("encoding_format").asText("?");
-        if (!body.path("encoding_format").isMissingNode() && !body.get("encoding_format").isNull()
-                && !body.get("encoding_format").isTextual() || !Set.of("float", "base64").contains(format)) {
+        String format = body.path("encoding_format").isMissingNode()
+                        || body.get("encoding_format").isNull()
+                ? "float"
+                : body.get("encoding_format").asText("?");
+        if (!body.path("encoding_format").isMissingNode()
+                        && !body.get("encoding_format").isNull()
+                        && !body.get("encoding_format").isTextual()
+                || !Set.of("float", "base64").contains(format)) {
             throw ApiError.badRequest("encoding_format", "'encoding_format' must be \"float\" or \"base64\"");
         }
         Set<String> ignored = body.ignored();
@@ -75,7 +79,8 @@ final class Embeddings {
 
     /** A string, an array of strings, an array of token ids, or an array of arrays of token ids. */
     private static List<int[]> inputs(JsonNode node, Vocabulary vocab) {
-        String bad = "'input' must be a string, an array of strings, or token ids (an array of integers, or of such arrays)";
+        String bad =
+                "'input' must be a string, an array of strings, or token ids (an array of integers, or of such arrays)";
         if (node == null || node.isNull()) {
             throw ApiError.badRequest("input", "'input' is required");
         }

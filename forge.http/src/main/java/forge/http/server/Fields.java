@@ -112,7 +112,8 @@ final class Fields extends ObjectNode {
     SortedSet<String> ignored() {
         SortedSet<String> ignored = new TreeSet<>(unused);
         _children.forEach((name, value) -> {
-            if (!read.contains(name) && !(NEUTRAL.containsKey(name) && NEUTRAL.get(name).equals(Json.string(value)))) {
+            if (!read.contains(name)
+                    && !(NEUTRAL.containsKey(name) && NEUTRAL.get(name).equals(Json.string(value)))) {
                 ignored.add(Params.path(at, name));
             }
         });

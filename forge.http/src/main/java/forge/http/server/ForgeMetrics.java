@@ -16,6 +16,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -29,7 +30,8 @@ import java.util.function.ToDoubleFunction;
 final class ForgeMetrics {
 
     /** Routes that get their own label; anything else is {@code other}, so a scanner cannot grow the label set. */
-    private static final Set<String> ROUTES = Set.of("/health", "/v1/models", "/v1/chat/completions", "/props", "/slots", "/metrics");
+    private static final Set<String> ROUTES =
+            Set.of("/health", "/v1/models", "/v1/chat/completions", "/props", "/slots", "/metrics");
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
@@ -42,58 +44,118 @@ final class ForgeMetrics {
     private final Counter cachedTokens;
 
     ForgeMetrics(ModelCatalog catalog) {
-        requests = Counter.builder().name("forge_http_requests_total").help("HTTP requests by route and status")
-                .labelNames("route", "status").register(registry);
-        latency = Histogram.builder().name("forge_http_request_duration_seconds").help("HTTP request latency, to the last byte")
-                .labelNames("route").classicOnly()
+        requests = Counter.builder()
+                .name("forge_http_requests_total")
+                .help("HTTP requests by route and status")
+                .labelNames("route", "status")
+                .register(registry);
+        latency = Histogram.builder()
+                .name("forge_http_request_duration_seconds")
+                .help("HTTP request latency, to the last byte")
+                .labelNames("route")
+                .classicOnly()
                 .classicUpperBounds(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
                 .register(registry);
-        firstToken = Histogram.builder().name("forge_time_to_first_token_seconds")
-                .help("From submission (queue wait included) to the first generated token").labelNames("model").classicOnly()
+        firstToken = Histogram.builder()
+                .name("forge_time_to_first_token_seconds")
+                .help("From submission (queue wait included) to the first generated token")
+                .labelNames("model")
+                .classicOnly()
                 .classicUpperBounds(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
                 .register(registry);
-        decodeSpeed = Histogram.builder().name("forge_decode_tokens_per_second")
-                .help("Decode speed of each generation after its first token").labelNames("model").classicOnly()
+        decodeSpeed = Histogram.builder()
+                .name("forge_decode_tokens_per_second")
+                .help("Decode speed of each generation after its first token")
+                .labelNames("model")
+                .classicOnly()
                 .classicUpperBounds(1, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 500, 1000, 2000)
                 .register(registry);
-        promptTokens = Counter.builder().name("forge_prompt_tokens_total").help("Prompt tokens of finished generations")
-                .labelNames("model").register(registry);
-        completionTokens = Counter.builder().name("forge_completion_tokens_total").help("Tokens generated")
-                .labelNames("model").register(registry);
-        cachedTokens = Counter.builder().name("forge_cached_prompt_tokens_total")
-                .help("Prompt tokens taken from the KV cache instead of computed").labelNames("model").register(registry);
+        promptTokens = Counter.builder()
+                .name("forge_prompt_tokens_total")
+                .help("Prompt tokens of finished generations")
+                .labelNames("model")
+                .register(registry);
+        completionTokens = Counter.builder()
+                .name("forge_completion_tokens_total")
+                .help("Tokens generated")
+                .labelNames("model")
+                .register(registry);
+        cachedTokens = Counter.builder()
+                .name("forge_cached_prompt_tokens_total")
+                .help("Prompt tokens taken from the KV cache instead of computed")
+                .labelNames("model")
+                .register(registry);
         gauge(catalog, "forge_queue_depth", "Requests waiting for a slot", Engine::queued);
-        gauge(catalog, "forge_slots_busy", "Slots running a request", e -> e.snapshot().busySlots());
+        gauge(
+                catalog,
+                "forge_slots_busy",
+                "Slots running a request",
+                e -> e.snapshot().busySlots());
         gauge(catalog, "forge_slots_total", "Slots", e -> e.config().slots());
-        gauge(catalog, "forge_kv_cells_used", "KV cells held by the slots (each slot has its own KV stream)",
+        gauge(
+                catalog,
+                "forge_kv_cells_used",
+                "KV cells held by the slots (each slot has its own KV stream)",
                 e -> e.snapshot().kvCellsUsed());
-        gauge(catalog, "forge_kv_cells", "KV cells of the context", e -> e.snapshot().kvCells());
-        counter(catalog, "forge_prefill_tokens_total", "Prompt tokens computed by the engine", e -> e.snapshot().prefilledTokens());
-        counter(catalog, "forge_prefix_reused_tokens_total", "Prompt tokens reused from a slot's cache or copied from another slot",
+        gauge(
+                catalog,
+                "forge_kv_cells",
+                "KV cells of the context",
+                e -> e.snapshot().kvCells());
+        counter(
+                catalog,
+                "forge_prefill_tokens_total",
+                "Prompt tokens computed by the engine",
+                e -> e.snapshot().prefilledTokens());
+        counter(
+                catalog,
+                "forge_prefix_reused_tokens_total",
+                "Prompt tokens reused from a slot's cache or copied from another slot",
                 e -> e.snapshot().reusedTokens());
-        counter(catalog, "forge_prefix_copies_total", "Prompt prefixes shared from one slot to another", e -> e.snapshot().prefixCopies());
+        counter(
+                catalog,
+                "forge_prefix_copies_total",
+                "Prompt prefixes shared from one slot to another",
+                e -> e.snapshot().prefixCopies());
         // Speculative decoding, in llama-server's names.
-        counter(catalog, "llamacpp:spec_decode_num_draft_tokens_total", "Speculative: Total draft tokens generated",
+        counter(
+                catalog,
+                "llamacpp:spec_decode_num_draft_tokens_total",
+                "Speculative: Total draft tokens generated",
                 e -> e.snapshot().draftTokens());
-        counter(catalog, "llamacpp:spec_decode_num_accepted_tokens_total",
-                "Speculative: Total draft tokens accepted by the target model", e -> e.snapshot().draftAccepted());
-        counter(catalog, "llamacpp:spec_decode_num_drafts_total", "Speculative: Total speculative decoding verification steps",
+        counter(
+                catalog,
+                "llamacpp:spec_decode_num_accepted_tokens_total",
+                "Speculative: Total draft tokens accepted by the target model",
+                e -> e.snapshot().draftAccepted());
+        counter(
+                catalog,
+                "llamacpp:spec_decode_num_drafts_total",
+                "Speculative: Total speculative decoding verification steps",
                 e -> e.snapshot().draftSteps());
         GatewayMetrics.register(registry, catalog);
     }
 
     private void gauge(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
-        GaugeWithCallback.builder().name(name).help(help).labelNames("model")
-                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id))).register(registry);
+        GaugeWithCallback.builder()
+                .name(name)
+                .help(help)
+                .labelNames("model")
+                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id)))
+                .register(registry);
     }
 
     private void counter(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
-        CounterWithCallback.builder().name(name).help(help).labelNames("model")
-                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id))).register(registry);
+        CounterWithCallback.builder()
+                .name(name)
+                .help(help)
+                .labelNames("model")
+                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id)))
+                .register(registry);
     }
 
     /** Runs {@code action} with each served model's id and engine. */
-    static void forEachEngine(ModelCatalog catalog, java.util.function.BiConsumer<String, Engine> action) {
+    static void forEachEngine(ModelCatalog catalog, BiConsumer<String, Engine> action) {
         for (ModelEntry entry : catalog.entries()) {
             entry.served().map(ServedModel::engine).ifPresent(e -> action.accept(entry.id(), e));
         }

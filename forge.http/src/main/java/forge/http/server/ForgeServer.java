@@ -5,17 +5,25 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.ForgeException;
 import forge.api.TemplateException;
+import forge.http.hub.HubPull;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
+import forge.runtime.catalog.ModelUnavailableException;
 import forge.runtime.engine.EngineException;
+import forge.runtime.plugin.SamplerStages;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -65,12 +73,12 @@ public final class ForgeServer implements AutoCloseable {
     /** Set once shutdown began: new work and /health get 503 while in-flight requests finish. */
     private volatile boolean draining;
     /** Requests being answered, /health and the other cheap GETs aside. */
-    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     /** The plugin sampler stages a request's {@code samplers} may name. */
-    private final forge.runtime.plugin.SamplerStages stages;
+    private final SamplerStages stages;
 
-    private ForgeServer(ServerConfig config, ModelCatalog catalog, forge.runtime.plugin.SamplerStages stages) {
+    private ForgeServer(ServerConfig config, ModelCatalog catalog, SamplerStages stages) {
         this.stages = stages;
         this.config = config;
         this.catalog = catalog;
@@ -92,7 +100,8 @@ public final class ForgeServer implements AutoCloseable {
         pool.setName("forge-http");
         // Handlers block (reading bodies, waiting for tokens): virtual threads make that cheap.
         // Native calls never happen on them; they belong to the engine threads.
-        pool.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("forge-request-", 0).factory()));
+        pool.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("forge-request-", 0).factory()));
         server = new Server(pool);
         connector = new ServerConnector(server);
         connector.setHost(config.host());
@@ -101,18 +110,19 @@ public final class ForgeServer implements AutoCloseable {
         // can take minutes: Jetty's 30 s default would cut such requests. llama-server waits 600 s.
         connector.setIdleTimeout(IDLE_TIMEOUT_MS);
         server.addConnector(connector);
-        server.setHandler(new Edge(before(this::guard, before(this::drain, before(this::page, before(this::key, new Router()))))));
+        server.setHandler(new Edge(before(
+                this::guard, before(this::drain, before(this::page, before(this::key, new Router()))))));
         server.setErrorHandler(new JsonErrorHandler());
         server.setStopTimeout(5_000);
     }
 
     /** Starts listening. */
     public static ForgeServer start(ServerConfig config, ModelCatalog catalog) {
-        return start(config, catalog, forge.runtime.plugin.SamplerStages.NONE);
+        return start(config, catalog, SamplerStages.NONE);
     }
 
     /** Starts listening; a request's {@code samplers} may name the plugin stages of {@code stages}. */
-    public static ForgeServer start(ServerConfig config, ModelCatalog catalog, forge.runtime.plugin.SamplerStages stages) {
+    public static ForgeServer start(ServerConfig config, ModelCatalog catalog, SamplerStages stages) {
         return start(config, catalog, stages, CompletableFuture.completedFuture(null));
     }
 
@@ -121,21 +131,22 @@ public final class ForgeServer implements AutoCloseable {
      * {@code /health} answers 503 "Loading model" as llama-server's does, and requests wait for
      * their model as they would for any load.
      */
-    public static ForgeServer start(ServerConfig config, ModelCatalog catalog, forge.runtime.plugin.SamplerStages stages,
-                                    CompletableFuture<?> loading) {
+    public static ForgeServer start(
+            ServerConfig config, ModelCatalog catalog, SamplerStages stages, CompletableFuture<?> loading) {
         ForgeServer s = new ForgeServer(config, catalog, stages);
         s.loading = loading;
         try {
             s.server.start();
         } catch (Exception e) {
-            throw new ForgeException("cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+            throw new ForgeException(
+                    "cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
         }
         LOG.info("listening on http://{}:{}", config.host(), s.port());
         return s;
     }
 
     /** Lets {@code POST /models/pull} pull from {@code hub} into its cache (off until called). */
-    public void usePull(forge.http.hub.HubPull hub) {
+    public void usePull(HubPull hub) {
         modelsApi.hub = hub;
     }
 
@@ -155,7 +166,7 @@ public final class ForgeServer implements AutoCloseable {
      *
      * @return the requests still running when this returns (0 when all finished in time)
      */
-    public int drain(java.time.Duration grace) throws InterruptedException {
+    public int drain(Duration grace) throws InterruptedException {
         draining = true;
         long deadline = System.nanoTime() + grace.toNanos();
         while (inFlight.get() > 0 && System.nanoTime() < deadline) {
@@ -199,14 +210,35 @@ public final class ForgeServer implements AutoCloseable {
                 Strictness.check(s.config.strict(), chat.ignored());
                 s.chat.handle(chat, s.config.strict(), x.request(), x.response(), x.callback());
             })
-            .post("/v1/completions", (s, x) -> s.completions.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .post(
+                    "/v1/completions",
+                    (s, x) -> s.completions.handle(
+                            s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
             .door("/v1/messages", AnthropicMessages::error)
-            .post("/v1/messages", (s, x) -> s.messages.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
-            .post("/v1/messages/count_tokens", (s, x) -> sendJson(x, 200, s.messages.countTokens(s.fields(x), s.config.strict())))
-            .post("/v1/responses", (s, x) -> s.responses.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
-            .under("GET", "/v1/responses/", true, (s, x) -> sendJson(x, 200, s.responses.get(x.path().substring("/v1/responses/".length()))))
-            .under("DELETE", "/v1/responses/", true, (s, x) -> sendJson(x, 200, s.responses.delete(x.path().substring("/v1/responses/".length()))))
-            .post("/v1/embeddings", (s, x) -> s.embeddings.handle(s.fields(x), s.config.strict(), x.response(), x.callback()))
+            .post(
+                    "/v1/messages",
+                    (s, x) ->
+                            s.messages.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .post(
+                    "/v1/messages/count_tokens",
+                    (s, x) -> sendJson(x, 200, s.messages.countTokens(s.fields(x), s.config.strict())))
+            .post(
+                    "/v1/responses",
+                    (s, x) ->
+                            s.responses.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .under(
+                    "GET",
+                    "/v1/responses/",
+                    true,
+                    (s, x) -> sendJson(x, 200, s.responses.get(x.path().substring("/v1/responses/".length()))))
+            .under(
+                    "DELETE",
+                    "/v1/responses/",
+                    true,
+                    (s, x) -> sendJson(x, 200, s.responses.delete(x.path().substring("/v1/responses/".length()))))
+            .post(
+                    "/v1/embeddings",
+                    (s, x) -> s.embeddings.handle(s.fields(x), s.config.strict(), x.response(), x.callback()))
             .post("/tokenize", (s, x) -> sendJson(x, 200, s.tokenization.tokenize(s.modelBody(x))))
             .post("/detokenize", (s, x) -> sendJson(x, 200, s.tokenization.detokenize(s.modelBody(x))))
             .get("/v1/templates", (s, x) -> sendJson(x, 200, s.templates.list()))
@@ -236,7 +268,7 @@ public final class ForgeServer implements AutoCloseable {
                 inFlight.incrementAndGet();
             }
             Callback callback = new Callback.Nested(done) {
-                private final java.util.concurrent.atomic.AtomicBoolean over = new java.util.concurrent.atomic.AtomicBoolean();
+                private final AtomicBoolean over = new AtomicBoolean();
 
                 @Override
                 public void succeeded() {
@@ -247,8 +279,8 @@ public final class ForgeServer implements AutoCloseable {
 
                 @Override
                 public void failed(Throwable x) {
-                    boolean clientGone = x instanceof org.eclipse.jetty.io.EofException
-                            || (response.isCommitted() && !(x instanceof ApiError));
+                    boolean clientGone =
+                            x instanceof EofException || (response.isCommitted() && !(x instanceof ApiError));
                     metrics.request(path, clientGone ? 499 : response.getStatus(), System.nanoTime() - start);
                     end();
                     super.failed(x);
@@ -271,7 +303,7 @@ public final class ForgeServer implements AutoCloseable {
                     response.getHeaders().put(HttpHeader.CONNECTION, "close");
                 }
                 sendError(response, callback, e, shape);
-            } catch (forge.runtime.catalog.ModelUnavailableException e) {
+            } catch (ModelUnavailableException e) {
                 sendError(response, callback, ModelsApi.error(e), shape);
             } catch (TemplateException e) {
                 sendError(response, callback, ApiError.badRequest("messages", e.getMessage()), shape);
@@ -281,15 +313,35 @@ public final class ForgeServer implements AutoCloseable {
                 // A bug: the details go to the log under an id the client is given, not to the client.
                 String incident = Ids.next("");
                 LOG.error("{} {} failed (incident {})", method, path, incident, e);
-                sendError(response, callback, new ApiError(500, "server_error", "internal_error", null,
-                        "internal error; the server's log has the details under incident " + incident), shape);
+                sendError(
+                        response,
+                        callback,
+                        new ApiError(
+                                500,
+                                "server_error",
+                                "internal_error",
+                                null,
+                                "internal error; the server's log has the details under incident " + incident),
+                        shape);
             } catch (OutOfMemoryError e) {
                 // An incident: this request fails; what it held is garbage now, and every engine keeps
                 // its own state (an engine thread that died refuses new work and says so).
-                LOG.error("{} {}: the JVM ran out of memory (max heap {} MiB)", method, path,
-                        Runtime.getRuntime().maxMemory() >> 20, e);
-                sendError(response, callback, new ApiError(503, "server_error", "out_of_memory", null,
-                        "the server ran out of memory for this request; retry later or with a smaller request"), shape);
+                LOG.error(
+                        "{} {}: the JVM ran out of memory (max heap {} MiB)",
+                        method,
+                        path,
+                        Runtime.getRuntime().maxMemory() >> 20,
+                        e);
+                sendError(
+                        response,
+                        callback,
+                        new ApiError(
+                                503,
+                                "server_error",
+                                "out_of_memory",
+                                null,
+                                "the server ran out of memory for this request; retry later or with a smaller request"),
+                        shape);
             }
             return true;
         }
@@ -320,7 +372,8 @@ public final class ForgeServer implements AutoCloseable {
         String origin = request.getHeaders().get(HttpHeader.ORIGIN);
         browsers.check(request.getHeaders().get(HttpHeader.HOST), origin);
         if ("OPTIONS".equals(request.getMethod())) {
-            cors.preflight(origin, request.getHeaders().get(HttpHeader.ACCESS_CONTROL_REQUEST_HEADERS), response.getHeaders());
+            cors.preflight(
+                    origin, request.getHeaders().get(HttpHeader.ACCESS_CONTROL_REQUEST_HEADERS), response.getHeaders());
             response.setStatus(204);
             callback.succeeded();
             return true;
@@ -338,13 +391,19 @@ public final class ForgeServer implements AutoCloseable {
             sendJson(response, callback, 503, Json.MAPPER.createObjectNode().put("status", "draining"));
             return true;
         }
-        throw new ApiError(503, "server_error", "shutting_down", null,
+        throw new ApiError(
+                503,
+                "server_error",
+                "shutting_down",
+                null,
                 "the server is shutting down; retry on another instance or after it restarts");
     }
 
     /** The web UI's files, before the key check: the page asks for the key that its API calls then carry. */
     private boolean page(Request request, Response response, Callback callback) {
-        java.util.Optional<WebUi.Asset> page = webUi.resolve(request.getMethod(), Request.getPathInContext(request),
+        Optional<WebUi.Asset> page = webUi.resolve(
+                request.getMethod(),
+                Request.getPathInContext(request),
                 request.getHeaders().get(HttpHeader.ACCEPT));
         page.ifPresent(asset -> WebUi.send(asset, request, response, callback));
         return page.isPresent();
@@ -353,7 +412,9 @@ public final class ForgeServer implements AutoCloseable {
     /** The API key, on every route but {@code /health}. */
     private boolean key(Request request, Response response, Callback callback) {
         if (!"/health".equals(Request.getPathInContext(request))) {
-            apiKeys.check(request.getHeaders().get(HttpHeader.AUTHORIZATION), request.getHeaders().get("x-api-key"));
+            apiKeys.check(
+                    request.getHeaders().get(HttpHeader.AUTHORIZATION),
+                    request.getHeaders().get("x-api-key"));
         }
         return false;
     }
@@ -362,8 +423,15 @@ public final class ForgeServer implements AutoCloseable {
     private final class Router extends Handler.Abstract {
         @Override
         public boolean handle(Request request, Response response, Callback callback) {
-            ROUTES.dispatch(ForgeServer.this, request.getMethod(), new Routes.Exchange(request, response, callback,
-                    (ModelCatalog.RequestScope) request.getAttribute(SCOPE), Request.getPathInContext(request)));
+            ROUTES.dispatch(
+                    ForgeServer.this,
+                    request.getMethod(),
+                    new Routes.Exchange(
+                            request,
+                            response,
+                            callback,
+                            (ModelCatalog.RequestScope) request.getAttribute(SCOPE),
+                            Request.getPathInContext(request)));
             return true;
         }
     }
@@ -373,7 +441,10 @@ public final class ForgeServer implements AutoCloseable {
         if (!loading.isDone()) {
             // llama-server's answer while it loads its model.
             ObjectNode body = Json.MAPPER.createObjectNode().put("status", "loading");
-            body.putObject("error").put("code", 503).put("message", "Loading model").put("type", "unavailable_error");
+            body.putObject("error")
+                    .put("code", 503)
+                    .put("message", "Loading model")
+                    .put("type", "unavailable_error");
             x.response().getHeaders().put(HttpHeader.RETRY_AFTER, "1");
             sendJson(x, 503, body);
             return;
@@ -390,7 +461,15 @@ public final class ForgeServer implements AutoCloseable {
     private void model(Routes.Exchange x) {
         String id = x.path().substring("/v1/models/".length());
         ModelEntry entry = catalog.find(id).orElseThrow(() -> unknownModel(id));
-        sendJson(x, 200, model(entry, entry.descriptor().names().stream().filter(n -> n.equals(id)).findFirst().orElse(entry.id())));
+        sendJson(
+                x,
+                200,
+                model(
+                        entry,
+                        entry.descriptor().names().stream()
+                                .filter(n -> n.equals(id))
+                                .findFirst()
+                                .orElse(entry.id())));
     }
 
     /** Whether {@code path} belongs to the API: never answered with the web UI's page, even to a browser. */
@@ -399,8 +478,9 @@ public final class ForgeServer implements AutoCloseable {
     }
 
     /** The optional {@code ?model=} of {@code /slots} and {@code /props}. */
-    private static java.util.Optional<String> modelParam(Request request) {
-        return java.util.Optional.ofNullable(Request.extractQueryParameters(request).getValue("model")).filter(m -> !m.isBlank());
+    private static Optional<String> modelParam(Request request) {
+        return Optional.ofNullable(Request.extractQueryParameters(request).getValue("model"))
+                .filter(m -> !m.isBlank());
     }
 
     static ApiError unknownModel(String id) {
@@ -446,7 +526,11 @@ public final class ForgeServer implements AutoCloseable {
     }
 
     private ApiError tooLarge() {
-        return new ApiError(413, "invalid_request_error", "request_too_large", null,
+        return new ApiError(
+                413,
+                "invalid_request_error",
+                "request_too_large",
+                null,
                 "the request body exceeds the limit of " + config.bodyLimit() + " bytes");
     }
 
@@ -486,14 +570,17 @@ public final class ForgeServer implements AutoCloseable {
         // available, reason, source, path, size, template (with its error), context: as GET /models has them
         ModelsApi.describe(e, m);
         // a model's own template that does not parse once loaded: the model is served, each request refused with this
-        e.served().flatMap(s -> s.template().unusable()).ifPresent(why -> m.withObjectProperty("template").put("error", why));
+        e.served()
+                .flatMap(s -> s.template().unusable())
+                .ifPresent(why -> m.withObjectProperty("template").put("error", why));
         e.descriptor().metadata().architecture().ifPresent(a -> m.put("architecture", a));
         m.set("status", ModelsApi.status(e));
         m.put("loaded", e.served().isPresent());
         // What a client may ask of it: every model chats and embeds (mean-pooled when it has no
         // pooling of its own); tool calls are known once loaded: the template must have a
         // tool-call format (its trigger texts).
-        ArrayNode capabilities = m.putArray("capabilities").add("chat").add("completions").add("embeddings");
+        ArrayNode capabilities =
+                m.putArray("capabilities").add("chat").add("completions").add("embeddings");
         e.served().filter(s -> !s.template().toolCallTriggers().isEmpty()).ifPresent(s -> capabilities.add("tools"));
         return m;
     }

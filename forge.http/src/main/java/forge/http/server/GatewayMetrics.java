@@ -29,28 +29,45 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
  */
 final class GatewayMetrics {
 
-    private GatewayMetrics() {
-    }
+    private GatewayMetrics() {}
 
     /** Registers the gauges, read from the catalog's served models at every scrape. */
     static void register(PrometheusRegistry registry, ModelCatalog catalog) {
-        GaugeWithCallback.builder().name("vllm:num_requests_waiting").help("Requests waiting for a slot (vLLM's meaning)")
+        GaugeWithCallback.builder()
+                .name("vllm:num_requests_waiting")
+                .help("Requests waiting for a slot (vLLM's meaning)")
                 .labelNames("model_name")
-                .callback(cb -> ForgeMetrics.forEachEngine(catalog, (id, e) -> cb.call(e.queued(), id))).register(registry);
-        GaugeWithCallback.builder().name("vllm:num_requests_running").help("Requests running in a slot (vLLM's meaning)")
+                .callback(cb -> ForgeMetrics.forEachEngine(catalog, (id, e) -> cb.call(e.queued(), id)))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("vllm:num_requests_running")
+                .help("Requests running in a slot (vLLM's meaning)")
                 .labelNames("model_name")
-                .callback(cb -> ForgeMetrics.forEachEngine(catalog, (id, e) -> cb.call(e.snapshot().busySlots(), id))).register(registry);
+                .callback(cb -> ForgeMetrics.forEachEngine(
+                        catalog, (id, e) -> cb.call(e.snapshot().busySlots(), id)))
+                .register(registry);
         for (String name : new String[] {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"}) {
-            GaugeWithCallback.builder().name(name)
-                    .help("KV cache usage, 0 to 1: cells held by running requests over the context's cells (vLLM's meaning)")
+            GaugeWithCallback.builder()
+                    .name(name)
+                    .help(
+                            "KV cache usage, 0 to 1: cells held by running requests over the context's cells (vLLM's meaning)")
                     .labelNames("model_name")
-                    .callback(cb -> ForgeMetrics.forEachEngine(catalog, (id, e) -> cb.call(usage(e.snapshot()), id))).register(registry);
+                    .callback(cb -> ForgeMetrics.forEachEngine(catalog, (id, e) -> cb.call(usage(e.snapshot()), id)))
+                    .register(registry);
         }
-        GaugeWithCallback.builder().name("vllm:cache_config_info")
+        GaugeWithCallback.builder()
+                .name("vllm:cache_config_info")
                 .help("KV cache configuration; llama.cpp allocates one cell per token, so a block is one cell")
                 .labelNames("model_name", "block_size", "num_gpu_blocks", "cache_dtype", "enable_prefix_caching")
-                .callback(cb -> ForgeMetrics.forEachEngine(catalog, (id, e) -> cb.call(1, id, "1",
-                        Integer.toString(e.snapshot().kvCells()), e.config().kvCacheType().wire(), "True")))
+                .callback(cb -> ForgeMetrics.forEachEngine(
+                        catalog,
+                        (id, e) -> cb.call(
+                                1,
+                                id,
+                                "1",
+                                Integer.toString(e.snapshot().kvCells()),
+                                e.config().kvCacheType().wire(),
+                                "True")))
                 .register(registry);
     }
 

@@ -2,6 +2,7 @@ package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.api.sampler.SamplingParams;
+import forge.runtime.engine.Speculation;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,13 +23,21 @@ import java.util.Map;
  * @param speculation  n-gram speculative decoding for this request, from llama-server's
  *                     {@code speculative.*} fields; null (the engine's) when it names none
  */
-record GenerationParams(SamplingParams sampling, int maxTokens, List<String> stops, int n, boolean stream,
-                        boolean includeUsage, boolean ignoreEos, forge.runtime.engine.Speculation speculation) {
+record GenerationParams(
+        SamplingParams sampling,
+        int maxTokens,
+        List<String> stops,
+        int n,
+        boolean stream,
+        boolean includeUsage,
+        boolean ignoreEos,
+        Speculation speculation) {
 
     /** Each choice takes a slot (or a place in the queue): more than this is refused rather than queued. */
     static final int MAX_CHOICES = 16;
     /** Stop strings per request, and the length of each: every one is matched against every token. */
     static final int MAX_STOPS = 16;
+
     static final int MAX_STOP_LENGTH = 1000;
 
     /**
@@ -39,7 +48,12 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
      */
     static GenerationParams parse(Fields body, int defaultMaxTokens) {
         int n = Params.integer(body, "n", 1, 1, MAX_CHOICES);
-        int maxTokens = Params.integer(body, "max_completion_tokens", Params.integer(body, "max_tokens", defaultMaxTokens, 1, Integer.MAX_VALUE), 1, Integer.MAX_VALUE);
+        int maxTokens = Params.integer(
+                body,
+                "max_completion_tokens",
+                Params.integer(body, "max_tokens", defaultMaxTokens, 1, Integer.MAX_VALUE),
+                1,
+                Integer.MAX_VALUE);
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
         float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
         if (topP == 0) {
@@ -53,9 +67,20 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
         int repeatLastN = Params.integer(body, "repeat_last_n", 64, -1, Integer.MAX_VALUE);
         long seed = Params.int64(body, "seed", -1);
         Map<Integer, Float> bias = logitBias(body.get("logit_bias"));
-        SamplingParams sampling = SamplingChain.read(body, SamplingParams.builder().temperature(temperature)
-                .topK(topK).topP(topP).minP(minP).repeatPenalty(repeat).repeatLastN(repeatLastN)
-                .frequencyPenalty(frequency).presencePenalty(presence).seed(seed).logitBias(bias)).build();
+        SamplingParams sampling = SamplingChain.read(
+                        body,
+                        SamplingParams.builder()
+                                .temperature(temperature)
+                                .topK(topK)
+                                .topP(topP)
+                                .minP(minP)
+                                .repeatPenalty(repeat)
+                                .repeatLastN(repeatLastN)
+                                .frequencyPenalty(frequency)
+                                .presencePenalty(presence)
+                                .seed(seed)
+                                .logitBias(bias))
+                .build();
 
         boolean stream = Params.bool(body, "stream", false);
         boolean includeUsage = false;
@@ -66,8 +91,15 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
             }
             includeUsage = Params.bool(so, "include_usage", "stream_options", false);
         }
-        return new GenerationParams(sampling, maxTokens, stops(body.get("stop"), "stop"), n, stream, includeUsage,
-                Params.bool(body, "ignore_eos", false), speculation(body));
+        return new GenerationParams(
+                sampling,
+                maxTokens,
+                stops(body.get("stop"), "stop"),
+                n,
+                stream,
+                includeUsage,
+                Params.bool(body, "ignore_eos", false),
+                speculation(body));
     }
 
     /**
@@ -75,17 +107,16 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
      * and {@code speculative.ngram_size_n}: a body that names any of them drafts with those, llama.cpp's
      * defaults for the others; one that names none speculates as its engine does.
      */
-    static forge.runtime.engine.Speculation speculation(JsonNode body) {
+    static Speculation speculation(JsonNode body) {
         if (!body.has("speculative.n_max") && !body.has("speculative.n_min") && !body.has("speculative.ngram_size_n")) {
             return null;
         }
-        int limit = forge.runtime.engine.Speculation.LIMIT;
-        int max = Params.integer(body, "speculative.n_max", forge.runtime.engine.Speculation.DEFAULT_DRAFT_MAX, 0, limit);
+        int limit = Speculation.LIMIT;
+        int max = Params.integer(body, "speculative.n_max", Speculation.DEFAULT_DRAFT_MAX, 0, limit);
         int min = Params.integer(body, "speculative.n_min", 0, 0, max);
-        int ngram = Params.integer(body, "speculative.ngram_size_n", forge.runtime.engine.Speculation.DEFAULT_NGRAM, 1, limit);
-        return new forge.runtime.engine.Speculation(ngram, max, min);
+        int ngram = Params.integer(body, "speculative.ngram_size_n", Speculation.DEFAULT_NGRAM, 1, limit);
+        return new Speculation(ngram, max, min);
     }
-
 
     /** OpenAI's {@code logit_bias}: token ids (as strings) to biases from -100 (banned) to 100. */
     static Map<Integer, Float> logitBias(JsonNode node) {
@@ -105,15 +136,20 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
             } catch (NumberFormatException ex) {
                 throw ApiError.badRequest("logit_bias", "logit_bias key '" + e.getKey() + "' is not a token id");
             }
-            if (!e.getValue().isNumber() || e.getValue().asDouble() < -100 || e.getValue().asDouble() > 100) {
+            if (!e.getValue().isNumber()
+                    || e.getValue().asDouble() < -100
+                    || e.getValue().asDouble() > 100) {
                 throw ApiError.badRequest("logit_bias", "logit_bias values must be numbers from -100 to 100");
             }
             // OpenAI: -100 bans the token.
-            bias.put(token, e.getValue().asDouble() <= -100 ? Float.NEGATIVE_INFINITY : (float) e.getValue().asDouble());
+            bias.put(
+                    token,
+                    e.getValue().asDouble() <= -100
+                            ? Float.NEGATIVE_INFINITY
+                            : (float) e.getValue().asDouble());
         }
         return bias;
     }
-
 
     /**
      * Stop strings: a string or an array of strings at {@code param}; empty strings are dropped. At
@@ -129,7 +165,9 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
         }
         if (node.isArray()) {
             if (node.size() > MAX_STOPS) {
-                throw ApiError.badRequest(param, "'" + param + "' has " + node.size() + " entries; at most " + MAX_STOPS + " are allowed");
+                throw ApiError.badRequest(
+                        param,
+                        "'" + param + "' has " + node.size() + " entries; at most " + MAX_STOPS + " are allowed");
             }
             List<String> stops = new ArrayList<>();
             for (JsonNode s : node) {
@@ -147,8 +185,10 @@ record GenerationParams(SamplingParams sampling, int maxTokens, List<String> sto
 
     private static String checkedStop(String stop, String param) {
         if (stop.length() > MAX_STOP_LENGTH) {
-            throw ApiError.badRequest(param, "a '" + param + "' string is " + stop.length() + " characters long; at most "
-                    + MAX_STOP_LENGTH + " are allowed");
+            throw ApiError.badRequest(
+                    param,
+                    "a '" + param + "' string is " + stop.length() + " characters long; at most " + MAX_STOP_LENGTH
+                            + " are allowed");
         }
         return stop;
     }

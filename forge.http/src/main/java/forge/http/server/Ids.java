@@ -11,8 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class Ids {
 
-    private Ids() {
-    }
+    private Ids() {}
 
     /** A fresh id of the kind {@code prefix} names (empty for a bare one). */
     static String next(String prefix) {

@@ -3,9 +3,14 @@ package forge.http.server;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 
 /** The one configured Jackson mapper, and small helpers around it. */
 final class Json {
@@ -16,16 +21,17 @@ final class Json {
     static final ObjectMapper MAPPER = JsonMapper.builder()
             .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
             // One JSON value is the whole body: "{...}garbage" and two objects are malformed.
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
     static {
-        MAPPER.getFactory().setStreamReadConstraints(StreamReadConstraints.builder()
-                .maxNestingDepth(MAX_NESTING).build());
+        MAPPER.getFactory()
+                .setStreamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(MAX_NESTING)
+                        .build());
     }
 
-    private Json() {
-    }
+    private Json() {}
 
     /**
      * Parses a request body: UTF-8 (RFC 8259), strictly, so overlong forms, encoded surrogates and
@@ -45,12 +51,17 @@ final class Json {
             }
             String bad = loneSurrogate(node, "");
             if (bad != null) {
-                throw ApiError.badRequest(bad.isEmpty() ? null : bad, "the request body holds a lone UTF-16 surrogate"
-                        + (bad.isEmpty() ? "" : " in '" + bad + "'") + ": it is not Unicode text");
+                throw ApiError.badRequest(
+                        bad.isEmpty() ? null : bad,
+                        "the request body holds a lone UTF-16 surrogate" + (bad.isEmpty() ? "" : " in '" + bad + "'")
+                                + ": it is not Unicode text");
             }
             return node;
         } catch (JsonProcessingException e) {
-            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+            String where = e.getLocation() == null
+                    ? ""
+                    : " at line " + e.getLocation().getLineNr() + ", column "
+                            + e.getLocation().getColumnNr();
             throw ApiError.badRequest(null, "malformed JSON" + where + ": " + reason(e.getOriginalMessage()));
         }
     }
@@ -74,12 +85,15 @@ final class Json {
 
     private static String utf8(byte[] body) {
         // A UTF-8 byte order mark may be ignored (RFC 8259 8.1); a UTF-16 one is invalid UTF-8.
-        int start = body.length >= 3 && (body[0] & 0xFF) == 0xEF && (body[1] & 0xFF) == 0xBB && (body[2] & 0xFF) == 0xBF ? 3 : 0;
-        var in = java.nio.ByteBuffer.wrap(body, start, body.length - start);
-        var out = java.nio.CharBuffer.allocate(body.length);
-        var result = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+        int start = body.length >= 3 && (body[0] & 0xFF) == 0xEF && (body[1] & 0xFF) == 0xBB && (body[2] & 0xFF) == 0xBF
+                ? 3
+                : 0;
+        var in = ByteBuffer.wrap(body, start, body.length - start);
+        var out = CharBuffer.allocate(body.length);
+        var result = StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
                 .decode(in, out, true);
         if (result.isError()) {
             throw ApiError.badRequest(null, "the request body is not valid UTF-8 (at byte " + in.position() + ")");

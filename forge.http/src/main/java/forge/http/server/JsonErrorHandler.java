@@ -1,6 +1,7 @@
 package forge.http.server;
 
 import java.nio.ByteBuffer;
+import java.util.Locale;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
@@ -17,8 +18,8 @@ import org.eclipse.jetty.util.Callback;
 final class JsonErrorHandler extends ErrorHandler {
 
     @Override
-    protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
-                                    Callback callback) {
+    protected void generateResponse(
+            Request request, Response response, int code, String message, Throwable cause, Callback callback) {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.write(true, ByteBuffer.wrap(body(code)), callback);
     }
@@ -34,8 +35,12 @@ final class JsonErrorHandler extends ErrorHandler {
 
     static byte[] body(int status) {
         String reason = HttpStatus.getMessage(status);
-        ApiError error = new ApiError(status, status >= 500 ? "server_error" : "invalid_request_error",
-                reason.toLowerCase(java.util.Locale.ROOT).replace(' ', '_'), null, reason);
+        ApiError error = new ApiError(
+                status,
+                status >= 500 ? "server_error" : "invalid_request_error",
+                reason.toLowerCase(Locale.ROOT).replace(' ', '_'),
+                null,
+                reason);
         return Json.bytes(error.toJson());
     }
 }

@@ -12,8 +12,7 @@ import java.util.List;
  */
 final class Logprobs {
 
-    private Logprobs() {
-    }
+    private Logprobs() {}
 
     /** Chat: {@code {"content": [{"token","logprob","bytes","top_logprobs":[...]}], "refusal": null}}. */
     static ObjectNode chat(List<TokenLogprob> tokens) {

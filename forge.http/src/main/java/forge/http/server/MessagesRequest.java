@@ -25,8 +25,7 @@ import java.util.regex.Pattern;
  */
 final class MessagesRequest {
 
-    private MessagesRequest() {
-    }
+    private MessagesRequest() {}
 
     /** Anthropic's smallest thinking budget. */
     static final int MIN_THINKING_BUDGET = 1024;
@@ -35,7 +34,8 @@ final class MessagesRequest {
      * every request; left as sent it would make every prompt differ from the last at its first
      * line, and no cached prefix would ever be reused.
      */
-    private static final Pattern BILLING_STAMP = Pattern.compile("\\A(x-anthropic-billing-header:[^\\n]*?\\bcch=)([^;\\n]*)");
+    private static final Pattern BILLING_STAMP =
+            Pattern.compile("\\A(x-anthropic-billing-header:[^\\n]*?\\bcch=)([^;\\n]*)");
 
     /** A body of {@code /v1/messages}: {@code max_tokens} is required. */
     static ChatRequest parse(Fields body) {
@@ -63,7 +63,8 @@ final class MessagesRequest {
         }
         messages.addAll(messages(body.get("messages")));
 
-        if (generating && (body.get("max_tokens") == null || body.get("max_tokens").isNull())) {
+        if (generating
+                && (body.get("max_tokens") == null || body.get("max_tokens").isNull())) {
             throw ApiError.badRequest("max_tokens", "max_tokens: Field required");
         }
         int maxTokens = Params.integer(body, "max_tokens", -1, 1, Integer.MAX_VALUE);
@@ -71,8 +72,13 @@ final class MessagesRequest {
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 1);
         float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
         int topK = Params.integer(body, "top_k", SamplingParams.DEFAULTS.topK(), 0, Integer.MAX_VALUE);
-        SamplingParams sampling = SamplingChain.read(body, SamplingParams.builder().temperature(temperature)
-                .topP(topP == 0 ? Float.MIN_VALUE : topP).topK(topK)).build();
+        SamplingParams sampling = SamplingChain.read(
+                        body,
+                        SamplingParams.builder()
+                                .temperature(temperature)
+                                .topP(topP == 0 ? Float.MIN_VALUE : topP)
+                                .topK(topK))
+                .build();
         JsonNode stopNode = body.get("stop_sequences");
         if (stopNode != null && !stopNode.isNull() && !stopNode.isArray()) {
             throw ApiError.badRequest("stop_sequences", "'stop_sequences' must be an array of strings");
@@ -81,8 +87,19 @@ final class MessagesRequest {
         boolean stream = Params.bool(body, "stream", false);
         Map<String, Object> kwargs = thinking(body, ChatRequest.templateKwargs(body), maxTokens);
         StructuredOutput structured = structured(body, tools);
-        return new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens, stops,
-                stream, false, false, body.ignored(), 1, -1, structured);
+        return new ChatRequest(
+                model,
+                new ChatPrompt(messages, tools, true, kwargs),
+                sampling,
+                maxTokens,
+                stops,
+                stream,
+                false,
+                false,
+                body.ignored(),
+                1,
+                -1,
+                structured);
     }
 
     /** {@code system}: a string, or text blocks joined. */
@@ -98,7 +115,9 @@ final class MessagesRequest {
             for (int i = 0; i < node.size(); i++) {
                 String at = "system[" + i + "]";
                 JsonNode block = node.get(i);
-                if (!block.isObject() || !"text".equals(block.path("type").asText()) || !block.path("text").isTextual()) {
+                if (!block.isObject()
+                        || !"text".equals(block.path("type").asText())
+                        || !block.path("text").isTextual()) {
                     throw ApiError.badRequest(at, at + " must be a text block {\"type\": \"text\", \"text\": ...}");
                 }
                 sb.append(block.get("text").asText());
@@ -134,11 +153,13 @@ final class MessagesRequest {
             boolean assistant = role.equals("assistant");
             JsonNode content = m.get("content");
             if (content != null && content.isTextual()) {
-                out.add(new ChatMessage(assistant ? Role.ASSISTANT : Role.USER, content.asText(), "", List.of(), "", ""));
+                out.add(new ChatMessage(
+                        assistant ? Role.ASSISTANT : Role.USER, content.asText(), "", List.of(), "", ""));
                 continue;
             }
             if (content == null || !content.isArray()) {
-                throw ApiError.badRequest(at + ".content", at + ".content must be a string or an array of content blocks");
+                throw ApiError.badRequest(
+                        at + ".content", at + ".content must be a string or an array of content blocks");
             }
             StringBuilder text = new StringBuilder();
             StringBuilder thinking = new StringBuilder();
@@ -164,7 +185,9 @@ final class MessagesRequest {
                         if (input != null && !input.isNull() && !input.isObject()) {
                             throw ApiError.badRequest(bat + ".input", bat + ".input must be an object");
                         }
-                        calls.add(new ToolCall(Params.required(block, "id", bat), Params.required(block, "name", bat),
+                        calls.add(new ToolCall(
+                                Params.required(block, "id", bat),
+                                Params.required(block, "name", bat),
                                 input == null || input.isNull() ? "{}" : Json.string(input)));
                     }
                     case "tool_result" -> {
@@ -176,12 +199,17 @@ final class MessagesRequest {
                             // The template has no error flag: the model reads it in the result itself.
                             result = "Error: " + result;
                         }
-                        out.add(new ChatMessage(Role.TOOL, result, "", List.of(), Params.required(block, "tool_use_id", bat), ""));
+                        out.add(new ChatMessage(
+                                Role.TOOL, result, "", List.of(), Params.required(block, "tool_use_id", bat), ""));
                     }
-                    case "image", "document" -> throw ApiError.badRequest(bat, bat + ": " + type
-                            + " blocks are not supported: this server reads text only");
-                    default -> throw ApiError.badRequest(bat + ".type", bat + ".type '" + type
-                            + "' is not supported; use text, tool_use, tool_result or thinking");
+                    case "image", "document" ->
+                        throw ApiError.badRequest(
+                                bat, bat + ": " + type + " blocks are not supported: this server reads text only");
+                    default ->
+                        throw ApiError.badRequest(
+                                bat + ".type",
+                                bat + ".type '" + type
+                                        + "' is not supported; use text, tool_use, tool_result or thinking");
                 }
             }
             if (assistant) {
@@ -216,7 +244,8 @@ final class MessagesRequest {
             String bat = at + "[" + i + "]";
             String type = block.path("type").asText("");
             if (type.equals("image") || type.equals("document")) {
-                throw ApiError.badRequest(bat, bat + ": " + type + " blocks are not supported: this server reads text only");
+                throw ApiError.badRequest(
+                        bat, bat + ": " + type + " blocks are not supported: this server reads text only");
             }
             if (!type.equals("text")) {
                 throw ApiError.badRequest(bat, bat + " must be a text block {\"type\": \"text\", \"text\": ...}");
@@ -231,8 +260,10 @@ final class MessagesRequest {
         return Tools.list(given, "{\"name\", \"description\", \"input_schema\"}", (tool, at, before) -> {
             String type = Params.string(tool, "type", at, 64);
             if (type != null && !type.equals("custom")) {
-                throw ApiError.badRequest(at + ".type", at + ".type '" + type
-                        + "' is a server tool, which this server does not run; give custom tools with an input_schema");
+                throw ApiError.badRequest(
+                        at + ".type",
+                        at + ".type '" + type
+                                + "' is a server tool, which this server does not run; give custom tools with an input_schema");
             }
             if (Params.object(tool, "input_schema", at) == null) {
                 throw ApiError.badRequest(at + ".input_schema", at + ".input_schema is required");
@@ -254,12 +285,14 @@ final class MessagesRequest {
                 case "any" -> StructuredOutput.ToolChoice.REQUIRED;
                 case "tool" -> StructuredOutput.ToolChoice.FUNCTION;
                 case "none" -> StructuredOutput.ToolChoice.NONE;
-                default -> throw ApiError.badRequest("tool_choice.type", "'tool_choice.type' must be auto, any, tool or none");
+                default ->
+                    throw ApiError.badRequest("tool_choice.type", "'tool_choice.type' must be auto, any, tool or none");
             };
             if (choice == StructuredOutput.ToolChoice.FUNCTION) {
                 function = Params.string(tc, "name", "tool_choice", 128);
                 if (function == null) {
-                    throw ApiError.badRequest("tool_choice.name", "'tool_choice.name' is required for a tool_choice of type tool");
+                    throw ApiError.badRequest(
+                            "tool_choice.name", "'tool_choice.name' is required for a tool_choice of type tool");
                 }
             }
             parallel = !Params.bool(tc, "disable_parallel_tool_use", "tool_choice", false);
@@ -299,16 +332,20 @@ final class MessagesRequest {
                 if (thinking.get("budget_tokens") == null) {
                     throw ApiError.badRequest("thinking.budget_tokens", "thinking.budget_tokens: Field required");
                 }
-                int budget = (int) Params.longInteger(thinking, "budget_tokens", "thinking", -1, MIN_THINKING_BUDGET, Integer.MAX_VALUE);
+                int budget = (int) Params.longInteger(
+                        thinking, "budget_tokens", "thinking", -1, MIN_THINKING_BUDGET, Integer.MAX_VALUE);
                 if (maxTokens > 0 && budget >= maxTokens) {
-                    throw ApiError.badRequest("thinking.budget_tokens", "'thinking.budget_tokens' (" + budget
-                            + ") must be less than max_tokens (" + maxTokens + ")");
+                    throw ApiError.badRequest(
+                            "thinking.budget_tokens",
+                            "'thinking.budget_tokens' (" + budget + ") must be less than max_tokens (" + maxTokens
+                                    + ")");
                 }
                 yield Thinking.switched(kwargs, true, budget);
             }
             case "adaptive" -> Thinking.switched(kwargs, true, -1);
             case "disabled" -> Thinking.switched(kwargs, false, -1);
-            default -> throw ApiError.badRequest("thinking.type", "'thinking.type' must be enabled, disabled or adaptive");
+            default ->
+                throw ApiError.badRequest("thinking.type", "'thinking.type' must be enabled, disabled or adaptive");
         };
     }
 }

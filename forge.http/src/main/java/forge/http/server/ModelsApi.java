@@ -6,20 +6,21 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.ForgeException;
 import forge.http.hub.HubPull;
 import forge.runtime.catalog.KeepAlive;
-import forge.runtime.catalog.ModelSource;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.util.Callback;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
+import forge.runtime.catalog.ModelSource;
 import forge.runtime.catalog.ModelState;
 import forge.runtime.catalog.ModelUnavailableException;
 import forge.runtime.catalog.ServedModel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * The model management routes, named as llama-server's router names them: {@code GET /models}
@@ -63,12 +64,15 @@ final class ModelsApi {
         if (!stream) {
             HubPull.Result r;
             try {
-                r = pull.pull(target, p -> { });
+                r = pull.pull(target, p -> {});
             } catch (ForgeException e) {
                 throw new ApiError(502, "server_error", "pull_failed", "model", e.getMessage());
             }
-            ForgeServer.sendJson(response, callback, 200, Json.MAPPER.createObjectNode().put("status", "success")
-                    .put("model", register(pull, r)));
+            ForgeServer.sendJson(
+                    response,
+                    callback,
+                    200,
+                    Json.MAPPER.createObjectNode().put("status", "success").put("model", register(pull, r)));
             return;
         }
         response.setStatus(200);
@@ -86,18 +90,19 @@ final class ModelsApi {
                 try {
                     line(response, line);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             });
             last = Json.MAPPER.createObjectNode().put("status", "success").put("model", register(pull, r));
         } catch (ForgeException e) {
             last = Json.MAPPER.createObjectNode().put("error", e.getMessage());
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             callback.failed(e.getCause()); // the client went away; what was fetched stays for a resume
             return;
         }
         byte[] json = Json.bytes(last);
-        ByteBuffer buffer = ByteBuffer.allocate(json.length + 1).put(json).put((byte) '\n').flip();
+        ByteBuffer buffer =
+                ByteBuffer.allocate(json.length + 1).put(json).put((byte) '\n').flip();
         response.write(true, buffer, callback);
     }
 
@@ -109,7 +114,8 @@ final class ModelsApi {
 
     private static void line(Response response, ObjectNode line) throws IOException {
         byte[] json = Json.bytes(line);
-        ByteBuffer buffer = ByteBuffer.allocate(json.length + 1).put(json).put((byte) '\n').flip();
+        ByteBuffer buffer =
+                ByteBuffer.allocate(json.length + 1).put(json).put((byte) '\n').flip();
         SseWriter.write(response, buffer);
     }
 
@@ -150,8 +156,7 @@ final class ModelsApi {
             case ModelState.Reloading r -> s.put("reloading", true).put("reason", r.reason());
             case ModelState.Unavailable u -> s.put("failed", true).put("reason", u.reason());
             case ModelState.Loaded l -> s.put("in_use", e.users());
-            case ModelState.Unloaded u -> {
-            }
+            case ModelState.Unloaded u -> {}
         }
         return s;
     }
@@ -177,7 +182,9 @@ final class ModelsApi {
             template.put("reason", t.reason());
             e.templateError().ifPresent(why -> template.put("error", why));
         });
-        e.served().map(ServedModel::engine).ifPresent(engine -> m.put("slot_context", engine.config().slotContext()));
+        e.served()
+                .map(ServedModel::engine)
+                .ifPresent(engine -> m.put("slot_context", engine.config().slotContext()));
         e.keepAlive().ifPresent(k -> m.put("keep_alive", k.toString()));
         m.put("loads", e.loads());
     }
@@ -193,7 +200,8 @@ final class ModelsApi {
         } catch (TimeoutException x) {
             // still loading: say so, as the status shows
         } catch (ExecutionException x) {
-            throw new ModelUnavailableException(e.id(), ModelUnavailableException.Kind.FAILED, e.reason().orElse(x.getMessage()));
+            throw new ModelUnavailableException(
+                    e.id(), ModelUnavailableException.Kind.FAILED, e.reason().orElse(x.getMessage()));
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
             throw new ApiError(503, "server_error", "interrupted", null, "interrupted while loading " + e.id());
@@ -236,8 +244,10 @@ final class ModelsApi {
             return;
         }
         try {
-            scope.keepAlive(k.isNumber() ? KeepAlive.seconds(k.asDouble()) : k.isTextual() ? KeepAlive.parse(k.asText())
-                    : KeepAlive.parse(k.toString()));
+            scope.keepAlive(
+                    k.isNumber()
+                            ? KeepAlive.seconds(k.asDouble())
+                            : k.isTextual() ? KeepAlive.parse(k.asText()) : KeepAlive.parse(k.toString()));
         } catch (IllegalArgumentException e) {
             throw ApiError.badRequest("keep_alive", e.getMessage());
         }
@@ -246,7 +256,8 @@ final class ModelsApi {
     /** A model that cannot serve now, as an error: 400 naming the reason, or 503 while it loads. */
     static ApiError error(ModelUnavailableException e) {
         return switch (e.kind()) {
-            case UNAVAILABLE, FAILED -> new ApiError(400, "invalid_request_error", "model_unavailable", "model", e.getMessage());
+            case UNAVAILABLE, FAILED ->
+                new ApiError(400, "invalid_request_error", "model_unavailable", "model", e.getMessage());
             case LOADING -> new ApiError(503, "server_error", "model_loading", null, e.getMessage());
         };
     }

@@ -9,8 +9,7 @@ import forge.runtime.engine.Timings;
  */
 final class OpenAiWire {
 
-    private OpenAiWire() {
-    }
+    private OpenAiWire() {}
 
     static ObjectNode envelope(String id, long created, String model, String object) {
         ObjectNode n = Json.MAPPER.createObjectNode();

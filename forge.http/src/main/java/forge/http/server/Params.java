@@ -11,8 +11,7 @@ import java.math.BigInteger;
  */
 final class Params {
 
-    private Params() {
-    }
+    private Params() {}
 
     /** The parameter's path inside {@code at} (empty for the body itself). */
     static String path(String at, String name) {
@@ -44,7 +43,8 @@ final class Params {
             throw ApiError.badRequest(param, "'" + param + "' must be an integer");
         }
         if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
-            throw ApiError.badRequest(param, "'" + param + "' must be between " + min + " and " + max + ", got " + v.asText());
+            throw ApiError.badRequest(
+                    param, "'" + param + "' must be between " + min + " and " + max + ", got " + v.asText());
         }
         return value.longValue();
     }
@@ -65,7 +65,8 @@ final class Params {
         }
         double value = v.asDouble();
         if (value < min || value > max) {
-            throw ApiError.badRequest(name, "'" + name + "' must be between " + min + " and " + max + ", got " + v.asText());
+            throw ApiError.badRequest(
+                    name, "'" + name + "' must be between " + min + " and " + max + ", got " + v.asText());
         }
         return (float) value;
     }

@@ -9,8 +9,7 @@ import java.util.List;
 /** Validation shared by the endpoints besides chat. */
 final class Requests {
 
-    private Requests() {
-    }
+    private Requests() {}
 
     /** Model ids are file stems, aliases and catalog ids: longer names are not ids. */
     static final int MAX_MODEL_LENGTH = 512;
@@ -47,8 +46,11 @@ final class Requests {
         if (name.isEmpty()) {
             List<ModelEntry> all = catalog.entries();
             if (all.size() != 1) {
-                throw ApiError.badRequest("model", "'model' is required: this server serves " + all.size() + " models ("
-                        + String.join(", ", all.stream().map(ModelEntry::id).toList()) + ")");
+                throw ApiError.badRequest(
+                        "model",
+                        "'model' is required: this server serves " + all.size() + " models ("
+                                + String.join(
+                                        ", ", all.stream().map(ModelEntry::id).toList()) + ")");
             }
             return all.getFirst();
         }
@@ -64,7 +66,8 @@ final class Requests {
         for (int i = 0; i < ids.length; i++) {
             JsonNode t = node.get(i);
             if (!t.isIntegralNumber() || t.asLong() < 0 || t.asLong() >= vocab.size()) {
-                throw ApiError.badRequest(at, at + "[" + i + "] is not a token id of this model (0 to " + (vocab.size() - 1) + ")");
+                throw ApiError.badRequest(
+                        at, at + "[" + i + "] is not a token id of this model (0 to " + (vocab.size() - 1) + ")");
             }
             ids[i] = t.asInt();
         }

@@ -25,6 +25,7 @@ final class ResponseStore {
 
     /** The defaults: a thousand responses, 64 MiB, a day. */
     static final int DEFAULT_COUNT = 1000;
+
     static final long DEFAULT_BYTES = 64L << 20;
     static final long DEFAULT_TTL_MILLIS = 24L * 3600 * 1000;
 
@@ -46,8 +47,7 @@ final class ResponseStore {
         }
     }
 
-    private record Kept(Entry entry, long storedAt) {
-    }
+    private record Kept(Entry entry, long storedAt) {}
 
     private final int maxCount;
     private final long maxBytes;
@@ -57,6 +57,7 @@ final class ResponseStore {
     private final LinkedHashMap<String, Kept> entries = new LinkedHashMap<>(16, 0.75f, true);
     /** Output item id to the response holding it, for {@code item_reference}. */
     private final Map<String, String> items = new HashMap<>();
+
     private long bytes;
 
     ResponseStore() {
@@ -82,7 +83,11 @@ final class ResponseStore {
         for (ChatMessage m : conversation) {
             size += 64 + 2L * (m.content().length() + m.reasoningContent().length());
             for (var c : m.toolCalls()) {
-                size += 32 + 2L * (c.id().length() + c.name().length() + c.arguments().length());
+                size += 32
+                        + 2L
+                                * (c.id().length()
+                                        + c.name().length()
+                                        + c.arguments().length());
             }
         }
         return new Entry(response, conversation, size);

@@ -74,15 +74,22 @@ final class Responses {
         if (!store.remove(id)) {
             throw notFound(id);
         }
-        return Json.MAPPER.createObjectNode().put("id", id).put("object", "response.deleted").put("deleted", true);
+        return Json.MAPPER
+                .createObjectNode()
+                .put("id", id)
+                .put("object", "response.deleted")
+                .put("deleted", true);
     }
 
     private static ApiError notFound(String id) {
-        return ApiError.notFound("response_not_found", "no response with id '" + id + "' is stored here"
-                + " (created with store: false, deleted, or forgotten)");
+        return ApiError.notFound(
+                "response_not_found",
+                "no response with id '" + id + "' is stored here"
+                        + " (created with store: false, deleted, or forgotten)");
     }
 
-    private void whole(ChatRun run, ResponsesRequest req, long created, ClientWatch watch, Response response, Callback callback)
+    private void whole(
+            ChatRun run, ResponsesRequest req, long created, ClientWatch watch, Response response, Callback callback)
             throws InterruptedException, IOException {
         ChatRun.Answer a = run.collect(watch).getFirst();
         ArrayNode output = Json.MAPPER.createArrayNode();
@@ -93,9 +100,15 @@ final class Responses {
             output.add(messageItem(Ids.next("msg_"), a.content(), "completed"));
         }
         for (ToolCall c : a.toolCalls()) {
-            output.add(req.custom().contains(c.name())
-                    ? CustomTools.item(Ids.next("ctc_"), callId(c.id()), c.name(), CustomTools.input(c.arguments()), "completed")
-                    : callItem(Ids.next("fc_"), callId(c.id()), c.name(), c.arguments(), "completed"));
+            output.add(
+                    req.custom().contains(c.name())
+                            ? CustomTools.item(
+                                    Ids.next("ctc_"),
+                                    callId(c.id()),
+                                    c.name(),
+                                    CustomTools.input(c.arguments()),
+                                    "completed")
+                            : callItem(Ids.next("fc_"), callId(c.id()), c.name(), c.arguments(), "completed"));
         }
         ObjectNode body = finished(run, req, created, output, a.finish());
         ForgeServer.sendJson(response, callback, 200, body);
@@ -129,13 +142,22 @@ final class Responses {
         List<ToolCall> calls = new ArrayList<>();
         for (JsonNode item : output) {
             switch (item.get("type").asText()) {
-                case "message" -> item.get("content").forEach(p -> text.append(p.path("text").asText("")));
-                case "reasoning" -> item.get("content").forEach(p -> reasoning.append(p.path("text").asText("")));
-                case "function_call" -> calls.add(new ToolCall(item.get("call_id").asText(), item.get("name").asText(),
-                        item.get("arguments").asText()));
-                case "custom_tool_call" -> calls.add(new ToolCall(item.get("call_id").asText(), item.get("name").asText(),
-                        CustomTools.arguments(item.get("input").asText())));
-                default -> { }
+                case "message" ->
+                    item.get("content").forEach(p -> text.append(p.path("text").asText("")));
+                case "reasoning" ->
+                    item.get("content")
+                            .forEach(p -> reasoning.append(p.path("text").asText("")));
+                case "function_call" ->
+                    calls.add(new ToolCall(
+                            item.get("call_id").asText(),
+                            item.get("name").asText(),
+                            item.get("arguments").asText()));
+                case "custom_tool_call" ->
+                    calls.add(new ToolCall(
+                            item.get("call_id").asText(),
+                            item.get("name").asText(),
+                            CustomTools.arguments(item.get("input").asText())));
+                default -> {}
             }
         }
         List<ChatMessage> all = new ArrayList<>(req.conversation());
@@ -144,7 +166,8 @@ final class Responses {
     }
 
     /** A response object with {@code status} and {@code output}, the request's settings repeated. */
-    private static ObjectNode response(ChatRun run, ResponsesRequest req, long created, String status, ArrayNode output) {
+    private static ObjectNode response(
+            ChatRun run, ResponsesRequest req, long created, String status, ArrayNode output) {
         ObjectNode r = Json.MAPPER.createObjectNode();
         r.put("id", run.id());
         r.put("object", "response");
@@ -170,7 +193,8 @@ final class Responses {
     }
 
     private static ObjectNode textPart(String text) {
-        ObjectNode part = Json.MAPPER.createObjectNode().put("type", "output_text").put("text", text);
+        ObjectNode part =
+                Json.MAPPER.createObjectNode().put("type", "output_text").put("text", text);
         part.putArray("annotations");
         part.putArray("logprobs");
         return part;
@@ -188,8 +212,14 @@ final class Responses {
     }
 
     private static ObjectNode callItem(String id, String callId, String name, String arguments, String status) {
-        return Json.MAPPER.createObjectNode().put("id", id).put("type", "function_call").put("status", status)
-                .put("call_id", callId).put("name", name).put("arguments", arguments);
+        return Json.MAPPER
+                .createObjectNode()
+                .put("id", id)
+                .put("type", "function_call")
+                .put("status", status)
+                .put("call_id", callId)
+                .put("name", name)
+                .put("arguments", arguments);
     }
 
     private static String callId(String id) {
@@ -224,6 +254,7 @@ final class Responses {
         final StringBuilder text = new StringBuilder();
         /** Of a custom tool's call: the input sent so far in deltas (text holds its JSON arguments). */
         final StringBuilder input = new StringBuilder();
+
         final int call;
         final String callId;
         final String name;
@@ -243,10 +274,16 @@ final class Responses {
         SseWriter.start(response);
         Events events = new Events(response);
         ArrayNode output = Json.MAPPER.createArrayNode();
-        events.send("response.created", Json.MAPPER.createObjectNode().set("response",
-                response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
-        events.send("response.in_progress", Json.MAPPER.createObjectNode().set("response",
-                response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
+        events.send(
+                "response.created",
+                Json.MAPPER
+                        .createObjectNode()
+                        .set("response", response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
+        events.send(
+                "response.in_progress",
+                Json.MAPPER
+                        .createObjectNode()
+                        .set("response", response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
         Open open = null;
         while (true) {
             ChatRun.Event next;
@@ -255,7 +292,9 @@ final class Responses {
             } catch (ApiError e) {
                 close(events, open, output);
                 ObjectNode failed = response(run, req, created, "failed", output);
-                failed.putObject("error").put("code", e.code() == null ? e.type() : e.code()).put("message", e.getMessage());
+                failed.putObject("error")
+                        .put("code", e.code() == null ? e.type() : e.code())
+                        .put("message", e.getMessage());
                 events.send("response.failed", Json.MAPPER.createObjectNode().set("response", failed));
                 SseWriter.end(response, callback);
                 return;
@@ -263,7 +302,8 @@ final class Responses {
             if (next instanceof ChatRun.Finished f) {
                 close(events, open, output);
                 ObjectNode body = finished(run, req, created, output, f);
-                events.send(body.get("status").asText().equals("incomplete") ? "response.incomplete" : "response.completed",
+                events.send(
+                        body.get("status").asText().equals("incomplete") ? "response.incomplete" : "response.completed",
                         Json.MAPPER.createObjectNode().set("response", body));
                 SseWriter.end(response, callback);
                 return;
@@ -278,14 +318,25 @@ final class Responses {
                             close(events, open, output);
                             open = new Open("message", output.size(), Ids.next("msg_"), -1, "", "");
                             output.add(messageItem(open.id, null, "in_progress"));
-                            events.send("response.output_item.added", Json.MAPPER.createObjectNode()
-                                    .put("output_index", open.index).set("item", messageItem(open.id, null, "in_progress")));
-                            events.send("response.content_part.added", events.at(open.index, open.id).put("content_index", 0)
-                                    .set("part", textPart("")));
+                            events.send(
+                                    "response.output_item.added",
+                                    Json.MAPPER
+                                            .createObjectNode()
+                                            .put("output_index", open.index)
+                                            .set("item", messageItem(open.id, null, "in_progress")));
+                            events.send(
+                                    "response.content_part.added",
+                                    events.at(open.index, open.id)
+                                            .put("content_index", 0)
+                                            .set("part", textPart("")));
                         }
                         open.text.append(c.text());
-                        events.send("response.output_text.delta", events.at(open.index, open.id).put("content_index", 0)
-                                .put("delta", c.text()).set("logprobs", Json.MAPPER.createArrayNode()));
+                        events.send(
+                                "response.output_text.delta",
+                                events.at(open.index, open.id)
+                                        .put("content_index", 0)
+                                        .put("delta", c.text())
+                                        .set("logprobs", Json.MAPPER.createArrayNode()));
                     }
                     case ChatDelta.Reasoning r -> {
                         if (r.text().isEmpty()) {
@@ -295,27 +346,52 @@ final class Responses {
                             close(events, open, output);
                             open = new Open("reasoning", output.size(), Ids.next("rs_"), -1, "", "");
                             output.add(reasoningItem(open.id, null, "in_progress"));
-                            events.send("response.output_item.added", Json.MAPPER.createObjectNode()
-                                    .put("output_index", open.index).set("item", reasoningItem(open.id, null, "in_progress")));
-                            events.send("response.content_part.added", events.at(open.index, open.id).put("content_index", 0)
-                                    .set("part", Json.MAPPER.createObjectNode().put("type", "reasoning_text").put("text", "")));
+                            events.send(
+                                    "response.output_item.added",
+                                    Json.MAPPER
+                                            .createObjectNode()
+                                            .put("output_index", open.index)
+                                            .set("item", reasoningItem(open.id, null, "in_progress")));
+                            events.send(
+                                    "response.content_part.added",
+                                    events.at(open.index, open.id)
+                                            .put("content_index", 0)
+                                            .set(
+                                                    "part",
+                                                    Json.MAPPER
+                                                            .createObjectNode()
+                                                            .put("type", "reasoning_text")
+                                                            .put("text", "")));
                         }
                         open.text.append(r.text());
-                        events.send("response.reasoning_text.delta", events.at(open.index, open.id).put("content_index", 0)
-                                .put("delta", r.text()));
+                        events.send(
+                                "response.reasoning_text.delta",
+                                events.at(open.index, open.id)
+                                        .put("content_index", 0)
+                                        .put("delta", r.text()));
                     }
                     case ChatDelta.ToolCallDelta t -> {
                         if (open == null || !open.kind.endsWith("_call") || open.call != t.index()) {
                             close(events, open, output);
                             // A call's first delta names its tool: a custom tool's call is a custom_tool_call item.
                             boolean custom = req.custom().contains(t.name());
-                            open = new Open(custom ? "custom_tool_call" : "function_call", output.size(), Ids.next(custom ? "ctc_" : "fc_"),
-                                    t.index(), callId(t.id()), t.name());
-                            ObjectNode item = custom ? CustomTools.item(open.id, open.callId, open.name, "", "in_progress")
+                            open = new Open(
+                                    custom ? "custom_tool_call" : "function_call",
+                                    output.size(),
+                                    Ids.next(custom ? "ctc_" : "fc_"),
+                                    t.index(),
+                                    callId(t.id()),
+                                    t.name());
+                            ObjectNode item = custom
+                                    ? CustomTools.item(open.id, open.callId, open.name, "", "in_progress")
                                     : callItem(open.id, open.callId, open.name, "", "in_progress");
                             output.add(item);
-                            events.send("response.output_item.added", Json.MAPPER.createObjectNode().put("output_index", open.index)
-                                    .set("item", item.deepCopy()));
+                            events.send(
+                                    "response.output_item.added",
+                                    Json.MAPPER
+                                            .createObjectNode()
+                                            .put("output_index", open.index)
+                                            .set("item", item.deepCopy()));
                         }
                         if (open.kind.equals("custom_tool_call")) {
                             // The input as it decodes out of the JSON arguments written so far.
@@ -324,11 +400,15 @@ final class Responses {
                             if (input.length() > open.input.length()) {
                                 String delta = input.substring(open.input.length());
                                 open.input.append(delta);
-                                events.send("response.custom_tool_call_input.delta", events.at(open.index, open.id).put("delta", delta));
+                                events.send(
+                                        "response.custom_tool_call_input.delta",
+                                        events.at(open.index, open.id).put("delta", delta));
                             }
                         } else if (!t.arguments().isEmpty()) {
                             open.text.append(t.arguments());
-                            events.send("response.function_call_arguments.delta", events.at(open.index, open.id).put("delta", t.arguments()));
+                            events.send(
+                                    "response.function_call_arguments.delta",
+                                    events.at(open.index, open.id).put("delta", t.arguments()));
                         }
                     }
                 }
@@ -345,16 +425,31 @@ final class Responses {
         ObjectNode item;
         switch (open.kind) {
             case "message" -> {
-                events.send("response.output_text.done", events.at(open.index, open.id).put("content_index", 0)
-                        .put("text", text).set("logprobs", Json.MAPPER.createArrayNode()));
-                events.send("response.content_part.done", events.at(open.index, open.id).put("content_index", 0)
-                        .set("part", textPart(text)));
+                events.send(
+                        "response.output_text.done",
+                        events.at(open.index, open.id)
+                                .put("content_index", 0)
+                                .put("text", text)
+                                .set("logprobs", Json.MAPPER.createArrayNode()));
+                events.send(
+                        "response.content_part.done",
+                        events.at(open.index, open.id).put("content_index", 0).set("part", textPart(text)));
                 item = messageItem(open.id, text, "completed");
             }
             case "reasoning" -> {
-                events.send("response.reasoning_text.done", events.at(open.index, open.id).put("content_index", 0).put("text", text));
-                events.send("response.content_part.done", events.at(open.index, open.id).put("content_index", 0)
-                        .set("part", Json.MAPPER.createObjectNode().put("type", "reasoning_text").put("text", text)));
+                events.send(
+                        "response.reasoning_text.done",
+                        events.at(open.index, open.id).put("content_index", 0).put("text", text));
+                events.send(
+                        "response.content_part.done",
+                        events.at(open.index, open.id)
+                                .put("content_index", 0)
+                                .set(
+                                        "part",
+                                        Json.MAPPER
+                                                .createObjectNode()
+                                                .put("type", "reasoning_text")
+                                                .put("text", text)));
                 item = reasoningItem(open.id, text, "completed");
             }
             case "custom_tool_call" -> {
@@ -362,18 +457,25 @@ final class Responses {
                 String sent = open.input.toString();
                 if (input.startsWith(sent) && input.length() > sent.length()) {
                     // What the streaming decoder could not read (arguments written otherwise): one last delta.
-                    events.send("response.custom_tool_call_input.delta", events.at(open.index, open.id).put("delta", input.substring(sent.length())));
+                    events.send(
+                            "response.custom_tool_call_input.delta",
+                            events.at(open.index, open.id).put("delta", input.substring(sent.length())));
                 }
-                events.send("response.custom_tool_call_input.done", events.at(open.index, open.id).put("input", input));
+                events.send(
+                        "response.custom_tool_call_input.done",
+                        events.at(open.index, open.id).put("input", input));
                 item = CustomTools.item(open.id, open.callId, open.name, input, "completed");
             }
             default -> {
-                events.send("response.function_call_arguments.done", events.at(open.index, open.id).put("name", open.name)
-                        .put("arguments", text));
+                events.send(
+                        "response.function_call_arguments.done",
+                        events.at(open.index, open.id).put("name", open.name).put("arguments", text));
                 item = callItem(open.id, open.callId, open.name, text, "completed");
             }
         }
         output.set(open.index, item);
-        events.send("response.output_item.done", Json.MAPPER.createObjectNode().put("output_index", open.index).set("item", item));
+        events.send(
+                "response.output_item.done",
+                Json.MAPPER.createObjectNode().put("output_index", open.index).set("item", item));
     }
 }

@@ -33,8 +33,13 @@ import java.util.Set;
  * @param echo         the request's settings as the response object repeats them
  * @param custom       the names of the request's {@code custom} tools, whose calls are {@code custom_tool_call} items
  */
-record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolean store, String previous, ObjectNode echo,
-                        Set<String> custom) {
+record ResponsesRequest(
+        ChatRequest chat,
+        List<ChatMessage> conversation,
+        boolean store,
+        String previous,
+        ObjectNode echo,
+        Set<String> custom) {
 
     /** OpenAI's bounds on {@code metadata}: 16 pairs, keys of 64 characters, values of 512. */
     private static final int MAX_METADATA = 16;
@@ -48,10 +53,16 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         List<ChatMessage> conversation = new ArrayList<>();
         if (previous != null) {
             String id = previous;
-            conversation.addAll(store.get(id).orElseThrow(() -> new ApiError(400, "invalid_request_error",
-                    "previous_response_not_found", "previous_response_id", "Previous response with id '" + id
-                            + "' not found: it was never stored here, was deleted, or was forgotten (the store keeps "
-                            + ResponseStore.DEFAULT_COUNT + " responses for a day)")).conversation());
+            conversation.addAll(store.get(id)
+                    .orElseThrow(() -> new ApiError(
+                            400,
+                            "invalid_request_error",
+                            "previous_response_not_found",
+                            "previous_response_id",
+                            "Previous response with id '" + id
+                                    + "' not found: it was never stored here, was deleted, or was forgotten (the store keeps "
+                                    + ResponseStore.DEFAULT_COUNT + " responses for a day)"))
+                    .conversation());
         }
         conversation.addAll(input(body.get("input"), store));
         String instructions = Params.string(body, "instructions", "", Integer.MAX_VALUE);
@@ -68,10 +79,15 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         int maxTokens = Params.integer(body, "max_output_tokens", -1, 1, Integer.MAX_VALUE);
         float temperature = Params.number(body, "temperature", SamplingParams.DEFAULTS.temperature(), 0, 2);
         float topP = Params.number(body, "top_p", SamplingParams.DEFAULTS.topP(), 0, 1);
-        SamplingParams sampling = SamplingChain.read(body,
-                SamplingParams.builder().temperature(temperature).topP(topP == 0 ? Float.MIN_VALUE : topP)
-                        // llama-server's fields, as on the chat route (its Responses route converts to chat)
-                        .seed(Params.int64(body, "seed", -1)).logitBias(GenerationParams.logitBias(body.get("logit_bias")))).build();
+        SamplingParams sampling = SamplingChain.read(
+                        body,
+                        SamplingParams.builder()
+                                .temperature(temperature)
+                                .topP(topP == 0 ? Float.MIN_VALUE : topP)
+                                // llama-server's fields, as on the chat route (its Responses route converts to chat)
+                                .seed(Params.int64(body, "seed", -1))
+                                .logitBias(GenerationParams.logitBias(body.get("logit_bias"))))
+                .build();
 
         // Its other fields (summary, ...) are named as ignored, by their path.
         Fields reasoning = body.nested("reasoning");
@@ -104,8 +120,10 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         String droppedNote = String.join(", ", dropped);
         if (!droppedNote.isEmpty()) {
             // So a client that reads only the response learns no such tool was offered to the model.
-            ((ObjectNode) echo.get("metadata")).put("forge_dropped_tools",
-                    droppedNote.length() > 512 ? droppedNote.substring(0, 509) + "..." : droppedNote);
+            ((ObjectNode) echo.get("metadata"))
+                    .put(
+                            "forge_dropped_tools",
+                            droppedNote.length() > 512 ? droppedNote.substring(0, 509) + "..." : droppedNote);
         }
         echo.put("parallel_tool_calls", structured.parallel());
         echo.put("previous_response_id", previous);
@@ -115,16 +133,37 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
         echo.put("store", keep);
         echo.put("temperature", temperature);
         echo.put("top_p", topP);
-        echo.set("text", body.path("text").isObject() ? body.get("text") : Json.MAPPER.createObjectNode()
-                .set("format", Json.MAPPER.createObjectNode().put("type", "text")));
-        echo.set("tool_choice", body.hasNonNull("tool_choice") ? body.get("tool_choice") : Json.MAPPER.getNodeFactory().textNode("auto"));
+        echo.set(
+                "text",
+                body.path("text").isObject()
+                        ? body.get("text")
+                        : Json.MAPPER
+                                .createObjectNode()
+                                .set("format", Json.MAPPER.createObjectNode().put("type", "text")));
+        echo.set(
+                "tool_choice",
+                body.hasNonNull("tool_choice")
+                        ? body.get("tool_choice")
+                        : Json.MAPPER.getNodeFactory().textNode("auto"));
         echo.set("tools", toolsEcho(body.get("tools")));
         echo.put("truncation", "disabled");
         echo.put("user", Params.string(body, "user", "", Requests.MAX_USER_LENGTH));
 
-        ChatRequest chat = new ChatRequest(model, new ChatPrompt(messages, tools, true, kwargs), sampling, maxTokens,
-                List.of(), stream, false, false, body.ignored(), 1, -1, structured);
-        return new ResponsesRequest(chat, conversation, keep, previous == null ? "" : previous, echo, Set.copyOf(custom));
+        ChatRequest chat = new ChatRequest(
+                model,
+                new ChatPrompt(messages, tools, true, kwargs),
+                sampling,
+                maxTokens,
+                List.of(),
+                stream,
+                false,
+                false,
+                body.ignored(),
+                1,
+                -1,
+                structured);
+        return new ResponsesRequest(
+                chat, conversation, keep, previous == null ? "" : previous, echo, Set.copyOf(custom));
     }
 
     /**
@@ -153,8 +192,9 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                 if (id == null) {
                     throw ApiError.badRequest(at + ".id", at + ".id is required");
                 }
-                item = store.item(id).orElseThrow(() -> ApiError.badRequest(at + ".id", "item '" + id
-                        + "' is not an output of a response stored here"));
+                item = store.item(id)
+                        .orElseThrow(() -> ApiError.badRequest(
+                                at + ".id", "item '" + id + "' is not an output of a response stored here"));
             }
             turns.add(item, at);
         }
@@ -175,8 +215,10 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                 case "function_call" -> {
                     open();
                     JsonNode args = item.get("arguments");
-                    String arguments = args == null || args.isNull() ? "{}" : args.isTextual() ? args.asText() : Json.string(args);
-                    calls.add(new ToolCall(Params.required(item, "call_id", at), Params.required(item, "name", at), arguments));
+                    String arguments =
+                            args == null || args.isNull() ? "{}" : args.isTextual() ? args.asText() : Json.string(args);
+                    calls.add(new ToolCall(
+                            Params.required(item, "call_id", at), Params.required(item, "name", at), arguments));
                 }
                 case "custom_tool_call" -> {
                     open();
@@ -184,21 +226,32 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                 }
                 case "function_call_output", "custom_tool_call_output" -> {
                     flush();
-                    out.add(new ChatMessage(Role.TOOL, textOf(item.get("output"), at + ".output", Set.of("input_text", "output_text")),
-                            "", List.of(), Params.required(item, "call_id", at), ""));
+                    out.add(new ChatMessage(
+                            Role.TOOL,
+                            textOf(item.get("output"), at + ".output", Set.of("input_text", "output_text")),
+                            "",
+                            List.of(),
+                            Params.required(item, "call_id", at),
+                            ""));
                 }
                 case "reasoning" -> {
                     if (text != null && (!text.isEmpty() || !calls.isEmpty())) {
                         flush(); // a new turn's reasoning
                     }
                     open();
-                    JsonNode parts = item.path("content").isArray() && !item.get("content").isEmpty() ? item.get("content") : item.path("summary");
+                    JsonNode parts = item.path("content").isArray()
+                                    && !item.get("content").isEmpty()
+                            ? item.get("content")
+                            : item.path("summary");
                     for (JsonNode p : parts) {
                         reasoning.append(p.path("text").asText(""));
                     }
                 }
-                default -> throw ApiError.badRequest(at + ".type", at + ".type '" + type + "' is not supported; use message, "
-                        + "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning or item_reference");
+                default ->
+                    throw ApiError.badRequest(
+                            at + ".type",
+                            at + ".type '" + type + "' is not supported; use message, "
+                                    + "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning or item_reference");
             }
         }
 
@@ -217,7 +270,8 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                 case "user" -> Role.USER;
                 case "system" -> Role.SYSTEM;
                 case "developer" -> Role.DEVELOPER;
-                default -> throw ApiError.badRequest(at + ".role", at + ".role must be user, assistant, system or developer");
+                default ->
+                    throw ApiError.badRequest(at + ".role", at + ".role must be user, assistant, system or developer");
             };
             flush();
             out.add(ChatMessage.of(r, textOf(item.get("content"), at + ".content", Set.of("input_text"))));
@@ -264,9 +318,14 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                 continue;
             }
             if (!types.contains(type)) {
-                throw ApiError.badRequest(pat, pat + ".type '" + type + "' is not supported here"
-                        + (type.startsWith("input_image") || type.startsWith("input_file") ? ": this server reads text only" : "")
-                        + "; use " + String.join(" or ", types.stream().sorted().toList()));
+                throw ApiError.badRequest(
+                        pat,
+                        pat + ".type '" + type + "' is not supported here"
+                                + (type.startsWith("input_image") || type.startsWith("input_file")
+                                        ? ": this server reads text only"
+                                        : "")
+                                + "; use "
+                                + String.join(" or ", types.stream().sorted().toList()));
             }
             sb.append(Params.required(node.get(i), "text", pat));
         }
@@ -278,13 +337,14 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
      * string (their names into {@code custom}, their grammars into {@code formats}); other kinds
      * (web search, ...) are skipped: named as unused, and into {@code dropped}.
      */
-    private static List<ToolDefinition> tools(Fields body, Map<String, CustomTools.Format> formats, Set<String> custom,
-                                              List<String> dropped) {
+    private static List<ToolDefinition> tools(
+            Fields body, Map<String, CustomTools.Format> formats, Set<String> custom, List<String> dropped) {
         return Tools.list(body.get("tools"), null, (tool, at, before) -> {
             String type = tool.path("type").asText("");
             if (type.equals("custom")) {
                 // Offered as a function of one string, checked as any function is (name, uniqueness).
-                ToolDefinition fn = Tools.function(CustomTools.function(tool, at, custom.size(), formats), at, Tools.OPENAI, before);
+                ToolDefinition fn = Tools.function(
+                        CustomTools.function(tool, at, custom.size(), formats), at, Tools.OPENAI, before);
                 custom.add(fn.name());
                 return fn;
             }
@@ -314,16 +374,19 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
             if (format != null) {
                 String type = Params.string(format, "type", "text.format", 32);
                 switch (type == null ? "" : type) {
-                    case "text" -> { }
+                    case "text" -> {}
                     case "json_object" -> {
-                        grammar = StructuredOutput.schemaGrammar(Json.MAPPER.createObjectNode().put("type", "object"), "text.format");
+                        grammar = StructuredOutput.schemaGrammar(
+                                Json.MAPPER.createObjectNode().put("type", "object"), "text.format");
                         param = "text.format";
                     }
                     case "json_schema" -> {
                         grammar = StructuredOutput.schemaGrammar(format.get("schema"), "text.format.schema");
                         param = "text.format";
                     }
-                    default -> throw ApiError.badRequest("text.format.type", "'text.format.type' must be text, json_object or json_schema");
+                    default ->
+                        throw ApiError.badRequest(
+                                "text.format.type", "'text.format.type' must be text, json_object or json_schema");
                 }
             }
         }
@@ -336,34 +399,48 @@ record ResponsesRequest(ChatRequest chat, List<ChatMessage> conversation, boolea
                     case "none" -> StructuredOutput.ToolChoice.NONE;
                     case "auto" -> StructuredOutput.ToolChoice.AUTO;
                     case "required" -> StructuredOutput.ToolChoice.REQUIRED;
-                    default -> throw ApiError.badRequest("tool_choice", "'tool_choice' must be none, auto, required or "
-                            + "{\"type\": \"function\", \"name\": ...}");
+                    default ->
+                        throw ApiError.badRequest(
+                                "tool_choice",
+                                "'tool_choice' must be none, auto, required or "
+                                        + "{\"type\": \"function\", \"name\": ...}");
                 };
-            } else if (tc.isObject() && ("function".equals(tc.path("type").asText()) || "custom".equals(tc.path("type").asText()))
+            } else if (tc.isObject()
+                    && ("function".equals(tc.path("type").asText())
+                            || "custom".equals(tc.path("type").asText()))
                     && tc.path("name").isTextual()) {
                 choice = StructuredOutput.ToolChoice.FUNCTION;
                 function = tc.get("name").asText();
                 if (!tools.stream().anyMatch(t -> t.name().equals(tc.get("name").asText())) && !dropped.isEmpty()) {
-                    throw droppedToolChoice("tool_choice names tool '" + function + "', which is not in 'tools'", dropped);
+                    throw droppedToolChoice(
+                            "tool_choice names tool '" + function + "', which is not in 'tools'", dropped);
                 }
-            } else if (tc.isObject() && tc.path("type").isTextual() && !tc.path("type").asText().equals("allowed_tools")) {
+            } else if (tc.isObject()
+                    && tc.path("type").isTextual()
+                    && !tc.path("type").asText().equals("allowed_tools")) {
                 // A hosted tool's choice ({"type": "web_search"}): the tool is one this server does not run.
-                throw droppedToolChoice("tool_choice asks for a '" + tc.path("type").asText() + "' tool, which this server does not run",
+                throw droppedToolChoice(
+                        "tool_choice asks for a '" + tc.path("type").asText()
+                                + "' tool, which this server does not run",
                         dropped);
             } else {
-                throw ApiError.badRequest("tool_choice", "'tool_choice' must be none, auto, required or "
-                        + "{\"type\": \"function\", \"name\": ...}");
+                throw ApiError.badRequest(
+                        "tool_choice",
+                        "'tool_choice' must be none, auto, required or " + "{\"type\": \"function\", \"name\": ...}");
             }
         }
         if (choice == StructuredOutput.ToolChoice.REQUIRED && tools.isEmpty() && !dropped.isEmpty()) {
             throw droppedToolChoice("tool_choice 'required' needs 'tools'", dropped);
         }
-        return StructuredOutput.of(grammar, param, choice, function, Params.bool(body, "parallel_tool_calls", true), tools);
+        return StructuredOutput.of(
+                grammar, param, choice, function, Params.bool(body, "parallel_tool_calls", true), tools);
     }
 
     /** A {@code tool_choice} that cannot be met, saying which tools were dropped and why. */
     private static ApiError droppedToolChoice(String message, List<String> dropped) {
-        return ApiError.badRequest("tool_choice", message + "; dropped: " + String.join(", ", dropped)
-                + ", tool types this server does not run (it runs function and custom tools)");
+        return ApiError.badRequest(
+                "tool_choice",
+                message + "; dropped: " + String.join(", ", dropped)
+                        + ", tool types this server does not run (it runs function and custom tools)");
     }
 }

@@ -22,8 +22,8 @@ import org.eclipse.jetty.util.Callback;
 final class Routes<S> {
 
     /** One request, as an action answers it. */
-    record Exchange(Request request, Response response, Callback callback, ModelCatalog.RequestScope scope, String path) {
-    }
+    record Exchange(
+            Request request, Response response, Callback callback, ModelCatalog.RequestScope scope, String path) {}
 
     /** What a route does for one method. */
     interface Action<S> {
@@ -31,8 +31,7 @@ final class Routes<S> {
     }
 
     /** A door's error body. */
-    interface ErrorShape extends Function<ApiError, JsonNode> {
-    }
+    interface ErrorShape extends Function<ApiError, JsonNode> {}
 
     /** OpenAI's shape, the API's default: {@code {"error": {"message", "type", "param", "code"}}}. */
     static final ErrorShape OPENAI = ApiError::toJson;
@@ -40,6 +39,7 @@ final class Routes<S> {
     private final Map<String, Map<String, Action<S>>> exact = new LinkedHashMap<>();
     /** Paths under a prefix ({@code /v1/models/ID}); {@code true} where the rest is one segment. */
     private final Map<String, Map<String, Action<S>>> under = new LinkedHashMap<>();
+
     private final Map<String, Boolean> oneSegment = new LinkedHashMap<>();
     private final Map<String, ErrorShape> doors = new TreeMap<>();
 
@@ -80,7 +80,8 @@ final class Routes<S> {
         }
         for (var e : under.entrySet()) {
             String prefix = e.getKey();
-            if (path.startsWith(prefix) && path.length() > prefix.length()
+            if (path.startsWith(prefix)
+                    && path.length() > prefix.length()
                     && !(oneSegment.get(prefix) && path.indexOf('/', prefix.length()) >= 0)) {
                 return e.getValue();
             }
@@ -101,7 +102,11 @@ final class Routes<S> {
         }
         Action<S> action = methods.get(method);
         if (action == null) {
-            throw new ApiError(405, "invalid_request_error", "method_not_allowed", null,
+            throw new ApiError(
+                    405,
+                    "invalid_request_error",
+                    "method_not_allowed",
+                    null,
                     "method " + method + " is not allowed here; use " + String.join(" or ", methods.keySet()));
         }
         action.answer(server, x);

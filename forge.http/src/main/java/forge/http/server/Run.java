@@ -50,8 +50,7 @@ final class Run {
     }
 
     /** Token counts as OpenAI counts them: each prompt once, every choice's completion. */
-    record Usage(int promptTokens, int cachedTokens, int completionTokens) {
-    }
+    record Usage(int promptTokens, int cachedTokens, int completionTokens) {}
 
     private final String id;
     private final String model;
@@ -83,13 +82,24 @@ final class Run {
      * @param model     the model's canonical id
      * @param maxTokens the {@code max_tokens} the run's sequences generate up to (the smallest, with several prompts)
      */
-    static Run start(String id, String model, ForgeMetrics metrics, int prompts, int n, SamplingParams sampling,
-                     Choice choice, Set<String> ignored, int maxTokens, Request request, Response response) {
+    static Run start(
+            String id,
+            String model,
+            ForgeMetrics metrics,
+            int prompts,
+            int n,
+            SamplingParams sampling,
+            Choice choice,
+            Set<String> ignored,
+            int maxTokens,
+            Request request,
+            Response response) {
         List<Generation> sequences = new ArrayList<>(prompts * n);
         try {
             for (int k = 0; k < prompts * n; k++) {
                 SamplingParams own = sampling.seed() >= 0 && k % n > 0
-                        ? sampling.toBuilder().seed(sampling.seed() + k % n).build() : sampling;
+                        ? sampling.toBuilder().seed(sampling.seed() + k % n).build()
+                        : sampling;
                 sequences.add(choice.submit(prompts * n == 1 ? id : id + "-" + k, k / n, own));
             }
         } catch (RuntimeException e) {

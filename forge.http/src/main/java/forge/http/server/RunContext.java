@@ -11,5 +11,4 @@ import forge.runtime.catalog.ModelCatalog;
  * @param metrics         where runs are counted
  * @param keepAliveMillis the silence after which a stream sends its keep-alive
  */
-record RunContext(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {
-}
+record RunContext(ModelCatalog catalog, ForgeMetrics metrics, long keepAliveMillis) {}

@@ -10,6 +10,7 @@ import forge.api.sampler.StageArguments;
 import forge.api.sampler.StageParameter;
 import forge.runtime.plugin.SamplerStages;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,11 +28,11 @@ import java.util.Map;
  */
 final class SamplingChain {
 
-    private SamplingChain() {
-    }
+    private SamplingChain() {}
 
     /** Steps in one chain: each is work per token, and a plugin stage an upcall. */
     static final int MAX_STEPS = 32;
+
     static final int MAX_BREAKERS = 64;
     static final int MAX_BREAKER_LENGTH = 256;
 
@@ -60,8 +61,12 @@ final class SamplingChain {
                 Params.integer(body, "mirostat", 0, 0, 2),
                 Params.number(body, "mirostat_tau", SamplingParams.Mirostat.OFF.tau(), -1_000_000, 1_000_000),
                 Params.number(body, "mirostat_eta", SamplingParams.Mirostat.OFF.eta(), -1_000_000, 1_000_000));
-        return sampling.typicalP(typicalP == 0 ? Float.MIN_VALUE : typicalP).topNSigma(topNSigma).xtc(xtc).dry(dry)
-                .mirostat(mirostat).samplers(steps(body, body.stages()));
+        return sampling.typicalP(typicalP == 0 ? Float.MIN_VALUE : typicalP)
+                .topNSigma(topNSigma)
+                .xtc(xtc)
+                .dry(dry)
+                .mirostat(mirostat)
+                .samplers(steps(body, body.stages()));
     }
 
     private static List<String> breakers(JsonNode node, List<String> fallback) {
@@ -70,13 +75,15 @@ final class SamplingChain {
         }
         String param = "dry_sequence_breakers";
         if (!node.isArray() || node.isEmpty() || node.size() > MAX_BREAKERS) {
-            throw ApiError.badRequest(param, "'" + param + "' must be a non-empty array of at most " + MAX_BREAKERS + " strings");
+            throw ApiError.badRequest(
+                    param, "'" + param + "' must be a non-empty array of at most " + MAX_BREAKERS + " strings");
         }
         List<String> out = new ArrayList<>();
         for (JsonNode n : node) {
             if (!n.isTextual() || n.asText().isEmpty() || n.asText().length() > MAX_BREAKER_LENGTH) {
-                throw ApiError.badRequest(param, "'" + param + "' must hold non-empty strings of at most "
-                        + MAX_BREAKER_LENGTH + " characters");
+                throw ApiError.badRequest(
+                        param,
+                        "'" + param + "' must hold non-empty strings of at most " + MAX_BREAKER_LENGTH + " characters");
             }
             out.add(n.asText());
         }
@@ -96,14 +103,19 @@ final class SamplingChain {
                 throw ApiError.badRequest("samplers", "'samplers' names more than " + MAX_STEPS + " stages");
             }
             for (char c : letters.toCharArray()) {
-                steps.add(BuiltinStage.byLetter(c).orElseThrow(() -> ApiError.badRequest("samplers",
-                        "unknown sampler stage letter '" + c + "' in 'samplers'; the letters are " + letters())));
+                steps.add(BuiltinStage.byLetter(c)
+                        .orElseThrow(() -> ApiError.badRequest(
+                                "samplers",
+                                "unknown sampler stage letter '" + c + "' in 'samplers'; the letters are "
+                                        + letters())));
             }
             return steps;
         }
         if (!node.isArray() || node.size() > MAX_STEPS) {
-            throw ApiError.badRequest("samplers", "'samplers' must be an array of at most " + MAX_STEPS
-                    + " stage names, or a string of stage letters");
+            throw ApiError.badRequest(
+                    "samplers",
+                    "'samplers' must be an array of at most " + MAX_STEPS
+                            + " stage names, or a string of stage letters");
         }
         Map<String, PluginStage> made = new LinkedHashMap<>();
         for (int i = 0; i < node.size(); i++) {
@@ -117,10 +129,16 @@ final class SamplingChain {
                 steps.add(builtin.get());
                 continue;
             }
-            SamplerStages.Stage stage = stages.find(name).orElseThrow(() -> ApiError.badRequest("samplers",
-                    "unknown sampler stage '" + name + "' in 'samplers'; built in: " + java.util.Arrays.stream(BuiltinStage.values())
-                            .map(BuiltinStage::wireName).toList() + "; from plugins: "
-                            + stages.all().stream().map(s -> s.info().name()).toList()));
+            SamplerStages.Stage stage = stages.find(name)
+                    .orElseThrow(() -> ApiError.badRequest(
+                            "samplers",
+                            "unknown sampler stage '" + name + "' in 'samplers'; built in: "
+                                    + Arrays.stream(BuiltinStage.values())
+                                            .map(BuiltinStage::wireName)
+                                            .toList() + "; from plugins: "
+                                    + stages.all().stream()
+                                            .map(s -> s.info().name())
+                                            .toList()));
             steps.add(made.computeIfAbsent(name, k -> plugin(body, stage)));
         }
         return steps;
@@ -138,15 +156,18 @@ final class SamplingChain {
     private static PluginStage plugin(JsonNode body, SamplerStages.Stage stage) {
         Map<String, Object> values = new LinkedHashMap<>();
         for (StageParameter p : stage.info().parameters()) {
-            values.put(p.name(), switch (p) {
-                case StageParameter.Int i -> Params.longInteger(body, i.name(), "", i.defaultValue(), i.min(), i.max());
-                case StageParameter.Num x -> number(body, x);
-                case StageParameter.Bool b -> Params.bool(body, b.name(), b.defaultValue());
-                case StageParameter.Text t -> {
-                    String s = Params.string(body, t.name(), "", t.maxLength());
-                    yield s == null ? t.defaultValue() : s;
-                }
-            });
+            values.put(
+                    p.name(),
+                    switch (p) {
+                        case StageParameter.Int i ->
+                            Params.longInteger(body, i.name(), "", i.defaultValue(), i.min(), i.max());
+                        case StageParameter.Num x -> number(body, x);
+                        case StageParameter.Bool b -> Params.bool(body, b.name(), b.defaultValue());
+                        case StageParameter.Text t -> {
+                            String s = Params.string(body, t.name(), "", t.maxLength());
+                            yield s == null ? t.defaultValue() : s;
+                        }
+                    });
         }
         String name = stage.info().name();
         PluginStage made = new PluginStage(name, stage.provider(), new StageArguments(values));
@@ -177,8 +198,9 @@ final class SamplingChain {
             throw ApiError.badRequest(p.name(), "'" + p.name() + "' must be a number");
         }
         if (v.asDouble() < p.min() || v.asDouble() > p.max()) {
-            throw ApiError.badRequest(p.name(), "'" + p.name() + "' must be between " + p.min() + " and " + p.max()
-                    + ", got " + v.asText());
+            throw ApiError.badRequest(
+                    p.name(),
+                    "'" + p.name() + "' must be between " + p.min() + " and " + p.max() + ", got " + v.asText());
         }
         return v.asDouble();
     }

@@ -18,8 +18,15 @@ import java.util.Objects;
  * @param allowedHosts  {@code Host} names answered besides loopback ones while bound to a loopback
  *                      address ({@code .domain} for a domain and its subdomains, {@code *} for any)
  */
-public record ServerConfig(String host, int port, long bodyLimit, List<String> apiKeys, List<String> corsOrigins,
-                           boolean strict, long keepAliveMillis, List<String> allowedHosts) {
+public record ServerConfig(
+        String host,
+        int port,
+        long bodyLimit,
+        List<String> apiKeys,
+        List<String> corsOrigins,
+        boolean strict,
+        long keepAliveMillis,
+        List<String> allowedHosts) {
 
     /** The default body limit: 16 MiB. */
     public static final long DEFAULT_BODY_LIMIT = 16L * 1024 * 1024;

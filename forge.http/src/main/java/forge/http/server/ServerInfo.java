@@ -2,13 +2,23 @@ package forge.http.server;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.backend.Device;
 import forge.api.sampler.SamplingParams;
+import forge.api.sampler.StageParameter;
+import forge.runtime.BackendChoice;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.EngineHealth;
 import forge.runtime.engine.EngineSnapshot;
+import forge.runtime.engine.PromptCache;
 import forge.runtime.engine.SlotSnapshot;
+import forge.runtime.engine.SlotState;
+import forge.runtime.plugin.SamplerStages;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -18,16 +28,16 @@ import java.util.Optional;
 final class ServerInfo {
 
     private final ModelCatalog catalog;
-    private final forge.runtime.plugin.SamplerStages stages;
+    private final SamplerStages stages;
 
-    ServerInfo(ModelCatalog catalog, forge.runtime.plugin.SamplerStages stages) {
+    ServerInfo(ModelCatalog catalog, SamplerStages stages) {
         this.catalog = catalog;
         this.stages = stages;
     }
 
     /** {@code GET /health}: 200 and {@code ok} while every loaded model's engine runs; else 503 naming the failing ones. */
     ObjectNode health() {
-        java.util.Map<String, forge.runtime.engine.EngineHealth> engines = new java.util.LinkedHashMap<>();
+        Map<String, EngineHealth> engines = new LinkedHashMap<>();
         for (ModelEntry entry : catalog.entries()) {
             entry.served().ifPresent(s -> engines.put(entry.id(), s.engine().health()));
         }
@@ -38,12 +48,15 @@ final class ServerInfo {
      * The health of engines by model id: {@code {"status": "ok"}}, or {@code {"status": "error",
      * "models": [{"model", "state", "reason", "retrying"}]}} listing each engine that does not run.
      */
-    static ObjectNode health(java.util.Map<String, forge.runtime.engine.EngineHealth> engines) {
+    static ObjectNode health(Map<String, EngineHealth> engines) {
         ObjectNode out = Json.MAPPER.createObjectNode();
         ArrayNode failing = Json.MAPPER.createArrayNode();
         engines.forEach((id, h) -> {
-            if (h.state() == forge.runtime.engine.EngineHealth.State.FAILED) {
-                failing.addObject().put("model", id).put("state", "failed").put("reason", h.reason())
+            if (h.state() == EngineHealth.State.FAILED) {
+                failing.addObject()
+                        .put("model", id)
+                        .put("state", "failed")
+                        .put("reason", h.reason())
                         .put("retrying", h.retrying());
             }
         });
@@ -70,7 +83,7 @@ final class ServerInfo {
                 n.put("model", entry.id());
                 n.put("n_ctx", slotContext);
                 n.put("state", s.state().wire());
-                n.put("is_processing", s.state() != forge.runtime.engine.SlotState.IDLE);
+                n.put("is_processing", s.state() != SlotState.IDLE);
                 n.put("cached_tokens", s.cachedTokens());
                 n.put("request_id", s.requestId());
                 n.put("prompt_tokens", s.promptTokens());
@@ -82,9 +95,9 @@ final class ServerInfo {
         return array;
     }
 
-    private java.util.List<ModelEntry> entries(Optional<String> model) {
+    private List<ModelEntry> entries(Optional<String> model) {
         if (model.isPresent()) {
-            return java.util.List.of(catalog.find(model.get()).orElseThrow(() -> ForgeServer.unknownModel(model.get())));
+            return List.of(catalog.find(model.get()).orElseThrow(() -> ForgeServer.unknownModel(model.get())));
         }
         return catalog.entries();
     }
@@ -100,7 +113,9 @@ final class ServerInfo {
         if (model.isPresent()) {
             entry = catalog.find(model.get()).orElseThrow(() -> ForgeServer.unknownModel(model.get()));
         } else {
-            entry = catalog.entries().stream().filter(e -> e.served().isPresent()).findFirst()
+            entry = catalog.entries().stream()
+                    .filter(e -> e.served().isPresent())
+                    .findFirst()
                     .or(() -> catalog.entries().stream().findFirst())
                     .orElseThrow(() -> ApiError.notFound("model_not_found", "no models are configured"));
         }
@@ -134,7 +149,8 @@ final class ServerInfo {
         n.put("chat_template", entry.template().variant());
         n.put("chat_template_family", entry.template().provider().family());
         String version = Optional.ofNullable(ServerInfo.class.getModule().getDescriptor())
-                .flatMap(m -> m.rawVersion()).orElse("dev");
+                .flatMap(m -> m.rawVersion())
+                .orElse("dev");
         n.put("build_info", "forgelm " + version + ", backend " + catalog.backendName());
         backend(n.putObject("backend"), served);
         samplerStages(n.putArray("sampler_stages"));
@@ -150,25 +166,33 @@ final class ServerInfo {
         runtime.put("kv_cache_type", c.kvCacheType().wire());
         runtime.put("kv_unified", false); // a KV stream per slot, as llama-server with -np N
         // Why this context and this many slots: the start-up log says the same.
-        served.ifPresentOrElse(s -> {
-            runtime.put("n_ctx_source", s.context().source());
-            runtime.put("n_ctx_reason", s.context().reason());
-        }, () -> {
-            runtime.put("n_ctx_source", catalog.contextPolicy().contextSize().isPresent() ? "set" : "auto");
-            runtime.put("n_ctx_reason", catalog.contextPolicy().contextSize().isPresent() ? "set for all slots together"
-                    : "decided when the model loads: its training context per slot, capped by the free memory");
-        });
+        served.ifPresentOrElse(
+                s -> {
+                    runtime.put("n_ctx_source", s.context().source());
+                    runtime.put("n_ctx_reason", s.context().reason());
+                },
+                () -> {
+                    runtime.put(
+                            "n_ctx_source",
+                            catalog.contextPolicy().contextSize().isPresent() ? "set" : "auto");
+                    runtime.put(
+                            "n_ctx_reason",
+                            catalog.contextPolicy().contextSize().isPresent()
+                                    ? "set for all slots together"
+                                    : "decided when the model loads: its training context per slot, capped by the free memory");
+                });
         runtime.put("slots_reason", catalog.contextPolicy().slotsReason());
         runtime.put("warmup", c.warmup());
         runtime.put("queue", c.queueCapacity());
         runtime.put("no_perf", true);
         // llama-server's --cache-ram, with what this model's engine did with it.
-        forge.runtime.engine.PromptCache cache = catalog.promptCache();
+        PromptCache cache = catalog.promptCache();
         ObjectNode prompts = runtime.putObject("prompt_cache");
         prompts.put("cache_ram_mib", cache.limitBytes() == Long.MAX_VALUE ? -1 : cache.limitBytes() >> 20);
         prompts.put("bytes", cache.bytes());
         prompts.put("entries", cache.size());
-        prompts.put("dir", catalog.promptCacheStore().map(st -> st.dir().toString()).orElse(null));
+        prompts.put(
+                "dir", catalog.promptCacheStore().map(st -> st.dir().toString()).orElse(null));
         served.map(s -> s.engine().snapshot()).ifPresent(snap -> {
             prompts.put("saves", snap.cacheSaves());
             prompts.put("restores", snap.cacheRestores());
@@ -181,22 +205,24 @@ final class ServerInfo {
      * {@code sampler_stages}: the plugin stages a request's {@code samplers} may name, each with
      * its module and parameters (name, type, default), as {@code forge plugins} lists them.
      */
-    private void samplerStages(com.fasterxml.jackson.databind.node.ArrayNode out) {
-        for (forge.runtime.plugin.SamplerStages.Stage stage : stages.all()) {
+    private void samplerStages(ArrayNode out) {
+        for (SamplerStages.Stage stage : stages.all()) {
             ObjectNode n = out.addObject();
             n.put("name", stage.info().name());
             n.put("module", stage.module());
             n.put("description", stage.info().description());
-            com.fasterxml.jackson.databind.node.ArrayNode params = n.putArray("parameters");
-            for (forge.api.sampler.StageParameter p : stage.info().parameters()) {
+            ArrayNode params = n.putArray("parameters");
+            for (StageParameter p : stage.info().parameters()) {
                 ObjectNode param = params.addObject();
                 param.put("name", p.name());
-                param.put("type", switch (p) {
-                    case forge.api.sampler.StageParameter.Int i -> "integer";
-                    case forge.api.sampler.StageParameter.Num x -> "number";
-                    case forge.api.sampler.StageParameter.Bool b -> "boolean";
-                    case forge.api.sampler.StageParameter.Text t -> "string";
-                });
+                param.put(
+                        "type",
+                        switch (p) {
+                            case StageParameter.Int i -> "integer";
+                            case StageParameter.Num x -> "number";
+                            case StageParameter.Bool b -> "boolean";
+                            case StageParameter.Text t -> "string";
+                        });
                 param.set("default", Json.MAPPER.valueToTree(p.fallback()));
                 param.put("description", p.description());
             }
@@ -210,22 +236,40 @@ final class ServerInfo {
     private void backend(ObjectNode b, Optional<ServedModel> served) {
         b.put("name", catalog.backendName());
         ArrayNode devices = b.putArray("devices");
-        for (forge.api.backend.Device d : catalog.backend().devices()) {
-            devices.addObject().put("name", d.name()).put("description", d.description()).put("type", d.type())
-                    .put("memory_free", d.freeBytes()).put("memory_total", d.totalBytes())
+        for (Device d : catalog.backend().devices()) {
+            devices.addObject()
+                    .put("name", d.name())
+                    .put("description", d.description())
+                    .put("type", d.type())
+                    .put("memory_free", d.freeBytes())
+                    .put("memory_total", d.totalBytes())
                     .put("memory_used", d.totalBytes() - d.freeBytes());
         }
         served.ifPresent(s -> {
             ObjectNode o = b.putObject("offload");
             int layers = s.model().info().layers() + 1;
-            s.model().offload().ifPresentOrElse(off -> o.put("n_gpu_layers", off.offloaded()).put("n_layers", off.layers())
-                            .put("bytes", off.bytes()).put("reason", off.reason()).set("devices", Json.MAPPER.valueToTree(off.devices())),
-                    () -> o.put("n_gpu_layers", 0).put("n_layers", layers).put("reason", "no GPU devices: every layer runs on the CPU"));
+            s.model()
+                    .offload()
+                    .ifPresentOrElse(
+                            off -> o.put("n_gpu_layers", off.offloaded())
+                                    .put("n_layers", off.layers())
+                                    .put("bytes", off.bytes())
+                                    .put("reason", off.reason())
+                                    .set("devices", Json.MAPPER.valueToTree(off.devices())),
+                            () -> o.put("n_gpu_layers", 0)
+                                    .put("n_layers", layers)
+                                    .put("reason", "no GPU devices: every layer runs on the CPU"));
         });
         ArrayNode candidates = b.putArray("candidates");
-        for (forge.runtime.BackendChoice c : catalog.backendChoices()) {
-            candidates.addObject().put("name", c.name()).put("module", c.module()).put("location", c.location())
-                    .put("priority", c.priority()).put("usable", c.verdict().isUsable()).put("detail", c.verdict().detail())
+        for (BackendChoice c : catalog.backendChoices()) {
+            candidates
+                    .addObject()
+                    .put("name", c.name())
+                    .put("module", c.module())
+                    .put("location", c.location())
+                    .put("priority", c.priority())
+                    .put("usable", c.verdict().isUsable())
+                    .put("detail", c.verdict().detail())
                     .put("chosen", c.chosen());
         }
     }

@@ -19,11 +19,12 @@ import org.eclipse.jetty.util.Callback;
  */
 final class SseWriter {
 
-    private static final ByteBuffer DONE = ByteBuffer.wrap("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
-    private static final ByteBuffer KEEP_ALIVE = ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+    private static final ByteBuffer DONE = ByteBuffer.wrap("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII))
+            .asReadOnlyBuffer();
+    private static final ByteBuffer KEEP_ALIVE = ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII))
+            .asReadOnlyBuffer();
 
-    private SseWriter() {
-    }
+    private SseWriter() {}
 
     /** The status line and headers of every stream: 200, {@code text/event-stream}, never cached. */
     static void start(Response response) {
@@ -49,7 +50,11 @@ final class SseWriter {
     static void send(Response response, ObjectNode event) throws IOException {
         byte[] json = Json.bytes(event);
         ByteBuffer buffer = ByteBuffer.allocate(json.length + 8);
-        buffer.put("data: ".getBytes(StandardCharsets.US_ASCII)).put(json).put((byte) '\n').put((byte) '\n').flip();
+        buffer.put("data: ".getBytes(StandardCharsets.US_ASCII))
+                .put(json)
+                .put((byte) '\n')
+                .put((byte) '\n')
+                .flip();
         write(response, buffer);
     }
 

@@ -8,6 +8,8 @@ import forge.api.template.ToolDefinition;
 import forge.runtime.grammar.GbnfGrammar;
 import forge.runtime.grammar.JsonSchemaGrammar;
 import forge.runtime.grammar.SchemaGrammarException;
+import forge.runtime.grammar.UnsupportedSchemaException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,11 +32,21 @@ import java.util.Optional;
  * @param parallel   {@code parallel_tool_calls}
  * @param freeform   the grammars of freeform tools' one string (Responses' {@code custom} tools), by tool name
  */
-record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoice, String function, boolean parallel,
-                        Map<String, CustomTools.Format> freeform) {
+record StructuredOutput(
+        String grammar,
+        String grammarParam,
+        ToolChoice toolChoice,
+        String function,
+        boolean parallel,
+        Map<String, CustomTools.Format> freeform) {
 
     /** OpenAI's {@code tool_choice}. */
-    enum ToolChoice { NONE, AUTO, REQUIRED, FUNCTION }
+    enum ToolChoice {
+        NONE,
+        AUTO,
+        REQUIRED,
+        FUNCTION
+    }
 
     /** Nothing asked: free output, tool calls when the model makes them. */
     static final StructuredOutput NONE = new StructuredOutput("", "", ToolChoice.AUTO, "", true, Map.of());
@@ -64,18 +76,29 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
                     case "none" -> ToolChoice.NONE;
                     case "auto" -> ToolChoice.AUTO;
                     case "required" -> ToolChoice.REQUIRED;
-                    default -> throw ApiError.badRequest("tool_choice",
-                            "'tool_choice' must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
+                    default ->
+                        throw ApiError.badRequest(
+                                "tool_choice",
+                                "'tool_choice' must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
                 };
-            } else if (tc.isObject() && "function".equals(tc.path("type").asText()) && tc.path("function").path("name").isTextual()) {
+            } else if (tc.isObject()
+                    && "function".equals(tc.path("type").asText())
+                    && tc.path("function").path("name").isTextual()) {
                 choice = ToolChoice.FUNCTION;
                 function = tc.get("function").get("name").asText();
             } else {
-                throw ApiError.badRequest("tool_choice",
+                throw ApiError.badRequest(
+                        "tool_choice",
                         "'tool_choice' must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
             }
         }
-        return of(format.grammar(), format.grammarParam(), choice, function, Params.bool(body, "parallel_tool_calls", true), tools);
+        return of(
+                format.grammar(),
+                format.grammarParam(),
+                choice,
+                function,
+                Params.bool(body, "parallel_tool_calls", true),
+                tools);
     }
 
     /**
@@ -91,7 +114,7 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
                 throw ApiError.badRequest("response_format", "'response_format' must be an object with a 'type'");
             }
             switch (rf.get("type").asText()) {
-                case "text" -> { }
+                case "text" -> {}
                 case "json_object" -> {
                     grammar = schemaGrammar(Map.of("type", "object"), "response_format");
                     param = "response_format";
@@ -99,26 +122,38 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
                 case "json_schema" -> {
                     JsonNode js = rf.get("json_schema");
                     if (js == null || !js.isObject()) {
-                        throw ApiError.badRequest("response_format.json_schema", "'response_format.json_schema' must be an object"
-                                + " {\"name\", \"schema\", \"strict\"}");
+                        throw ApiError.badRequest(
+                                "response_format.json_schema",
+                                "'response_format.json_schema' must be an object"
+                                        + " {\"name\", \"schema\", \"strict\"}");
                     }
                     if (js.has("name") && !js.get("name").isTextual()) {
-                        throw ApiError.badRequest("response_format.json_schema.name", "'response_format.json_schema.name' must be a string");
+                        throw ApiError.badRequest(
+                                "response_format.json_schema.name",
+                                "'response_format.json_schema.name' must be a string");
                     }
-                    if (js.has("strict") && !js.get("strict").isBoolean() && !js.get("strict").isNull()) {
-                        throw ApiError.badRequest("response_format.json_schema.strict", "'response_format.json_schema.strict' must be a boolean");
+                    if (js.has("strict")
+                            && !js.get("strict").isBoolean()
+                            && !js.get("strict").isNull()) {
+                        throw ApiError.badRequest(
+                                "response_format.json_schema.strict",
+                                "'response_format.json_schema.strict' must be a boolean");
                     }
                     JsonNode schema = js.get("schema");
                     if (schema == null || !(schema.isObject() || schema.isBoolean())) {
-                        throw ApiError.badRequest("response_format.json_schema.schema",
+                        throw ApiError.badRequest(
+                                "response_format.json_schema.schema",
                                 "'response_format.json_schema.schema' must be a JSON Schema object");
                     }
                     // strict or not, the output is constrained: a grammar is strict by nature.
                     grammar = schemaGrammar(schema, "response_format.json_schema.schema");
                     param = "response_format";
                 }
-                default -> throw ApiError.badRequest("response_format.type",
-                        "'response_format.type' must be text, json_object or json_schema, got '" + rf.get("type").asText() + "'");
+                default ->
+                    throw ApiError.badRequest(
+                            "response_format.type",
+                            "'response_format.type' must be text, json_object or json_schema, got '"
+                                    + rf.get("type").asText() + "'");
             }
         }
         JsonNode g = body.get("grammar");
@@ -150,10 +185,17 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
      * @param param    the parameter the grammar came from, for errors
      * @param function the forced function's name for {@link ToolChoice#FUNCTION}, else empty
      */
-    static StructuredOutput of(String grammar, String param, ToolChoice choice, String function, boolean parallel,
-                               List<ToolDefinition> tools) {
-        if (choice == ToolChoice.FUNCTION && tools.stream().noneMatch(t -> t.name().equals(function))) {
-            throw ApiError.badRequest("tool_choice", "tool_choice names function '" + function + "', which is not in 'tools'");
+    static StructuredOutput of(
+            String grammar,
+            String param,
+            ToolChoice choice,
+            String function,
+            boolean parallel,
+            List<ToolDefinition> tools) {
+        if (choice == ToolChoice.FUNCTION
+                && tools.stream().noneMatch(t -> t.name().equals(function))) {
+            throw ApiError.badRequest(
+                    "tool_choice", "tool_choice names function '" + function + "', which is not in 'tools'");
         }
         if (choice == ToolChoice.REQUIRED && tools.isEmpty()) {
             throw ApiError.badRequest("tool_choice", "tool_choice 'required' needs 'tools'");
@@ -176,8 +218,11 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
     Applied apply(ChatTemplate template, ChatPrompt prompt, SamplingParams sampling) {
         if (toolChoice == ToolChoice.NONE) {
             // OpenAI's "none": the model must not call tools; with no tools, none are parsed either.
-            return new Applied(new ChatPrompt(prompt.messages(), List.of(), prompt.addGenerationPrompt(), prompt.options()),
-                    grammar.isEmpty() ? sampling : sampling.toBuilder().grammar(grammar).build());
+            return new Applied(
+                    new ChatPrompt(prompt.messages(), List.of(), prompt.addGenerationPrompt(), prompt.options()),
+                    grammar.isEmpty()
+                            ? sampling
+                            : sampling.toBuilder().grammar(grammar).build());
         }
         if (!grammar.isEmpty()) {
             // A response_format or grammar shapes the whole output; tools stay offered but unforced.
@@ -205,28 +250,34 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
             try {
                 rules.put(tool.name(), builder.addSchema("tool" + index + "-args", schema));
             } catch (SchemaGrammarException e) {
-                throw schemaError("tools[" + index + "].function.parameters", "tool '" + tool.name() + "': " + e.getMessage(), e);
+                throw schemaError(
+                        "tools[" + index + "].function.parameters", "tool '" + tool.name() + "': " + e.getMessage(), e);
             }
         }
         Optional<String> calls = template.toolCallGrammar(tools, rules, parallel);
         if (calls.isEmpty()) {
             if (forced) {
-                throw ApiError.badRequest("tool_choice", "the chat template '" + template.name()
-                        + "' has no tool-call syntax, so a tool call cannot be forced");
+                throw ApiError.badRequest(
+                        "tool_choice",
+                        "the chat template '" + template.name()
+                                + "' has no tool-call syntax, so a tool call cannot be forced");
             }
             return new Applied(prompt, sampling);
         }
-        List<String> unenforced = new java.util.ArrayList<>();
+        List<String> unenforced = new ArrayList<>();
         for (ToolDefinition tool : tools) {
             CustomTools.Format format = freeform.get(tool.name());
             if (format != null && !CustomTools.enforced(calls.get(), format)) {
                 if (forced) {
-                    throw ApiError.badRequest("tools", "tool '" + tool.name() + "' has a grammar, but the chat template '" + template.name()
-                            + "' writes tool arguments in its own notation, where the grammar cannot be enforced");
+                    throw ApiError.badRequest(
+                            "tools",
+                            "tool '" + tool.name() + "' has a grammar, but the chat template '" + template.name()
+                                    + "' writes tool arguments in its own notation, where the grammar cannot be enforced");
                 }
                 // Offered, not forced: refusing would keep the model from every tool (Codex offers apply_patch
                 // on each turn); the model may still call it, its text unconstrained, and the header says so.
-                unenforced.add("tools[" + tool.name() + "].format (not enforced by the chat template '" + template.name() + "')");
+                unenforced.add("tools[" + tool.name() + "].format (not enforced by the chat template '"
+                        + template.name() + "')");
             }
         }
         String grammar = builder.build() + calls.get();
@@ -236,8 +287,14 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
             // The template's syntax is tested; what fails here is the tools' size against the limits.
             throw ApiError.badRequest("tools", "the grammar for these tools is refused: " + e.getMessage());
         }
-        return new Applied(prompt, forced ? sampling.toBuilder().grammar(grammar).build()
-                : sampling.toBuilder().lazyGrammar(grammar, template.toolCallTriggers()).build(), List.copyOf(unenforced));
+        return new Applied(
+                prompt,
+                forced
+                        ? sampling.toBuilder().grammar(grammar).build()
+                        : sampling.toBuilder()
+                                .lazyGrammar(grammar, template.toolCallTriggers())
+                                .build(),
+                List.copyOf(unenforced));
     }
 
     /**
@@ -272,7 +329,7 @@ record StructuredOutput(String grammar, String grammarParam, ToolChoice toolChoi
     }
 
     private static ApiError schemaError(String param, String message, SchemaGrammarException e) {
-        return e instanceof forge.runtime.grammar.UnsupportedSchemaException
+        return e instanceof UnsupportedSchemaException
                 ? new ApiError(400, "invalid_request_error", "unsupported_schema_feature", param, message)
                 : ApiError.badRequest(param, message);
     }

@@ -15,8 +15,7 @@ import java.util.Set;
  */
 final class Thinking {
 
-    private Thinking() {
-    }
+    private Thinking() {}
 
     /** OpenAI's efforts; {@code none} and {@code minimal} turn thinking off. */
     static final Set<String> EFFORTS = Set.of("none", "minimal", "low", "medium", "high", "xhigh");
@@ -33,8 +32,9 @@ final class Thinking {
             return kwargs;
         }
         if (!EFFORTS.contains(effort)) {
-            throw ApiError.badRequest(param, "'" + param + "' must be one of none, minimal, low, medium, high, xhigh; got '"
-                    + effort + "'");
+            throw ApiError.badRequest(
+                    param,
+                    "'" + param + "' must be one of none, minimal, low, medium, high, xhigh; got '" + effort + "'");
         }
         Map<String, Object> out = new HashMap<>(kwargs);
         boolean on = !effort.equals("none") && !effort.equals("minimal");

@@ -44,8 +44,13 @@ final class Tokenization {
             ObjectNode t = tokens.addObject().put("id", id);
             byte[] piece = vocab.piece(id, true);
             try {
-                t.put("piece", StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .decode(ByteBuffer.wrap(piece)).toString());
+                t.put(
+                        "piece",
+                        StandardCharsets.UTF_8
+                                .newDecoder()
+                                .onMalformedInput(CodingErrorAction.REPORT)
+                                .decode(ByteBuffer.wrap(piece))
+                                .toString());
             } catch (CharacterCodingException e) {
                 // Part of a multi-byte character: llama-server gives the bytes as numbers.
                 ArrayNode bytes = t.putArray("piece");
@@ -60,7 +65,8 @@ final class Tokenization {
     ObjectNode detokenize(JsonNode body) {
         Vocabulary vocab = vocabulary(body);
         JsonNode node = body.get("tokens");
-        int[] ids = node != null && node.isArray() && node.isEmpty() ? new int[0] : Requests.tokens(node, vocab, "tokens");
+        int[] ids =
+                node != null && node.isArray() && node.isEmpty() ? new int[0] : Requests.tokens(node, vocab, "tokens");
         return Json.MAPPER.createObjectNode().put("content", vocab.detokenize(ids, false, true));
     }
 

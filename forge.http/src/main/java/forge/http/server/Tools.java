@@ -21,8 +21,7 @@ import java.util.regex.Pattern;
  */
 final class Tools {
 
-    private Tools() {
-    }
+    private Tools() {}
 
     /** OpenAI's rule for function names, which templates and grammars rely on too. */
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
@@ -34,8 +33,7 @@ final class Tools {
      * @param strict whether a {@code strict} flag is read (and checked): it changes nothing here,
      *               since a grammar is strict by nature
      */
-    record Layout(String schema, boolean strict) {
-    }
+    record Layout(String schema, boolean strict) {}
 
     /** OpenAI's chat completions and Responses: {@code parameters}, with {@code strict}. */
     static final Layout OPENAI = new Layout("parameters", true);
@@ -80,8 +78,10 @@ final class Tools {
         String name = Params.string(fn, "name", at, 64);
         String nameAt = Params.path(at, "name");
         if (name == null || !NAME.matcher(name).matches()) {
-            throw ApiError.badRequest(nameAt, nameAt + " is required and must match ^[a-zA-Z0-9_-]{1,64}$"
-                    + (name == null ? "" : ", got '" + name + "'"));
+            throw ApiError.badRequest(
+                    nameAt,
+                    nameAt + " is required and must match ^[a-zA-Z0-9_-]{1,64}$"
+                            + (name == null ? "" : ", got '" + name + "'"));
         }
         if (before.stream().anyMatch(t -> t.name().equals(name))) {
             throw ApiError.badRequest(nameAt, "two tools are named '" + name + "'");
@@ -92,12 +92,16 @@ final class Tools {
         }
         String schemaAt = Params.path(at, layout.schema());
         JsonNode parameters = Params.object(fn, layout.schema(), at);
-        if (parameters != null && parameters.has("type") && !"object".equals(parameters.get("type").asText(null))) {
-            throw ApiError.badRequest(schemaAt, schemaAt + " must be a JSON Schema of type \"object\", got type "
-                    + parameters.get("type"));
+        if (parameters != null
+                && parameters.has("type")
+                && !"object".equals(parameters.get("type").asText(null))) {
+            throw ApiError.badRequest(
+                    schemaAt,
+                    schemaAt + " must be a JSON Schema of type \"object\", got type " + parameters.get("type"));
         }
         @SuppressWarnings("unchecked")
-        Map<String, Object> params = parameters != null ? Json.MAPPER.convertValue(parameters, LinkedHashMap.class) : Map.of();
+        Map<String, Object> params =
+                parameters != null ? Json.MAPPER.convertValue(parameters, LinkedHashMap.class) : Map.of();
         try {
             // A malformed schema (an unknown type, a dangling $ref) is refused whether or not a
             // grammar will enforce it.

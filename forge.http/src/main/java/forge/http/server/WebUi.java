@@ -43,8 +43,9 @@ final class WebUi {
      * What the page may do: scripts, styles and connections to this server only (no CDN, nothing
      * fetched elsewhere), never framed.
      */
-    static final String CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:;"
-            + " connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    static final String CONTENT_SECURITY_POLICY =
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:;"
+                    + " connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
     private static final Pattern SAFE_PATH = Pattern.compile("(/[A-Za-z0-9_][A-Za-z0-9._-]{0,127}){1,4}");
 
@@ -60,8 +61,7 @@ final class WebUi {
             Map.entry("txt", "text/plain; charset=utf-8"));
 
     /** One file as it is answered. */
-    record Asset(String name, byte[] bytes, String contentType, String cacheControl, String etag) {
-    }
+    record Asset(String name, byte[] bytes, String contentType, String cacheControl, String etag) {}
 
     private final Predicate<String> apiPath;
     /** Files by name, absent ones too: the jar does not change while the server runs. */

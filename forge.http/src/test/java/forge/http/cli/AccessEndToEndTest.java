@@ -28,16 +28,37 @@ class AccessEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start(@TempDir Path work) throws Exception {
         Path keys = work.resolve("keys.txt");
         Files.writeString(keys, "# team keys\nfile-key-1\n\n  file-key-2  \n");
-        server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "512", "-np", "1", "-t", "2",
-                "--api-key", "flag-key", "--api-key-file", keys.toString(), "--cors-origin", "https://app.example.com",
-                "--max-body", "8k", "--strict", "--sse-keep-alive-ms", "1", "--allowed-host", "forge.lan",
-                "--allowed-host", ".home.example");
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
+                "-c",
+                "512",
+                "-np",
+                "1",
+                "-t",
+                "2",
+                "--api-key",
+                "flag-key",
+                "--api-key-file",
+                keys.toString(),
+                "--cors-origin",
+                "https://app.example.com",
+                "--max-body",
+                "8k",
+                "--strict",
+                "--sse-keep-alive-ms",
+                "1",
+                "--allowed-host",
+                "forge.lan",
+                "--allowed-host",
+                ".home.example");
         http = server.http();
     }
 
@@ -51,11 +72,20 @@ class AccessEndToEndTest {
         assertEquals(200, http.send(http.request("/health")).statusCode());
         HttpResponse<String> r = http.send(http.request("/v1/models"));
         assertEquals(401, r.statusCode());
-        assertEquals("invalid_api_key", JSON.readTree(r.body()).get("error").get("code").asText());
+        assertEquals(
+                "invalid_api_key",
+                JSON.readTree(r.body()).get("error").get("code").asText());
         assertEquals(401, http.send(post("/v1/chat/completions", CHAT, null)).statusCode());
-        assertEquals(401, http.send(post("/v1/chat/completions", CHAT, "wrong-key")).statusCode());
-        assertEquals(401, http.send(post("/v1/chat/completions", CHAT, "flag-key-but-longer")).statusCode());
-        assertEquals(401, http.send(http.request("/v1/models").header("Authorization", "flag-key")).statusCode(),
+        assertEquals(
+                401, http.send(post("/v1/chat/completions", CHAT, "wrong-key")).statusCode());
+        assertEquals(
+                401,
+                http.send(post("/v1/chat/completions", CHAT, "flag-key-but-longer"))
+                        .statusCode());
+        assertEquals(
+                401,
+                http.send(http.request("/v1/models").header("Authorization", "flag-key"))
+                        .statusCode(),
                 "the Bearer scheme is required");
         // Unknown routes are 401 too: nothing about the API is told to a caller without a key.
         assertEquals(401, http.send(http.request("/nothing")).statusCode());
@@ -63,36 +93,60 @@ class AccessEndToEndTest {
             HttpResponse<String> ok = http.send(http.request("/v1/models").header("Authorization", "Bearer " + key));
             assertEquals(200, ok.statusCode(), key);
         }
-        assertEquals(200, http.send(post("/v1/chat/completions", CHAT, "file-key-2")).statusCode());
+        assertEquals(
+                200, http.send(post("/v1/chat/completions", CHAT, "file-key-2")).statusCode());
     }
 
     @Test
     void corsAllowsLocalAndConfiguredOriginsOnly() throws Exception {
-        for (String origin : new String[] {"http://localhost:5173", "https://127.0.0.1", "http://[::1]:8080", "https://app.example.com"}) {
+        for (String origin : new String[] {
+            "http://localhost:5173", "https://127.0.0.1", "http://[::1]:8080", "https://app.example.com"
+        }) {
             HttpResponse<String> pre = http.send(http.request("/v1/chat/completions")
-                    .method("OPTIONS", HttpRequest.BodyPublishers.noBody()).header("Origin", origin)
+                    .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
+                    .header("Origin", origin)
                     .header("Access-Control-Request-Method", "POST")
                     .header("Access-Control-Request-Headers", "authorization, content-type, x-stainless-os"));
             assertEquals(204, pre.statusCode(), origin);
-            assertEquals(origin, pre.headers().firstValue("access-control-allow-origin").orElse(null), origin);
-            assertTrue(pre.headers().firstValue("access-control-allow-methods").orElse("").contains("POST"));
-            assertTrue(pre.headers().firstValue("access-control-allow-headers").orElse("").contains("x-stainless-os"));
-            HttpResponse<String> actual = http.send(post("/v1/chat/completions", CHAT, "flag-key").header("Origin", origin));
+            assertEquals(
+                    origin,
+                    pre.headers().firstValue("access-control-allow-origin").orElse(null),
+                    origin);
+            assertTrue(pre.headers()
+                    .firstValue("access-control-allow-methods")
+                    .orElse("")
+                    .contains("POST"));
+            assertTrue(pre.headers()
+                    .firstValue("access-control-allow-headers")
+                    .orElse("")
+                    .contains("x-stainless-os"));
+            HttpResponse<String> actual =
+                    http.send(post("/v1/chat/completions", CHAT, "flag-key").header("Origin", origin));
             assertEquals(200, actual.statusCode());
-            assertEquals(origin, actual.headers().firstValue("access-control-allow-origin").orElse(null));
+            assertEquals(
+                    origin,
+                    actual.headers().firstValue("access-control-allow-origin").orElse(null));
         }
         // An error to an allowed origin is readable by the page too.
-        HttpResponse<String> denied = http.send(post("/v1/chat/completions", CHAT, null).header("Origin", "http://localhost:3000"));
+        HttpResponse<String> denied =
+                http.send(post("/v1/chat/completions", CHAT, null).header("Origin", "http://localhost:3000"));
         assertEquals(401, denied.statusCode());
-        assertEquals("http://localhost:3000", denied.headers().firstValue("access-control-allow-origin").orElse(null));
-        for (String origin : new String[] {"https://evil.example", "http://localhost.evil.example", "http://127.0.0.1.nip.io", "null"}) {
+        assertEquals(
+                "http://localhost:3000",
+                denied.headers().firstValue("access-control-allow-origin").orElse(null));
+        for (String origin :
+                new String[] {"https://evil.example", "http://localhost.evil.example", "http://127.0.0.1.nip.io", "null"
+                }) {
             HttpResponse<String> pre = http.send(http.request("/v1/chat/completions")
-                    .method("OPTIONS", HttpRequest.BodyPublishers.noBody()).header("Origin", origin)
+                    .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
+                    .header("Origin", origin)
                     .header("Access-Control-Request-Method", "POST"));
             assertTrue(pre.headers().firstValue("access-control-allow-origin").isEmpty(), origin);
             assertTrue(pre.headers().firstValue("access-control-allow-methods").isEmpty(), origin);
-            HttpResponse<String> actual = http.send(post("/v1/models", "{}", "flag-key").header("Origin", origin));
-            assertTrue(actual.headers().firstValue("access-control-allow-origin").isEmpty(), origin);
+            HttpResponse<String> actual =
+                    http.send(post("/v1/models", "{}", "flag-key").header("Origin", origin));
+            assertTrue(
+                    actual.headers().firstValue("access-control-allow-origin").isEmpty(), origin);
         }
     }
 
@@ -102,19 +156,31 @@ class AccessEndToEndTest {
         HttpResponse<String> r = http.send(post("/v1/chat/completions", """
                 {"model": "tiny", "messages": [{"role": "user", "content": "%s"}]}""".formatted(big), "flag-key"));
         assertEquals(413, r.statusCode());
-        assertEquals("request_too_large", JSON.readTree(r.body()).get("error").get("code").asText());
+        assertEquals(
+                "request_too_large",
+                JSON.readTree(r.body()).get("error").get("code").asText());
     }
 
     @Test
     void anXApiKeyIsAcceptedWhereverABearerTokenIs() throws Exception {
-        assertEquals(200, http.send(http.request("/v1/models").header("x-api-key", "flag-key")).statusCode());
-        assertEquals(200, http.send(http.postRequest("/v1/chat/completions", CHAT).header("x-api-key", "file-key-1")).statusCode());
+        assertEquals(
+                200,
+                http.send(http.request("/v1/models").header("x-api-key", "flag-key"))
+                        .statusCode());
+        assertEquals(
+                200,
+                http.send(http.postRequest("/v1/chat/completions", CHAT).header("x-api-key", "file-key-1"))
+                        .statusCode());
         String message = """
                 {"model": "tiny", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}""";
-        HttpResponse<String> r = http.send(http.postRequest("/v1/messages", message).header("x-api-key", "flag-key")
+        HttpResponse<String> r = http.send(http.postRequest("/v1/messages", message)
+                .header("x-api-key", "flag-key")
                 .header("anthropic-version", "2023-06-01"));
         assertEquals(200, r.statusCode(), r.body());
-        assertEquals(200, http.send(post("/v1/messages", message, "file-key-2")).statusCode(), "and a bearer token on Anthropic's route");
+        assertEquals(
+                200,
+                http.send(post("/v1/messages", message, "file-key-2")).statusCode(),
+                "and a bearer token on Anthropic's route");
         // Refused on Anthropic's route, in Anthropic's shape.
         for (String key : new String[] {null, "wrong-key"}) {
             HttpRequest.Builder b = http.postRequest("/v1/messages", message);
@@ -131,11 +197,15 @@ class AccessEndToEndTest {
         HttpResponse<String> r = http.send(post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 100000, "messages": [{"role": "user", "content": "hi"}]}""", "flag-key"));
         assertEquals(400, r.statusCode(), r.body());
-        assertEquals("context_length_exceeded", JSON.readTree(r.body()).get("error").get("code").asText());
+        assertEquals(
+                "context_length_exceeded",
+                JSON.readTree(r.body()).get("error").get("code").asText());
         r = http.send(post("/v1/messages", """
                 {"model": "tiny", "max_tokens": 100000, "messages": [{"role": "user", "content": "hi"}]}""", "flag-key"));
         assertEquals(400, r.statusCode(), r.body());
-        assertEquals("invalid_request_error", JSON.readTree(r.body()).get("error").get("type").asText());
+        assertEquals(
+                "invalid_request_error",
+                JSON.readTree(r.body()).get("error").get("type").asText());
     }
 
     @Test
@@ -156,20 +226,21 @@ class AccessEndToEndTest {
         var blocker = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
             try {
                 return http.send(post("/v1/chat/completions", """
-                        {"model": "tiny", "max_tokens": 400, "ignore_eos": true, "messages": [{"role": "user", "content": "hold"}]}""",
-                        "flag-key"));
+                        {"model": "tiny", "max_tokens": 400, "ignore_eos": true, "messages": [{"role": "user", "content": "hold"}]}""", "flag-key"));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         });
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-        while (!http.send(http.request("/slots").header("Authorization", "Bearer flag-key")).body().contains("\"is_processing\":true")) {
+        while (!http.send(http.request("/slots").header("Authorization", "Bearer flag-key"))
+                .body()
+                .contains("\"is_processing\":true")) {
             assertTrue(System.nanoTime() < deadline, "the blocking request never started");
             Thread.sleep(1);
         }
-        HttpResponse<String> r = http.send(post("/v1/chat/completions", """
-                {"model": "tiny", "max_tokens": 4, "stream": true, "messages": [{"role": "user", "content": "%s"}]}"""
-                .formatted(System.nanoTime() + " tell me a story"), "flag-key"));
+        HttpResponse<String> r = http.send(
+                post("/v1/chat/completions", """
+                {"model": "tiny", "max_tokens": 4, "stream": true, "messages": [{"role": "user", "content": "%s"}]}""".formatted(System.nanoTime() + " tell me a story"), "flag-key"));
         assertEquals(200, blocker.join().statusCode());
         assertEquals(200, r.statusCode());
         String[] blocks = r.body().split("\n\n");
@@ -186,9 +257,12 @@ class AccessEndToEndTest {
     }
 
     private static double completionTokens() throws Exception {
-        String metrics = http.send(http.request("/metrics").header("Authorization", "Bearer flag-key")).body();
-        return metrics.lines().filter(l -> l.startsWith("forge_completion_tokens_total")).mapToDouble(
-                l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        String metrics = http.send(http.request("/metrics").header("Authorization", "Bearer flag-key"))
+                .body();
+        return metrics.lines()
+                .filter(l -> l.startsWith("forge_completion_tokens_total"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     /**
@@ -201,21 +275,40 @@ class AccessEndToEndTest {
     void pagesOfOtherSitesAreRefusedBeforeAnythingRuns() throws Exception {
         String port = String.valueOf(java.net.URI.create(http.base()).getPort());
         double before = completionTokens();
-        List<String> browser = List.of("Content-Type: text/plain;charset=UTF-8", "Origin: https://evil.example",
-                "Sec-Fetch-Site: cross-site", "Sec-Fetch-Mode: no-cors", "Authorization: Bearer flag-key");
+        List<String> browser = List.of(
+                "Content-Type: text/plain;charset=UTF-8",
+                "Origin: https://evil.example",
+                "Sec-Fetch-Site: cross-site",
+                "Sec-Fetch-Mode: no-cors",
+                "Authorization: Bearer flag-key");
         String simple = raw("POST", "/v1/chat/completions", "127.0.0.1:" + port, browser, CHAT);
         assertTrue(simple.startsWith("HTTP/1.1 403"), simple);
         assertTrue(simple.contains("\"code\":\"forbidden\""), simple);
         assertTrue(simple.contains("https://evil.example"), simple);
-        String json = raw("POST", "/v1/chat/completions", "localhost:" + port, List.of("Content-Type: application/json",
-                "Origin: null", "Authorization: Bearer flag-key"), CHAT);
+        String json = raw(
+                "POST",
+                "/v1/chat/completions",
+                "localhost:" + port,
+                List.of("Content-Type: application/json", "Origin: null", "Authorization: Bearer flag-key"),
+                CHAT);
         assertTrue(json.startsWith("HTTP/1.1 403"), json);
-        String preflight = raw("OPTIONS", "/v1/chat/completions", "127.0.0.1:" + port, List.of("Origin: https://evil.example",
-                "Access-Control-Request-Method: POST"), "");
+        String preflight = raw(
+                "OPTIONS",
+                "/v1/chat/completions",
+                "127.0.0.1:" + port,
+                List.of("Origin: https://evil.example", "Access-Control-Request-Method: POST"),
+                "");
         assertTrue(preflight.startsWith("HTTP/1.1 403"), preflight);
         // DNS rebinding: the page is same-origin with the hostile name, which resolved to 127.0.0.1.
-        String rebound = raw("POST", "/v1/chat/completions", "evil.example:" + port, List.of("Content-Type: text/plain",
-                "Origin: http://evil.example:" + port, "Authorization: Bearer flag-key"), CHAT);
+        String rebound = raw(
+                "POST",
+                "/v1/chat/completions",
+                "evil.example:" + port,
+                List.of(
+                        "Content-Type: text/plain",
+                        "Origin: http://evil.example:" + port,
+                        "Authorization: Bearer flag-key"),
+                CHAT);
         assertTrue(rebound.startsWith("HTTP/1.1 403"), rebound);
         assertTrue(rebound.contains("--allowed-host"), rebound);
         String noOrigin = raw("GET", "/health", "attacker.example", List.of(), "");
@@ -223,17 +316,41 @@ class AccessEndToEndTest {
         assertEquals(before, completionTokens(), "nothing was generated for those requests");
 
         List<String> key = List.of("Content-Type: application/json", "Authorization: Bearer flag-key");
-        assertTrue(raw("POST", "/v1/chat/completions", "127.0.0.1:" + port, key, CHAT).startsWith("HTTP/1.1 200"));
-        assertTrue(raw("POST", "/v1/chat/completions", "localhost:" + port, List.of("Content-Type: application/json",
-                "Origin: http://localhost:5173", "Authorization: Bearer flag-key"), CHAT).startsWith("HTTP/1.1 200"));
-        for (String host : new String[] {"forge.lan:" + port, "home.example", "box.home.example:" + port, "[::1]:" + port,
-                "127.0.0.2:" + port, "app.localhost:" + port}) {
+        assertTrue(raw("POST", "/v1/chat/completions", "127.0.0.1:" + port, key, CHAT)
+                .startsWith("HTTP/1.1 200"));
+        assertTrue(raw(
+                        "POST",
+                        "/v1/chat/completions",
+                        "localhost:" + port,
+                        List.of(
+                                "Content-Type: application/json",
+                                "Origin: http://localhost:5173",
+                                "Authorization: Bearer flag-key"),
+                        CHAT)
+                .startsWith("HTTP/1.1 200"));
+        for (String host : new String[] {
+            "forge.lan:" + port,
+            "home.example",
+            "box.home.example:" + port,
+            "[::1]:" + port,
+            "127.0.0.2:" + port,
+            "app.localhost:" + port
+        }) {
             // The server's own page, reached by an allowed name, is same-origin.
-            String r = raw("POST", "/v1/chat/completions", host, List.of("Content-Type: application/json",
-                    "Origin: http://" + host, "Authorization: Bearer flag-key"), CHAT);
+            String r = raw(
+                    "POST",
+                    "/v1/chat/completions",
+                    host,
+                    List.of(
+                            "Content-Type: application/json",
+                            "Origin: http://" + host,
+                            "Authorization: Bearer flag-key"),
+                    CHAT);
             assertTrue(r.startsWith("HTTP/1.1 200"), host + ": " + r);
         }
-        for (String host : new String[] {"forge.lan.evil.example", "evilhome.example", "127.0.0.1.nip.io", "localhost.evil.example"}) {
+        for (String host :
+                new String[] {"forge.lan.evil.example", "evilhome.example", "127.0.0.1.nip.io", "localhost.evil.example"
+                }) {
             assertTrue(raw("GET", "/health", host, List.of(), "").startsWith("HTTP/1.1 403"), host);
         }
         assertTrue(completionTokens() > before);

@@ -24,12 +24,22 @@ class AnthropicMessagesEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() {
-        server = TestServer.start("-m", TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(), "--alias", "demo",
-                "-c", "2048", "-np", "2", "-t", "2");
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
+                "--alias",
+                "demo",
+                "-c",
+                "2048",
+                "-np",
+                "2",
+                "-t",
+                "2");
         http = server.http();
     }
 
@@ -39,7 +49,8 @@ class AnthropicMessagesEndToEndTest {
              "properties": {"unit": {"enum": ["celsius", "fahrenheit"]}}, "required": ["unit"], "additionalProperties": false}}""";
 
     static HttpResponse<String> messages(String body) throws Exception {
-        return http.send(http.postRequest("/v1/messages", body).header("anthropic-version", "2023-06-01")
+        return http.send(http.postRequest("/v1/messages", body)
+                .header("anthropic-version", "2023-06-01")
                 .header("anthropic-beta", "interleaved-thinking-2025-05-14"));
     }
 
@@ -65,12 +76,20 @@ class AnthropicMessagesEndToEndTest {
         }
         assertEquals("6", r.headers().firstValue("X-Forge-Max-Tokens").orElse(null));
         // input_tokens + cache_read_input_tokens is the whole prompt, which count_tokens counts.
-        int prompt = usage.get("input_tokens").asInt() + usage.get("cache_read_input_tokens").asInt();
-        assertEquals(prompt, ok(http.post("/v1/messages/count_tokens", body)).get("input_tokens").asInt());
+        int prompt = usage.get("input_tokens").asInt()
+                + usage.get("cache_read_input_tokens").asInt();
+        assertEquals(
+                prompt,
+                ok(http.post("/v1/messages/count_tokens", body))
+                        .get("input_tokens")
+                        .asInt());
         // The same prompt again is read from the slot's cache.
         JsonNode again = ok(messages(body)).get("usage");
         assertTrue(again.get("cache_read_input_tokens").asInt() > 0, again.toString());
-        assertEquals(prompt, again.get("input_tokens").asInt() + again.get("cache_read_input_tokens").asInt());
+        assertEquals(
+                prompt,
+                again.get("input_tokens").asInt()
+                        + again.get("cache_read_input_tokens").asInt());
     }
 
     @Test
@@ -79,12 +98,18 @@ class AnthropicMessagesEndToEndTest {
                 {"model": "demo", "max_tokens": 8, "temperature": 0, "stream": true,
                  "messages": [{"role": "user", "content": "Count to three"}]}""";
         HttpResponse<String> r = messages(body);
-        assertTrue(r.body().startsWith("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_"), r.body());
+        assertTrue(
+                r.body()
+                        .startsWith(
+                                "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_"),
+                r.body());
         assertEquals("text/event-stream", r.headers().firstValue("content-type").orElse(""));
         List<Http.Event> events = Http.namedEvents(r);
         String names = events.stream().map(Http.Event::name).collect(Collectors.joining(" "));
         // One text block (or none when the model ends at once), a ping after the first block opens.
-        assertTrue(names.matches("message_start( content_block_start ping( content_block_delta)+ content_block_stop)? message_delta message_stop"),
+        assertTrue(
+                names.matches(
+                        "message_start( content_block_start ping( content_block_delta)+ content_block_stop)? message_delta message_stop"),
                 names);
         JsonNode start = events.getFirst().data().get("message");
         assertEquals("assistant", start.get("role").asText());
@@ -93,7 +118,9 @@ class AnthropicMessagesEndToEndTest {
         for (Http.Event e : events) {
             if (e.name().equals("content_block_start")) {
                 assertEquals(0, e.data().get("index").asInt());
-                assertEquals("{\"type\":\"text\",\"text\":\"\"}", e.data().get("content_block").toString());
+                assertEquals(
+                        "{\"type\":\"text\",\"text\":\"\"}",
+                        e.data().get("content_block").toString());
             }
             if (e.name().equals("content_block_delta")) {
                 assertEquals("text_delta", e.data().get("delta").get("type").asText());
@@ -102,19 +129,26 @@ class AnthropicMessagesEndToEndTest {
         }
         JsonNode delta = events.get(events.size() - 2).data();
         int output = delta.get("usage").get("output_tokens").asInt();
-        assertEquals(output == 8 ? "max_tokens" : "end_turn", delta.get("delta").get("stop_reason").asText());
+        assertEquals(
+                output == 8 ? "max_tokens" : "end_turn",
+                delta.get("delta").get("stop_reason").asText());
         assertTrue(delta.get("delta").get("stop_sequence").isNull());
-        assertTrue(delta.get("usage").has("input_tokens") && delta.get("usage").has("cache_read_input_tokens"), delta.toString());
+        assertTrue(
+                delta.get("usage").has("input_tokens") && delta.get("usage").has("cache_read_input_tokens"),
+                delta.toString());
         // Streamed and whole agree at temperature 0.
         JsonNode whole = ok(messages(body.replace("\"stream\": true", "\"stream\": false")));
-        String wholeText = whole.get("content").isEmpty() ? "" : whole.get("content").get(0).get("text").asText();
+        String wholeText = whole.get("content").isEmpty()
+                ? ""
+                : whole.get("content").get(0).get("text").asText();
         assertEquals(wholeText, text.toString());
     }
 
     @Test
     void aForcedToolIsCalledWithSchemaValidInput() throws Exception {
         // One call each (disable_parallel_tool_use): noise would otherwise go on calling until max_tokens.
-        for (String choice : List.of("{\"type\": \"any\", \"disable_parallel_tool_use\": true}",
+        for (String choice : List.of(
+                "{\"type\": \"any\", \"disable_parallel_tool_use\": true}",
                 "{\"type\": \"tool\", \"name\": \"set_unit\", \"disable_parallel_tool_use\": true}")) {
             JsonNode m = ok(messages("""
                     {"model": "demo", "max_tokens": 120, "temperature": 1, "tools": [%s], "tool_choice": %s,
@@ -128,7 +162,10 @@ class AnthropicMessagesEndToEndTest {
             }
             assertTrue(call != null && call.get("id").asText().length() > 4, m.toString());
             assertEquals("set_unit", call.get("name").asText());
-            assertTrue(List.of("celsius", "fahrenheit").contains(call.get("input").get("unit").asText()), m.toString());
+            assertTrue(
+                    List.of("celsius", "fahrenheit")
+                            .contains(call.get("input").get("unit").asText()),
+                    m.toString());
         }
         // Streamed: the block opens with its id and name and an empty input; the input comes as partial JSON.
         HttpResponse<String> r = messages("""
@@ -139,16 +176,31 @@ class AnthropicMessagesEndToEndTest {
         StringBuilder json = new StringBuilder();
         JsonNode opened = null;
         for (Http.Event e : events) {
-            if (e.name().equals("content_block_start") && e.data().get("content_block").get("type").asText().equals("tool_use")) {
+            if (e.name().equals("content_block_start")
+                    && e.data().get("content_block").get("type").asText().equals("tool_use")) {
                 opened = e.data().get("content_block");
             }
-            if (e.name().equals("content_block_delta") && e.data().get("delta").get("type").asText().equals("input_json_delta")) {
+            if (e.name().equals("content_block_delta")
+                    && e.data().get("delta").get("type").asText().equals("input_json_delta")) {
                 json.append(e.data().get("delta").get("partial_json").asText());
             }
         }
-        assertTrue(opened != null && opened.get("name").asText().equals("set_unit") && opened.get("input").isEmpty(), r.body());
-        assertTrue(List.of("celsius", "fahrenheit").contains(JSON.readTree(json.toString()).get("unit").asText()), json.toString());
-        assertEquals("tool_use", events.get(events.size() - 2).data().get("delta").get("stop_reason").asText());
+        assertTrue(
+                opened != null
+                        && opened.get("name").asText().equals("set_unit")
+                        && opened.get("input").isEmpty(),
+                r.body());
+        assertTrue(
+                List.of("celsius", "fahrenheit")
+                        .contains(JSON.readTree(json.toString()).get("unit").asText()),
+                json.toString());
+        assertEquals(
+                "tool_use",
+                events.get(events.size() - 2)
+                        .data()
+                        .get("delta")
+                        .get("stop_reason")
+                        .asText());
     }
 
     @Test
@@ -156,14 +208,18 @@ class AnthropicMessagesEndToEndTest {
         String body = """
                 {"model": "demo", "max_tokens": 24, "temperature": 0, %s "messages": [{"role": "user", "content": "Say something long"}]}""";
         JsonNode free = ok(messages(body.formatted("")));
-        String text = free.get("content").isEmpty() ? "" : free.get("content").get(0).get("text").asText();
+        String text = free.get("content").isEmpty()
+                ? ""
+                : free.get("content").get(0).get("text").asText();
         assertTrue(text.length() >= 8, "the greedy answer is long enough to cut: " + free);
         String stop = text.substring(4, 7);
         int at = text.indexOf(stop);
         JsonNode cut = ok(messages(body.formatted("\"stop_sequences\": [" + JSON.writeValueAsString(stop) + "],")));
         assertEquals("stop_sequence", cut.get("stop_reason").asText(), cut.toString());
         assertEquals(stop, cut.get("stop_sequence").asText());
-        String before = cut.get("content").isEmpty() ? "" : cut.get("content").get(0).get("text").asText();
+        String before = cut.get("content").isEmpty()
+                ? ""
+                : cut.get("content").get(0).get("text").asText();
         assertEquals(text.substring(0, at), before);
     }
 
@@ -172,11 +228,16 @@ class AnthropicMessagesEndToEndTest {
         HttpResponse<String> r = messages("""
                 {"model": "demo", "max_tokens": 32000, "temperature": 0, "messages": [{"role": "user", "content": "Write a book"}]}""");
         JsonNode m = ok(r);
-        int prompt = m.get("usage").get("input_tokens").asInt() + m.get("usage").get("cache_read_input_tokens").asInt();
-        int limit = Integer.parseInt(r.headers().firstValue("X-Forge-Max-Tokens").orElseThrow());
+        int prompt = m.get("usage").get("input_tokens").asInt()
+                + m.get("usage").get("cache_read_input_tokens").asInt();
+        int limit =
+                Integer.parseInt(r.headers().firstValue("X-Forge-Max-Tokens").orElseThrow());
         assertEquals(1024 - prompt, limit, "the room left in the 1024-token slot");
         int output = m.get("usage").get("output_tokens").asInt();
-        assertEquals(output == limit ? "max_tokens" : "end_turn", m.get("stop_reason").asText(), r.body());
+        assertEquals(
+                output == limit ? "max_tokens" : "end_turn",
+                m.get("stop_reason").asText(),
+                r.body());
     }
 
     @Test
@@ -192,7 +253,9 @@ class AnthropicMessagesEndToEndTest {
         r = messages("""
                 {"model": "demo", "messages": [{"role": "user", "content": "hi"}]}""");
         assertEquals(400, r.statusCode());
-        assertEquals("invalid_request_error", JSON.readTree(r.body()).get("error").get("type").asText());
+        assertEquals(
+                "invalid_request_error",
+                JSON.readTree(r.body()).get("error").get("type").asText());
         assertTrue(JSON.readTree(r.body()).get("error").get("message").asText().contains("max_tokens"));
 
         r = messages("""
@@ -205,24 +268,36 @@ class AnthropicMessagesEndToEndTest {
         r = messages("""
                 {"model": "demo", "max_tokens": 5, "messages": [{"role": "user", "content": "%s"}]}""".formatted("word ".repeat(3000)));
         assertEquals(400, r.statusCode(), r.body());
-        assertEquals("invalid_request_error", JSON.readTree(r.body()).get("error").get("type").asText());
+        assertEquals(
+                "invalid_request_error",
+                JSON.readTree(r.body()).get("error").get("type").asText());
         assertTrue(JSON.readTree(r.body()).get("error").get("message").asText().contains("context"), r.body());
 
         r = http.post("/v1/messages/batches", "{}");
         assertEquals(404, r.statusCode());
-        assertEquals("not_found_error", JSON.readTree(r.body()).get("error").get("type").asText());
+        assertEquals(
+                "not_found_error",
+                JSON.readTree(r.body()).get("error").get("type").asText());
         // Chat's errors keep OpenAI's shape.
-        assertTrue(JSON.readTree(http.post("/v1/chat/completions", "{}").body()).get("error").has("code"));
+        assertTrue(JSON.readTree(http.post("/v1/chat/completions", "{}").body())
+                .get("error")
+                .has("code"));
     }
 
     @Test
     void countTokensCountsToolsAndSystemToo() throws Exception {
         int bare = ok(http.post("/v1/messages/count_tokens", """
-                {"model": "demo", "messages": [{"role": "user", "content": "hi"}]}""")).get("input_tokens").asInt();
+                {"model": "demo", "messages": [{"role": "user", "content": "hi"}]}"""))
+                .get("input_tokens")
+                .asInt();
         int more = ok(http.post("/v1/messages/count_tokens", """
                 {"model": "demo", "system": "You are a careful assistant.", "tools": [%s],
-                 "messages": [{"role": "user", "content": "hi"}]}""".formatted(UNIT_TOOL))).get("input_tokens").asInt();
+                 "messages": [{"role": "user", "content": "hi"}]}""".formatted(UNIT_TOOL)))
+                .get("input_tokens")
+                .asInt();
         assertTrue(bare > 0 && more > bare + 10, bare + " vs " + more);
-        assertEquals(400, http.post("/v1/messages/count_tokens", "{\"messages\": []}").statusCode());
+        assertEquals(
+                400,
+                http.post("/v1/messages/count_tokens", "{\"messages\": []}").statusCode());
     }
 }

@@ -26,14 +26,23 @@ class BrokenTemplateEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() throws Exception {
-        Path broken = TestServer.model("tiny-broken", SynthSpec.tiny("llama").withName("tiny-broken"),
-                gguf -> gguf.put("tokenizer.chat_template", GgufValue.string("{{ bos_token }}\n{% for m in messages %}{{ m.content }}")));
-        Path good = TestServer.model("tiny-good", SynthSpec.tiny("llama").withName("tiny-good"),
-                gguf -> gguf.put("tokenizer.chat_template", GgufValue.string("{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}")));
+        Path broken = TestServer.model(
+                "tiny-broken",
+                SynthSpec.tiny("llama").withName("tiny-broken"),
+                gguf -> gguf.put(
+                        "tokenizer.chat_template",
+                        GgufValue.string("{{ bos_token }}\n{% for m in messages %}{{ m.content }}")));
+        Path good = TestServer.model(
+                "tiny-good",
+                SynthSpec.tiny("llama").withName("tiny-good"),
+                gguf -> gguf.put(
+                        "tokenizer.chat_template",
+                        GgufValue.string("{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}")));
         server = TestServer.start("-m", broken.toString(), "-m", good.toString(), "-c", "512", "-np", "1", "-t", "2");
         http = server.http();
     }
@@ -53,7 +62,8 @@ class BrokenTemplateEndToEndTest {
                     {"model": "tiny-broken", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}
                     """);
             assertEquals(400, r.statusCode(), r.body());
-            assertEquals(REASON, JSON.readTree(r.body()).get("error").get("message").asText(), path);
+            assertEquals(
+                    REASON, JSON.readTree(r.body()).get("error").get("message").asText(), path);
         }
     }
 

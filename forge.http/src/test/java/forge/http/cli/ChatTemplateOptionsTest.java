@@ -22,25 +22,32 @@ import picocli.CommandLine;
  */
 class ChatTemplateOptionsTest {
 
-    private static final String CUSTOM = "{% for m in messages %}<<{{ m.role }}>>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<<assistant>>{% endif %}";
+    private static final String CUSTOM =
+            "{% for m in messages %}<<{{ m.role }}>>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<<assistant>>{% endif %}";
 
     @TempDir
     static Path work;
 
     private static Path model() {
-        return TestServer.model("tiny-opts", SynthSpec.tiny("llama").withName("tiny-opts"),
+        return TestServer.model(
+                "tiny-opts",
+                SynthSpec.tiny("llama").withName("tiny-opts"),
                 gguf -> gguf.put("tokenizer.chat_template", GgufValue.string("{{ 'the GGUF template' }}")));
     }
 
     /** A one-slot server of the test model with {@code options}. */
     private static TestServer serve(String... options) {
-        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2"));
+        java.util.List<String> args = new java.util.ArrayList<>(
+                java.util.List.of("-m", model().toString(), "-c", "256", "-np", "1", "-t", "2"));
         args.addAll(java.util.List.of(options));
         return TestServer.start(args.toArray(String[]::new));
     }
 
     private static JsonNode template(TestServer server) throws Exception {
-        return JSON.readTree(server.http().get("/v1/models").body()).get("data").get(0).get("template");
+        return JSON.readTree(server.http().get("/v1/models").body())
+                .get("data")
+                .get(0)
+                .get("template");
     }
 
     private static String prompt(TestServer server) throws Exception {
@@ -79,21 +86,28 @@ class ChatTemplateOptionsTest {
             JsonNode t = template(server);
             assertEquals("llama2", t.get("name").asText());
             assertEquals("generic", t.get("family").asText());
-            // llama.cpp's LLM_CHAT_TEMPLATE_LLAMA_2: the system message as plain text in the first [INST], no generation prompt
-            assertEquals("[INST] Be brief.\nHi [/INST]Hello</s>[INST] Bye [/INST]", ok(server.http().post("/apply-template", """
+            // llama.cpp's LLM_CHAT_TEMPLATE_LLAMA_2: the system message as plain text in the first [INST], no
+            // generation prompt
+            assertEquals(
+                    "[INST] Be brief.\nHi [/INST]Hello</s>[INST] Bye [/INST]",
+                    ok(server.http().post("/apply-template", """
                     {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
                                   {"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Bye"}]}
                     """)).get("prompt").asText());
             // another built-in name through the same route, and a name both have: ForgeLM's family wins
-            assertEquals("<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+            assertEquals(
+                    "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
                     ok(server.http().post("/apply-template", """
                             {"template": "llama3", "messages": [{"role": "user", "content": "  Hi "}]}
                             """)).get("prompt").asText());
             // content parts joined with a newline, as llama-server joins them for its built-in formats
-            assertEquals("[INST] a\nb [/INST]", ok(server.http().post("/apply-template", """
+            assertEquals(
+                    "[INST] a\nb [/INST]",
+                    ok(server.http().post("/apply-template", """
                     {"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]}
                     """)).get("prompt").asText());
-            JsonNode kimi = JSON.readTree(server.http().get("/v1/templates").body()).get("data");
+            JsonNode kimi =
+                    JSON.readTree(server.http().get("/v1/templates").body()).get("data");
             java.util.List<String> kimiFamilies = new java.util.ArrayList<>();
             kimi.forEach(v -> {
                 if (v.get("name").asText().equals("kimi-k2")) {
@@ -106,9 +120,10 @@ class ChatTemplateOptionsTest {
 
     @Test
     void anUnknownTemplateNameStopsTheStartAndListsEveryAcceptedName() {
-        forge.api.ForgeException e = org.junit.jupiter.api.Assertions.assertThrows(forge.api.ForgeException.class,
-                () -> serve("--chat-template", "llama-2"));
-        for (String name : java.util.List.of("'llama-2'", "qwen2.5", "gemma4", "generic", "chatml", "llama2", "mistral-v7-tekken", "solar-open")) {
+        forge.api.ForgeException e = org.junit.jupiter.api.Assertions.assertThrows(
+                forge.api.ForgeException.class, () -> serve("--chat-template", "llama-2"));
+        for (String name : java.util.List.of(
+                "'llama-2'", "qwen2.5", "gemma4", "generic", "chatml", "llama2", "mistral-v7-tekken", "solar-open")) {
             assertTrue(e.getMessage().contains(name), e.getMessage());
         }
     }
@@ -117,13 +132,18 @@ class ChatTemplateOptionsTest {
     void modelsInspectShowsTheTemplateAndWhoClaimsIt() throws Exception {
         Path qwen3 = Path.of(System.getProperty("forge.llama.home"), "src/models/templates/Qwen-Qwen3-0.6B.jinja");
         String text = inspect("models", "inspect", model().toString());
-        assertTrue(text.contains("chat template:  generic, family generic (fallback: no family claimed the model)"), text);
+        assertTrue(
+                text.contains("chat template:  generic, family generic (fallback: no family claimed the model)"), text);
         assertTrue(text.lines().anyMatch(l -> l.trim().startsWith("qwen") && l.contains("none")), text);
         assertTrue(text.contains("renders:        yes"), text);
-        assertTrue(text.contains("template source (tokenizer.chat_template, 1 lines):\n{{ 'the GGUF template' }}"), text);
+        assertTrue(
+                text.contains("template source (tokenizer.chat_template, 1 lines):\n{{ 'the GGUF template' }}"), text);
 
         text = inspect("models", "inspect", model().toString(), "--chat-template-file", qwen3.toString());
-        assertTrue(text.contains("chat template:  qwen3, family qwen (metadata: tokenizer.chat_template is qwen3's official one)"), text);
+        assertTrue(
+                text.contains(
+                        "chat template:  qwen3, family qwen (metadata: tokenizer.chat_template is qwen3's official one)"),
+                text);
         assertTrue(text.contains(Files.readString(qwen3)), text);
 
         Path broken = Files.writeString(work.resolve("broken.jinja"), "x\n{% if %}");

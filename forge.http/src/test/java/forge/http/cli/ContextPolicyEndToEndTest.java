@@ -22,13 +22,24 @@ class ContextPolicyEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() {
         // Trained for 4096 tokens, so that 8192 cells give each of the 4 slots 2048.
-        server = TestServer.start("-m", TestServer.model("tiny-qwen-4k", SynthSpec.tiny("qwen").withContextLength(4096)).toString(), "--alias", "demo",
-                "-c", "8192", "-np", "4", "-t", "2");
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen-4k", SynthSpec.tiny("qwen").withContextLength(4096))
+                        .toString(),
+                "--alias",
+                "demo",
+                "-c",
+                "8192",
+                "-np",
+                "4",
+                "-t",
+                "2");
         http = server.http();
     }
 
@@ -44,24 +55,35 @@ class ContextPolicyEndToEndTest {
         assertTrue(prompt > 1000 && prompt < 2048, "a prompt that fits with little room: " + prompt);
         assertEquals("length", body.get("choices").get(0).get("finish_reason").asText());
         assertEquals(2048 - prompt, body.get("usage").get("completion_tokens").asInt(), "until the slot is full");
-        assertEquals(String.valueOf(2048 - prompt), r.headers().firstValue("X-Forge-Max-Tokens").orElse(null));
+        assertEquals(
+                String.valueOf(2048 - prompt),
+                r.headers().firstValue("X-Forge-Max-Tokens").orElse(null));
 
         // Streamed alike.
         r = http.post("/v1/chat/completions", """
                 {"model": "demo", "max_tokens": 32000, "ignore_eos": true, "stream": true, "stream_options": {"include_usage": true},
                  "messages": [{"role": "user", "content": "%s"}]}""".formatted(LONG));
-        assertEquals(String.valueOf(2048 - prompt), r.headers().firstValue("X-Forge-Max-Tokens").orElse(null));
+        assertEquals(
+                String.valueOf(2048 - prompt),
+                r.headers().firstValue("X-Forge-Max-Tokens").orElse(null));
         var chunks = Http.events(r);
-        assertEquals(2048 - prompt, chunks.getLast().get("usage").get("completion_tokens").asInt());
+        assertEquals(
+                2048 - prompt,
+                chunks.getLast().get("usage").get("completion_tokens").asInt());
 
         // /v1/completions too.
         r = http.post("/v1/completions", """
                 {"model": "demo", "max_tokens": 32000, "ignore_eos": true, "prompt": "%s"}""".formatted(LONG));
         JsonNode completion = ok(r);
-        assertEquals("length", completion.get("choices").get(0).get("finish_reason").asText());
+        assertEquals(
+                "length", completion.get("choices").get(0).get("finish_reason").asText());
         int completionPrompt = completion.get("usage").get("prompt_tokens").asInt();
-        assertEquals(2048 - completionPrompt, completion.get("usage").get("completion_tokens").asInt());
-        assertEquals(String.valueOf(2048 - completionPrompt), r.headers().firstValue("X-Forge-Max-Tokens").orElse(null));
+        assertEquals(
+                2048 - completionPrompt,
+                completion.get("usage").get("completion_tokens").asInt());
+        assertEquals(
+                String.valueOf(2048 - completionPrompt),
+                r.headers().firstValue("X-Forge-Max-Tokens").orElse(null));
     }
 
     @Test
@@ -77,6 +99,8 @@ class ContextPolicyEndToEndTest {
         HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "demo", "max_tokens": 32000, "messages": [{"role": "user", "content": "%s"}]}""".formatted(LONG.repeat(3)));
         assertEquals(400, r.statusCode(), r.body());
-        assertEquals("context_length_exceeded", JSON.readTree(r.body()).get("error").get("code").asText());
+        assertEquals(
+                "context_length_exceeded",
+                JSON.readTree(r.body()).get("error").get("code").asText());
     }
 }

@@ -3,15 +3,14 @@ package forge.http.cli;
 import static forge.http.cli.Http.JSON;
 import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.runtime.gguf.synth.SynthSpec;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,37 +30,76 @@ class CustomToolsEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
     static String applyPatch;
 
     @BeforeAll
     static void start() throws Exception {
-        // Codex's request, its grammar in the tool's description, is over a thousand tokens of this byte-level vocabulary.
+        // Codex's request, its grammar in the tool's description, is over a thousand tokens of this byte-level
+        // vocabulary.
         // A second model whose template (Qwen 3.5's) writes each argument as <parameter=...> text, not one JSON object.
-        server = TestServer.start("-m", TestServer.model("tiny-qwen-8k", SynthSpec.tiny("qwen").withContextLength(8192)).toString(),
-                "--alias", "demo", "-m", TestServer.model("tiny-qwen-xml", SynthSpec.tiny("qwen").withContextLength(8192)).toString(),
-                "--template", "tiny-qwen-xml=qwen3.5", "-c", "8192", "-np", "2", "-t", "2");
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen-8k", SynthSpec.tiny("qwen").withContextLength(8192))
+                        .toString(),
+                "--alias",
+                "demo",
+                "-m",
+                TestServer.model("tiny-qwen-xml", SynthSpec.tiny("qwen").withContextLength(8192))
+                        .toString(),
+                "--template",
+                "tiny-qwen-xml=qwen3.5",
+                "-c",
+                "8192",
+                "-np",
+                "2",
+                "-t",
+                "2");
         http = server.http();
         // Codex's grammar, kept once in the grammar module's test resources; its source comment dropped.
-        applyPatch = Files.readString(Path.of("../forge.runtime/grammar/src/test/resources/forge/runtime/grammar/apply_patch.lark"))
-                .lines().filter(l -> !l.startsWith("//")).collect(Collectors.joining("\n", "", "\n"));
+        applyPatch = Files.readString(
+                        Path.of("../forge.runtime/grammar/src/test/resources/forge/runtime/grammar/apply_patch.lark"))
+                .lines()
+                .filter(l -> !l.startsWith("//"))
+                .collect(Collectors.joining("\n", "", "\n"));
     }
 
     /** A request shaped as Codex CLI sends it: instructions, a message item, its tools, reasoning, include, a cache key. */
     static ObjectNode codexRequest(boolean stream) throws Exception {
         ObjectNode body = JSON.createObjectNode().put("model", "demo").put("instructions", "You are a coding agent.");
-        body.putArray("input").addObject().put("type", "message").put("role", "user").putArray("content").addObject()
-                .put("type", "input_text").put("text", "Add a file hello.txt that says hello.");
+        body.putArray("input")
+                .addObject()
+                .put("type", "message")
+                .put("role", "user")
+                .putArray("content")
+                .addObject()
+                .put("type", "input_text")
+                .put("text", "Add a file hello.txt that says hello.");
         var tools = body.putArray("tools");
-        ObjectNode shell = tools.addObject().put("type", "function").put("name", "shell").put("description", "Runs a shell command")
+        ObjectNode shell = tools.addObject()
+                .put("type", "function")
+                .put("name", "shell")
+                .put("description", "Runs a shell command")
                 .put("strict", false);
         ObjectNode params = shell.putObject("parameters").put("type", "object");
-        params.putObject("properties").putObject("command").put("type", "array").putObject("items").put("type", "string");
+        params.putObject("properties")
+                .putObject("command")
+                .put("type", "array")
+                .putObject("items")
+                .put("type", "string");
         params.putArray("required").add("command");
         params.put("additionalProperties", false);
-        tools.addObject().put("type", "custom").put("name", "apply_patch")
-                .put("description", "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.")
-                .putObject("format").put("type", "grammar").put("syntax", "lark").put("definition", applyPatch);
+        tools.addObject()
+                .put("type", "custom")
+                .put("name", "apply_patch")
+                .put(
+                        "description",
+                        "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.")
+                .putObject("format")
+                .put("type", "grammar")
+                .put("syntax", "lark")
+                .put("definition", applyPatch);
         tools.addObject().put("type", "web_search");
         body.putObject("tool_choice").put("type", "custom").put("name", "apply_patch");
         body.put("parallel_tool_calls", false);
@@ -81,7 +119,13 @@ class CustomToolsEndToEndTest {
     static ObjectNode steered(ObjectNode body) throws Exception {
         ObjectNode bias = body.putObject("logit_bias");
         for (String piece : List.of("\\", "n", "*", "D", "E")) {
-            JsonNode ids = ok(http.post("/tokenize", JSON.createObjectNode().put("model", "demo").put("content", piece).put("parse_special", false).toString()))
+            JsonNode ids = ok(http.post(
+                            "/tokenize",
+                            JSON.createObjectNode()
+                                    .put("model", "demo")
+                                    .put("content", piece)
+                                    .put("parse_special", false)
+                                    .toString()))
                     .get("tokens");
             assertEquals(1, ids.size(), piece);
             bias.put(ids.get(0).asText(), 5);
@@ -103,13 +147,23 @@ class CustomToolsEndToEndTest {
         String patch = call.get("input").asText();
         assertTrue(PatchFormat.valid(patch), patch);
         // The hosted tool was not offered: said in the header and in the response.
-        assertTrue(r.headers().firstValue("X-Forge-Ignored-Params").orElse("").contains("tools[2] (web_search)"), r.headers().toString());
-        assertEquals("tools[2] (web_search)", resp.get("metadata").get("forge_dropped_tools").asText());
+        assertTrue(
+                r.headers().firstValue("X-Forge-Ignored-Params").orElse("").contains("tools[2] (web_search)"),
+                r.headers().toString());
+        assertEquals(
+                "tools[2] (web_search)",
+                resp.get("metadata").get("forge_dropped_tools").asText());
 
         // The next turn: the call's output, after the stored response.
-        ObjectNode next = JSON.createObjectNode().put("model", "demo").put("previous_response_id", resp.get("id").asText())
-                .put("max_output_tokens", 4).put("temperature", 0);
-        next.putArray("input").addObject().put("type", "custom_tool_call_output").put("call_id", call.get("call_id").asText())
+        ObjectNode next = JSON.createObjectNode()
+                .put("model", "demo")
+                .put("previous_response_id", resp.get("id").asText())
+                .put("max_output_tokens", 4)
+                .put("temperature", 0);
+        next.putArray("input")
+                .addObject()
+                .put("type", "custom_tool_call_output")
+                .put("call_id", call.get("call_id").asText())
                 .put("output", "Success. Updated the following files:\nA hello.txt\n");
         JsonNode after = ok(http.post("/v1/responses", next.toString()));
         // The stored call renders as the same call sent back as an input item, as Codex does without a store.
@@ -119,8 +173,12 @@ class CustomToolsEndToEndTest {
         items.add(codexRequest(false).get("input").get(0));
         items.add(call);
         items.add(next.get("input").get(0));
-        assertEquals(after.get("usage").get("input_tokens").asInt(),
-                ok(http.post("/v1/responses", explicit.toString())).get("usage").get("input_tokens").asInt());
+        assertEquals(
+                after.get("usage").get("input_tokens").asInt(),
+                ok(http.post("/v1/responses", explicit.toString()))
+                        .get("usage")
+                        .get("input_tokens")
+                        .asInt());
     }
 
     @Test
@@ -144,18 +202,26 @@ class CustomToolsEndToEndTest {
                     assertEquals(itemId, e.data().get("item_id").asText());
                     deltas.append(e.data().get("delta").asText());
                 }
-                case "response.custom_tool_call_input.done" -> done = e.data().get("input").asText();
-                case "response.function_call_arguments.delta" -> throw new AssertionError("a custom tool's call is not a function call");
-                default -> { }
+                case "response.custom_tool_call_input.done" ->
+                    done = e.data().get("input").asText();
+                case "response.function_call_arguments.delta" ->
+                    throw new AssertionError("a custom tool's call is not a function call");
+                default -> {}
             }
         }
-        assertTrue(deltas.length() > 0 && events.stream().filter(e -> e.name().endsWith("input.delta")).count() > 1,
+        assertTrue(
+                deltas.length() > 0
+                        && events.stream()
+                                        .filter(e -> e.name().endsWith("input.delta"))
+                                        .count()
+                                > 1,
                 "the input streams in pieces");
         assertEquals(done, deltas.toString());
         assertTrue(PatchFormat.valid(done), done);
         JsonNode last = events.getLast().data().get("response");
         assertEquals("response.completed", events.getLast().name());
-        assertEquals(done, items(last, "custom_tool_call").getFirst().get("input").asText());
+        assertEquals(
+                done, items(last, "custom_tool_call").getFirst().get("input").asText());
     }
 
     static final String CALCULATOR = """
@@ -178,10 +244,20 @@ class CustomToolsEndToEndTest {
 
     @Test
     void aCalculatorGrammarForcedIsAnExpression() throws Exception {
-        ObjectNode body = JSON.createObjectNode().put("model", "demo").put("input", "What is two plus two?")
-                .put("max_output_tokens", 600).put("temperature", 0);
-        body.putArray("tools").addObject().put("type", "custom").put("name", "calc").put("description", "Evaluates arithmetic")
-                .putObject("format").put("type", "grammar").put("syntax", "lark").put("definition", CALCULATOR);
+        ObjectNode body = JSON.createObjectNode()
+                .put("model", "demo")
+                .put("input", "What is two plus two?")
+                .put("max_output_tokens", 600)
+                .put("temperature", 0);
+        body.putArray("tools")
+                .addObject()
+                .put("type", "custom")
+                .put("name", "calc")
+                .put("description", "Evaluates arithmetic")
+                .putObject("format")
+                .put("type", "grammar")
+                .put("syntax", "lark")
+                .put("definition", CALCULATOR);
         body.put("tool_choice", "required");
         HttpResponse<String> r = http.post("/v1/responses", body.toString());
         JsonNode call = items(ok(r), "custom_tool_call").getFirst();
@@ -196,36 +272,70 @@ class CustomToolsEndToEndTest {
         ObjectNode responses = JSON.createObjectNode().put("model", "demo").put("max_output_tokens", 1);
         var input = responses.putArray("input");
         input.addObject().put("role", "user").put("content", "Add hello.txt");
-        input.addObject().put("type", "custom_tool_call").put("call_id", "call_7").put("name", "apply_patch").put("input", patch);
-        input.addObject().put("type", "custom_tool_call_output").put("call_id", "call_7").put("output", "Done!");
+        input.addObject()
+                .put("type", "custom_tool_call")
+                .put("call_id", "call_7")
+                .put("name", "apply_patch")
+                .put("input", patch);
+        input.addObject()
+                .put("type", "custom_tool_call_output")
+                .put("call_id", "call_7")
+                .put("output", "Done!");
         ObjectNode chat = JSON.createObjectNode().put("model", "demo").put("max_tokens", 1);
         var messages = chat.putArray("messages");
         messages.addObject().put("role", "user").put("content", "Add hello.txt");
         ObjectNode assistant = messages.addObject().put("role", "assistant");
         assistant.putNull("content");
-        assistant.putArray("tool_calls").addObject().put("id", "call_7").put("type", "function").putObject("function")
-                .put("name", "apply_patch").put("arguments", JSON.writeValueAsString(java.util.Map.of("input", patch)));
+        assistant
+                .putArray("tool_calls")
+                .addObject()
+                .put("id", "call_7")
+                .put("type", "function")
+                .putObject("function")
+                .put("name", "apply_patch")
+                .put("arguments", JSON.writeValueAsString(java.util.Map.of("input", patch)));
         messages.addObject().put("role", "tool").put("tool_call_id", "call_7").put("content", "Done!");
-        // The template's own rendering of that chat: the call with the patch as its one string argument, then the output.
-        String prompt = ok(http.post("/apply-template", chat.toString())).get("prompt").asText();
-        assertTrue(prompt.contains("<tool_call>\n{\"name\": \"apply_patch\", \"arguments\": {\"input\": "
-                + JSON.writeValueAsString(patch) + "}}\n</tool_call>"), prompt);
+        // The template's own rendering of that chat: the call with the patch as its one string argument, then the
+        // output.
+        String prompt =
+                ok(http.post("/apply-template", chat.toString())).get("prompt").asText();
+        assertTrue(
+                prompt.contains("<tool_call>\n{\"name\": \"apply_patch\", \"arguments\": {\"input\": "
+                        + JSON.writeValueAsString(patch) + "}}\n</tool_call>"),
+                prompt);
         assertTrue(prompt.contains("<tool_response>\nDone!\n</tool_response>"), prompt);
         // The Responses items render to the same prompt: as many tokens.
-        assertEquals(ok(http.post("/v1/chat/completions", chat.toString())).get("usage").get("prompt_tokens").asInt(),
-                ok(http.post("/v1/responses", responses.toString())).get("usage").get("input_tokens").asInt());
+        assertEquals(
+                ok(http.post("/v1/chat/completions", chat.toString()))
+                        .get("usage")
+                        .get("prompt_tokens")
+                        .asInt(),
+                ok(http.post("/v1/responses", responses.toString()))
+                        .get("usage")
+                        .get("input_tokens")
+                        .asInt());
     }
 
     @Test
     void aTemplateWritingArgumentsAsTextCannotEnforceTheGrammarSaysSoAndRefusesToForceIt() throws Exception {
-        ObjectNode offered = codexRequest(false).put("model", "tiny-qwen-xml").put("tool_choice", "auto").put("max_output_tokens", 4);
+        ObjectNode offered = codexRequest(false)
+                .put("model", "tiny-qwen-xml")
+                .put("tool_choice", "auto")
+                .put("max_output_tokens", 4);
         HttpResponse<String> r = http.post("/v1/responses", offered.toString());
         ok(r);
-        assertTrue(r.headers().firstValue("X-Forge-Ignored-Params").orElse("")
-                .contains("tools[apply_patch].format (not enforced by the chat template 'qwen3.5')"), r.headers().toString());
-        HttpResponse<String> forced = http.post("/v1/responses", codexRequest(false).put("model", "tiny-qwen-xml").toString());
+        assertTrue(
+                r.headers()
+                        .firstValue("X-Forge-Ignored-Params")
+                        .orElse("")
+                        .contains("tools[apply_patch].format (not enforced by the chat template 'qwen3.5')"),
+                r.headers().toString());
+        HttpResponse<String> forced = http.post(
+                "/v1/responses",
+                codexRequest(false).put("model", "tiny-qwen-xml").toString());
         assertEquals(400, forced.statusCode(), forced.body());
-        assertEquals("tools", JSON.readTree(forced.body()).get("error").get("param").asText());
+        assertEquals(
+                "tools", JSON.readTree(forced.body()).get("error").get("param").asText());
         assertTrue(forced.body().contains("writes tool arguments in its own notation"), forced.body());
     }
 

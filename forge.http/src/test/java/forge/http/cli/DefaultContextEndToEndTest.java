@@ -16,23 +16,39 @@ class DefaultContextEndToEndTest {
 
     @Test
     void eachDefaultSlotGetsTheTrainingContextAndPropsSaysWhy() throws Exception {
-        try (TestServer server = TestServer.start("-m", TestServer.model("tiny-qwen-2k", SynthSpec.tiny("qwen").withContextLength(2048)).toString(),
-                "-t", "2")) {
+        try (TestServer server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen-2k", SynthSpec.tiny("qwen").withContextLength(2048))
+                        .toString(),
+                "-t",
+                "2")) {
             JsonNode props = ok(server.http().get("/props"));
             assertEquals(2, props.get("total_slots").asInt());
-            assertEquals(2048, props.get("default_generation_settings").get("n_ctx").asInt(), props.toString());
+            assertEquals(
+                    2048, props.get("default_generation_settings").get("n_ctx").asInt(), props.toString());
             assertEquals(4096, props.get("n_ctx").asInt());
             JsonNode runtime = props.get("runtime");
             assertEquals("auto", runtime.get("n_ctx_source").asText());
-            assertTrue(runtime.get("n_ctx_reason").asText().contains("training context (2048) per slot"), runtime.toString());
+            assertTrue(
+                    runtime.get("n_ctx_reason").asText().contains("training context (2048) per slot"),
+                    runtime.toString());
             assertTrue(runtime.get("n_ctx_reason").asText().contains("bytes/token"), runtime.toString());
             assertTrue(runtime.get("slots_reason").asText().startsWith("-np auto: 2 slots"), runtime.toString());
         }
-        try (TestServer server = TestServer.start("-m", TestServer.model("tiny-qwen-2k", SynthSpec.tiny("qwen").withContextLength(2048)).toString(),
-                "-t", "2", "-c", "1024", "-np", "4")) {
+        try (TestServer server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen-2k", SynthSpec.tiny("qwen").withContextLength(2048))
+                        .toString(),
+                "-t",
+                "2",
+                "-c",
+                "1024",
+                "-np",
+                "4")) {
             JsonNode runtime = ok(server.http().get("/props")).get("runtime");
             assertEquals("set", runtime.get("n_ctx_source").asText());
-            assertEquals("-c 1024 shared by 4 slot(s)", runtime.get("n_ctx_reason").asText());
+            assertEquals(
+                    "-c 1024 shared by 4 slot(s)", runtime.get("n_ctx_reason").asText());
             assertEquals("-np 4", runtime.get("slots_reason").asText());
             assertEquals(256, runtime.get("n_ctx_slot").asInt());
         }

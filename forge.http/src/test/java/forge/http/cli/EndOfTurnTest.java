@@ -31,6 +31,7 @@ class EndOfTurnTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
     static int markerId;
     static int plainId;
@@ -50,7 +51,9 @@ class EndOfTurnTest {
         types.set(markerId, SynthVocabulary.NORMAL);
         Path model = TestServer.model("eot-qwen", spec, w -> {
             w.put("tokenizer.ggml.tokens", GgufValue.strings(tokens));
-            w.put("tokenizer.ggml.token_type", GgufValue.int32s(types.stream().mapToInt(Integer::intValue).toArray()));
+            w.put(
+                    "tokenizer.ggml.token_type",
+                    GgufValue.int32s(types.stream().mapToInt(Integer::intValue).toArray()));
             w.put("tokenizer.ggml.eos_token_id", GgufValue.uint32(eos));
             w.put("tokenizer.ggml.eot_token_id", GgufValue.uint32(eos));
         });
@@ -83,7 +86,9 @@ class EndOfTurnTest {
                 finish = choice.get("finish_reason").asText();
             }
         }
-        return JSON.createObjectNode().put("finish_reason", finish).set("message", JSON.createObjectNode().put("content", content.toString()));
+        return JSON.createObjectNode()
+                .put("finish_reason", finish)
+                .set("message", JSON.createObjectNode().put("content", content.toString()));
     }
 
     @Test

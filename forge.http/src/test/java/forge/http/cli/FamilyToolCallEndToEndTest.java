@@ -33,12 +33,17 @@ class FamilyToolCallEndToEndTest {
             HttpResponse<String> r = server.post("""
                     {"model": "demo", "max_tokens": 240, "temperature": 1, "seed": %d, "logit_bias": %s,
                      "tools": [%s, %s], "tool_choice": "required",
-                     "messages": [{"role": "user", "content": "Go."}]}""".formatted(seed, server.closingBias,
-                    StructuredOutputEndToEndTest.WEATHER, StructuredOutputEndToEndTest.CLOCK));
+                     "messages": [{"role": "user", "content": "Go."}]}""".formatted(
+                            seed,
+                            server.closingBias,
+                            StructuredOutputEndToEndTest.WEATHER,
+                            StructuredOutputEndToEndTest.CLOCK));
             JsonNode body = ok(r);
             StructuredOutputEndToEndTest.validToolCalls(body);
             JsonNode choice = body.get("choices").get(0);
-            assertTrue(choice.get("message").get("content").isNull() || !choice.get("message").get("content").asText().contains("<tool_call>"),
+            assertTrue(
+                    choice.get("message").get("content").isNull()
+                            || !choice.get("message").get("content").asText().contains("<tool_call>"),
                     "no raw markup in content: " + body);
         }
     }
@@ -68,7 +73,9 @@ class FamilyToolCallEndToEndTest {
                         name = call.get("function").get("name").asText();
                         assertTrue(call.get("id").asText().startsWith("call_"), r.body());
                     } else {
-                        assertTrue(!call.has("id") && !call.get("function").has("name"), "later chunks only add arguments: " + call);
+                        assertTrue(
+                                !call.has("id") && !call.get("function").has("name"),
+                                "later chunks only add arguments: " + call);
                     }
                     arguments.append(call.get("function").get("arguments").asText());
                 }
@@ -76,9 +83,14 @@ class FamilyToolCallEndToEndTest {
         }
         assertEquals("get_weather", name, r.body());
         assertTrue(pieces > 1, "the arguments came in " + pieces + " chunk(s): " + r.body());
-        JsonNode schema = JSON.readTree(StructuredOutputEndToEndTest.WEATHER).get("function").get("parameters");
+        JsonNode schema = JSON.readTree(StructuredOutputEndToEndTest.WEATHER)
+                .get("function")
+                .get("parameters");
         assertEquals(List.of(), StructuredServer.violations(schema, arguments.toString()), r.body());
-        assertTrue(!content.toString().contains("<tool_call>") && !content.toString().contains("{"), "no markup in content: " + content);
+        assertTrue(
+                !content.toString().contains("<tool_call>")
+                        && !content.toString().contains("{"),
+                "no markup in content: " + content);
     }
 
     /** The id of Qwen's {@code <tool_call>} token, which opens a call in its format. */
@@ -106,8 +118,14 @@ class FamilyToolCallEndToEndTest {
         assertEquals("tool_calls", choice.get("finish_reason").asText(), r.body());
         JsonNode call = choice.get("message").get("tool_calls").get(0);
         assertEquals("get_weather", call.get("function").get("name").asText());
-        JsonNode schema = JSON.readTree(StructuredOutputEndToEndTest.WEATHER).get("function").get("parameters");
-        assertEquals(List.of(), StructuredServer.violations(schema, call.get("function").get("arguments").asText()), r.body());
+        JsonNode schema = JSON.readTree(StructuredOutputEndToEndTest.WEATHER)
+                .get("function")
+                .get("parameters");
+        assertEquals(
+                List.of(),
+                StructuredServer.violations(
+                        schema, call.get("function").get("arguments").asText()),
+                r.body());
     }
 
     @Test
@@ -119,7 +137,10 @@ class FamilyToolCallEndToEndTest {
                  "messages": [{"role": "user", "content": "Go."}]}""".formatted(toolCallToken(), StructuredOutputEndToEndTest.WEATHER));
         JsonNode choice = ok(r).get("choices").get(0);
         assertEquals("length", choice.get("finish_reason").asText(), r.body());
-        assertTrue(choice.get("message").get("tool_calls") == null || choice.get("message").get("tool_calls").isEmpty(), r.body());
+        assertTrue(
+                choice.get("message").get("tool_calls") == null
+                        || choice.get("message").get("tool_calls").isEmpty(),
+                r.body());
         assertTrue(choice.get("message").get("content").isTextual());
     }
 
@@ -131,6 +152,9 @@ class FamilyToolCallEndToEndTest {
                  "messages": [{"role": "user", "content": "Go."}]}""".formatted(toolCallToken(), StructuredOutputEndToEndTest.WEATHER));
         JsonNode choice = ok(r).get("choices").get(0);
         assertEquals("length", choice.get("finish_reason").asText(), r.body());
-        assertTrue(choice.get("message").get("tool_calls") == null || choice.get("message").get("tool_calls").isEmpty(), r.body());
+        assertTrue(
+                choice.get("message").get("tool_calls") == null
+                        || choice.get("message").get("tool_calls").isEmpty(),
+                r.body());
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -19,7 +18,8 @@ class ForgeCliTest {
     private static Set<String> subcommands(String... args) {
         // picocli lists aliases (model, ls) as names too; the primary names are enough here.
         return Set.copyOf(ForgeCli.commandLine(args).getSubcommands().values().stream()
-                .map(CommandLine::getCommandName).toList());
+                .map(CommandLine::getCommandName)
+                .toList());
     }
 
     @Test
@@ -56,5 +56,4 @@ class ForgeCliTest {
         }
         return buffer.toString(StandardCharsets.UTF_8);
     }
-
 }

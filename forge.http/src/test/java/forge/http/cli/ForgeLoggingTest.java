@@ -22,7 +22,9 @@ class ForgeLoggingTest {
         assertEquals("System.err", stderr.getTarget());
         assertEquals(ForgeLogging.PATTERN, ((PatternLayoutEncoder) stderr.getEncoder()).getPattern());
         assertEquals(Level.WARN, context.getLogger("org.eclipse.jetty").getLevel());
-        assertEquals(ForgeLogging.level("forge.llama.log", Level.WARN), context.getLogger("llama.cpp").getLevel());
+        assertEquals(
+                ForgeLogging.level("forge.llama.log", Level.WARN),
+                context.getLogger("llama.cpp").getLevel());
     }
 
     @Test
@@ -35,7 +37,9 @@ class ForgeLoggingTest {
             LoggerContext fresh = new LoggerContext();
             ForgeLogging configurator = new ForgeLogging();
             configurator.setContext(fresh);
-            assertEquals(ch.qos.logback.classic.spi.Configurator.ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY, configurator.configure(fresh));
+            assertEquals(
+                    ch.qos.logback.classic.spi.Configurator.ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY,
+                    configurator.configure(fresh));
             assertEquals(Level.DEBUG, fresh.getLogger(Logger.ROOT_LOGGER_NAME).getLevel());
             assertEquals(Level.INFO, fresh.getLogger("llama.cpp").getLevel());
             System.setProperty("forge.log", "nonsense");

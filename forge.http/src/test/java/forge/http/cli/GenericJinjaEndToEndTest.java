@@ -29,13 +29,17 @@ class GenericJinjaEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() throws Exception {
-        String phi = Files.readString(Path.of("../templates/golden/sources/microsoft-Phi-3.5-mini-instruct.jinja"), StandardCharsets.UTF_8);
+        String phi = Files.readString(
+                Path.of("../templates/golden/sources/microsoft-Phi-3.5-mini-instruct.jinja"), StandardCharsets.UTF_8);
         // A llama-architecture GGUF named like no family, with its own template.
-        Path model = TestServer.model("tiny-phi", SynthSpec.tiny("llama").withName("tiny-phi"),
+        Path model = TestServer.model(
+                "tiny-phi",
+                SynthSpec.tiny("llama").withName("tiny-phi"),
                 gguf -> gguf.put("tokenizer.chat_template", GgufValue.string(GUARD + phi)));
         server = TestServer.start("-m", model.toString(), "-c", "512", "-np", "1", "-t", "2");
         http = server.http();
@@ -55,8 +59,10 @@ class GenericJinjaEndToEndTest {
                 """);
         JsonNode body = ok(r);
         assertEquals("generic", body.get("template").asText());
-        assertEquals("<|system|>\nBe brief.<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\nHello!<|end|>\n"
-                + "<|user|>\nBye<|end|>\n<|assistant|>\n", body.get("prompt").asText());
+        assertEquals(
+                "<|system|>\nBe brief.<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\nHello!<|end|>\n"
+                        + "<|user|>\nBye<|end|>\n<|assistant|>\n",
+                body.get("prompt").asText());
     }
 
     @Test
@@ -66,8 +72,10 @@ class GenericJinjaEndToEndTest {
                     {"model": "tiny-phi", "max_tokens": 4, "messages": [{"role": "assistant", "content": "I speak first"}, {"role": "user", "content": "ok"}]}
                     """);
             assertEquals(400, r.statusCode(), r.body());
-            assertEquals("Conversations must start with a user or system message.",
-                    JSON.readTree(r.body()).get("error").get("message").asText(), path);
+            assertEquals(
+                    "Conversations must start with a user or system message.",
+                    JSON.readTree(r.body()).get("error").get("message").asText(),
+                    path);
         }
     }
 

@@ -22,17 +22,25 @@ class HomeFromEnvironmentTest {
     void forgeModelsListReadsTheModelsOfHome(@TempDir Path home) throws Exception {
         UserModels.folder(home, "only-here.gguf", UserModels.tiny("home-tiny"));
         UserModels.ollama(home, "here-too", "1b", UserModels.tiny("home-tiny"));
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--module-path", System.getProperty("jdk.module.path"),
-                "--add-modules", "forge.backend.llamacpp,forge.template.generic,ch.qos.logback.classic",
+        List<String> command = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElseThrow(),
+                "--module-path",
+                System.getProperty("jdk.module.path"),
+                "--add-modules",
+                "forge.backend.llamacpp,forge.template.generic,ch.qos.logback.classic",
                 "--enable-native-access=forge.runtime,forge.backend.llamacpp"));
         for (String key : System.getProperties().stringPropertyNames()) {
             if (key.startsWith("forge.") && !key.equals("forge.user.home")) {
                 command.add("-D" + key + "=" + System.getProperty(key));
             }
         }
-        command.addAll(List.of("-m", "forge.http/forge.http.cli.ForgeCli", "models", "list",
-                "--plugins-dir", home.resolve("no-plugins").toString()));
+        command.addAll(List.of(
+                "-m",
+                "forge.http/forge.http.cli.ForgeCli",
+                "models",
+                "list",
+                "--plugins-dir",
+                home.resolve("no-plugins").toString()));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("HOME", home.toString());
         pb.environment().remove("OLLAMA_MODELS");
@@ -42,7 +50,11 @@ class HomeFromEnvironmentTest {
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), out);
-        assertTrue(out.contains("only-here") && out.contains(home.resolve(".forge/models/only-here.gguf").toString()), out);
+        assertTrue(
+                out.contains("only-here")
+                        && out.contains(
+                                home.resolve(".forge/models/only-here.gguf").toString()),
+                out);
         assertTrue(out.contains("here-too:1b"), out);
         assertTrue(Files.isDirectory(home.resolve(".forge/models")));
     }

@@ -24,12 +24,22 @@ class HostileInputTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() {
-        server = TestServer.start("-m", TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(), "--alias", "demo",
-                "-c", "1024", "-np", "2", "-t", "2");
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
+                "--alias",
+                "demo",
+                "-c",
+                "1024",
+                "-np",
+                "2",
+                "-t",
+                "2");
         http = server.http();
     }
 
@@ -42,19 +52,40 @@ class HostileInputTest {
         cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"seed\": 18446744073709551621}", "seed");
         cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"max_tokens\": 9223372036854775808}", "max_tokens");
         cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"max_tokens\": 4294967298}", "max_tokens");
-        cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [" + TOOL.formatted("get weather", "{}") + "]}", "tools[0].function.name");
-        cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [" + TOOL.formatted("x".repeat(65), "{}") + "]}", "tools[0].function.name");
-        cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [" + TOOL.formatted("f", "\"a string\"") + "]}", "tools[0].function.parameters");
-        cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [" + TOOL.formatted("f", "{\"type\": \"string\"}") + "]}", "tools[0].function.parameters");
-        cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [" + TOOL.formatted("f",
-                "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"strng\"}}}") + "]}", "tools[0].function.parameters");
-        cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [{\"type\": \"web_search\"}]}", "tools[0].type");
-        cases.put("{\"model\": \"demo\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", \"content\": null,"
-                + " \"tool_calls\": [{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"f\", \"arguments\": \"{}\"}}]},"
-                + " {\"role\": \"tool\", \"content\": \"42\"}]}", "messages[2].tool_call_id");
+        cases.put(
+                "{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [" + TOOL.formatted("get weather", "{}")
+                        + "]}",
+                "tools[0].function.name");
+        cases.put(
+                "{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [" + TOOL.formatted("x".repeat(65), "{}")
+                        + "]}",
+                "tools[0].function.name");
+        cases.put(
+                "{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [" + TOOL.formatted("f", "\"a string\"")
+                        + "]}",
+                "tools[0].function.parameters");
+        cases.put(
+                "{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": ["
+                        + TOOL.formatted("f", "{\"type\": \"string\"}") + "]}",
+                "tools[0].function.parameters");
+        cases.put(
+                "{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": ["
+                        + TOOL.formatted("f", "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"strng\"}}}")
+                        + "]}",
+                "tools[0].function.parameters");
+        cases.put(
+                "{\"model\": \"demo\", \"messages\": " + HI + ", \"tools\": [{\"type\": \"web_search\"}]}",
+                "tools[0].type");
+        cases.put(
+                "{\"model\": \"demo\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", \"content\": null,"
+                        + " \"tool_calls\": [{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"f\", \"arguments\": \"{}\"}}]},"
+                        + " {\"role\": \"tool\", \"content\": \"42\"}]}",
+                "messages[2].tool_call_id");
         cases.put("{\"model\": null, \"messages\": " + HI + "}", "model");
         cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"user\": 17}", "user");
-        cases.put("{\"model\": \"demo\", \"messages\": " + HI + ", \"stream_options\": {\"include_usage\": \"yes\"}}", "stream_options.include_usage");
+        cases.put(
+                "{\"model\": \"demo\", \"messages\": " + HI + ", \"stream_options\": {\"include_usage\": \"yes\"}}",
+                "stream_options.include_usage");
         return cases;
     }
 
@@ -72,13 +103,34 @@ class HostileInputTest {
 
     @Test
     void completionsAndEmbeddingsShareTheValidator() throws Exception {
-        assertEquals("seed", error("/v1/completions", "{\"prompt\": \"a\", \"seed\": 1e400}").get("param").asText(""));
-        assertEquals("seed", error("/v1/completions", "{\"prompt\": \"a\", \"seed\": 18446744073709551621}").get("param").asText());
-        assertEquals("user", error("/v1/completions", "{\"prompt\": \"a\", \"user\": []}").get("param").asText());
-        assertEquals("user", error("/v1/embeddings", "{\"input\": \"a\", \"user\": false}").get("param").asText());
-        assertEquals("model", error("/v1/embeddings", "{\"model\": null, \"input\": \"a\"}").get("param").asText());
+        assertEquals(
+                "seed",
+                error("/v1/completions", "{\"prompt\": \"a\", \"seed\": 1e400}")
+                        .get("param")
+                        .asText(""));
+        assertEquals(
+                "seed",
+                error("/v1/completions", "{\"prompt\": \"a\", \"seed\": 18446744073709551621}")
+                        .get("param")
+                        .asText());
+        assertEquals(
+                "user",
+                error("/v1/completions", "{\"prompt\": \"a\", \"user\": []}")
+                        .get("param")
+                        .asText());
+        assertEquals(
+                "user",
+                error("/v1/embeddings", "{\"input\": \"a\", \"user\": false}")
+                        .get("param")
+                        .asText());
+        assertEquals(
+                "model",
+                error("/v1/embeddings", "{\"model\": null, \"input\": \"a\"}")
+                        .get("param")
+                        .asText());
         // A grammar constrains completions too (it was parsed and dropped).
-        JsonNode c = ok(http.post("/v1/completions", "{\"prompt\": \"a\", \"max_tokens\": 6, \"grammar\": \"root ::= [0-9]+\"}"));
+        JsonNode c = ok(http.post(
+                "/v1/completions", "{\"prompt\": \"a\", \"max_tokens\": 6, \"grammar\": \"root ::= [0-9]+\"}"));
         assertTrue(c.get("choices").get(0).get("text").asText().matches("[0-9]*"), c.toString());
     }
 
@@ -101,7 +153,8 @@ class HostileInputTest {
         byte[] overlong = java.util.Arrays.copyOf(utf8, utf8.length);
         overlong[at] = (byte) 0xC0; // C0 A9: an overlong form
         for (byte[] body : new byte[][] {overlong, good.getBytes(java.nio.charset.StandardCharsets.UTF_16)}) {
-            HttpResponse<String> r = http.send(http.request("/v1/chat/completions").header("Content-Type", "application/json")
+            HttpResponse<String> r = http.send(http.request("/v1/chat/completions")
+                    .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
             assertEquals(400, r.statusCode(), r.body());
             assertTrue(r.body().contains("not valid UTF-8"), r.body());
@@ -120,7 +173,10 @@ class HostileInputTest {
         assertTrue(big.contains("\"error\":{") && !big.contains("<html"), big);
         String badUri = http.raw("GET /v1/%zz", host, java.util.List.of(), "");
         assertTrue(badUri.startsWith("HTTP/1.1 400"), badUri);
-        assertTrue(badUri.contains("\"error\":{") && !badUri.toLowerCase(java.util.Locale.ROOT).contains("<html"), badUri);
+        assertTrue(
+                badUri.contains("\"error\":{")
+                        && !badUri.toLowerCase(java.util.Locale.ROOT).contains("<html"),
+                badUri);
         assertEquals(200, http.get("/health").statusCode());
     }
 }

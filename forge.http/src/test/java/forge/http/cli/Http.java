@@ -96,8 +96,7 @@ public final class Http {
     }
 
     /** One named server-sent event: its {@code event:} name and its {@code data:} JSON. */
-    public record Event(String name, JsonNode data) {
-    }
+    public record Event(String name, JsonNode data) {}
 
     /**
      * The named events of a 200 event stream (Anthropic's and Responses' streams), in order, read
@@ -115,9 +114,11 @@ public final class Http {
         int at = 0;
         while (at < body.length()) {
             int end = body.indexOf("\n\n", at);
-            org.junit.jupiter.api.Assertions.assertTrue(end > 0, "an event ends with a blank line: " + body.substring(at));
+            org.junit.jupiter.api.Assertions.assertTrue(
+                    end > 0, "an event ends with a blank line: " + body.substring(at));
             String block = body.substring(at, end);
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("event: ([a-z_.]+)\ndata: (\\{.*})").matcher(block);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("event: ([a-z_.]+)\ndata: (\\{.*})")
+                    .matcher(block);
             org.junit.jupiter.api.Assertions.assertTrue(m.matches(), "not an event: " + block);
             JsonNode data = JSON.readTree(m.group(2));
             assertEquals(m.group(1), data.get("type").asText(), block);
@@ -133,9 +134,11 @@ public final class Http {
      * line first.
      */
     public String raw(String requestLine, String host, List<String> headers, String body) throws Exception {
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", URI.create(base).getPort())) {
+        try (java.net.Socket socket =
+                new java.net.Socket("127.0.0.1", URI.create(base).getPort())) {
             socket.setSoTimeout(30_000);
-            StringBuilder head = new StringBuilder(requestLine + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n");
+            StringBuilder head =
+                    new StringBuilder(requestLine + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n");
             headers.forEach(h -> head.append(h).append("\r\n"));
             byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
             head.append("Content-Length: ").append(bytes.length).append("\r\n\r\n");

@@ -105,7 +105,9 @@ class MappedModelFileTest {
             int loads = model(http, "victim").get("loads").asInt();
             overwriteInPlace(model, bytes);
             JsonNode reloading = await(http, "victim", s -> s.path("reloading").asBoolean());
-            assertTrue(reloading.get("status").get("reason").asText().contains("was changed in place"), reloading.toString());
+            assertTrue(
+                    reloading.get("status").get("reason").asText().contains("was changed in place"),
+                    reloading.toString());
             ModelEntry entry = server.running().catalog().find("victim").orElseThrow();
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (!(entry.state() instanceof ModelState.Reloading r && r.retiring() == null)) {
@@ -148,12 +150,15 @@ class MappedModelFileTest {
                 c.read(head, 0);
                 c.write(head.flip(), 0);
             }
-            Files.setLastModifiedTime(model, FileTime.fromMillis(Files.getLastModifiedTime(model).toMillis() + 1000));
+            Files.setLastModifiedTime(
+                    model, FileTime.fromMillis(Files.getLastModifiedTime(model).toMillis() + 1000));
             List<String> rest = new java.util.ArrayList<>();
             lines.forEachRemaining(rest::add);
             String tail = String.join("\n", rest);
-            assertTrue(tail.contains("\"error\""), "the answer ends with an error, not its 1900 tokens: "
-                    + tail.substring(Math.max(0, tail.length() - 400)));
+            assertTrue(
+                    tail.contains("\"error\""),
+                    "the answer ends with an error, not its 1900 tokens: "
+                            + tail.substring(Math.max(0, tail.length() - 400)));
             assertFalse(tail.contains("\"finish_reason\":\"length\""), "it stopped before its end");
             await(http, "busy", s -> s.get("value").asText().equals("loaded"));
             ok(http.post("/v1/chat/completions", CHAT.formatted("busy")));
@@ -165,14 +170,16 @@ class MappedModelFileTest {
     void aModelReplacedByRenameKeepsServingAndABadNewFileInPlaceMakesItUnavailableWithTheReason() throws Exception {
         Path kept = copy("kept");
         Path broken = copy("broken");
-        try (TestServer server = TestServer.start("-m", kept.toString(), "-m", broken.toString(), "-c", "512", "-t", "1")) {
+        try (TestServer server =
+                TestServer.start("-m", kept.toString(), "-m", broken.toString(), "-c", "512", "-t", "1")) {
             Http http = server.http();
             ok(http.post("/v1/chat/completions", CHAT.formatted("kept")));
             ok(http.post("/v1/chat/completions", CHAT.formatted("broken")));
             int loads = model(http, "kept").get("loads").asInt();
             // The stores' way to update a model: write a new file beside it, then rename it over.
-            Path part = Files.write(work.resolve("kept.gguf.part"), Files.readAllBytes(TestServer.model("tiny-llama",
-                    SynthSpec.tiny("llama"))));
+            Path part = Files.write(
+                    work.resolve("kept.gguf.part"),
+                    Files.readAllBytes(TestServer.model("tiny-llama", SynthSpec.tiny("llama"))));
             Files.move(part, kept, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             // Then a bad write in place to the other model in the same folder: once the watch has seen
             // it, it has seen the rename (earlier events of the same folder) too.

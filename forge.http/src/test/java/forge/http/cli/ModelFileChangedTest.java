@@ -38,7 +38,8 @@ class ModelFileChangedTest {
             Files.delete(model);
             ok(http.post("/v1/chat/completions", CHAT.replace("hello", "and one more")));
             assertEquals(200, http.get("/health").statusCode());
-            assertEquals(1, server.running().catalog().find("victim").orElseThrow().loads(), "never reloaded");
+            assertEquals(
+                    1, server.running().catalog().find("victim").orElseThrow().loads(), "never reloaded");
         }
     }
 }

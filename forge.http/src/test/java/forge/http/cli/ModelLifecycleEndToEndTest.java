@@ -32,6 +32,7 @@ class ModelLifecycleEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
     static Path tiny;
 
@@ -41,8 +42,18 @@ class ModelLifecycleEndToEndTest {
         for (String name : new String[] {"a", "b", "c", "d", "e", "f"}) {
             UserModels.folder(home, name + ".gguf", tiny);
         }
-        server = TestServer.start(UserModels.environment(home), "-c", "256", "-np", "1", "-t", "2",
-                "--models-max", "2", "--models-ttl", "3s");
+        server = TestServer.start(
+                UserModels.environment(home),
+                "-c",
+                "256",
+                "-np",
+                "1",
+                "-t",
+                "2",
+                "--models-max",
+                "2",
+                "--models-ttl",
+                "3s");
         http = server.http();
     }
 
@@ -100,7 +111,9 @@ class ModelLifecycleEndToEndTest {
                 {"model": "e", "max_tokens": 1, "prompt": "hi", "keep_alive": "soon"}
                 """);
         assertEquals(400, bad.statusCode(), bad.body());
-        assertEquals("keep_alive", JSON.readTree(bad.body()).get("error").get("param").asText());
+        assertEquals(
+                "keep_alive",
+                JSON.readTree(bad.body()).get("error").get("param").asText());
         ok(http.post("/models/unload", "{\"model\": \"e\"}"));
         UserModelsEndToEndTest.awaitState("e", "unloaded");
     }
@@ -114,7 +127,12 @@ class ModelLifecycleEndToEndTest {
             ok(http.post("/models/unload", "{\"model\": \"f\"}"));
             Thread.sleep(500); // proves that it does not unload: a short, bounded look
             assertEquals("loaded", states().get("f"), "a request holds it");
-            assertEquals(1, UserModelsEndToEndTest.model("f").get("status").get("in_use").asInt());
+            assertEquals(
+                    1,
+                    UserModelsEndToEndTest.model("f")
+                            .get("status")
+                            .get("in_use")
+                            .asInt());
             lease.model().engine().config(); // still usable
         }
         UserModelsEndToEndTest.awaitState("f", "unloaded");
@@ -135,11 +153,15 @@ class ModelLifecycleEndToEndTest {
         Files.write(d, broken);
         int before = UserModelsEndToEndTest.model("d").get("loads").asInt();
         for (int i = 0; i < 3; i++) {
-            HttpResponse<String> r = http.post("/v1/completions", "{\"model\": \"d\", \"max_tokens\": 1, \"prompt\": \"hi\"}");
+            HttpResponse<String> r =
+                    http.post("/v1/completions", "{\"model\": \"d\", \"max_tokens\": 1, \"prompt\": \"hi\"}");
             assertEquals(400, r.statusCode(), r.body());
-            assertTrue(JSON.readTree(r.body()).get("error").get("message").asText().startsWith("the model failed to load"), r.body());
+            assertTrue(
+                    JSON.readTree(r.body()).get("error").get("message").asText().startsWith("the model failed to load"),
+                    r.body());
         }
-        assertEquals(before + 1, UserModelsEndToEndTest.model("d").get("loads").asInt(), "loaded once, not per request");
+        assertEquals(
+                before + 1, UserModelsEndToEndTest.model("d").get("loads").asInt(), "loaded once, not per request");
         assertEquals("failed", states().get("d"));
         Path tmp = d.resolveSibling("d.tmp");
         Files.write(tmp, good);

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +21,7 @@ class ModelStoreCommandsTest {
 
     @TempDir
     Path home;
+
     Map<String, String> env = new HashMap<>();
 
     @BeforeEach
@@ -40,11 +40,18 @@ class ModelStoreCommandsTest {
         sources.environment = env;
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args),
-                command instanceof ModelStoreCommands.Pull || command instanceof ModelStoreCommands.ServerCall
-                        ? java.util.stream.Stream.of() : java.util.stream.Stream.of("--plugins-dir", home.resolve("no-plugins").toString()))
+        String[] all = java.util.stream.Stream.concat(
+                        java.util.Arrays.stream(args),
+                        command instanceof ModelStoreCommands.Pull || command instanceof ModelStoreCommands.ServerCall
+                                ? java.util.stream.Stream.of()
+                                : java.util.stream.Stream.of(
+                                        "--plugins-dir",
+                                        home.resolve("no-plugins").toString()))
                 .toArray(String[]::new);
-        int rc = new CommandLine(command).setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(all);
+        int rc = new CommandLine(command)
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
+                .execute(all);
         assertEquals(expectedRc, rc, out + "\n" + err);
         return out + err.toString();
     }
@@ -66,7 +73,9 @@ class ModelStoreCommandsTest {
     void aliasWritesTheCatalogFileAndRmDeletesOnlyWhatForgeOwns() throws Exception {
         var alias = new ModelStoreCommands.Alias();
         assertTrue(run(alias, alias.sources, 0, "coder", "tinyllama:1b").contains("coder -> tinyllama:1b"));
-        assertEquals(Map.of("coder", "tinyllama:1b"), ModelsFile.read(home.resolve(".forge/models.json")).aliases());
+        assertEquals(
+                Map.of("coder", "tinyllama:1b"),
+                ModelsFile.read(home.resolve(".forge/models.json")).aliases());
         var wrong = new ModelStoreCommands.Alias();
         assertTrue(run(wrong, wrong.sources, 1, "x", "nobody").contains("no model answers to 'nobody'"));
 
@@ -78,7 +87,11 @@ class ModelStoreCommandsTest {
         run(rm, rm.sources, 0, "org/repo/tiny-q8");
         Path repo = home.resolve(".cache/huggingface/hub/models--org--repo");
         try (var files = Files.walk(repo)) {
-            assertEquals(0, files.filter(p -> Files.isRegularFile(p) || Files.isSymbolicLink(p)).filter(p -> !p.endsWith("main")).count());
+            assertEquals(
+                    0,
+                    files.filter(p -> Files.isRegularFile(p) || Files.isSymbolicLink(p))
+                            .filter(p -> !p.endsWith("main"))
+                            .count());
         }
         var rmMine = new ModelStoreCommands.Rm();
         run(rmMine, rmMine.sources, 0, "mine");
@@ -86,7 +99,8 @@ class ModelStoreCommandsTest {
 
         var remove = new ModelStoreCommands.Alias();
         run(remove, remove.sources, 0, "--remove", "coder");
-        assertEquals(Map.of(), ModelsFile.read(home.resolve(".forge/models.json")).aliases());
+        assertEquals(
+                Map.of(), ModelsFile.read(home.resolve(".forge/models.json")).aliases());
     }
 
     @Test
@@ -116,7 +130,8 @@ class ModelStoreCommandsTest {
             assertTrue(run(list, list.sources, 0).contains("someone/Tiny-GGUF/tiny-Q4_K_M"));
             // --hf-endpoint wins over HF_ENDPOINT; on a terminal the progress is one bar redrawn in place
             env.put("HF_ENDPOINT", "http://127.0.0.1:1");
-            Files.walk(home.resolve(".cache/huggingface/hub/models--someone--Tiny-GGUF")).sorted(java.util.Comparator.reverseOrder())
+            Files.walk(home.resolve(".cache/huggingface/hub/models--someone--Tiny-GGUF"))
+                    .sorted(java.util.Comparator.reverseOrder())
                     .forEach(p -> p.toFile().delete());
             var again = new ModelStoreCommands.Pull();
             again.terminal = true;
@@ -128,16 +143,20 @@ class ModelStoreCommandsTest {
 
     @Test
     void loadAndUnloadCallARunningServer() throws Exception {
-        try (TestServer server = TestServer.start("-m", UserModels.tiny("store-tiny").toString(), "-c", "256", "-np", "1", "-t", "2")) {
+        try (TestServer server =
+                TestServer.start("-m", UserModels.tiny("store-tiny").toString(), "-c", "256", "-np", "1", "-t", "2")) {
             String url = "http://127.0.0.1:" + server.port();
             var unload = new ModelStoreCommands.Unload();
-            assertTrue(run(unload, new ModelSourceOptions(), 0, "--url", url, "store-tiny").contains("\"success\":true"));
+            assertTrue(run(unload, new ModelSourceOptions(), 0, "--url", url, "store-tiny")
+                    .contains("\"success\":true"));
             UserModelsEndToEndTest.http = server.http();
             UserModelsEndToEndTest.awaitState("store-tiny", "unloaded");
             var load = new ModelStoreCommands.Load();
-            assertTrue(run(load, new ModelSourceOptions(), 0, "--url", url, "store-tiny").contains("\"value\":\"loaded\""));
+            assertTrue(run(load, new ModelSourceOptions(), 0, "--url", url, "store-tiny")
+                    .contains("\"value\":\"loaded\""));
             var missing = new ModelStoreCommands.Load();
-            assertTrue(run(missing, new ModelSourceOptions(), 1, "--url", url, "nobody").contains("model_not_found"));
+            assertTrue(run(missing, new ModelSourceOptions(), 1, "--url", url, "nobody")
+                    .contains("model_not_found"));
         }
     }
 }

@@ -31,6 +31,7 @@ class OpenAiEndpointsTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
@@ -92,7 +93,9 @@ class OpenAiEndpointsTest {
 
         JsonNode echoed = ok(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 4, "ignore_eos": true, "temperature": 0, "echo": true}"""));
-        assertEquals("Once upon a time" + text, echoed.get("choices").get(0).get("text").asText());
+        assertEquals(
+                "Once upon a time" + text,
+                echoed.get("choices").get(0).get("text").asText());
 
         JsonNode many = ok(http.post("/v1/completions", """
                 {"model": "tiny", "prompt": ["a b c", "d e f"], "n": 2, "max_tokens": 3, "ignore_eos": true}"""));
@@ -110,7 +113,9 @@ class OpenAiEndpointsTest {
         StringBuilder streamed = new StringBuilder();
         chunks.forEach(c -> streamed.append(c.get("choices").get(0).get("text").asText()));
         assertEquals(text, streamed.toString());
-        assertEquals("length", chunks.getLast().get("choices").get(0).get("finish_reason").asText());
+        assertEquals(
+                "length",
+                chunks.getLast().get("choices").get(0).get("finish_reason").asText());
     }
 
     @Test
@@ -130,10 +135,12 @@ class OpenAiEndpointsTest {
             // temperature 0: the chosen token is the most likely one.
             assertEquals(best.get("token").asText(), t.get("token").asText());
             assertEquals(best.get("logprob").asDouble(), t.get("logprob").asDouble(), 1e-6);
-            assertTrue(best.get("logprob").asDouble() >= t.get("top_logprobs").get(2).get("logprob").asDouble());
+            assertTrue(best.get("logprob").asDouble()
+                    >= t.get("top_logprobs").get(2).get("logprob").asDouble());
             t.get("bytes").forEach(b -> bytes.write(b.asInt()));
         }
-        assertEquals(choice.get("message").get("content").asText(), bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(
+                choice.get("message").get("content").asText(), bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
 
         JsonNode plain = ok(http.post("/v1/chat/completions", """
                 {"model": "tiny", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}"""));
@@ -152,17 +159,24 @@ class OpenAiEndpointsTest {
             assertEquals(0, streamed.get(i).get("top_logprobs").size(), "top_logprobs defaults to 0");
         }
 
-        for (String bad : List.of("\"top_logprobs\": 21, \"logprobs\": true", "\"top_logprobs\": -1, \"logprobs\": true",
-                "\"top_logprobs\": 2", "\"top_logprobs\": 2, \"logprobs\": false")) {
+        for (String bad : List.of(
+                "\"top_logprobs\": 21, \"logprobs\": true",
+                "\"top_logprobs\": -1, \"logprobs\": true",
+                "\"top_logprobs\": 2",
+                "\"top_logprobs\": 2, \"logprobs\": false")) {
             HttpResponse<String> e = http.post("/v1/chat/completions", """
                     {"model": "tiny", %s, "messages": [{"role": "user", "content": "hi"}]}""".formatted(bad));
             assertEquals(400, e.statusCode(), bad);
-            assertEquals("top_logprobs", JSON.readTree(e.body()).get("error").get("param").asText(), bad);
+            assertEquals(
+                    "top_logprobs",
+                    JSON.readTree(e.body()).get("error").get("param").asText(),
+                    bad);
         }
         HttpResponse<String> e = http.post("/v1/chat/completions", """
                 {"model": "tiny", "logprobs": 3, "messages": [{"role": "user", "content": "hi"}]}""");
         assertEquals(400, e.statusCode());
-        assertEquals("logprobs", JSON.readTree(e.body()).get("error").get("param").asText());
+        assertEquals(
+                "logprobs", JSON.readTree(e.body()).get("error").get("param").asText());
     }
 
     @Test
@@ -178,7 +192,8 @@ class OpenAiEndpointsTest {
         String text = plain.get("choices").get(0).get("text").asText();
         assertTokensSitAtTheirOffsets(lp, text, 0);
         for (int i = 0; i < 5; i++) {
-            assertTrue(lp.get("top_logprobs").get(i).size() >= 1 && lp.get("top_logprobs").get(i).size() <= 2);
+            assertTrue(lp.get("top_logprobs").get(i).size() >= 1
+                    && lp.get("top_logprobs").get(i).size() <= 2);
             assertTrue(lp.get("token_logprobs").get(i).asDouble() <= 0);
         }
 
@@ -186,14 +201,16 @@ class OpenAiEndpointsTest {
                 {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 5, "ignore_eos": true, "temperature": 0,
                  "logprobs": 0, "stream": true}"""));
         List<String> tokens = new ArrayList<>();
-        chunks.forEach(c -> c.get("choices").get(0).get("logprobs").get("tokens").forEach(t -> tokens.add(t.asText())));
+        chunks.forEach(
+                c -> c.get("choices").get(0).get("logprobs").get("tokens").forEach(t -> tokens.add(t.asText())));
         List<String> whole = new ArrayList<>();
         lp.get("tokens").forEach(t -> whole.add(t.asText()));
         assertEquals(whole, tokens);
         HttpResponse<String> e = http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "x", "logprobs": 21}""");
         assertEquals(400, e.statusCode());
-        assertEquals("logprobs", JSON.readTree(e.body()).get("error").get("param").asText());
+        assertEquals(
+                "logprobs", JSON.readTree(e.body()).get("error").get("param").asText());
     }
 
     @Test
@@ -225,17 +242,29 @@ class OpenAiEndpointsTest {
 
         JsonNode b64 = ok(http.post("/v1/embeddings", """
                 {"model": "tiny", "input": "hello world", "encoding_format": "base64"}"""));
-        byte[] bytes = Base64.getDecoder().decode(b64.get("data").get(0).get("embedding").asText());
+        byte[] bytes = Base64.getDecoder()
+                .decode(b64.get("data").get(0).get("embedding").asText());
         assertEquals(4 * first.size(), bytes.length);
         float x0 = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getFloat(0);
         assertEquals(first.get(0).floatValue(), x0, 1e-6, "the same input embeds the same either way");
 
-        assertEquals("input", JSON.readTree(http.post("/v1/embeddings", """
-                {"model": "tiny", "input": [{"a": 1}]}""").body()).get("error").get("param").asText().substring(0, 5));
+        assertEquals(
+                "input",
+                JSON.readTree(http.post("/v1/embeddings", """
+                {"model": "tiny", "input": [{"a": 1}]}""").body())
+                        .get("error")
+                        .get("param")
+                        .asText()
+                        .substring(0, 5));
         assertEquals(400, http.post("/v1/embeddings", """
                 {"model": "tiny", "input": [999999999]}""").statusCode());
-        assertEquals("encoding_format", JSON.readTree(http.post("/v1/embeddings", """
-                {"model": "tiny", "input": "x", "encoding_format": "int8"}""").body()).get("error").get("param").asText());
+        assertEquals(
+                "encoding_format",
+                JSON.readTree(http.post("/v1/embeddings", """
+                {"model": "tiny", "input": "x", "encoding_format": "int8"}""").body())
+                        .get("error")
+                        .get("param")
+                        .asText());
     }
 
     @Test
@@ -270,11 +299,24 @@ class OpenAiEndpointsTest {
 
     @Test
     void modelNamesNeverOpenFiles() throws Exception {
-        for (String name : List.of("../../etc/passwd", "/etc/passwd", model.toString(), "tiny.gguf", "..%2F..%2Fetc%2Fpasswd")) {
-            HttpResponse<String> r = http.post("/v1/chat/completions", JSON.createObjectNode().put("model", name)
-                    .set("messages", JSON.readTree("[{\"role\":\"user\",\"content\":\"hi\"}]")).toString());
+        for (String name :
+                List.of("../../etc/passwd", "/etc/passwd", model.toString(), "tiny.gguf", "..%2F..%2Fetc%2Fpasswd")) {
+            HttpResponse<String> r = http.post(
+                    "/v1/chat/completions",
+                    JSON.createObjectNode()
+                            .put("model", name)
+                            .set("messages", JSON.readTree("[{\"role\":\"user\",\"content\":\"hi\"}]"))
+                            .toString());
             assertEquals(404, r.statusCode(), name + ": " + r.body());
-            assertEquals(404, http.post("/v1/embeddings", JSON.createObjectNode().put("model", name).put("input", "x").toString()).statusCode());
+            assertEquals(
+                    404,
+                    http.post(
+                                    "/v1/embeddings",
+                                    JSON.createObjectNode()
+                                            .put("model", name)
+                                            .put("input", "x")
+                                            .toString())
+                            .statusCode());
         }
         // Jetty itself refuses an encoded separator in a path (400); either way, nothing is opened.
         int status = http.get("/v1/models/..%2F..%2Fetc%2Fpasswd").statusCode();
@@ -285,7 +327,10 @@ class OpenAiEndpointsTest {
     @Test
     void badInputIsNever500() throws Exception {
         List<String> bodies = new ArrayList<>(List.of(
-                "[]", "null", "\"text\"", "{\"model\": 5, \"messages\": []}",
+                "[]",
+                "null",
+                "\"text\"",
+                "{\"model\": 5, \"messages\": []}",
                 "{\"model\": \"tiny\", \"messages\": \"hi\"}",
                 "{\"model\": \"tiny\", \"messages\": [\"hi\"]}",
                 "{\"model\": \"tiny\", \"messages\": [{\"role\": \"user\", \"content\": 5}]}",
@@ -300,22 +345,33 @@ class OpenAiEndpointsTest {
                 "{\"model\": \"tiny\", \"tools\": {}, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
                 "{\"model\": \"tiny\", \"stream_options\": 3, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
                 "{\"model\": \"tiny\", \"temperature\": 1e999, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
-                "{\"model\": \"tiny\", \"prompt\": {}}", "{\"model\": \"tiny\", \"prompt\": [[]]}",
-                "{\"model\": \"tiny\", \"input\": []}", "{\"model\": \"tiny\", \"input\": [[1, \"a\"]]}",
+                "{\"model\": \"tiny\", \"prompt\": {}}",
+                "{\"model\": \"tiny\", \"prompt\": [[]]}",
+                "{\"model\": \"tiny\", \"input\": []}",
+                "{\"model\": \"tiny\", \"input\": [[1, \"a\"]]}",
                 "{\"model\": \"tiny\", \"messages\": " + "[".repeat(200) + "]".repeat(200) + "}"));
-        for (String path : List.of("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/tokenize", "/detokenize")) {
+        for (String path :
+                List.of("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/tokenize", "/detokenize")) {
             for (String body : bodies) {
                 HttpResponse<String> r = http.post(path, body);
-                assertTrue(r.statusCode() == 400 || r.statusCode() == 404, path + " " + body + " -> " + r.statusCode() + " " + r.body());
+                assertTrue(
+                        r.statusCode() == 400 || r.statusCode() == 404,
+                        path + " " + body + " -> " + r.statusCode() + " " + r.body());
                 assertTrue(JSON.readTree(r.body()).get("error").get("message").isTextual());
             }
             // Invalid UTF-8 in the body.
-            HttpResponse<String> r = http.send(http.request(path).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'})));
+            HttpResponse<String> r = http.send(http.request(path)
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(
+                            new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'})));
             assertEquals(400, r.statusCode(), path + " " + r.body());
         }
-        HttpResponse<String> deep = http.post("/v1/chat/completions", "{\"model\": \"tiny\", \"messages\": " + "[".repeat(200) + "]".repeat(200) + "}");
-        assertTrue(JSON.readTree(deep.body()).get("error").get("message").asText().contains("malformed JSON"), deep.body());
+        HttpResponse<String> deep = http.post(
+                "/v1/chat/completions",
+                "{\"model\": \"tiny\", \"messages\": " + "[".repeat(200) + "]".repeat(200) + "}");
+        assertTrue(
+                JSON.readTree(deep.body()).get("error").get("message").asText().contains("malformed JSON"),
+                deep.body());
     }
 
     /**
@@ -342,7 +398,10 @@ class OpenAiEndpointsTest {
             assertEquals(1, lp.get("top_logprobs").get(i).size(), "token " + i);
         }
         assertEquals(0, lp.get("text_offset").get(0).asInt());
-        assertEquals(prompt.length(), lp.get("text_offset").get(promptTokens).asInt(), "the first generated token follows the prompt");
+        assertEquals(
+                prompt.length(),
+                lp.get("text_offset").get(promptTokens).asInt(),
+                "the first generated token follows the prompt");
         assertTokensSitAtTheirOffsets(lp, text, 0);
         StringBuilder joined = new StringBuilder();
         for (int i = 0; i < promptTokens; i++) {
@@ -355,12 +414,17 @@ class OpenAiEndpointsTest {
                  "logprobs": 1, "echo": true, "stream": true, "n": 2}""".formatted(prompt)));
         for (int index = 0; index < 2; index++) {
             int k = index;
-            JsonNode first = chunks.stream().map(c -> c.get("choices").get(0)).filter(c -> c.get("index").asInt() == k)
-                    .findFirst().orElseThrow();
+            JsonNode first = chunks.stream()
+                    .map(c -> c.get("choices").get(0))
+                    .filter(c -> c.get("index").asInt() == k)
+                    .findFirst()
+                    .orElseThrow();
             assertEquals(prompt, first.get("text").asText(), "choice " + k + " opens with the echo");
             assertEquals(promptTokens, first.get("logprobs").get("tokens").size());
             for (int i = 0; i < promptTokens; i++) {
-                assertEquals(lp.get("token_logprobs").get(i).toString(), first.get("logprobs").get("token_logprobs").get(i).toString(),
+                assertEquals(
+                        lp.get("token_logprobs").get(i).toString(),
+                        first.get("logprobs").get("token_logprobs").get(i).toString(),
                         "choice " + k + ", streamed prompt token " + i);
             }
         }

@@ -13,8 +13,7 @@ import java.util.List;
  */
 final class PatchFormat {
 
-    private PatchFormat() {
-    }
+    private PatchFormat() {}
 
     static boolean valid(String patch) {
         List<String> lines = List.of(patch.split("\n", -1));
@@ -22,7 +21,9 @@ final class PatchFormat {
             lines = lines.subList(0, lines.size() - 1);
         }
         int end = lines.size() - 1;
-        if (lines.size() < 3 || !lines.getFirst().equals("*** Begin Patch") || !lines.get(end).equals("*** End Patch")) {
+        if (lines.size() < 3
+                || !lines.getFirst().equals("*** Begin Patch")
+                || !lines.get(end).equals("*** End Patch")) {
             return false;
         }
         int i = 1;
@@ -61,6 +62,10 @@ final class PatchFormat {
     }
 
     private static boolean change(String line) {
-        return line.equals("@@") || named(line, "@@ ") || line.startsWith(" ") || line.startsWith("+") || line.startsWith("-");
+        return line.equals("@@")
+                || named(line, "@@ ")
+                || line.startsWith(" ")
+                || line.startsWith("+")
+                || line.startsWith("-");
     }
 }

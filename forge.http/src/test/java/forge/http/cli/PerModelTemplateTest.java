@@ -18,12 +18,24 @@ class PerModelTemplateTest {
 
     @Test
     void oneModelGetsItsConfiguredTemplateAndTheOtherKeepsItsClaim() throws Exception {
-        try (TestServer server = TestServer.start("-m", TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
-                "-m", TestServer.model("tiny-llama", SynthSpec.tiny("llama")).toString(), "--template", "TINY-LLAMA=generic",
-                "-c", "1024", "-np", "1", "-t", "2")) {
+        try (TestServer server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
+                "-m",
+                TestServer.model("tiny-llama", SynthSpec.tiny("llama")).toString(),
+                "--template",
+                "TINY-LLAMA=generic",
+                "-c",
+                "1024",
+                "-np",
+                "1",
+                "-t",
+                "2")) {
             HttpResponse<String> r = server.http().get("/v1/models");
             Map<String, JsonNode> templates = new HashMap<>();
-            JSON.readTree(r.body()).get("data").forEach(m -> templates.put(m.get("id").asText(), m.get("template")));
+            JSON.readTree(r.body())
+                    .get("data")
+                    .forEach(m -> templates.put(m.get("id").asText(), m.get("template")));
             assertEquals("generic", templates.get("tiny-llama").get("name").asText(), r.body());
             assertEquals("configured", templates.get("tiny-llama").get("rule").asText());
             assertEquals("qwen2.5", templates.get("tiny-qwen").get("name").asText(), r.body());
@@ -35,14 +47,18 @@ class PerModelTemplateTest {
             assertEquals(400, unnamed.statusCode(), unnamed.body());
             JsonNode error = JSON.readTree(unnamed.body()).get("error");
             assertEquals("model", error.get("param").asText());
-            assertTrue(error.get("message").asText().contains("tiny-qwen") && error.get("message").asText().contains("tiny-llama"), unnamed.body());
+            assertTrue(
+                    error.get("message").asText().contains("tiny-qwen")
+                            && error.get("message").asText().contains("tiny-llama"),
+                    unnamed.body());
         }
     }
 
     @Test
     void aTemplateForAModelThatIsNotServedIsAnError() {
         String qwen = TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString();
-        ForgeException e = assertThrows(ForgeException.class, () -> TestServer.start("-m", qwen, "--template", "nobody=generic"));
+        ForgeException e =
+                assertThrows(ForgeException.class, () -> TestServer.start("-m", qwen, "--template", "nobody=generic"));
         assertTrue(e.getMessage().contains("no model answers to 'nobody'"), e.getMessage());
     }
 }

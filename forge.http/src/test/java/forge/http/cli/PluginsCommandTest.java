@@ -19,8 +19,11 @@ class PluginsCommandTest {
     @Test
     void theImagesOwnTemplatesAreNotRenderedAtEveryStart() {
         var registry = forge.runtime.plugin.PluginRegistry.discover(java.util.List.of());
-        assertTrue(registry.templates().size() >= 5, "the boot layer's families: " + registry.templates().size());
-        assertEquals(0, registry.renderChecks(), "built-in variants are rendered by the build's tests, not at each start");
+        assertTrue(
+                registry.templates().size() >= 5,
+                "the boot layer's families: " + registry.templates().size());
+        assertEquals(
+                0, registry.renderChecks(), "built-in variants are rendered by the build's tests, not at each start");
     }
 
     @Test
@@ -41,7 +44,9 @@ class PluginsCommandTest {
         assertTrue(text.contains("template generic [generic, chatml, llama2, llama2-sys, "), text);
         assertTrue(text.contains(", solar-open] (forge.template.generic)"), text);
         // The backend was probed and chosen, with its reason.
-        assertTrue(text.lines().anyMatch(l -> l.startsWith("  * llama.cpp-cpu") && l.contains("usable: llama.cpp v0.5.0")), text);
+        assertTrue(
+                text.lines().anyMatch(l -> l.startsWith("  * llama.cpp-cpu") && l.contains("usable: llama.cpp v0.5.0")),
+                text);
         // The corrupt jar is reported with where it is and why, and the command still succeeds.
         assertTrue(text.contains("FAILED " + plugins.resolve("broken.jar").toAbsolutePath()), text);
         assertTrue(text.lines().anyMatch(l -> l.trim().startsWith("reason:") && l.contains("Exception")), text);
@@ -50,18 +55,25 @@ class PluginsCommandTest {
     /** Writes a one-class template plugin whose provider's body is {@code body}, and packs it with {@code --module-version}. */
     private Path templatePlugin(String module, String version, String body) throws Exception {
         Path src = Files.createDirectories(work.resolve(module + "-src"));
-        Files.writeString(src.resolve("module-info.java"), "module " + module + " { requires forge.api; "
-                + "provides forge.api.template.ChatTemplateProvider with " + module + ".T; }");
+        Files.writeString(
+                src.resolve("module-info.java"),
+                "module " + module + " { requires forge.api; "
+                        + "provides forge.api.template.ChatTemplateProvider with " + module + ".T; }");
         Path pkg = Files.createDirectories(src.resolve(module.replace('.', '/')));
-        Files.writeString(pkg.resolve("T.java"), "package " + module + ";\nimport forge.api.template.*;\nimport java.util.List;\n"
-                + "public final class T implements ChatTemplateProvider {\n" + body
-                + "\npublic ChatTemplate create(String v, TemplateContext c) { return new ChatTemplate() {"
-                + " public String name() { return v; } public String render(ChatPrompt p) { return \"x\"; } }; } }");
+        Files.writeString(
+                pkg.resolve("T.java"),
+                "package " + module + ";\nimport forge.api.template.*;\nimport java.util.List;\n"
+                        + "public final class T implements ChatTemplateProvider {\n" + body
+                        + "\npublic ChatTemplate create(String v, TemplateContext c) { return new ChatTemplate() {"
+                        + " public String name() { return v; } public String render(ChatPrompt p) { return \"x\"; } }; } }");
         Path jar = work.resolve("plugins").resolve(module + ".jar");
         ThirdPartyTemplateTest.pack(src, Files.createDirectories(work.resolve(module + "-classes")), jar);
         if (!version.isEmpty()) {
             var tool = java.util.spi.ToolProvider.findFirst("jar").orElseThrow();
-            assertEquals(0, tool.run(System.out, System.err, "--update", "--file", jar.toString(), "--module-version", version));
+            assertEquals(
+                    0,
+                    tool.run(
+                            System.out, System.err, "--update", "--file", jar.toString(), "--module-version", version));
         }
         return jar;
     }
@@ -73,22 +85,40 @@ class PluginsCommandTest {
                 + "public List<TemplateVariant> variants() { return List.of(new TemplateVariant(\"dup-1\", \"d\")); }";
         templatePlugin("test.older", "1.0", variants);
         templatePlugin("test.newer", "2.0", variants);
-        templatePlugin("test.thrower", "", "public String family() { return \"bad\"; }\n"
-                + "public List<TemplateVariant> variants() { throw new IllegalStateException(\"no variants today\"); }");
+        templatePlugin(
+                "test.thrower",
+                "",
+                "public String family() { return \"bad\"; }\n"
+                        + "public List<TemplateVariant> variants() { throw new IllegalStateException(\"no variants today\"); }");
         StringWriter out = new StringWriter();
         CommandLine cli = ForgeCli.commandLine("plugins");
         cli.setOut(new PrintWriter(out));
-        int code = cli.execute("plugins", "--plugins-dir", work.resolve("plugins").toString());
+        int code =
+                cli.execute("plugins", "--plugins-dir", work.resolve("plugins").toString());
         String text = out.toString();
         assertEquals(0, code, text);
-        assertTrue(text.lines().anyMatch(l -> l.contains("warning: template 'dup-1' of test.older") && l.contains("shadowed by test.newer")
-                && l.contains("2.0 is higher than 1.0")), text);
+        assertTrue(
+                text.lines()
+                        .anyMatch(l -> l.contains("warning: template 'dup-1' of test.older")
+                                && l.contains("shadowed by test.newer")
+                                && l.contains("2.0 is higher than 1.0")),
+                text);
         // Listed once among the chat templates, from the winner.
-        assertEquals(java.util.List.of("dup-1 family dup d (test.newer)"), text.lines().filter(l -> l.startsWith("    dup-1"))
-                .map(l -> l.strip().replaceAll(" +", " ")).toList(), text);
-        assertTrue(text.lines().anyMatch(l -> l.contains("reason:") && l.contains("no variants today") && l.contains("dropped")), text);
+        assertEquals(
+                java.util.List.of("dup-1 family dup d (test.newer)"),
+                text.lines()
+                        .filter(l -> l.startsWith("    dup-1"))
+                        .map(l -> l.strip().replaceAll(" +", " "))
+                        .toList(),
+                text);
+        assertTrue(
+                text.lines()
+                        .anyMatch(
+                                l -> l.contains("reason:") && l.contains("no variants today") && l.contains("dropped")),
+                text);
         // The built-in loop guard stage is listed with its parameters.
-        assertTrue(text.lines().anyMatch(l -> l.contains("loop_guard ") && l.contains("(forge.sampler.loopguard)")), text);
+        assertTrue(
+                text.lines().anyMatch(l -> l.contains("loop_guard ") && l.contains("(forge.sampler.loopguard)")), text);
         assertTrue(text.lines().anyMatch(l -> l.contains("loop_guard_n") && l.contains("default 12")), text);
     }
 }

@@ -38,7 +38,8 @@ class PromptCacheEndToEndTest {
     private static JsonNode complete(TestServer server, String system, String question) throws Exception {
         ObjectNode body = JsonNodeFactory.instance.objectNode();
         body.put("model", "tiny");
-        body.putArray("messages").add(JsonNodeFactory.instance.objectNode().put("role", "system").put("content", system))
+        body.putArray("messages")
+                .add(JsonNodeFactory.instance.objectNode().put("role", "system").put("content", system))
                 .add(JsonNodeFactory.instance.objectNode().put("role", "user").put("content", question));
         body.put("max_tokens", 4);
         body.put("temperature", 0);
@@ -50,7 +51,11 @@ class PromptCacheEndToEndTest {
     }
 
     private static int cached(JsonNode completion) {
-        return completion.get("usage").get("prompt_tokens_details").get("cached_tokens").asInt();
+        return completion
+                .get("usage")
+                .get("prompt_tokens_details")
+                .get("cached_tokens")
+                .asInt();
     }
 
     private List<Path> files() throws Exception {
@@ -86,10 +91,17 @@ class PromptCacheEndToEndTest {
             assertEquals(cached, cache.get("restored_tokens").asInt());
         }
 
-        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "2048", "-np", "2", "--prompt-cache-dir", dir.toString())) {
+        try (TestServer server = TestServer.start(
+                "-m", model.toString(), "-c", "2048", "-np", "2", "--prompt-cache-dir", dir.toString())) {
             int cached = cached(complete(server, system("Ada"), "First question?"));
             assertEquals(0, cached, "a state saved with other settings is never restored");
-            assertEquals(0, ok(server.http().get("/props")).get("runtime").get("prompt_cache").get("restores").asInt());
+            assertEquals(
+                    0,
+                    ok(server.http().get("/props"))
+                            .get("runtime")
+                            .get("prompt_cache")
+                            .get("restores")
+                            .asInt());
             assertTrue(files().isEmpty(), "the stale files were deleted: " + files());
         }
     }
@@ -113,28 +125,45 @@ class PromptCacheEndToEndTest {
     void completionsReportThePromptTokensTheyReused() throws Exception {
         Path model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
         try (TestServer server = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1")) {
-            ObjectNode body = JsonNodeFactory.instance.objectNode().put("model", "tiny").put("prompt", system("Ada"))
-                    .put("max_tokens", 2).put("temperature", 0);
+            ObjectNode body = JsonNodeFactory.instance
+                    .objectNode()
+                    .put("model", "tiny")
+                    .put("prompt", system("Ada"))
+                    .put("max_tokens", 2)
+                    .put("temperature", 0);
             assertEquals(0, cached(ok(server.http().post("/v1/completions", body.toString()))));
             JsonNode again = ok(server.http().post("/v1/completions", body.toString()));
             int prompt = again.get("usage").get("prompt_tokens").asInt();
-            assertTrue(cached(again) > prompt / 2 && cached(again) < prompt, "the slot's prompt, bar the last token: " + again.get("usage"));
+            assertTrue(
+                    cached(again) > prompt / 2 && cached(again) < prompt,
+                    "the slot's prompt, bar the last token: " + again.get("usage"));
             // n choices read one prompt, counted once in usage, as is what they reused
             body.put("n", 2);
             JsonNode two = ok(server.http().post("/v1/completions", body.toString()));
             assertEquals(prompt, two.get("usage").get("prompt_tokens").asInt());
-            assertTrue(cached(two) > prompt / 2 && cached(two) < prompt, two.get("usage").toString());
+            assertTrue(
+                    cached(two) > prompt / 2 && cached(two) < prompt,
+                    two.get("usage").toString());
             body.put("n", 1).put("stream", true).putObject("stream_options").put("include_usage", true);
-            String events = server.http().post("/v1/completions", body.toString()).body();
-            String last = events.lines().filter(l -> l.contains("\"usage\"")).reduce((a, b) -> b).orElseThrow();
-            assertTrue(cached(new com.fasterxml.jackson.databind.ObjectMapper().readTree(last.substring("data: ".length()))) > prompt / 2, last);
+            String events =
+                    server.http().post("/v1/completions", body.toString()).body();
+            String last = events.lines()
+                    .filter(l -> l.contains("\"usage\""))
+                    .reduce((a, b) -> b)
+                    .orElseThrow();
+            assertTrue(
+                    cached(new com.fasterxml.jackson.databind.ObjectMapper()
+                                    .readTree(last.substring("data: ".length())))
+                            > prompt / 2,
+                    last);
         }
     }
 
     @Test
     void cacheRamZeroTurnsItOff() throws Exception {
         Path model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
-        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1", "--cache-ram", "0")) {
+        try (TestServer server =
+                TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1", "--cache-ram", "0")) {
             complete(server, system("Ada"), "First question?");
             complete(server, system("Bob"), "Another question?");
             int cached = cached(complete(server, system("Ada"), "First question?"));

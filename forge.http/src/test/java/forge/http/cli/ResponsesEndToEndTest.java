@@ -25,12 +25,22 @@ class ResponsesEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() {
-        server = TestServer.start("-m", TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(), "--alias", "demo",
-                "-c", "2048", "-np", "2", "-t", "2");
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
+                "--alias",
+                "demo",
+                "-c",
+                "2048",
+                "-np",
+                "2",
+                "-t",
+                "2");
         http = server.http();
     }
 
@@ -66,11 +76,15 @@ class ResponsesEndToEndTest {
         assertEquals("Be brief.", resp.get("instructions").asText());
         JsonNode usage = resp.get("usage");
         int output = usage.get("output_tokens").asInt();
-        assertEquals(usage.get("input_tokens").asInt() + output, usage.get("total_tokens").asInt());
+        assertEquals(
+                usage.get("input_tokens").asInt() + output,
+                usage.get("total_tokens").asInt());
         assertTrue(usage.get("input_tokens_details").has("cached_tokens"));
         if (output == 6) {
             assertEquals("incomplete", resp.get("status").asText(), r.body());
-            assertEquals("max_output_tokens", resp.get("incomplete_details").get("reason").asText());
+            assertEquals(
+                    "max_output_tokens",
+                    resp.get("incomplete_details").get("reason").asText());
         } else {
             assertEquals("completed", resp.get("status").asText(), r.body());
         }
@@ -89,17 +103,25 @@ class ResponsesEndToEndTest {
                 {"model": "demo", "input": [{"role": "user", "content": [{"type": "input_text", "text": "Count to three"}]}],
                  "max_output_tokens": 8, "temperature": 0, "stream": true}""";
         HttpResponse<String> r = create(body);
-        assertTrue(r.body().startsWith("event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,"), r.body());
+        assertTrue(
+                r.body()
+                        .startsWith(
+                                "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,"),
+                r.body());
         List<Http.Event> events = Http.namedEvents(r);
         for (int i = 0; i < events.size(); i++) {
             assertEquals(i, events.get(i).data().get("sequence_number").asInt(), "numbered in order");
         }
         String names = events.stream().map(Http.Event::name).collect(Collectors.joining(" "));
-        assertTrue(names.matches("response\\.created response\\.in_progress"
-                + "( response\\.output_item\\.added response\\.content_part\\.added( response\\.output_text\\.delta)+"
-                + " response\\.output_text\\.done response\\.content_part\\.done response\\.output_item\\.done)?"
-                + " response\\.(completed|incomplete)"), names);
-        assertEquals("in_progress", events.getFirst().data().get("response").get("status").asText());
+        assertTrue(
+                names.matches("response\\.created response\\.in_progress"
+                        + "( response\\.output_item\\.added response\\.content_part\\.added( response\\.output_text\\.delta)+"
+                        + " response\\.output_text\\.done response\\.content_part\\.done response\\.output_item\\.done)?"
+                        + " response\\.(completed|incomplete)"),
+                names);
+        assertEquals(
+                "in_progress",
+                events.getFirst().data().get("response").get("status").asText());
         StringBuilder text = new StringBuilder();
         String itemId = null;
         for (Http.Event e : events) {
@@ -135,8 +157,14 @@ class ResponsesEndToEndTest {
         }
         assertTrue(call != null, resp.toString());
         assertEquals("set_unit", call.get("name").asText());
-        assertTrue(call.get("id").asText().startsWith("fc_") && !call.get("call_id").asText().isEmpty(), call.toString());
-        assertTrue(List.of("celsius", "fahrenheit").contains(JSON.readTree(call.get("arguments").asText()).get("unit").asText()));
+        assertTrue(
+                call.get("id").asText().startsWith("fc_")
+                        && !call.get("call_id").asText().isEmpty(),
+                call.toString());
+        assertTrue(List.of("celsius", "fahrenheit")
+                .contains(JSON.readTree(call.get("arguments").asText())
+                        .get("unit")
+                        .asText()));
         assertEquals("completed", resp.get("status").asText());
 
         HttpResponse<String> r = create("""
@@ -148,16 +176,20 @@ class ResponsesEndToEndTest {
         boolean added = false;
         for (Http.Event e : events) {
             switch (e.name()) {
-                case "response.output_item.added" -> added |= e.data().get("item").get("type").asText().equals("function_call")
-                        && e.data().get("item").get("name").asText().equals("set_unit");
-                case "response.function_call_arguments.delta" -> args.append(e.data().get("delta").asText());
-                case "response.function_call_arguments.done" -> done = e.data().get("arguments").asText();
-                default -> { }
+                case "response.output_item.added" ->
+                    added |= e.data().get("item").get("type").asText().equals("function_call")
+                            && e.data().get("item").get("name").asText().equals("set_unit");
+                case "response.function_call_arguments.delta" ->
+                    args.append(e.data().get("delta").asText());
+                case "response.function_call_arguments.done" ->
+                    done = e.data().get("arguments").asText();
+                default -> {}
             }
         }
         assertTrue(added, r.body());
         assertEquals(args.toString(), done);
-        assertTrue(List.of("celsius", "fahrenheit").contains(JSON.readTree(done).get("unit").asText()));
+        assertTrue(List.of("celsius", "fahrenheit")
+                .contains(JSON.readTree(done).get("unit").asText()));
         assertEquals("response.completed", events.getLast().name());
     }
 
@@ -167,7 +199,10 @@ class ResponsesEndToEndTest {
                 {"model": "demo", "input": "Pick one", "max_output_tokens": 60, "temperature": 1,
                  "text": {"format": {"type": "json_schema", "name": "pick", "strict": true, "schema": {"type": "object",
                   "properties": {"pick": {"enum": ["a", "b"]}}, "required": ["pick"], "additionalProperties": false}}}}"""));
-        assertTrue(List.of("a", "b").contains(JSON.readTree(outputText(resp)).get("pick").asText()), resp.toString());
+        assertTrue(
+                List.of("a", "b")
+                        .contains(JSON.readTree(outputText(resp)).get("pick").asText()),
+                resp.toString());
     }
 
     @Test
@@ -184,22 +219,30 @@ class ResponsesEndToEndTest {
         JsonNode usage = second.get("usage");
         assertTrue(usage.get("input_tokens").asInt() > firstPrompt, "the conversation goes on: " + usage);
         // The previous turn's prompt is the new one's prefix: the slot's cache has it.
-        assertTrue(usage.get("input_tokens_details").get("cached_tokens").asInt() >= firstPrompt - 1, usage + " after " + firstPrompt);
+        assertTrue(
+                usage.get("input_tokens_details").get("cached_tokens").asInt() >= firstPrompt - 1,
+                usage + " after " + firstPrompt);
 
         JsonNode fetched = ok(http.get("/v1/responses/" + id));
         assertEquals(first, fetched);
-        HttpResponse<String> deleted = http.send(http.request("/v1/responses/" + id).DELETE());
-        assertEquals("{\"id\":\"" + id + "\",\"object\":\"response.deleted\",\"deleted\":true}", ok(deleted).toString());
+        HttpResponse<String> deleted =
+                http.send(http.request("/v1/responses/" + id).DELETE());
+        assertEquals(
+                "{\"id\":\"" + id + "\",\"object\":\"response.deleted\",\"deleted\":true}",
+                ok(deleted).toString());
         assertEquals(404, http.get("/v1/responses/" + id).statusCode());
         HttpResponse<String> gone = create("""
                 {"model": "demo", "previous_response_id": "%s", "input": "x", "max_output_tokens": 2}""".formatted(id));
         assertEquals(400, gone.statusCode());
-        assertEquals("previous_response_not_found", JSON.readTree(gone.body()).get("error").get("code").asText());
+        assertEquals(
+                "previous_response_not_found",
+                JSON.readTree(gone.body()).get("error").get("code").asText());
 
         JsonNode unstored = ok(create("""
                 {"model": "demo", "input": "Hello", "max_output_tokens": 2, "store": false}"""));
         assertEquals(false, unstored.get("store").asBoolean());
-        assertEquals(404, http.get("/v1/responses/" + unstored.get("id").asText()).statusCode());
+        assertEquals(
+                404, http.get("/v1/responses/" + unstored.get("id").asText()).statusCode());
     }
 
     @Test
@@ -207,7 +250,9 @@ class ResponsesEndToEndTest {
         HttpResponse<String> r = create("""
                 {"model": "no-such-model", "input": "hi"}""");
         assertEquals(404, r.statusCode());
-        assertEquals("model_not_found", JSON.readTree(r.body()).get("error").get("code").asText());
+        assertEquals(
+                "model_not_found",
+                JSON.readTree(r.body()).get("error").get("code").asText());
         r = create("""
                 {"model": "demo"}""");
         assertEquals(400, r.statusCode());
@@ -215,7 +260,9 @@ class ResponsesEndToEndTest {
         r = create("""
                 {"model": "demo", "input": "x", "max_output_tokens": 2, "web_search_options": {}, "background": false}""");
         assertEquals(200, r.statusCode(), r.body());
-        assertEquals("background, web_search_options", r.headers().firstValue("X-Forge-Ignored-Params").orElse(""));
+        assertEquals(
+                "background, web_search_options",
+                r.headers().firstValue("X-Forge-Ignored-Params").orElse(""));
         HttpRequest.Builder put = http.request("/v1/responses/resp_x").PUT(HttpRequest.BodyPublishers.noBody());
         assertEquals(405, http.send(put).statusCode());
     }

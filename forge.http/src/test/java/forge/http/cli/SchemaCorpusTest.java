@@ -64,10 +64,12 @@ class SchemaCorpusTest {
                 String content = choice.get("message").get("content").asText();
                 tokens += answer.get("usage").get("completion_tokens").asInt();
                 if (System.getenv("CORPUS_DEBUG") != null) {
-                    System.out.println(name + " " + answer.get("timings") + " " + choice.get("message").get("content").asText());
+                    System.out.println(name + " " + answer.get("timings") + " "
+                            + choice.get("message").get("content").asText());
                 }
                 if (!choice.get("finish_reason").asText().equals("stop")) {
-                    failures.add(name + ": did not finish (" + choice.get("finish_reason").asText() + "): " + content);
+                    failures.add(name + ": did not finish ("
+                            + choice.get("finish_reason").asText() + "): " + content);
                     continue;
                 }
                 try {
@@ -80,8 +82,9 @@ class SchemaCorpusTest {
                 }
             }
         }
-        System.out.printf("schema corpus: %d schemas x %d seeds, %d tokens in %.1f s%n", schemas.size(), SEEDS.length, tokens,
-                (System.nanoTime() - start) / 1e9);
+        System.out.printf(
+                "schema corpus: %d schemas x %d seeds, %d tokens in %.1f s%n",
+                schemas.size(), SEEDS.length, tokens, (System.nanoTime() - start) / 1e9);
         assertEquals(List.of(), failures);
     }
 }

@@ -53,12 +53,25 @@ class ServeCommandTest {
     @Test
     void speculationIsOffUnlessSpecTypeTurnsOnNgramDraftingWithLlamaServersSizes() {
         assertEquals(forge.runtime.engine.Speculation.OFF, config().speculation());
-        assertEquals(forge.runtime.engine.Speculation.NGRAM, config("--spec-type", "ngram-simple").speculation());
-        assertEquals(new forge.runtime.engine.Speculation(3, 8, 2), config("--spec-type", "ngram-simple",
-                "--spec-ngram-simple-size-n", "3", "--draft-max", "8", "--draft-min", "2").speculation());
+        assertEquals(
+                forge.runtime.engine.Speculation.NGRAM,
+                config("--spec-type", "ngram-simple").speculation());
+        assertEquals(
+                new forge.runtime.engine.Speculation(3, 8, 2),
+                config(
+                                "--spec-type",
+                                "ngram-simple",
+                                "--spec-ngram-simple-size-n",
+                                "3",
+                                "--draft-max",
+                                "8",
+                                "--draft-min",
+                                "2")
+                        .speculation());
         var e = assertThrows(CommandLine.ParameterException.class, () -> config("--spec-type", "draft-simple"));
         assertTrue(e.getMessage().contains("n-gram lookup only"), e.getMessage());
-        e = assertThrows(CommandLine.ParameterException.class,
+        e = assertThrows(
+                CommandLine.ParameterException.class,
                 () -> config("--spec-type", "ngram-simple", "--draft-max", "2", "--draft-min", "3"));
         assertTrue(e.getMessage().contains("draft minimum"), e.getMessage());
     }
@@ -83,9 +96,14 @@ class ServeCommandTest {
         assertEquals(3, c.threadsBatch());
         assertEquals(KvCacheType.Q8_0, c.kvCacheType());
         assertFalse(c.warmup());
-        assertEquals(KvCacheType.F16, config("--profile", "low-memory", "--kv-type", "f16").kvCacheType());
+        assertEquals(
+                KvCacheType.F16,
+                config("--profile", "low-memory", "--kv-type", "f16").kvCacheType());
         assertEquals(KvCacheType.Q4_0, config("-ctk", "q4_0", "-ctv", "q4_0").kvCacheType());
-        assertEquals(FlashAttention.ON, config("--kv-type", "q4_0").flashAttention(), "a quantized V cache needs flash attention");
+        assertEquals(
+                FlashAttention.ON,
+                config("--kv-type", "q4_0").flashAttention(),
+                "a quantized V cache needs flash attention");
     }
 
     @Test

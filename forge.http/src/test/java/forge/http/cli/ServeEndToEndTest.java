@@ -24,12 +24,24 @@ class ServeEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() {
-        server = TestServer.start("-m", TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(), "--alias", "demo",
-                "--alias", "Other-Name", "-c", "1024", "-np", "2", "-t", "2");
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
+                "--alias",
+                "demo",
+                "--alias",
+                "Other-Name",
+                "-c",
+                "1024",
+                "-np",
+                "2",
+                "-t",
+                "2");
         http = server.http();
     }
 
@@ -52,7 +64,9 @@ class ServeEndToEndTest {
         list.get("data").forEach(d -> ids.add(d.get("id").asText()));
         assertEquals(List.of("tiny-qwen", "demo", "Other-Name"), ids);
         assertEquals("tiny-qwen", list.get("data").get(1).get("alias_of").asText());
-        assertEquals("demo", JSON.readTree(http.get("/v1/models/demo").body()).get("id").asText());
+        assertEquals(
+                "demo",
+                JSON.readTree(http.get("/v1/models/demo").body()).get("id").asText());
         // The synthetic model is a qwen2 GGUF: the Qwen family claims it from its metadata.
         assertEquals("qwen2.5", m.get("template").get("name").asText());
         assertTrue(m.get("loaded").asBoolean());
@@ -79,13 +93,18 @@ class ServeEndToEndTest {
         assertEquals("forge.template.qwen", body.get("plugin").asText());
         assertEquals("qwen", body.get("family").asText());
         // Qwen 3's template raises on a list of parts: it gets them joined with a newline, as llama-server joins them.
-        assertEquals("<|im_start|>user\nHi\n there<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n", body.get("prompt").asText());
+        assertEquals(
+                "<|im_start|>user\nHi\n there<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n",
+                body.get("prompt").asText());
         HttpResponse<String> byModel = http.post("/apply-template", """
                 {"model": "demo", "add_generation_prompt": false, "messages": [{"role": "user", "content": "Hi"}]}
                 """);
         assertEquals(200, byModel.statusCode(), byModel.body());
         assertEquals("qwen2.5", JSON.readTree(byModel.body()).get("template").asText());
-        assertEquals("forge.template.qwen", JSON.readTree(byModel.body()).get("plugin").asText(), "the model's own template's plugin");
+        assertEquals(
+                "forge.template.qwen",
+                JSON.readTree(byModel.body()).get("plugin").asText(),
+                "the model's own template's plugin");
         assertTrue(JSON.readTree(byModel.body()).get("prompt").asText().startsWith("<|im_start|>system\nYou are Qwen"));
         assertEquals(400, http.post("/apply-template", """
                 {"template": "nope", "messages": [{"role": "user", "content": "Hi"}]}
@@ -109,7 +128,9 @@ class ServeEndToEndTest {
             assertEquals("length", choice.get("finish_reason").asText());
             assertEquals(8, body.get("usage").get("completion_tokens").asInt());
             assertTrue(body.get("usage").get("prompt_tokens").asInt() > 5);
-            assertEquals(body.get("usage").get("prompt_tokens").asInt() + 8, body.get("usage").get("total_tokens").asInt());
+            assertEquals(
+                    body.get("usage").get("prompt_tokens").asInt() + 8,
+                    body.get("usage").get("total_tokens").asInt());
             assertNotNull(body.get("timings").get("predicted_per_second"));
         }
     }
@@ -120,13 +141,25 @@ class ServeEndToEndTest {
                 {"model": "demo", "max_tokens": 12, "temperature": 0, "ignore_eos": true, %s
                  "messages": [{"role": "user", "content": "Write a haiku"}]}
                 """;
-        String whole = JSON.readTree(http.post("/v1/chat/completions", request.formatted("")).body())
-                .get("choices").get(0).get("message").get("content").asText();
-        String again = JSON.readTree(http.post("/v1/chat/completions", request.formatted("")).body())
-                .get("choices").get(0).get("message").get("content").asText();
+        String whole = JSON.readTree(
+                        http.post("/v1/chat/completions", request.formatted("")).body())
+                .get("choices")
+                .get(0)
+                .get("message")
+                .get("content")
+                .asText();
+        String again = JSON.readTree(
+                        http.post("/v1/chat/completions", request.formatted("")).body())
+                .get("choices")
+                .get(0)
+                .get("message")
+                .get("content")
+                .asText();
         assertEquals(whole, again);
 
-        HttpResponse<String> r = http.post("/v1/chat/completions", request.formatted("\"stream\": true, \"stream_options\": {\"include_usage\": true},"));
+        HttpResponse<String> r = http.post(
+                "/v1/chat/completions",
+                request.formatted("\"stream\": true, \"stream_options\": {\"include_usage\": true},"));
         assertEquals(200, r.statusCode());
         assertTrue(r.headers().firstValue("content-type").orElse("").startsWith("text/event-stream"));
         List<String> events = new ArrayList<>();
@@ -153,7 +186,14 @@ class ServeEndToEndTest {
                 finish = choice.get("finish_reason").asText();
             }
         }
-        assertEquals("assistant", JSON.readTree(events.getFirst()).get("choices").get(0).get("delta").get("role").asText());
+        assertEquals(
+                "assistant",
+                JSON.readTree(events.getFirst())
+                        .get("choices")
+                        .get(0)
+                        .get("delta")
+                        .get("role")
+                        .asText());
         assertEquals(whole, streamed.toString());
         assertEquals("length", finish);
         assertNotNull(usage, "include_usage sends a usage chunk");
@@ -179,7 +219,11 @@ class ServeEndToEndTest {
      */
     @Test
     void theOnlyModelServesRequestsThatNameNone() throws Exception {
-        String only = JSON.readTree(http.get("/v1/models").body()).get("data").get(0).get("id").asText();
+        String only = JSON.readTree(http.get("/v1/models").body())
+                .get("data")
+                .get(0)
+                .get("id")
+                .asText();
         JsonNode chat = ok(http.post("/v1/chat/completions", """
                 {"max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}"""));
         assertEquals(only, chat.get("model").asText(), chat.toString());
@@ -190,7 +234,8 @@ class ServeEndToEndTest {
             HttpResponse<String> r = http.post("/v1/chat/completions", """
                     {"model": %s, "messages": [{"role": "user", "content": "hi"}]}""".formatted(model));
             assertEquals(400, r.statusCode(), model);
-            assertEquals("model", JSON.readTree(r.body()).get("error").get("param").asText());
+            assertEquals(
+                    "model", JSON.readTree(r.body()).get("error").get("param").asText());
         }
     }
 
@@ -208,11 +253,14 @@ class ServeEndToEndTest {
         HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "demo", "temperature": "hot", "messages": [{"role": "user", "content": "hi"}]}""");
         assertEquals(400, r.statusCode());
-        assertEquals("temperature", JSON.readTree(r.body()).get("error").get("param").asText());
+        assertEquals(
+                "temperature", JSON.readTree(r.body()).get("error").get("param").asText());
         r = http.post("/v1/chat/completions", """
                 {"model": "demo", "messages": [{"role": "wizard", "content": "hi"}]}""");
         assertEquals(400, r.statusCode());
-        assertEquals("messages[0].role", JSON.readTree(r.body()).get("error").get("param").asText());
+        assertEquals(
+                "messages[0].role",
+                JSON.readTree(r.body()).get("error").get("param").asText());
     }
 
     @Test
@@ -221,7 +269,9 @@ class ServeEndToEndTest {
         HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "demo", "messages": [{"role": "user", "content": "%s"}]}""".formatted(longText));
         assertEquals(400, r.statusCode(), r.body());
-        assertEquals("context_length_exceeded", JSON.readTree(r.body()).get("error").get("code").asText());
+        assertEquals(
+                "context_length_exceeded",
+                JSON.readTree(r.body()).get("error").get("code").asText());
         // The server is fine afterwards.
         assertEquals(200, http.post("/v1/chat/completions", """
                 {"model": "demo", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}""").statusCode());
@@ -248,19 +298,27 @@ class ServeEndToEndTest {
         Path demo = ServeCommand.demoModel(folder);
         assertEquals(folder.resolve("forge-demo.gguf"), demo);
         assertTrue(Files.size(demo) > 100_000);
-        assertEquals(Files.getLastModifiedTime(demo), Files.getLastModifiedTime(ServeCommand.demoModel(folder)), "generated once");
+        assertEquals(
+                Files.getLastModifiedTime(demo),
+                Files.getLastModifiedTime(ServeCommand.demoModel(folder)),
+                "generated once");
     }
 
     @Test
     void healthSaysLoadingModelWhileTheStartUpLoadsRunAndTheServerAlreadyListens() throws Exception {
         var loads = new java.util.concurrent.CompletableFuture<Void>();
         try (forge.http.server.ForgeServer early = forge.http.server.ForgeServer.start(
-                forge.http.server.ServerConfig.of("127.0.0.1", 0), server.running().catalog(),
-                forge.runtime.plugin.SamplerStages.NONE, loads)) {
+                forge.http.server.ServerConfig.of("127.0.0.1", 0),
+                server.running().catalog(),
+                forge.runtime.plugin.SamplerStages.NONE,
+                loads)) {
             Http http = new Http("http://127.0.0.1:" + early.port());
             HttpResponse<String> loading = http.get("/health");
             assertEquals(503, loading.statusCode(), loading.body());
-            assertEquals("Loading model", Http.json(loading).path("error").path("message").asText(), "llama-server's answer");
+            assertEquals(
+                    "Loading model",
+                    Http.json(loading).path("error").path("message").asText(),
+                    "llama-server's answer");
             assertEquals("1", loading.headers().firstValue("Retry-After").orElse(""));
             assertEquals(200, http.get("/v1/models").statusCode(), "the rest of the API answers meanwhile");
             loads.complete(null);

@@ -29,7 +29,8 @@ class StreamFailureTest {
 
     @BeforeAll
     static void start() {
-        server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "4096", "-np", "1", "-t", "2");
+        server = TestServer.start(
+                "-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "4096", "-np", "1", "-t", "2");
     }
 
     @Test
@@ -45,14 +46,25 @@ class StreamFailureTest {
             String line = lines.next();
             if (line.startsWith("data: ")) {
                 data.add(line.substring(6));
-                if (JSON.readTree(line.substring(6)).path("choices").path(0).path("delta").has("content")) {
+                if (JSON.readTree(line.substring(6))
+                        .path("choices")
+                        .path(0)
+                        .path("delta")
+                        .has("content")) {
                     contentChunks++;
                 }
             }
         }
         assertEquals(3, contentChunks, "the stream was running: " + data);
 
-        server.running().catalog().entries().getFirst().served().orElseThrow().engine().close();
+        server.running()
+                .catalog()
+                .entries()
+                .getFirst()
+                .served()
+                .orElseThrow()
+                .engine()
+                .close();
 
         while (lines.hasNext()) {
             String line = lines.next();
@@ -62,7 +74,9 @@ class StreamFailureTest {
         }
         assertEquals("[DONE]", data.getLast(), "the stream ends properly");
         JsonNode error = JSON.readTree(data.get(data.size() - 2)).get("error");
-        assertTrue(error != null && error.isObject(), "the event before [DONE] is the error: " + data.get(data.size() - 2));
+        assertTrue(
+                error != null && error.isObject(),
+                "the event before [DONE] is the error: " + data.get(data.size() - 2));
         assertTrue(error.get("message").asText().contains("shut down"), error.toString());
         assertEquals("server_error", error.get("type").asText());
         assertEquals("unavailable", error.get("code").asText());
@@ -70,7 +84,8 @@ class StreamFailureTest {
         for (String d : data.subList(0, data.size() - 2)) {
             JsonNode chunk = JSON.readTree(d);
             assertFalse(chunk.has("error"), "one error event only");
-            assertTrue(chunk.path("choices").path(0).path("finish_reason").isNull(), "no finish before the error: " + d);
+            assertTrue(
+                    chunk.path("choices").path(0).path("finish_reason").isNull(), "no finish before the error: " + d);
         }
     }
 
@@ -92,7 +107,14 @@ class StreamFailureTest {
                 line = lines.next();
                 raw.append(line).append('\n');
             } while (!line.isEmpty());
-            own.running().catalog().entries().getFirst().served().orElseThrow().engine().close();
+            own.running()
+                    .catalog()
+                    .entries()
+                    .getFirst()
+                    .served()
+                    .orElseThrow()
+                    .engine()
+                    .close();
             while (lines.hasNext()) {
                 raw.append(lines.next()).append('\n');
             }
@@ -107,7 +129,10 @@ class StreamFailureTest {
         assertEquals("message_start", events.getFirst().name());
         Http.Event last = events.getLast();
         assertEquals("error", last.name(), events.toString());
-        assertEquals("overloaded_error", last.data().get("error").get("type").asText(), "the engine is unavailable: a 503's type");
+        assertEquals(
+                "overloaded_error",
+                last.data().get("error").get("type").asText(),
+                "the engine is unavailable: a 503's type");
         assertTrue(last.data().get("error").get("message").asText().contains("shut down"), last.toString());
         assertTrue(events.stream().noneMatch(e -> e.name().equals("message_stop")), "no normal end: " + events);
     }

@@ -57,7 +57,11 @@ class StructuredOutputEndToEndTest {
         for (JsonNode call : calls) {
             String name = call.get("function").get("name").asText();
             JsonNode schema = parameters(name.equals("get_weather") ? WEATHER : CLOCK);
-            assertEquals(List.of(), StructuredServer.violations(schema, call.get("function").get("arguments").asText()), body.toString());
+            assertEquals(
+                    List.of(),
+                    StructuredServer.violations(
+                            schema, call.get("function").get("arguments").asText()),
+                    body.toString());
         }
         return calls;
     }
@@ -72,23 +76,41 @@ class StructuredOutputEndToEndTest {
         String schema = """
                 {"type": "object", "properties": {"ok": {"type": "boolean"}, "n": {"type": "integer", "minimum": 0, "maximum": 50},
                  "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "maxItems": 3}}, "required": ["ok", "n", "tags"]}""";
-        JsonNode body = ok(server.post(request("\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": "
-                + schema + "}}")));
+        JsonNode body = ok(server.post(request(
+                "\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": "
+                        + schema + "}}")));
         JsonNode choice = body.get("choices").get(0);
         assertEquals("stop", choice.get("finish_reason").asText());
-        assertEquals(List.of(), StructuredServer.violations(JSON.readTree(schema), choice.get("message").get("content").asText()));
-        assertTrue(server.post(request("\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": "
-                + schema + "}}")).headers().firstValue("X-Forge-Ignored-Params").isEmpty(), "response_format is not ignored");
+        assertEquals(
+                List.of(),
+                StructuredServer.violations(
+                        JSON.readTree(schema),
+                        choice.get("message").get("content").asText()));
+        assertTrue(
+                server.post(request(
+                                "\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": "
+                                        + schema + "}}"))
+                        .headers()
+                        .firstValue("X-Forge-Ignored-Params")
+                        .isEmpty(),
+                "response_format is not ignored");
     }
 
     @Test
     void jsonObjectAndRawGrammarConstrainTheOutput() throws Exception {
         JsonNode object = ok(server.post(request("\"response_format\": {\"type\": \"json_object\"}")));
-        assertTrue(JSON.readTree(object.get("choices").get(0).get("message").get("content").asText()).isObject());
+        assertTrue(JSON.readTree(object.get("choices")
+                        .get(0)
+                        .get("message")
+                        .get("content")
+                        .asText())
+                .isObject());
         for (long seed = 1; seed <= 3; seed++) {
-            JsonNode g = ok(server.post(request("\"seed\": " + seed + ", \"grammar\": \"root ::= \\\"yes\\\" | \\\"no\\\"\"")
-                    .replace("\"seed\": 5, ", "")));
-            String content = g.get("choices").get(0).get("message").get("content").asText();
+            JsonNode g =
+                    ok(server.post(request("\"seed\": " + seed + ", \"grammar\": \"root ::= \\\"yes\\\" | \\\"no\\\"\"")
+                            .replace("\"seed\": 5, ", "")));
+            String content =
+                    g.get("choices").get(0).get("message").get("content").asText();
             assertTrue(content.equals("yes") || content.equals("no"), content);
         }
     }
@@ -96,8 +118,9 @@ class StructuredOutputEndToEndTest {
     @Test
     void toolChoiceRequiredCallsAToolWithValidArguments() throws Exception {
         for (long seed = 1; seed <= 3; seed++) {
-            JsonNode body = ok(server.post(request("\"tools\": [" + WEATHER + ", " + CLOCK + "], \"tool_choice\": \"required\"")
-                    .replace("\"seed\": 5", "\"seed\": " + seed)));
+            JsonNode body =
+                    ok(server.post(request("\"tools\": [" + WEATHER + ", " + CLOCK + "], \"tool_choice\": \"required\"")
+                            .replace("\"seed\": 5", "\"seed\": " + seed)));
             for (JsonNode call : validToolCalls(body)) {
                 assertTrue(call.get("id").asText().startsWith("call_"));
             }
@@ -107,19 +130,25 @@ class StructuredOutputEndToEndTest {
     @Test
     void aNamedFunctionForcesThatFunctionAndParallelFalseAllowsOneCall() throws Exception {
         for (long seed = 1; seed <= 3; seed++) {
-            JsonNode body = ok(server.post(request("\"tools\": [" + WEATHER + ", " + CLOCK + "], \"parallel_tool_calls\": false, "
-                    + "\"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"set_alarm\"}}")
+            JsonNode body = ok(server.post(request(
+                            "\"tools\": [" + WEATHER + ", " + CLOCK + "], \"parallel_tool_calls\": false, "
+                                    + "\"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"set_alarm\"}}")
                     .replace("\"seed\": 5", "\"seed\": " + seed)));
             JsonNode calls = body.get("choices").get(0).get("message").get("tool_calls");
             assertEquals(1, calls.size(), body.toString());
             assertEquals("set_alarm", calls.get(0).get("function").get("name").asText());
-            assertEquals(List.of(), StructuredServer.violations(parameters(CLOCK), calls.get(0).get("function").get("arguments").asText()));
+            assertEquals(
+                    List.of(),
+                    StructuredServer.violations(
+                            parameters(CLOCK),
+                            calls.get(0).get("function").get("arguments").asText()));
         }
     }
 
     @Test
     void streamedToolCallsConcatenateToValidArguments() throws Exception {
-        HttpResponse<String> r = server.post(request("\"stream\": true, \"tools\": [" + WEATHER + "], \"tool_choice\": \"required\""));
+        HttpResponse<String> r =
+                server.post(request("\"stream\": true, \"tools\": [" + WEATHER + "], \"tool_choice\": \"required\""));
         assertEquals(200, r.statusCode());
         Map<Integer, StringBuilder> args = new TreeMap<>();
         Map<Integer, String> names = new TreeMap<>();
@@ -136,7 +165,8 @@ class StructuredOutputEndToEndTest {
                     if (call.path("function").has("name")) {
                         names.put(index, call.get("function").get("name").asText());
                     }
-                    args.computeIfAbsent(index, i -> new StringBuilder()).append(call.path("function").path("arguments").asText());
+                    args.computeIfAbsent(index, i -> new StringBuilder())
+                            .append(call.path("function").path("arguments").asText());
                     pieces.merge(index, 1, Integer::sum);
                 }
                 if (!choice.path("finish_reason").isNull() && choice.has("finish_reason")) {
@@ -149,27 +179,37 @@ class StructuredOutputEndToEndTest {
         for (var e : args.entrySet()) {
             assertEquals("get_weather", names.get(e.getKey()));
             // The arguments arrive as the model writes them, not in one piece when the call closes.
-            assertTrue(pieces.get(e.getKey()) > 1, "call " + e.getKey() + " came in " + pieces.get(e.getKey()) + " chunk(s): " + r.body());
-            assertEquals(List.of(), StructuredServer.violations(parameters(WEATHER), e.getValue().toString()));
+            assertTrue(
+                    pieces.get(e.getKey()) > 1,
+                    "call " + e.getKey() + " came in " + pieces.get(e.getKey()) + " chunk(s): " + r.body());
+            assertEquals(
+                    List.of(),
+                    StructuredServer.violations(
+                            parameters(WEATHER), e.getValue().toString()));
         }
     }
 
     @Test
     void unsupportedSchemaFeaturesAre400NamingThem() throws Exception {
-        JsonNode e = error(server.post(request("\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": "
-                + "{\"type\": \"object\", \"properties\": {\"a\": {\"not\": {\"type\": \"string\"}}}}}}")));
+        JsonNode e = error(server.post(request(
+                "\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": "
+                        + "{\"type\": \"object\", \"properties\": {\"a\": {\"not\": {\"type\": \"string\"}}}}}}")));
         assertEquals("unsupported_schema_feature", e.get("code").asText());
         assertTrue(e.get("message").asText().contains("'not' at '/properties/a/not'"), e.toString());
-        JsonNode t = error(server.post(request("\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": "
-                + "{\"type\": \"object\", \"properties\": {\"e\": {\"type\": \"string\", \"format\": \"email\"}}}}}], \"tool_choice\": \"required\"")));
+        JsonNode t = error(
+                server.post(
+                        request(
+                                "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": "
+                                        + "{\"type\": \"object\", \"properties\": {\"e\": {\"type\": \"string\", \"format\": \"email\"}}}}}], \"tool_choice\": \"required\"")));
         assertEquals("tools[0].function.parameters", t.get("param").asText());
         assertTrue(t.get("message").asText().contains("format: email"), t.toString());
     }
 
     @Test
     void invalidSchemasAndGrammarsAre400SayingWhere() throws Exception {
-        JsonNode s = error(server.post(request("\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": "
-                + "{\"type\": \"object\", \"properties\": {\"a\": {\"$ref\": \"#/$defs/missing\"}}}}}")));
+        JsonNode s = error(server.post(request(
+                "\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": "
+                        + "{\"type\": \"object\", \"properties\": {\"a\": {\"$ref\": \"#/$defs/missing\"}}}}}")));
         assertEquals("response_format.json_schema.schema", s.get("param").asText());
         assertTrue(s.get("message").asText().contains("'/properties/a/$ref'"), s.toString());
         JsonNode g = error(server.post(request("\"grammar\": \"root ::= item\\nitem ::= [a-z\"")));
@@ -177,9 +217,14 @@ class StructuredOutputEndToEndTest {
         assertTrue(g.get("message").asText().contains("line 2"), g.toString());
         JsonNode u = error(server.post(request("\"grammar\": \"root ::= missing-rule\"")));
         assertTrue(u.get("message").asText().contains("undefined rule 'missing-rule'"), u.toString());
-        JsonNode c = error(server.post(request("\"tools\": [" + WEATHER + "], \"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"nope\"}}")));
+        JsonNode c = error(server.post(request("\"tools\": [" + WEATHER
+                + "], \"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"nope\"}}")));
         assertEquals("tool_choice", c.get("param").asText());
-        assertEquals("response_format.type", error(server.post(request("\"response_format\": {\"type\": \"xml\"}"))).get("param").asText());
+        assertEquals(
+                "response_format.type",
+                error(server.post(request("\"response_format\": {\"type\": \"xml\"}")))
+                        .get("param")
+                        .asText());
     }
 
     private static String plain(String extra) {
@@ -195,8 +240,10 @@ class StructuredOutputEndToEndTest {
     void requestsThatAbortedLlamaCppAre400sAndTheServerServesOn() throws Exception {
         JsonNode nul = error(server.post(plain("\"grammar\": \"root ::= [\\\\x00]\"")));
         assertEquals("no_allowed_token", nul.get("code").asText(), nul.toString());
-        List<JsonNode> streamed = Http.events(server.post(plain("\"stream\": true, \"grammar\": \"root ::= [\\\\x00]\"")));
-        assertEquals("no_allowed_token", streamed.getLast().get("error").get("code").asText(), streamed.toString());
+        List<JsonNode> streamed =
+                Http.events(server.post(plain("\"stream\": true, \"grammar\": \"root ::= [\\\\x00]\"")));
+        assertEquals(
+                "no_allowed_token", streamed.getLast().get("error").get("code").asText(), streamed.toString());
 
         String deep = "root ::= " + "(".repeat(5000) + "\\\"a\\\"" + ")".repeat(5000);
         JsonNode nested = error(server.post(plain("\"grammar\": \"" + deep + "\"")));
@@ -206,8 +253,9 @@ class StructuredOutputEndToEndTest {
         JsonNode repeated = error(server.post(plain("\"grammar\": \"root ::= \\\"a\\\"{1000000}\"")));
         assertTrue(repeated.get("message").asText().contains("over the limit of 2000"), repeated.toString());
 
-        JsonNode items = error(server.post(plain("\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\","
-                + " \"schema\": {\"type\": \"array\", \"minItems\": 1000000}}}")));
+        JsonNode items = error(
+                server.post(plain("\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\","
+                        + " \"schema\": {\"type\": \"array\", \"minItems\": 1000000}}}")));
         assertEquals("unsupported_schema_feature", items.get("code").asText(), items.toString());
         assertTrue(items.get("message").asText().contains("over the limit of 2000"), items.toString());
 
@@ -224,6 +272,13 @@ class StructuredOutputEndToEndTest {
 
         assertEquals(200, server.http.get("/health").statusCode());
         JsonNode fine = ok(server.post(plain("\"grammar\": \"root ::= [a-z]+\"")));
-        assertTrue(fine.get("choices").get(0).get("message").get("content").asText().matches("[a-z]+"), fine.toString());
+        assertTrue(
+                fine.get("choices")
+                        .get(0)
+                        .get("message")
+                        .get("content")
+                        .asText()
+                        .matches("[a-z]+"),
+                fine.toString());
     }
 }

@@ -43,9 +43,13 @@ final class StructuredServer implements AutoCloseable {
             tokens = ((GgufValue.Array) reader.value("tokenizer.ggml.tokens").orElseThrow()).strings();
         }
         vocabSize = tokens.size();
-        closingBias = "{" + List.of("\"", "}", "]").stream().map(t -> "\"" + tokens.indexOf(t) + "\": 6")
-                .collect(Collectors.joining(", ")) + "}";
-        server = TestServer.start("-m", model.toString(), "--alias", "demo", "-c", "2048", "-np", "2", "-t", "1", "--template", template);
+        closingBias = "{"
+                + List.of("\"", "}", "]").stream()
+                        .map(t -> "\"" + tokens.indexOf(t) + "\": 6")
+                        .collect(Collectors.joining(", "))
+                + "}";
+        server = TestServer.start(
+                "-m", model.toString(), "--alias", "demo", "-c", "2048", "-np", "2", "-t", "1", "--template", template);
         http = server.http();
     }
 
@@ -56,8 +60,12 @@ final class StructuredServer implements AutoCloseable {
     /** The validator's complaints about {@code json} under {@code schema}, formats asserted; empty when valid. */
     static List<String> violations(JsonNode schema, String json) throws Exception {
         JsonNode instance = JSON.readTree(json);
-        List<Error> errors = SCHEMAS.getSchema(schema).validate(instance,
-                ctx -> ctx.setExecutionConfig(ExecutionConfig.builder().formatAssertionsEnabled(true).build()));
+        List<Error> errors = SCHEMAS.getSchema(schema)
+                .validate(
+                        instance,
+                        ctx -> ctx.setExecutionConfig(ExecutionConfig.builder()
+                                .formatAssertionsEnabled(true)
+                                .build()));
         return errors.stream().map(Error::toString).toList();
     }
 

@@ -22,12 +22,22 @@ class TemplateFamiliesEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() {
-        server = TestServer.start("-m", TestServer.model("tiny-llama", SynthSpec.tiny("llama")).toString(),
-                "-m", TestServer.model("tiny-gemma", SynthSpec.tiny("gemma")).toString(), "-c", "512", "-np", "1", "-t", "2");
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-llama", SynthSpec.tiny("llama")).toString(),
+                "-m",
+                TestServer.model("tiny-gemma", SynthSpec.tiny("gemma")).toString(),
+                "-c",
+                "512",
+                "-np",
+                "1",
+                "-t",
+                "2");
         http = server.http();
     }
 
@@ -53,9 +63,11 @@ class TemplateFamiliesEndToEndTest {
                 """);
         assertEquals(200, llama.statusCode(), llama.body());
         assertEquals("llama3.1", JSON.readTree(llama.body()).get("template").asText());
-        assertEquals("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
-                + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
-                + "<|start_header_id|>assistant<|end_header_id|>\n\n", JSON.readTree(llama.body()).get("prompt").asText());
+        assertEquals(
+                "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
+                        + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+                        + "<|start_header_id|>assistant<|end_header_id|>\n\n",
+                JSON.readTree(llama.body()).get("prompt").asText());
         // Llama 3.1's official template prints a list of parts as its repr and does not name the developer
         // role: the parts reach it joined as llama-server joins them, the developer message as the system one.
         HttpResponse<String> parts = http.post("/apply-template", """
@@ -64,18 +76,24 @@ class TemplateFamiliesEndToEndTest {
                               {"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "text", "text": "there"}]}]}
                 """);
         assertEquals(200, parts.statusCode(), parts.body());
-        assertEquals("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
-                + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi\nthere<|eot_id|>"
-                + "<|start_header_id|>assistant<|end_header_id|>\n\n", JSON.readTree(parts.body()).get("prompt").asText());
+        assertEquals(
+                "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
+                        + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi\nthere<|eot_id|>"
+                        + "<|start_header_id|>assistant<|end_header_id|>\n\n",
+                JSON.readTree(parts.body()).get("prompt").asText());
         HttpResponse<String> gemma = http.post("/apply-template", """
                 {"model": "tiny-gemma", "messages": [{"role": "user", "content": "Hi"}]}
                 """);
         assertEquals(200, gemma.statusCode(), gemma.body());
-        assertEquals("<bos><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n", JSON.readTree(gemma.body()).get("prompt").asText());
+        assertEquals(
+                "<bos><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n",
+                JSON.readTree(gemma.body()).get("prompt").asText());
         HttpResponse<String> gemma4 = http.post("/apply-template", """
                 {"template": "gemma4", "messages": [{"role": "user", "content": "Hi"}]}
                 """);
-        assertEquals("<bos><|turn>user\nHi<turn|>\n<|turn>model\n<|channel>thought\n<channel|>", JSON.readTree(gemma4.body()).get("prompt").asText());
+        assertEquals(
+                "<bos><|turn>user\nHi<turn|>\n<|turn>model\n<|channel>thought\n<channel|>",
+                JSON.readTree(gemma4.body()).get("prompt").asText());
     }
 
     @Test
@@ -86,7 +104,10 @@ class TemplateFamiliesEndToEndTest {
                      "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]}
                     """);
             assertEquals(400, r.statusCode(), path + ": " + r.body());
-            assertEquals("System role not supported", JSON.readTree(r.body()).get("error").get("message").asText(), r.body());
+            assertEquals(
+                    "System role not supported",
+                    JSON.readTree(r.body()).get("error").get("message").asText(),
+                    r.body());
         }
     }
 

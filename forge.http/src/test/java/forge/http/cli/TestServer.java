@@ -70,7 +70,9 @@ public final class TestServer implements AutoCloseable {
      * machine's Ollama, LM Studio or Hugging Face cache leaks in.
      */
     public static TestServer start(Map<String, String> environment, String... args) {
-        System.setProperty("forge.user.home", Path.of(environment.get("HOME")).resolve(".forge").toString());
+        System.setProperty(
+                "forge.user.home",
+                Path.of(environment.get("HOME")).resolve(".forge").toString());
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--port", "0"));
         if (!all.contains("--plugins-dir")) {

@@ -24,19 +24,33 @@ class ThinkingEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() {
-        server = TestServer.start("-m", TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(), "--alias", "demo",
-                "-c", "2048", "-np", "2", "-t", "2", "--template", "qwen3.5");
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
+                "--alias",
+                "demo",
+                "-c",
+                "2048",
+                "-np",
+                "2",
+                "-t",
+                "2",
+                "--template",
+                "qwen3.5");
         http = server.http();
     }
 
     private static int chatPrompt(String extra) throws Exception {
         return ok(http.post("/v1/chat/completions", """
                 {"model": "demo", "max_tokens": 1, %s "messages": [{"role": "user", "content": "hi"}]}""".formatted(extra)))
-                .get("usage").get("prompt_tokens").asInt();
+                .get("usage")
+                .get("prompt_tokens")
+                .asInt();
     }
 
     @Test
@@ -48,12 +62,22 @@ class ThinkingEndToEndTest {
         assertEquals(off, chatPrompt("\"reasoning_effort\": \"minimal\","));
         assertEquals(on, chatPrompt("\"reasoning_effort\": \"high\","));
         // The request's own template options win.
-        assertEquals(on, chatPrompt("\"reasoning_effort\": \"none\", \"chat_template_kwargs\": {\"enable_thinking\": true},"));
+        assertEquals(
+                on,
+                chatPrompt("\"reasoning_effort\": \"none\", \"chat_template_kwargs\": {\"enable_thinking\": true},"));
         assertEquals(400, http.post("/v1/chat/completions", """
                 {"model": "demo", "reasoning_effort": "ultra", "messages": [{"role": "user", "content": "hi"}]}""").statusCode());
         JsonNode reply = ok(http.post("/v1/chat/completions", """
                 {"model": "demo", "max_tokens": 4, "temperature": 0, "messages": [{"role": "user", "content": "hi"}]}"""));
-        assertTrue(reply.get("choices").get(0).get("message").get("reasoning_content").asText().length() > 0, reply.toString());
+        assertTrue(
+                reply.get("choices")
+                                .get(0)
+                                .get("message")
+                                .get("reasoning_content")
+                                .asText()
+                                .length()
+                        > 0,
+                reply.toString());
     }
 
     @Test
@@ -69,20 +93,32 @@ class ThinkingEndToEndTest {
         List<Http.Event> events = Http.namedEvents(http.post("/v1/messages", """
                 {"model": "demo", "max_tokens": 6, "temperature": 0, "stream": true, "thinking": {"type": "adaptive"},
                  "messages": [{"role": "user", "content": "hi"}]}"""));
-        String names = events.stream().map(e -> e.name() + (e.name().equals("content_block_delta")
-                ? ":" + e.data().get("delta").get("type").asText() : "")).collect(Collectors.joining(" "));
+        String names = events.stream()
+                .map(e -> e.name()
+                        + (e.name().equals("content_block_delta")
+                                ? ":" + e.data().get("delta").get("type").asText()
+                                : ""))
+                .collect(Collectors.joining(" "));
         // Thinking first; should the noise close the think block, its text follows in a block of its own.
-        assertTrue(names.matches("message_start content_block_start ping( content_block_delta:thinking_delta)+"
-                + " content_block_delta:signature_delta content_block_stop"
-                + "( content_block_start( content_block_delta:text_delta)+ content_block_stop)? message_delta message_stop"), names);
-        assertEquals("thinking", events.get(1).data().get("content_block").get("type").asText());
+        assertTrue(
+                names.matches(
+                        "message_start content_block_start ping( content_block_delta:thinking_delta)+"
+                                + " content_block_delta:signature_delta content_block_stop"
+                                + "( content_block_start( content_block_delta:text_delta)+ content_block_stop)? message_delta message_stop"),
+                names);
+        assertEquals(
+                "thinking",
+                events.get(1).data().get("content_block").get("type").asText());
 
         // Disabled, the prompt is the one with thinking off: the count says so.
         int disabled = ok(http.post("/v1/messages/count_tokens", """
-                {"model": "demo", "thinking": {"type": "disabled"}, "messages": [{"role": "user", "content": "hi"}]}""")).get("input_tokens").asInt();
+                {"model": "demo", "thinking": {"type": "disabled"}, "messages": [{"role": "user", "content": "hi"}]}"""))
+                .get("input_tokens")
+                .asInt();
         int enabled = ok(http.post("/v1/messages/count_tokens", """
                 {"model": "demo", "thinking": {"type": "enabled", "budget_tokens": 1024}, "messages": [{"role": "user", "content": "hi"}]}"""))
-                .get("input_tokens").asInt();
+                .get("input_tokens")
+                .asInt();
         assertTrue(disabled > enabled, enabled + " vs " + disabled);
     }
 
@@ -97,13 +133,17 @@ class ThinkingEndToEndTest {
                 + "{% if thinking_budget is defined %}[budget {{ thinking_budget }}]{% endif %}"
                 + "{% if reasoning_effort is defined %}[effort {{ reasoning_effort }}]{% endif %}"
                 + "{% if enable_thinking is defined and not enable_thinking %}[no thinking]{% endif %}";
-        var model = TestServer.model("tiny-budget", SynthSpec.tiny("llama").withName("tiny-budget"),
+        var model = TestServer.model(
+                "tiny-budget",
+                SynthSpec.tiny("llama").withName("tiny-budget"),
                 gguf -> gguf.put("tokenizer.chat_template", forge.runtime.gguf.GgufValue.string(template)));
         try (TestServer own = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1", "-t", "2")) {
             java.util.function.Function<String, Integer> count = thinking -> {
                 try {
                     return ok(own.http().post("/v1/messages/count_tokens", """
-                            {"messages": [{"role": "user", "content": "hi"}] %s}""".formatted(thinking))).get("input_tokens").asInt();
+                            {"messages": [{"role": "user", "content": "hi"}] %s}""".formatted(thinking)))
+                            .get("input_tokens")
+                            .asInt();
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -114,9 +154,14 @@ class ThinkingEndToEndTest {
             assertTrue(plain < budget && budget < larger, plain + " < " + budget + " < " + larger);
             int effort = ok(own.http().post("/v1/chat/completions", """
                     {"max_tokens": 1, "reasoning_effort": "high", "messages": [{"role": "user", "content": "hi"}]}"""))
-                    .get("usage").get("prompt_tokens").asInt();
+                    .get("usage")
+                    .get("prompt_tokens")
+                    .asInt();
             int none = ok(own.http().post("/v1/chat/completions", """
-                    {"max_tokens": 1, "messages": [{"role": "user", "content": "hi"}]}""")).get("usage").get("prompt_tokens").asInt();
+                    {"max_tokens": 1, "messages": [{"role": "user", "content": "hi"}]}"""))
+                    .get("usage")
+                    .get("prompt_tokens")
+                    .asInt();
             assertTrue(effort > none, none + " vs " + effort);
         }
     }
@@ -134,17 +179,26 @@ class ThinkingEndToEndTest {
         List<Http.Event> events = Http.namedEvents(http.post("/v1/responses", """
                 {"model": "demo", "input": "hi", "max_output_tokens": 6, "temperature": 0, "stream": true}"""));
         String names = events.stream().map(Http.Event::name).collect(Collectors.joining(" "));
-        assertTrue(names.matches("response\\.created response\\.in_progress response\\.output_item\\.added response\\.content_part\\.added"
-                + "( response\\.reasoning_text\\.delta)+ response\\.reasoning_text\\.done response\\.content_part\\.done"
-                + " response\\.output_item\\.done"
-                + "( response\\.output_item\\.added response\\.content_part\\.added( response\\.output_text\\.delta)+"
-                + " response\\.output_text\\.done response\\.content_part\\.done response\\.output_item\\.done)?"
-                + " response\\.(completed|incomplete)"), names);
+        assertTrue(
+                names.matches(
+                        "response\\.created response\\.in_progress response\\.output_item\\.added response\\.content_part\\.added"
+                                + "( response\\.reasoning_text\\.delta)+ response\\.reasoning_text\\.done response\\.content_part\\.done"
+                                + " response\\.output_item\\.done"
+                                + "( response\\.output_item\\.added response\\.content_part\\.added( response\\.output_text\\.delta)+"
+                                + " response\\.output_text\\.done response\\.content_part\\.done response\\.output_item\\.done)?"
+                                + " response\\.(completed|incomplete)"),
+                names);
 
         int off = ok(http.post("/v1/responses", """
-                {"model": "demo", "input": "hi", "max_output_tokens": 1, "reasoning": {"effort": "none"}}""")).get("usage").get("input_tokens").asInt();
+                {"model": "demo", "input": "hi", "max_output_tokens": 1, "reasoning": {"effort": "none"}}"""))
+                .get("usage")
+                .get("input_tokens")
+                .asInt();
         int on = ok(http.post("/v1/responses", """
-                {"model": "demo", "input": "hi", "max_output_tokens": 1}""")).get("usage").get("input_tokens").asInt();
+                {"model": "demo", "input": "hi", "max_output_tokens": 1}"""))
+                .get("usage")
+                .get("input_tokens")
+                .asInt();
         assertTrue(off > on, on + " vs " + off);
     }
 }

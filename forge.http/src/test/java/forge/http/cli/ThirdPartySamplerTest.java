@@ -31,6 +31,7 @@ class ThirdPartySamplerTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
@@ -78,9 +79,19 @@ class ThirdPartySamplerTest {
                 }
                 """);
         Path plugins = work.resolve("plugins");
-        ThirdPartyTemplateTest.pack(work.resolve("src"), Files.createDirectories(work.resolve("classes")), plugins.resolve("ban.jar"));
-        server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
-                "-c", "1024", "-np", "1", "-t", "2", "--plugins-dir", plugins.toString());
+        ThirdPartyTemplateTest.pack(
+                work.resolve("src"), Files.createDirectories(work.resolve("classes")), plugins.resolve("ban.jar"));
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
+                "-c",
+                "1024",
+                "-np",
+                "1",
+                "-t",
+                "2",
+                "--plugins-dir",
+                plugins.toString());
         http = server.http();
     }
 
@@ -101,16 +112,22 @@ class ThirdPartySamplerTest {
                 "samplers": ["penalties", "ban_top", "top_k", "temperature"], "ban_top_count": 2,"""));
         String banned = content(r);
         assertNotEquals(greedy, banned, "with its two best tokens banned at every step, greedy writes something else");
-        assertFalse(r.headers().firstValue("X-Forge-Ignored-Params").orElse("").contains("samplers"),
+        assertFalse(
+                r.headers().firstValue("X-Forge-Ignored-Params").orElse("").contains("samplers"),
                 "samplers is no longer ignored: " + r.headers().map());
         assertFalse(r.headers().firstValue("X-Forge-Ignored-Params").orElse("").contains("ban_top_count"));
         // The same chain without the plugin stage is the greedy answer: the order is the request's.
-        assertEquals(greedy, content(http.post("/v1/chat/completions", chat("""
+        assertEquals(
+                greedy,
+                content(http.post(
+                        "/v1/chat/completions", chat("""
                 "samplers": "ekt",""")))); // llama.cpp's letters: penalties, top_k, temperature
         // A stage's parameter without its stage has no effect, and says so.
         HttpResponse<String> alone = http.post("/v1/chat/completions", chat("\"ban_top_count\": 2,"));
         assertEquals(greedy, content(alone));
-        assertEquals("ban_top_count", alone.headers().firstValue("X-Forge-Ignored-Params").orElse(""));
+        assertEquals(
+                "ban_top_count",
+                alone.headers().firstValue("X-Forge-Ignored-Params").orElse(""));
         // Completions read it too.
         HttpResponse<String> completion = http.post("/v1/completions", """
                 {"model": "tiny", "prompt": "one two", "max_tokens": 4, "temperature": 0, "samplers": ["ban_top"]}""");
@@ -121,9 +138,15 @@ class ThirdPartySamplerTest {
     void propsListsThePluginStagesWithTheirParameters() throws Exception {
         var props = ok(http.get("/props"));
         java.util.Map<String, JsonNode> stages = new java.util.LinkedHashMap<>();
-        props.get("sampler_stages").forEach(stage -> stages.put(stage.get("name").asText(), stage));
-        assertEquals(java.util.Set.of("loop_guard", "ban_top", "explode"), stages.keySet(), "the built-in stage and the plugin's");
-        assertEquals("forge.sampler.loopguard", stages.get("loop_guard").get("module").asText());
+        props.get("sampler_stages")
+                .forEach(stage -> stages.put(stage.get("name").asText(), stage));
+        assertEquals(
+                java.util.Set.of("loop_guard", "ban_top", "explode"),
+                stages.keySet(),
+                "the built-in stage and the plugin's");
+        assertEquals(
+                "forge.sampler.loopguard",
+                stages.get("loop_guard").get("module").asText());
         var ban = stages.get("ban_top");
         assertEquals("com.example.ban", ban.get("module").asText());
         assertEquals("bans the most likely candidates", ban.get("description").asText());
@@ -136,15 +159,24 @@ class ThirdPartySamplerTest {
 
     @Test
     void anUnknownStageOrABadParameterIsA400NamingIt() throws Exception {
-        JsonNode e = JSON.readTree(http.post("/v1/chat/completions", chat("\"samplers\": [\"top_k\", \"nope\"],")).body()).get("error");
+        JsonNode e = JSON.readTree(http.post("/v1/chat/completions", chat("\"samplers\": [\"top_k\", \"nope\"],"))
+                        .body())
+                .get("error");
         assertEquals("samplers", e.get("param").asText());
-        assertTrue(e.get("message").asText().contains("'nope'") && e.get("message").asText().contains("ban_top"), e.toString());
+        assertTrue(
+                e.get("message").asText().contains("'nope'")
+                        && e.get("message").asText().contains("ban_top"),
+                e.toString());
 
-        HttpResponse<String> range = http.post("/v1/chat/completions", chat("\"samplers\": [\"ban_top\"], \"ban_top_count\": 11,"));
+        HttpResponse<String> range =
+                http.post("/v1/chat/completions", chat("\"samplers\": [\"ban_top\"], \"ban_top_count\": 11,"));
         assertEquals(400, range.statusCode());
-        assertEquals("ban_top_count", JSON.readTree(range.body()).get("error").get("param").asText());
+        assertEquals(
+                "ban_top_count",
+                JSON.readTree(range.body()).get("error").get("param").asText());
 
-        HttpResponse<String> refused = http.post("/v1/chat/completions", chat("\"samplers\": [\"ban_top\"], \"ban_top_count\": 7,"));
+        HttpResponse<String> refused =
+                http.post("/v1/chat/completions", chat("\"samplers\": [\"ban_top\"], \"ban_top_count\": 7,"));
         assertEquals(400, refused.statusCode());
         JsonNode error = JSON.readTree(refused.body()).get("error");
         assertEquals("ban_top", error.get("param").asText());
@@ -155,7 +187,9 @@ class ThirdPartySamplerTest {
         assertTrue(letter.body().contains("'q'"), letter.body());
 
         HttpResponse<String> builtin = http.post("/v1/chat/completions", chat("\"dry_sequence_breakers\": [],"));
-        assertEquals("dry_sequence_breakers", JSON.readTree(builtin.body()).get("error").get("param").asText());
+        assertEquals(
+                "dry_sequence_breakers",
+                JSON.readTree(builtin.body()).get("error").get("param").asText());
 
         // Anthropic's shape on /v1/messages.
         HttpResponse<String> messages = http.post("/v1/messages", """
@@ -173,15 +207,20 @@ class ThirdPartySamplerTest {
         assertEquals(500, r.statusCode(), r.body());
         JsonNode e = JSON.readTree(r.body()).get("error");
         assertEquals("sampler_stage_failed", e.get("code").asText(), r.body());
-        assertTrue(e.get("message").asText().contains("'explode'") && e.get("message").asText().contains("kaboom"), r.body());
+        assertTrue(
+                e.get("message").asText().contains("'explode'")
+                        && e.get("message").asText().contains("kaboom"),
+                r.body());
         // Anthropic's shape for the same failure.
         HttpResponse<String> m = http.post("/v1/messages", """
                 {"model": "tiny", "max_tokens": 4, "samplers": ["explode"], "messages": [{"role": "user", "content": "hi"}]}""");
         assertEquals(500, m.statusCode(), m.body());
-        assertEquals("api_error", JSON.readTree(m.body()).get("error").get("type").asText(), m.body());
+        assertEquals(
+                "api_error", JSON.readTree(m.body()).get("error").get("type").asText(), m.body());
         // The engine and the model serve the next request.
         assertEquals(200, http.post("/v1/chat/completions", chat("")).statusCode());
-        assertTrue(JSON.readTree(http.get("/health").body()).get("status").asText().equals("ok"));
+        assertTrue(
+                JSON.readTree(http.get("/health").body()).get("status").asText().equals("ok"));
     }
 
     /** The built-in loop_guard stage, through the server: no bigram of the output repeats. */
@@ -222,8 +261,18 @@ class ThirdPartySamplerTest {
      */
     @Test
     void underStrictCountTokensAcceptsWhatMessagesAccepts() throws Exception {
-        try (TestServer strict = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
-                "-c", "1024", "-np", "1", "-t", "2", "--strict", "--plugins-dir", work.resolve("plugins").toString())) {
+        try (TestServer strict = TestServer.start(
+                "-m",
+                TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
+                "-c",
+                "1024",
+                "-np",
+                "1",
+                "-t",
+                "2",
+                "--strict",
+                "--plugins-dir",
+                work.resolve("plugins").toString())) {
             String body = """
                     {"model": "tiny", "max_tokens": 3, "temperature": 0, "samplers": ["ban_top", "temperature"], "ban_top_count": 2,
                      "messages": [{"role": "user", "content": "count with me"}]}""";
@@ -237,7 +286,9 @@ class ThirdPartySamplerTest {
             for (String path : new String[] {"/v1/messages", "/v1/messages/count_tokens"}) {
                 HttpResponse<String> refused = strict.http().post(path, unknown);
                 assertEquals(400, refused.statusCode(), path + ": " + refused.body());
-                assertEquals("invalid_request_error", JSON.readTree(refused.body()).get("error").get("type").asText());
+                assertEquals(
+                        "invalid_request_error",
+                        JSON.readTree(refused.body()).get("error").get("type").asText());
                 assertTrue(refused.body().contains("ban_top_cnt"), refused.body());
             }
         }

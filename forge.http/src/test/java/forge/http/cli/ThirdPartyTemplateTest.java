@@ -36,6 +36,7 @@ class ThirdPartyTemplateTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
@@ -43,8 +44,19 @@ class ThirdPartyTemplateTest {
         Path plugins = work.resolve("plugins");
         buildPlugin(plugins.resolve("shout-template.jar"));
         buildFlakyPlugin(plugins.resolve("flaky-template.jar"));
-        server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "--template", "shout-1",
-                "-c", "512", "-np", "1", "-t", "2", "--plugins-dir", plugins.toString());
+        server = TestServer.start(
+                "-m",
+                TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
+                "--template",
+                "shout-1",
+                "-c",
+                "512",
+                "-np",
+                "1",
+                "-t",
+                "2",
+                "--plugins-dir",
+                plugins.toString());
         http = server.http();
     }
 
@@ -120,8 +132,13 @@ class ThirdPartyTemplateTest {
 
     /** Compiles the sources under {@code src} against the forge.api jar alone into {@code classes}, and packs them into {@code jar}. */
     static void pack(Path src, Path classes, Path jar) throws Exception {
-        Path api = Path.of(ChatTemplateProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        List<String> javac = new ArrayList<>(List.of("--release", "25", "--module-path", api.toString(), "-d", classes.toString()));
+        Path api = Path.of(ChatTemplateProvider.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
+        List<String> javac =
+                new ArrayList<>(List.of("--release", "25", "--module-path", api.toString(), "-d", classes.toString()));
         try (var files = Files.walk(src)) {
             files.filter(p -> p.toString().endsWith(".java")).forEach(p -> javac.add(p.toString()));
         }
@@ -131,10 +148,13 @@ class ThirdPartyTemplateTest {
     }
 
     private static void run(String tool, List<String> args) {
-        ToolProvider provider = ToolProvider.findFirst(tool).orElseThrow(() -> new IllegalStateException(
-                tool + " is not available: run tests with --add-modules jdk.compiler,jdk.jartool"));
+        ToolProvider provider = ToolProvider.findFirst(tool)
+                .orElseThrow(() -> new IllegalStateException(
+                        tool + " is not available: run tests with --add-modules jdk.compiler,jdk.jartool"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int rc = provider.run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(out, true, StandardCharsets.UTF_8),
+        int rc = provider.run(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 args.toArray(String[]::new));
         assertEquals(0, rc, tool + " failed: " + out.toString(StandardCharsets.UTF_8));
     }
@@ -157,10 +177,12 @@ class ThirdPartyTemplateTest {
 
     @Test
     void theModelRendersWithTheSelectedThirdPartyTemplate() throws Exception {
-        JsonNode model = JSON.readTree(http.get("/v1/models").body()).get("data").get(0);
+        JsonNode model =
+                JSON.readTree(http.get("/v1/models").body()).get("data").get(0);
         assertEquals("shout-1", model.get("template").get("name").asText(), model.toString());
         for (String selector : List.of("", "\"template\": \"shout-1\",")) {
-            HttpResponse<String> r = http.post("/apply-template",
+            HttpResponse<String> r = http.post(
+                    "/apply-template",
                     "{" + selector + "\"messages\": [{\"role\": \"user\", \"content\": \"hi there\"}]}");
             JsonNode body = ok(r);
             assertEquals("shout-1", body.get("template").asText());

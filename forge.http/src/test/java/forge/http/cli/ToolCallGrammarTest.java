@@ -52,13 +52,12 @@ class ToolCallGrammarTest {
             args-search ::= "{" args-ws "}"
             """;
 
-    private static final List<ToolDefinition> TOOLS = List.of(
-            new ToolDefinition("get_weather", "", schema("""
+    private static final List<ToolDefinition> TOOLS =
+            List.of(new ToolDefinition("get_weather", "", schema("""
                     {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "number"}, "n": {"type": "integer"},
                      "exact": {"type": "boolean"}, "where": {"type": "object"}, "tags": {"type": "array"},
                      "note": {"type": ["string", "null"]}, "unit": {"enum": ["celsius", "fahrenheit"]}, "any": {}},
-                     "required": ["city"]}""")),
-            new ToolDefinition("search", "", Map.of()));
+                     "required": ["city"]}""")), new ToolDefinition("search", "", Map.of()));
 
     /** A schema as the server reads a request's tool parameters: with Jackson. */
     @SuppressWarnings("unchecked")
@@ -75,9 +74,11 @@ class ToolCallGrammarTest {
         System.setProperty("forge.user.home", work.resolve("user-home").toString());
         Path file = work.resolve("tiny.gguf");
         SyntheticModels.write(SynthSpec.tiny("qwen"), file);
-        runtime = ForgeRuntime.start(new RuntimeConfig(RuntimeConfig.defaultHome(), List.of(), "", RuntimeConfig.settingsFromSystemProperties()));
+        runtime = ForgeRuntime.start(new RuntimeConfig(
+                RuntimeConfig.defaultHome(), List.of(), "", RuntimeConfig.settingsFromSystemProperties()));
         model = runtime.backend().load(ModelLoadParams.of(file), LoadProgress.NONE);
-        context = model.newContext(new ContextParams(256, 64, 64, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
+        context = model.newContext(
+                new ContextParams(256, 64, 64, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
     }
 
     @AfterAll
@@ -95,12 +96,18 @@ class ToolCallGrammarTest {
 
     /** The variant as the server resolves the name: a family's before the generic plugin's llama-server name of the same spelling. */
     private static ChatTemplate template(String variant) {
-        ChatTemplateProvider p = runtime.templates().providerOf(variant).orElseThrow(() -> new AssertionError("no plugin renders " + variant));
-        return p.create(variant, new TemplateContext(new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
+        ChatTemplateProvider p = runtime.templates()
+                .providerOf(variant)
+                .orElseThrow(() -> new AssertionError("no plugin renders " + variant));
+        return p.create(
+                variant,
+                new TemplateContext(
+                        new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
     }
 
     private static void parse(String grammar) {
-        try (TokenSampler s = context.sampler(SamplingParams.GREEDY.toBuilder().grammar(grammar).build())) {
+        try (TokenSampler s = context.sampler(
+                SamplingParams.GREEDY.toBuilder().grammar(grammar).build())) {
             assertTrue(s != null);
         }
     }
@@ -109,9 +116,15 @@ class ToolCallGrammarTest {
     void llamaCppParsesEveryToolCallGrammar() {
         for (String variant : List.of("qwen2.5", "qwen3", "qwen3.5", "qwen3-coder", "kimi-k2", "kimi-k2-instruct")) {
             for (boolean parallel : List.of(false, true)) {
-                String grammar = ARGUMENT_RULES + template(variant).toolCallGrammar(TOOLS,
-                        Map.of("get_weather", "args-get-weather", "search", "args-search"), parallel).orElseThrow();
-                assertDoesNotThrow(() -> parse(grammar), () -> variant + (parallel ? " (parallel)" : "") + ":\n" + grammar);
+                String grammar = ARGUMENT_RULES
+                        + template(variant)
+                                .toolCallGrammar(
+                                        TOOLS,
+                                        Map.of("get_weather", "args-get-weather", "search", "args-search"),
+                                        parallel)
+                                .orElseThrow();
+                assertDoesNotThrow(
+                        () -> parse(grammar), () -> variant + (parallel ? " (parallel)" : "") + ":\n" + grammar);
             }
         }
     }
@@ -119,7 +132,9 @@ class ToolCallGrammarTest {
     @Test
     void aBrokenGrammarIsRejected() {
         // The check above can fail: a grammar that names a rule nobody defined is refused.
-        String grammar = template("kimi-k2").toolCallGrammar(TOOLS, Map.of("get_weather", "nope", "search", "args-search"), false).orElseThrow();
+        String grammar = template("kimi-k2")
+                .toolCallGrammar(TOOLS, Map.of("get_weather", "nope", "search", "args-search"), false)
+                .orElseThrow();
         assertThrows(BackendException.class, () -> parse(ARGUMENT_RULES + grammar));
     }
 }

@@ -17,8 +17,7 @@ import java.util.Map;
  */
 final class UserModels {
 
-    private UserModels() {
-    }
+    private UserModels() {}
 
     /** A tiny model of {@code family}, written once per JVM by the test fixture. */
     static Path tiny(String name) {
@@ -45,9 +44,12 @@ final class UserModels {
         String template = "{{ .Prompt }}";
         String templateDigest = sha256(template.getBytes());
         Files.writeString(blobs.resolve("sha256-" + templateDigest), template);
-        Path manifest = root.resolve("manifests/registry.ollama.ai/library").resolve(name).resolve(tag);
+        Path manifest = root.resolve("manifests/registry.ollama.ai/library")
+                .resolve(name)
+                .resolve(tag);
         Files.createDirectories(manifest.getParent());
-        Files.writeString(manifest, """
+        Files.writeString(
+                manifest, """
                 {"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json",
                  "config":{"mediaType":"application/vnd.docker.container.image.v1+json","digest":"sha256:%s","size":1},
                  "layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:%s","size":%d},
@@ -57,7 +59,8 @@ final class UserModels {
 
     /** LM Studio's {@code ~/.lmstudio/models/PUBLISHER/REPO/FILE}. */
     static void lmStudio(Path home, String publisher, String repo, String file, Path model) throws IOException {
-        Path dir = Files.createDirectories(home.resolve(".lmstudio/models").resolve(publisher).resolve(repo));
+        Path dir = Files.createDirectories(
+                home.resolve(".lmstudio/models").resolve(publisher).resolve(repo));
         Files.copy(model, dir.resolve(file));
     }
 
@@ -76,8 +79,11 @@ final class UserModels {
 
     /** A model whose own chat template does not parse. */
     static Path badTemplate(String name) {
-        return TestServer.model(name, SynthSpec.tiny("llama").withName(name),
-                gguf -> gguf.put("tokenizer.chat_template", GgufValue.string("{% for m in messages %}{{ m.content }}")));
+        return TestServer.model(
+                name,
+                SynthSpec.tiny("llama").withName(name),
+                gguf -> gguf.put(
+                        "tokenizer.chat_template", GgufValue.string("{% for m in messages %}{{ m.content }}")));
     }
 
     static String sha256(Path file) {

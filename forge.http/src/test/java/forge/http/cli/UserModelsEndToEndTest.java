@@ -34,10 +34,11 @@ class UserModelsEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
-    static final List<String> SERVED = List.of("folder-model", "split-model", "tinyllama:1b", "pub/repo-GGUF/model-Q8_0",
-            "org/repo/tiny-q8", "coder");
+    static final List<String> SERVED = List.of(
+            "folder-model", "split-model", "tinyllama:1b", "pub/repo-GGUF/model-Q8_0", "org/repo/tiny-q8", "coder");
 
     @BeforeAll
     static void start() throws Exception {
@@ -75,13 +76,19 @@ class UserModelsEndToEndTest {
         }
         assertEquals("folder", models.get("folder-model").get("source").asText());
         assertEquals("ollama", models.get("tinyllama:1b").get("source").asText());
-        assertEquals("lmstudio", models.get("pub/repo-GGUF/model-Q8_0").get("source").asText());
+        assertEquals(
+                "lmstudio", models.get("pub/repo-GGUF/model-Q8_0").get("source").asText());
         assertEquals("hf", models.get("org/repo/tiny-q8").get("source").asText());
         // read in place: the HF model's path is the snapshot's symlink, resolved into blobs/
         assertTrue(models.get("org/repo/tiny-q8").get("path").asText().contains("models--org--repo"));
-        assertTrue(models.get("tinyllama:1b").get("path").asText().startsWith(home.resolve(".ollama/models/blobs").toString()));
+        assertTrue(models.get("tinyllama:1b")
+                .get("path")
+                .asText()
+                .startsWith(home.resolve(".ollama/models/blobs").toString()));
         assertEquals("tinyllama:1b", models.get("coder").get("alias_of").asText());
-        assertFalse(models.keySet().stream().anyMatch(id -> id.contains("mmproj")), models.keySet().toString());
+        assertFalse(
+                models.keySet().stream().anyMatch(id -> id.contains("mmproj")),
+                models.keySet().toString());
         assertFalse(models.containsKey("split-model-00001-of-00001"));
     }
 
@@ -108,7 +115,9 @@ class UserModelsEndToEndTest {
             assertEquals(400, r.statusCode(), r.body());
             JsonNode error = JSON.readTree(r.body()).get("error");
             assertEquals("model_unavailable", error.get("code").asText());
-            assertEquals(v1Models().get(id).get("reason").asText(), error.get("message").asText());
+            assertEquals(
+                    v1Models().get(id).get("reason").asText(),
+                    error.get("message").asText());
         }
         for (String id : SERVED) {
             JsonNode body = ok(http.post("/v1/chat/completions", """
@@ -127,10 +136,19 @@ class UserModelsEndToEndTest {
 
     @Test
     void anIdNeverResolvesToAPath() throws Exception {
-        for (String id : new String[] {"../../../etc/passwd", home.resolve(".forge/models/folder-model.gguf").toString(),
-                "blobs/sha256-" + "0".repeat(64), "org/repo/../../etc/passwd"}) {
-            HttpResponse<String> r = http.post("/v1/chat/completions", JSON.createObjectNode().put("model", id).put("max_tokens", 1)
-                    .set("messages", JSON.readTree("[{\"role\":\"user\",\"content\":\"hi\"}]")).toString());
+        for (String id : new String[] {
+            "../../../etc/passwd",
+            home.resolve(".forge/models/folder-model.gguf").toString(),
+            "blobs/sha256-" + "0".repeat(64),
+            "org/repo/../../etc/passwd"
+        }) {
+            HttpResponse<String> r = http.post(
+                    "/v1/chat/completions",
+                    JSON.createObjectNode()
+                            .put("model", id)
+                            .put("max_tokens", 1)
+                            .set("messages", JSON.readTree("[{\"role\":\"user\",\"content\":\"hi\"}]"))
+                            .toString());
             assertEquals(404, r.statusCode(), id + ": " + r.body());
         }
     }

@@ -60,7 +60,8 @@ public final class FakeHub implements AutoCloseable {
 
     /** Puts {@code bytes} in {@code repo} as {@code file}. */
     public FakeHub file(String repo, String file, byte[] bytes) {
-        repos.computeIfAbsent(repo, r -> Collections.synchronizedMap(new LinkedHashMap<>())).put(file, bytes);
+        repos.computeIfAbsent(repo, r -> Collections.synchronizedMap(new LinkedHashMap<>()))
+                .put(file, bytes);
         bySha.put(sha256(bytes), bytes);
         return this;
     }
@@ -89,7 +90,8 @@ public final class FakeHub implements AutoCloseable {
 
     private void serve(Socket socket, boolean isHub) {
         try (socket) {
-            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+            BufferedReader in =
+                    new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
             String requestLine = in.readLine();
             if (requestLine == null) {
                 return;
@@ -97,7 +99,9 @@ public final class FakeHub implements AutoCloseable {
             Map<String, String> headers = new LinkedHashMap<>();
             for (String line; (line = in.readLine()) != null && !line.isEmpty(); ) {
                 int colon = line.indexOf(':');
-                headers.put(line.substring(0, colon).strip().toLowerCase(Locale.ROOT), line.substring(colon + 1).strip());
+                headers.put(
+                        line.substring(0, colon).strip().toLowerCase(Locale.ROOT),
+                        line.substring(colon + 1).strip());
             }
             String[] parts = requestLine.split(" ");
             String method = parts[0];
@@ -111,20 +115,44 @@ public final class FakeHub implements AutoCloseable {
             Matcher list = LIST.matcher(path);
             Matcher resolve = RESOLVE.matcher(path);
             if (isHub && list.matches() && repos.containsKey(list.group(1))) {
-                StringBuilder json = new StringBuilder("{\"id\":\"" + list.group(1) + "\",\"sha\":\"" + COMMIT + "\",\"siblings\":[");
+                StringBuilder json = new StringBuilder(
+                        "{\"id\":\"" + list.group(1) + "\",\"sha\":\"" + COMMIT + "\",\"siblings\":[");
                 List<String> names = new ArrayList<>(List.of(".gitattributes", "README.md"));
                 names.addAll(repos.get(list.group(1)).keySet());
                 for (int i = 0; i < names.size(); i++) {
-                    json.append(i == 0 ? "" : ",").append("{\"rfilename\":\"").append(names.get(i)).append("\"}");
+                    json.append(i == 0 ? "" : ",")
+                            .append("{\"rfilename\":\"")
+                            .append(names.get(i))
+                            .append("\"}");
                 }
-                respond(out, 200, Map.of("Content-Type", "application/json"), json.append("]}").toString().getBytes(), method);
-            } else if (isHub && resolve.matches() && repos.containsKey(resolve.group(1))
+                respond(
+                        out,
+                        200,
+                        Map.of("Content-Type", "application/json"),
+                        json.append("]}").toString().getBytes(),
+                        method);
+            } else if (isHub
+                    && resolve.matches()
+                    && repos.containsKey(resolve.group(1))
                     && repos.get(resolve.group(1)).containsKey(resolve.group(2))) {
                 byte[] bytes = repos.get(resolve.group(1)).get(resolve.group(2));
                 String sha = sha256(bytes);
-                respond(out, 302, Map.of("Location", "http://127.0.0.1:" + blobs.getLocalPort() + "/blob/" + sha + "?signature=x",
-                        "x-repo-commit", COMMIT, "x-linked-etag", "\"" + sha + "\"", "x-linked-size", String.valueOf(bytes.length),
-                        "ETag", "\"" + sha + "\""), new byte[0], method);
+                respond(
+                        out,
+                        302,
+                        Map.of(
+                                "Location",
+                                "http://127.0.0.1:" + blobs.getLocalPort() + "/blob/" + sha + "?signature=x",
+                                "x-repo-commit",
+                                COMMIT,
+                                "x-linked-etag",
+                                "\"" + sha + "\"",
+                                "x-linked-size",
+                                String.valueOf(bytes.length),
+                                "ETag",
+                                "\"" + sha + "\""),
+                        new byte[0],
+                        method);
             } else if (!isHub && path.startsWith("/blob/") && bySha.containsKey(path.substring(6))) {
                 blob(out, bySha.get(path.substring(6)), headers.get("range"), method);
             } else {
@@ -169,7 +197,8 @@ public final class FakeHub implements AutoCloseable {
         respond(out, from > 0 ? 206 : 200, headers, body, method);
     }
 
-    private static void respond(OutputStream out, int status, Map<String, String> headers, byte[] body, String method) throws IOException {
+    private static void respond(OutputStream out, int status, Map<String, String> headers, byte[] body, String method)
+            throws IOException {
         writeHead(out, status, headers, body.length);
         if (!method.equals("HEAD")) {
             out.write(body);
@@ -177,7 +206,8 @@ public final class FakeHub implements AutoCloseable {
         out.flush();
     }
 
-    private static void writeHead(OutputStream out, int status, Map<String, String> headers, long length) throws IOException {
+    private static void writeHead(OutputStream out, int status, Map<String, String> headers, long length)
+            throws IOException {
         StringBuilder head = new StringBuilder("HTTP/1.1 " + status + " X\r\n");
         headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
         head.append("Content-Length: ").append(length).append("\r\nConnection: close\r\n\r\n");

@@ -24,6 +24,7 @@ class HubPullTest {
 
     @TempDir
     Path hubCache;
+
     FakeHub hub;
     final byte[] q4 = bytes(1, 300_000);
     final byte[] q8 = bytes(2, 500_000);
@@ -37,7 +38,9 @@ class HubPullTest {
 
     @BeforeEach
     void start() throws Exception {
-        hub = new FakeHub().file("org/repo", "tiny-Q4_K_M.gguf", q4).file("org/repo", "tiny-Q8_0.gguf", q8)
+        hub = new FakeHub()
+                .file("org/repo", "tiny-Q4_K_M.gguf", q4)
+                .file("org/repo", "tiny-Q8_0.gguf", q8)
                 .file("org/repo", "mmproj-tiny-Q8_0.gguf", bytes(3, 100))
                 .file("org/split", "big-Q8_0-00001-of-00002.gguf", bytes(4, 200_000))
                 .file("org/split", "big-Q8_0-00002-of-00002.gguf", bytes(5, 200_000));
@@ -60,19 +63,26 @@ class HubPullTest {
     void theQuantIsChosenByTagAndWrittenInTheHubCacheLayout() throws Exception {
         HubPull.Result r = pull(null).pull(HubPull.Target.parse("org/repo:Q8_0"), progress::add);
         assertEquals("org/repo/tiny-Q8_0", r.id());
-        Path snapshot = repo("org/repo").resolve("snapshots").resolve(FakeHub.COMMIT).resolve("tiny-Q8_0.gguf");
+        Path snapshot =
+                repo("org/repo").resolve("snapshots").resolve(FakeHub.COMMIT).resolve("tiny-Q8_0.gguf");
         assertEquals(List.of(snapshot), r.files());
         assertTrue(Files.isSymbolicLink(snapshot));
         assertEquals(Path.of("../../blobs/" + FakeHub.sha256(q8)), Files.readSymbolicLink(snapshot));
         assertEquals(FakeHub.COMMIT, Files.readString(repo("org/repo").resolve("refs/main")));
         assertTrue(java.util.Arrays.equals(q8, Files.readAllBytes(snapshot)));
         // the catalog sees it under the id the pull gave
-        assertEquals(List.of("org/repo/tiny-Q8_0"), new ModelSource.HfCache(hubCache).scan().stream().map(ModelSource.Found::id).toList());
+        assertEquals(
+                List.of("org/repo/tiny-Q8_0"),
+                new ModelSource.HfCache(hubCache)
+                        .scan().stream().map(ModelSource.Found::id).toList());
         // Ollama's /api/pull lines: the manifest, the file with its digest and sizes, success
         assertEquals("pulling manifest", progress.getFirst().status());
         assertEquals("success", progress.getLast().status());
-        HubPull.Progress done = progress.stream().filter(p -> p.status().startsWith("pulling " + FakeHub.sha256(q8).substring(0, 12)))
-                .reduce((a, b) -> b).orElseThrow();
+        HubPull.Progress done = progress.stream()
+                .filter(p ->
+                        p.status().startsWith("pulling " + FakeHub.sha256(q8).substring(0, 12)))
+                .reduce((a, b) -> b)
+                .orElseThrow();
         assertEquals("sha256:" + FakeHub.sha256(q8), done.digest());
         assertEquals(q8.length, done.total());
         assertEquals(q8.length, done.completed());
@@ -80,8 +90,13 @@ class HubPullTest {
 
     @Test
     void withoutATagItIsQ4KmAndAProjectorIsNeverChosen() {
-        assertEquals("org/repo/tiny-Q4_K_M", pull(null).pull(HubPull.Target.parse("hf.co/org/repo"), progress::add).id());
-        var e = assertThrows(ForgeException.class, () -> pull(null).pull(HubPull.Target.parse("org/repo:IQ2_XS"), progress::add));
+        assertEquals(
+                "org/repo/tiny-Q4_K_M",
+                pull(null)
+                        .pull(HubPull.Target.parse("hf.co/org/repo"), progress::add)
+                        .id());
+        var e = assertThrows(
+                ForgeException.class, () -> pull(null).pull(HubPull.Target.parse("org/repo:IQ2_XS"), progress::add));
         assertTrue(e.getMessage().contains("no GGUF file for IQ2_XS"), e.getMessage());
         assertTrue(e.getMessage().contains("tiny-Q8_0.gguf"), "it lists what there is: " + e.getMessage());
     }
@@ -96,8 +111,15 @@ class HubPullTest {
         assertEquals(2, found.getFirst().parts().size());
         assertEquals("", found.getFirst().problem());
         // a file named directly brings its parts too
-        Files.walk(hubCache).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        assertEquals(2, pull(null).pull(HubPull.Target.parse("org/split/big-Q8_0-00001-of-00002.gguf"), progress::add).files().size());
+        Files.walk(hubCache)
+                .sorted(java.util.Comparator.reverseOrder())
+                .forEach(p -> p.toFile().delete());
+        assertEquals(
+                2,
+                pull(null)
+                        .pull(HubPull.Target.parse("org/split/big-Q8_0-00001-of-00002.gguf"), progress::add)
+                        .files()
+                        .size());
     }
 
     @Test
@@ -107,8 +129,14 @@ class HubPullTest {
         assertTrue(java.util.Arrays.equals(q8, Files.readAllBytes(r.files().getFirst())));
         // resumed from what came before the cut (about half: the last bytes sent may be lost with the connection)
         var resumedAt = java.util.regex.Pattern.compile("range=bytes=(\\d+)-");
-        assertTrue(hub.log.stream().filter(l -> l.startsWith("blob GET")).map(resumedAt::matcher).filter(java.util.regex.Matcher::find)
-                .mapToLong(m -> Long.parseLong(m.group(1))).anyMatch(n -> n > 0 && n <= q8.length / 2), String.join("\n", hub.log));
+        assertTrue(
+                hub.log.stream()
+                        .filter(l -> l.startsWith("blob GET"))
+                        .map(resumedAt::matcher)
+                        .filter(java.util.regex.Matcher::find)
+                        .mapToLong(m -> Long.parseLong(m.group(1)))
+                        .anyMatch(n -> n > 0 && n <= q8.length / 2),
+                String.join("\n", hub.log));
     }
 
     @Test
@@ -122,7 +150,9 @@ class HubPullTest {
         hub.cuts.set(0);
         hub.log.clear();
         pull(null).pull(HubPull.Target.parse("org/repo:Q8_0"), progress::add);
-        assertTrue(hub.log.stream().anyMatch(l -> l.startsWith("blob GET") && l.contains("range=bytes=" + kept + "-")), String.join("\n", hub.log));
+        assertTrue(
+                hub.log.stream().anyMatch(l -> l.startsWith("blob GET") && l.contains("range=bytes=" + kept + "-")),
+                String.join("\n", hub.log));
         assertFalse(Files.exists(incomplete));
         assertEquals(1, new ModelSource.HfCache(hubCache).scan().size());
     }
@@ -130,23 +160,30 @@ class HubPullTest {
     @Test
     void bytesThatDoNotHashToTheLfsIdAreDeletedAndNeverLinked() throws Exception {
         hub.corrupt = true;
-        var e = assertThrows(ForgeException.class, () -> pull(null).pull(HubPull.Target.parse("org/repo:Q8_0"), progress::add));
+        var e = assertThrows(
+                ForgeException.class, () -> pull(null).pull(HubPull.Target.parse("org/repo:Q8_0"), progress::add));
         assertTrue(e.getMessage().contains("sha256 mismatch"), e.getMessage());
         assertTrue(new ModelSource.HfCache(hubCache).scan().isEmpty());
         try (Stream<Path> files = Files.walk(repo("org/repo"))) {
-            assertEquals(List.of(), files.filter(Files::isRegularFile).toList(), "no blob, no .incomplete, no snapshot");
+            assertEquals(
+                    List.of(), files.filter(Files::isRegularFile).toList(), "no blob, no .incomplete, no snapshot");
         }
     }
 
     @Test
     void aGatedRepositorySaysToSetHfTokenAndTheTokenGoesToTheHubOnly() throws Exception {
         hub.token = "hf_secret";
-        var e = assertThrows(ForgeException.class, () -> pull(null).pull(HubPull.Target.parse("org/repo:Q8_0"), progress::add));
+        var e = assertThrows(
+                ForgeException.class, () -> pull(null).pull(HubPull.Target.parse("org/repo:Q8_0"), progress::add));
         assertTrue(e.getMessage().contains("401") && e.getMessage().contains("HF_TOKEN"), e.getMessage());
         hub.log.clear();
         pull("hf_secret").pull(HubPull.Target.parse("org/repo:Q8_0"), progress::add);
-        assertTrue(hub.log.stream().filter(l -> l.startsWith("hub ")).allMatch(l -> l.contains("Bearer hf_secret")), String.join("\n", hub.log));
-        assertTrue(hub.log.stream().filter(l -> l.startsWith("blob ")).noneMatch(l -> l.contains("hf_secret")), String.join("\n", hub.log));
+        assertTrue(
+                hub.log.stream().filter(l -> l.startsWith("hub ")).allMatch(l -> l.contains("Bearer hf_secret")),
+                String.join("\n", hub.log));
+        assertTrue(
+                hub.log.stream().filter(l -> l.startsWith("blob ")).noneMatch(l -> l.contains("hf_secret")),
+                String.join("\n", hub.log));
         assertTrue(hub.log.stream().anyMatch(l -> l.startsWith("blob ")), "the bytes came from the blob host");
     }
 

@@ -8,8 +8,10 @@ class AnthropicMessagesTest {
 
     @Test
     void errorsTakeAnthropicsShapeAndTypes() {
-        assertEquals("{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":\"no model\"}}",
-                AnthropicMessages.error(ApiError.notFound("model_not_found", "no model")).toString());
+        assertEquals(
+                "{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":\"no model\"}}",
+                AnthropicMessages.error(ApiError.notFound("model_not_found", "no model"))
+                        .toString());
         assertEquals("invalid_request_error", AnthropicMessages.errorType(400));
         assertEquals("authentication_error", AnthropicMessages.errorType(401));
         assertEquals("permission_error", AnthropicMessages.errorType(403));

@@ -22,10 +22,18 @@ class ApiKeysTest {
 
     @Test
     void wrongOrMissingKeysAre401() {
-        assertEquals(401, assertThrows(ApiError.class, () -> keys.check(null, null)).status());
-        assertEquals(401, assertThrows(ApiError.class, () -> keys.check("Bearer k3", "k4")).status());
-        assertEquals(401, assertThrows(ApiError.class, () -> keys.check("k1", null)).status(), "a bare key is not a bearer token");
-        assertEquals(401, assertThrows(ApiError.class, () -> keys.check(null, " ")).status());
+        assertEquals(
+                401, assertThrows(ApiError.class, () -> keys.check(null, null)).status());
+        assertEquals(
+                401,
+                assertThrows(ApiError.class, () -> keys.check("Bearer k3", "k4"))
+                        .status());
+        assertEquals(
+                401,
+                assertThrows(ApiError.class, () -> keys.check("k1", null)).status(),
+                "a bare key is not a bearer token");
+        assertEquals(
+                401, assertThrows(ApiError.class, () -> keys.check(null, " ")).status());
     }
 
     @Test

@@ -21,10 +21,13 @@ class ChatCompletionsTest {
 
     @Test
     void theContentFastPathWritesExactlyWhatTheTreeWould() {
-        for (String text : new String[] {"", "hello", "quote \" and \\ backslash", "new\nline\ttab\r", "\u0001ctl",
-                "héllo 日本 🙂", "</s><|im_end|>"}) {
-            assertEquals(viaTree("chatcmpl-1f", 1796000000L, "qwen \"2.5\"", 3, text),
-                    ChatCompletions.contentChunk("chatcmpl-1f", 1796000000L, "qwen \"2.5\"", 3, text), text);
+        for (String text : new String[] {
+            "", "hello", "quote \" and \\ backslash", "new\nline\ttab\r", "\u0001ctl", "héllo 日本 🙂", "</s><|im_end|>"
+        }) {
+            assertEquals(
+                    viaTree("chatcmpl-1f", 1796000000L, "qwen \"2.5\"", 3, text),
+                    ChatCompletions.contentChunk("chatcmpl-1f", 1796000000L, "qwen \"2.5\"", 3, text),
+                    text);
         }
     }
 }

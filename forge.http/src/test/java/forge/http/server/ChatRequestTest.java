@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class ChatRequestTest {
 
     private static List<ChatMessage> messages(String json) {
-        return ChatRequest.messages(Json.parse(("{\"messages\": " + json + "}").getBytes(StandardCharsets.UTF_8)).get("messages"));
+        return ChatRequest.messages(Json.parse(("{\"messages\": " + json + "}").getBytes(StandardCharsets.UTF_8))
+                .get("messages"));
     }
 
     @Test
@@ -24,9 +25,13 @@ class ChatRequestTest {
         assertEquals("ab", m.get(0).content());
         assertEquals("", m.get(1).content());
         // ... a model's own Jinja template gets the message as the client sent it
-        assertEquals("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":\"b\"}],"
-                + "\"x_extra\":{\"n\":1}}", m.get(0).wire());
-        assertEquals("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\","
-                + "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}", m.get(1).wire());
+        assertEquals(
+                "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":\"b\"}],"
+                        + "\"x_extra\":{\"n\":1}}",
+                m.get(0).wire());
+        assertEquals(
+                "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\","
+                        + "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}",
+                m.get(1).wire());
     }
 }

@@ -45,10 +45,11 @@ class CustomToolsTest {
     void aGrammarIsTheArgumentRuleOfItsToolAndTemplatesMustUseIt() {
         Map<String, CustomTools.Format> formats = new LinkedHashMap<>();
         var fn = CustomTools.function(Json.parse("""
-                {"type": "custom", "name": "calc", "format": {"type": "grammar", "syntax": "regex", "definition": "[0-9]+"}}"""
-                .getBytes()), "tools[0]", 3, formats);
-        assertEquals("{\"type\":\"object\",\"properties\":{\"input\":{\"type\":\"string\",\"description\":\"Text in this regex grammar:\\n[0-9]+\"}},"
-                + "\"required\":[\"input\"],\"additionalProperties\":false}", Json.string(fn.get("parameters")));
+                {"type": "custom", "name": "calc", "format": {"type": "grammar", "syntax": "regex", "definition": "[0-9]+"}}""".getBytes()), "tools[0]", 3, formats);
+        assertEquals(
+                "{\"type\":\"object\",\"properties\":{\"input\":{\"type\":\"string\",\"description\":\"Text in this regex grammar:\\n[0-9]+\"}},"
+                        + "\"required\":[\"input\"],\"additionalProperties\":false}",
+                Json.string(fn.get("parameters")));
         CustomTools.Format f = formats.get("calc");
         assertEquals("custom3-args", f.argumentRule());
         JsonSchemaGrammar builder = JsonSchemaGrammar.builder();
@@ -57,6 +58,8 @@ class CustomToolsTest {
         GbnfGrammar.check(builder.build() + calls);
         assertTrue(CustomTools.enforced(calls, f));
         assertFalse(CustomTools.enforced("root ::= custom3-args-x\n", f));
-        assertTrue(builder.build().contains("custom3-args ::= \"{\\\"input\\\": \\\"\" custom3-input \"\\\"}\""), builder.build());
+        assertTrue(
+                builder.build().contains("custom3-args ::= \"{\\\"input\\\": \\\"\" custom3-input \"\\\"}\""),
+                builder.build());
     }
 }

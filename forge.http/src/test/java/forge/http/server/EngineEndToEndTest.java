@@ -37,6 +37,7 @@ class EngineEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
@@ -44,8 +45,8 @@ class EngineEndToEndTest {
         // Wider than the tiny default so decoding takes long enough to be interrupted: at thousands of
         // tokens a second a cancelled request could finish before anyone noticed its client left.
         Path model = TestServer.model("tiny-qwen", SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768));
-        server = TestServer.start("-m", model.toString(), "-c", "4096", "-np", "4", "-t", "2",
-                "--profile", "low-latency", "-b", "128");
+        server = TestServer.start(
+                "-m", model.toString(), "-c", "4096", "-np", "4", "-t", "2", "--profile", "low-latency", "-b", "128");
         http = server.http();
     }
 
@@ -71,14 +72,16 @@ class EngineEndToEndTest {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         OutputStream out = socket.getOutputStream();
         out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + "Content-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                        + "Content-Length: " + bytes.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
         out.write(bytes);
         out.flush();
         return socket;
     }
 
     static double metric(String scrape, String name) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*})? ([0-9.eE+-]+)$").matcher(scrape);
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*})? ([0-9.eE+-]+)$")
+                .matcher(scrape);
         double sum = 0;
         while (m.find()) {
             sum += Double.parseDouble(m.group(2));
@@ -96,7 +99,8 @@ class EngineEndToEndTest {
             JsonNode slots = slots();
             boolean idle = true;
             for (JsonNode s : slots) {
-                idle &= s.get("state").asText().equals("idle") && !s.get("is_processing").asBoolean();
+                idle &= s.get("state").asText().equals("idle")
+                        && !s.get("is_processing").asBoolean();
             }
             if (idle) {
                 assertEquals(4, slots.size());
@@ -118,7 +122,8 @@ class EngineEndToEndTest {
                 int n = i;
                 droppers.add(pool.submit(() -> {
                     try (Socket s = open(chat("drop " + n, 600, true))) {
-                        BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+                        BufferedReader in =
+                                new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
                         int chunks = 0;
                         for (String line = in.readLine(); line != null && chunks < 3; line = in.readLine()) {
                             if (line.startsWith("data: {")) {
@@ -128,7 +133,8 @@ class EngineEndToEndTest {
                         return chunks; // closing the socket mid-stream
                     }
                 }));
-                finishers.add(pool.submit(() -> post(chat("finish " + n, 24, true)).body()));
+                finishers.add(
+                        pool.submit(() -> post(chat("finish " + n, 24, true)).body()));
             }
             for (Future<Integer> d : droppers) {
                 assertEquals(3, d.get(120, TimeUnit.SECONDS));
@@ -143,8 +149,14 @@ class EngineEndToEndTest {
                         JsonNode chunk = JSON.readTree(line.substring(6));
                         if (chunk.has("usage")) {
                             usage = chunk.get("usage");
-                        } else if (!chunk.get("choices").get(0).get("finish_reason").isNull()) {
-                            finish = chunk.get("choices").get(0).get("finish_reason").asText();
+                        } else if (!chunk.get("choices")
+                                .get(0)
+                                .get("finish_reason")
+                                .isNull()) {
+                            finish = chunk.get("choices")
+                                    .get(0)
+                                    .get("finish_reason")
+                                    .asText();
                             assertTrue(chunk.get("timings").has("cache_n"), line);
                         }
                     }
@@ -184,7 +196,8 @@ class EngineEndToEndTest {
 
     @Test
     void aNonStreamingClientThatDisconnectsFreesItsSlot() throws Exception {
-        double generated = tokensOfAnAbandonedRequest("/v1/chat/completions", chat("wait for the whole answer", 800, false));
+        double generated =
+                tokensOfAnAbandonedRequest("/v1/chat/completions", chat("wait for the whole answer", 800, false));
         // A tiny model decodes thousands of tokens a second: stopping well short of 800 shows the cancel.
         assertTrue(generated < 600, "the abandoned request kept generating: " + generated + " tokens");
     }
@@ -205,10 +218,18 @@ class EngineEndToEndTest {
         JsonNode second = JSON.readTree(post(chat("same question", 4, false)).body());
         int prompt = second.get("usage").get("prompt_tokens").asInt();
         // Everything but the last prompt token comes from the slot's cache.
-        assertEquals(prompt - 1, second.get("usage").get("prompt_tokens_details").get("cached_tokens").asInt(), second.toString());
+        assertEquals(
+                prompt - 1,
+                second.get("usage")
+                        .get("prompt_tokens_details")
+                        .get("cached_tokens")
+                        .asInt(),
+                second.toString());
         assertEquals(prompt - 1, second.get("timings").get("cache_n").asInt());
         assertEquals(1, second.get("timings").get("prompt_n").asInt());
-        assertEquals(first.get("choices").get(0).get("message").get("content"), second.get("choices").get(0).get("message").get("content"));
+        assertEquals(
+                first.get("choices").get(0).get("message").get("content"),
+                second.get("choices").get(0).get("message").get("content"));
         assertTrue(metric(http.get("/metrics").body(), "forge_cached_prompt_tokens_total") >= prompt - 1);
     }
 
@@ -220,7 +241,8 @@ class EngineEndToEndTest {
         // -c 4096 capped at the model's training context (1024) per slot.
         assertEquals(4096, props.get("n_ctx").asInt());
         assertEquals(1024, props.get("default_generation_settings").get("n_ctx").asInt());
-        assertEquals("qwen2.5", props.get("chat_template").asText(), "the qwen family claims the synthetic qwen2 model");
+        assertEquals(
+                "qwen2.5", props.get("chat_template").asText(), "the qwen family claims the synthetic qwen2 model");
         assertTrue(props.get("model_path").asText().endsWith("tiny-qwen.gguf"));
         JsonNode runtime = props.get("runtime");
         assertEquals("low-latency", runtime.get("profile").asText());
@@ -239,7 +261,9 @@ class EngineEndToEndTest {
         assertEquals(200, post(chat("count me", 3, false)).statusCode());
         HttpResponse<String> r = http.get("/metrics");
         assertEquals(200, r.statusCode());
-        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"), r.headers().toString());
+        assertTrue(
+                r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
+                r.headers().toString());
         String body = r.body();
         assertTrue(body.contains("# TYPE forge_http_requests_total counter"), body);
         assertTrue(body.contains("forge_http_requests_total{route=\"/v1/chat/completions\",status=\"200\"}"), body);

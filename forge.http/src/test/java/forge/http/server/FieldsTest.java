@@ -23,7 +23,9 @@ class FieldsTest {
         f.hasNonNull("b");
         f.path("d");
         assertEquals(Set.of("c"), f.ignored(), "a read of any kind handles the field, an explicit null too");
-        assertEquals(List.of("cache_prompt"), List.copyOf(fields("{\"cache_prompt\": false}").ignored()),
+        assertEquals(
+                List.of("cache_prompt"),
+                List.copyOf(fields("{\"cache_prompt\": false}").ignored()),
                 "a neutral field is ignored only when it holds another value");
     }
 
@@ -34,7 +36,8 @@ class FieldsTest {
         Params.string(reasoning, "effort", "reasoning", 16);
         assertEquals(Set.of("reasoning.summary", "text"), f.ignored());
         assertNull(f.nested("absent"));
-        assertEquals("text", assertThrows(ApiError.class, () -> f.nested("text")).param());
+        assertEquals(
+                "text", assertThrows(ApiError.class, () -> f.nested("text")).param());
     }
 
     @Test
@@ -53,15 +56,22 @@ class FieldsTest {
         String chat = """
                 {"model": "m", "messages": [{"role": "user", "content": "x"}], "top_logprobs": null, "logprobs": false,
                  "stream_options": null, "min_p": 0.1, "user": "u", "store": true, "metadata": {}}""";
-        assertEquals(Set.of("metadata", "store", "user"), ChatRequest.parse(fields(chat)).ignored());
+        assertEquals(
+                Set.of("metadata", "store", "user"),
+                ChatRequest.parse(fields(chat)).ignored());
         String messages = """
                 {"model": "m", "max_tokens": 4, "messages": [{"role": "user", "content": "x"}], "metadata": {}, "top_k": 4,
                  "user": "u", "min_p": 0.1, "output_config": {"effort": "low"}}""";
-        assertEquals(Set.of("min_p", "output_config.effort", "user"), MessagesRequest.parse(fields(messages)).ignored());
+        assertEquals(
+                Set.of("min_p", "output_config.effort", "user"),
+                MessagesRequest.parse(fields(messages)).ignored());
         String responses = """
                 {"model": "m", "input": "x", "user": "u", "metadata": {}, "min_p": 0.1, "store": false,
                  "tools": [{"type": "web_search"}], "text": {"verbosity": "low"}}""";
-        assertEquals(Set.of("min_p", "text.verbosity", "tools[0] (web_search)"),
-                ResponsesRequest.parse(fields(responses), new ResponseStore()).chat().ignored());
+        assertEquals(
+                Set.of("min_p", "text.verbosity", "tools[0] (web_search)"),
+                ResponsesRequest.parse(fields(responses), new ResponseStore())
+                        .chat()
+                        .ignored());
     }
 }

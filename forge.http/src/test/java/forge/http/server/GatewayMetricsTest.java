@@ -37,19 +37,33 @@ class GatewayMetricsTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() {
         // Wide and long enough that an 8000-token answer takes far longer than the test needs to read the gauges.
-        Path model = TestServer.model("gateway-qwen", SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768).withContextLength(CELLS));
-        server = TestServer.start("-m", model.toString(), "-c", Integer.toString(CELLS), "-np", "1", "-t", "2", "-b", "64", "--queue", "4");
+        Path model = TestServer.model(
+                "gateway-qwen",
+                SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768).withContextLength(CELLS));
+        server = TestServer.start(
+                "-m",
+                model.toString(),
+                "-c",
+                Integer.toString(CELLS),
+                "-np",
+                "1",
+                "-t",
+                "2",
+                "-b",
+                "64",
+                "--queue",
+                "4");
         http = server.http();
     }
 
     /** One sample: its labels and value. */
-    record Sample(Map<String, String> labels, double value) {
-    }
+    record Sample(Map<String, String> labels, double value) {}
 
     /** A metric family of the text format: its TYPE and samples, as Prometheus' parser yields them. */
     record Family(String type, List<Sample> samples) {
@@ -85,7 +99,8 @@ class GatewayMetricsTest {
                         labels.put(l.group(1), l.group(2));
                     }
                 }
-                samples.computeIfAbsent(m.group(1), k -> new ArrayList<>()).add(new Sample(labels, Double.parseDouble(m.group(3))));
+                samples.computeIfAbsent(m.group(1), k -> new ArrayList<>())
+                        .add(new Sample(labels, Double.parseDouble(m.group(3))));
             }
         }
         last = r.body();
@@ -111,9 +126,12 @@ class GatewayMetricsTest {
             if (condition.test(s)) {
                 return s;
             }
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what + "; last: waiting="
-                    + gauge(s, "vllm:num_requests_waiting").value() + " running=" + gauge(s, "vllm:num_requests_running").value()
-                    + " kv=" + gauge(s, "vllm:kv_cache_usage_perc").value());
+            assertTrue(
+                    System.nanoTime() < deadline,
+                    "timed out waiting for " + what + "; last: waiting="
+                            + gauge(s, "vllm:num_requests_waiting").value() + " running="
+                            + gauge(s, "vllm:num_requests_running").value()
+                            + " kv=" + gauge(s, "vllm:kv_cache_usage_perc").value());
             Thread.sleep(20);
         }
     }
@@ -127,7 +145,8 @@ class GatewayMetricsTest {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         OutputStream out = socket.getOutputStream();
         out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + "Content-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                        + "Content-Length: " + bytes.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
         out.write(bytes);
         out.flush();
         return socket;
@@ -135,7 +154,8 @@ class GatewayMetricsTest {
 
     @Test
     void queuedAndRunningRequestsAndKvUsageShowUnderVllmNames() throws Exception {
-        Map<String, Family> idle = awaitScrape("an idle engine", s -> gauge(s, "vllm:num_requests_running").value() == 0);
+        Map<String, Family> idle = awaitScrape(
+                "an idle engine", s -> gauge(s, "vllm:num_requests_running").value() == 0);
         assertEquals(0, gauge(idle, "vllm:num_requests_waiting").value());
         assertEquals(0, gauge(idle, "vllm:kv_cache_usage_perc").value());
 
@@ -152,21 +172,26 @@ class GatewayMetricsTest {
             Socket first = stream("first");
             sockets.add(first);
             // One slot: whichever is admitted first runs, the other two wait.
-            BufferedReader in = new BufferedReader(new InputStreamReader(first.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader in =
+                    new BufferedReader(new InputStreamReader(first.getInputStream(), StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null && !line.startsWith("data: {"); line = in.readLine()) {
                 // headers, then the first chunk
             }
             sockets.add(stream("second"));
             sockets.add(stream("third"));
             // In one scrape, as the picker sees a replica: the first's prompt in its cells, two waiting.
-            Map<String, Family> busy = awaitScrape("one running with cells and two waiting",
-                    s -> gauge(s, "vllm:num_requests_waiting").value() == 2 && gauge(s, "vllm:num_requests_running").value() == 1
+            Map<String, Family> busy = awaitScrape(
+                    "one running with cells and two waiting",
+                    s -> gauge(s, "vllm:num_requests_waiting").value() == 2
+                            && gauge(s, "vllm:num_requests_running").value() == 1
                             && gauge(s, "vllm:kv_cache_usage_perc").value() > 0);
             double kv = gauge(busy, "vllm:kv_cache_usage_perc").value();
             assertTrue(kv <= 1, "a fraction of the cells: " + kv);
             assertEquals(kv, gauge(busy, "vllm:gpu_cache_usage_perc").value(), "vLLM's older name, the same value");
             // Grows as the running request decodes: the cells are read live, not once per request.
-            awaitScrape("the running request's cells to grow", s -> gauge(s, "vllm:kv_cache_usage_perc").value() > kv);
+            awaitScrape(
+                    "the running request's cells to grow",
+                    s -> gauge(s, "vllm:kv_cache_usage_perc").value() > kv);
             // Cells over the context's cells: a whole number of cells.
             double cells = kv * CELLS;
             assertEquals(Math.rint(cells), cells, 1e-6, "cells over cells: " + kv);
@@ -177,8 +202,10 @@ class GatewayMetricsTest {
         }
         // All cancelled: nothing waits or runs, and the cells a finished request leaves cached count
         // as free (vLLM's meaning), though ForgeLM's own gauge still shows them held.
-        Map<String, Family> after = awaitScrape("all three cancelled",
-                s -> gauge(s, "vllm:num_requests_running").value() == 0 && gauge(s, "vllm:num_requests_waiting").value() == 0);
+        Map<String, Family> after = awaitScrape(
+                "all three cancelled",
+                s -> gauge(s, "vllm:num_requests_running").value() == 0
+                        && gauge(s, "vllm:num_requests_waiting").value() == 0);
         assertEquals(0, gauge(after, "vllm:kv_cache_usage_perc").value());
         assertTrue(gauge(after, "forge_kv_cells_used").value() > 0, "the slot keeps its cells for prefix reuse");
     }

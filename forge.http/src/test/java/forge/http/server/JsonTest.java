@@ -37,22 +37,34 @@ class JsonTest {
 
     @Test
     void oneObjectAndNothingAfterIt() {
-        assertTrue(refused("{\"a\": 1}garbage".getBytes(StandardCharsets.UTF_8)).getMessage().contains("garbage"));
-        assertTrue(refused("{\"a\": 1} {\"b\": 2}".getBytes(StandardCharsets.UTF_8)).getMessage().contains("more after"));
+        assertTrue(refused("{\"a\": 1}garbage".getBytes(StandardCharsets.UTF_8))
+                .getMessage()
+                .contains("garbage"));
+        assertTrue(refused("{\"a\": 1} {\"b\": 2}".getBytes(StandardCharsets.UTF_8))
+                .getMessage()
+                .contains("more after"));
         assertTrue(refused("[1]".getBytes(StandardCharsets.UTF_8)).getMessage().contains("must be a JSON object"));
-        assertEquals(1, Json.parse("{\"a\": 1}\n\t ".getBytes(StandardCharsets.UTF_8)).get("a").asInt());
+        assertEquals(
+                1,
+                Json.parse("{\"a\": 1}\n\t ".getBytes(StandardCharsets.UTF_8))
+                        .get("a")
+                        .asInt());
     }
 
     @Test
     void jacksonsLimitsAndFeaturesAreNotNamedToTheClient() {
         // Found by ChatRequestFuzzTest: Jackson's messages name its getters and feature flags.
-        String deep = refused(("{\"messages\": " + "[".repeat(200) + "]".repeat(200) + "}").getBytes(StandardCharsets.UTF_8)).getMessage();
+        String deep = refused(
+                        ("{\"messages\": " + "[".repeat(200) + "]".repeat(200) + "}").getBytes(StandardCharsets.UTF_8))
+                .getMessage();
         assertTrue(deep.contains("nesting depth (65) exceeds the maximum allowed (64)"), deep);
         assertFalse(deep.contains("`") || deep.contains("StreamReadConstraints"), deep);
-        String nan = refused("{\"temperature\": NaN}".getBytes(StandardCharsets.UTF_8)).getMessage();
+        String nan = refused("{\"temperature\": NaN}".getBytes(StandardCharsets.UTF_8))
+                .getMessage();
         assertTrue(nan.contains("Non-standard token 'NaN'"), nan);
         assertFalse(nan.contains("`") || nan.contains("JsonReadFeature"), nan);
-        String longNumber = refused(("{\"seed\": 1" + "0".repeat(1200) + "}").getBytes(StandardCharsets.UTF_8)).getMessage();
+        String longNumber = refused(("{\"seed\": 1" + "0".repeat(1200) + "}").getBytes(StandardCharsets.UTF_8))
+                .getMessage();
         assertFalse(longNumber.contains("`") || longNumber.contains("StreamReadConstraints"), longNumber);
         assertEquals("not valid JSON", Json.reason("Cannot map `java.lang.Object`"));
     }
@@ -67,8 +79,16 @@ class JsonTest {
         refused("{\"a\": 1}".getBytes(StandardCharsets.UTF_16));
         refused("{\"a\": 1}".getBytes(StandardCharsets.UTF_16LE));
         // Four-byte UTF-8 is fine, and so is a UTF-8 byte order mark.
-        assertEquals("\uD83D\uDE00", Json.parse(concat("{\"a\": \"", bytes(0xF0, 0x9F, 0x98, 0x80), "\"}")).get("a").asText());
-        assertEquals(1, Json.parse(concat("", bytes(0xEF, 0xBB, 0xBF), "{\"a\": 1}")).get("a").asInt());
+        assertEquals(
+                "\uD83D\uDE00",
+                Json.parse(concat("{\"a\": \"", bytes(0xF0, 0x9F, 0x98, 0x80), "\"}"))
+                        .get("a")
+                        .asText());
+        assertEquals(
+                1,
+                Json.parse(concat("", bytes(0xEF, 0xBB, 0xBF), "{\"a\": 1}"))
+                        .get("a")
+                        .asInt());
     }
 
     @Test
@@ -77,6 +97,10 @@ class JsonTest {
         assertTrue(e.getMessage().contains("messages[0].content"), e.getMessage());
         refused("{\"a\": \"\\udc00\"}".getBytes(StandardCharsets.UTF_8));
         refused("{\"\\ud800\": 1}".getBytes(StandardCharsets.UTF_8));
-        assertEquals("\uD83D\uDE00", Json.parse("{\"a\": \"\\ud83d\\ude00\"}".getBytes(StandardCharsets.UTF_8)).get("a").asText());
+        assertEquals(
+                "\uD83D\uDE00",
+                Json.parse("{\"a\": \"\\ud83d\\ude00\"}".getBytes(StandardCharsets.UTF_8))
+                        .get("a")
+                        .asText());
     }
 }

@@ -31,21 +31,22 @@ class MessagesRequestTest {
 
     @Test
     void systemAsAStringOrTextBlocks() {
-        assertEquals(ChatMessage.of(Role.SYSTEM, "Be brief."), parse("""
-                {"model": "m", "max_tokens": 5, "system": "Be brief.", "messages": [{"role": "user", "content": "hi"}]}""")
-                .prompt().messages().getFirst());
-        assertEquals(ChatMessage.of(Role.SYSTEM, "Be brief. Be kind."), parse("""
+        assertEquals(
+                ChatMessage.of(Role.SYSTEM, "Be brief."),
+                parse("""
+                {"model": "m", "max_tokens": 5, "system": "Be brief.", "messages": [{"role": "user", "content": "hi"}]}""").prompt().messages().getFirst());
+        assertEquals(
+                ChatMessage.of(Role.SYSTEM, "Be brief. Be kind."),
+                parse("""
                 {"model": "m", "max_tokens": 5, "system": [{"type": "text", "text": "Be brief. ", "cache_control": {"type": "ephemeral"}},
-                 {"type": "text", "text": "Be kind."}], "messages": [{"role": "user", "content": "hi"}]}""")
-                .prompt().messages().getFirst());
+                 {"type": "text", "text": "Be kind."}], "messages": [{"role": "user", "content": "hi"}]}""").prompt().messages().getFirst());
     }
 
     @Test
     void claudeCodesPerRequestBillingStampIsNeutralisedSoThePrefixCacheHits() {
         String a = parse("""
                 {"max_tokens": 5, "system": [{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.101.e51; cc_entrypoint=cli; cch=a5145;"},
-                 {"type": "text", "text": "You are Claude Code."}], "messages": [{"role": "user", "content": "hi"}]}""")
-                .prompt().messages().getFirst().content();
+                 {"type": "text", "text": "You are Claude Code."}], "messages": [{"role": "user", "content": "hi"}]}""").prompt().messages().getFirst().content();
         String b = parse("""
                 {"max_tokens": 5, "system": "x-anthropic-billing-header: cc_version=2.1.101.e51; cc_entrypoint=cli; cch=9f00d;You are Claude Code.",
                  "messages": [{"role": "user", "content": "hi"}]}""").prompt().messages().getFirst().content();
@@ -71,8 +72,15 @@ class MessagesRequestTest {
         List<ChatMessage> m = r.prompt().messages();
         assertEquals(5, m.size(), m.toString());
         assertEquals(ChatMessage.of(Role.USER, "Weather?"), m.get(0));
-        assertEquals(new ChatMessage(Role.ASSISTANT, "Checking.", "", List.of(new ToolCall("toolu_1", "get_weather", "{\"city\":\"Paris\"}")),
-                "", "The user wants weather."), m.get(1));
+        assertEquals(
+                new ChatMessage(
+                        Role.ASSISTANT,
+                        "Checking.",
+                        "",
+                        List.of(new ToolCall("toolu_1", "get_weather", "{\"city\":\"Paris\"}")),
+                        "",
+                        "The user wants weather."),
+                m.get(1));
         assertEquals(new ChatMessage(Role.TOOL, "sunny", "", List.of(), "toolu_1", ""), m.get(2));
         assertEquals(new ChatMessage(Role.TOOL, "Error: no such city", "", List.of(), "toolu_2", ""), m.get(3));
         assertEquals(ChatMessage.of(Role.USER, "And tomorrow?"), m.get(4));
@@ -118,40 +126,38 @@ class MessagesRequestTest {
     void toolChoiceMapsToTheSameForcedCallsAsChat() {
         String tools = """
                 "tools": [{"name": "a", "input_schema": {"type": "object"}}, {"name": "b", "input_schema": {"type": "object"}}]""";
-        assertEquals(StructuredOutput.ToolChoice.REQUIRED, parse("""
-                {"max_tokens": 5, %s, "tool_choice": {"type": "any"}, "messages": [{"role": "user", "content": "x"}]}""".formatted(tools))
-                .structured().toolChoice());
+        assertEquals(
+                StructuredOutput.ToolChoice.REQUIRED,
+                parse("""
+                {"max_tokens": 5, %s, "tool_choice": {"type": "any"}, "messages": [{"role": "user", "content": "x"}]}""".formatted(tools)).structured().toolChoice());
         StructuredOutput forced = parse("""
                 {"max_tokens": 5, %s, "tool_choice": {"type": "tool", "name": "b", "disable_parallel_tool_use": true},
                  "messages": [{"role": "user", "content": "x"}]}""".formatted(tools)).structured();
         assertEquals(StructuredOutput.ToolChoice.FUNCTION, forced.toolChoice());
         assertEquals("b", forced.function());
         assertEquals(false, forced.parallel());
-        assertEquals(StructuredOutput.ToolChoice.NONE, parse("""
-                {"max_tokens": 5, %s, "tool_choice": {"type": "none"}, "messages": [{"role": "user", "content": "x"}]}""".formatted(tools))
-                .structured().toolChoice());
+        assertEquals(
+                StructuredOutput.ToolChoice.NONE,
+                parse("""
+                {"max_tokens": 5, %s, "tool_choice": {"type": "none"}, "messages": [{"role": "user", "content": "x"}]}""".formatted(tools)).structured().toolChoice());
         assertEquals("tool_choice", refused("""
-                {"max_tokens": 5, %s, "tool_choice": {"type": "tool", "name": "c"}, "messages": [{"role": "user", "content": "x"}]}"""
-                .formatted(tools)).param());
+                {"max_tokens": 5, %s, "tool_choice": {"type": "tool", "name": "c"}, "messages": [{"role": "user", "content": "x"}]}""".formatted(tools)).param());
         assertEquals("tools[0].type", refused("""
-                {"max_tokens": 5, "tools": [{"type": "web_search_20250305", "name": "web_search"}], "messages": [{"role": "user", "content": "x"}]}""")
-                .param());
+                {"max_tokens": 5, "tools": [{"type": "web_search_20250305", "name": "web_search"}], "messages": [{"role": "user", "content": "x"}]}""").param());
     }
 
     @Test
     void thinkingIsTheTemplatesSwitchWithItsBudget() {
-        assertEquals(Map.of("enable_thinking", true, "thinking_budget", 2000), parse("""
-                {"max_tokens": 4000, "thinking": {"type": "enabled", "budget_tokens": 2000}, "messages": [{"role": "user", "content": "x"}]}""")
-                .prompt().options());
+        assertEquals(
+                Map.of("enable_thinking", true, "thinking_budget", 2000),
+                parse("""
+                {"max_tokens": 4000, "thinking": {"type": "enabled", "budget_tokens": 2000}, "messages": [{"role": "user", "content": "x"}]}""").prompt().options());
         assertEquals(Map.of("enable_thinking", false), parse("""
-                {"max_tokens": 4000, "thinking": {"type": "disabled"}, "messages": [{"role": "user", "content": "x"}]}""")
-                .prompt().options());
+                {"max_tokens": 4000, "thinking": {"type": "disabled"}, "messages": [{"role": "user", "content": "x"}]}""").prompt().options());
         assertEquals("thinking.budget_tokens", refused("""
-                {"max_tokens": 1500, "thinking": {"type": "enabled", "budget_tokens": 2000}, "messages": [{"role": "user", "content": "x"}]}""")
-                .param());
+                {"max_tokens": 1500, "thinking": {"type": "enabled", "budget_tokens": 2000}, "messages": [{"role": "user", "content": "x"}]}""").param());
         assertEquals("thinking.budget_tokens", refused("""
-                {"max_tokens": 4000, "thinking": {"type": "enabled", "budget_tokens": 100}, "messages": [{"role": "user", "content": "x"}]}""")
-                .param());
+                {"max_tokens": 4000, "thinking": {"type": "enabled", "budget_tokens": 100}, "messages": [{"role": "user", "content": "x"}]}""").param());
     }
 
     @Test
@@ -192,7 +198,8 @@ class MessagesRequestTest {
                 {"max_tokens": 5, "tools": [{"name": "a", "input_schema": {"type": "object"}},
                  {"name": "b", "input_schema": {"type": "array"}}], "messages": [{"role": "user", "content": "x"}]}""");
         assertEquals("tools[1].input_schema", schema.param());
-        assertTrue(schema.getMessage().startsWith("tools[1].input_schema must be a JSON Schema of type \"object\""),
+        assertTrue(
+                schema.getMessage().startsWith("tools[1].input_schema must be a JSON Schema of type \"object\""),
                 schema.getMessage());
         ApiError name = refused("""
                 {"max_tokens": 5, "tools": [{"name": "a b", "input_schema": {"type": "object"}}], "messages": [{"role": "user", "content": "x"}]}""");

@@ -53,18 +53,20 @@ class ModelsApiTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     @Test
     void theStatusShowsTheProgressAndTheWaitersThenTheReason(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("m.gguf");
         SyntheticModels.write(SynthSpec.tiny("qwen"), file);
-        List<Discovered<ChatTemplateProvider>> templates = ForgeRuntime.inspect(new RuntimeConfig(dir, List.of(), "", Map.of()))
-                .plugins().templates();
+        List<Discovered<ChatTemplateProvider>> templates = ForgeRuntime.inspect(
+                        new RuntimeConfig(dir, List.of(), "", Map.of()))
+                .plugins()
+                .templates();
         HeldBackend backend = new HeldBackend();
-        try (ModelCatalog catalog = new ModelCatalog(CatalogConfig.builder(backend, new TemplateSelector(templates)).build())) {
+        try (ModelCatalog catalog = new ModelCatalog(
+                CatalogConfig.builder(backend, new TemplateSelector(templates)).build())) {
             ModelEntry entry = catalog.add(file, List.of());
             assertEquals("unloaded", ModelsApi.status(entry).get("value").asText());
             Thread waiter = Thread.ofVirtual().start(() -> {
@@ -93,7 +95,9 @@ class ModelsApiTest {
             assertEquals("failed", failed.get("status").get("value").asText());
             assertTrue(failed.get("status").get("failed").asBoolean());
             assertFalse(failed.get("available").asBoolean());
-            assertEquals("the model failed to load: unknown model architecture: 'x'", failed.get("reason").asText());
+            assertEquals(
+                    "the model failed to load: unknown model architecture: 'x'",
+                    failed.get("reason").asText());
         }
     }
 }

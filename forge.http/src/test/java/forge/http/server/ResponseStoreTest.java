@@ -84,8 +84,10 @@ class ResponseStoreTest {
     @Test
     void anEntryIsCountedByWhatItHolds() {
         ObjectNode r = Json.MAPPER.createObjectNode().put("id", "x");
-        long small = ResponseStore.entry(r, List.of(ChatMessage.of(Role.USER, "a"))).bytes();
-        long large = ResponseStore.entry(r, List.of(ChatMessage.of(Role.USER, "a".repeat(10_000)))).bytes();
+        long small =
+                ResponseStore.entry(r, List.of(ChatMessage.of(Role.USER, "a"))).bytes();
+        long large = ResponseStore.entry(r, List.of(ChatMessage.of(Role.USER, "a".repeat(10_000))))
+                .bytes();
         assertTrue(large - small >= 10_000, small + " vs " + large);
     }
 }

@@ -29,20 +29,31 @@ class ResponsesRequestTest {
     void llamaServersSamplersOrderAndFieldsAreReadAsOnTheChatRoute() {
         ResponsesRequest r = parse("{\"model\": \"m\", \"input\": \"hi\", \"samplers\": [\"top_k\", \"temperature\"],"
                 + " \"typical_p\": 0.5}");
-        assertEquals(List.of(forge.api.sampler.BuiltinStage.TOP_K, forge.api.sampler.BuiltinStage.TEMPERATURE),
+        assertEquals(
+                List.of(forge.api.sampler.BuiltinStage.TOP_K, forge.api.sampler.BuiltinStage.TEMPERATURE),
                 r.chat().sampling().samplers());
         assertEquals(0.5f, r.chat().sampling().typicalP());
         assertTrue(r.chat().ignored().isEmpty(), r.chat().ignored().toString());
-        assertEquals("samplers", refused("{\"model\": \"m\", \"input\": \"hi\", \"samplers\": [\"no_such_stage\"]}")
-                .toJson().get("error").get("param").asText());
+        assertEquals(
+                "samplers",
+                refused("{\"model\": \"m\", \"input\": \"hi\", \"samplers\": [\"no_such_stage\"]}")
+                        .toJson()
+                        .get("error")
+                        .get("param")
+                        .asText());
     }
 
     @Test
     void aStringInputWithInstructions() {
         ResponsesRequest r = parse("""
                 {"model": "m", "instructions": "Be brief.", "input": "Hello", "max_output_tokens": 20}""");
-        assertEquals(List.of(ChatMessage.of(Role.SYSTEM, "Be brief."), ChatMessage.of(Role.USER, "Hello")), r.chat().prompt().messages());
-        assertEquals(List.of(ChatMessage.of(Role.USER, "Hello")), r.conversation(), "instructions are not carried to the next turn");
+        assertEquals(
+                List.of(ChatMessage.of(Role.SYSTEM, "Be brief."), ChatMessage.of(Role.USER, "Hello")),
+                r.chat().prompt().messages());
+        assertEquals(
+                List.of(ChatMessage.of(Role.USER, "Hello")),
+                r.conversation(),
+                "instructions are not carried to the next turn");
         assertEquals(20, r.chat().maxTokens());
         assertTrue(r.store(), "store defaults to true");
     }
@@ -60,8 +71,15 @@ class ResponsesRequestTest {
         List<ChatMessage> m = r.chat().prompt().messages();
         assertEquals(ChatMessage.of(Role.DEVELOPER, "Use tools."), m.get(0));
         assertEquals(ChatMessage.of(Role.USER, "Weather in Paris?"), m.get(1));
-        assertEquals(new ChatMessage(Role.ASSISTANT, "Checking.", "", List.of(new ToolCall("call_1", "get_weather", "{\"city\":\"Paris\"}")),
-                "", "Call it."), m.get(2));
+        assertEquals(
+                new ChatMessage(
+                        Role.ASSISTANT,
+                        "Checking.",
+                        "",
+                        List.of(new ToolCall("call_1", "get_weather", "{\"city\":\"Paris\"}")),
+                        "",
+                        "Call it."),
+                m.get(2));
         assertEquals(new ChatMessage(Role.TOOL, "sunny", "", List.of(), "call_1", ""), m.get(3));
         assertEquals(4, m.size());
     }
@@ -69,19 +87,34 @@ class ResponsesRequestTest {
     @Test
     void previousResponseIdContinuesItsConversation() {
         ObjectNode stored = Json.MAPPER.createObjectNode().put("id", "resp_1");
-        stored.putArray("output").addObject().put("id", "msg_1").put("type", "message").put("role", "assistant")
-                .putArray("content").addObject().put("type", "output_text").put("text", "Hi!");
-        store.put(ResponseStore.entry(stored, List.of(ChatMessage.of(Role.USER, "Hello"), ChatMessage.of(Role.ASSISTANT, "Hi!"))));
+        stored.putArray("output")
+                .addObject()
+                .put("id", "msg_1")
+                .put("type", "message")
+                .put("role", "assistant")
+                .putArray("content")
+                .addObject()
+                .put("type", "output_text")
+                .put("text", "Hi!");
+        store.put(ResponseStore.entry(
+                stored, List.of(ChatMessage.of(Role.USER, "Hello"), ChatMessage.of(Role.ASSISTANT, "Hi!"))));
         ResponsesRequest r = parse("""
                 {"previous_response_id": "resp_1", "instructions": "Be brief.", "input": "And you?"}""");
-        assertEquals(List.of(ChatMessage.of(Role.SYSTEM, "Be brief."), ChatMessage.of(Role.USER, "Hello"),
-                ChatMessage.of(Role.ASSISTANT, "Hi!"), ChatMessage.of(Role.USER, "And you?")), r.chat().prompt().messages());
+        assertEquals(
+                List.of(
+                        ChatMessage.of(Role.SYSTEM, "Be brief."),
+                        ChatMessage.of(Role.USER, "Hello"),
+                        ChatMessage.of(Role.ASSISTANT, "Hi!"),
+                        ChatMessage.of(Role.USER, "And you?")),
+                r.chat().prompt().messages());
         assertEquals("resp_1", r.previous());
         // An item of a stored response can be referred to by its id, as the AI SDK does.
         ResponsesRequest ref = parse("""
                 {"input": [{"role": "user", "content": "Hello"}, {"type": "item_reference", "id": "msg_1"},
                  {"role": "user", "content": "And you?"}]}""");
-        assertEquals(ChatMessage.of(Role.ASSISTANT, "Hi!"), ref.chat().prompt().messages().get(1));
+        assertEquals(
+                ChatMessage.of(Role.ASSISTANT, "Hi!"),
+                ref.chat().prompt().messages().get(1));
     }
 
     @Test
@@ -118,7 +151,9 @@ class ResponsesRequestTest {
                  "reasoning": {"effort": "none", "summary": "auto"}}""");
         assertTrue(!r.chat().structured().grammar().isEmpty());
         assertEquals(Map.of("enable_thinking", false), r.chat().prompt().options());
-        assertEquals(List.of("reasoning.summary", "text.verbosity"), List.copyOf(r.chat().ignored()));
+        assertEquals(
+                List.of("reasoning.summary", "text.verbosity"),
+                List.copyOf(r.chat().ignored()));
         assertEquals("text.format.type", refused("""
                 {"input": "x", "text": {"format": {"type": "yaml"}}}""").param());
     }
@@ -159,16 +194,27 @@ class ResponsesRequestTest {
                  "tools": [%s, {"type": "custom", "name": "free"}],
                  "tool_choice": {"type": "custom", "name": "apply_patch"}}""".formatted(PATCH_TOOL));
         List<ChatMessage> m = r.chat().prompt().messages();
-        assertEquals(new ToolCall("call_1", "apply_patch", "{\"input\":\"*** Begin Patch\\n+x\"}"), m.get(1).toolCalls().getFirst());
+        assertEquals(
+                new ToolCall("call_1", "apply_patch", "{\"input\":\"*** Begin Patch\\n+x\"}"),
+                m.get(1).toolCalls().getFirst());
         assertEquals(Role.TOOL, m.get(2).role());
         assertEquals("call_1", m.get(2).toolCallId());
         assertEquals("Done!", m.get(2).content());
         assertEquals(java.util.Set.of("apply_patch", "free"), r.custom());
-        assertEquals(List.of("apply_patch", "free"), r.chat().prompt().tools().stream().map(forge.api.template.ToolDefinition::name).toList());
-        assertEquals(Map.of("type", "string"), ((Map<?, ?>) r.chat().prompt().tools().get(1).parameters().get("properties")).get("input"));
+        assertEquals(
+                List.of("apply_patch", "free"),
+                r.chat().prompt().tools().stream()
+                        .map(forge.api.template.ToolDefinition::name)
+                        .toList());
+        assertEquals(
+                Map.of("type", "string"),
+                ((Map<?, ?>) r.chat().prompt().tools().get(1).parameters().get("properties")).get("input"));
         assertEquals(StructuredOutput.ToolChoice.FUNCTION, r.chat().structured().toolChoice());
         assertEquals("apply_patch", r.chat().structured().function());
-        assertEquals(java.util.Set.of("apply_patch"), r.chat().structured().freeform().keySet(), "a text tool has no grammar");
+        assertEquals(
+                java.util.Set.of("apply_patch"),
+                r.chat().structured().freeform().keySet(),
+                "a text tool has no grammar");
     }
 
     @Test
@@ -186,24 +232,35 @@ class ResponsesRequestTest {
     @Test
     void toolTypesNotRunHereAreDroppedNamedAndExplainedToToolChoice() {
         ResponsesRequest r = parse("""
-                {"input": "x", "tools": [{"type": "web_search"}, {"type": "local_shell"}, %s, {"type": "mcp", "server_label": "s"}]}"""
-                .formatted(PATCH_TOOL));
-        assertEquals(List.of("tools[0] (web_search)", "tools[1] (local_shell)", "tools[3] (mcp)"), List.copyOf(r.chat().ignored()));
-        assertEquals("tools[0] (web_search), tools[1] (local_shell), tools[3] (mcp)", r.echo().get("metadata").get("forge_dropped_tools").asText());
-        ApiError strict = assertThrows(ApiError.class, () -> Strictness.check(true, r.chat().ignored()));
+                {"input": "x", "tools": [{"type": "web_search"}, {"type": "local_shell"}, %s, {"type": "mcp", "server_label": "s"}]}""".formatted(PATCH_TOOL));
+        assertEquals(
+                List.of("tools[0] (web_search)", "tools[1] (local_shell)", "tools[3] (mcp)"),
+                List.copyOf(r.chat().ignored()));
+        assertEquals(
+                "tools[0] (web_search), tools[1] (local_shell), tools[3] (mcp)",
+                r.echo().get("metadata").get("forge_dropped_tools").asText());
+        ApiError strict = assertThrows(
+                ApiError.class, () -> Strictness.check(true, r.chat().ignored()));
         assertTrue(strict.getMessage().contains("'tools[0] (web_search)' is not supported"), strict.getMessage());
 
         ApiError required = refused("""
                 {"input": "x", "tools": [{"type": "web_search"}, {"type": "file_search"}], "tool_choice": "required"}""");
         assertEquals("tool_choice", required.param());
-        assertTrue(required.getMessage().startsWith("tool_choice 'required' needs 'tools'; dropped: tools[0] (web_search), "
-                + "tools[1] (file_search), tool types this server does not run"), required.getMessage());
-        assertTrue(refused("""
+        assertTrue(
+                required.getMessage()
+                        .startsWith("tool_choice 'required' needs 'tools'; dropped: tools[0] (web_search), "
+                                + "tools[1] (file_search), tool types this server does not run"),
+                required.getMessage());
+        assertTrue(
+                refused("""
                 {"input": "x", "tools": [{"type": "web_search"}], "tool_choice": {"type": "web_search"}}""")
-                .getMessage().contains("asks for a 'web_search' tool, which this server does not run; dropped: tools[0] (web_search)"));
+                        .getMessage()
+                        .contains(
+                                "asks for a 'web_search' tool, which this server does not run; dropped: tools[0] (web_search)"));
         assertTrue(refused("""
                 {"input": "x", "tools": [{"type": "web_search"}], "tool_choice": {"type": "custom", "name": "apply_patch"}}""")
-                .getMessage().contains("names tool 'apply_patch', which is not in 'tools'; dropped: tools[0] (web_search)"));
+                .getMessage()
+                .contains("names tool 'apply_patch', which is not in 'tools'; dropped: tools[0] (web_search)"));
         // With nothing dropped, no such note.
         assertEquals("tool_choice 'required' needs 'tools'", refused("""
                 {"input": "x", "tool_choice": "required"}""").getMessage());
@@ -214,8 +271,11 @@ class ResponsesRequestTest {
     void seedAndLogitBiasAreReadAsOnTheChatRoute() {
         ResponsesRequest r = parse("{\"input\": \"x\", \"seed\": 7, \"logit_bias\": {\"12\": 5, \"13\": -100}}");
         assertEquals(7, r.chat().sampling().seed());
-        assertEquals(Map.of(12, 5f, 13, Float.NEGATIVE_INFINITY), r.chat().sampling().logitBias());
+        assertEquals(
+                Map.of(12, 5f, 13, Float.NEGATIVE_INFINITY), r.chat().sampling().logitBias());
         assertTrue(r.chat().ignored().isEmpty(), r.chat().ignored().toString());
-        assertEquals("logit_bias", refused("{\"input\": \"x\", \"logit_bias\": {\"a\": 1}}").param());
+        assertEquals(
+                "logit_bias",
+                refused("{\"input\": \"x\", \"logit_bias\": {\"a\": 1}}").param());
     }
 }

@@ -24,9 +24,12 @@ import org.junit.jupiter.api.Test;
 class SamplingChainTest {
 
     private static final AtomicInteger CREATED = new AtomicInteger();
-    private static final StageInfo GUARD = new StageInfo("guard", "test", List.of(
-            StageParameter.integer("guard_n", 4, 2, 10, "n"), StageParameter.number("guard_p", 0.5, 0, 1, "p"),
-            StageParameter.bool("guard_on", true, "b"), StageParameter.text("guard_s", "x", 4, "s")));
+    private static final StageInfo GUARD = new StageInfo(
+            "guard",
+            "test",
+            List.of(
+                    StageParameter.integer("guard_n", 4, 2, 10, "n"), StageParameter.number("guard_p", 0.5, 0, 1, "p"),
+                    StageParameter.bool("guard_on", true, "b"), StageParameter.text("guard_s", "x", 4, "s")));
     private static final SamplerProvider PROVIDER = new SamplerProvider() {
         public List<StageInfo> stages() {
             return List.of(GUARD);
@@ -40,17 +43,19 @@ class SamplingChainTest {
             if (arguments.integer("guard_n") == 9) {
                 throw new IllegalStateException("bug");
             }
-            return c -> { };
+            return c -> {};
         }
     };
-    private static final SamplerStages STAGES = new SamplerStages(List.of(new SamplerStages.Stage(GUARD, PROVIDER, "test.guard")));
+    private static final SamplerStages STAGES =
+            new SamplerStages(List.of(new SamplerStages.Stage(GUARD, PROVIDER, "test.guard")));
 
     private static JsonNode body(String json) {
         return Json.parse(json.getBytes(StandardCharsets.UTF_8));
     }
 
     private static SamplingParams read(String json) {
-        return SamplingChain.read(Fields.of(body(json), STAGES), SamplingParams.builder()).build();
+        return SamplingChain.read(Fields.of(body(json), STAGES), SamplingParams.builder())
+                .build();
     }
 
     private static ApiError refused(String json) {
@@ -64,16 +69,20 @@ class SamplingChainTest {
 
     @Test
     void readsTheOrderAsNamesAliasesOrLetters() {
-        assertEquals(List.of(BuiltinStage.TOP_K, BuiltinStage.TOP_P, BuiltinStage.TEMPERATURE),
+        assertEquals(
+                List.of(BuiltinStage.TOP_K, BuiltinStage.TOP_P, BuiltinStage.TEMPERATURE),
                 read("{\"samplers\": [\"top-k\", \"nucleus\", \"Temp\"]}").samplers());
-        assertEquals(List.of(BuiltinStage.PENALTIES, BuiltinStage.TOP_K, BuiltinStage.TEMPERATURE), read("{\"samplers\": \"ekt\"}").samplers());
+        assertEquals(
+                List.of(BuiltinStage.PENALTIES, BuiltinStage.TOP_K, BuiltinStage.TEMPERATURE),
+                read("{\"samplers\": \"ekt\"}").samplers());
         assertEquals(List.of(), read("{\"samplers\": []}").samplers(), "no stage: only the draw");
     }
 
     @Test
     void readsThePluginStagesParametersAndLetsThePluginCheckThem() {
         int before = CREATED.get();
-        SamplingParams p = read("{\"samplers\": [\"guard\", \"top_k\", \"guard\"], \"guard_n\": 5, \"guard_on\": false, \"guard_s\": \"ab\"}");
+        SamplingParams p = read(
+                "{\"samplers\": [\"guard\", \"top_k\", \"guard\"], \"guard_n\": 5, \"guard_on\": false, \"guard_s\": \"ab\"}");
         assertEquals(before + 1, CREATED.get(), "made once, to check, and shared by both places");
         PluginStage stage = assertInstanceOf(PluginStage.class, p.samplers().getFirst());
         assertEquals(5L, stage.arguments().integer("guard_n"));
@@ -82,11 +91,21 @@ class SamplingChainTest {
         assertEquals("ab", stage.arguments().text("guard_s"));
         assertEquals(List.of(stage, stage), p.pluginStages());
 
-        assertEquals("guard_n", refused("{\"samplers\": [\"guard\"], \"guard_n\": 11}").param());
-        assertEquals("guard_n", refused("{\"samplers\": [\"guard\"], \"guard_n\": 2.5}").param());
-        assertEquals("guard_p", refused("{\"samplers\": [\"guard\"], \"guard_p\": \"high\"}").param());
-        assertEquals("guard_on", refused("{\"samplers\": [\"guard\"], \"guard_on\": 1}").param());
-        assertEquals("guard_s", refused("{\"samplers\": [\"guard\"], \"guard_s\": \"toolong\"}").param());
+        assertEquals(
+                "guard_n",
+                refused("{\"samplers\": [\"guard\"], \"guard_n\": 11}").param());
+        assertEquals(
+                "guard_n",
+                refused("{\"samplers\": [\"guard\"], \"guard_n\": 2.5}").param());
+        assertEquals(
+                "guard_p",
+                refused("{\"samplers\": [\"guard\"], \"guard_p\": \"high\"}").param());
+        assertEquals(
+                "guard_on",
+                refused("{\"samplers\": [\"guard\"], \"guard_on\": 1}").param());
+        assertEquals(
+                "guard_s",
+                refused("{\"samplers\": [\"guard\"], \"guard_s\": \"toolong\"}").param());
         ApiError e = refused("{\"samplers\": [\"guard\"], \"guard_n\": 3}");
         assertEquals(400, e.status());
         assertEquals("guard", e.param());
@@ -99,15 +118,21 @@ class SamplingChainTest {
 
     @Test
     void anUnknownStageOrAMalformedOrderIsA400() {
-        for (String bad : List.of("{\"samplers\": [\"nope\"]}", "{\"samplers\": \"kq\"}", "{\"samplers\": [1]}",
-                "{\"samplers\": {}}", "{\"samplers\": \"" + "k".repeat(33) + "\"}")) {
+        for (String bad : List.of(
+                "{\"samplers\": [\"nope\"]}",
+                "{\"samplers\": \"kq\"}",
+                "{\"samplers\": [1]}",
+                "{\"samplers\": {}}",
+                "{\"samplers\": \"" + "k".repeat(33) + "\"}")) {
             ApiError e = refused(bad);
             assertEquals(400, e.status(), bad);
             assertEquals("samplers", e.param(), bad);
         }
         assertTrue(refused("{\"samplers\": [\"nope\"]}").getMessage().contains("from plugins: [guard]"));
-        assertThrows(ApiError.class, () -> SamplingChain.read(Fields.of(body("{\"samplers\": [\"guard\"]}")),
-                SamplingParams.builder()), "a server without the plugin does not know the stage");
+        assertThrows(
+                ApiError.class,
+                () -> SamplingChain.read(Fields.of(body("{\"samplers\": [\"guard\"]}")), SamplingParams.builder()),
+                "a server without the plugin does not know the stage");
     }
 
     @Test
@@ -119,13 +144,21 @@ class SamplingChainTest {
         assertEquals(0.7f, p.typicalP());
         assertEquals(1.5f, p.topNSigma());
         assertEquals(new SamplingParams.Xtc(0.5f, 0.2f), p.xtc());
-        assertEquals(new SamplingParams.Dry(0.8f, 1.75f, 3, -1, List.of("\n", ".")), p.dry(), "a base below 1 means the default");
+        assertEquals(
+                new SamplingParams.Dry(0.8f, 1.75f, 3, -1, List.of("\n", ".")),
+                p.dry(),
+                "a base below 1 means the default");
         assertEquals(new SamplingParams.Mirostat(2, 4f, 0.2f), p.mirostat());
         assertEquals("mirostat", refused("{\"mirostat\": 3}").param());
         assertEquals("xtc_threshold", refused("{\"xtc_threshold\": 1.5}").param());
-        assertEquals("dry_sequence_breakers", refused("{\"dry_sequence_breakers\": []}").param());
-        assertEquals("dry_sequence_breakers", refused("{\"dry_sequence_breakers\": [\"\"]}").param());
-        assertEquals("dry_penalty_last_n", refused("{\"dry_penalty_last_n\": -2}").param());
+        assertEquals(
+                "dry_sequence_breakers",
+                refused("{\"dry_sequence_breakers\": []}").param());
+        assertEquals(
+                "dry_sequence_breakers",
+                refused("{\"dry_sequence_breakers\": [\"\"]}").param());
+        assertEquals(
+                "dry_penalty_last_n", refused("{\"dry_penalty_last_n\": -2}").param());
     }
 
     /** What the chain read after {@code json}, as the body's ignored fields say. */
@@ -157,7 +190,14 @@ class SamplingChainTest {
         Strictness.check(true, count.ignored());
         // What neither reads is named by both.
         String unknown = json.replace("\"guard_n\"", "\"guard_m\"");
-        assertEquals(Set.of("guard_m"), MessagesRequest.parse(Fields.of(body(unknown), STAGES), false).ignored());
-        assertThrows(ApiError.class, () -> Strictness.check(true, MessagesRequest.parse(Fields.of(body(unknown), STAGES), false).ignored()));
+        assertEquals(
+                Set.of("guard_m"),
+                MessagesRequest.parse(Fields.of(body(unknown), STAGES), false).ignored());
+        assertThrows(
+                ApiError.class,
+                () -> Strictness.check(
+                        true,
+                        MessagesRequest.parse(Fields.of(body(unknown), STAGES), false)
+                                .ignored()));
     }
 }

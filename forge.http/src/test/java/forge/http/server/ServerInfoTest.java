@@ -16,8 +16,10 @@ class ServerInfoTest {
         assertEquals("{\"status\":\"ok\"}", ServerInfo.health(engines).toString());
         engines.put("b", new EngineHealth(EngineHealth.State.FAILED, "the engine for b failed: native crash", true, 0));
         engines.put("c", new EngineHealth(EngineHealth.State.FAILED, "gone", false, 2));
-        assertEquals("{\"status\":\"error\",\"models\":[{\"model\":\"b\",\"state\":\"failed\",\"reason\":"
-                + "\"the engine for b failed: native crash\",\"retrying\":true},{\"model\":\"c\",\"state\":\"failed\","
-                + "\"reason\":\"gone\",\"retrying\":false}]}", ServerInfo.health(engines).toString());
+        assertEquals(
+                "{\"status\":\"error\",\"models\":[{\"model\":\"b\",\"state\":\"failed\",\"reason\":"
+                        + "\"the engine for b failed: native crash\",\"retrying\":true},{\"model\":\"c\",\"state\":\"failed\","
+                        + "\"reason\":\"gone\",\"retrying\":false}]}",
+                ServerInfo.health(engines).toString());
     }
 }

@@ -25,13 +25,27 @@ class SpeculationEndToEndTest {
 
     @AutoClose
     static TestServer server;
+
     static Http http;
 
     @BeforeAll
     static void start() {
         Path model = TestServer.model("tiny-qwen", SynthSpec.tiny("qwen"));
-        server = TestServer.start("-m", model.toString(), "-c", "2048", "-np", "2", "-t", "2",
-                "--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", "2", "--draft-max", "16");
+        server = TestServer.start(
+                "-m",
+                model.toString(),
+                "-c",
+                "2048",
+                "-np",
+                "2",
+                "-t",
+                "2",
+                "--spec-type",
+                "ngram-simple",
+                "--spec-ngram-simple-size-n",
+                "2",
+                "--draft-max",
+                "16");
         http = server.http();
     }
 
@@ -46,7 +60,8 @@ class SpeculationEndToEndTest {
 
     @Test
     void propsSayWhatIsOn() throws Exception {
-        JsonNode params = ok(http.get("/props")).get("default_generation_settings").get("params");
+        JsonNode params =
+                ok(http.get("/props")).get("default_generation_settings").get("params");
         assertEquals("ngram-simple", params.get("speculative.types").asText());
         assertEquals(16, params.get("speculative.n_max").asInt());
         assertEquals(2, params.get("speculative.ngram_size_n").asInt());
@@ -56,14 +71,18 @@ class SpeculationEndToEndTest {
     void draftsShowInTimingsAndMetricsAndARequestMayTurnThemOffWithTheSameAnswer() throws Exception {
         JsonNode on = ok(http.post("/v1/chat/completions", chat("")));
         JsonNode off = ok(http.post("/v1/chat/completions", chat(", \"speculative.n_max\": 0")));
-        assertEquals(on.at("/choices/0/message/content").asText(), off.at("/choices/0/message/content").asText());
+        assertEquals(
+                on.at("/choices/0/message/content").asText(),
+                off.at("/choices/0/message/content").asText());
         JsonNode timings = on.get("timings");
         assertTrue(timings.get("draft_n").asInt() > 0, timings.toString());
         assertTrue(timings.get("draft_n_accepted").asInt() > 0, timings.toString());
         assertFalse(off.get("timings").has("draft_n"), "no drafts, no draft fields (as llama-server)");
         assertFalse(on.has("ignored_params") || on.toString().contains("speculative.n_max"));
         String scrape = http.get("/metrics").body();
-        assertTrue(EngineEndToEndTest.metric(scrape, "llamacpp:spec_decode_num_draft_tokens_total") >= timings.get("draft_n").asInt(),
+        assertTrue(
+                EngineEndToEndTest.metric(scrape, "llamacpp:spec_decode_num_draft_tokens_total")
+                        >= timings.get("draft_n").asInt(),
                 scrape);
         assertTrue(EngineEndToEndTest.metric(scrape, "llamacpp:spec_decode_num_accepted_tokens_total") > 0, scrape);
         assertTrue(EngineEndToEndTest.metric(scrape, "llamacpp:spec_decode_num_drafts_total") > 0, scrape);

@@ -33,11 +33,20 @@ class StructuredOutputTest {
             }
 
             @Override
-            public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+            public Optional<String> toolCallGrammar(
+                    List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
                 StringBuilder g = new StringBuilder("root ::= \"<call>\" (");
                 for (int i = 0; i < tools.size(); i++) {
-                    g.append(i > 0 ? " | " : "").append('"').append(tools.get(i).name()).append(' ').append('"').append(' ')
-                            .append(ownNotation ? "\"{}\"" : argumentRules.get(tools.get(i).name()));
+                    g.append(i > 0 ? " | " : "")
+                            .append('"')
+                            .append(tools.get(i).name())
+                            .append(' ')
+                            .append('"')
+                            .append(' ')
+                            .append(
+                                    ownNotation
+                                            ? "\"{}\""
+                                            : argumentRules.get(tools.get(i).name()));
                 }
                 return Optional.of(g.append(") \"</call>\"\n").toString());
             }
@@ -54,29 +63,41 @@ class StructuredOutputTest {
     @Test
     void aFreeformToolsGrammarIsTheRuleOfItsArguments() {
         ResponsesRequest r = request();
-        ChatPrompt prompt = new ChatPrompt(List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
-        String grammar = r.chat().structured().apply(template(false), prompt, SamplingParams.DEFAULTS).sampling().grammar();
+        ChatPrompt prompt = new ChatPrompt(
+                List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
+        String grammar = r.chat()
+                .structured()
+                .apply(template(false), prompt, SamplingParams.DEFAULTS)
+                .sampling()
+                .grammar();
         GbnfGrammar.check(grammar);
-        assertTrue(grammar.contains("root ::= \"<call>\" (\"f \" tool0-args | \"calc \" custom0-args) \"</call>\""), grammar);
+        assertTrue(
+                grammar.contains("root ::= \"<call>\" (\"f \" tool0-args | \"calc \" custom0-args) \"</call>\""),
+                grammar);
         assertTrue(grammar.contains("custom0-args ::= \"{\\\"input\\\": \\\"\" custom0-input \"\\\"}\""), grammar);
     }
 
     @Test
     void aTemplateWritingArgumentsInItsOwnNotationCannotEnforceItSoItIsRefused() {
         ResponsesRequest r = request();
-        ChatPrompt prompt = new ChatPrompt(List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
-        ApiError e = assertThrows(ApiError.class, () -> r.chat().structured().apply(template(true), prompt, SamplingParams.DEFAULTS));
+        ChatPrompt prompt = new ChatPrompt(
+                List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
+        ApiError e = assertThrows(
+                ApiError.class, () -> r.chat().structured().apply(template(true), prompt, SamplingParams.DEFAULTS));
         assertEquals("tools", e.param());
-        assertEquals("tool 'calc' has a grammar, but the chat template 'own-notation' writes tool arguments in its own notation,"
-                + " where the grammar cannot be enforced", e.getMessage());
+        assertEquals(
+                "tool 'calc' has a grammar, but the chat template 'own-notation' writes tool arguments in its own notation,"
+                        + " where the grammar cannot be enforced",
+                e.getMessage());
     }
 
     @Test
     void offeredUnforcedThereTheToolStaysAndItsGrammarIsNamedAsNotEnforced() {
-        ResponsesRequest r = ResponsesRequest.parse(Fields.of(Json.parse("""
-                {"input": "x", "tools": [{"type": "custom", "name": "calc", "format": {"type": "grammar", "syntax": "regex", "definition": "[0-9]+"}}]}"""
-                .getBytes(StandardCharsets.UTF_8))), new ResponseStore());
-        ChatPrompt prompt = new ChatPrompt(List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
+        ResponsesRequest r = ResponsesRequest.parse(
+                Fields.of(Json.parse("""
+                {"input": "x", "tools": [{"type": "custom", "name": "calc", "format": {"type": "grammar", "syntax": "regex", "definition": "[0-9]+"}}]}""".getBytes(StandardCharsets.UTF_8))), new ResponseStore());
+        ChatPrompt prompt = new ChatPrompt(
+                List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
         ChatTemplate own = new ChatTemplate() {
             @Override
             public String name() {
@@ -89,7 +110,8 @@ class StructuredOutputTest {
             }
 
             @Override
-            public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+            public Optional<String> toolCallGrammar(
+                    List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
                 return template(true).toolCallGrammar(tools, argumentRules, parallel);
             }
 
@@ -99,7 +121,9 @@ class StructuredOutputTest {
             }
         };
         StructuredOutput.Applied applied = r.chat().structured().apply(own, prompt, SamplingParams.DEFAULTS);
-        assertEquals(List.of("tools[calc].format (not enforced by the chat template 'own-notation')"), applied.unenforced());
-        assertEquals(List.of("<call>"), applied.sampling().grammarTriggers(), "the call itself is still lazily constrained");
+        assertEquals(
+                List.of("tools[calc].format (not enforced by the chat template 'own-notation')"), applied.unenforced());
+        assertEquals(
+                List.of("<call>"), applied.sampling().grammarTriggers(), "the call itself is still lazily constrained");
     }
 }

@@ -16,13 +16,19 @@ class ThinkingTest {
 
     @Test
     void otherEffortsTurnItOnAndReachTemplatesThatTakeAnEffort() {
-        assertEquals(Map.of("enable_thinking", true, "reasoning_effort", "high"), Thinking.effort(Map.of(), "high", "reasoning_effort"));
-        assertEquals(Map.of("enable_thinking", true, "reasoning_effort", "low"), Thinking.effort(Map.of(), "low", "reasoning_effort"));
+        assertEquals(
+                Map.of("enable_thinking", true, "reasoning_effort", "high"),
+                Thinking.effort(Map.of(), "high", "reasoning_effort"));
+        assertEquals(
+                Map.of("enable_thinking", true, "reasoning_effort", "low"),
+                Thinking.effort(Map.of(), "low", "reasoning_effort"));
     }
 
     @Test
     void theRequestsOwnTemplateOptionsWin() {
-        assertEquals(Map.of("enable_thinking", true), Thinking.effort(Map.of("enable_thinking", true), "none", "reasoning_effort"));
+        assertEquals(
+                Map.of("enable_thinking", true),
+                Thinking.effort(Map.of("enable_thinking", true), "none", "reasoning_effort"));
     }
 
     @Test

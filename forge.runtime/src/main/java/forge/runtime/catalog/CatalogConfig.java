@@ -48,7 +48,8 @@ public final class CatalogConfig {
         this.templates = b.templates;
         this.engineConfig = b.engineConfig;
         // resolved here, not when engineConfig was given: the default follows the final engine settings
-        this.contextPolicy = b.contextPolicy != null ? b.contextPolicy : ContextSizing.Policy.fixed(b.engineConfig.contextSize());
+        this.contextPolicy =
+                b.contextPolicy != null ? b.contextPolicy : ContextSizing.Policy.fixed(b.engineConfig.contextSize());
         this.templateName = b.templateName;
         this.modelTemplates = Map.copyOf(b.modelTemplates);
         this.templateSource = b.templateSource;

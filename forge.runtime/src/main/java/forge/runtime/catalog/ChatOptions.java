@@ -1,6 +1,7 @@
 package forge.runtime.catalog;
 
 import forge.api.sampler.SamplingParams;
+import forge.runtime.engine.Speculation;
 import java.util.List;
 import java.util.Objects;
 
@@ -15,17 +16,29 @@ import java.util.Objects;
  * @param logprobs  -1 for none; else each token's log-probability with this many alternatives
  * @param speculation n-gram speculative decoding for this request; null for the engine's
  */
-public record ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos,
-                          int logprobs, forge.runtime.engine.Speculation speculation) {
+public record ChatOptions(
+        String requestId,
+        SamplingParams sampling,
+        int maxTokens,
+        List<String> stops,
+        boolean ignoreEos,
+        int logprobs,
+        Speculation speculation) {
 
     /** Options that speculate as the engine does. */
-    public ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos,
-                       int logprobs) {
+    public ChatOptions(
+            String requestId,
+            SamplingParams sampling,
+            int maxTokens,
+            List<String> stops,
+            boolean ignoreEos,
+            int logprobs) {
         this(requestId, sampling, maxTokens, stops, ignoreEos, logprobs, null);
     }
 
     /** Options without log-probabilities. */
-    public ChatOptions(String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos) {
+    public ChatOptions(
+            String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos) {
         this(requestId, sampling, maxTokens, stops, ignoreEos, -1);
     }
 

@@ -21,8 +21,7 @@ import java.util.OptionalLong;
  */
 public final class ContextSizing {
 
-    private ContextSizing() {
-    }
+    private ContextSizing() {}
 
     /** Slot contexts are a multiple of this (llama.cpp pads the KV cache to 256 cells). */
     static final int STEP = 256;
@@ -65,8 +64,7 @@ public final class ContextSizing {
      * @param source      {@code auto} or {@code set}
      * @param reason      why, in a sentence, with the figures that decided it
      */
-    public record Choice(int contextSize, int slotContext, String source, String reason) {
-    }
+    public record Choice(int contextSize, int slotContext, String source, String reason) {}
 
     /**
      * The KV cache's bytes per token (all layers, keys and values) of a model, from its GGUF
@@ -82,7 +80,9 @@ public final class ContextSizing {
         if (layers.isEmpty() || layers.getAsLong() < 1) {
             return OptionalLong.empty();
         }
-        long headSize = heads.isPresent() && heads.getAsLong() > 0 && embedding.isPresent() ? embedding.getAsLong() / heads.getAsLong() : -1;
+        long headSize = heads.isPresent() && heads.getAsLong() > 0 && embedding.isPresent()
+                ? embedding.getAsLong() / heads.getAsLong()
+                : -1;
         long key = metadata.integer(arch + ".attention.key_length").orElse(headSize);
         long value = metadata.integer(arch + ".attention.value_length").orElse(headSize);
         if (key < 1 || value < 1) {
@@ -95,7 +95,9 @@ public final class ContextSizing {
             kvHeadLayers = kv.getAsLong() * layers.getAsLong();
         } else if (metadata.list(arch + ".attention.head_count_kv").isPresent()) {
             List<?> perLayer = metadata.list(arch + ".attention.head_count_kv").get();
-            kvHeadLayers = perLayer.stream().mapToLong(v -> v instanceof Long l ? l : 0).sum();
+            kvHeadLayers = perLayer.stream()
+                    .mapToLong(v -> v instanceof Long l ? l : 0)
+                    .sum();
         } else if (heads.isPresent()) {
             kvHeadLayers = heads.getAsLong() * layers.getAsLong();
         } else {
@@ -126,22 +128,35 @@ public final class ContextSizing {
      * @param modelBytes      the weights' size
      * @param slots           the slots that share the cache
      */
-    public static Choice choose(Policy policy, int trainContext, OptionalLong kvBytesPerToken, long modelBytes, int slots) {
+    public static Choice choose(
+            Policy policy, int trainContext, OptionalLong kvBytesPerToken, long modelBytes, int slots) {
         if (policy.contextSize().isPresent()) {
             int given = policy.contextSize().getAsInt();
             if (trainContext > 0 && given / slots > trainContext) {
-                return new Choice(trainContext * slots, trainContext, "set", "-c " + given + " gives each of the " + slots
-                        + " slot(s) more than the model's training context of " + trainContext + ": capped at it");
+                return new Choice(
+                        trainContext * slots,
+                        trainContext,
+                        "set",
+                        "-c " + given + " gives each of the " + slots
+                                + " slot(s) more than the model's training context of " + trainContext
+                                + ": capped at it");
             }
             return new Choice(given, given / slots, "set", "-c " + given + " shared by " + slots + " slot(s)");
         }
         int train = trainContext > 0 ? trainContext : UNKNOWN_TRAIN;
-        String trained = trainContext > 0 ? "the model's training context (" + trainContext + ")"
+        String trained = trainContext > 0
+                ? "the model's training context (" + trainContext + ")"
                 : "the model does not say its training context: " + UNKNOWN_TRAIN;
         if (policy.availableMemory() < 0 || kvBytesPerToken.isEmpty()) {
-            return new Choice(train * slots, train, "auto", trained + " per slot; "
-                    + (kvBytesPerToken.isEmpty() ? "the KV cache's size per token is unknown" : "the free memory is unknown")
-                    + ", so it is not capped");
+            return new Choice(
+                    train * slots,
+                    train,
+                    "auto",
+                    trained + " per slot; "
+                            + (kvBytesPerToken.isEmpty()
+                                    ? "the KV cache's size per token is unknown"
+                                    : "the free memory is unknown")
+                            + ", so it is not capped");
         }
         long perToken = kvBytesPerToken.getAsLong();
         long budget = Math.max(0, policy.availableMemory() - modelBytes) / 2;
@@ -149,12 +164,20 @@ public final class ContextSizing {
         String figures = "KV cache " + perToken + " bytes/token, " + mib(budget) + " MiB for it (half of "
                 + mib(policy.availableMemory()) + " MiB free less " + mib(modelBytes) + " MiB of weights)";
         if (fits >= train) {
-            return new Choice(train * slots, train, "auto", trained + " per slot, " + slots + " slot(s): "
-                    + mib((long) train * slots * perToken) + " MiB of KV cache fits (" + figures + ")");
+            return new Choice(
+                    train * slots,
+                    train,
+                    "auto",
+                    trained + " per slot, " + slots + " slot(s): " + mib((long) train * slots * perToken)
+                            + " MiB of KV cache fits (" + figures + ")");
         }
         int capped = (int) Math.max(MIN_SLOT, fits / STEP * STEP);
-        return new Choice(capped * slots, capped, "auto", capped + " per slot, " + slots + " slot(s): " + trained
-                + " would need " + mib((long) train * slots * perToken) + " MiB of KV cache; " + figures);
+        return new Choice(
+                capped * slots,
+                capped,
+                "auto",
+                capped + " per slot, " + slots + " slot(s): " + trained + " would need "
+                        + mib((long) train * slots * perToken) + " MiB of KV cache; " + figures);
     }
 
     private static long mib(long bytes) {

@@ -40,7 +40,8 @@ public record FileIdentity(Object key, long size, long mtimeNanos) {
     public static Optional<FileIdentity> of(Path path) throws IOException {
         try {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
-            return Optional.of(new FileIdentity(a.fileKey(), a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS)));
+            return Optional.of(
+                    new FileIdentity(a.fileKey(), a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS)));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
@@ -55,6 +56,8 @@ public record FileIdentity(Object key, long size, long mtimeNanos) {
         if (key != null && n.key != null && !key.equals(n.key)) {
             return Change.REPLACED;
         }
-        return size == n.size && mtimeNanos == n.mtimeNanos && Objects.equals(key, n.key) ? Change.SAME : Change.IN_PLACE;
+        return size == n.size && mtimeNanos == n.mtimeNanos && Objects.equals(key, n.key)
+                ? Change.SAME
+                : Change.IN_PLACE;
     }
 }

@@ -51,14 +51,15 @@ public record KeepAlive(Duration duration) {
         double nanos = 0;
         while (at < rest.length() && m.find(at) && m.start() == at) {
             double n = Double.parseDouble(m.group(1));
-            nanos += n * switch (m.group(2)) {
-                case "ns" -> 1;
-                case "us", "µs" -> 1e3;
-                case "ms" -> 1e6;
-                case "s" -> 1e9;
-                case "m" -> 60e9;
-                default -> 3600e9;
-            };
+            nanos += n
+                    * switch (m.group(2)) {
+                        case "ns" -> 1;
+                        case "us", "µs" -> 1e3;
+                        case "ms" -> 1e6;
+                        case "s" -> 1e9;
+                        case "m" -> 60e9;
+                        default -> 3600e9;
+                    };
             at = m.end();
         }
         if (rest.isEmpty() || at != rest.length()) {
@@ -84,6 +85,10 @@ public record KeepAlive(Duration duration) {
 
     @Override
     public String toString() {
-        return forever() ? "forever" : duration.isZero() ? "0 (after the request)" : duration.toString().substring(2).toLowerCase(Locale.ROOT);
+        return forever()
+                ? "forever"
+                : duration.isZero()
+                        ? "0 (after the request)"
+                        : duration.toString().substring(2).toLowerCase(Locale.ROOT);
     }
 }

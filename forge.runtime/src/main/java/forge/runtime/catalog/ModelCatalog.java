@@ -8,6 +8,7 @@ import forge.runtime.engine.PromptCacheStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -27,7 +28,7 @@ public final class ModelCatalog implements AutoCloseable {
 
     /** An empty catalog configured by {@code config}; its loader and reaper threads start now. */
     public ModelCatalog(CatalogConfig config) {
-        this.config = java.util.Objects.requireNonNull(config);
+        this.config = Objects.requireNonNull(config);
         this.registry = new ModelRegistry(config);
         this.loader = new ModelLoader(config, registry);
     }

@@ -35,8 +35,13 @@ public final class ModelEntry {
     private long kvBytes;
     private int loads;
 
-    ModelEntry(ModelDescriptor descriptor, TemplateSelection template, String source, List<Path> parts, ModelState state,
-               String templateError) {
+    ModelEntry(
+            ModelDescriptor descriptor,
+            TemplateSelection template,
+            String source,
+            List<Path> parts,
+            ModelState state,
+            String templateError) {
         this.descriptor = Objects.requireNonNull(descriptor);
         this.templateError = templateError;
         this.template = template;
@@ -205,7 +210,10 @@ public final class ModelEntry {
         StringBuilder s = new StringBuilder();
         for (Path p : parts) {
             try {
-                s.append(Files.size(p)).append('@').append(Files.getLastModifiedTime(p).toMillis()).append(';');
+                s.append(Files.size(p))
+                        .append('@')
+                        .append(Files.getLastModifiedTime(p).toMillis())
+                        .append(';');
             } catch (IOException e) {
                 s.append("missing;");
             }

@@ -1,6 +1,7 @@
 package forge.runtime.catalog;
 
 import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
@@ -46,12 +47,10 @@ final class ModelFileWatch implements AutoCloseable {
     }
 
     /** A loaded model's files, the identities they were loaded with, and whether a replacement was logged. */
-    private record Watched(List<Path> files, List<FileIdentity> loaded, boolean replacedLogged) {
-    }
+    private record Watched(List<Path> files, List<FileIdentity> loaded, boolean replacedLogged) {}
 
     /** A changed model's files as last seen, and since when they look so. */
-    private record Changing(List<Path> files, List<Optional<FileIdentity>> seen, long sinceNanos) {
-    }
+    private record Changing(List<Path> files, List<Optional<FileIdentity>> seen, long sinceNanos) {}
 
     private final Listener listener;
     private final long settleNanos;
@@ -77,7 +76,10 @@ final class ModelFileWatch implements AutoCloseable {
         try {
             ws = FileSystems.getDefault().newWatchService();
         } catch (IOException | UnsupportedOperationException e) {
-            LOG.warn("no file watch ({}): mapped model files are checked every {} ms instead", e.getMessage(), pollMillis);
+            LOG.warn(
+                    "no file watch ({}): mapped model files are checked every {} ms instead",
+                    e.getMessage(),
+                    pollMillis);
         }
         this.service = ws;
         this.thread = Thread.ofPlatform().name("forge-model-files").daemon(true).unstarted(this::run);
@@ -134,10 +136,17 @@ final class ModelFileWatch implements AutoCloseable {
         }
         try {
             // Kept until the server stops: a handful of folders, and a model may come back.
-            folder.register(service, StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_CREATE,
+            folder.register(
+                    service,
+                    StandardWatchEventKinds.ENTRY_MODIFY,
+                    StandardWatchEventKinds.ENTRY_CREATE,
                     StandardWatchEventKinds.ENTRY_DELETE);
         } catch (IOException e) {
-            LOG.warn("cannot watch {} ({}): its model files are checked every {} ms instead", folder, e.getMessage(), pollMillis);
+            LOG.warn(
+                    "cannot watch {} ({}): its model files are checked every {} ms instead",
+                    folder,
+                    e.getMessage(),
+                    pollMillis);
         }
     }
 
@@ -149,7 +158,9 @@ final class ModelFileWatch implements AutoCloseable {
                     return;
                 }
                 // While a file settles, look often enough to reload it soon after it is quiet.
-                wait = changing.isEmpty() ? pollMillis : Math.max(1, Math.min(pollMillis, TimeUnit.NANOSECONDS.toMillis(settleNanos) / 4));
+                wait = changing.isEmpty()
+                        ? pollMillis
+                        : Math.max(1, Math.min(pollMillis, TimeUnit.NANOSECONDS.toMillis(settleNanos) / 4));
             }
             try {
                 WatchKey key = null;
@@ -170,7 +181,7 @@ final class ModelFileWatch implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 return; // nobody but the JVM's shutdown interrupts this thread
-            } catch (java.nio.file.ClosedWatchServiceException e) {
+            } catch (ClosedWatchServiceException e) {
                 return;
             }
             try {
@@ -204,11 +215,12 @@ final class ModelFileWatch implements AutoCloseable {
                 FileIdentity.Change change = watch.loaded().get(i).compare(seen.get(i));
                 Path f = watch.files().get(i);
                 switch (change) {
-                    case IN_PLACE -> inPlace = f + " was changed in place (" + describe(watch.loaded().get(i), seen.get(i)) + ")";
+                    case IN_PLACE ->
+                        inPlace = f + " was changed in place ("
+                                + describe(watch.loaded().get(i), seen.get(i)) + ")";
                     case REPLACED -> replaced = f + " was replaced by another file";
                     case GONE -> replaced = f + " was removed";
-                    case SAME -> {
-                    }
+                    case SAME -> {}
                 }
             }
             ModelEntry entry = e.getKey();
@@ -220,14 +232,21 @@ final class ModelFileWatch implements AutoCloseable {
                     watched.remove(entry);
                     changing.put(entry, new Changing(watch.files(), seen, now));
                 }
-                LOG.warn("{}: {}; unloading it before its mapped weights are read again, reloading once the file "
-                        + "is unchanged for {} ms", entry.id(), inPlace, TimeUnit.NANOSECONDS.toMillis(settleNanos));
+                LOG.warn(
+                        "{}: {}; unloading it before its mapped weights are read again, reloading once the file "
+                                + "is unchanged for {} ms",
+                        entry.id(),
+                        inPlace,
+                        TimeUnit.NANOSECONDS.toMillis(settleNanos));
                 listener.changedInPlace(entry, inPlace);
             } else if (replaced != null && !watch.replacedLogged()) {
                 synchronized (this) {
                     watched.replace(entry, watch, new Watched(watch.files(), watch.loaded(), true));
                 }
-                LOG.info("{}: {}; it goes on serving the file it mapped, and its next load reads the new one", entry.id(), replaced);
+                LOG.info(
+                        "{}: {}; it goes on serving the file it mapped, and its next load reads the new one",
+                        entry.id(),
+                        replaced);
             }
         }
         for (Map.Entry<ModelEntry, Changing> e : c.entrySet()) {
@@ -245,7 +264,9 @@ final class ModelFileWatch implements AutoCloseable {
                 }
             }
             if (settled) {
-                LOG.info("{}: its file is unchanged for {} ms; reloading it", e.getKey().id(),
+                LOG.info(
+                        "{}: its file is unchanged for {} ms; reloading it",
+                        e.getKey().id(),
                         TimeUnit.NANOSECONDS.toMillis(settleNanos));
                 listener.settled(e.getKey());
             }

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -67,7 +68,8 @@ public final class ModelLoader implements AutoCloseable {
      */
     public record Lifecycle(KeepAlive ttl, UnloadPolicy limits, Duration loadWait) {
         /** Kept until the server stops, no limits, a request waits up to 10 minutes for a load. */
-        public static final Lifecycle DEFAULT = new Lifecycle(KeepAlive.FOREVER, UnloadPolicy.UNLIMITED, Duration.ofMinutes(10));
+        public static final Lifecycle DEFAULT =
+                new Lifecycle(KeepAlive.FOREVER, UnloadPolicy.UNLIMITED, Duration.ofMinutes(10));
 
         public Lifecycle {
             Objects.requireNonNull(ttl);
@@ -140,14 +142,15 @@ public final class ModelLoader implements AutoCloseable {
                             entry.users(1);
                             return new Lease(entry, l.model());
                         }
-                        case ModelState.Unavailable u -> throw new ModelUnavailableException(entry.id(),
-                                ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
-                        case ModelState.Failed f -> throw new ModelUnavailableException(entry.id(),
-                                ModelUnavailableException.Kind.FAILED, f.reason());
+                        case ModelState.Unavailable u ->
+                            throw new ModelUnavailableException(
+                                    entry.id(), ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
+                        case ModelState.Failed f ->
+                            throw new ModelUnavailableException(
+                                    entry.id(), ModelUnavailableException.Kind.FAILED, f.reason());
                         case ModelState.Reloading r -> throw reloading(entry, r);
                         case ModelState.Unloaded u -> startLoad(entry);
-                        case ModelState.Loading l -> {
-                        }
+                        case ModelState.Loading l -> {}
                     }
                     future = entry.loading();
                     if (!counted) {
@@ -159,10 +162,13 @@ public final class ModelLoader implements AutoCloseable {
                     future.get(config.lifecycle().loadWait().toMillis(), TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
                     ModelState s = entry.state();
-                    String progress = s instanceof ModelState.Loading l ? Math.round(l.progress() * 100) + "% read, "
-                            + l.waiting() + " request(s) waiting" : s.value();
-                    throw new ModelUnavailableException(entry.id(), ModelUnavailableException.Kind.LOADING, "the model '"
-                            + entry.id() + "' is still loading (" + progress + "); retry shortly");
+                    String progress = s instanceof ModelState.Loading l
+                            ? Math.round(l.progress() * 100) + "% read, " + l.waiting() + " request(s) waiting"
+                            : s.value();
+                    throw new ModelUnavailableException(
+                            entry.id(),
+                            ModelUnavailableException.Kind.LOADING,
+                            "the model '" + entry.id() + "' is still loading (" + progress + "); retry shortly");
                 } catch (ExecutionException e) {
                     // the state is Failed now: the next turn of the loop says why
                 } catch (InterruptedException e) {
@@ -191,10 +197,11 @@ public final class ModelLoader implements AutoCloseable {
             }
             return switch (state) {
                 case ModelState.Loaded l -> CompletableFuture.completedFuture(l.model());
-                case ModelState.Unavailable u -> throw new ModelUnavailableException(entry.id(),
-                        ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
-                case ModelState.Failed f -> throw new ModelUnavailableException(entry.id(),
-                        ModelUnavailableException.Kind.FAILED, f.reason());
+                case ModelState.Unavailable u ->
+                    throw new ModelUnavailableException(
+                            entry.id(), ModelUnavailableException.Kind.UNAVAILABLE, u.reason());
+                case ModelState.Failed f ->
+                    throw new ModelUnavailableException(entry.id(), ModelUnavailableException.Kind.FAILED, f.reason());
                 case ModelState.Reloading r -> throw reloading(entry, r);
                 case ModelState.Unloaded u -> {
                     startLoad(entry);
@@ -274,12 +281,14 @@ public final class ModelLoader implements AutoCloseable {
                 entry.keepAlive(null);
             }
             KeepAlive k = requested != null ? requested : config.lifecycle().ttl();
-            now = entry.users() == 0 && entry.waiting() == 0 && (entry.unloadWhenIdle() || k.duration().isZero());
+            now = entry.users() == 0
+                    && entry.waiting() == 0
+                    && (entry.unloadWhenIdle() || k.duration().isZero());
         }
         retireIfReleased(entry); // a model whose file changed is freed when its last request ends
         if (now) {
-            loader.execute(() -> unloadIfIdle(entry, requested != null && requested.duration().isZero()
-                    ? "keep_alive 0" : "unload requested"));
+            loader.execute(() -> unloadIfIdle(
+                    entry, requested != null && requested.duration().isZero() ? "keep_alive 0" : "unload requested"));
         }
     }
 
@@ -314,8 +323,11 @@ public final class ModelLoader implements AutoCloseable {
             synchronized (e) {
                 if (e.state() instanceof ModelState.Loaded) {
                     KeepAlive k = e.keepAlive().orElse(config.lifecycle().ttl());
-                    long expires = k.forever() ? Long.MAX_VALUE : e.lastUsed() + k.duration().toNanos();
-                    out.add(new UnloadPolicy.Resident(e.id(), e.memoryBytes(), e.lastUsed(), e.users() + e.waiting(), expires));
+                    long expires = k.forever()
+                            ? Long.MAX_VALUE
+                            : e.lastUsed() + k.duration().toNanos();
+                    out.add(new UnloadPolicy.Resident(
+                            e.id(), e.memoryBytes(), e.lastUsed(), e.users() + e.waiting(), expires));
                 }
             }
         }
@@ -327,8 +339,12 @@ public final class ModelLoader implements AutoCloseable {
         List<UnloadPolicy.Resident> loaded = residents(entry);
         List<String> victims = config.lifecycle().limits().toMakeRoom(loaded, entry.fileBytes());
         for (String id : victims) {
-            registry.find(id).ifPresent(e -> unloadIfIdle(e, "least recently used: --models-max " + config.lifecycle().limits().maxModels()
-                    + ", --models-memory " + (config.lifecycle().limits().memoryBytes() >> 20) + " MiB"));
+            registry.find(id)
+                    .ifPresent(e -> unloadIfIdle(
+                            e,
+                            "least recently used: --models-max "
+                                    + config.lifecycle().limits().maxModels() + ", --models-memory "
+                                    + (config.lifecycle().limits().memoryBytes() >> 20) + " MiB"));
         }
     }
 
@@ -336,12 +352,16 @@ public final class ModelLoader implements AutoCloseable {
     private void reap() {
         try {
             for (String id : config.lifecycle().limits().expired(residents(null), System.nanoTime())) {
-                registry.find(id).ifPresent(e -> loader.execute(() -> {
-                    // checked again on the loader thread: a request may have taken it meanwhile
-                    if (config.lifecycle().limits().expired(residents(null), System.nanoTime()).contains(id)) {
-                        unloadIfIdle(e, "idle past its keep-alive");
-                    }
-                }));
+                registry.find(id)
+                        .ifPresent(e -> loader.execute(() -> {
+                            // checked again on the loader thread: a request may have taken it meanwhile
+                            if (config.lifecycle()
+                                    .limits()
+                                    .expired(residents(null), System.nanoTime())
+                                    .contains(id)) {
+                                unloadIfIdle(e, "idle past its keep-alive");
+                            }
+                        }));
             }
         } catch (RuntimeException e) {
             LOG.warn("model reaper: {}", e.toString());
@@ -363,27 +383,46 @@ public final class ModelLoader implements AutoCloseable {
             int quarter = (int) (fraction * 4);
             if (quarter > lastQuarter[0]) {
                 lastQuarter[0] = quarter;
-                LOG.info("loading {}: {}% ({} request(s) waiting)", d.id(), Math.min(100, quarter * 25), entry.waiting());
+                LOG.info(
+                        "loading {}: {}% ({} request(s) waiting)",
+                        d.id(), Math.min(100, quarter * 25), entry.waiting());
             }
             return true;
         };
         LoadedModel model = config.backend().load(new ModelLoadParams(d.path(), -1, config.mmap(), false), progress);
         try {
             Vocabulary vocab = model.vocabulary();
-            ChatTemplate template = entry.template().provider().create(entry.template().variant(),
-                    new TemplateContext(d, tokenText(vocab, vocab.bos()), tokenText(vocab, vocab.eos())));
+            ChatTemplate template = entry.template()
+                    .provider()
+                    .create(
+                            entry.template().variant(),
+                            new TemplateContext(d, tokenText(vocab, vocab.bos()), tokenText(vocab, vocab.eos())));
             // No slot gets more context than the model was trained for; without -c, what memory holds.
             EngineConfig engineConfig = config.engineConfig();
-            ContextSizing.Choice context = ContextSizing.choose(config.contextPolicy(), model.info().trainContext(),
-                    ContextSizing.kvBytesPerToken(d.metadata(), engineConfig.kvCacheType()), model.info().sizeBytes(),
+            ContextSizing.Choice context = ContextSizing.choose(
+                    config.contextPolicy(),
+                    model.info().trainContext(),
+                    ContextSizing.kvBytesPerToken(d.metadata(), engineConfig.kvCacheType()),
+                    model.info().sizeBytes(),
                     engineConfig.slots());
-            LOG.info("context for {}: {} cells, {} per slot ({}: {})", d.id(), context.contextSize(), context.slotContext(),
-                    context.source(), context.reason());
+            LOG.info(
+                    "context for {}: {} cells, {} per slot ({}: {})",
+                    d.id(),
+                    context.contextSize(),
+                    context.slotContext(),
+                    context.source(),
+                    context.reason());
             EngineConfig sized = engineConfig.withContext(context.contextSize(), engineConfig.slots());
             PromptCache.Key key = promptCacheKey(d, sized);
             Engine engine = new Engine(d.id(), model, sized, config.promptCache(), key);
-            LOG.info("loaded {} in {} ms: {}", d.id(), (System.nanoTime() - start) / 1_000_000, model.info().description());
-            long kv = ContextSizing.kvBytesPerToken(d.metadata(), engineConfig.kvCacheType()).orElse(0) * context.contextSize();
+            LOG.info(
+                    "loaded {} in {} ms: {}",
+                    d.id(),
+                    (System.nanoTime() - start) / 1_000_000,
+                    model.info().description());
+            long kv = ContextSizing.kvBytesPerToken(d.metadata(), engineConfig.kvCacheType())
+                            .orElse(0)
+                    * context.contextSize();
             return new ServedModel(d, model, engine, template, entry.template(), context, kv);
         } catch (RuntimeException e) {
             model.close();
@@ -401,16 +440,21 @@ public final class ModelLoader implements AutoCloseable {
             PromptCacheStore store = config.promptCacheStore().orElse(null);
             if (store != null) {
                 int loaded = store.load(key);
-                LOG.info("prompt cache: {} entr{} of {} read from {}", loaded, loaded == 1 ? "y" : "ies", d.id(), store.dir());
+                LOG.info(
+                        "prompt cache: {} entr{} of {} read from {}",
+                        loaded,
+                        loaded == 1 ? "y" : "ies",
+                        d.id(),
+                        store.dir());
             }
             return key;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             LOG.warn("no prompt cache for {}: cannot read its model file's identity: {}", d.id(), e.getMessage());
             return null;
         }
     }
 
-    private static String tokenText(Vocabulary vocab, java.util.OptionalInt token) {
+    private static String tokenText(Vocabulary vocab, OptionalInt token) {
         return token.isPresent() ? new String(vocab.piece(token.getAsInt(), true), StandardCharsets.UTF_8) : "";
     }
 
@@ -422,17 +466,20 @@ public final class ModelLoader implements AutoCloseable {
     /** The file watch, made at the first mapped load. */
     private synchronized ModelFileWatch fileWatch() {
         if (fileWatch == null) {
-            fileWatch = new ModelFileWatch(new ModelFileWatch.Listener() {
-                @Override
-                public void changedInPlace(ModelEntry entry, String why) {
-                    fileChangedInPlace(entry, why);
-                }
+            fileWatch = new ModelFileWatch(
+                    new ModelFileWatch.Listener() {
+                        @Override
+                        public void changedInPlace(ModelEntry entry, String why) {
+                            fileChangedInPlace(entry, why);
+                        }
 
-                @Override
-                public void settled(ModelEntry entry) {
-                    fileSettled(entry);
-                }
-            }, FILE_SETTLE, FILE_POLL);
+                        @Override
+                        public void settled(ModelEntry entry) {
+                            fileSettled(entry);
+                        }
+                    },
+                    FILE_SETTLE,
+                    FILE_POLL);
         }
         return fileWatch;
     }
@@ -457,8 +504,10 @@ public final class ModelLoader implements AutoCloseable {
     }
 
     private static ModelUnavailableException reloading(ModelEntry entry, ModelState.Reloading r) {
-        return new ModelUnavailableException(entry.id(), ModelUnavailableException.Kind.LOADING, "the model '" + entry.id()
-                + "' is reloading: " + r.reason() + "; retry shortly");
+        return new ModelUnavailableException(
+                entry.id(),
+                ModelUnavailableException.Kind.LOADING,
+                "the model '" + entry.id() + "' is reloading: " + r.reason() + "; retry shortly");
     }
 
     /**

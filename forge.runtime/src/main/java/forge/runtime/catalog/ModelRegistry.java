@@ -8,7 +8,9 @@ import forge.runtime.gguf.GgufReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
@@ -63,8 +65,8 @@ public final class ModelRegistry {
             throw new ForgeException("model file not found: " + path);
         }
         ModelSource.Found found = new ModelSource.Given(List.of(path)).scan().getFirst();
-        return register(found, aliases, template).orElseThrow(() -> new ForgeException(
-                path + " is a multimodal projector, not a model"));
+        return register(found, aliases, template)
+                .orElseThrow(() -> new ForgeException(path + " is a multimodal projector, not a model"));
     }
 
     /** Registers every model of a folder ({@code --models-dir}); the same as {@link #addSource} of a {@link ModelSource.Folder}. */
@@ -80,7 +82,9 @@ public final class ModelRegistry {
     public List<ModelEntry> addSource(ModelSource source) {
         List<ModelEntry> added = new ArrayList<>();
         for (ModelSource.Found f : source.scan()) {
-            if (findExact(f.id()).filter(e -> e.descriptor().path().equals(f.path())).isPresent()) {
+            if (findExact(f.id())
+                    .filter(e -> e.descriptor().path().equals(f.path()))
+                    .isPresent()) {
                 continue; // registered by an earlier scan of this source (a refresh after a pull)
             }
             try {
@@ -98,12 +102,14 @@ public final class ModelRegistry {
      * @throws ForgeException when no model answers to {@code target} or the alias is taken
      */
     public void alias(String alias, String target) {
-        ModelEntry entry = find(target).orElseThrow(() -> new ForgeException("alias " + alias + ": no model answers to '" + target + "'"));
+        ModelEntry entry = find(target)
+                .orElseThrow(() -> new ForgeException("alias " + alias + ": no model answers to '" + target + "'"));
         if (entry.descriptor().answersTo(alias)) {
             return;
         }
         if (findExact(alias).isPresent()) {
-            throw new ForgeException("alias " + alias + ": '" + alias + "' already names " + findExact(alias).get().id());
+            throw new ForgeException("alias " + alias + ": '" + alias + "' already names "
+                    + findExact(alias).get().id());
         }
         ModelDescriptor d = entry.descriptor();
         List<String> aliases = new ArrayList<>(d.aliases());
@@ -119,14 +125,18 @@ public final class ModelRegistry {
     private Optional<ModelEntry> register(ModelSource.Found found, List<String> aliases, String template) {
         Path path = found.path();
         String problem = found.problem();
-        ModelMetadata metadata = new ModelMetadata(java.util.Map.of(), java.util.Map.of());
+        ModelMetadata metadata = new ModelMetadata(Map.of(), Map.of());
         if (problem.isEmpty()) {
             try {
                 // the reader checks every tensor against the file's end: a cut-off download fails here
-                metadata = withTemplate(GgufReader.read(path).metadata(), config.templateSource().orElse(null));
+                metadata = withTemplate(
+                        GgufReader.read(path).metadata(),
+                        config.templateSource().orElse(null));
             } catch (RuntimeException e) {
                 String why = String.valueOf(e.getMessage());
-                why = why.startsWith(path + ": ") ? why.substring(path.toString().length() + 2) : why;
+                why = why.startsWith(path + ": ")
+                        ? why.substring(path.toString().length() + 2)
+                        : why;
                 problem = why.startsWith("truncated") ? why : "not a readable GGUF file: " + why;
             }
         }
@@ -140,13 +150,17 @@ public final class ModelRegistry {
         ModelDescriptor descriptor = new ModelDescriptor(found.id(), aliases, path, metadata);
         for (String name : descriptor.names()) {
             if (findExact(name).isPresent()) {
-                throw new ForgeException("two models answer to '" + name + "': " + findExact(name).get().descriptor().path()
-                        + " and " + path);
+                throw new ForgeException("two models answer to '" + name + "': "
+                        + findExact(name).get().descriptor().path() + " and " + path);
             }
         }
-        String configured = !template.isEmpty() ? template : descriptor.names().stream()
-                .map(config::modelTemplate).flatMap(Optional::stream)
-                .findFirst().orElse(config.templateName());
+        String configured = !template.isEmpty()
+                ? template
+                : descriptor.names().stream()
+                        .map(config::modelTemplate)
+                        .flatMap(Optional::stream)
+                        .findFirst()
+                        .orElse(config.templateName());
         TemplateSelection selection = null;
         try {
             selection = config.templates().select(descriptor, configured);
@@ -165,9 +179,15 @@ public final class ModelRegistry {
         ModelEntry entry = new ModelEntry(descriptor, selection, found.source(), found.parts(), state, templateError);
         entries.add(entry);
         if (problem.isEmpty()) {
-            LOG.info("model {}{} [{}] ({}): chat template {} ({}: {})", descriptor.id(),
-                    aliases.isEmpty() ? "" : " alias " + String.join(", ", aliases), found.source(), path,
-                    selection.variant(), selection.rule(), selection.reason());
+            LOG.info(
+                    "model {}{} [{}] ({}): chat template {} ({}: {})",
+                    descriptor.id(),
+                    aliases.isEmpty() ? "" : " alias " + String.join(", ", aliases),
+                    found.source(),
+                    path,
+                    selection.variant(),
+                    selection.rule(),
+                    selection.reason());
         } else {
             LOG.warn("model {} [{}] ({}) is unavailable: {}", descriptor.id(), found.source(), path, problem);
         }
@@ -178,7 +198,10 @@ public final class ModelRegistry {
     private static Optional<String> unusableTemplate(ModelDescriptor d, TemplateSelection selection) {
         try {
             // No vocabulary is loaded yet: BOS and EOS render as empty text, which parsing does not need.
-            return selection.provider().create(selection.variant(), new TemplateContext(d, "", "")).unusable();
+            return selection
+                    .provider()
+                    .create(selection.variant(), new TemplateContext(d, "", ""))
+                    .unusable();
         } catch (RuntimeException e) {
             return Optional.of("the chat template " + selection.variant() + " cannot be created: " + e.getMessage());
         }
@@ -189,7 +212,7 @@ public final class ModelRegistry {
         if (source == null) {
             return metadata;
         }
-        java.util.Map<String, Object> values = new java.util.LinkedHashMap<>(metadata.values());
+        Map<String, Object> values = new LinkedHashMap<>(metadata.values());
         values.put("tokenizer.chat_template", source);
         return new ModelMetadata(values, metadata.arrayLengths());
     }
@@ -201,8 +224,10 @@ public final class ModelRegistry {
 
     /** The model answering to {@code name}: its id or an alias, exactly, else ignoring case. */
     public Optional<ModelEntry> find(String name) {
-        return findExact(name).or(() -> entries.stream()
-                .filter(e -> e.descriptor().names().stream().anyMatch(n -> n.equalsIgnoreCase(name))).findFirst());
+        return findExact(name)
+                .or(() -> entries.stream()
+                        .filter(e -> e.descriptor().names().stream().anyMatch(n -> n.equalsIgnoreCase(name)))
+                        .findFirst());
     }
 
     private Optional<ModelEntry> findExact(String name) {

@@ -1,6 +1,7 @@
 package forge.runtime.catalog;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.FileVisitOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -80,7 +82,8 @@ public sealed interface ModelSource {
             List<Found> found = new ArrayList<>();
             for (Path f : files) {
                 Path p = f.toAbsolutePath().normalize();
-                found.add(group(List.of(p), name(), stem -> stem).stream().findFirst()
+                found.add(group(List.of(p), name(), stem -> stem).stream()
+                        .findFirst()
                         .orElse(new Found(stemOf(p), name(), p, List.of(p), "")));
             }
             return found;
@@ -223,7 +226,8 @@ public sealed interface ModelSource {
                     continue;
                 }
                 String prefix = parts[0] + "/" + parts[1] + "/";
-                snapshot(repo).ifPresent(snap -> found.addAll(group(ggufsBelow(snap, 3), name(), stem -> prefix + stem)));
+                snapshot(repo)
+                        .ifPresent(snap -> found.addAll(group(ggufsBelow(snap, 3), name(), stem -> prefix + stem)));
             }
             return found;
         }
@@ -273,7 +277,7 @@ public sealed interface ModelSource {
      * name before {@code -00001-of-0000N}, ids from {@code idOf} applied to the stem (the path
      * below the scanned folder's model folder is not part of the id).
      */
-    static List<Found> group(List<Path> files, String source, java.util.function.UnaryOperator<String> idOf) {
+    static List<Found> group(List<Path> files, String source, UnaryOperator<String> idOf) {
         Map<String, Found> single = new LinkedHashMap<>();
         Map<Path, TreeMap<Integer, Path>> splits = new LinkedHashMap<>();
         Map<Path, Integer> counts = new LinkedHashMap<>();
@@ -300,9 +304,15 @@ public sealed interface ModelSource {
                 }
             }
             Path first = parts.firstEntry().getValue();
-            String problem = missing.isEmpty() ? "" : "split model: part" + (missing.size() > 1 ? "s " : " ") + missing
-                    .stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElseThrow() + " of " + count + " missing";
-            found.add(new Found(idOf.apply(base.getFileName().toString()), source, first, List.copyOf(parts.values()), problem));
+            String problem = missing.isEmpty()
+                    ? ""
+                    : "split model: part" + (missing.size() > 1 ? "s " : " ")
+                            + missing.stream()
+                                    .map(String::valueOf)
+                                    .reduce((a, b) -> a + ", " + b)
+                                    .orElseThrow() + " of " + count + " missing";
+            found.add(new Found(
+                    idOf.apply(base.getFileName().toString()), source, first, List.copyOf(parts.values()), problem));
         });
         return found;
     }
@@ -313,9 +323,13 @@ public sealed interface ModelSource {
             return List.of();
         }
         try (Stream<Path> walk = Files.walk(dir, depth, FileVisitOption.FOLLOW_LINKS)) {
-            return walk.filter(p -> p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".gguf"))
-                    .filter(Files::isRegularFile).map(p -> p.toAbsolutePath().normalize()).sorted().toList();
-        } catch (IOException | java.io.UncheckedIOException e) {
+            return walk.filter(p ->
+                            p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".gguf"))
+                    .filter(Files::isRegularFile)
+                    .map(p -> p.toAbsolutePath().normalize())
+                    .sorted()
+                    .toList();
+        } catch (IOException | UncheckedIOException e) {
             Sources.LOG.warn("cannot list {}: {}", dir, e.toString());
             return List.of();
         }
@@ -328,8 +342,10 @@ public sealed interface ModelSource {
         }
         try (Stream<Path> walk = Files.walk(dir, depth, FileVisitOption.FOLLOW_LINKS)) {
             return walk.filter(p -> dir.relativize(p).getNameCount() == depth && !dir.equals(p))
-                    .filter(Files::isDirectory).sorted().toList();
-        } catch (IOException | java.io.UncheckedIOException e) {
+                    .filter(Files::isDirectory)
+                    .sorted()
+                    .toList();
+        } catch (IOException | UncheckedIOException e) {
             Sources.LOG.warn("cannot list {}: {}", dir, e.toString());
             return List.of();
         }

@@ -7,6 +7,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.runtime.engine.Embedder;
 import forge.runtime.engine.Engine;
+import forge.runtime.engine.EngineException;
 import forge.runtime.engine.GenerationRequest;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,8 +32,14 @@ public final class ServedModel implements AutoCloseable {
     private Embedder embedder; // created on first use: most servers never embed
     private String halted; // why no decode may run any more (see halt); null while it serves; guarded by this
 
-    ServedModel(ModelDescriptor descriptor, LoadedModel model, Engine engine, ChatTemplate template, TemplateSelection selection,
-                ContextSizing.Choice context, long kvBytes) {
+    ServedModel(
+            ModelDescriptor descriptor,
+            LoadedModel model,
+            Engine engine,
+            ChatTemplate template,
+            TemplateSelection selection,
+            ContextSizing.Choice context,
+            long kvBytes) {
         this.descriptor = descriptor;
         this.kvBytes = kvBytes;
         this.context = context;
@@ -115,8 +122,16 @@ public final class ServedModel implements AutoCloseable {
     public ChatGeneration chat(PreparedChat prepared, ChatOptions options) {
         List<String> stops = new ArrayList<>(options.stops());
         stops.addAll(endOfTurnTexts);
-        var generation = engine.submit(new GenerationRequest(options.requestId(), prepared.tokens(), options.sampling(),
-                options.maxTokens(), stops, endOfTurnTokens, options.ignoreEos(), options.logprobs(), false,
+        var generation = engine.submit(new GenerationRequest(
+                options.requestId(),
+                prepared.tokens(),
+                options.sampling(),
+                options.maxTokens(),
+                stops,
+                endOfTurnTokens,
+                options.ignoreEos(),
+                options.logprobs(),
+                false,
                 options.speculation()));
         return new ChatGeneration(generation, template.parser(prepared.prompt()), prepared.tokens().length);
     }
@@ -124,12 +139,13 @@ public final class ServedModel implements AutoCloseable {
     /** Pooled, normalized embeddings from a context of their own (created on first use). */
     public synchronized Embedder embedder() {
         if (halted != null) {
-            throw new forge.runtime.engine.EngineException(forge.runtime.engine.EngineException.Code.UNAVAILABLE, halted);
+            throw new EngineException(EngineException.Code.UNAVAILABLE, halted);
         }
         if (embedder == null) {
             int train = model.info().trainContext();
             int max = Math.min(engine.config().batchSize(), train > 0 ? train : Integer.MAX_VALUE);
-            embedder = new Embedder(descriptor.id(), model, Math.max(16, max), engine.config().threads());
+            embedder = new Embedder(
+                    descriptor.id(), model, Math.max(16, max), engine.config().threads());
         }
         return embedder;
     }

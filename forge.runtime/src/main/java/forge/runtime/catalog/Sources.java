@@ -9,6 +9,5 @@ final class Sources {
     /** Where the sources report files they skip, under ModelSource's name. */
     static final Logger LOG = LoggerFactory.getLogger(ModelSource.class);
 
-    private Sources() {
-    }
+    private Sources() {}
 }

@@ -7,7 +7,10 @@ import forge.api.template.TemplateClaim;
 import forge.runtime.plugin.Discovered;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -28,19 +31,23 @@ public final class TemplateSelector {
 
     private final List<ChatTemplateProvider> providers;
     /** Variant name to its provider, in discovery order: from the names checked at discovery, so no provider is asked again. */
-    private final java.util.Map<String, ChatTemplateProvider> byVariant = new java.util.LinkedHashMap<>();
+    private final Map<String, ChatTemplateProvider> byVariant = new LinkedHashMap<>();
 
     /**
      * @param providers as discovered; each one's names are those its discovery settled
      *                  ({@link Discovered#names()}), or, for one made by hand with none, its variants
      */
     public TemplateSelector(List<Discovered<ChatTemplateProvider>> providers) {
-        // A stable sort: the families in discovery order, then the fallback, so that a family's variant wins a shared name.
+        // A stable sort: the families in discovery order, then the fallback, so that a family's variant wins a shared
+        // name.
         List<Discovered<ChatTemplateProvider>> ordered = providers.stream()
-                .sorted(Comparator.comparing(TemplateSelector::isFallback)).toList();
+                .sorted(Comparator.comparing(TemplateSelector::isFallback))
+                .toList();
         this.providers = ordered.stream().map(Discovered::provider).toList();
         for (Discovered<ChatTemplateProvider> d : ordered) {
-            List<String> names = d.names().isEmpty() ? d.provider().variants().stream().map(v -> v.name()).toList() : d.names();
+            List<String> names = d.names().isEmpty()
+                    ? d.provider().variants().stream().map(v -> v.name()).toList()
+                    : d.names();
             for (String name : names) {
                 byVariant.putIfAbsent(name, d.provider());
             }
@@ -73,8 +80,9 @@ public final class TemplateSelector {
      */
     public TemplateSelection select(ModelDescriptor model, String configured) {
         if (!configured.isEmpty()) {
-            ChatTemplateProvider p = providerOf(configured).orElseThrow(() -> new ForgeException("unknown chat template '"
-                    + configured + "'; installed: " + installed()));
+            ChatTemplateProvider p = providerOf(configured)
+                    .orElseThrow(() -> new ForgeException(
+                            "unknown chat template '" + configured + "'; installed: " + installed()));
             return new TemplateSelection(p, configured, "configured", "--template " + configured);
         }
         List<Candidate> claims = new ArrayList<>();
@@ -83,28 +91,40 @@ public final class TemplateSelector {
                 p.claim(model).ifPresent(c -> claims.add(new Candidate(p, c)));
             } catch (RuntimeException | LinkageError e) {
                 // A provider's bug must not stop the model from being served.
-                LOG.warn("template provider {} failed to inspect {}: {}", p.getClass().getName(), model.id(), e.toString());
+                LOG.warn(
+                        "template provider {} failed to inspect {}: {}",
+                        p.getClass().getName(),
+                        model.id(),
+                        e.toString());
             }
         }
-        Optional<Candidate> best = claims.stream().filter(c -> providerOf(c.claim().variant()).isPresent())
+        Optional<Candidate> best = claims.stream()
+                .filter(c -> providerOf(c.claim().variant()).isPresent())
                 .min(Comparator.comparing((Candidate c) -> c.claim().rule())
                         .thenComparing(c -> -c.claim().confidence()));
         if (best.isPresent()) {
             TemplateClaim c = best.get().claim();
-            return new TemplateSelection(best.get().provider(), c.variant(), c.rule().name().toLowerCase(java.util.Locale.ROOT), c.reason());
+            return new TemplateSelection(
+                    best.get().provider(), c.variant(), c.rule().name().toLowerCase(Locale.ROOT), c.reason());
         }
-        ChatTemplateProvider fallback = providerOf(FALLBACK).orElseThrow(() -> new ForgeException(
-                "no chat template claims " + model.id() + " and the generic template is not installed"));
+        ChatTemplateProvider fallback = providerOf(FALLBACK)
+                .orElseThrow(() -> new ForgeException(
+                        "no chat template claims " + model.id() + " and the generic template is not installed"));
         return new TemplateSelection(fallback, FALLBACK, "fallback", "no family claimed the model");
     }
 
     /** The accepted names by family, for the error a wrong name gets: ForgeLM's families, then generic's, with llama-server's names. */
     private String installed() {
-        return providers.stream().map(p -> p.family() + " (" + String.join(", ", p.variants().stream().map(v -> v.name()).toList()) + ")")
-                .collect(Collectors.joining("; "))
-                + (providerOf(FALLBACK).isPresent() ? " (generic's names besides 'generic' are llama-server's built-in chat templates)" : "");
+        return providers.stream()
+                        .map(p -> p.family() + " ("
+                                + String.join(
+                                        ", ",
+                                        p.variants().stream().map(v -> v.name()).toList()) + ")")
+                        .collect(Collectors.joining("; "))
+                + (providerOf(FALLBACK).isPresent()
+                        ? " (generic's names besides 'generic' are llama-server's built-in chat templates)"
+                        : "");
     }
 
-    private record Candidate(ChatTemplateProvider provider, TemplateClaim claim) {
-    }
+    private record Candidate(ChatTemplateProvider provider, TemplateClaim claim) {}
 }

@@ -47,8 +47,10 @@ public record UnloadPolicy(int maxModels, long memoryBytes) {
 
     /** The idle models whose keep-alive has run out at {@code now}. */
     public List<String> expired(List<Resident> loaded, long now) {
-        return loaded.stream().filter(r -> r.users() == 0 && r.expiresAt() != Long.MAX_VALUE && r.expiresAt() - now <= 0)
-                .map(Resident::id).toList();
+        return loaded.stream()
+                .filter(r -> r.users() == 0 && r.expiresAt() != Long.MAX_VALUE && r.expiresAt() - now <= 0)
+                .map(Resident::id)
+                .toList();
     }
 
     /**
@@ -57,8 +59,10 @@ public record UnloadPolicy(int maxModels, long memoryBytes) {
      * chosen and the load goes ahead beyond them (one model must be able to run, whatever its size).
      */
     public List<String> toMakeRoom(List<Resident> loaded, long incomingBytes) {
-        List<Resident> lru = loaded.stream().filter(r -> r.users() == 0)
-                .sorted(Comparator.comparingLong(Resident::lastUsed)).toList();
+        List<Resident> lru = loaded.stream()
+                .filter(r -> r.users() == 0)
+                .sorted(Comparator.comparingLong(Resident::lastUsed))
+                .toList();
         int count = loaded.size();
         long bytes = loaded.stream().mapToLong(Resident::bytes).sum();
         List<String> out = new ArrayList<>();

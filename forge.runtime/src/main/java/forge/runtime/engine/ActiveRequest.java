@@ -17,8 +17,7 @@ import java.util.List;
 final class ActiveRequest {
 
     /** Waiting for slot {@code slot}'s request {@code leader} to compute {@code awaited} cells of a prefix both share. */
-    record Waiting(int slot, ActiveRequest leader, int awaited) {
-    }
+    record Waiting(int slot, ActiveRequest leader, int awaited) {}
 
     final Generation generation;
     final GenerationRequest request;
@@ -30,6 +29,7 @@ final class ActiveRequest {
     private final StopMatcher stops;
     /** The most tokens to generate: {@code max_tokens}, or what the prompt leaves of the slot's context. */
     private final int limit;
+
     private final long startNanos;
     /** Log-probabilities of tokens not yet emitted; null when the generation did not ask (no cost). */
     private final List<TokenLogprob> logprobs;
@@ -40,22 +40,27 @@ final class ActiveRequest {
     final Speculation speculation;
     /** This step's draft: {@code draft[0..draftLength)} follow {@link #lastToken} in the batch. Sized once, at admission. */
     final int[] draft;
+
     int draftLength;
     /** Tokens drafted and accepted over the request, for its {@link Timings}. */
     int draftTokens;
+
     int draftAccepted;
 
     /** What it waits for before it takes a cached prefix; null when it does not wait. */
     Waiting waiting;
     /** Of the reused prompt tokens, those restored from the host prompt cache. */
     int restored;
+
     private boolean decoding;
     /** Prompt tokens computed, in flight or reused: the next one to put in a batch is {@code prompt[prefilled]}. */
     int prefilled;
+
     private int reused;
     private int generated;
     /** The last token sampled, which the next step decodes. */
     int lastToken;
+
     private long firstTokenNanos;
 
     // This step's batch: where the logits to sample from are (-1: none), and the prompt positions scored.
@@ -68,13 +73,19 @@ final class ActiveRequest {
      * @param sampler     its sampler chain, which it closes when it ends
      * @param slotContext the cells of the slot it runs in
      */
-    ActiveRequest(Generation generation, TokenSampler sampler, InferenceContext context, Vocabulary vocab, int slotContext) {
+    ActiveRequest(
+            Generation generation, TokenSampler sampler, InferenceContext context, Vocabulary vocab, int slotContext) {
         this(generation, sampler, context, vocab, slotContext, Speculation.OFF);
     }
 
     /** @param speculation how it drafts (the request's own, or its engine's) */
-    ActiveRequest(Generation generation, TokenSampler sampler, InferenceContext context, Vocabulary vocab, int slotContext,
-                  Speculation speculation) {
+    ActiveRequest(
+            Generation generation,
+            TokenSampler sampler,
+            InferenceContext context,
+            Vocabulary vocab,
+            int slotContext,
+            Speculation speculation) {
         this.speculation = speculation;
         this.draft = new int[speculation.draftMax()];
         this.generation = generation;
@@ -171,7 +182,8 @@ final class ActiveRequest {
         if (firstTokenNanos == 0) {
             firstTokenNanos = now;
         }
-        boolean endOfGeneration = vocab.isEndOfGeneration(token) || request.stopTokens().contains(token);
+        boolean endOfGeneration =
+                vocab.isEndOfGeneration(token) || request.stopTokens().contains(token);
         if (endOfGeneration && !request.ignoreEos()) {
             generated--; // the end token is not part of the completion
             return FinishReason.STOP;
@@ -210,8 +222,16 @@ final class ActiveRequest {
         double promptMs = firstTokenNanos > 0 ? (firstTokenNanos - startNanos) / 1e6 : (end - startNanos) / 1e6;
         double ttftMs = firstTokenNanos > 0 ? (firstTokenNanos - generation.submittedNanos()) / 1e6 : 0;
         double decodeMs = firstTokenNanos > 0 ? (end - firstTokenNanos) / 1e6 : 0;
-        Timings timings = new Timings(queueMs, prompt.length, reused, promptMs, ttftMs, Math.max(0, generated), decodeMs,
-                draftTokens, draftAccepted);
+        Timings timings = new Timings(
+                queueMs,
+                prompt.length,
+                reused,
+                promptMs,
+                ttftMs,
+                Math.max(0, generated),
+                decodeMs,
+                draftTokens,
+                draftAccepted);
         sampler.close();
         return timings;
     }

@@ -9,10 +9,12 @@ import forge.api.backend.LoadedModel;
 import forge.api.backend.TokenBatch;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Pooled embeddings of a loaded model, from a context of its own created with embeddings on.
@@ -39,7 +41,8 @@ public final class Embedder implements AutoCloseable {
         this.model = model;
         this.maxTokens = maxTokens;
         this.threads = threads;
-        this.thread = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("forge-embed-" + name).daemon(true).factory());
+        this.thread = Executors.newSingleThreadExecutor(
+                Thread.ofPlatform().name("forge-embed-" + name).daemon(true).factory());
     }
 
     /** The longest input accepted, in tokens. */
@@ -58,8 +61,9 @@ public final class Embedder implements AutoCloseable {
                 throw new IllegalArgumentException("an input has no tokens");
             }
             if (input.length > maxTokens) {
-                throw new EngineException(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, "an input has " + input.length
-                        + " tokens; embeddings take at most " + maxTokens);
+                throw new EngineException(
+                        EngineException.Code.CONTEXT_LENGTH_EXCEEDED,
+                        "an input has " + input.length + " tokens; embeddings take at most " + maxTokens);
             }
         }
         Future<List<float[]>> result = thread.submit(() -> run(inputs));
@@ -79,7 +83,17 @@ public final class Embedder implements AutoCloseable {
 
     private List<float[]> run(List<int[]> inputs) {
         if (context == null) {
-            context = model.newContext(new ContextParams(maxTokens, maxTokens, maxTokens, 1, threads, threads, FlashAttention.AUTO, KvCacheType.F16, true, true));
+            context = model.newContext(new ContextParams(
+                    maxTokens,
+                    maxTokens,
+                    maxTokens,
+                    1,
+                    threads,
+                    threads,
+                    FlashAttention.AUTO,
+                    KvCacheType.F16,
+                    true,
+                    true));
             gate = ComputeGate.PROCESS.enter(threads);
         }
         List<float[]> out = new ArrayList<>(inputs.size());
@@ -124,10 +138,10 @@ public final class Embedder implements AutoCloseable {
      * read again. Returns once no decode runs, the one running now being done.
      */
     public void halt(String why) {
-        halted = java.util.Objects.requireNonNull(why);
+        halted = Objects.requireNonNull(why);
         try {
-            thread.submit(() -> { }).get(); // after every task queued before it, each refused at its next input
-        } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+            thread.submit(() -> {}).get(); // after every task queued before it, each refused at its next input
+        } catch (ExecutionException | RejectedExecutionException e) {
             // closed already: nothing decodes
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -139,13 +153,14 @@ public final class Embedder implements AutoCloseable {
     public void close() {
         try {
             thread.submit(() -> {
-                if (context != null) {
-                    context.close();
-                    context = null;
-                    gate.close();
-                }
-            }).get();
-        } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+                        if (context != null) {
+                            context.close();
+                            context = null;
+                            gate.close();
+                        }
+                    })
+                    .get();
+        } catch (ExecutionException | RejectedExecutionException e) {
             // Already closed, or the close itself failed: nothing more to free here.
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

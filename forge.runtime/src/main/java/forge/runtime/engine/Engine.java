@@ -7,6 +7,7 @@ import forge.api.backend.LoadedModel;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.Vocabulary;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -43,6 +44,7 @@ public final class Engine implements AutoCloseable {
 
     /** Attempts at recreating a failed context, each after a longer pause, before the engine gives up. */
     static final int MAX_RECREATE_ATTEMPTS = 3;
+
     static final long RECREATE_BACKOFF_MS = 200;
     /** Failures over an engine's life it recovers from; past this it stays failed (a context that keeps failing). */
     static final int MAX_RESTARTS = 10;
@@ -76,20 +78,24 @@ public final class Engine implements AutoCloseable {
      * @throws EngineException when the context cannot be created
      */
     public Engine(String name, LoadedModel model, EngineConfig config, PromptCache cache, PromptCache.Key cacheKey) {
-        this.cache = java.util.Objects.requireNonNull(cache, "cache");
+        this.cache = Objects.requireNonNull(cache, "cache");
         this.cacheKey = cacheKey;
         this.name = name;
         this.model = model;
         this.vocab = model.vocabulary();
         this.config = config;
         this.pending = new LinkedBlockingQueue<>();
-        this.thread = Thread.ofPlatform().name("forge-engine-" + name).daemon(true).unstarted(this::run);
+        this.thread =
+                Thread.ofPlatform().name("forge-engine-" + name).daemon(true).unstarted(this::run);
         thread.start();
         try {
             started.get();
         } catch (ExecutionException e) {
-            throw new EngineException(EngineException.Code.UNAVAILABLE,
-                    "cannot create the inference context for " + name + ": " + e.getCause().getMessage(), e.getCause());
+            throw new EngineException(
+                    EngineException.Code.UNAVAILABLE,
+                    "cannot create the inference context for " + name + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EngineException(EngineException.Code.UNAVAILABLE, "interrupted while starting the engine");
@@ -137,18 +143,25 @@ public final class Engine implements AutoCloseable {
         int slotCtx = config.slotContext();
         int prompt = request.prompt().length;
         if (prompt >= slotCtx) {
-            throw new EngineException(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, "the prompt has " + prompt
-                    + " tokens, and this model's context per slot is " + slotCtx + " tokens");
+            throw new EngineException(
+                    EngineException.Code.CONTEXT_LENGTH_EXCEEDED,
+                    "the prompt has " + prompt + " tokens, and this model's context per slot is " + slotCtx
+                            + " tokens");
         }
         if (request.maxTokens() > 0 && prompt + request.maxTokens() > slotCtx) {
-            throw new EngineException(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, "the prompt (" + prompt
-                    + " tokens) plus max_tokens (" + request.maxTokens() + ") exceeds this model's context per slot of "
-                    + slotCtx + " tokens");
+            throw new EngineException(
+                    EngineException.Code.CONTEXT_LENGTH_EXCEEDED,
+                    "the prompt (" + prompt
+                            + " tokens) plus max_tokens (" + request.maxTokens()
+                            + ") exceeds this model's context per slot of "
+                            + slotCtx + " tokens");
         }
         for (int token : request.sampling().logitBias().keySet()) {
             if (token < 0 || token >= vocab.size()) {
-                throw new EngineException(EngineException.Code.INVALID_LOGIT_BIAS, "logit_bias names token " + token
-                        + ", which is not a token id of this model (0 to " + (vocab.size() - 1) + ")");
+                throw new EngineException(
+                        EngineException.Code.INVALID_LOGIT_BIAS,
+                        "logit_bias names token " + token + ", which is not a token id of this model (0 to "
+                                + (vocab.size() - 1) + ")");
             }
         }
         if (closing) {
@@ -160,19 +173,24 @@ public final class Engine implements AutoCloseable {
         }
         EngineHealth now = health;
         if (now.state() != EngineHealth.State.RUNNING) {
-            throw new EngineException(EngineException.Code.UNAVAILABLE, "the engine for " + name
-                    + " is recreating its context after a failure (" + now.reason() + "); retry shortly");
+            throw new EngineException(
+                    EngineException.Code.UNAVAILABLE,
+                    "the engine for " + name + " is recreating its context after a failure (" + now.reason()
+                            + "); retry shortly");
         }
         if (pending.size() >= config.queueCapacity() + config.slots()) {
             throw new EngineException(EngineException.Code.QUEUE_FULL, "too many requests are waiting for " + name);
         }
         Generation generation = new Generation(request);
         pending.add(generation);
-        if ((stopped || failure != null || health.state() != EngineHealth.State.RUNNING) && pending.remove(generation)) {
+        if ((stopped || failure != null || health.state() != EngineHealth.State.RUNNING)
+                && pending.remove(generation)) {
             // The engine thread drained its queue (to stop, or to recreate its context) while this was added.
             ForgeException why = failure;
-            generation.emit(new GenerationEvent.Failed(new EngineException(EngineException.Code.UNAVAILABLE,
-                    why != null ? why.getMessage() : "the engine for " + name + " is not running; retry shortly", why)));
+            generation.emit(new GenerationEvent.Failed(new EngineException(
+                    EngineException.Code.UNAVAILABLE,
+                    why != null ? why.getMessage() : "the engine for " + name + " is not running; retry shortly",
+                    why)));
         }
         LockSupport.unpark(thread);
         return generation;
@@ -206,9 +224,17 @@ public final class Engine implements AutoCloseable {
             return;
         }
         started.complete(null);
-        LOG.info("engine {} ready: {} slot(s) of {} tokens, batch {}/{}, {} threads, flash attention {}, KV {} (profile {})",
-                name, scheduler.slots(), config.slotContext(), config.batchSize(), config.ubatchSize(), config.threads(),
-                config.flashAttention(), config.kvCacheType(), config.profile());
+        LOG.info(
+                "engine {} ready: {} slot(s) of {} tokens, batch {}/{}, {} threads, flash attention {}, KV {} (profile {})",
+                name,
+                scheduler.slots(),
+                config.slotContext(),
+                config.batchSize(),
+                config.ubatchSize(),
+                config.threads(),
+                config.flashAttention(),
+                config.kvCacheType(),
+                config.profile());
         try {
             while (!closing) {
                 try {
@@ -219,14 +245,18 @@ public final class Engine implements AutoCloseable {
                     }
                     // The context itself failed (a bug, a native error reported as an exception, memory):
                     // every request on it fails now, and a new context is made for what comes next.
-                    ForgeException error = new ForgeException("the engine for " + name + " failed: " + e.getMessage(), e);
+                    ForgeException error =
+                            new ForgeException("the engine for " + name + " failed: " + e.getMessage(), e);
                     health = new EngineHealth(EngineHealth.State.FAILED, error.getMessage(), true, health.restarts());
                     LOG.error("engine {} failed; failing its requests and recreating its context", name, e);
                     failAll(error);
                     if (!recreate()) {
                         failure = error;
-                        health = new EngineHealth(EngineHealth.State.FAILED, error.getMessage(), false, health.restarts());
-                        LOG.error("engine {} gave up: its context could not be recreated; it refuses requests from now on", name);
+                        health = new EngineHealth(
+                                EngineHealth.State.FAILED, error.getMessage(), false, health.restarts());
+                        LOG.error(
+                                "engine {} gave up: its context could not be recreated; it refuses requests from now on",
+                                name);
                         failAll(error);
                         break;
                     }
@@ -239,12 +269,28 @@ public final class Engine implements AutoCloseable {
 
     /** Makes the context, its scheduler and (when configured) warms it up. Engine thread only. */
     private void createContext() {
-        context = model.newContext(new ContextParams(config.contextSize(), config.batchSize(), config.ubatchSize(),
-                config.slots(), config.threads(), config.threadsBatch(), config.flashAttention(),
-                config.kvCacheType(), false, false));
+        context = model.newContext(new ContextParams(
+                config.contextSize(),
+                config.batchSize(),
+                config.ubatchSize(),
+                config.slots(),
+                config.threads(),
+                config.threadsBatch(),
+                config.flashAttention(),
+                config.kvCacheType(),
+                false,
+                false));
         gate = ComputeGate.PROCESS.enter(Math.max(config.threads(), config.threadsBatch()));
-        scheduler = new Scheduler(context, vocab, config.slots(), config.slotContext(), ComputeGate.PROCESS, this::published,
-                cache, cacheKey).speculation(config.speculation());
+        scheduler = new Scheduler(
+                        context,
+                        vocab,
+                        config.slots(),
+                        config.slotContext(),
+                        ComputeGate.PROCESS,
+                        this::published,
+                        cache,
+                        cacheKey)
+                .speculation(config.speculation());
         if (config.warmup()) {
             warmup();
         }
@@ -290,8 +336,12 @@ public final class Engine implements AutoCloseable {
                 LOG.info("engine {} recreated its context (attempt {}, restart {})", name, attempt, health.restarts());
                 return true;
             } catch (RuntimeException | Error e) {
-                LOG.warn("engine {}: recreating its context failed (attempt {} of {}): {}", name, attempt,
-                        MAX_RECREATE_ATTEMPTS, e.toString());
+                LOG.warn(
+                        "engine {}: recreating its context failed (attempt {} of {}): {}",
+                        name,
+                        attempt,
+                        MAX_RECREATE_ATTEMPTS,
+                        e.toString());
                 closeContext();
             }
         }
@@ -357,7 +407,8 @@ public final class Engine implements AutoCloseable {
         while (scheduler.anyFree()) {
             Generation next;
             while ((next = pending.poll()) != null && next.cancelled()) {
-                next.emit(new GenerationEvent.Done(FinishReason.CANCELLED, new Timings(0, next.request().prompt().length, 0, 0, 0, 0, 0)));
+                next.emit(new GenerationEvent.Done(
+                        FinishReason.CANCELLED, new Timings(0, next.request().prompt().length, 0, 0, 0, 0, 0)));
             }
             if (next == null) {
                 return;

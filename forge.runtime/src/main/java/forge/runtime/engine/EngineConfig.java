@@ -23,22 +23,40 @@ import java.util.Objects;
  * @param speculation    n-gram speculative decoding for requests that do not say otherwise
  *                       ({@link Speculation#OFF} by default, as llama-server's)
  */
-public record EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
-                           int queueCapacity, FlashAttention flashAttention, KvCacheType kvCacheType, String profile,
-                           boolean warmup, Speculation speculation) {
+public record EngineConfig(
+        int slots,
+        int contextSize,
+        int batchSize,
+        int ubatchSize,
+        int threads,
+        int threadsBatch,
+        int queueCapacity,
+        FlashAttention flashAttention,
+        KvCacheType kvCacheType,
+        String profile,
+        boolean warmup,
+        Speculation speculation) {
 
     public EngineConfig {
         Objects.requireNonNull(speculation, "speculation");
-        if (slots < 1 || contextSize < 16 || batchSize < 1 || ubatchSize < 1 || threads < 1 || threadsBatch < 1 || queueCapacity < 0) {
-            throw new IllegalArgumentException("invalid engine config: slots=" + slots + " ctx=" + contextSize
-                    + " batch=" + batchSize + " ubatch=" + ubatchSize + " threads=" + threads + " queue=" + queueCapacity);
+        if (slots < 1
+                || contextSize < 16
+                || batchSize < 1
+                || ubatchSize < 1
+                || threads < 1
+                || threadsBatch < 1
+                || queueCapacity < 0) {
+            throw new IllegalArgumentException(
+                    "invalid engine config: slots=" + slots + " ctx=" + contextSize + " batch=" + batchSize + " ubatch="
+                            + ubatchSize + " threads=" + threads + " queue=" + queueCapacity);
         }
         if (contextSize / slots < 16) {
             throw new IllegalArgumentException("context " + contextSize + " is too small for " + slots + " slots");
         }
         if (batchSize <= slots) {
             // Every decoding slot puts one token in each batch; prefill needs room beside them.
-            throw new IllegalArgumentException("batch size " + batchSize + " must exceed the number of slots (" + slots + ")");
+            throw new IllegalArgumentException(
+                    "batch size " + batchSize + " must exceed the number of slots (" + slots + ")");
         }
         Objects.requireNonNull(flashAttention, "flashAttention");
         Objects.requireNonNull(kvCacheType, "kvCacheType");
@@ -54,18 +72,56 @@ public record EngineConfig(int slots, int contextSize, int batchSize, int ubatch
     }
 
     /** Settings without speculative decoding. */
-    public EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
-                        int queueCapacity, FlashAttention flashAttention, KvCacheType kvCacheType, String profile,
-                        boolean warmup) {
-        this(slots, contextSize, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
-                kvCacheType, profile, warmup, Speculation.OFF);
+    public EngineConfig(
+            int slots,
+            int contextSize,
+            int batchSize,
+            int ubatchSize,
+            int threads,
+            int threadsBatch,
+            int queueCapacity,
+            FlashAttention flashAttention,
+            KvCacheType kvCacheType,
+            String profile,
+            boolean warmup) {
+        this(
+                slots,
+                contextSize,
+                batchSize,
+                ubatchSize,
+                threads,
+                threadsBatch,
+                queueCapacity,
+                flashAttention,
+                kvCacheType,
+                profile,
+                warmup,
+                Speculation.OFF);
     }
 
     /** Settings without a profile name, warmed up at load. */
-    public EngineConfig(int slots, int contextSize, int batchSize, int ubatchSize, int threads, int threadsBatch,
-                        int queueCapacity, FlashAttention flashAttention, KvCacheType kvCacheType) {
-        this(slots, contextSize, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
-                kvCacheType, "custom", true);
+    public EngineConfig(
+            int slots,
+            int contextSize,
+            int batchSize,
+            int ubatchSize,
+            int threads,
+            int threadsBatch,
+            int queueCapacity,
+            FlashAttention flashAttention,
+            KvCacheType kvCacheType) {
+        this(
+                slots,
+                contextSize,
+                batchSize,
+                ubatchSize,
+                threads,
+                threadsBatch,
+                queueCapacity,
+                flashAttention,
+                kvCacheType,
+                "custom",
+                true);
     }
 
     /** Defaults like llama-server's: one slot, 4096 cells, batch 512, all cores. */
@@ -79,18 +135,51 @@ public record EngineConfig(int slots, int contextSize, int batchSize, int ubatch
     }
 
     public EngineConfig withContext(int ctx, int parallel) {
-        return new EngineConfig(parallel, ctx, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
-                kvCacheType, profile, warmup, speculation);
+        return new EngineConfig(
+                parallel,
+                ctx,
+                batchSize,
+                ubatchSize,
+                threads,
+                threadsBatch,
+                queueCapacity,
+                flashAttention,
+                kvCacheType,
+                profile,
+                warmup,
+                speculation);
     }
 
     /** These settings with {@code s} as the requests' default speculation. */
     public EngineConfig withSpeculation(Speculation s) {
-        return new EngineConfig(slots, contextSize, batchSize, ubatchSize, threads, threadsBatch, queueCapacity, flashAttention,
-                kvCacheType, profile, warmup, s);
+        return new EngineConfig(
+                slots,
+                contextSize,
+                batchSize,
+                ubatchSize,
+                threads,
+                threadsBatch,
+                queueCapacity,
+                flashAttention,
+                kvCacheType,
+                profile,
+                warmup,
+                s);
     }
 
     public EngineConfig withThreads(int t) {
-        return new EngineConfig(slots, contextSize, batchSize, ubatchSize, t, t, queueCapacity, flashAttention, kvCacheType,
-                profile, warmup, speculation);
+        return new EngineConfig(
+                slots,
+                contextSize,
+                batchSize,
+                ubatchSize,
+                t,
+                t,
+                queueCapacity,
+                flashAttention,
+                kvCacheType,
+                profile,
+                warmup,
+                speculation);
     }
 }

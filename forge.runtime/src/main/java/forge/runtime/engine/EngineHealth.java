@@ -1,5 +1,7 @@
 package forge.runtime.engine;
 
+import java.util.Objects;
+
 /**
  * Where an engine stands, for {@code /health} and for refusing work while it cannot take it.
  *
@@ -21,8 +23,8 @@ public record EngineHealth(State state, String reason, boolean retrying, int res
     }
 
     public EngineHealth {
-        java.util.Objects.requireNonNull(state);
-        java.util.Objects.requireNonNull(reason);
+        Objects.requireNonNull(state);
+        Objects.requireNonNull(reason);
     }
 
     static EngineHealth running(int restarts) {

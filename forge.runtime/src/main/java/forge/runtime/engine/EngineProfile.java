@@ -29,21 +29,47 @@ import java.util.Objects;
  * @param flashAttention whether attention uses flash attention
  * @param kvCacheType    KV cache element type
  */
-public record EngineProfile(String name, String description, int contextSize, int batchSize, int ubatchSize,
-                            FlashAttention flashAttention, KvCacheType kvCacheType) {
+public record EngineProfile(
+        String name,
+        String description,
+        int contextSize,
+        int batchSize,
+        int ubatchSize,
+        FlashAttention flashAttention,
+        KvCacheType kvCacheType) {
 
-    public static final EngineProfile DEFAULT = new EngineProfile("default",
-            "llama-server's defaults: ctx 4096, batch/ubatch 512, flash attention auto, f16 KV", 4096, 512, 512,
-            FlashAttention.AUTO, KvCacheType.F16);
-    public static final EngineProfile LOW_LATENCY = new EngineProfile("low-latency",
-            "smaller prefill chunks (batch/ubatch 256) so streams keep flowing while prompts are read", 4096, 256, 256,
-            FlashAttention.ON, KvCacheType.F16);
-    public static final EngineProfile THROUGHPUT = new EngineProfile("throughput",
-            "ctx 16384 for many slots, batch 2048/ubatch 512: prefill in fewer, fuller steps", 16384, 2048, 512,
-            FlashAttention.ON, KvCacheType.F16);
-    public static final EngineProfile LOW_MEMORY = new EngineProfile("low-memory",
-            "ctx 2048, q8_0 KV cache (half of f16), batch 256/ubatch 128", 2048, 256, 128,
-            FlashAttention.ON, KvCacheType.Q8_0);
+    public static final EngineProfile DEFAULT = new EngineProfile(
+            "default",
+            "llama-server's defaults: ctx 4096, batch/ubatch 512, flash attention auto, f16 KV",
+            4096,
+            512,
+            512,
+            FlashAttention.AUTO,
+            KvCacheType.F16);
+    public static final EngineProfile LOW_LATENCY = new EngineProfile(
+            "low-latency",
+            "smaller prefill chunks (batch/ubatch 256) so streams keep flowing while prompts are read",
+            4096,
+            256,
+            256,
+            FlashAttention.ON,
+            KvCacheType.F16);
+    public static final EngineProfile THROUGHPUT = new EngineProfile(
+            "throughput",
+            "ctx 16384 for many slots, batch 2048/ubatch 512: prefill in fewer, fuller steps",
+            16384,
+            2048,
+            512,
+            FlashAttention.ON,
+            KvCacheType.F16);
+    public static final EngineProfile LOW_MEMORY = new EngineProfile(
+            "low-memory",
+            "ctx 2048, q8_0 KV cache (half of f16), batch 256/ubatch 128",
+            2048,
+            256,
+            128,
+            FlashAttention.ON,
+            KvCacheType.Q8_0);
 
     public EngineProfile {
         Objects.requireNonNull(name);
@@ -74,7 +100,17 @@ public record EngineProfile(String name, String description, int contextSize, in
 
     /** This profile's settings for {@code slots} slots, {@code threads} threads and a queue of {@code queue}. */
     public EngineConfig config(int slots, int threads, int queue) {
-        return new EngineConfig(slots, contextSize, batchSize, ubatchSize, threads, threads, queue, flashAttention,
-                kvCacheType, name.toLowerCase(Locale.ROOT), true);
+        return new EngineConfig(
+                slots,
+                contextSize,
+                batchSize,
+                ubatchSize,
+                threads,
+                threads,
+                queue,
+                flashAttention,
+                kvCacheType,
+                name.toLowerCase(Locale.ROOT),
+                true);
     }
 }

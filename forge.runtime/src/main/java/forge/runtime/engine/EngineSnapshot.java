@@ -22,24 +22,61 @@ import java.util.List;
  * @param draftAccepted   of those, the ones accepted ({@code spec_decode_num_accepted_tokens_total})
  * @param draftSteps      decodes that verified a draft ({@code spec_decode_num_drafts_total})
  */
-public record EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, long reusedTokens, long prefixCopies,
-                             long prefixWaits, int kvCellsUsed, int kvCells, long restoredTokens, long cacheSaves,
-                             long cacheRestores, long draftTokens, long draftAccepted, long draftSteps) {
+public record EngineSnapshot(
+        List<SlotSnapshot> slots,
+        long prefilledTokens,
+        long reusedTokens,
+        long prefixCopies,
+        long prefixWaits,
+        int kvCellsUsed,
+        int kvCells,
+        long restoredTokens,
+        long cacheSaves,
+        long cacheRestores,
+        long draftTokens,
+        long draftAccepted,
+        long draftSteps) {
     public EngineSnapshot {
         slots = List.copyOf(slots);
     }
 
     /** A snapshot without speculative decoding counters. */
-    public EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, long reusedTokens, long prefixCopies,
-                          long prefixWaits, int kvCellsUsed, int kvCells, long restoredTokens, long cacheSaves,
-                          long cacheRestores) {
-        this(slots, prefilledTokens, reusedTokens, prefixCopies, prefixWaits, kvCellsUsed, kvCells, restoredTokens,
-                cacheSaves, cacheRestores, 0, 0, 0);
+    public EngineSnapshot(
+            List<SlotSnapshot> slots,
+            long prefilledTokens,
+            long reusedTokens,
+            long prefixCopies,
+            long prefixWaits,
+            int kvCellsUsed,
+            int kvCells,
+            long restoredTokens,
+            long cacheSaves,
+            long cacheRestores) {
+        this(
+                slots,
+                prefilledTokens,
+                reusedTokens,
+                prefixCopies,
+                prefixWaits,
+                kvCellsUsed,
+                kvCells,
+                restoredTokens,
+                cacheSaves,
+                cacheRestores,
+                0,
+                0,
+                0);
     }
 
     /** A snapshot without host prompt cache counters. */
-    public EngineSnapshot(List<SlotSnapshot> slots, long prefilledTokens, long reusedTokens, long prefixCopies,
-                          long prefixWaits, int kvCellsUsed, int kvCells) {
+    public EngineSnapshot(
+            List<SlotSnapshot> slots,
+            long prefilledTokens,
+            long reusedTokens,
+            long prefixCopies,
+            long prefixWaits,
+            int kvCellsUsed,
+            int kvCells) {
         this(slots, prefilledTokens, reusedTokens, prefixCopies, prefixWaits, kvCellsUsed, kvCells, 0, 0, 0);
     }
 

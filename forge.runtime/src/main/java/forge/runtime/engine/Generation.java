@@ -21,6 +21,7 @@ public final class Generation {
     private volatile boolean cancelled;
     /** The consumer while it is parked waiting for an event, else null. */
     private volatile Thread waiter;
+
     private volatile boolean deferText;
 
     Generation(GenerationRequest request) {

@@ -30,31 +30,61 @@ import java.util.Set;
  *                    ({@link EngineConfig#speculation()}). Greedy output is the same token for
  *                    token either way, sampled output the same in distribution.
  */
-public record GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                                Set<Integer> stopTokens, boolean ignoreEos, int logprobs, boolean scorePrompt,
-                                Speculation speculation) {
+public record GenerationRequest(
+        String id,
+        int[] prompt,
+        SamplingParams sampling,
+        int maxTokens,
+        List<String> stops,
+        Set<Integer> stopTokens,
+        boolean ignoreEos,
+        int logprobs,
+        boolean scorePrompt,
+        Speculation speculation) {
 
     /** A request that speculates as its engine does. */
-    public GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                             Set<Integer> stopTokens, boolean ignoreEos, int logprobs, boolean scorePrompt) {
+    public GenerationRequest(
+            String id,
+            int[] prompt,
+            SamplingParams sampling,
+            int maxTokens,
+            List<String> stops,
+            Set<Integer> stopTokens,
+            boolean ignoreEos,
+            int logprobs,
+            boolean scorePrompt) {
         this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, logprobs, scorePrompt, null);
     }
 
     /** A request without log-probabilities. */
-    public GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                             Set<Integer> stopTokens, boolean ignoreEos) {
+    public GenerationRequest(
+            String id,
+            int[] prompt,
+            SamplingParams sampling,
+            int maxTokens,
+            List<String> stops,
+            Set<Integer> stopTokens,
+            boolean ignoreEos) {
         this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, -1);
     }
 
     /** A request that does not score its prompt. */
-    public GenerationRequest(String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops,
-                             Set<Integer> stopTokens, boolean ignoreEos, int logprobs) {
+    public GenerationRequest(
+            String id,
+            int[] prompt,
+            SamplingParams sampling,
+            int maxTokens,
+            List<String> stops,
+            Set<Integer> stopTokens,
+            boolean ignoreEos,
+            int logprobs) {
         this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, logprobs, false);
     }
 
     public GenerationRequest {
         if (logprobs < -1 || logprobs > TokenLogprobs.MAX_TOP) {
-            throw new IllegalArgumentException("logprobs must be -1 (off) or 0 to " + TokenLogprobs.MAX_TOP + ": " + logprobs);
+            throw new IllegalArgumentException(
+                    "logprobs must be -1 (off) or 0 to " + TokenLogprobs.MAX_TOP + ": " + logprobs);
         }
         if (scorePrompt && logprobs < 0) {
             throw new IllegalArgumentException("scoring the prompt needs logprobs >= 0");

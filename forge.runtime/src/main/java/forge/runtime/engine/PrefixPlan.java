@@ -13,27 +13,23 @@ import java.util.List;
 sealed interface PrefixPlan {
 
     /** Keep the slot's first {@code tokens} cells and drop the rest. */
-    record Keep(int tokens) implements PrefixPlan {
-    }
+    record Keep(int tokens) implements PrefixPlan {}
 
     /** Replace the slot's cells by slot {@code source}'s first {@code tokens}, busy or not. */
-    record Copy(int source, int tokens) implements PrefixPlan {
-    }
+    record Copy(int source, int tokens) implements PrefixPlan {}
 
     /**
      * Replace the slot's cells by the host cache's entry that holds the prompt's first
      * {@code tokens} (the longest there), and keep those.
      */
-    record Restore(int tokens) implements PrefixPlan {
-    }
+    record Restore(int tokens) implements PrefixPlan {}
 
     /**
      * Compute nothing yet: slot {@code leader} is prefilling a prompt whose first {@code tokens}
      * tokens this prompt shares, more than any cache holds. Plan again, without waiting, once
      * {@link PrefixWait#isOver} says so.
      */
-    record Wait(int leader, int tokens) implements PrefixPlan {
-    }
+    record Wait(int leader, int tokens) implements PrefixPlan {}
 
     /** The plan for the request in slot {@code self} without a host cache. */
     static PrefixPlan of(int self, int[] prompt, boolean scored, boolean mayWait, List<SlotView> slots) {
@@ -85,7 +81,8 @@ sealed interface PrefixPlan {
                     continue;
                 }
                 int prefix = other.promptPrefix(prompt, usable);
-                if (prefix > ahead && PrefixWait.worthWaiting(prefix - best, other.prompt().length - other.prefilled())) {
+                if (prefix > ahead
+                        && PrefixWait.worthWaiting(prefix - best, other.prompt().length - other.prefilled())) {
                     ahead = prefix;
                     leader = other.id();
                 }

@@ -7,8 +7,7 @@ package forge.runtime.engine;
  */
 final class PrefixWait {
 
-    private PrefixWait() {
-    }
+    private PrefixWait() {}
 
     /**
      * Whether a request should wait for another slot that is prefilling a prompt sharing

@@ -37,8 +37,15 @@ public final class PromptCache {
      * and a hash of its first bytes, its header) and the context settings that shape a sequence's
      * state (cells per slot, slots, KV type, flash attention).
      */
-    public record Key(String model, long modelSize, long modelModified, String headerHash, int slotContext, int slots,
-                      KvCacheType kvType, String flashAttention) {
+    public record Key(
+            String model,
+            long modelSize,
+            long modelModified,
+            String headerHash,
+            int slotContext,
+            int slots,
+            KvCacheType kvType,
+            String flashAttention) {
         public Key {
             Objects.requireNonNull(model);
             Objects.requireNonNull(headerHash);
@@ -62,8 +69,14 @@ public final class PromptCache {
             try (InputStream in = Files.newInputStream(file)) {
                 sha.update(in.readNBytes(HEADER_BYTES));
             }
-            return new Key(file.toString(), attributes.size(), attributes.lastModifiedTime().toMillis(),
-                    HexFormat.of().formatHex(sha.digest()), config.slotContext(), config.slots(), config.kvCacheType(),
+            return new Key(
+                    file.toString(),
+                    attributes.size(),
+                    attributes.lastModifiedTime().toMillis(),
+                    HexFormat.of().formatHex(sha.digest()),
+                    config.slotContext(),
+                    config.slots(),
+                    config.kvCacheType(),
                     config.flashAttention().name());
         }
     }
@@ -89,8 +102,7 @@ public final class PromptCache {
     }
 
     /** What a prompt can restore: {@code entry}, of which its first {@code tokens} tokens are the prompt's. */
-    record Match(Entry entry, int tokens) {
-    }
+    record Match(Entry entry, int tokens) {}
 
     /** Told of every entry that comes and goes, under the cache's lock: the disk store mirrors them. */
     public interface Listener {
@@ -105,6 +117,7 @@ public final class PromptCache {
     private final long limitBytes;
     /** Least recently used first. */
     private final List<Entry> entries = new ArrayList<>();
+
     private long bytes;
     private Listener listener;
 
@@ -176,8 +189,7 @@ public final class PromptCache {
     /** Whether an entry of {@code key} holds {@code tokens[0, n)} already, so saving them again adds nothing. */
     synchronized boolean holds(Key key, int[] tokens, int n) {
         for (Entry e : entries) {
-            if (e.key().equals(key) && e.tokens().length >= n
-                    && SlotView.commonPrefix(e.tokens(), n, tokens, n) == n) {
+            if (e.key().equals(key) && e.tokens().length >= n && SlotView.commonPrefix(e.tokens(), n, tokens, n) == n) {
                 return true;
             }
         }
@@ -202,8 +214,10 @@ public final class PromptCache {
             return false;
         }
         for (Entry e : List.copyOf(entries)) {
-            if (e.key().equals(entry.key()) && e.tokens().length <= entry.tokens().length
-                    && SlotView.commonPrefix(e.tokens(), e.tokens().length, entry.tokens(), e.tokens().length) == e.tokens().length) {
+            if (e.key().equals(entry.key())
+                    && e.tokens().length <= entry.tokens().length
+                    && SlotView.commonPrefix(e.tokens(), e.tokens().length, entry.tokens(), e.tokens().length)
+                            == e.tokens().length) {
                 remove(e);
             }
         }

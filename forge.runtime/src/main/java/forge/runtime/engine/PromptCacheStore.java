@@ -79,7 +79,8 @@ public final class PromptCacheStore implements PromptCache.Listener, AutoCloseab
                     continue; // another model's
                 }
                 if (!entry.key().equals(key) || !file.getFileName().toString().equals(name(entry))) {
-                    LOG.info("prompt cache file {} was saved from another model file or other settings; deleting it",
+                    LOG.info(
+                            "prompt cache file {} was saved from another model file or other settings; deleting it",
                             file.getFileName());
                     delete(file);
                     continue;
@@ -203,8 +204,15 @@ public final class PromptCacheStore implements PromptCache.Listener, AutoCloseab
             if (in.getInt() != MAGIC) {
                 throw new IllegalArgumentException("not a prompt cache file");
             }
-            PromptCache.Key key = new PromptCache.Key(utf(in), in.getLong(), in.getLong(), utf(in), in.getInt(), in.getInt(),
-                    KvCacheType.valueOf(utf(in)), utf(in));
+            PromptCache.Key key = new PromptCache.Key(
+                    utf(in),
+                    in.getLong(),
+                    in.getLong(),
+                    utf(in),
+                    in.getInt(),
+                    in.getInt(),
+                    KvCacheType.valueOf(utf(in)),
+                    utf(in));
             int n = in.getInt();
             if (n < 1 || n > in.remaining() / 4) {
                 throw new IllegalArgumentException(n + " tokens");

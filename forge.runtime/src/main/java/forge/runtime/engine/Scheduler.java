@@ -6,7 +6,9 @@ import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenSampler;
 import forge.api.backend.Vocabulary;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +31,7 @@ final class Scheduler {
     private final Slot[] slots;
     /** {@code running[i]} is the request slot {@code i} runs; null when it is free. */
     private final ActiveRequest[] running;
+
     private long prefilledTokens;
     private long reusedTokens;
     private long prefixCopies;
@@ -38,6 +41,7 @@ final class Scheduler {
     private long cacheRestores;
     /** The host prompt cache and this context's key in it; {@code key} is null when there is none. */
     private final PromptCache cache;
+
     private final PromptCache.Key key;
     /** The logical clock of {@link Slot#lastUsed}. */
     private long useClock;
@@ -45,6 +49,7 @@ final class Scheduler {
     private Speculation speculation = Speculation.OFF;
     /** False once the context could not drop a rejected draft's cells (a recurrent memory): no more drafts. */
     private boolean canSpeculate = true;
+
     private long draftTokens;
     private long draftAccepted;
     private long draftSteps;
@@ -55,8 +60,13 @@ final class Scheduler {
      * @param gate        where decodes take turns with other contexts
      * @param published   takes each snapshot, on the engine thread
      */
-    Scheduler(InferenceContext context, Vocabulary vocab, int slots, int slotContext, ComputeGate gate,
-              Consumer<EngineSnapshot> published) {
+    Scheduler(
+            InferenceContext context,
+            Vocabulary vocab,
+            int slots,
+            int slotContext,
+            ComputeGate gate,
+            Consumer<EngineSnapshot> published) {
         this(context, vocab, slots, slotContext, gate, published, PromptCache.OFF, null);
     }
 
@@ -64,8 +74,15 @@ final class Scheduler {
      * @param cache where slots' states are saved before their cells are replaced, and restored from
      * @param key   this context's model and settings in {@code cache}; null for no host cache
      */
-    Scheduler(InferenceContext context, Vocabulary vocab, int slots, int slotContext, ComputeGate gate,
-              Consumer<EngineSnapshot> published, PromptCache cache, PromptCache.Key key) {
+    Scheduler(
+            InferenceContext context,
+            Vocabulary vocab,
+            int slots,
+            int slotContext,
+            ComputeGate gate,
+            Consumer<EngineSnapshot> published,
+            PromptCache cache,
+            PromptCache.Key key) {
         this.cache = cache;
         this.key = cache.enabled() && context.savesSequences() ? key : null;
         this.context = context;
@@ -82,7 +99,7 @@ final class Scheduler {
 
     /** Requests that do not name their own speculation get {@code s}. */
     Scheduler speculation(Speculation s) {
-        this.speculation = java.util.Objects.requireNonNull(s);
+        this.speculation = Objects.requireNonNull(s);
         return this;
     }
 
@@ -121,7 +138,8 @@ final class Scheduler {
         try {
             TokenSampler sampler = context.sampler(generation.request().sampling());
             Speculation own = generation.request().speculation();
-            running[id] = new ActiveRequest(generation, sampler, context, vocab, slotContext, own != null ? own : speculation);
+            running[id] = new ActiveRequest(
+                    generation, sampler, context, vocab, slotContext, own != null ? own : speculation);
             acquirePrefix(id, true);
         } catch (RuntimeException e) {
             // This request's sampler or prefix could not be set up: it ends, the others go on.
@@ -136,7 +154,8 @@ final class Scheduler {
         Slot slot = slots[id];
         int usable = r.scoring() ? 0 : r.prompt.length - 1;
         PromptCache.Match hosted = key == null || usable <= 0 ? null : cache.longest(key, r.prompt, usable);
-        PrefixPlan plan = PrefixPlan.of(id, r.prompt, r.scoring(), mayWait, views(), hosted == null ? 0 : hosted.tokens());
+        PrefixPlan plan =
+                PrefixPlan.of(id, r.prompt, r.scoring(), mayWait, views(), hosted == null ? 0 : hosted.tokens());
         int keep;
         switch (plan) {
             case PrefixPlan.Wait w -> {
@@ -185,7 +204,7 @@ final class Scheduler {
         }
         try {
             byte[] state = context.saveSequence(id);
-            if (cache.put(new PromptCache.Entry(key, java.util.Arrays.copyOf(slot.tokens(), cached), state))) {
+            if (cache.put(new PromptCache.Entry(key, Arrays.copyOf(slot.tokens(), cached), state))) {
                 cacheSaves++;
             }
         } catch (RuntimeException e) {
@@ -212,8 +231,10 @@ final class Scheduler {
     private int restore(int id, PromptCache.Entry entry, int tokens) {
         Slot slot = slots[id];
         if (!context.restoreSequence(id, entry.state())) {
-            LOG.warn("the prompt cache's entry of {} tokens could not be restored into slot {}; computing it",
-                    entry.tokens().length, id);
+            LOG.warn(
+                    "the prompt cache's entry of {} tokens could not be restored into slot {}; computing it",
+                    entry.tokens().length,
+                    id);
             context.removeTokens(id, 0, -1);
             slot.forget();
             return 0;
@@ -256,7 +277,11 @@ final class Scheduler {
             ActiveRequest r = running[i];
             if (r != null && r.waiting != null) {
                 ActiveRequest.Waiting w = r.waiting;
-                if (PrefixWait.isOver(running[w.slot()] == w.leader(), w.leader().decoding(), slots[w.slot()].cached(), w.awaited())) {
+                if (PrefixWait.isOver(
+                        running[w.slot()] == w.leader(),
+                        w.leader().decoding(),
+                        slots[w.slot()].cached(),
+                        w.awaited())) {
                     r.waiting = null;
                     try {
                         acquirePrefix(i, false);
@@ -360,7 +385,8 @@ final class Scheduler {
                 try {
                     sample(i, r, now);
                 } catch (RuntimeException e) {
-                    // This request's sampler, grammar, stop rule or log-probabilities failed: it ends, the others go on.
+                    // This request's sampler, grammar, stop rule or log-probabilities failed: it ends, the others go
+                    // on.
                     LOG.warn("request {} failed while sampling: {}", r.request.id(), e.getMessage());
                     fail(i, r.generation, asForge(e, "sampling failed: "));
                 }
@@ -504,14 +530,33 @@ final class Scheduler {
             Slot s = slots[i];
             ActiveRequest r = running[i];
             SlotState state = r == null ? SlotState.IDLE : r.decoding() ? SlotState.DECODE : SlotState.PREFILL;
-            views[i] = r == null ? new SlotSnapshot(i, state, s.cached(), "", 0, 0, 0)
-                    : new SlotSnapshot(i, state, s.cached(), r.request.id(), r.prompt.length, r.reused(), r.generated(),
+            views[i] = r == null
+                    ? new SlotSnapshot(i, state, s.cached(), "", 0, 0, 0)
+                    : new SlotSnapshot(
+                            i,
+                            state,
+                            s.cached(),
+                            r.request.id(),
+                            r.prompt.length,
+                            r.reused(),
+                            r.generated(),
                             r.restored);
             // Each slot has its own KV stream, so a prefix copied from another slot is held by both.
             cells += s.cached();
         }
-        published.accept(new EngineSnapshot(List.of(views), prefilledTokens, reusedTokens, prefixCopies, prefixWaits,
-                cells, context.contextSize(), restoredTokens, cacheSaves, cacheRestores, draftTokens, draftAccepted,
+        published.accept(new EngineSnapshot(
+                List.of(views),
+                prefilledTokens,
+                reusedTokens,
+                prefixCopies,
+                prefixWaits,
+                cells,
+                context.contextSize(),
+                restoredTokens,
+                cacheSaves,
+                cacheRestores,
+                draftTokens,
+                draftAccepted,
                 draftSteps));
     }
 }

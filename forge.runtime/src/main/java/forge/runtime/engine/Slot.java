@@ -14,6 +14,7 @@ final class Slot {
     final int id;
     /** {@code tokens[p]} is the token at position {@code p}: valid below {@code cached + inFlight}. */
     private final int[] tokens;
+
     private int cached;
     /** Positions after {@code cached} in the batch being decoded. */
     private int inFlight;
@@ -82,7 +83,8 @@ final class Slot {
         if (running == null) {
             return SlotView.free(id, tokens, cached, lastUsed);
         }
-        SlotView.Activity activity = running.waiting != null ? SlotView.Activity.WAITING
+        SlotView.Activity activity = running.waiting != null
+                ? SlotView.Activity.WAITING
                 : running.decoding() ? SlotView.Activity.DECODING : SlotView.Activity.PREFILLING;
         return new SlotView(id, tokens, cached, lastUsed, activity, running.prompt, running.prefilled);
     }

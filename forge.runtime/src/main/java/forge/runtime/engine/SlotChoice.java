@@ -9,8 +9,7 @@ import java.util.List;
  */
 final class SlotChoice {
 
-    private SlotChoice() {
-    }
+    private SlotChoice() {}
 
     /**
      * @param prompt the request's prompt

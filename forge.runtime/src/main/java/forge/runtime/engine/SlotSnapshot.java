@@ -14,16 +14,29 @@ import java.util.Objects;
  * @param generated    tokens generated so far for the running request
  * @param restoredTokens of its reused tokens, those restored from the host prompt cache
  */
-public record SlotSnapshot(int id, SlotState state, int cachedTokens, String requestId, int promptTokens,
-                           int reusedTokens, int generated, int restoredTokens) {
+public record SlotSnapshot(
+        int id,
+        SlotState state,
+        int cachedTokens,
+        String requestId,
+        int promptTokens,
+        int reusedTokens,
+        int generated,
+        int restoredTokens) {
     public SlotSnapshot {
         Objects.requireNonNull(state);
         Objects.requireNonNull(requestId);
     }
 
     /** A slot whose request restored nothing from the host prompt cache. */
-    public SlotSnapshot(int id, SlotState state, int cachedTokens, String requestId, int promptTokens, int reusedTokens,
-                        int generated) {
+    public SlotSnapshot(
+            int id,
+            SlotState state,
+            int cachedTokens,
+            String requestId,
+            int promptTokens,
+            int reusedTokens,
+            int generated) {
         this(id, state, cachedTokens, requestId, promptTokens, reusedTokens, generated, 0);
     }
 }

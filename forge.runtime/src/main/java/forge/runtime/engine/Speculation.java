@@ -33,7 +33,8 @@ public record Speculation(int ngramSize, int draftMax, int draftMin) {
             throw new IllegalArgumentException("the draft maximum must be 0 (off) to " + LIMIT + ": " + draftMax);
         }
         if (draftMin < 0 || draftMin > draftMax) {
-            throw new IllegalArgumentException("the draft minimum must be 0 to the draft maximum (" + draftMax + "): " + draftMin);
+            throw new IllegalArgumentException(
+                    "the draft minimum must be 0 to the draft maximum (" + draftMax + "): " + draftMin);
         }
     }
 

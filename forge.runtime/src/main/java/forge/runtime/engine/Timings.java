@@ -13,12 +13,26 @@ package forge.runtime.engine;
  * @param draftTokens      tokens drafted by speculative decoding (llama-server's {@code draft_n})
  * @param draftAccepted    of those, the ones the target model sampled too ({@code draft_n_accepted})
  */
-public record Timings(double queueMs, int promptTokens, int cachedTokens, double promptMs, double firstTokenMs,
-                      int completionTokens, double decodeMs, int draftTokens, int draftAccepted) {
+public record Timings(
+        double queueMs,
+        int promptTokens,
+        int cachedTokens,
+        double promptMs,
+        double firstTokenMs,
+        int completionTokens,
+        double decodeMs,
+        int draftTokens,
+        int draftAccepted) {
 
     /** Timings of a generation that drafted nothing. */
-    public Timings(double queueMs, int promptTokens, int cachedTokens, double promptMs, double firstTokenMs,
-                   int completionTokens, double decodeMs) {
+    public Timings(
+            double queueMs,
+            int promptTokens,
+            int cachedTokens,
+            double promptMs,
+            double firstTokenMs,
+            int completionTokens,
+            double decodeMs) {
         this(queueMs, promptTokens, cachedTokens, promptMs, firstTokenMs, completionTokens, decodeMs, 0, 0);
     }
 

@@ -1,5 +1,8 @@
 package forge.runtime.plugin;
 
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -17,8 +20,7 @@ import java.util.List;
  */
 public final class PluginCheck {
 
-    private PluginCheck() {
-    }
+    private PluginCheck() {}
 
     /**
      * Runs this check over {@code folder} in a new JVM whose module path is this JVM's module path
@@ -28,15 +30,23 @@ public final class PluginCheck {
      * @return the check's output
      * @throws IllegalStateException when the check fails, with its output
      */
-    public static String fork(Path folder, Path own) throws java.io.IOException, InterruptedException {
-        String here = System.getProperty("jdk.module.path", "") + java.io.File.pathSeparator
+    public static String fork(Path folder, Path own) throws IOException, InterruptedException {
+        String here = System.getProperty("jdk.module.path", "")
+                + File.pathSeparator
                 + System.getProperty("java.class.path", "");
-        List<String> path = Arrays.stream(here.split(java.io.File.pathSeparator))
-                .filter(e -> !e.isEmpty() && !Path.of(e).toAbsolutePath().startsWith(own.toAbsolutePath())).toList();
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-p", String.join(java.io.File.pathSeparator, path), "-m", "forge.runtime/" + PluginCheck.class.getName(),
-                folder.toString()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        List<String> path = Arrays.stream(here.split(File.pathSeparator))
+                .filter(e -> !e.isEmpty() && !Path.of(e).toAbsolutePath().startsWith(own.toAbsolutePath()))
+                .toList();
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-p",
+                        String.join(File.pathSeparator, path),
+                        "-m",
+                        "forge.runtime/" + PluginCheck.class.getName(),
+                        folder.toString())
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (p.waitFor() != 0) {
             throw new IllegalStateException("the plugin check failed:\n" + out);
         }
@@ -45,7 +55,10 @@ public final class PluginCheck {
 
     public static void main(String[] args) {
         boolean strict = Arrays.asList(args).contains("--strict");
-        List<Path> folders = Arrays.stream(args).filter(a -> !a.equals("--strict")).map(Path::of).toList();
+        List<Path> folders = Arrays.stream(args)
+                .filter(a -> !a.equals("--strict"))
+                .map(Path::of)
+                .toList();
         PluginRegistry registry = PluginRegistry.discover(folders);
         boolean bad = false;
         for (PluginSource s : registry.sources()) {
@@ -64,8 +77,10 @@ public final class PluginCheck {
             }
         }
         for (SamplerStages.Stage st : registry.samplerStages().all()) {
-            System.out.println("stage " + st.info().name() + " (" + st.module() + ") " + st.info().parameters().stream()
-                    .map(p -> p.name() + "=" + p.fallback()).toList());
+            System.out.println("stage " + st.info().name() + " (" + st.module() + ") "
+                    + st.info().parameters().stream()
+                            .map(p -> p.name() + "=" + p.fallback())
+                            .toList());
         }
         System.exit(bad ? 1 : 0);
     }

@@ -22,15 +22,18 @@ import java.lang.module.ModuleReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -66,8 +69,9 @@ public final class PluginRegistry {
     private static final Logger LOG = LoggerFactory.getLogger(PluginRegistry.class);
     private static final String BOOT = "boot";
     /** What a template's smoke test renders and claims. */
-    private static final ModelDescriptor PROBE_MODEL = new ModelDescriptor("plugin-check", List.of(),
-            java.nio.file.Path.of("plugin-check.gguf"), ModelMetadata.EMPTY);
+    private static final ModelDescriptor PROBE_MODEL =
+            new ModelDescriptor("plugin-check", List.of(), Path.of("plugin-check.gguf"), ModelMetadata.EMPTY);
+
     private static final ChatPrompt PROBE_PROMPT = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "hello")));
 
     private final List<Discovered<BackendProvider>> backends = new ArrayList<>();
@@ -82,8 +86,7 @@ public final class PluginRegistry {
 
     private int renderChecks;
 
-    private PluginRegistry() {
-    }
+    private PluginRegistry() {}
 
     /**
      * Discovers the boot layer's providers, then those of every plugins folder in order. Folders
@@ -135,8 +138,10 @@ public final class PluginRegistry {
         }
         List<Path> entries;
         try (Stream<Path> list = Files.list(folder)) {
-            entries = list.filter(p -> Files.isDirectory(p) || p.getFileName().toString().endsWith(".jar"))
-                    .sorted(Comparator.comparing(Path::toString)).toList();
+            entries = list.filter(p ->
+                            Files.isDirectory(p) || p.getFileName().toString().endsWith(".jar"))
+                    .sorted(Comparator.comparing(Path::toString))
+                    .toList();
         } catch (IOException e) {
             LOG.warn("cannot list plugins folder {}: {}", folder, e.toString());
             building.add(Source.failed(folder, "cannot list folder: " + reason(e)));
@@ -153,12 +158,20 @@ public final class PluginRegistry {
         try {
             ModuleFinder finder = ModuleFinder.of(entry);
             Set<ModuleReference> found = finder.findAll();
-            List<String> roots = found.stream().map(r -> r.descriptor().name())
+            List<String> roots = found.stream()
+                    .map(r -> r.descriptor().name())
                     .filter(name -> ModuleLayer.boot().findModule(name).isEmpty())
-                    .sorted().toList();
+                    .sorted()
+                    .toList();
             if (roots.isEmpty()) {
-                throw new IllegalStateException(found.isEmpty() ? "no module found" : "its modules are already built in: "
-                        + found.stream().map(r -> r.descriptor().name()).sorted().collect(Collectors.joining(", ")));
+                throw new IllegalStateException(
+                        found.isEmpty()
+                                ? "no module found"
+                                : "its modules are already built in: "
+                                        + found.stream()
+                                                .map(r -> r.descriptor().name())
+                                                .sorted()
+                                                .collect(Collectors.joining(", ")));
             }
             Configuration config = ModuleLayer.boot().configuration().resolve(finder, ModuleFinder.of(), roots);
             ModuleLayer.Controller controller = ModuleLayer.defineModulesWithOneLoader(
@@ -183,13 +196,16 @@ public final class PluginRegistry {
         try {
             controller.enableNativeAccess(module);
         } catch (IllegalCallerException e) {
-            LOG.debug("cannot grant native access to {} (forge.runtime has none itself): {}", module.getName(), e.getMessage());
+            LOG.debug(
+                    "cannot grant native access to {} (forge.runtime has none itself): {}",
+                    module.getName(),
+                    e.getMessage());
         }
     }
 
     private void scan(ModuleLayer layer, String location, List<String> modules, boolean renderTemplates) {
         Source source = new Source(location);
-        java.util.Set<String> providerModules = new java.util.TreeSet<>();
+        Set<String> providerModules = new TreeSet<>();
         for (Discovered<BackendProvider> d : load(layer, BackendProvider.class, location, source.failures)) {
             try {
                 String name = d.provider().name();
@@ -204,7 +220,8 @@ public final class PluginRegistry {
             try {
                 ChatTemplateProvider p = d.provider();
                 String family = Objects.requireNonNull(p.family(), "family() returned null");
-                List<TemplateVariant> variants = List.copyOf(Objects.requireNonNull(p.variants(), "variants() returned null"));
+                List<TemplateVariant> variants =
+                        List.copyOf(Objects.requireNonNull(p.variants(), "variants() returned null"));
                 Objects.requireNonNull(p.version(), "version() returned null");
                 Objects.requireNonNull(p.claim(PROBE_MODEL), "claim() returned null");
                 if (renderTemplates) {
@@ -213,7 +230,8 @@ public final class PluginRegistry {
                         renderChecks++;
                     }
                 }
-                List<String> names = variants.stream().map(TemplateVariant::name).toList();
+                List<String> names =
+                        variants.stream().map(TemplateVariant::name).toList();
                 templateCandidates.add(new Candidate<>(d, source, new ArrayList<>(names), "generic".equals(family)));
                 providerModules.add(d.module());
                 source.lines.add("template " + family + " " + names + " (" + d.module() + ")");
@@ -223,7 +241,8 @@ public final class PluginRegistry {
         }
         for (Discovered<SamplerProvider> d : load(layer, SamplerProvider.class, location, source.failures)) {
             try {
-                List<StageInfo> infos = List.copyOf(Objects.requireNonNull(d.provider().stages(), "stages() returned null"));
+                List<StageInfo> infos =
+                        List.copyOf(Objects.requireNonNull(d.provider().stages(), "stages() returned null"));
                 Map<String, StageInfo> byName = new LinkedHashMap<>();
                 for (StageInfo info : infos) {
                     if (byName.put(info.name(), info) != null) {
@@ -233,7 +252,8 @@ public final class PluginRegistry {
                     try {
                         stage = d.provider().create(info.name(), info.defaults());
                     } catch (RuntimeException | LinkageError e) {
-                        throw new IllegalStateException("create(\"" + info.name() + "\") with the defaults threw " + reason(e), e);
+                        throw new IllegalStateException(
+                                "create(\"" + info.name() + "\") with the defaults threw " + reason(e), e);
                     }
                     Objects.requireNonNull(stage, "create(\"" + info.name() + "\") returned null");
                 }
@@ -315,9 +335,11 @@ public final class PluginRegistry {
                     continue;
                 }
                 String why = compare(winner.version, loser.version) > 0
-                        ? "its version " + winner.version.orElseThrow() + " is higher than " + loser.version.map(Object::toString).orElse("none")
-                        : loser.fallback && !winner.fallback ? "the generic fallback yields a name another family has"
-                        : "it was found first (neither version is higher)";
+                        ? "its version " + winner.version.orElseThrow() + " is higher than "
+                                + loser.version.map(Object::toString).orElse("none")
+                        : loser.fallback && !winner.fallback
+                                ? "the generic fallback yields a name another family has"
+                                : "it was found first (neither version is higher)";
                 loser.names.remove(e.getKey());
                 String message = kind + " '" + e.getKey() + "' of " + loser.module + " (" + loser.source.location
                         + ") is shadowed by " + winner.module + " (" + winner.source.location + "): " + why;
@@ -344,7 +366,8 @@ public final class PluginRegistry {
      * The providers of {@code service} defined in {@code layer} itself: {@link ServiceLoader#load(ModuleLayer, Class)}
      * also returns the parents' providers, which were listed with their own layer.
      */
-    private static <S> List<Discovered<S>> load(ModuleLayer layer, Class<S> service, String location, List<String> failures) {
+    private static <S> List<Discovered<S>> load(
+            ModuleLayer layer, Class<S> service, String location, List<String> failures) {
         List<Discovered<S>> result = new ArrayList<>();
         ServiceLoader<S> loader = ServiceLoader.load(layer, service);
         var it = loader.stream().iterator();
@@ -365,7 +388,9 @@ public final class PluginRegistry {
                 continue;
             }
             try {
-                String version = module.getDescriptor() == null ? "" : module.getDescriptor().rawVersion().orElse("");
+                String version = module.getDescriptor() == null
+                        ? ""
+                        : module.getDescriptor().rawVersion().orElse("");
                 result.add(new Discovered<>(provider.get(), module.getName(), location, version, List.of()));
             } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
                 String reason = provider.type().getName() + " failed to load: " + rootMessage(e);
@@ -390,7 +415,7 @@ public final class PluginRegistry {
      */
     static String reason(Throwable e) {
         StringBuilder sb = new StringBuilder(String.valueOf(e.getMessage()));
-        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         seen.add(e);
         for (Throwable t = e.getCause(); t != null && seen.add(t); t = t.getCause()) {
             String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
@@ -411,6 +436,7 @@ public final class PluginRegistry {
         final List<String> names;
         /** The generic fallback template family, which yields a name another provider has (read at discovery). */
         final boolean fallback;
+
         final Map<String, StageInfo> stages = new LinkedHashMap<>();
 
         Candidate(Discovered<S> raw, Source source, List<String> names, boolean fallback) {
@@ -419,7 +445,9 @@ public final class PluginRegistry {
             this.raw = raw;
             this.source = source;
             this.module = raw.module();
-            this.version = raw.version().isEmpty() ? Optional.empty() : Optional.of(ModuleDescriptor.Version.parse(raw.version()));
+            this.version = raw.version().isEmpty()
+                    ? Optional.empty()
+                    : Optional.of(ModuleDescriptor.Version.parse(raw.version()));
             this.names = names;
         }
 
@@ -454,8 +482,12 @@ public final class PluginRegistry {
         }
 
         PluginSource build() {
-            return new PluginSource(location, modules, lines,
-                    failures.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", failures)), warnings);
+            return new PluginSource(
+                    location,
+                    modules,
+                    lines,
+                    failures.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", failures)),
+                    warnings);
         }
     }
 }

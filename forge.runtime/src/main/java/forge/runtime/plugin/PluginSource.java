@@ -15,8 +15,12 @@ import java.util.Optional;
  * @param failure   why the source was skipped, or why some of its providers were; empty when all loaded
  * @param warnings  what it holds that another source also holds, and which one won
  */
-public record PluginSource(String location, List<String> modules, List<String> providers, Optional<String> failure,
-                           List<String> warnings) {
+public record PluginSource(
+        String location,
+        List<String> modules,
+        List<String> providers,
+        Optional<String> failure,
+        List<String> warnings) {
     public PluginSource {
         Objects.requireNonNull(location);
         modules = List.copyOf(modules);

@@ -39,7 +39,8 @@ public final class SamplerStages {
     public SamplerStages(List<Stage> stages) {
         for (Stage s : stages) {
             if (this.stages.putIfAbsent(s.info().name(), s) != null) {
-                throw new IllegalArgumentException("two sampler stages are named " + s.info().name());
+                throw new IllegalArgumentException(
+                        "two sampler stages are named " + s.info().name());
             }
         }
     }

@@ -40,13 +40,22 @@ class CatalogConfigTest {
         EngineConfig engine = EngineConfig.defaults().withContext(1024, 2);
         ContextSizing.Policy policy = ContextSizing.Policy.auto(1L << 30);
         PromptCache cache = new PromptCache(1 << 20);
-        ModelLoader.Lifecycle lifecycle = new ModelLoader.Lifecycle(KeepAlive.parse("5m"), new UnloadPolicy(2, 1L << 30),
-                Duration.ofSeconds(3));
-        List<BackendChoice> choices = List.of(new BackendChoice("held", "forge.test", "boot", 1, Availability.usable("test"), true));
+        ModelLoader.Lifecycle lifecycle =
+                new ModelLoader.Lifecycle(KeepAlive.parse("5m"), new UnloadPolicy(2, 1L << 30), Duration.ofSeconds(3));
+        List<BackendChoice> choices =
+                List.of(new BackendChoice("held", "forge.test", "boot", 1, Availability.usable("test"), true));
         try (PromptCacheStore store = new PromptCacheStore(dir.resolve("cache"), cache)) {
-            CatalogConfig config = ModelCatalogTest.config(backend).engineConfig(engine).contextPolicy(policy)
-                    .template("generic").modelTemplate("Coder", "plain").templateSource("{{ messages }}").mmap(true)
-                    .promptCache(cache, store).lifecycle(lifecycle).backendChoices(choices).build();
+            CatalogConfig config = ModelCatalogTest.config(backend)
+                    .engineConfig(engine)
+                    .contextPolicy(policy)
+                    .template("generic")
+                    .modelTemplate("Coder", "plain")
+                    .templateSource("{{ messages }}")
+                    .mmap(true)
+                    .promptCache(cache, store)
+                    .lifecycle(lifecycle)
+                    .backendChoices(choices)
+                    .build();
             assertSame(backend, config.backend());
             assertSame(engine, config.engineConfig());
             assertSame(policy, config.contextPolicy());
@@ -95,9 +104,13 @@ class CatalogConfigTest {
     @Test
     void aSettingGivenAfterTheBuildChangesNothingBuilt() {
         List<BackendChoice> choices = new ArrayList<>();
-        CatalogConfig.Builder b = ModelCatalogTest.config(backend).backendChoices(choices).modelTemplate("a", "plain");
+        CatalogConfig.Builder b =
+                ModelCatalogTest.config(backend).backendChoices(choices).modelTemplate("a", "plain");
         CatalogConfig config = b.build();
-        b.mmap(false).template("other").modelTemplate("b", "plain").templateSource("x")
+        b.mmap(false)
+                .template("other")
+                .modelTemplate("b", "plain")
+                .templateSource("x")
                 .lifecycle(new ModelLoader.Lifecycle(KeepAlive.FOREVER, UnloadPolicy.UNLIMITED, Duration.ofSeconds(1)));
         choices.add(new BackendChoice("late", "m", "boot", 0, Availability.usable("late"), false));
         assertTrue(config.mmap());
@@ -106,8 +119,12 @@ class CatalogConfigTest {
         assertEquals(Optional.empty(), config.templateSource());
         assertSame(ModelLoader.Lifecycle.DEFAULT, config.lifecycle());
         assertEquals(List.of(), config.backendChoices());
-        assertThrows(UnsupportedOperationException.class, () -> config.modelTemplates().put("c", "plain"));
-        assertThrows(UnsupportedOperationException.class, () -> config.backendChoices().clear());
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> config.modelTemplates().put("c", "plain"));
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> config.backendChoices().clear());
     }
 
     @Test
@@ -118,12 +135,15 @@ class CatalogConfigTest {
         for (Class<?> c : List.of(CatalogConfig.class, ModelCatalog.class, ModelRegistry.class, ModelLoader.class)) {
             for (Method m : c.getMethods()) {
                 String n = m.getName();
-                assertFalse(n.startsWith("use") || n.startsWith("set") || n.startsWith("configure"),
+                assertFalse(
+                        n.startsWith("use") || n.startsWith("set") || n.startsWith("configure"),
                         c.getSimpleName() + "." + n + " would configure after construction");
             }
         }
-        assertTrue(CatalogConfig.class.getDeclaredConstructors().length == 1
-                && Modifier.isPrivate(CatalogConfig.class.getDeclaredConstructors()[0].getModifiers()), "only the builder makes one");
+        assertTrue(
+                CatalogConfig.class.getDeclaredConstructors().length == 1
+                        && Modifier.isPrivate(CatalogConfig.class.getDeclaredConstructors()[0].getModifiers()),
+                "only the builder makes one");
     }
 
     @Test
@@ -131,15 +151,20 @@ class CatalogConfigTest {
         Path file = dir.resolve("m.gguf");
         SyntheticModels.write(SynthSpec.tiny("qwen"), file);
         // --chat-template-file: every model registered gets the given template as its own
-        try (ModelCatalog catalog = new ModelCatalog(ModelCatalogTest.config(backend).templateSource("{% broken").build())) {
-            assertEquals(Optional.of("the model's chat template does not parse: line 1: broken"), catalog.add(file, List.of()).reason());
+        try (ModelCatalog catalog = new ModelCatalog(
+                ModelCatalogTest.config(backend).templateSource("{% broken").build())) {
+            assertEquals(
+                    Optional.of("the model's chat template does not parse: line 1: broken"),
+                    catalog.add(file, List.of()).reason());
         }
         // a per-model template nobody renders is the command line's error, named at registration
-        try (ModelCatalog catalog = new ModelCatalog(ModelCatalogTest.config(backend).modelTemplate("M", "nobody").build())) {
+        try (ModelCatalog catalog = new ModelCatalog(
+                ModelCatalogTest.config(backend).modelTemplate("M", "nobody").build())) {
             assertThrows(forge.api.ForgeException.class, () -> catalog.add(file, List.of()));
         }
         // --no-mmap reaches the backend's load (mapping is the default)
-        try (ModelCatalog catalog = new ModelCatalog(ModelCatalogTest.config(backend).mmap(false).build())) {
+        try (ModelCatalog catalog =
+                new ModelCatalog(ModelCatalogTest.config(backend).mmap(false).build())) {
             ModelEntry entry = catalog.add(file, List.of());
             backend.release.countDown();
             assertThrows(ExecutionException.class, () -> catalog.load(entry).get(10, TimeUnit.SECONDS));

@@ -15,9 +15,21 @@ class ContextSizingTest {
     private static final long GIB = 1L << 30;
 
     /** Qwen2.5-7B's attention: 28 layers, 4 KV heads of 128 (3584 wide over 28 heads). */
-    private static final ModelMetadata QWEN_7B = new ModelMetadata(Map.of("general.architecture", "qwen2",
-            "qwen2.block_count", 28L, "qwen2.attention.head_count", 28L, "qwen2.attention.head_count_kv", 4L,
-            "qwen2.embedding_length", 3584L, "qwen2.context_length", 32768L), Map.of());
+    private static final ModelMetadata QWEN_7B = new ModelMetadata(
+            Map.of(
+                    "general.architecture",
+                    "qwen2",
+                    "qwen2.block_count",
+                    28L,
+                    "qwen2.attention.head_count",
+                    28L,
+                    "qwen2.attention.head_count_kv",
+                    4L,
+                    "qwen2.embedding_length",
+                    3584L,
+                    "qwen2.context_length",
+                    32768L),
+            Map.of());
 
     @Test
     void theKvCacheSizeComesFromTheGguf() {
@@ -29,9 +41,23 @@ class ContextSizingTest {
 
     @Test
     void explicitHeadSizesAndPerLayerKvHeadsCount() {
-        ModelMetadata gemma = new ModelMetadata(Map.of("general.architecture", "gemma3", "gemma3.block_count", 3L,
-                "gemma3.attention.head_count", 8L, "gemma3.attention.head_count_kv", List.of(1L, 2L, 1L),
-                "gemma3.attention.key_length", 256L, "gemma3.attention.value_length", 128L, "gemma3.embedding_length", 1000L), Map.of());
+        ModelMetadata gemma = new ModelMetadata(
+                Map.of(
+                        "general.architecture",
+                        "gemma3",
+                        "gemma3.block_count",
+                        3L,
+                        "gemma3.attention.head_count",
+                        8L,
+                        "gemma3.attention.head_count_kv",
+                        List.of(1L, 2L, 1L),
+                        "gemma3.attention.key_length",
+                        256L,
+                        "gemma3.attention.value_length",
+                        128L,
+                        "gemma3.embedding_length",
+                        1000L),
+                Map.of());
         // (1 + 2 + 1) heads × (256 + 128) × 2 bytes
         assertEquals(OptionalLong.of(3_072), ContextSizing.kvBytesPerToken(gemma, KvCacheType.F16));
         assertEquals(OptionalLong.empty(), ContextSizing.kvBytesPerToken(ModelMetadata.EMPTY, KvCacheType.F16));
@@ -49,13 +75,17 @@ class ContextSizingTest {
     @Test
     void onASmallMachineTheMemoryCapsIt() {
         // 8 GiB free, 4.4 GiB of weights (Q4_K_M): half of the rest, 1.8 GiB, over 2 slots of 56 KiB a token.
-        var c = ContextSizing.choose(ContextSizing.Policy.auto(8 * GIB), 32768, OptionalLong.of(57_344), 4_724_464_025L, 2);
+        var c = ContextSizing.choose(
+                ContextSizing.Policy.auto(8 * GIB), 32768, OptionalLong.of(57_344), 4_724_464_025L, 2);
         assertEquals(16640, c.slotContext(), c.reason());
         assertEquals(0, c.slotContext() % 256);
-        assertTrue((long) c.contextSize() * 57_344 <= (8 * GIB - 4_724_464_025L) / 2, "the cache fits in half the memory left");
+        assertTrue(
+                (long) c.contextSize() * 57_344 <= (8 * GIB - 4_724_464_025L) / 2,
+                "the cache fits in half the memory left");
         assertTrue(c.reason().contains("would need"), c.reason());
         // More slots share the same memory: each gets less.
-        var four = ContextSizing.choose(ContextSizing.Policy.auto(8 * GIB), 32768, OptionalLong.of(57_344), 4_724_464_025L, 4);
+        var four = ContextSizing.choose(
+                ContextSizing.Policy.auto(8 * GIB), 32768, OptionalLong.of(57_344), 4_724_464_025L, 4);
         assertEquals(8192, four.slotContext());
     }
 
@@ -67,9 +97,18 @@ class ContextSizingTest {
 
     @Test
     void unknownsLeaveTheTrainingContextUncapped() {
-        assertEquals(32768, ContextSizing.choose(ContextSizing.Policy.auto(-1), 32768, OptionalLong.of(57_344), 0, 1).slotContext());
-        assertEquals(32768, ContextSizing.choose(ContextSizing.Policy.auto(GIB), 32768, OptionalLong.empty(), 0, 1).slotContext());
-        assertEquals(4096, ContextSizing.choose(ContextSizing.Policy.auto(-1), 0, OptionalLong.empty(), 0, 1).slotContext(),
+        assertEquals(
+                32768,
+                ContextSizing.choose(ContextSizing.Policy.auto(-1), 32768, OptionalLong.of(57_344), 0, 1)
+                        .slotContext());
+        assertEquals(
+                32768,
+                ContextSizing.choose(ContextSizing.Policy.auto(GIB), 32768, OptionalLong.empty(), 0, 1)
+                        .slotContext());
+        assertEquals(
+                4096,
+                ContextSizing.choose(ContextSizing.Policy.auto(-1), 0, OptionalLong.empty(), 0, 1)
+                        .slotContext(),
                 "a model that does not say its training context gets 4096");
     }
 
@@ -80,6 +119,9 @@ class ContextSizingTest {
         var capped = ContextSizing.choose(ContextSizing.Policy.fixed(8192), 1024, OptionalLong.of(57_344), 0, 2);
         assertEquals(2048, capped.contextSize());
         assertEquals(1024, capped.slotContext());
-        assertEquals(8192, ContextSizing.choose(ContextSizing.Policy.fixed(8192), 0, OptionalLong.empty(), 0, 2).contextSize());
+        assertEquals(
+                8192,
+                ContextSizing.choose(ContextSizing.Policy.fixed(8192), 0, OptionalLong.empty(), 0, 2)
+                        .contextSize());
     }
 }

@@ -70,10 +70,11 @@ class FileChangeHookTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
-    final ModelCatalog catalog = new ModelCatalog(ModelCatalogTest.config(backend).engineConfig(EngineConfig.defaults()).build());
+    final ModelCatalog catalog = new ModelCatalog(ModelCatalogTest.config(backend)
+            .engineConfig(EngineConfig.defaults())
+            .build());
 
     @AfterEach
     void close() {
@@ -105,7 +106,8 @@ class FileChangeHookTest {
         await("reloading, still held", () -> reloading(true, false).test(entry.state()));
         ModelUnavailableException refused = assertThrows(ModelUnavailableException.class, () -> catalog.lease(entry));
         assertEquals(ModelUnavailableException.Kind.LOADING, refused.kind(), "503 with Retry-After");
-        assertTrue(refused.getMessage().contains("is reloading: " + file + " was changed in place"), refused.getMessage());
+        assertTrue(
+                refused.getMessage().contains("is reloading: " + file + " was changed in place"), refused.getMessage());
         // The file is quiet now: it settles, but the model is not freed while the request holds it.
         await("settled, still held", () -> reloading(true, true).test(entry.state()));
         assertEquals(0, closes.get());

@@ -45,7 +45,8 @@ class FileIdentityTest {
             c.write(java.nio.ByteBuffer.wrap(new byte[] {1, 2, 3}), 50); // same size, new bytes
         }
         // The file system's clock may not have moved: set a later time as a writer's would be.
-        Files.setLastModifiedTime(g, FileTime.fromMillis(Files.getLastModifiedTime(g).toMillis() + 1000));
+        Files.setLastModifiedTime(
+                g, FileTime.fromMillis(Files.getLastModifiedTime(g).toMillis() + 1000));
         assertEquals(Change.IN_PLACE, before.compare(FileIdentity.of(g)));
     }
 

@@ -56,7 +56,9 @@ class ModelCatalogTest {
 
         @Override
         public Optional<String> refuses(ModelMetadata metadata) {
-            return metadata.architecture().filter("frobnitz"::equals).map(a -> "architecture " + a + " is not supported");
+            return metadata.architecture()
+                    .filter("frobnitz"::equals)
+                    .map(a -> "architecture " + a + " is not supported");
         }
 
         @Override
@@ -76,8 +78,7 @@ class ModelCatalogTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     /** One template, "plain", that parses unless the model's own template says "{% broken". */
@@ -94,7 +95,11 @@ class ModelCatalogTest {
 
         @Override
         public ChatTemplate create(String variant, TemplateContext context) {
-            boolean broken = context.model().metadata().chatTemplate().filter(t -> t.contains("{% broken")).isPresent();
+            boolean broken = context.model()
+                    .metadata()
+                    .chatTemplate()
+                    .filter(t -> t.contains("{% broken"))
+                    .isPresent();
             return new ChatTemplate() {
                 @Override
                 public String name() {
@@ -108,7 +113,9 @@ class ModelCatalogTest {
 
                 @Override
                 public Optional<String> unusable() {
-                    return broken ? Optional.of("the model's chat template does not parse: line 1: broken") : Optional.empty();
+                    return broken
+                            ? Optional.of("the model's chat template does not parse: line 1: broken")
+                            : Optional.empty();
                 }
             };
         }
@@ -119,8 +126,10 @@ class ModelCatalogTest {
 
     /** The configuration of a catalog of {@code backend}'s models rendered by {@link PlainTemplates}. */
     static CatalogConfig.Builder config(Backend backend) {
-        return CatalogConfig.builder(backend,
-                new TemplateSelector(List.of(new Discovered<ChatTemplateProvider>(new PlainTemplates(), "test", "test"))));
+        return CatalogConfig.builder(
+                backend,
+                new TemplateSelector(
+                        List.of(new Discovered<ChatTemplateProvider>(new PlainTemplates(), "test", "test"))));
     }
 
     @AfterEach
@@ -167,7 +176,8 @@ class ModelCatalogTest {
         assertFalse(entry.available());
         assertTrue(entry.reason().orElseThrow().contains("not within the file bounds"));
         // the file changed: tried again
-        Files.setLastModifiedTime(file, FileTime.fromMillis(Files.getLastModifiedTime(file).toMillis() + 5_000));
+        Files.setLastModifiedTime(
+                file, FileTime.fromMillis(Files.getLastModifiedTime(file).toMillis() + 5_000));
         assertThrows(ModelUnavailableException.class, () -> catalog.serve(entry));
         assertEquals(2, backend.loads.get());
     }
@@ -176,11 +186,14 @@ class ModelCatalogTest {
     void aRequestWaitsBoundedAndIsToldTheProgress() throws Exception {
         catalog.close();
         catalog = new ModelCatalog(config(backend)
-                .lifecycle(new ModelLoader.Lifecycle(KeepAlive.FOREVER, UnloadPolicy.UNLIMITED, Duration.ofMillis(200))).build());
+                .lifecycle(new ModelLoader.Lifecycle(KeepAlive.FOREVER, UnloadPolicy.UNLIMITED, Duration.ofMillis(200)))
+                .build());
         ModelEntry entry = catalog.add(model("slow", SynthSpec.tiny("qwen")), List.of());
         var e = assertThrows(ModelUnavailableException.class, () -> catalog.serve(entry));
         assertEquals(ModelUnavailableException.Kind.LOADING, e.kind());
-        assertTrue(e.getMessage().startsWith("the model 'slow' is still loading (50% read, 1 request(s) waiting)"), e.getMessage());
+        assertTrue(
+                e.getMessage().startsWith("the model 'slow' is still loading (50% read, 1 request(s) waiting)"),
+                e.getMessage());
         assertEquals(1, backend.loads.get());
     }
 
@@ -188,7 +201,9 @@ class ModelCatalogTest {
     void registrationListsWhatCannotBeServedWithTheReason() throws Exception {
         Files.writeString(dir.resolve("text.gguf"), "hello");
         ModelEntry text = catalog.add(dir.resolve("text.gguf"), List.of());
-        assertTrue(text.reason().orElseThrow().startsWith("not a readable GGUF file"), text.reason().toString());
+        assertTrue(
+                text.reason().orElseThrow().startsWith("not a readable GGUF file"),
+                text.reason().toString());
 
         Path whole = model("whole", SynthSpec.tiny("qwen"));
         Path cut = dir.resolve("cut.gguf");
@@ -199,7 +214,9 @@ class ModelCatalogTest {
         var w = SyntheticModels.writer(SynthSpec.tiny("qwen"));
         w.put("general.architecture", GgufValue.string("frobnitz"));
         w.write(odd);
-        assertEquals(Optional.of("architecture frobnitz is not supported"), catalog.add(odd, List.of()).reason());
+        assertEquals(
+                Optional.of("architecture frobnitz is not supported"),
+                catalog.add(odd, List.of()).reason());
 
         Path bad = dir.resolve("bad.gguf");
         var b = SyntheticModels.writer(SynthSpec.tiny("qwen"));
@@ -217,7 +234,9 @@ class ModelCatalogTest {
 
         assertTrue(catalog.add(whole, List.of()).available());
         for (String id : new String[] {"text", "cut", "odd", "bad"}) {
-            var e = assertThrows(ModelUnavailableException.class, () -> catalog.serve(catalog.find(id).orElseThrow()));
+            var e = assertThrows(
+                    ModelUnavailableException.class,
+                    () -> catalog.serve(catalog.find(id).orElseThrow()));
             assertEquals(ModelUnavailableException.Kind.UNAVAILABLE, e.kind());
         }
         assertEquals(0, backend.loads.get(), "nothing unavailable is ever loaded");

@@ -28,17 +28,20 @@ class ModelFileWatchTest {
     /** What the watch told, in order. */
     final LinkedBlockingQueue<String> heard = new LinkedBlockingQueue<>();
     // The poll is long (a minute): only the inotify event, or the check watch() runs, can report in time.
-    ModelFileWatch watch = new ModelFileWatch(new ModelFileWatch.Listener() {
-        @Override
-        public void changedInPlace(ModelEntry entry, String why) {
-            heard.add("changed " + entry.id() + ": " + why);
-        }
+    ModelFileWatch watch = new ModelFileWatch(
+            new ModelFileWatch.Listener() {
+                @Override
+                public void changedInPlace(ModelEntry entry, String why) {
+                    heard.add("changed " + entry.id() + ": " + why);
+                }
 
-        @Override
-        public void settled(ModelEntry entry) {
-            heard.add("settled " + entry.id());
-        }
-    }, Duration.ofMillis(300), Duration.ofMinutes(1));
+                @Override
+                public void settled(ModelEntry entry) {
+                    heard.add("settled " + entry.id());
+                }
+            },
+            Duration.ofMillis(300),
+            Duration.ofMinutes(1));
 
     @AfterEach
     void close() {
@@ -46,8 +49,13 @@ class ModelFileWatchTest {
     }
 
     private static ModelEntry entry(String id, Path file) {
-        return new ModelEntry(new ModelDescriptor(id, List.of(), file, ModelMetadata.EMPTY), null, "file", List.of(file),
-                new ModelState.Unloaded(), null);
+        return new ModelEntry(
+                new ModelDescriptor(id, List.of(), file, ModelMetadata.EMPTY),
+                null,
+                "file",
+                List.of(file),
+                new ModelState.Unloaded(),
+                null);
     }
 
     private String next() throws InterruptedException {
@@ -68,7 +76,8 @@ class ModelFileWatchTest {
         }
         String changed = next();
         assertTrue(changed.startsWith("changed m: " + f + " was changed in place (4096 -> "), changed);
-        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30), "by the inotify event, not the minute's poll");
+        assertTrue(
+                System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30), "by the inotify event, not the minute's poll");
         assertEquals("settled m", next());
         assertFalse(watch.watching(e), "a settled entry is watched again only once it is reloaded");
         assertEquals(null, heard.poll(500, TimeUnit.MILLISECONDS), "each change is told once");

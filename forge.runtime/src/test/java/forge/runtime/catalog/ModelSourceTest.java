@@ -56,13 +56,17 @@ class ModelSourceTest {
         Files.createDirectories(root.resolve("manifests/hf.co/org/repo"));
         Files.writeString(root.resolve("manifests/hf.co/org/repo/Q4_K_M"), manifest);
         Files.createDirectories(root.resolve("manifests/registry.ollama.ai/library/gone"));
-        Files.writeString(root.resolve("manifests/registry.ollama.ai/library/gone/1b"), manifest.replace(hex, "b".repeat(64)));
+        Files.writeString(
+                root.resolve("manifests/registry.ollama.ai/library/gone/1b"), manifest.replace(hex, "b".repeat(64)));
         // a digest that is not 64 hex digits is not a blob name: nothing outside blobs/ is named
         Files.createDirectories(root.resolve("manifests/registry.ollama.ai/library/evil"));
-        Files.writeString(root.resolve("manifests/registry.ollama.ai/library/evil/x"),
+        Files.writeString(
+                root.resolve("manifests/registry.ollama.ai/library/evil/x"),
                 manifest.replace("sha256:" + hex, "sha256:../../../etc/passwd"));
         var found = byId(new ModelSource.Ollama(root).scan());
-        assertEquals(java.util.Set.of("qwen2.5-coder:7b", "someone/tool:latest", "hf.co/org/repo:Q4_K_M", "gone:1b"), found.keySet());
+        assertEquals(
+                java.util.Set.of("qwen2.5-coder:7b", "someone/tool:latest", "hf.co/org/repo:Q4_K_M", "gone:1b"),
+                found.keySet());
         assertEquals(blob, found.get("qwen2.5-coder:7b").path());
         assertTrue(found.get("gone:1b").problem().contains("is missing"));
     }
@@ -77,7 +81,8 @@ class ModelSourceTest {
         Path repo = home.resolve("hub/models--org--repo");
         Path blob = touch(repo.resolve("blobs/" + "c".repeat(64)));
         Files.createDirectories(repo.resolve("snapshots/rev1"));
-        Files.createSymbolicLink(repo.resolve("snapshots/rev1/tiny-Q4_K_M.gguf"), Path.of("../../blobs/" + "c".repeat(64)));
+        Files.createSymbolicLink(
+                repo.resolve("snapshots/rev1/tiny-Q4_K_M.gguf"), Path.of("../../blobs/" + "c".repeat(64)));
         Files.createDirectories(repo.resolve("snapshots/rev0"));
         touch(repo.resolve("snapshots/rev0/old-Q4_K_M.gguf"));
         Files.createDirectories(repo.resolve("refs"));

@@ -20,13 +20,16 @@ import org.junit.jupiter.api.Test;
 /** The configured name's lookup: a family's variant wins a name the generic plugin also answers to. */
 class TemplateSelectorTest {
 
-    private static final ModelDescriptor MODEL = new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY);
+    private static final ModelDescriptor MODEL =
+            new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY);
 
     /** A provider of {@code family} with the given variant names. */
     private record Family(String family, List<String> names) implements ChatTemplateProvider {
         @Override
         public List<TemplateVariant> variants() {
-            return names.stream().map(n -> new TemplateVariant(n, family + "'s " + n)).toList();
+            return names.stream()
+                    .map(n -> new TemplateVariant(n, family + "'s " + n))
+                    .toList();
         }
 
         @Override
@@ -69,8 +72,11 @@ class TemplateSelectorTest {
     @Test
     void anUnknownNameListsEveryAcceptedNameByFamily() {
         ForgeException e = assertThrows(ForgeException.class, () -> selector.select(MODEL, "llama-2"));
-        assertTrue(e.getMessage().startsWith("unknown chat template 'llama-2'; installed: kimi (kimi-k2, kimi-k2-instruct); "
-                + "generic (generic, chatml, llama2, kimi-k2)"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .startsWith("unknown chat template 'llama-2'; installed: kimi (kimi-k2, kimi-k2-instruct); "
+                                + "generic (generic, chatml, llama2, kimi-k2)"),
+                e.getMessage());
         assertTrue(e.getMessage().contains("llama-server's built-in chat templates"), e.getMessage());
     }
 }

@@ -43,7 +43,9 @@ class UnloadPolicyTest {
 
     @Test
     void idleModelsExpireAtTheirKeepAlive() {
-        var loaded = List.of(new UnloadPolicy.Resident("due", 1, 0, 0, 100), new UnloadPolicy.Resident("later", 1, 0, 0, 200),
+        var loaded = List.of(
+                new UnloadPolicy.Resident("due", 1, 0, 0, 100),
+                new UnloadPolicy.Resident("later", 1, 0, 0, 200),
                 new UnloadPolicy.Resident("kept", 1, 0, 0, Long.MAX_VALUE));
         assertEquals(List.of("due"), UnloadPolicy.UNLIMITED.expired(loaded, 150));
         assertEquals(List.of("due", "later"), UnloadPolicy.UNLIMITED.expired(loaded, 200));

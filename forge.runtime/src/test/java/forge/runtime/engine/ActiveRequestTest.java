@@ -1,10 +1,10 @@
 package forge.runtime.engine;
 
 import static forge.runtime.engine.FakeVocabulary.A;
+import static forge.runtime.engine.FakeVocabulary.END_OF_TURN;
+import static forge.runtime.engine.FakeVocabulary.EOS;
 import static forge.runtime.engine.FakeVocabulary.E_ACUTE_1;
 import static forge.runtime.engine.FakeVocabulary.E_ACUTE_2;
-import static forge.runtime.engine.FakeVocabulary.EOS;
-import static forge.runtime.engine.FakeVocabulary.END_OF_TURN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -27,11 +27,15 @@ class ActiveRequestTest {
 
     private ActiveRequest active(GenerationRequest request, int slotContext) {
         generation = new Generation(request);
-        return new ActiveRequest(generation, context.sampler(request.sampling()), context, new FakeVocabulary(), slotContext);
+        return new ActiveRequest(
+                generation, context.sampler(request.sampling()), context, new FakeVocabulary(), slotContext);
     }
 
     private ActiveRequest active(int maxTokens, List<String> stops) {
-        return active(new GenerationRequest("r", new int[] {A, A + 1}, SamplingParams.GREEDY, maxTokens, stops, Set.of(), false), 32);
+        return active(
+                new GenerationRequest(
+                        "r", new int[] {A, A + 1}, SamplingParams.GREEDY, maxTokens, stops, Set.of(), false),
+                32);
     }
 
     /** One decode with logits at batch index 0, as the scheduler's step makes before a sample. */
@@ -43,7 +47,9 @@ class ActiveRequestTest {
 
     private List<GenerationEvent> events() throws InterruptedException {
         List<GenerationEvent> events = new ArrayList<>();
-        for (GenerationEvent e = generation.next(0, TimeUnit.SECONDS); e != null; e = generation.next(0, TimeUnit.SECONDS)) {
+        for (GenerationEvent e = generation.next(0, TimeUnit.SECONDS);
+                e != null;
+                e = generation.next(0, TimeUnit.SECONDS)) {
             events.add(e);
         }
         return events;
@@ -64,7 +70,8 @@ class ActiveRequestTest {
         ActiveRequest r = active(10, List.of("bc"));
         assertNull(r.sampled(A, 1));
         assertNull(r.sampled(A + 1, 2));
-        assertEquals(List.of(new GenerationEvent.Text("a", 1)), events(), "b may be the start of the stop string: held");
+        assertEquals(
+                List.of(new GenerationEvent.Text("a", 1)), events(), "b may be the start of the stop string: held");
         assertEquals(FinishReason.STOP, r.sampled(A + 2, 3));
         r.end(FinishReason.STOP);
         assertEquals(List.of(), events());
@@ -83,7 +90,10 @@ class ActiveRequestTest {
         cancelled.sampled(A + 1, 2);
         cancelled.sampled(E_ACUTE_1, 3);
         cancelled.end(FinishReason.CANCELLED);
-        assertEquals(List.of(new GenerationEvent.Text("a", 1)), events(), "neither a possible stop string nor half a character");
+        assertEquals(
+                List.of(new GenerationEvent.Text("a", 1)),
+                events(),
+                "neither a possible stop string nor half a character");
     }
 
     @Test
@@ -94,8 +104,10 @@ class ActiveRequestTest {
         assertEquals(FinishReason.LENGTH, three.sampled(A, 3));
 
         int[] prompt = {A, A, A, A};
-        ActiveRequest untilFull = active(new GenerationRequest("r", prompt, SamplingParams.GREEDY, -1, List.of(), Set.of(), false), 10);
-        ActiveRequest beyond = active(new GenerationRequest("r", prompt, SamplingParams.GREEDY, 100, List.of(), Set.of(), false), 10);
+        ActiveRequest untilFull =
+                active(new GenerationRequest("r", prompt, SamplingParams.GREEDY, -1, List.of(), Set.of(), false), 10);
+        ActiveRequest beyond =
+                active(new GenerationRequest("r", prompt, SamplingParams.GREEDY, 100, List.of(), Set.of(), false), 10);
         for (ActiveRequest r : List.of(untilFull, beyond)) {
             for (int i = 1; i < 6; i++) {
                 assertNull(r.sampled(A, i));
@@ -111,12 +123,18 @@ class ActiveRequestTest {
         assertEquals(FinishReason.STOP, r.sampled(EOS, 2));
         assertEquals(1, r.end(FinishReason.STOP).completionTokens());
 
-        ActiveRequest turn = active(new GenerationRequest("t", new int[] {A}, SamplingParams.GREEDY, 10, List.of(), Set.of(END_OF_TURN), false), 32);
+        ActiveRequest turn = active(
+                new GenerationRequest(
+                        "t", new int[] {A}, SamplingParams.GREEDY, 10, List.of(), Set.of(END_OF_TURN), false),
+                32);
         assertEquals(FinishReason.STOP, turn.sampled(END_OF_TURN, 1), "a template's end of turn");
         ActiveRequest other = active(10, List.of());
         assertNull(other.sampled(END_OF_TURN, 1), "only for requests that name it");
 
-        ActiveRequest bench = active(new GenerationRequest("b", new int[] {A}, SamplingParams.GREEDY, 3, List.of(), Set.of(END_OF_TURN), true), 32);
+        ActiveRequest bench = active(
+                new GenerationRequest(
+                        "b", new int[] {A}, SamplingParams.GREEDY, 3, List.of(), Set.of(END_OF_TURN), true),
+                32);
         assertNull(bench.sampled(EOS, 1));
         assertNull(bench.sampled(END_OF_TURN, 2));
         assertEquals(FinishReason.LENGTH, bench.sampled(A, 3));
@@ -127,7 +145,9 @@ class ActiveRequestTest {
 
     @Test
     void logprobsComeWithTheTextThatReleasesTheirTokens() throws Exception {
-        ActiveRequest r = active(new GenerationRequest("l", new int[] {A}, SamplingParams.GREEDY, 10, List.of(), Set.of(), false, 2), 32);
+        ActiveRequest r = active(
+                new GenerationRequest("l", new int[] {A}, SamplingParams.GREEDY, 10, List.of(), Set.of(), false, 2),
+                32);
         logits(r);
         r.sampled(E_ACUTE_1, 1);
         assertEquals(List.of(), events());
@@ -136,18 +156,27 @@ class ActiveRequestTest {
         GenerationEvent.Text text = assertInstanceOf(GenerationEvent.Text.class, events().getFirst());
         assertEquals("é", text.text());
         assertEquals(2, text.logprobs().size(), "the held-back token's entry comes along");
-        assertEquals(List.of(-0.25f, -0.25f), text.logprobs().stream().map(TokenLogprob::logprob).toList());
-        assertEquals(List.of("a", "b"), text.logprobs().getFirst().top().stream().map(TokenLogprob::token).toList());
+        assertEquals(
+                List.of(-0.25f, -0.25f),
+                text.logprobs().stream().map(TokenLogprob::logprob).toList());
+        assertEquals(
+                List.of("a", "b"),
+                text.logprobs().getFirst().top().stream()
+                        .map(TokenLogprob::token)
+                        .toList());
         assertEquals(List.of("logprobs @0 3 top 2", "logprobs @0 4 top 2"), context.calls("logprobs"));
         ActiveRequest plain = active(10, List.of());
         plain.sampled(A, 1);
-        assertTrue(assertInstanceOf(GenerationEvent.Text.class, events().getFirst()).logprobs().isEmpty());
+        assertTrue(assertInstanceOf(GenerationEvent.Text.class, events().getFirst())
+                .logprobs()
+                .isEmpty());
         assertEquals(2, context.calls("logprobs").size(), "not asked, not computed");
     }
 
     @Test
     void promptScoresAreSentOnceBeforeAnyText() throws Exception {
-        ActiveRequest r = active(new GenerationRequest("s", new int[] {A, A + 1, A + 2}, SamplingParams.GREEDY, 10, List.of(), Set.of(), false, 0, true));
+        ActiveRequest r = active(new GenerationRequest(
+                "s", new int[] {A, A + 1, A + 2}, SamplingParams.GREEDY, 10, List.of(), Set.of(), false, 0, true));
         assertTrue(r.scoring());
         context.batch().clear();
         r.scoreIndex = context.batch().add(A, 0, 0, true);
@@ -158,7 +187,9 @@ class ActiveRequestTest {
         context.decode();
         r.scorePromptTokens();
         assertEquals(0, r.scoreCount);
-        assertEquals(List.of("logprobs @0 11 top 0", "logprobs @1 12 top 0"), context.calls("logprobs"),
+        assertEquals(
+                List.of("logprobs @0 11 top 0", "logprobs @1 12 top 0"),
+                context.calls("logprobs"),
                 "position p scores token p + 1; the last position's logits are the first sampled token's");
         r.startDecoding();
         r.sendPromptScores();
@@ -166,8 +197,11 @@ class ActiveRequestTest {
         r.sendPromptScores();
         List<GenerationEvent> events = events();
         assertEquals(1, events.size());
-        assertEquals(List.of("b", "c"), assertInstanceOf(GenerationEvent.PromptLogprobs.class, events.getFirst()).tokens().stream()
-                .map(TokenLogprob::token).toList());
+        assertEquals(
+                List.of("b", "c"),
+                assertInstanceOf(GenerationEvent.PromptLogprobs.class, events.getFirst()).tokens().stream()
+                        .map(TokenLogprob::token)
+                        .toList());
     }
 
     private ActiveRequest active(GenerationRequest request) {
@@ -176,7 +210,8 @@ class ActiveRequestTest {
 
     @Test
     void itsTimingsCountWhatWasReusedAndGeneratedAndItClosesItsSampler() throws Exception {
-        ActiveRequest r = active(new GenerationRequest("t", new int[] {A, A, A, A}, SamplingParams.GREEDY, 2, List.of(), Set.of(), false));
+        ActiveRequest r = active(new GenerationRequest(
+                "t", new int[] {A, A, A, A}, SamplingParams.GREEDY, 2, List.of(), Set.of(), false));
         r.reuse(3);
         assertEquals(3, r.prefilled);
         assertEquals(1, context.openSamplers());
@@ -185,7 +220,9 @@ class ActiveRequestTest {
         r.sampled(A, now + 1_000_000);
         Timings t = r.end(FinishReason.LENGTH);
         assertEquals(new Timings(t.queueMs(), 4, 3, t.promptMs(), t.firstTokenMs(), 2, t.decodeMs()), t);
-        assertTrue(t.queueMs() >= 0 && t.promptMs() >= 0 && t.firstTokenMs() >= t.promptMs() && t.decodeMs() >= 0, t.toString());
+        assertTrue(
+                t.queueMs() >= 0 && t.promptMs() >= 0 && t.firstTokenMs() >= t.promptMs() && t.decodeMs() >= 0,
+                t.toString());
         assertEquals(0, context.openSamplers());
     }
 }

@@ -14,8 +14,11 @@ import org.junit.jupiter.api.Test;
 class ComputeGateTest {
 
     /** A context whose decode runs {@code body} and records how many decodes overlap; counts idle(). */
-    private static InferenceContext context(AtomicInteger running, AtomicInteger maxRunning, AtomicInteger idles, Callable body) {
-        return (InferenceContext) Proxy.newProxyInstance(InferenceContext.class.getClassLoader(), new Class<?>[] {InferenceContext.class},
+    private static InferenceContext context(
+            AtomicInteger running, AtomicInteger maxRunning, AtomicInteger idles, Callable body) {
+        return (InferenceContext) Proxy.newProxyInstance(
+                InferenceContext.class.getClassLoader(),
+                new Class<?>[] {InferenceContext.class},
                 (proxy, method, args) -> {
                     switch (method.getName()) {
                         case "decode" -> {
@@ -52,16 +55,19 @@ class ComputeGateTest {
         AtomicInteger idles = new AtomicInteger();
         InferenceContext a = context(running, maxRunning, idles, () -> Thread.sleep(2));
         InferenceContext b = context(running, maxRunning, idles, () -> Thread.sleep(2));
-        try (var _ = gate.enter(2); var _ = gate.enter(2)) {
-            twoThreads(() -> {
-                for (int i = 0; i < 30; i++) {
-                    gate.decode(a);
-                }
-            }, () -> {
-                for (int i = 0; i < 30; i++) {
-                    gate.decode(b);
-                }
-            });
+        try (var _ = gate.enter(2);
+                var _ = gate.enter(2)) {
+            twoThreads(
+                    () -> {
+                        for (int i = 0; i < 30; i++) {
+                            gate.decode(a);
+                        }
+                    },
+                    () -> {
+                        for (int i = 0; i < 30; i++) {
+                            gate.decode(b);
+                        }
+                    });
         }
         assertEquals(1, maxRunning.get(), "two decodes ran at once");
         assertTrue(idles.get() > 0, "a context that handed its turn to a waiting one was told it is idle");
@@ -77,7 +83,8 @@ class ComputeGateTest {
         AtomicInteger idles = new AtomicInteger();
         InferenceContext a = context(running, maxRunning, idles, () -> both.await(5, TimeUnit.SECONDS));
         InferenceContext b = context(running, maxRunning, idles, () -> both.await(5, TimeUnit.SECONDS));
-        try (var _ = gate.enter(1); var _ = gate.enter(1)) {
+        try (var _ = gate.enter(1);
+                var _ = gate.enter(1)) {
             twoThreads(() -> gate.decode(a), () -> gate.decode(b));
         }
         assertEquals(2, maxRunning.get());

@@ -34,8 +34,11 @@ class EngineProfileTest {
     void aQuantizedKvCacheTurnsFlashAttentionOnAndRefusesItOff() {
         EngineConfig auto = new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.AUTO, KvCacheType.Q8_0);
         assertEquals(FlashAttention.ON, auto.flashAttention());
-        assertEquals(FlashAttention.AUTO, new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.AUTO, KvCacheType.F16).flashAttention());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        assertEquals(
+                FlashAttention.AUTO,
+                new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.AUTO, KvCacheType.F16).flashAttention());
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.OFF, KvCacheType.Q4_0));
         assertTrue(e.getMessage().contains("needs flash attention"), e.getMessage());
         assertEquals(FlashAttention.ON, EngineProfile.LOW_MEMORY.config(1, 1, 1).flashAttention());
@@ -43,6 +46,8 @@ class EngineProfileTest {
 
     @Test
     void theBatchMustLeaveRoomForPrefillBesideTheDecodingSlots() {
-        assertThrows(IllegalArgumentException.class, () -> new EngineConfig(8, 4096, 8, 8, 1, 1, 4, FlashAttention.AUTO, KvCacheType.F16));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new EngineConfig(8, 4096, 8, 8, 1, 1, 4, FlashAttention.AUTO, KvCacheType.F16));
     }
 }

@@ -26,7 +26,18 @@ class EngineTest {
     private final FakeModel model = FakeModel.of(context::set);
 
     private static EngineConfig config(int slots, int ctx, int queue, boolean warmup) {
-        return new EngineConfig(slots, ctx, 16, 16, 1, 1, queue, forge.api.backend.FlashAttention.AUTO, forge.api.backend.KvCacheType.F16, "test", warmup);
+        return new EngineConfig(
+                slots,
+                ctx,
+                16,
+                16,
+                1,
+                1,
+                queue,
+                forge.api.backend.FlashAttention.AUTO,
+                forge.api.backend.KvCacheType.F16,
+                "test",
+                warmup);
     }
 
     private static GenerationRequest request(String id, int[] prompt, int maxTokens) {
@@ -61,7 +72,9 @@ class EngineTest {
     private void await(String call, int times) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (context.get().calls(call).size() < times) {
-            assertTrue(System.nanoTime() < deadline, "no " + call + " in " + context.get().calls());
+            assertTrue(
+                    System.nanoTime() < deadline,
+                    "no " + call + " in " + context.get().calls());
             Thread.sleep(5);
         }
     }
@@ -74,11 +87,21 @@ class EngineTest {
             assertEquals(2, p.seqMax());
             assertEquals(16, p.batchSize());
             assertFalse(p.kvUnified(), "a KV stream per slot");
-            assertEquals(List.of("decode 0@0:0 0@1:1", "clear"), context.get().calls().subList(0, 2), "BOS and EOS, then forgotten");
+            assertEquals(
+                    List.of("decode 0@0:0 0@1:1", "clear"),
+                    context.get().calls().subList(0, 2),
+                    "BOS and EOS, then forgotten");
             List<GenerationEvent> events = drain(engine.submit(request("g", prompt("abc"), 3)));
-            assertEquals(FinishReason.LENGTH, assertInstanceOf(GenerationEvent.Done.class, events.getLast()).reason());
-            assertEquals("zzz", events.stream().filter(e -> e instanceof GenerationEvent.Text).map(e -> ((GenerationEvent.Text) e).text())
-                    .reduce("", String::concat));
+            assertEquals(
+                    FinishReason.LENGTH,
+                    assertInstanceOf(GenerationEvent.Done.class, events.getLast())
+                            .reason());
+            assertEquals(
+                    "zzz",
+                    events.stream()
+                            .filter(e -> e instanceof GenerationEvent.Text)
+                            .map(e -> ((GenerationEvent.Text) e).text())
+                            .reduce("", String::concat));
             EngineSnapshot s = engine.snapshot();
             assertEquals(0, s.busySlots(), "current once the final event is out");
             assertEquals(4, s.prefilledTokens());
@@ -103,11 +126,18 @@ class EngineTest {
     @Test
     void whatCannotFitTheSlotIsRefusedUpFront() {
         try (Engine engine = new Engine("fake", model, config(2, 32, 4, false))) {
-            EngineException tooLong = assertThrows(EngineException.class, () -> engine.submit(request("long", new int[16], 1)));
+            EngineException tooLong =
+                    assertThrows(EngineException.class, () -> engine.submit(request("long", new int[16], 1)));
             assertEquals(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, tooLong.code());
-            EngineException tooMany = assertThrows(EngineException.class, () -> engine.submit(request("many", new int[10], 7)));
+            EngineException tooMany =
+                    assertThrows(EngineException.class, () -> engine.submit(request("many", new int[10], 7)));
             assertEquals(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, tooMany.code());
-            assertEquals(List.of(), context.get().calls().stream().filter(c -> !c.equals("idle")).toList(), "nothing reached the context");
+            assertEquals(
+                    List.of(),
+                    context.get().calls().stream()
+                            .filter(c -> !c.equals("idle"))
+                            .toList(),
+                    "nothing reached the context");
         }
     }
 
@@ -135,9 +165,11 @@ class EngineTest {
             CountDownLatch release = new CountDownLatch(1);
             Generation running = runHeld(engine, release);
             // Capacity 1 plus one per slot may wait.
-            List<Generation> waiting = List.of(engine.submit(request("w1", prompt("b"), 2)), engine.submit(request("w2", prompt("c"), 2)));
+            List<Generation> waiting =
+                    List.of(engine.submit(request("w1", prompt("b"), 2)), engine.submit(request("w2", prompt("c"), 2)));
             assertEquals(2, engine.queued());
-            EngineException full = assertThrows(EngineException.class, () -> engine.submit(request("w3", prompt("d"), 2)));
+            EngineException full =
+                    assertThrows(EngineException.class, () -> engine.submit(request("w3", prompt("d"), 2)));
             assertEquals(EngineException.Code.QUEUE_FULL, full.code());
             release.countDown();
             for (Generation g : List.of(running, waiting.get(0), waiting.get(1))) {
@@ -155,12 +187,16 @@ class EngineTest {
             Generation queued = engine.submit(request("queued", prompt("bcd"), 2));
             queued.cancel();
             release.countDown();
-            assertEquals(FinishReason.LENGTH, assertInstanceOf(GenerationEvent.Done.class, drain(running).getLast()).reason());
+            assertEquals(
+                    FinishReason.LENGTH,
+                    assertInstanceOf(GenerationEvent.Done.class, drain(running).getLast())
+                            .reason());
             List<GenerationEvent> events = drain(queued);
             GenerationEvent.Done done = assertInstanceOf(GenerationEvent.Done.class, events.getFirst());
             assertEquals(FinishReason.CANCELLED, done.reason());
             assertEquals(new Timings(0, 4, 0, 0, 0, 0, 0), done.timings());
-            assertEquals(List.of("sampler 1"), context.get().calls("sampler "), "only the running request had a sampler");
+            assertEquals(
+                    List.of("sampler 1"), context.get().calls("sampler "), "only the running request had a sampler");
         }
     }
 
@@ -173,12 +209,16 @@ class EngineTest {
         assertInstanceOf(GenerationEvent.Text.class, running.next(10, TimeUnit.SECONDS), "it runs");
         engine.close();
         for (Generation g : List.of(running, queued)) {
-            EngineException e = assertInstanceOf(EngineException.class, assertInstanceOf(GenerationEvent.Failed.class, drain(g).getLast()).error());
+            EngineException e = assertInstanceOf(
+                    EngineException.class,
+                    assertInstanceOf(GenerationEvent.Failed.class, drain(g).getLast())
+                            .error());
             assertEquals(EngineException.Code.UNAVAILABLE, e.code());
             assertEquals("the engine for fake was shut down", e.getMessage());
         }
         assertEquals("close", context.get().calls().getLast());
-        EngineException refused = assertThrows(EngineException.class, () -> engine.submit(request("late", prompt("c"), 2)));
+        EngineException refused =
+                assertThrows(EngineException.class, () -> engine.submit(request("late", prompt("c"), 2)));
         assertEquals(EngineException.Code.UNAVAILABLE, refused.code());
     }
 
@@ -220,14 +260,18 @@ class EngineTest {
             Generation a = engine.submit(request("a", prompt("abc"), 10));
             Generation b = engine.submit(request("b", prompt("abd"), 10));
             bSubmitted.countDown();
-            assertEquals("the engine for fake failed: native crash",
-                    assertInstanceOf(GenerationEvent.Failed.class, drain(a).getLast()).error().getMessage());
+            assertEquals(
+                    "the engine for fake failed: native crash",
+                    assertInstanceOf(GenerationEvent.Failed.class, drain(a).getLast())
+                            .error()
+                            .getMessage());
             assertInstanceOf(GenerationEvent.Failed.class, drain(b).getLast());
             EngineHealth failed = engine.health();
             assertEquals(EngineHealth.State.FAILED, failed.state());
             assertTrue(failed.retrying());
             assertEquals("the engine for fake failed: native crash", failed.reason());
-            EngineException refused = assertThrows(EngineException.class, () -> engine.submit(request("c", prompt("c"), 2)));
+            EngineException refused =
+                    assertThrows(EngineException.class, () -> engine.submit(request("c", prompt("c"), 2)));
             assertEquals(EngineException.Code.UNAVAILABLE, refused.code());
             assertTrue(refused.getMessage().contains("recreating its context"), refused.getMessage());
             recreate.countDown();
@@ -236,10 +280,21 @@ class EngineTest {
                 Thread.sleep(10);
             }
             assertEquals(EngineHealth.running(1), engine.health());
-            assertEquals(List.of("close"), contexts.getFirst().calls().subList(contexts.getFirst().calls().size() - 1,
-                    contexts.getFirst().calls().size()), "the failed context is closed");
-            assertEquals(FinishReason.LENGTH, assertInstanceOf(GenerationEvent.Done.class,
-                    drain(engine.submit(request("d", prompt("abc"), 3))).getLast()).reason());
+            assertEquals(
+                    List.of("close"),
+                    contexts.getFirst()
+                            .calls()
+                            .subList(
+                                    contexts.getFirst().calls().size() - 1,
+                                    contexts.getFirst().calls().size()),
+                    "the failed context is closed");
+            assertEquals(
+                    FinishReason.LENGTH,
+                    assertInstanceOf(
+                                    GenerationEvent.Done.class,
+                                    drain(engine.submit(request("d", prompt("abc"), 3)))
+                                            .getLast())
+                            .reason());
         }
     }
 
@@ -258,7 +313,9 @@ class EngineTest {
             return c;
         });
         try (Engine engine = new Engine("fake", failing, config(1, 64, 4, false))) {
-            assertInstanceOf(GenerationEvent.Failed.class, drain(engine.submit(request("a", prompt("abc"), 4))).getLast());
+            assertInstanceOf(
+                    GenerationEvent.Failed.class,
+                    drain(engine.submit(request("a", prompt("abc"), 4))).getLast());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (engine.health().retrying() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
@@ -267,7 +324,8 @@ class EngineTest {
             assertEquals(EngineHealth.State.FAILED, gaveUp.state());
             assertFalse(gaveUp.retrying());
             assertEquals(1 + Engine.MAX_RECREATE_ATTEMPTS, made.get(), "the first context and each attempt");
-            EngineException refused = assertThrows(EngineException.class, () -> engine.submit(request("b", prompt("b"), 2)));
+            EngineException refused =
+                    assertThrows(EngineException.class, () -> engine.submit(request("b", prompt("b"), 2)));
             assertEquals(EngineException.Code.UNAVAILABLE, refused.code());
             assertEquals("the engine for fake failed: native crash", refused.getMessage());
         }
@@ -281,10 +339,17 @@ class EngineTest {
                     throw new BackendException("no KV space");
                 }
             });
-            var failed = assertInstanceOf(GenerationEvent.Failed.class, drain(engine.submit(request("a", prompt("abc"), 2))).getLast());
+            var failed = assertInstanceOf(
+                    GenerationEvent.Failed.class,
+                    drain(engine.submit(request("a", prompt("abc"), 2))).getLast());
             assertEquals("no KV space", failed.error().getMessage());
-            assertEquals(FinishReason.LENGTH, assertInstanceOf(GenerationEvent.Done.class,
-                    drain(engine.submit(request("b", prompt("abc"), 2))).getLast()).reason());
+            assertEquals(
+                    FinishReason.LENGTH,
+                    assertInstanceOf(
+                                    GenerationEvent.Done.class,
+                                    drain(engine.submit(request("b", prompt("abc"), 2)))
+                                            .getLast())
+                            .reason());
         }
     }
 
@@ -293,7 +358,8 @@ class EngineTest {
         FakeModel broken = new FakeModel(p -> {
             throw new BackendException("not enough memory");
         });
-        EngineException e = assertThrows(EngineException.class, () -> new Engine("fake", broken, config(1, 64, 4, true)));
+        EngineException e =
+                assertThrows(EngineException.class, () -> new Engine("fake", broken, config(1, 64, 4, true)));
         assertEquals(EngineException.Code.UNAVAILABLE, e.code());
         assertEquals("cannot create the inference context for fake: not enough memory", e.getMessage());
     }
@@ -313,7 +379,10 @@ class EngineTest {
             assertEquals(SlotState.DECODE, slot.state());
             assertEquals("long", slot.requestId());
             g.cancel();
-            assertEquals(FinishReason.CANCELLED, assertInstanceOf(GenerationEvent.Done.class, drain(g).getLast()).reason());
+            assertEquals(
+                    FinishReason.CANCELLED,
+                    assertInstanceOf(GenerationEvent.Done.class, drain(g).getLast())
+                            .reason());
             assertEquals(SlotState.IDLE, engine.snapshot().slots().getFirst().state());
         }
     }

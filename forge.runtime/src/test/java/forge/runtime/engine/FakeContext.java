@@ -50,7 +50,8 @@ final class FakeContext implements InferenceContext {
     private int decodes;
     /** What the last decode computed logits for, by batch index. */
     private boolean[] logits = new boolean[0];
-    private volatile IntConsumer beforeDecode = n -> { };
+
+    private volatile IntConsumer beforeDecode = n -> {};
     private volatile boolean cannotTrim;
     private volatile boolean noLogprobs;
     private volatile RuntimeException samplerFailure;
@@ -58,6 +59,7 @@ final class FakeContext implements InferenceContext {
     private volatile java.util.function.ToIntFunction<int[]> model;
     /** The sequence and position of each index of the last decode, for {@link #model}. */
     private int[] lastSeq = new int[0];
+
     private int[] lastPos = new int[0];
 
     FakeContext(int contextSize, int seqMax, int batchCapacity) {
@@ -172,13 +174,20 @@ final class FakeContext implements InferenceContext {
                 int seq = batch.seq[i];
                 int pos = batch.pos[i];
                 if (pos != next[seq]) {
-                    throw new AssertionError("sequence " + seq + " gets position " + pos + " after " + next[seq] + " cells");
+                    throw new AssertionError(
+                            "sequence " + seq + " gets position " + pos + " after " + next[seq] + " cells");
                 }
                 if (pos >= cells[seq].length) {
-                    throw new AssertionError("sequence " + seq + "'s stream of " + cells[seq].length + " cells is full");
+                    throw new AssertionError(
+                            "sequence " + seq + "'s stream of " + cells[seq].length + " cells is full");
                 }
                 next[seq]++;
-                line.append(' ').append(seq).append('@').append(pos).append(':').append(batch.token[i])
+                line.append(' ')
+                        .append(seq)
+                        .append('@')
+                        .append(pos)
+                        .append(':')
+                        .append(batch.token[i])
                         .append(batch.logits[i] ? "*" : "");
             }
             for (int i = 0; i < batch.size; i++) {
@@ -367,9 +376,11 @@ final class FakeContext implements InferenceContext {
                 }
                 requireLogits(batchIndex);
                 var m = model;
-                int token = next < script.length ? script[next++]
-                        : m != null ? m.applyAsInt(Arrays.copyOf(cells[lastSeq[batchIndex]], lastPos[batchIndex] + 1))
-                        : FILLER;
+                int token = next < script.length
+                        ? script[next++]
+                        : m != null
+                                ? m.applyAsInt(Arrays.copyOf(cells[lastSeq[batchIndex]], lastPos[batchIndex] + 1))
+                                : FILLER;
                 if (token == THROW) {
                     throw new IllegalStateException("scripted failure of sampler " + id);
                 }

@@ -25,8 +25,7 @@ public final class FakeModel implements LoadedModel {
 
     /** A model whose contexts are {@link FakeContext}s of the size asked: no natives, for tests of what serves a model. */
     public static FakeModel plain() {
-        return of(c -> {
-        });
+        return of(c -> {});
     }
 
     /** A model whose contexts are {@link FakeContext}s of the size asked; {@code created} receives each. */
@@ -55,6 +54,5 @@ public final class FakeModel implements LoadedModel {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -18,9 +18,11 @@ final class FakeVocabulary implements Vocabulary {
     static final int END_OF_TURN = 2;
     /** The first and second byte of "é" (C3 A9): text only once both are out. */
     static final int E_ACUTE_1 = 3;
+
     static final int E_ACUTE_2 = 4;
     /** 'a' to 'z' are {@code A + 0} to {@code A + 25}. */
     static final int A = 10;
+
     static final int SPACE = 36;
     static final int DOT = 37;
     static final int SIZE = 64;

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 class GenerationTest {
 
     private static Generation generation() {
-        return new Generation(new GenerationRequest("g", new int[] {1, 2}, SamplingParams.GREEDY, 4, List.of(), Set.of(), false));
+        return new Generation(
+                new GenerationRequest("g", new int[] {1, 2}, SamplingParams.GREEDY, 4, List.of(), Set.of(), false));
     }
 
     private static GenerationEvent.Text text(String s) {
@@ -48,7 +49,8 @@ class GenerationTest {
      * Starts a consumer thread that calls {@code next(10 s)} once, and returns once it is parked in
      * that call: the event the test emits next then reaches a waiting consumer, whatever the machine's speed.
      */
-    private static CompletableFuture<GenerationEvent> waitingConsumer(Generation g, long[] wokenAfter) throws InterruptedException {
+    private static CompletableFuture<GenerationEvent> waitingConsumer(Generation g, long[] wokenAfter)
+            throws InterruptedException {
         var got = new CompletableFuture<GenerationEvent>();
         Thread consumer = Thread.ofPlatform().start(() -> {
             try {

@@ -37,13 +37,18 @@ class PrefixPlanTest {
     void thePromptsLastTokenIsAlwaysComputedForItsLogits() {
         assertEquals(new PrefixPlan.Keep(5), plan(List.of(self(1, 2, 3, 4, 5, 6, 7))));
         assertEquals(new PrefixPlan.Keep(5), plan(List.of(self(1, 2, 3, 4, 5, 6))));
-        assertEquals(new PrefixPlan.Keep(0), PrefixPlan.of(0, tokens(1), false, true, List.of(running(0, tokens(1), Activity.PREFILLING, tokens(1), 0))),
+        assertEquals(
+                new PrefixPlan.Keep(0),
+                PrefixPlan.of(
+                        0, tokens(1), false, true, List.of(running(0, tokens(1), Activity.PREFILLING, tokens(1), 0))),
                 "a one-token prompt computes its token");
     }
 
     @Test
     void aScoredPromptTakesNothingFromAnyCache() {
-        List<SlotView> slots = List.of(self(1, 2, 3, 4), free(1, tokens(1, 2, 3, 4, 5), 0),
+        List<SlotView> slots = List.of(
+                self(1, 2, 3, 4),
+                free(1, tokens(1, 2, 3, 4, 5), 0),
                 running(2, tokens(), Activity.PREFILLING, tokens(1, 2, 3, 4, 5, 6), 0));
         assertEquals(new PrefixPlan.Keep(0), PrefixPlan.of(0, PROMPT, true, true, slots));
     }
@@ -51,7 +56,8 @@ class PrefixPlanTest {
     @Test
     void aLongerPrefixInAnotherSlotIsCopiedWhateverThatSlotDoes() {
         for (Activity activity : Activity.values()) {
-            SlotView other = activity == Activity.FREE ? free(1, tokens(1, 2, 3, 4), 0)
+            SlotView other = activity == Activity.FREE
+                    ? free(1, tokens(1, 2, 3, 4), 0)
                     : running(1, tokens(1, 2, 3, 4), activity, tokens(8), activity == Activity.DECODING ? 1 : 0);
             assertEquals(new PrefixPlan.Copy(1, 4), plan(List.of(self(1, 2), other)), activity.toString());
         }
@@ -59,9 +65,16 @@ class PrefixPlanTest {
 
     @Test
     void theOwnCellsWinAmongEqualsThenTheFirstSlot() {
-        assertEquals(new PrefixPlan.Keep(3), plan(List.of(self(1, 2, 3), free(1, tokens(1, 2, 3), 0))), "no copy for nothing");
-        assertEquals(new PrefixPlan.Copy(1, 4), plan(List.of(self(1), free(1, tokens(1, 2, 3, 4), 0), free(2, tokens(1, 2, 3, 4, 8), 0))));
-        assertEquals(new PrefixPlan.Copy(2, 5), plan(List.of(self(1), free(1, tokens(1, 2, 3, 4), 0), free(2, tokens(1, 2, 3, 4, 5, 6), 0))),
+        assertEquals(
+                new PrefixPlan.Keep(3),
+                plan(List.of(self(1, 2, 3), free(1, tokens(1, 2, 3), 0))),
+                "no copy for nothing");
+        assertEquals(
+                new PrefixPlan.Copy(1, 4),
+                plan(List.of(self(1), free(1, tokens(1, 2, 3, 4), 0), free(2, tokens(1, 2, 3, 4, 8), 0))));
+        assertEquals(
+                new PrefixPlan.Copy(2, 5),
+                plan(List.of(self(1), free(1, tokens(1, 2, 3, 4), 0), free(2, tokens(1, 2, 3, 4, 5, 6), 0))),
                 "the longest, even past the last prompt token's position: no more than all but the last token");
     }
 
@@ -69,10 +82,14 @@ class PrefixPlanTest {
     void aPrefillingSlotWhosePromptSharesMuchMoreIsWaitedFor() {
         SlotView leader = running(1, tokens(), Activity.PREFILLING, tokens(1, 2, 3, 4, 5, 9, 9, 9), 0);
         assertEquals(new PrefixPlan.Wait(1, 5), plan(List.of(self(), leader)), "5 tokens saved, 8 still to compute");
-        assertEquals(new PrefixPlan.Keep(0), PrefixPlan.of(0, PROMPT, false, false, List.of(self(), leader)),
+        assertEquals(
+                new PrefixPlan.Keep(0),
+                PrefixPlan.of(0, PROMPT, false, false, List.of(self(), leader)),
                 "not when waiting is not allowed (a wait just ended)");
         SlotView partway = running(1, tokens(1, 2), Activity.PREFILLING, tokens(1, 2, 3, 4, 5, 9, 9, 9), 2);
-        assertEquals(new PrefixPlan.Copy(1, 2), PrefixPlan.of(0, PROMPT, false, false, List.of(self(), partway)),
+        assertEquals(
+                new PrefixPlan.Copy(1, 2),
+                PrefixPlan.of(0, PROMPT, false, false, List.of(self(), partway)),
                 "then what the leader has computed so far is copied");
     }
 
@@ -83,16 +100,22 @@ class PrefixPlanTest {
         System.arraycopy(tokens(1, 2, 3, 4), 0, longPrompt, 0, 4);
         SlotView leader = running(1, tokens(1, 2, 3), Activity.PREFILLING, longPrompt, 3);
         assertEquals(new PrefixPlan.Copy(1, 3), plan(List.of(self(), leader)));
-        assertEquals(new PrefixPlan.Wait(1, 4), plan(List.of(self(), running(1, tokens(1, 2, 3), Activity.PREFILLING, longPrompt, 22))),
+        assertEquals(
+                new PrefixPlan.Wait(1, 4),
+                plan(List.of(self(), running(1, tokens(1, 2, 3), Activity.PREFILLING, longPrompt, 22))),
                 "the same leader near the end of its prompt is worth waiting for");
     }
 
     @Test
     void onlyAPrefillingSlotLeads() {
         int[] theirs = tokens(1, 2, 3, 4, 5, 9);
-        assertEquals(new PrefixPlan.Keep(0), plan(List.of(self(), running(1, tokens(), Activity.WAITING, theirs, 0))),
+        assertEquals(
+                new PrefixPlan.Keep(0),
+                plan(List.of(self(), running(1, tokens(), Activity.WAITING, theirs, 0))),
                 "one that waits itself computes nothing");
-        assertEquals(new PrefixPlan.Copy(1, 5), plan(List.of(self(), running(1, tokens(1, 2, 3, 4, 5, 9, 7), Activity.DECODING, theirs, 6))),
+        assertEquals(
+                new PrefixPlan.Copy(1, 5),
+                plan(List.of(self(), running(1, tokens(1, 2, 3, 4, 5, 9, 7), Activity.DECODING, theirs, 6))),
                 "one that decodes has its prompt cached: copied");
         assertEquals(new PrefixPlan.Keep(0), plan(List.of(self(), free(1, tokens(), 0))));
     }
@@ -105,7 +128,10 @@ class PrefixPlanTest {
         assertEquals(new PrefixPlan.Wait(2, 4), plan(List.of(self(), two, four, fourToo)));
         SlotView fourFirst = running(2, tokens(), Activity.PREFILLING, tokens(1, 2, 3, 4, 8), 0);
         SlotView fourAfter = running(3, tokens(), Activity.PREFILLING, tokens(1, 2, 3, 4, 9, 9), 0);
-        assertEquals(new PrefixPlan.Wait(2, 4), plan(List.of(self(), two, fourFirst, fourAfter)), "the lower id among equals");
+        assertEquals(
+                new PrefixPlan.Wait(2, 4),
+                plan(List.of(self(), two, fourFirst, fourAfter)),
+                "the lower id among equals");
         // One that shares more but is not worth waiting for does not hide one that is.
         int[] far = new int[40];
         System.arraycopy(tokens(1, 2, 3, 4, 5), 0, far, 0, 5);
@@ -161,16 +187,21 @@ class PrefixPlanTest {
             int leaderPrefix = best;
             for (SlotView s : slots) {
                 int shares = s.promptPrefix(prompt, usable);
-                boolean candidate = mayWait && s.id() != self && s.activity() == Activity.PREFILLING && shares > best
+                boolean candidate = mayWait
+                        && s.id() != self
+                        && s.activity() == Activity.PREFILLING
+                        && shares > best
                         && PrefixWait.worthWaiting(shares - best, s.prompt().length - s.prefilled());
                 if (candidate && shares > leaderPrefix) {
                     leader = s.id();
                     leaderPrefix = shares;
                 }
             }
-            PrefixPlan expected = leader >= 0 ? new PrefixPlan.Wait(leader, leaderPrefix)
-                    : restore ? new PrefixPlan.Restore(best)
-                    : source == self ? new PrefixPlan.Keep(best) : new PrefixPlan.Copy(source, best);
+            PrefixPlan expected = leader >= 0
+                    ? new PrefixPlan.Wait(leader, leaderPrefix)
+                    : restore
+                            ? new PrefixPlan.Restore(best)
+                            : source == self ? new PrefixPlan.Keep(best) : new PrefixPlan.Copy(source, best);
             assertEquals(expected, plan, where);
             switch (plan) {
                 case PrefixPlan.Keep k -> keeps++;
@@ -179,16 +210,21 @@ class PrefixPlanTest {
                 case PrefixPlan.Restore h -> restores++;
             }
             if (plan instanceof PrefixPlan.Copy c) {
-                assertTrue(c.tokens() <= usable && c.tokens() <= slots.get(c.source()).cached(), where);
+                assertTrue(
+                        c.tokens() <= usable
+                                && c.tokens() <= slots.get(c.source()).cached(),
+                        where);
             }
         }
-        assertTrue(keeps > 500 && copies > 500 && waits > 100 && restores > 100,
+        assertTrue(
+                keeps > 500 && copies > 500 && waits > 100 && restores > 100,
                 "each plan is drawn often: " + keeps + "/" + copies + "/" + waits + "/" + restores);
     }
 
     @Test
     void aWaitNamesTheLeadersSlotAndTheCellsToAwait() {
-        PrefixPlan.Wait w = assertInstanceOf(PrefixPlan.Wait.class,
+        PrefixPlan.Wait w = assertInstanceOf(
+                PrefixPlan.Wait.class,
                 plan(List.of(self(), running(1, tokens(), Activity.PREFILLING, tokens(1, 2, 3, 4), 0))));
         assertEquals(1, w.leader());
         assertEquals(4, w.tokens());
@@ -198,9 +234,13 @@ class PrefixPlanTest {
     void theHostCacheWinsOnlyWithALongerPrefix() {
         SlotView cache = SlotView.free(1, tokens(1, 2, 3), 3, 5);
         assertEquals(new PrefixPlan.Restore(5), PrefixPlan.of(0, PROMPT, false, false, List.of(self(), cache), 5));
-        assertEquals(new PrefixPlan.Copy(1, 3), PrefixPlan.of(0, PROMPT, false, false, List.of(self(), cache), 3),
+        assertEquals(
+                new PrefixPlan.Copy(1, 3),
+                PrefixPlan.of(0, PROMPT, false, false, List.of(self(), cache), 3),
                 "a slot's copy among equals: it moves fewer bytes");
-        assertEquals(new PrefixPlan.Keep(0), PrefixPlan.of(0, PROMPT, true, false, List.of(self(), cache), 5),
+        assertEquals(
+                new PrefixPlan.Keep(0),
+                PrefixPlan.of(0, PROMPT, true, false, List.of(self(), cache), 5),
                 "a scored prompt takes nothing from a cache");
     }
 }

@@ -26,7 +26,10 @@ class PrefixWaitTest {
     void theLineIsHalfOfWhatTheLeaderStillComputes() {
         for (int remaining = 0; remaining <= 300; remaining++) {
             for (int gain = 0; gain <= 200; gain++) {
-                assertEquals(gain > 0 && gain * 2 >= remaining, PrefixWait.worthWaiting(gain, remaining), gain + " of " + remaining);
+                assertEquals(
+                        gain > 0 && gain * 2 >= remaining,
+                        PrefixWait.worthWaiting(gain, remaining),
+                        gain + " of " + remaining);
             }
         }
         assertTrue(PrefixWait.worthWaiting(Integer.MAX_VALUE, Integer.MAX_VALUE), "no overflow");
@@ -47,7 +50,9 @@ class PrefixWaitTest {
 
     @Test
     void itIsOverWhenTheLeaderMovesOn() {
-        assertTrue(PrefixWait.isOver(false, false, 0, 30), "its request ended (cancelled, failed): another may take its slot");
+        assertTrue(
+                PrefixWait.isOver(false, false, 0, 30),
+                "its request ended (cancelled, failed): another may take its slot");
         assertTrue(PrefixWait.isOver(false, true, 40, 30), "another request runs there now");
         assertTrue(PrefixWait.isOver(true, true, 10, 30), "it decodes: it computes no more of its prompt");
     }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The prompt cache on disk: what is written, what is loaded back, and what is deleted unread. */
 class PromptCacheStoreTest {
 
-    private static final PromptCache.Key KEY = new PromptCache.Key("/models/a.gguf", 100, 200, "cafe", 512, 1, KvCacheType.F16, "AUTO");
+    private static final PromptCache.Key KEY =
+            new PromptCache.Key("/models/a.gguf", 100, 200, "cafe", 512, 1, KvCacheType.F16, "AUTO");
 
     @TempDir
     Path dir;
@@ -73,14 +74,19 @@ class PromptCacheStoreTest {
         try (PromptCacheStore store = new PromptCacheStore(dir, again)) {
             assertEquals(2, store.load(KEY));
         }
-        assertEquals(List.of(2, 3), again.entries().stream().map(e -> e.tokens()[0]).sorted().toList());
+        assertEquals(
+                List.of(2, 3),
+                again.entries().stream().map(e -> e.tokens()[0]).sorted().toList());
     }
 
     @Test
     void damagedFilesAndThoseOfTheModelWithOtherSettingsOrIdentityAreDeletedUnread() throws IOException {
-        PromptCache.Key otherSettings = new PromptCache.Key(KEY.model(), 100, 200, "cafe", 256, 2, KvCacheType.F16, "AUTO");
-        PromptCache.Key replacedFile = new PromptCache.Key(KEY.model(), 100, 999, "cafe", 512, 1, KvCacheType.F16, "AUTO");
-        PromptCache.Key otherModel = new PromptCache.Key("/models/b.gguf", 1, 2, "beef", 512, 1, KvCacheType.F16, "AUTO");
+        PromptCache.Key otherSettings =
+                new PromptCache.Key(KEY.model(), 100, 200, "cafe", 256, 2, KvCacheType.F16, "AUTO");
+        PromptCache.Key replacedFile =
+                new PromptCache.Key(KEY.model(), 100, 999, "cafe", 512, 1, KvCacheType.F16, "AUTO");
+        PromptCache.Key otherModel =
+                new PromptCache.Key("/models/b.gguf", 1, 2, "beef", 512, 1, KvCacheType.F16, "AUTO");
         PromptCache writing = new PromptCache(1 << 20);
         try (PromptCacheStore _ = new PromptCacheStore(dir, writing)) {
             writing.put(entry(KEY, 1));
@@ -103,7 +109,11 @@ class PromptCacheStoreTest {
         }
         assertEquals(1, cache.size());
         assertEquals(1, cache.entries().getFirst().tokens()[0]);
-        assertEquals(List.of(good, dir.resolve(PromptCacheStore.name(entry(otherModel, 5)))).stream().sorted().toList(), files(),
+        assertEquals(
+                List.of(good, dir.resolve(PromptCacheStore.name(entry(otherModel, 5)))).stream()
+                        .sorted()
+                        .toList(),
+                files(),
                 "the sound file and another model's stay; the others are gone");
         assertFalse(Files.exists(corrupt));
         assertFalse(Files.exists(truncated));
@@ -121,6 +131,8 @@ class PromptCacheStoreTest {
             PromptCache.Match m = second.longest(KEY, entry(KEY, 9).tokens(), 39);
             assertEquals(39, m.tokens());
         }
-        assertTrue(Files.exists(dir.resolve(PromptCacheStore.name(entry(KEY, 9)))), "a loaded entry is not written again, nor lost");
+        assertTrue(
+                Files.exists(dir.resolve(PromptCacheStore.name(entry(KEY, 9)))),
+                "a loaded entry is not written again, nor lost");
     }
 }

@@ -17,8 +17,10 @@ import org.junit.jupiter.api.Test;
 /** What the host prompt cache saves, which entry a prompt restores, and what it evicts, on plain values. */
 class PromptCacheTest {
 
-    private static final PromptCache.Key KEY = new PromptCache.Key("/m.gguf", 10, 20, "00", 512, 2, KvCacheType.F16, "AUTO");
-    private static final PromptCache.Key OTHER = new PromptCache.Key("/m.gguf", 10, 20, "00", 512, 2, KvCacheType.Q8_0, "ON");
+    private static final PromptCache.Key KEY =
+            new PromptCache.Key("/m.gguf", 10, 20, "00", 512, 2, KvCacheType.F16, "AUTO");
+    private static final PromptCache.Key OTHER =
+            new PromptCache.Key("/m.gguf", 10, 20, "00", 512, 2, KvCacheType.Q8_0, "ON");
 
     private static PromptCache.Entry entry(PromptCache.Key key, int stateBytes, int... tokens) {
         return new PromptCache.Entry(key, tokens, new byte[stateBytes]);
@@ -40,7 +42,8 @@ class PromptCacheTest {
         cache.put(abh);
         cache.put(abcx);
         assertEquals(new PromptCache.Match(abcx, 3), cache.longest(KEY, tokens(1, 2, 3, 4), 3));
-        assertEquals(new PromptCache.Match(abh, 3), cache.longest(KEY, tokens(1, 2, 8, 4, 4), 4), "the older entry too");
+        assertEquals(
+                new PromptCache.Match(abh, 3), cache.longest(KEY, tokens(1, 2, 8, 4, 4), 4), "the older entry too");
         assertEquals(new PromptCache.Match(abcx, 2), cache.longest(KEY, tokens(1, 2, 3), 2), "only the usable tokens");
     }
 
@@ -115,7 +118,8 @@ class PromptCacheTest {
                 cache.put(entry(key, random.nextInt(600), tokens));
             }
             assertTrue(cache.bytes() <= cache.limitBytes());
-            assertEquals(cache.entries().stream().mapToLong(PromptCache.Entry::bytes).sum(), cache.bytes());
+            assertEquals(
+                    cache.entries().stream().mapToLong(PromptCache.Entry::bytes).sum(), cache.bytes());
             int[] prompt = SlotViews.sequence(random, 12);
             int usable = Math.max(0, prompt.length - 1);
             int best = 0;

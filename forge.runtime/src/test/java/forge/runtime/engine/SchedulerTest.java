@@ -34,7 +34,8 @@ class SchedulerTest {
 
     private void scheduler(int slots, int slotContext, int batch) {
         context = new FakeContext(slots * slotContext, slots, batch);
-        scheduler = new Scheduler(context, new FakeVocabulary(), slots, slotContext, new ComputeGate(64), snapshots::add);
+        scheduler =
+                new Scheduler(context, new FakeVocabulary(), slots, slotContext, new ComputeGate(64), snapshots::add);
     }
 
     private static GenerationRequest request(String id, int[] prompt, int maxTokens) {
@@ -114,7 +115,9 @@ class SchedulerTest {
 
     /** Lines of the decodes that carry a token of {@code seq}. */
     private List<String> decodesOf(int seq) {
-        return context.calls("decode").stream().filter(l -> l.contains(" " + seq + "@")).toList();
+        return context.calls("decode").stream()
+                .filter(l -> l.contains(" " + seq + "@"))
+                .toList();
     }
 
     private static final String SYSTEM = "you are a careful assistant";
@@ -128,21 +131,30 @@ class SchedulerTest {
         Generation g = start("g", prompt("abcde"), 3);
         assertEquals(SlotState.PREFILL, snapshot().slots().getFirst().state());
         scheduler.step();
-        assertEquals(SlotState.PREFILL, snapshot().slots().getFirst().state(), "a prompt longer than the batch takes two steps");
+        assertEquals(
+                SlotState.PREFILL,
+                snapshot().slots().getFirst().state(),
+                "a prompt longer than the batch takes two steps");
         finishAll();
-        assertEquals(List.of(
-                "sampler 1",
-                "remove 0 [0,-1)",
-                "decode 0@0:0 0@1:10 0@2:11 0@3:12",
-                "decode 0@4:13 0@5:14*",
-                "sample 1 @1 -> 33",
-                "decode 0@6:33*",
-                "sample 1 @0 -> 34",
-                "decode 0@7:34*",
-                "sample 1 @0 -> 35",
-                "close sampler 1"), context.calls());
+        assertEquals(
+                List.of(
+                        "sampler 1",
+                        "remove 0 [0,-1)",
+                        "decode 0@0:0 0@1:10 0@2:11 0@3:12",
+                        "decode 0@4:13 0@5:14*",
+                        "sample 1 @1 -> 33",
+                        "decode 0@6:33*",
+                        "sample 1 @0 -> 34",
+                        "decode 0@7:34*",
+                        "sample 1 @0 -> 35",
+                        "close sampler 1"),
+                context.calls());
         List<GenerationEvent> events = events(g);
-        assertEquals(List.of(new GenerationEvent.Text("x", 1), new GenerationEvent.Text("y", 1), new GenerationEvent.Text("z", 1)),
+        assertEquals(
+                List.of(
+                        new GenerationEvent.Text("x", 1),
+                        new GenerationEvent.Text("y", 1),
+                        new GenerationEvent.Text("z", 1)),
                 events.subList(0, 3));
         GenerationEvent.Done done = done(events);
         assertEquals(FinishReason.LENGTH, done.reason());
@@ -196,12 +208,23 @@ class SchedulerTest {
         scheduler(3, 32, 32);
         start("a", prompt("abc"), 1);
         finishAll();
-        assertEquals("a", snapshots.stream().filter(s -> s.busySlots() > 0).findFirst().orElseThrow().slots().get(0).requestId(),
+        assertEquals(
+                "a",
+                snapshots.stream()
+                        .filter(s -> s.busySlots() > 0)
+                        .findFirst()
+                        .orElseThrow()
+                        .slots()
+                        .get(0)
+                        .requestId(),
                 "all empty: the first slot");
         Generation b = start("b", prompt("abcx"), 1);
         assertEquals("b", snapshot().slots().get(0).requestId(), "slot 0 holds a b c");
         Generation c = start("c", FakeVocabulary.ids("qrs"), 1);
-        assertEquals("c", snapshot().slots().get(1).requestId(), "slots 1 and 2 share nothing and were never used: the first");
+        assertEquals(
+                "c",
+                snapshot().slots().get(1).requestId(),
+                "slots 1 and 2 share nothing and were never used: the first");
         finishAll();
         // Slots 0 and 1 now hold cells; a prompt sharing nothing with either takes slot 2, the least recently used.
         Generation d = start("d", FakeVocabulary.ids("mno"), 1);
@@ -241,7 +264,9 @@ class SchedulerTest {
         assertEquals(List.of("sampler 2", "remove 1 [0,-1)", "copy 0 -> 1 [0," + shared + ")"), context.calls());
         scheduler.step();
         assertEquals(1, decodesOf(1).size());
-        assertTrue(decodesOf(1).getFirst().contains(" 1@" + shared + ":"), "prefill starts after the copied cells: " + decodesOf(1));
+        assertTrue(
+                decodesOf(1).getFirst().contains(" 1@" + shared + ":"),
+                "prefill starts after the copied cells: " + decodesOf(1));
         running.cancel();
         finishAll();
         assertEquals(shared, done(events(copied)).timings().cachedTokens());
@@ -249,7 +274,9 @@ class SchedulerTest {
         EngineSnapshot s = snapshot();
         assertEquals(1, s.prefixCopies());
         assertEquals(busy.length + other.length - shared, s.prefilledTokens());
-        assertEquals(s.slots().get(0).cachedTokens() + s.slots().get(1).cachedTokens(), s.kvCellsUsed(),
+        assertEquals(
+                s.slots().get(0).cachedTokens() + s.slots().get(1).cachedTokens(),
+                s.kvCellsUsed(),
                 "a copied prefix is held in both streams");
     }
 
@@ -262,7 +289,9 @@ class SchedulerTest {
         Generation again = start("again", p, 2);
         finishAll();
         assertEquals(List.of("remove 0 [5,-1)", "remove 0 [0,-1)"), context.calls("remove"));
-        assertEquals("decode 0@0:0 0@1:10 0@2:11 0@3:12 0@4:13 0@5:14*", context.calls("decode").getFirst());
+        assertEquals(
+                "decode 0@0:0 0@1:10 0@2:11 0@3:12 0@4:13 0@5:14*",
+                context.calls("decode").getFirst());
         assertEquals(0, done(events(again)).timings().cachedTokens());
         assertEquals(0, snapshot().reusedTokens());
     }
@@ -285,10 +314,13 @@ class SchedulerTest {
         for (int i = 0; i < steps; i++) {
             scheduler.step();
         }
-        assertTrue(decodesOf(1).isEmpty() && decodesOf(2).isEmpty(), context.calls().toString());
+        assertTrue(
+                decodesOf(1).isEmpty() && decodesOf(2).isEmpty(),
+                context.calls().toString());
         assertEquals(List.of(), context.calls("copy"));
         scheduler.step(); // a holds the prefix: the waits are over
-        assertEquals(List.of("copy 0 -> 1 [0," + shared + ")", "copy 0 -> 2 [0," + shared + ")"), context.calls("copy"));
+        assertEquals(
+                List.of("copy 0 -> 1 [0," + shared + ")", "copy 0 -> 2 [0," + shared + ")"), context.calls("copy"));
         finishAll();
         int cached = 0;
         for (Generation g : all) {
@@ -298,7 +330,10 @@ class SchedulerTest {
         }
         EngineSnapshot s = snapshot();
         assertEquals(2 * shared, cached);
-        assertEquals(a.length + (b.length - shared) + (c.length - shared), s.prefilledTokens(), "the system prompt is computed once");
+        assertEquals(
+                a.length + (b.length - shared) + (c.length - shared),
+                s.prefilledTokens(),
+                "the system prompt is computed once");
         assertEquals(2, s.prefixCopies());
         assertEquals(cached, s.reusedTokens());
     }
@@ -314,7 +349,8 @@ class SchedulerTest {
         context.clearCalls();
         start("b", b, 1);
         int cachedShare = prompt(SYSTEM + " ").length;
-        // b shares 2 tokens more with a's prompt than slot 0's cells hold, of some 50 that a computes: not worth a step.
+        // b shares 2 tokens more with a's prompt than slot 0's cells hold, of some 50 that a computes: not worth a
+        // step.
         assertEquals(0, snapshot().prefixWaits());
         assertEquals(List.of("sampler 3", "remove 1 [0,-1)", "copy 0 -> 1 [0," + cachedShare + ")"), context.calls());
         scheduler.step();
@@ -338,7 +374,13 @@ class SchedulerTest {
         List<GenerationEvent> cancelled = events(leader);
         assertEquals(1, cancelled.size(), "nothing but the end: " + cancelled);
         assertEquals(FinishReason.CANCELLED, done(cancelled).reason());
-        assertEquals(List.of("close sampler 1", "remove 1 [0,-1)", "copy 0 -> 1 [0,16)", "remove 2 [0,-1)", "copy 0 -> 2 [0,16)"),
+        assertEquals(
+                List.of(
+                        "close sampler 1",
+                        "remove 1 [0,-1)",
+                        "copy 0 -> 1 [0,16)",
+                        "remove 2 [0,-1)",
+                        "copy 0 -> 2 [0,16)"),
                 context.calls().subList(0, 5));
         assertEquals(16, snapshot().slots().get(0).cachedTokens(), "a cancelled request's cells stay cached");
         finishAll();
@@ -352,7 +394,8 @@ class SchedulerTest {
     void aCancelledRequestEndsAtTheNextStepWithoutTheTextItHeldBack() throws Exception {
         scheduler(1, 32, 16);
         context.script(A + 23, A + 24); // x, then y: perhaps the start of the stop string "yz"
-        Generation g = start(new GenerationRequest("g", prompt("abc"), SamplingParams.GREEDY, 10, List.of("yz"), Set.of(), false));
+        Generation g = start(
+                new GenerationRequest("g", prompt("abc"), SamplingParams.GREEDY, 10, List.of("yz"), Set.of(), false));
         scheduler.step();
         scheduler.step();
         g.cancel();
@@ -388,10 +431,11 @@ class SchedulerTest {
         context.script(A, A + 1, A + 2, A + 3, A + 4); // a b c d e
         context.script(A, FakeVocabulary.EOS, A + 1);
         context.script(A, FakeVocabulary.END_OF_TURN, A + 1);
-        Generation stopString = start(new GenerationRequest("stop", prompt("q"), SamplingParams.GREEDY, 10, List.of("cd"), Set.of(), false));
+        Generation stopString = start(
+                new GenerationRequest("stop", prompt("q"), SamplingParams.GREEDY, 10, List.of("cd"), Set.of(), false));
         Generation eos = start("eos", prompt("r"), 10);
-        Generation turn = start(new GenerationRequest("turn", prompt("s"), SamplingParams.GREEDY, 10, List.of(),
-                Set.of(FakeVocabulary.END_OF_TURN), false));
+        Generation turn = start(new GenerationRequest(
+                "turn", prompt("s"), SamplingParams.GREEDY, 10, List.of(), Set.of(FakeVocabulary.END_OF_TURN), false));
         finishAll();
         List<GenerationEvent> s = events(stopString);
         assertEquals("ab", text(s), "the stop string is never sent, nor what came before it in its token");
@@ -474,10 +518,13 @@ class SchedulerTest {
     void aBackendWithoutLogprobsFailsOnlyTheRequestThatAsks() throws Exception {
         scheduler(2, 32, 32);
         context.noLogprobs();
-        Generation asks = start(new GenerationRequest("asks", FakeVocabulary.ids("abc"), SamplingParams.GREEDY, 3, List.of(), Set.of(), false, 2));
+        Generation asks = start(new GenerationRequest(
+                "asks", FakeVocabulary.ids("abc"), SamplingParams.GREEDY, 3, List.of(), Set.of(), false, 2));
         Generation plain = start("plain", FakeVocabulary.ids("def"), 3);
         finishAll();
-        assertEquals("log-probabilities are not supported by this backend", failed(events(asks)).getMessage());
+        assertEquals(
+                "log-probabilities are not supported by this backend",
+                failed(events(asks)).getMessage());
         assertEquals(FinishReason.LENGTH, done(events(plain)).reason());
     }
 
@@ -502,19 +549,30 @@ class SchedulerTest {
         scheduler(1, 32, 4);
         int[] p = prompt("abcde");
         cache(p);
-        Generation scored = start(new GenerationRequest("scored", p, SamplingParams.GREEDY, 1, List.of(), Set.of(), false, 1, true));
+        Generation scored = start(
+                new GenerationRequest("scored", p, SamplingParams.GREEDY, 1, List.of(), Set.of(), false, 1, true));
         finishAll();
         assertEquals("remove 0 [0,-1)", context.calls().get(1), "its cells from the warm-up are not reused");
-        assertEquals(List.of("decode 0@0:0* 0@1:10* 0@2:11* 0@3:12*", "decode 0@4:13* 0@5:14*"), context.calls("decode"));
-        assertEquals(List.of(
-                "logprobs @0 10 top 1", "logprobs @1 11 top 1", "logprobs @2 12 top 1", "logprobs @3 13 top 1",
-                "logprobs @0 14 top 1",
-                "logprobs @1 " + FakeContext.FILLER + " top 1"), context.calls("logprobs"), "each position scores the next prompt token");
+        assertEquals(
+                List.of("decode 0@0:0* 0@1:10* 0@2:11* 0@3:12*", "decode 0@4:13* 0@5:14*"), context.calls("decode"));
+        assertEquals(
+                List.of(
+                        "logprobs @0 10 top 1",
+                        "logprobs @1 11 top 1",
+                        "logprobs @2 12 top 1",
+                        "logprobs @3 13 top 1",
+                        "logprobs @0 14 top 1",
+                        "logprobs @1 " + FakeContext.FILLER + " top 1"),
+                context.calls("logprobs"),
+                "each position scores the next prompt token");
         List<GenerationEvent> events = events(scored);
-        GenerationEvent.PromptLogprobs prompt = assertInstanceOf(GenerationEvent.PromptLogprobs.class, events.getFirst());
+        GenerationEvent.PromptLogprobs prompt =
+                assertInstanceOf(GenerationEvent.PromptLogprobs.class, events.getFirst());
         assertEquals(p.length - 1, prompt.tokens().size());
         for (int k = 0; k < prompt.tokens().size(); k++) {
-            assertArrayEquals(new FakeVocabulary().piece(p[k + 1], true), prompt.tokens().get(k).bytes());
+            assertArrayEquals(
+                    new FakeVocabulary().piece(p[k + 1], true),
+                    prompt.tokens().get(k).bytes());
             assertEquals(1, prompt.tokens().get(k).top().size());
         }
         assertEquals(0, done(events).timings().cachedTokens());
@@ -527,30 +585,38 @@ class SchedulerTest {
         scheduler(2, 32, 4);
         assertTrue(snapshots.isEmpty(), "nothing published before anything happened");
         scheduler.publish();
-        assertEquals(List.of(SlotState.IDLE, SlotState.IDLE), snapshot().slots().stream().map(SlotSnapshot::state).toList());
+        assertEquals(
+                List.of(SlotState.IDLE, SlotState.IDLE),
+                snapshot().slots().stream().map(SlotSnapshot::state).toList());
         assertEquals(64, snapshot().kvCells());
         start("g", prompt("abcdef"), 2);
         SlotSnapshot s = snapshot().slots().get(0);
         assertEquals(new SlotSnapshot(0, SlotState.PREFILL, 0, "g", 7, 0, 0), s);
         untilDecoding(0);
         // Published as it turns to decoding, before it samples its first token.
-        assertEquals(new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 0), snapshot().slots().get(0));
+        assertEquals(
+                new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 0),
+                snapshot().slots().get(0));
         scheduler.publish();
-        assertEquals(new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 1), snapshot().slots().get(0));
+        assertEquals(
+                new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 1),
+                snapshot().slots().get(0));
         finishAll();
-        assertEquals(new SlotSnapshot(0, SlotState.IDLE, 8, "", 0, 0, 0), snapshot().slots().get(0));
+        assertEquals(
+                new SlotSnapshot(0, SlotState.IDLE, 8, "", 0, 0, 0),
+                snapshot().slots().get(0));
     }
 
     // ------------------------------------------------------------------ the host prompt cache
 
-    private static final PromptCache.Key KEY = new PromptCache.Key("/models/fake.gguf", 1, 2, "ab", 64, 1,
-            forge.api.backend.KvCacheType.F16, "AUTO");
+    private static final PromptCache.Key KEY =
+            new PromptCache.Key("/models/fake.gguf", 1, 2, "ab", 64, 1, forge.api.backend.KvCacheType.F16, "AUTO");
 
     private PromptCache hostCache(int slots, int slotContext, int batch, PromptCache.Key key) {
         PromptCache cache = new PromptCache(1 << 20);
         context = new FakeContext(slots * slotContext, slots, batch);
-        scheduler = new Scheduler(context, new FakeVocabulary(), slots, slotContext, new ComputeGate(64), snapshots::add,
-                cache, key);
+        scheduler = new Scheduler(
+                context, new FakeVocabulary(), slots, slotContext, new ComputeGate(64), snapshots::add, cache, key);
         return cache;
     }
 
@@ -564,15 +630,20 @@ class SchedulerTest {
         PromptCache cache = hostCache(1, 64, 16, KEY);
         cache(session('a'));
         start("b", session('b'), 1);
-        assertEquals(List.of("sampler 2", "save 0 (40)", "remove 0 [1,-1)"), context.calls(),
+        assertEquals(
+                List.of("sampler 2", "save 0 (40)", "remove 0 [1,-1)"),
+                context.calls(),
                 "saved before its cells go (all but BOS, which the prompts share)");
         finishAll();
         assertEquals(1, cache.size());
         context.clearCalls();
 
         Generation back = start("a again", concat(session('a'), A + 1, A + 2), 1);
-        assertEquals(List.of("save 0 (40)", "restore 0 (40)"), context.calls().stream()
-                .filter(c -> c.startsWith("save") || c.startsWith("restore")).toList());
+        assertEquals(
+                List.of("save 0 (40)", "restore 0 (40)"),
+                context.calls().stream()
+                        .filter(c -> c.startsWith("save") || c.startsWith("restore"))
+                        .toList());
         finishAll();
         List<String> decodes = context.calls("decode");
         assertTrue(decodes.getFirst().startsWith("decode 0@40:"), "only the suffix is prefilled: " + decodes);
@@ -612,8 +683,15 @@ class SchedulerTest {
     @Test
     void entriesOfAnotherModelOrOtherSettingsAreNeverRestored() throws InterruptedException {
         PromptCache cache = hostCache(1, 64, 16, KEY);
-        PromptCache.Key other = new PromptCache.Key(KEY.model(), KEY.modelSize(), KEY.modelModified(), KEY.headerHash(),
-                32, 1, KEY.kvType(), KEY.flashAttention());
+        PromptCache.Key other = new PromptCache.Key(
+                KEY.model(),
+                KEY.modelSize(),
+                KEY.modelModified(),
+                KEY.headerHash(),
+                32,
+                1,
+                KEY.kvType(),
+                KEY.flashAttention());
         cache.put(new PromptCache.Entry(other, session('a'), new byte[8]));
         Generation g = start("a", concat(session('a'), A), 1);
         assertTrue(context.calls("restore").isEmpty());
@@ -643,10 +721,10 @@ class SchedulerTest {
 
     // ------------------------------------------------------------------ speculative decoding
 
-    private static GenerationRequest speculating(String id, int[] prompt, int maxTokens, Speculation speculation,
-                                                 List<String> stops) {
-        return new GenerationRequest(id, prompt, SamplingParams.GREEDY, maxTokens, stops, Set.of(), false, -1, false,
-                speculation);
+    private static GenerationRequest speculating(
+            String id, int[] prompt, int maxTokens, Speculation speculation, List<String> stops) {
+        return new GenerationRequest(
+                id, prompt, SamplingParams.GREEDY, maxTokens, stops, Set.of(), false, -1, false, speculation);
     }
 
     @Test
@@ -656,22 +734,24 @@ class SchedulerTest {
         context.script(A + 2, A + 3, A, A + 23, A + 24, A + 25); // c, d a x, y z
         Generation g = start(speculating("g", prompt("abcdab"), 6, new Speculation(2, 3, 0), List.of()));
         finishAll();
-        assertEquals(List.of(
-                "sampler 1",
-                "remove 0 [0,-1)",
-                "decode 0@0:0 0@1:10 0@2:11 0@3:12 0@4:13 0@5:10 0@6:11*",
-                "sample 1 @6 -> 12",
-                // "b c" occurred at 2..3, followed by "d a b": the draft, with logits at every position.
-                "decode 0@7:12* 0@8:13* 0@9:10* 0@10:11*",
-                "sample 1 @0 -> 13",
-                "sample 1 @1 -> 10",
-                "sample 1 @2 -> 33",
-                "remove 0 [10,-1)",
-                "decode 0@10:33*",
-                "sample 1 @0 -> 34",
-                "decode 0@11:34*",
-                "sample 1 @0 -> 35",
-                "close sampler 1"), context.calls());
+        assertEquals(
+                List.of(
+                        "sampler 1",
+                        "remove 0 [0,-1)",
+                        "decode 0@0:0 0@1:10 0@2:11 0@3:12 0@4:13 0@5:10 0@6:11*",
+                        "sample 1 @6 -> 12",
+                        // "b c" occurred at 2..3, followed by "d a b": the draft, with logits at every position.
+                        "decode 0@7:12* 0@8:13* 0@9:10* 0@10:11*",
+                        "sample 1 @0 -> 13",
+                        "sample 1 @1 -> 10",
+                        "sample 1 @2 -> 33",
+                        "remove 0 [10,-1)",
+                        "decode 0@10:33*",
+                        "sample 1 @0 -> 34",
+                        "decode 0@11:34*",
+                        "sample 1 @0 -> 35",
+                        "close sampler 1"),
+                context.calls());
         List<GenerationEvent> events = events(g);
         assertEquals("cdaxyz", text(events));
         Timings timings = done(events).timings();
@@ -688,10 +768,20 @@ class SchedulerTest {
     void eachVerifiedTokensLogprobsAreReadAtItsOwnPositionOfTheBatch() throws Exception {
         scheduler(1, 32, 16);
         context.script(A + 2, A + 3, A, A + 23);
-        Generation g = start(new GenerationRequest("g", prompt("abcdab"), SamplingParams.GREEDY, 4, List.of(), Set.of(),
-                false, 0, false, new Speculation(2, 3, 0)));
+        Generation g = start(new GenerationRequest(
+                "g",
+                prompt("abcdab"),
+                SamplingParams.GREEDY,
+                4,
+                List.of(),
+                Set.of(),
+                false,
+                0,
+                false,
+                new Speculation(2, 3, 0)));
         finishAll();
-        assertEquals(List.of("logprobs @6 12 top 0", "logprobs @0 13 top 0", "logprobs @1 10 top 0", "logprobs @2 33 top 0"),
+        assertEquals(
+                List.of("logprobs @6 12 top 0", "logprobs @0 13 top 0", "logprobs @1 10 top 0", "logprobs @2 33 top 0"),
                 context.calls("logprobs"));
         List<TokenLogprob> logprobs = new ArrayList<>();
         for (GenerationEvent e : events(g)) {
@@ -699,7 +789,9 @@ class SchedulerTest {
                 logprobs.addAll(t.logprobs());
             }
         }
-        assertEquals(List.of(-1.75f, -0.25f, -0.5f, -0.75f), logprobs.stream().map(TokenLogprob::logprob).toList());
+        assertEquals(
+                List.of(-1.75f, -0.25f, -0.5f, -0.75f),
+                logprobs.stream().map(TokenLogprob::logprob).toList());
     }
 
     @Test
@@ -709,9 +801,13 @@ class SchedulerTest {
         Generation g = start(speculating("g", prompt("abcdab"), 20, new Speculation(2, 3, 0), List.of()));
         scheduler.step(); // prefill, samples c
         scheduler.step(); // c + draft d a b: all three accepted, and e after them
-        assertEquals(List.of("sample 1 @0 -> 13", "sample 1 @1 -> 10", "sample 1 @2 -> 11", "sample 1 @3 -> 14"),
+        assertEquals(
+                List.of("sample 1 @0 -> 13", "sample 1 @1 -> 10", "sample 1 @2 -> 11", "sample 1 @3 -> 14"),
                 context.calls("sample 1").subList(1, 5));
-        assertEquals(List.of(), context.calls("remove").subList(1, context.calls("remove").size()), "nothing rejected");
+        assertEquals(
+                List.of(),
+                context.calls("remove").subList(1, context.calls("remove").size()),
+                "nothing rejected");
         finishAll();
         List<GenerationEvent> events = events(g);
         assertEquals("cdabe", text(events));
@@ -730,8 +826,8 @@ class SchedulerTest {
         // c, and the draft d a b after it: computed after the tokens before them, so a sound prefix.
         assertArrayEquals(concat(prompt("abcdab"), FakeVocabulary.ids("cdab")), context.cells(0));
         assertEquals(11, snapshot().slots().getFirst().cachedTokens());
-        Generation again = start(speculating("again", concat(prompt("abcdab"), FakeVocabulary.ids("cdabx")), 1,
-                Speculation.OFF, List.of()));
+        Generation again = start(speculating(
+                "again", concat(prompt("abcdab"), FakeVocabulary.ids("cdabx")), 1, Speculation.OFF, List.of()));
         finishAll();
         assertEquals(11, done(events(again)).timings().cachedTokens(), "the next prompt reuses them");
     }
@@ -749,8 +845,10 @@ class SchedulerTest {
             assertTrue(d.split(" ").length - 1 <= 4, d);
         }
         // "limited" may yield 3 tokens: its first decode step drafts at most 1, as it then has 1 to go.
-        assertTrue(context.calls("decode").stream().anyMatch(d -> d.contains("0@12:") && d.contains("0@13:")
-                && !d.contains("0@14:")), context.calls("decode").toString());
+        assertTrue(
+                context.calls("decode").stream()
+                        .anyMatch(d -> d.contains("0@12:") && d.contains("0@13:") && !d.contains("0@14:")),
+                context.calls("decode").toString());
         assertEquals(3, done(events(limited)).timings().completionTokens());
         assertEquals(10, done(events(other)).timings().completionTokens());
         assertTrue(snapshot().draftTokens() > 0);
@@ -800,7 +898,8 @@ class SchedulerTest {
                 }
                 int max = 1 + random.nextInt(40);
                 List<String> stops = random.nextInt(4) == 0 ? List.of("ab") : List.of();
-                Speculation spec = random.nextInt(5) == 0 ? Speculation.OFF
+                Speculation spec = random.nextInt(5) == 0
+                        ? Speculation.OFF
                         : new Speculation(1 + random.nextInt(4), 1 + random.nextInt(10), 0);
                 plain.add(speculating("r" + k, prompt, max, null, stops));
                 speculative.add(speculating("r" + k, prompt, max, spec, stops));
@@ -837,8 +936,8 @@ class SchedulerTest {
         for (Generation g : generations) {
             List<GenerationEvent> events = events(g);
             GenerationEvent.Done done = done(events);
-            out.add(text(events) + " | " + done.reason() + " " + done.timings().completionTokens()
-                    + " " + done.stopSequence());
+            out.add(text(events) + " | " + done.reason() + " " + done.timings().completionTokens() + " "
+                    + done.stopSequence());
         }
         assertEquals(0, context.openSamplers());
         return out;

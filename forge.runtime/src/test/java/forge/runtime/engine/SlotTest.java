@@ -65,8 +65,10 @@ class SlotTest {
         assertEquals(0, free.prompt().length);
 
         FakeContext context = new FakeContext(16, 1, 8);
-        GenerationRequest r = new GenerationRequest("r", new int[] {1, 2, 3}, SamplingParams.GREEDY, 2, List.of(), Set.of(), false);
-        ActiveRequest active = new ActiveRequest(new Generation(r), context.sampler(r.sampling()), context, new FakeVocabulary(), 16);
+        GenerationRequest r =
+                new GenerationRequest("r", new int[] {1, 2, 3}, SamplingParams.GREEDY, 2, List.of(), Set.of(), false);
+        ActiveRequest active =
+                new ActiveRequest(new Generation(r), context.sampler(r.sampling()), context, new FakeVocabulary(), 16);
         active.reuse(2);
         SlotView prefilling = slot.view(active);
         assertEquals(SlotView.Activity.PREFILLING, prefilling.activity());

@@ -7,8 +7,7 @@ import java.util.Random;
 /** Slot views for the policy tests: written by hand, or drawn at random from a few shared prefixes. */
 final class SlotViews {
 
-    private SlotViews() {
-    }
+    private SlotViews() {}
 
     static int[] tokens(int... t) {
         return t;
@@ -42,14 +41,16 @@ final class SlotViews {
         for (int id = 0; id < n; id++) {
             int[] cells = sequence(random, 24);
             int cached = random.nextInt(cells.length + 1);
-            SlotView.Activity activity = (oneFree && id == free) || random.nextInt(3) == 0 ? SlotView.Activity.FREE
+            SlotView.Activity activity = (oneFree && id == free) || random.nextInt(3) == 0
+                    ? SlotView.Activity.FREE
                     : SlotView.Activity.values()[1 + random.nextInt(3)];
             long lastUsed = random.nextInt(5);
             if (activity == SlotView.Activity.FREE) {
                 slots.add(SlotView.free(id, cells, cached, lastUsed));
             } else {
                 int[] prompt = sequence(random, 24);
-                int prefilled = activity == SlotView.Activity.DECODING ? prompt.length
+                int prefilled = activity == SlotView.Activity.DECODING
+                        ? prompt.length
                         : activity == SlotView.Activity.WAITING ? 0 : random.nextInt(prompt.length + 1);
                 slots.add(new SlotView(id, cells, cached, lastUsed, activity, prompt, prefilled));
             }

@@ -19,13 +19,16 @@ import java.util.stream.Stream;
 /** Builds real plugin jars in tests: compiles sources against the forge.api jar alone and packs them. */
 final class PluginJars {
 
-    private PluginJars() {
-    }
+    private PluginJars() {}
 
     /** Where the forge.api classes are (its jar, or its classes folder in a reactor build). */
     static Path forgeApi() {
         try {
-            return Path.of(ChatTemplateProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Path.of(ChatTemplateProvider.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -43,7 +46,8 @@ final class PluginJars {
     static Path build(Path work, Path jar, Map<String, String> sources, String version) throws IOException {
         Path src = Files.createTempDirectory(work, "src");
         Path classes = Files.createTempDirectory(work, "classes");
-        List<String> args = new ArrayList<>(List.of("--release", "25", "--module-path", forgeApi().toString(), "-d", classes.toString()));
+        List<String> args = new ArrayList<>(
+                List.of("--release", "25", "--module-path", forgeApi().toString(), "-d", classes.toString()));
         if (!version.isEmpty()) {
             args.addAll(List.of("--module-version", version));
         }
@@ -60,8 +64,9 @@ final class PluginJars {
     }
 
     private static void run(String tool, List<String> args) {
-        ToolProvider provider = ToolProvider.findFirst(tool).orElseThrow(() -> new IllegalStateException(
-                tool + " is not available: run tests with --add-modules jdk.compiler,jdk.jartool"));
+        ToolProvider provider = ToolProvider.findFirst(tool)
+                .orElseThrow(() -> new IllegalStateException(
+                        tool + " is not available: run tests with --add-modules jdk.compiler,jdk.jartool"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
         int rc = provider.run(print, print, args.toArray(String[]::new));

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.TemplateContext;
-import forge.api.model.ModelDescriptor;
-import forge.api.model.ModelMetadata;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -30,28 +30,45 @@ class PluginRegistryTest {
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
 
-        var echo = registry.templates().stream().filter(d -> d.provider().family().equals("echo")).toList();
+        var echo = registry.templates().stream()
+                .filter(d -> d.provider().family().equals("echo"))
+                .toList();
         assertEquals(1, echo.size(), "the echo plugin is found exactly once: " + registry.sources());
-        assertEquals(1, registry.renderChecks(), "a plugin's variants are rendered to check them (the boot layer's are not)");
+        assertEquals(
+                1,
+                registry.renderChecks(),
+                "a plugin's variants are rendered to check them (the boot layer's are not)");
         assertEquals("test.echo", echo.getFirst().module());
-        assertEquals(plugins.resolve("echo.jar").toAbsolutePath().toString(), echo.getFirst().location());
+        assertEquals(
+                plugins.resolve("echo.jar").toAbsolutePath().toString(),
+                echo.getFirst().location());
         // It is loaded into a child layer of its own, not the boot layer.
         Module module = echo.getFirst().provider().getClass().getModule();
         assertTrue(module.isNamed());
         assertTrue(module.getLayer() != ModuleLayer.boot());
         assertEquals(List.of(ModuleLayer.boot()), module.getLayer().parents());
         // And it works.
-        var template = echo.getFirst().provider().create("echo-1", new TemplateContext(
-                new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
+        var template = echo.getFirst()
+                .provider()
+                .create(
+                        "echo-1",
+                        new TemplateContext(
+                                new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
         assertEquals("ECHO:hi", template.render(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "hi")))));
 
         PluginSource broken = registry.sources().stream()
-                .filter(s -> s.location().endsWith("broken.jar")).findFirst().orElseThrow();
+                .filter(s -> s.location().endsWith("broken.jar"))
+                .findFirst()
+                .orElseThrow();
         assertFalse(broken.ok());
-        assertTrue(broken.failure().orElseThrow().contains("broken.jar") || broken.failure().orElseThrow().contains("Exception"),
+        assertTrue(
+                broken.failure().orElseThrow().contains("broken.jar")
+                        || broken.failure().orElseThrow().contains("Exception"),
                 broken.failure().orElseThrow());
         PluginSource good = registry.sources().stream()
-                .filter(s -> s.location().endsWith("echo.jar")).findFirst().orElseThrow();
+                .filter(s -> s.location().endsWith("echo.jar"))
+                .findFirst()
+                .orElseThrow();
         assertTrue(good.ok());
         assertEquals(List.of("test.echo"), good.modules());
     }
@@ -60,17 +77,28 @@ class PluginRegistryTest {
     void aProviderWhoseConstructorThrowsIsReportedAndSkipped() throws Exception {
         Path plugins = work.resolve("plugins");
         Map<String, String> sources = new java.util.HashMap<>(PluginJars.echoTemplate("test.bad", "test.bad"));
-        sources.put("test/bad/EchoTemplates.java", sources.get("test/bad/EchoTemplates.java")
-                .replace("public String family()", "public EchoTemplates() { throw new IllegalStateException(\"no config\"); }\n    public String family()"));
+        sources.put(
+                "test/bad/EchoTemplates.java",
+                sources.get("test/bad/EchoTemplates.java")
+                        .replace(
+                                "public String family()",
+                                "public EchoTemplates() { throw new IllegalStateException(\"no config\"); }\n    public String family()"));
         PluginJars.build(work, plugins.resolve("bad.jar"), sources);
-        PluginJars.build(work, plugins.resolve("good").resolve("echo.jar"), PluginJars.echoTemplate("test.good", "test.good"));
+        PluginJars.build(
+                work, plugins.resolve("good").resolve("echo.jar"), PluginJars.echoTemplate("test.good", "test.good"));
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
 
-        PluginSource bad = registry.sources().stream().filter(s -> s.location().endsWith("bad.jar")).findFirst().orElseThrow();
-        assertTrue(bad.failure().orElseThrow().contains("no config"), bad.failure().orElseThrow());
+        PluginSource bad = registry.sources().stream()
+                .filter(s -> s.location().endsWith("bad.jar"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(
+                bad.failure().orElseThrow().contains("no config"), bad.failure().orElseThrow());
         // The folder plugin beside it loads.
-        assertTrue(registry.templates().stream().anyMatch(d -> d.module().equals("test.good")), registry.sources()::toString);
+        assertTrue(
+                registry.templates().stream().anyMatch(d -> d.module().equals("test.good")),
+                registry.sources()::toString);
         assertTrue(registry.templates().stream().noneMatch(d -> d.module().equals("test.bad")));
     }
 
@@ -102,8 +130,12 @@ class PluginRegistryTest {
     }
 
     private static String failure(PluginRegistry registry, String file) {
-        return registry.sources().stream().filter(s -> s.location().endsWith(file)).findFirst().orElseThrow()
-                .failure().orElseThrow();
+        return registry.sources().stream()
+                .filter(s -> s.location().endsWith(file))
+                .findFirst()
+                .orElseThrow()
+                .failure()
+                .orElseThrow();
     }
 
     /** A template provider whose named method throws: reported failed and dropped, the others served. */
@@ -114,10 +146,22 @@ class PluginRegistryTest {
         Map<String, String> sources = new java.util.HashMap<>(PluginJars.echoTemplate("test.bad", "test.bad"));
         String code = sources.get("test/bad/EchoTemplates.java");
         code = switch (method) {
-            case "variants" -> code.replace("public List<TemplateVariant> variants() { return", "public List<TemplateVariant> variants() { if (true) throw new IllegalStateException(\"variants broke\"); return");
-            case "claim" -> code.replace("public String family()", "public java.util.Optional<TemplateClaim> claim(forge.api.model.ModelDescriptor m) { throw new IllegalStateException(\"claim broke\"); }\n    public String family()");
-            case "render" -> code.replace("public String render(ChatPrompt p) { return", "public String render(ChatPrompt p) { if (true) throw new NullPointerException(\"render broke\"); return");
-            default -> code.replace("public String family() { return \"echo\"; }", "public String family() { throw new IllegalStateException(\"family broke\"); }");
+            case "variants" ->
+                code.replace(
+                        "public List<TemplateVariant> variants() { return",
+                        "public List<TemplateVariant> variants() { if (true) throw new IllegalStateException(\"variants broke\"); return");
+            case "claim" ->
+                code.replace(
+                        "public String family()",
+                        "public java.util.Optional<TemplateClaim> claim(forge.api.model.ModelDescriptor m) { throw new IllegalStateException(\"claim broke\"); }\n    public String family()");
+            case "render" ->
+                code.replace(
+                        "public String render(ChatPrompt p) { return",
+                        "public String render(ChatPrompt p) { if (true) throw new NullPointerException(\"render broke\"); return");
+            default ->
+                code.replace(
+                        "public String family() { return \"echo\"; }",
+                        "public String family() { throw new IllegalStateException(\"family broke\"); }");
         };
         sources.put("test/bad/EchoTemplates.java", code);
         PluginJars.build(work, plugins.resolve("bad.jar"), sources);
@@ -129,27 +173,54 @@ class PluginRegistryTest {
         assertTrue(failure.contains(method + " broke") && failure.contains("dropped"), failure);
         assertTrue(registry.templates().stream().noneMatch(d -> d.module().equals("test.bad")));
         var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
-        assertEquals("test.good", selector.providerOf("echo-1").orElseThrow().getClass().getModule().getName());
+        assertEquals(
+                "test.good",
+                selector.providerOf("echo-1")
+                        .orElseThrow()
+                        .getClass()
+                        .getModule()
+                        .getName());
         assertTrue(selector.variants().contains("echo-1"));
     }
 
     @Test
     void theHigherModuleVersionWinsATemplateNameAndBothAreWarned() throws Exception {
         Path plugins = work.resolve("plugins");
-        PluginJars.build(work, plugins.resolve("a-old.jar"), PluginJars.echoTemplate("test.old", "test.old", "OLD:"), "1.2");
-        PluginJars.build(work, plugins.resolve("b-new.jar"), PluginJars.echoTemplate("test.newer", "test.newer", "NEW:"), "1.10");
+        PluginJars.build(
+                work, plugins.resolve("a-old.jar"), PluginJars.echoTemplate("test.old", "test.old", "OLD:"), "1.2");
+        PluginJars.build(
+                work,
+                plugins.resolve("b-new.jar"),
+                PluginJars.echoTemplate("test.newer", "test.newer", "NEW:"),
+                "1.10");
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
 
         var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
-        assertEquals("test.newer", selector.providerOf("echo-1").orElseThrow().getClass().getModule().getName(),
+        assertEquals(
+                "test.newer",
+                selector.providerOf("echo-1")
+                        .orElseThrow()
+                        .getClass()
+                        .getModule()
+                        .getName(),
                 "1.10 is higher than 1.2 although found second");
         assertEquals(1, selector.variants().stream().filter("echo-1"::equals).count());
         assertTrue(registry.templates().stream().noneMatch(d -> d.module().equals("test.old")), "it has nothing left");
-        PluginSource old = registry.sources().stream().filter(s -> s.location().endsWith("a-old.jar")).findFirst().orElseThrow();
-        assertTrue(old.warnings().getFirst().contains("shadowed by test.newer"), old.warnings().toString());
-        PluginSource won = registry.sources().stream().filter(s -> s.location().endsWith("b-new.jar")).findFirst().orElseThrow();
-        assertTrue(won.warnings().getFirst().contains("wins over test.old"), won.warnings().toString());
+        PluginSource old = registry.sources().stream()
+                .filter(s -> s.location().endsWith("a-old.jar"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(
+                old.warnings().getFirst().contains("shadowed by test.newer"),
+                old.warnings().toString());
+        PluginSource won = registry.sources().stream()
+                .filter(s -> s.location().endsWith("b-new.jar"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(
+                won.warnings().getFirst().contains("wins over test.old"),
+                won.warnings().toString());
     }
 
     @Test
@@ -162,36 +233,67 @@ class PluginRegistryTest {
         PluginRegistry registry = PluginRegistry.discover(List.of(first, second));
 
         var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
-        assertEquals("test.first", selector.providerOf("echo-1").orElseThrow().getClass().getModule().getName());
-        PluginSource lost = registry.sources().stream().filter(s -> s.location().endsWith("a.jar")).findFirst().orElseThrow();
-        assertTrue(lost.warnings().getFirst().contains("found first"), lost.warnings().toString());
+        assertEquals(
+                "test.first",
+                selector.providerOf("echo-1")
+                        .orElseThrow()
+                        .getClass()
+                        .getModule()
+                        .getName());
+        PluginSource lost = registry.sources().stream()
+                .filter(s -> s.location().endsWith("a.jar"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(
+                lost.warnings().getFirst().contains("found first"),
+                lost.warnings().toString());
     }
 
     @Test
     void discoversASamplerPluginAndSettlesItsStageNames() throws Exception {
         Path plugins = work.resolve("plugins");
-        PluginJars.build(work, plugins.resolve("ban.jar"), PluginJars.banStage("test.ban", "test.ban", "ban_one"), "1.0");
-        PluginJars.build(work, plugins.resolve("ban2.jar"), PluginJars.banStage("test.ban2", "test.ban2", "ban_one"), "0.9");
+        PluginJars.build(
+                work, plugins.resolve("ban.jar"), PluginJars.banStage("test.ban", "test.ban", "ban_one"), "1.0");
+        PluginJars.build(
+                work, plugins.resolve("ban2.jar"), PluginJars.banStage("test.ban2", "test.ban2", "ban_one"), "0.9");
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
 
         SamplerStages.Stage stage = registry.samplerStages().find("ban_one").orElseThrow();
         assertEquals("test.ban", stage.module(), "version 1.0 beats 0.9");
-        assertEquals(List.of("ban_one_token"), stage.info().parameters().stream().map(p -> p.name()).toList());
+        assertEquals(
+                List.of("ban_one_token"),
+                stage.info().parameters().stream().map(p -> p.name()).toList());
         assertEquals(1, registry.samplers().size());
         assertEquals(1, registry.samplerStages().all().size());
         var s = stage.provider().create("ban_one", new forge.api.sampler.StageArguments(Map.of("ban_one_token", 2L)));
         float[] logits = {1, 2, 3};
         s.apply(new forge.api.sampler.TokenCandidates() {
-            public int size() { return 3; }
-            public int token(int i) { return i; }
-            public float logit(int i) { return logits[i]; }
-            public void logit(int i, float v) { logits[i] = v; }
+            public int size() {
+                return 3;
+            }
+
+            public int token(int i) {
+                return i;
+            }
+
+            public float logit(int i) {
+                return logits[i];
+            }
+
+            public void logit(int i, float v) {
+                logits[i] = v;
+            }
         });
         assertEquals(Float.NEGATIVE_INFINITY, logits[2]);
         assertEquals(1f, logits[0]);
-        PluginSource lost = registry.sources().stream().filter(x -> x.location().endsWith("ban2.jar")).findFirst().orElseThrow();
-        assertTrue(lost.warnings().getFirst().contains("sampler stage 'ban_one'"), lost.warnings().toString());
+        PluginSource lost = registry.sources().stream()
+                .filter(x -> x.location().endsWith("ban2.jar"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(
+                lost.warnings().getFirst().contains("sampler stage 'ban_one'"),
+                lost.warnings().toString());
     }
 
     /** A sampler provider whose stages() or stage factory throws, or whose stage is misnamed: reported and dropped. */
@@ -199,18 +301,27 @@ class PluginRegistryTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"stages", "create", "param", "builtin"})
     void aSamplerProviderThatFailsItsCheckIsDropped(String fault) throws Exception {
         Path plugins = work.resolve("plugins");
-        Map<String, String> sources = new java.util.HashMap<>(PluginJars.banStage("test.bad", "test.bad",
-                fault.equals("builtin") ? "top_k" : "bad_stage"));
+        Map<String, String> sources = new java.util.HashMap<>(
+                PluginJars.banStage("test.bad", "test.bad", fault.equals("builtin") ? "top_k" : "bad_stage"));
         String code = sources.get("test/bad/Stages.java");
         code = switch (fault) {
-            case "stages" -> code.replace("public List<StageInfo> stages() {", "public List<StageInfo> stages() { if (true) throw new IllegalStateException(\"stages broke\");");
-            case "create" -> code.replace("int banned =", "if (true) throw new UnsupportedOperationException(\"create broke\"); int banned =");
-            case "param" -> code.replace("\"bad_stage_token\"", "\"token\"").replace("args.integer(\"bad_stage_token\")", "args.integer(\"token\")");
+            case "stages" ->
+                code.replace(
+                        "public List<StageInfo> stages() {",
+                        "public List<StageInfo> stages() { if (true) throw new IllegalStateException(\"stages broke\");");
+            case "create" ->
+                code.replace(
+                        "int banned =",
+                        "if (true) throw new UnsupportedOperationException(\"create broke\"); int banned =");
+            case "param" ->
+                code.replace("\"bad_stage_token\"", "\"token\"")
+                        .replace("args.integer(\"bad_stage_token\")", "args.integer(\"token\")");
             default -> code;
         };
         sources.put("test/bad/Stages.java", code);
         PluginJars.build(work, plugins.resolve("bad.jar"), sources);
-        PluginJars.build(work, plugins.resolve("good.jar"), PluginJars.banStage("test.good", "test.good", "good_stage"));
+        PluginJars.build(
+                work, plugins.resolve("good.jar"), PluginJars.banStage("test.good", "test.good", "good_stage"));
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
 

@@ -10,6 +10,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -174,7 +175,7 @@ public final class GgufReader implements AutoCloseable {
             throw new GgufException(path + ": not a GGUF file (only " + in.size + " bytes)");
         }
         byte[] magic = in.bytes(4, "magic");
-        if (!java.util.Arrays.equals(magic, MAGIC)) {
+        if (!Arrays.equals(magic, MAGIC)) {
             throw new GgufException(path + ": not a GGUF file (magic is " + printable(magic) + ", expected \"GGUF\")");
         }
         // uint32_t version;
@@ -256,7 +257,8 @@ public final class GgufReader implements AutoCloseable {
             }
             long nDims = in.u32("dimension count of tensor '" + name + "'");
             if (nDims > MAX_DIMS) {
-                throw new GgufException(path + ": tensor '" + name + "' has " + nDims + " dimensions (at most " + MAX_DIMS + ")");
+                throw new GgufException(
+                        path + ": tensor '" + name + "' has " + nDims + " dimensions (at most " + MAX_DIMS + ")");
             }
             List<Long> dims = new ArrayList<>((int) nDims);
             for (int d = 0; d < nDims; d++) {
@@ -267,8 +269,9 @@ public final class GgufReader implements AutoCloseable {
                 dims.add(size);
             }
             int typeId = in.i32("type of tensor '" + name + "'");
-            GgmlType type = GgmlType.ofId(typeId).orElseThrow(() ->
-                    new GgufException(path + ": tensor '" + name + "' has unknown ggml type " + typeId));
+            GgmlType type = GgmlType.ofId(typeId)
+                    .orElseThrow(
+                            () -> new GgufException(path + ": tensor '" + name + "' has unknown ggml type " + typeId));
             long offset = in.i64("offset of tensor '" + name + "'");
             if (offset < 0 || offset % alignment != 0) {
                 throw new GgufException(path + ": tensor '" + name + "' has offset " + Long.toUnsignedString(offset)
@@ -303,8 +306,15 @@ public final class GgufReader implements AutoCloseable {
                         + " but the file has only " + in.size + " bytes");
             }
         }
-        return new GgufFile(path, (int) version, new ModelMetadata(values, arrayLengths), types, tensors,
-                alignment, dataOffset, in.size);
+        return new GgufFile(
+                path,
+                (int) version,
+                new ModelMetadata(values, arrayLengths),
+                types,
+                tensors,
+                alignment,
+                dataOffset,
+                in.size);
     }
 
     private void checkCount(long count, int minBytesEach, String what) throws IOException {
@@ -542,8 +552,8 @@ public final class GgufReader implements AutoCloseable {
         String string(String what, int maxBytes) throws IOException {
             long length = u64Length("length of " + what);
             if (length > maxBytes) {
-                throw new GgufException(path + ": " + what + " is " + length + " bytes long, more than the limit of "
-                        + maxBytes);
+                throw new GgufException(
+                        path + ": " + what + " is " + length + " bytes long, more than the limit of " + maxBytes);
             }
             return new String(bytes((int) length, what), StandardCharsets.UTF_8);
         }

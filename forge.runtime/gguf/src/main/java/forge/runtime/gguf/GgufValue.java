@@ -260,13 +260,34 @@ public sealed interface GgufValue {
         long min;
         long max;
         switch (type) {
-            case UINT8 -> { min = 0; max = 0xFF; }
-            case INT8 -> { min = Byte.MIN_VALUE; max = Byte.MAX_VALUE; }
-            case UINT16 -> { min = 0; max = 0xFFFF; }
-            case INT16 -> { min = Short.MIN_VALUE; max = Short.MAX_VALUE; }
-            case UINT32 -> { min = 0; max = 0xFFFF_FFFFL; }
-            case INT32 -> { min = Integer.MIN_VALUE; max = Integer.MAX_VALUE; }
-            case UINT64, INT64 -> { min = Long.MIN_VALUE; max = Long.MAX_VALUE; }
+            case UINT8 -> {
+                min = 0;
+                max = 0xFF;
+            }
+            case INT8 -> {
+                min = Byte.MIN_VALUE;
+                max = Byte.MAX_VALUE;
+            }
+            case UINT16 -> {
+                min = 0;
+                max = 0xFFFF;
+            }
+            case INT16 -> {
+                min = Short.MIN_VALUE;
+                max = Short.MAX_VALUE;
+            }
+            case UINT32 -> {
+                min = 0;
+                max = 0xFFFF_FFFFL;
+            }
+            case INT32 -> {
+                min = Integer.MIN_VALUE;
+                max = Integer.MAX_VALUE;
+            }
+            case UINT64, INT64 -> {
+                min = Long.MIN_VALUE;
+                max = Long.MAX_VALUE;
+            }
             default -> throw new IllegalArgumentException("not an integer type: " + type);
         }
         if (value < min || value > max) {

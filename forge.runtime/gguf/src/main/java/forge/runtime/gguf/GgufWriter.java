@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,8 +94,10 @@ public final class GgufWriter {
             throw new IllegalArgumentException("empty metadata key");
         }
         if (key.equals("general.alignment")) {
-            if (!(value instanceof GgufValue.Int(GgufType type, long a)) || type != GgufType.UINT32
-                    || a == 0 || (a & (a - 1)) != 0) {
+            if (!(value instanceof GgufValue.Int(GgufType type, long a))
+                    || type != GgufType.UINT32
+                    || a == 0
+                    || (a & (a - 1)) != 0) {
                 throw new IllegalArgumentException("general.alignment must be a UINT32 power of 2, not " + value);
             }
         }
@@ -115,7 +118,7 @@ public final class GgufWriter {
 
     /** The metadata set so far, in order. */
     public Map<String, GgufValue> metadata() {
-        return java.util.Collections.unmodifiableMap(metadata);
+        return Collections.unmodifiableMap(metadata);
     }
 
     /**
@@ -186,8 +189,8 @@ public final class GgufWriter {
         Path absolute = out.toAbsolutePath();
         Path temp = absolute.resolveSibling(absolute.getFileName() + ".part");
         try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE,
-                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileChannel.open(
+                    temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
                 writeTo(channel, progress);
                 channel.force(false);
             }
@@ -408,7 +411,7 @@ public final class GgufWriter {
 
         @Override
         public void putFloats(float[] values, int offset, int length) throws IOException {
-            java.util.Objects.checkFromIndexSize(offset, length, values.length);
+            Objects.checkFromIndexSize(offset, length, values.length);
             int width = switch (info.type()) {
                 case F32 -> 4;
                 case F16 -> 2;

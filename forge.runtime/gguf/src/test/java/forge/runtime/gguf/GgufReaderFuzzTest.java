@@ -53,7 +53,8 @@ class GgufReaderFuzzTest {
         long before = THREADS.getCurrentThreadAllocatedBytes();
         readOrRefuse();
         long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-        assertTrue(allocated <= FIXED_BYTES + BYTES_PER_FILE_BYTE * data.length,
+        assertTrue(
+                allocated <= FIXED_BYTES + BYTES_PER_FILE_BYTE * data.length,
                 "reading a file of " + data.length + " bytes allocated " + allocated + " bytes");
     }
 

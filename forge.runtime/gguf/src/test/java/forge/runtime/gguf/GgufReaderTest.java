@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.BackendException;
-import java.lang.management.ManagementFactory;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -30,12 +30,17 @@ class GgufReaderTest {
             GgufFile header = reader.file();
             assertEquals(3, header.version());
             assertEquals("qwen2", header.metadata().architecture().orElseThrow());
-            assertEquals("gpt2", header.metadata().string("tokenizer.ggml.model").orElseThrow());
+            assertEquals(
+                    "gpt2", header.metadata().string("tokenizer.ggml.model").orElseThrow());
             assertEquals("qwen2", header.metadata().string("tokenizer.ggml.pre").orElseThrow());
-            assertEquals(151643L, header.metadata().integer("tokenizer.ggml.eos_token_id").orElseThrow());
+            assertEquals(
+                    151643L,
+                    header.metadata().integer("tokenizer.ggml.eos_token_id").orElseThrow());
             assertEquals(GgufType.UINT32, header.types().get("tokenizer.ggml.eos_token_id"));
             assertTrue(header.metadata().chatTemplate().orElseThrow().contains("<|im_start|>"));
-            assertEquals(151936, header.metadata().arrayLength("tokenizer.ggml.tokens").orElseThrow());
+            assertEquals(
+                    151936,
+                    header.metadata().arrayLength("tokenizer.ggml.tokens").orElseThrow());
             assertTrue(header.tensors().isEmpty(), "a vocab-only file");
 
             var tokens = (GgufValue.Array) reader.value("tokenizer.ggml.tokens").orElseThrow();
@@ -43,7 +48,8 @@ class GgufReaderTest {
             assertEquals(151936, tokens.size());
             assertEquals("<|endoftext|>", tokens.strings().get(151643));
             assertEquals("<|im_end|>", tokens.strings().get(151645));
-            var types = (GgufValue.Array) reader.value("tokenizer.ggml.token_type").orElseThrow();
+            var types =
+                    (GgufValue.Array) reader.value("tokenizer.ggml.token_type").orElseThrow();
             assertEquals(GgufType.INT32, types.elementType());
             assertEquals(3L, types.longs().get(151645), "<|im_end|> is a control token");
             var merges = (GgufValue.Array) reader.value("tokenizer.ggml.merges").orElseThrow();
@@ -59,7 +65,8 @@ class GgufReaderTest {
             new GgufWriter().putAll(vocab.values(k -> true)).write(file);
         }
         // without the padding the writer puts after the metadata: the end of the metadata, for a file without tensors
-        byte[] kvs = Arrays.copyOf(Files.readAllBytes(file), (int) GgufReader.read(file).dataOffset());
+        byte[] kvs = Arrays.copyOf(
+                Files.readAllBytes(file), (int) GgufReader.read(file).dataOffset());
         ByteBuffer b = ByteBuffer.allocate(kvs.length + 128).order(ByteOrder.LITTLE_ENDIAN);
         b.put(kvs).putLong(8, 1); // n_tensors = 1
         putString(b, "token_embd.weight");
@@ -81,7 +88,8 @@ class GgufReaderTest {
         long read = bytesReadByThisThread() - readBefore;
         assertEquals(dataOffset, header.dataOffset());
         assertEquals(dataBytes, header.tensor("token_embd.weight").orElseThrow().byteSize());
-        assertEquals(151936, header.metadata().arrayLength("tokenizer.ggml.tokens").orElseThrow());
+        assertEquals(
+                151936, header.metadata().arrayLength("tokenizer.ggml.tokens").orElseThrow());
         assertTrue(read < 2 * dataOffset, "read " + read + " bytes for a header of " + dataOffset);
         assertTrue(millis < 200, "read the header in " + millis + " ms of CPU time");
     }
@@ -139,8 +147,10 @@ class GgufReaderTest {
         ByteBuffer b = header(3, 0, 1);
         b.putLong(GgufReader.MAX_KEY_BYTES + 1);
         Path file = writeSparse(b, GgufReader.MAX_KEY_BYTES + 64);
-        assertFails(file, "key of metadata entry 0 is " + (GgufReader.MAX_KEY_BYTES + 1)
-                + " bytes long, more than the limit of " + GgufReader.MAX_KEY_BYTES);
+        assertFails(
+                file,
+                "key of metadata entry 0 is " + (GgufReader.MAX_KEY_BYTES + 1) + " bytes long, more than the limit of "
+                        + GgufReader.MAX_KEY_BYTES);
     }
 
     @Test
@@ -149,8 +159,10 @@ class GgufReaderTest {
         putString(b, "tokenizer.chat_template");
         b.putInt(GgufType.STRING.id()).putLong(GgufReader.MAX_STRING_BYTES + 1L);
         Path file = writeSparse(b, GgufReader.MAX_STRING_BYTES + 64L); // sparse: 64 MiB of holes
-        assertFails(file, "tokenizer.chat_template is " + (GgufReader.MAX_STRING_BYTES + 1L)
-                + " bytes long, more than the limit of " + GgufReader.MAX_STRING_BYTES);
+        assertFails(
+                file,
+                "tokenizer.chat_template is " + (GgufReader.MAX_STRING_BYTES + 1L)
+                        + " bytes long, more than the limit of " + GgufReader.MAX_STRING_BYTES);
     }
 
     @Test
@@ -158,7 +170,9 @@ class GgufReaderTest {
         ByteBuffer b = header(3, 1, 0);
         putString(b, "t".repeat(GgufReader.MAX_TENSOR_NAME_BYTES + 1));
         b.putInt(1).putLong(8).putInt(GgmlType.F32.id()).putLong(0);
-        assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "name of tensor 0 is 64 bytes long, more than the limit of 63");
+        assertFails(
+                write(Arrays.copyOf(b.array(), b.position() + 64)),
+                "name of tensor 0 is 64 bytes long, more than the limit of 63");
     }
 
     @Test
@@ -203,8 +217,11 @@ class GgufReaderTest {
         // ...and reading it in full is refused before its items are
         try (GgufReader reader = GgufReader.open(file)) {
             var e = assertThrows(GgufException.class, () -> reader.value("big"));
-            assertTrue(e.getMessage().startsWith(file + ": 'big' has " + n + " items, too many to read into memory (at most "
-                    + GgufReader.MAX_ARRAY_ITEMS + ")"), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .startsWith(file + ": 'big' has " + n + " items, too many to read into memory (at most "
+                                    + GgufReader.MAX_ARRAY_ITEMS + ")"),
+                    e.getMessage());
             e = assertThrows(GgufException.class, () -> reader.values(k -> true));
             assertTrue(e.getMessage().contains("too many to read into memory"), e.getMessage());
         }
@@ -261,7 +278,11 @@ class GgufReaderTest {
 
         b = header(3, 1, 0);
         putString(b, "t");
-        b.putInt(2).putLong(Long.MAX_VALUE / 2).putLong(Long.MAX_VALUE / 2).putInt(GgmlType.F32.id()).putLong(0);
+        b.putInt(2)
+                .putLong(Long.MAX_VALUE / 2)
+                .putLong(Long.MAX_VALUE / 2)
+                .putInt(GgmlType.F32.id())
+                .putLong(0);
         assertFails(write(Arrays.copyOf(b.array(), b.position() + 64)), "absurd shape");
 
         b = header(3, 2, 0);
@@ -300,7 +321,10 @@ class GgufReaderTest {
 
     private static ByteBuffer header(int version, long tensors, long kvs) {
         ByteBuffer b = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
-        b.put("GGUF".getBytes(StandardCharsets.US_ASCII)).putInt(version).putLong(tensors).putLong(kvs);
+        b.put("GGUF".getBytes(StandardCharsets.US_ASCII))
+                .putInt(version)
+                .putLong(tensors)
+                .putLong(kvs);
         return b;
     }
 
@@ -332,8 +356,10 @@ class GgufReaderTest {
 
     /** {@code rchar} of {@code /proc/thread-self/io}: the bytes this thread's read calls returned. */
     private static long bytesReadByThisThread() throws IOException {
-        return Files.readAllLines(Path.of("/proc/thread-self/io")).stream().filter(l -> l.startsWith("rchar:"))
-                .mapToLong(l -> Long.parseLong(l.substring(6).strip())).findFirst().orElseThrow();
+        return Files.readAllLines(Path.of("/proc/thread-self/io")).stream()
+                .filter(l -> l.startsWith("rchar:"))
+                .mapToLong(l -> Long.parseLong(l.substring(6).strip()))
+                .findFirst()
+                .orElseThrow();
     }
-
 }

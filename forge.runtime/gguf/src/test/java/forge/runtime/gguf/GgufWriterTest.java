@@ -29,7 +29,8 @@ class GgufWriterTest {
 
     @Test
     void everyValueTypeSurvivesARoundTrip() {
-        List<String> bigStrings = IntStream.range(0, 3000).mapToObj(i -> "tok" + i).toList();
+        List<String> bigStrings =
+                IntStream.range(0, 3000).mapToObj(i -> "tok" + i).toList();
         Map<String, GgufValue> values = new java.util.LinkedHashMap<>();
         values.put("u8", GgufValue.uint8(255));
         values.put("i8", GgufValue.int8(Byte.MIN_VALUE));
@@ -63,7 +64,8 @@ class GgufWriterTest {
         try (GgufReader reader = GgufReader.open(file)) {
             GgufFile header = reader.file();
             assertEquals(3, header.version());
-            assertEquals(List.copyOf(values.keySet()), List.copyOf(header.types().keySet()), "keys in file order");
+            assertEquals(
+                    List.copyOf(values.keySet()), List.copyOf(header.types().keySet()), "keys in file order");
             for (Map.Entry<String, GgufValue> e : values.entrySet()) {
                 GgufValue read = reader.value(e.getKey()).orElseThrow();
                 assertEquals(e.getValue(), read, e.getKey());
@@ -76,7 +78,9 @@ class GgufWriterTest {
             assertEquals(true, md.values().get("bool.true"));
             assertEquals("héllo\n{{ bos_token }} ✓ Ġ", md.string("str").orElseThrow());
             assertEquals(List.of("a", "", "ü"), md.list("arr.str").orElseThrow());
-            assertEquals(List.of(1L, -2L, (long) Integer.MAX_VALUE), md.list("arr.i32").orElseThrow());
+            assertEquals(
+                    List.of(1L, -2L, (long) Integer.MAX_VALUE),
+                    md.list("arr.i32").orElseThrow());
             // large arrays: counted in the header, read in full on demand
             assertFalse(md.values().containsKey("arr.big"));
             assertEquals(3000, md.arrayLength("arr.big").orElseThrow());
@@ -84,8 +88,10 @@ class GgufWriterTest {
             assertEquals(3, md.arrayLength("arr.str").orElseThrow());
             assertEquals(bigStrings, ((GgufValue.Array) reader.value("arr.big").orElseThrow()).strings());
             assertTrue(reader.value("missing").isEmpty());
-            assertEquals(List.of("arr.str", "arr.i32"),
-                    List.copyOf(reader.values(k -> k.equals("arr.str") || k.equals("arr.i32")).keySet()));
+            assertEquals(
+                    List.of("arr.str", "arr.i32"),
+                    List.copyOf(reader.values(k -> k.equals("arr.str") || k.equals("arr.i32"))
+                            .keySet()));
         }
     }
 
@@ -101,7 +107,8 @@ class GgufWriterTest {
         byte[] expected = Files.readAllBytes(original);
         byte[] actual = Files.readAllBytes(copy);
         assertEquals(metadataEnd, GgufReader.read(copy).dataOffset());
-        assertTrue(Arrays.equals(expected, 0, (int) metadataEnd, actual, 0, (int) metadataEnd),
+        assertTrue(
+                Arrays.equals(expected, 0, (int) metadataEnd, actual, 0, (int) metadataEnd),
                 "same bytes, every value with its type, strings with their exact UTF-8");
     }
 
@@ -125,7 +132,9 @@ class GgufWriterTest {
         GgufFile header = GgufReader.read(file);
         assertEquals(64, header.alignment());
         assertEquals(0, header.dataOffset() % 64);
-        assertEquals(List.of("a.weight", "b.weight", "c.weight"), header.tensors().stream().map(GgufTensorInfo::name).toList());
+        assertEquals(
+                List.of("a.weight", "b.weight", "c.weight"),
+                header.tensors().stream().map(GgufTensorInfo::name).toList());
         GgufTensorInfo a = header.tensor("a.weight").orElseThrow();
         GgufTensorInfo b = header.tensor("b.weight").orElseThrow();
         GgufTensorInfo c = header.tensor("c.weight").orElseThrow();
@@ -185,7 +194,8 @@ class GgufWriterTest {
 
     @Test
     void aCallbackThatWritesTooMuchFails() {
-        var writer = new GgufWriter().tensor("t", GgmlType.F16, new long[] {2}, sink -> sink.putFloats(new float[3], 0, 3));
+        var writer =
+                new GgufWriter().tensor("t", GgmlType.F16, new long[] {2}, sink -> sink.putFloats(new float[3], 0, 3));
         assertThrows(GgufException.class, () -> writer.write(dir.resolve("long.gguf")));
     }
 
@@ -200,10 +210,12 @@ class GgufWriterTest {
     void badTensorsAndValuesAreRefusedWhenAdded() {
         var w = new GgufWriter();
         GgufWriter.TensorData none = sink -> {};
-        assertThrows(IllegalArgumentException.class, () -> w.tensor("x".repeat(64), GgmlType.F32, new long[] {1}, none));
+        assertThrows(
+                IllegalArgumentException.class, () -> w.tensor("x".repeat(64), GgmlType.F32, new long[] {1}, none));
         assertThrows(IllegalArgumentException.class, () -> w.tensor("", GgmlType.F32, new long[] {1}, none));
         assertThrows(IllegalArgumentException.class, () -> w.tensor("t", GgmlType.F32, new long[] {}, none));
-        assertThrows(IllegalArgumentException.class, () -> w.tensor("t", GgmlType.F32, new long[] {1, 1, 1, 1, 1}, none));
+        assertThrows(
+                IllegalArgumentException.class, () -> w.tensor("t", GgmlType.F32, new long[] {1, 1, 1, 1, 1}, none));
         assertThrows(IllegalArgumentException.class, () -> w.tensor("t", GgmlType.Q4_0, new long[] {31}, none));
         assertThrows(IllegalArgumentException.class, () -> w.tensor("t", GgmlType.F32, new long[] {-1}, none));
         w.tensor("t", GgmlType.F32, new long[] {1}, none);

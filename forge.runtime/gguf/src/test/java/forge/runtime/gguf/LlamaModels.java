@@ -27,7 +27,7 @@ public final class LlamaModels {
         if (Files.isRegularFile(fallback)) {
             return fallback;
         }
-        return fail("llama.cpp's " + name + " is in neither " + primary + " (system property forge.llama.home="
-                + home + "; the build's natives script caches llama.cpp's source there) nor " + fallback);
+        return fail("llama.cpp's " + name + " is in neither " + primary + " (system property forge.llama.home=" + home
+                + "; the build's natives script caches llama.cpp's source there) nor " + fallback);
     }
 }

@@ -1,5 +1,6 @@
 package forge.runtime.grammar;
 
+import forge.api.ForgeException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,12 +18,15 @@ import java.util.Set;
 public final class GbnfGrammar {
 
     /** A grammar that llama.cpp would refuse. */
-    public static final class InvalidGrammarException extends forge.api.ForgeException {
+    public static final class InvalidGrammarException extends ForgeException {
         private final int line;
         private final int column;
 
         InvalidGrammarException(int line, int column, String message) {
-            super(line > 0 ? "invalid grammar at line " + line + ", column " + column + ": " + message : "invalid grammar: " + message);
+            super(
+                    line > 0
+                            ? "invalid grammar at line " + line + ", column " + column + ": " + message
+                            : "invalid grammar: " + message);
             this.line = line;
             this.column = column;
         }
@@ -50,19 +54,20 @@ public final class GbnfGrammar {
     public static final long MAX_ELEMENTS = 1_000_000;
 
     /** One symbol of an alternative: a terminal, or a reference, maybe optional (x*, x?, x{0,n}). */
-    private record Sym(String ref, boolean optional) {
-    }
+    private record Sym(String ref, boolean optional) {}
 
     private final String src;
     private int pos;
     /** Rule name → its alternatives; groups become synthesized rules, as in llama.cpp. */
     private final Map<String, List<List<Sym>>> rules = new LinkedHashMap<>();
+
     private final Map<String, Integer> referencedAt = new LinkedHashMap<>();
     private int groups;
     /** How deep the group being parsed nests. */
     private int depth;
     /** llama.cpp's symbol ids so far: every rule name it has seen, and every rule it synthesized. */
     private final Set<String> names = new HashSet<>();
+
     private long synthesized;
     /** Grammar elements llama.cpp will hold once repetitions are expanded. */
     private long elements;
@@ -286,7 +291,8 @@ public final class GbnfGrammar {
                 }
                 if (min > MAX_REPETITIONS || max > MAX_REPETITIONS) {
                     pos = at;
-                    throw error("a repetition count of " + Math.max(min, max) + " is over the limit of " + MAX_REPETITIONS);
+                    throw error(
+                            "a repetition count of " + Math.max(min, max) + " is over the limit of " + MAX_REPETITIONS);
                 }
                 if (max >= 0 && max < min) {
                     pos = at;
@@ -348,7 +354,8 @@ public final class GbnfGrammar {
         }
         if (pos - start > 9) {
             pos = start;
-            throw error("a repetition count of " + src.substring(start, start + 9) + "... is over the limit of " + MAX_REPETITIONS);
+            throw error("a repetition count of " + src.substring(start, start + 9) + "... is over the limit of "
+                    + MAX_REPETITIONS);
         }
         return Long.parseLong(src.substring(start, pos));
     }
@@ -390,8 +397,11 @@ public final class GbnfGrammar {
         while (changed) {
             changed = false;
             for (var e : rules.entrySet()) {
-                if (!nullable.contains(e.getKey()) && e.getValue().stream().anyMatch(alt -> alt.stream()
-                        .allMatch(s -> s.optional() || (s.ref() != null && nullable.contains(s.ref()))))) {
+                if (!nullable.contains(e.getKey())
+                        && e.getValue().stream()
+                                .anyMatch(alt -> alt.stream()
+                                        .allMatch(s ->
+                                                s.optional() || (s.ref() != null && nullable.contains(s.ref()))))) {
                     nullable.add(e.getKey());
                     changed = true;
                 }
@@ -408,8 +418,11 @@ public final class GbnfGrammar {
         for (String rule : rules.keySet()) {
             long[] w = nativeWalk(rule, walks, nullable, 0);
             if (w[0] > MAX_WALK_STEPS) {
-                throw new InvalidGrammarException(0, 0, "the grammar's rules branch into each other too often for"
-                        + " llama.cpp to check it (over " + MAX_WALK_STEPS + " steps); share fewer rules between alternatives");
+                throw new InvalidGrammarException(
+                        0,
+                        0,
+                        "the grammar's rules branch into each other too often for" + " llama.cpp to check it (over "
+                                + MAX_WALK_STEPS + " steps); share fewer rules between alternatives");
             }
             if (w[1] > MAX_REFERENCE_DEPTH) {
                 throw tooDeep(rule);
@@ -418,8 +431,11 @@ public final class GbnfGrammar {
     }
 
     private static InvalidGrammarException tooDeep(String rule) {
-        return new InvalidGrammarException(0, 0, "leftmost rule references " + (rule.startsWith("(") ? "" : "from '" + rule
-                + "' ") + "chain more than " + MAX_REFERENCE_DEPTH + " rules deep");
+        return new InvalidGrammarException(
+                0,
+                0,
+                "leftmost rule references " + (rule.startsWith("(") ? "" : "from '" + rule + "' ") + "chain more than "
+                        + MAX_REFERENCE_DEPTH + " rules deep");
     }
 
     /** {paths, longest path} of leftmost references from {@code rule}; paths saturate past the limit. */
@@ -455,13 +471,18 @@ public final class GbnfGrammar {
             return;
         }
         if (path.contains(rule)) {
-            String named = path.stream().filter(r -> !r.startsWith("(")).findFirst().orElse(rule);
+            String named =
+                    path.stream().filter(r -> !r.startsWith("(")).findFirst().orElse(rule);
             throw new InvalidGrammarException(0, 0, "rule '" + named + "' is left recursive");
         }
         if (path.size() >= MAX_REFERENCE_DEPTH) {
-            String named = path.stream().filter(r -> !r.startsWith("(")).findFirst().orElse(rule);
-            throw new InvalidGrammarException(0, 0, "leftmost rule references from '" + named + "' chain more than "
-                    + MAX_REFERENCE_DEPTH + " rules deep");
+            String named =
+                    path.stream().filter(r -> !r.startsWith("(")).findFirst().orElse(rule);
+            throw new InvalidGrammarException(
+                    0,
+                    0,
+                    "leftmost rule references from '" + named + "' chain more than " + MAX_REFERENCE_DEPTH
+                            + " rules deep");
         }
         path.add(rule);
         for (List<Sym> alt : rules.get(rule)) {

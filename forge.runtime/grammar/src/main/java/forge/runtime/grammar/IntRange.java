@@ -3,8 +3,7 @@ package forge.runtime.grammar;
 /** GBNF for integers in a range: a port of llama.cpp's {@code build_min_max_int}. */
 final class IntRange {
 
-    private IntRange() {
-    }
+    private IntRange() {}
 
     private static void digitRange(StringBuilder out, char from, char to) {
         out.append('[');
@@ -80,7 +79,11 @@ final class IntRange {
                 }
                 out.append(')');
             } else {
-                out.append('[').append(from.charAt(i)).append('-').append(to.charAt(i)).append(']');
+                out.append('[')
+                        .append(from.charAt(i))
+                        .append('-')
+                        .append(to.charAt(i))
+                        .append(']');
             }
         }
     }

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Converts JSON Schema to a GBNF grammar that llama.cpp's grammar sampler enforces while decoding,
@@ -31,51 +32,106 @@ public final class JsonSchemaGrammar {
 
     private static final String SPACE_RULE = "| \" \" | \"\\n\"{1,2} [ \\t]{0,20}";
 
-    private record Builtin(String content, List<String> deps) {
-    }
+    private record Builtin(String content, List<String> deps) {}
 
     private static final Map<String, Builtin> PRIMITIVES = Map.ofEntries(
             Map.entry("boolean", new Builtin("(\"true\" | \"false\")", List.of())),
             Map.entry("decimal-part", new Builtin("[0-9]{1,16}", List.of())),
             Map.entry("integral-part", new Builtin("[0] | [1-9] [0-9]{0,15}", List.of())),
-            Map.entry("number", new Builtin("(\"-\"? integral-part) (\".\" decimal-part)? ([eE] [-+]? integral-part)?",
-                    List.of("integral-part", "decimal-part"))),
+            Map.entry(
+                    "number",
+                    new Builtin(
+                            "(\"-\"? integral-part) (\".\" decimal-part)? ([eE] [-+]? integral-part)?",
+                            List.of("integral-part", "decimal-part"))),
             Map.entry("integer", new Builtin("(\"-\"? integral-part)", List.of("integral-part"))),
-            Map.entry("value", new Builtin("object | array | string | number | boolean | null",
-                    List.of("object", "array", "string", "number", "boolean", "null"))),
-            Map.entry("object", new Builtin("\"{\" space ( string \":\" space value (\",\" space string \":\" space value)* )? space \"}\"",
-                    List.of("string", "value"))),
-            Map.entry("array", new Builtin("\"[\" space ( value (\",\" space value)* )? space \"]\"", List.of("value"))),
-            Map.entry("uuid", new Builtin("\"\\\"\" [0-9a-fA-F]{8} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{12} \"\\\"\"",
-                    List.of())),
-            Map.entry("char", new Builtin("[^\"\\\\\\x7F\\x00-\\x1F] | [\\\\] ([\"\\\\bfnrt] | \"u\" [0-9a-fA-F]{4})", List.of())),
+            Map.entry(
+                    "value",
+                    new Builtin(
+                            "object | array | string | number | boolean | null",
+                            List.of("object", "array", "string", "number", "boolean", "null"))),
+            Map.entry(
+                    "object",
+                    new Builtin(
+                            "\"{\" space ( string \":\" space value (\",\" space string \":\" space value)* )? space \"}\"",
+                            List.of("string", "value"))),
+            Map.entry(
+                    "array", new Builtin("\"[\" space ( value (\",\" space value)* )? space \"]\"", List.of("value"))),
+            Map.entry(
+                    "uuid",
+                    new Builtin(
+                            "\"\\\"\" [0-9a-fA-F]{8} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{12} \"\\\"\"",
+                            List.of())),
+            Map.entry(
+                    "char",
+                    new Builtin(
+                            "[^\"\\\\\\x7F\\x00-\\x1F] | [\\\\] ([\"\\\\bfnrt] | \"u\" [0-9a-fA-F]{4})", List.of())),
             Map.entry("string", new Builtin("\"\\\"\" char* \"\\\"\"", List.of("char"))),
             Map.entry("null", new Builtin("\"null\"", List.of())),
             // llama.cpp's date admits 02-31; these admit only days that exist (Feb 29 left out).
-            Map.entry("date", new Builtin("[0-9]{4} \"-\" ( ( \"0\" [13578] | \"1\" [02] ) \"-\" ( \"0\" [1-9] | [1-2] [0-9] | \"3\" [0-1] )"
-                    + " | ( \"0\" [469] | \"11\" ) \"-\" ( \"0\" [1-9] | [1-2] [0-9] | \"30\" )"
-                    + " | \"02\" \"-\" ( \"0\" [1-9] | \"1\" [0-9] | \"2\" [0-8] ) )", List.of())),
-            Map.entry("time", new Builtin("([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9] \":\" [0-5] [0-9] ( \".\" [0-9]{3} )? ( \"Z\" | ( \"+\" | \"-\" ) ( \"0\" [0-9] | \"1\" [0-7] ) \":\" [0-5] [0-9] )",
-                    List.of())),
+            Map.entry(
+                    "date",
+                    new Builtin(
+                            "[0-9]{4} \"-\" ( ( \"0\" [13578] | \"1\" [02] ) \"-\" ( \"0\" [1-9] | [1-2] [0-9] | \"3\" [0-1] )"
+                                    + " | ( \"0\" [469] | \"11\" ) \"-\" ( \"0\" [1-9] | [1-2] [0-9] | \"30\" )"
+                                    + " | \"02\" \"-\" ( \"0\" [1-9] | \"1\" [0-9] | \"2\" [0-8] ) )",
+                            List.of())),
+            Map.entry(
+                    "time",
+                    new Builtin(
+                            "([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9] \":\" [0-5] [0-9] ( \".\" [0-9]{3} )? ( \"Z\" | ( \"+\" | \"-\" ) ( \"0\" [0-9] | \"1\" [0-7] ) \":\" [0-5] [0-9] )",
+                            List.of())),
             Map.entry("date-time", new Builtin("date \"T\" time", List.of("date", "time"))),
             Map.entry("date-string", new Builtin("\"\\\"\" date \"\\\"\"", List.of("date"))),
             Map.entry("time-string", new Builtin("\"\\\"\" time \"\\\"\"", List.of("time"))),
             Map.entry("date-time-string", new Builtin("\"\\\"\" date-time \"\\\"\"", List.of("date-time"))),
-            Map.entry("ipv4-string", new Builtin("\"\\\"\" ipv4-octet \".\" ipv4-octet \".\" ipv4-octet \".\" ipv4-octet \"\\\"\"",
-                    List.of("ipv4-octet"))),
-            Map.entry("ipv4-octet", new Builtin("\"25\" [0-5] | \"2\" [0-4] [0-9] | \"1\" [0-9] [0-9] | [1-9] [0-9] | [0-9]", List.of())));
+            Map.entry(
+                    "ipv4-string",
+                    new Builtin(
+                            "\"\\\"\" ipv4-octet \".\" ipv4-octet \".\" ipv4-octet \".\" ipv4-octet \"\\\"\"",
+                            List.of("ipv4-octet"))),
+            Map.entry(
+                    "ipv4-octet",
+                    new Builtin(
+                            "\"25\" [0-5] | \"2\" [0-4] [0-9] | \"1\" [0-9] [0-9] | [1-9] [0-9] | [0-9]", List.of())));
 
     /** The {@code format}s enforced, each by a primitive rule. */
-    private static final Map<String, String> FORMATS = Map.of("date", "date-string", "time", "time-string",
-            "date-time", "date-time-string", "uuid", "uuid", "ipv4", "ipv4-string");
+    private static final Map<String, String> FORMATS = Map.of(
+            "date",
+            "date-string",
+            "time",
+            "time-string",
+            "date-time",
+            "date-time-string",
+            "uuid",
+            "uuid",
+            "ipv4",
+            "ipv4-string");
 
     /** Keywords that constrain values in ways a context-free grammar cannot (or this one does not) enforce. */
-    private static final Set<String> UNSUPPORTED = Set.of("not", "if", "then", "else", "patternProperties",
-            "propertyNames", "dependentRequired", "dependentSchemas", "dependencies", "contains", "minContains",
-            "maxContains", "unevaluatedProperties", "unevaluatedItems", "multipleOf", "minProperties",
-            "maxProperties", "$dynamicRef", "$recursiveRef", "additionalItems");
+    private static final Set<String> UNSUPPORTED = Set.of(
+            "not",
+            "if",
+            "then",
+            "else",
+            "patternProperties",
+            "propertyNames",
+            "dependentRequired",
+            "dependentSchemas",
+            "dependencies",
+            "contains",
+            "minContains",
+            "maxContains",
+            "unevaluatedProperties",
+            "unevaluatedItems",
+            "multipleOf",
+            "minProperties",
+            "maxProperties",
+            "$dynamicRef",
+            "$recursiveRef",
+            "additionalItems");
 
-    private static final Set<String> TYPES = Set.of("object", "array", "string", "number", "integer", "boolean", "null");
+    private static final Set<String> TYPES =
+            Set.of("object", "array", "string", "number", "integer", "boolean", "null");
 
     /**
      * The longest property name that additional properties can be told apart from: the grammar of
@@ -95,6 +151,7 @@ public final class JsonSchemaGrammar {
     private Set<String> leftmostRefs = new HashSet<>();
     /** The schema whose {@code $ref}s resolve against, and the rule-name prefix of its refs. */
     private Object root;
+
     private String refPrefix = "";
 
     private JsonSchemaGrammar() {
@@ -161,7 +218,8 @@ public final class JsonSchemaGrammar {
         try {
             return PythonJson.compact(value);
         } catch (IllegalArgumentException e) {
-            throw new InvalidSchemaException("", "not a JSON value: " + value.getClass().getSimpleName());
+            throw new InvalidSchemaException(
+                    "", "not a JSON value: " + value.getClass().getSimpleName());
         }
     }
 
@@ -231,7 +289,10 @@ public final class JsonSchemaGrammar {
                 }
                 List<String> names = new ArrayList<>();
                 for (int i = 0; i < alts.size(); i++) {
-                    names.add(visit(alts.get(i), name + (name.isEmpty() ? "alternative-" : "-") + i, at + "/" + union + "/" + i));
+                    names.add(visit(
+                            alts.get(i),
+                            name + (name.isEmpty() ? "alternative-" : "-") + i,
+                            at + "/" + union + "/" + i));
                 }
                 return addRule(ruleName, String.join(" | ", names));
             }
@@ -271,8 +332,10 @@ public final class JsonSchemaGrammar {
             return addRule(ruleName, String.join(" | ", names));
         }
         if (type != null && !(type instanceof String t && TYPES.contains(t))) {
-            throw new InvalidSchemaException(at + "/type", "unknown type " + json(type)
-                    + "; expected one of object, array, string, number, integer, boolean, null");
+            throw new InvalidSchemaException(
+                    at + "/type",
+                    "unknown type " + json(type)
+                            + "; expected one of object, array, string, number, integer, boolean, null");
         }
         String t = type == null ? inferType(schema) : (String) type;
         return switch (t) {
@@ -288,7 +351,7 @@ public final class JsonSchemaGrammar {
     }
 
     /** Visits what comes after the opening "{" or "[": no ref met from here on is at the start of a rule that is being resolved. */
-    private String afterAToken(java.util.function.Supplier<String> visit) {
+    private String afterAToken(Supplier<String> visit) {
         Set<String> outer = leftmostRefs;
         leftmostRefs = new HashSet<>();
         try {
@@ -303,13 +366,22 @@ public final class JsonSchemaGrammar {
         if (s.containsKey("properties") || s.containsKey("additionalProperties") || s.containsKey("required")) {
             return "object";
         }
-        if (s.containsKey("items") || s.containsKey("prefixItems") || s.containsKey("minItems") || s.containsKey("maxItems")) {
+        if (s.containsKey("items")
+                || s.containsKey("prefixItems")
+                || s.containsKey("minItems")
+                || s.containsKey("maxItems")) {
             return "array";
         }
-        if (s.containsKey("pattern") || s.containsKey("format") || s.containsKey("minLength") || s.containsKey("maxLength")) {
+        if (s.containsKey("pattern")
+                || s.containsKey("format")
+                || s.containsKey("minLength")
+                || s.containsKey("maxLength")) {
             return "string";
         }
-        if (s.containsKey("minimum") || s.containsKey("maximum") || s.containsKey("exclusiveMinimum") || s.containsKey("exclusiveMaximum")) {
+        if (s.containsKey("minimum")
+                || s.containsKey("maximum")
+                || s.containsKey("exclusiveMinimum")
+                || s.containsKey("exclusiveMaximum")) {
             return "number";
         }
         return "";
@@ -318,19 +390,23 @@ public final class JsonSchemaGrammar {
     @SuppressWarnings("unchecked")
     private String resolveRef(String ref, String at) {
         if (!ref.startsWith("#")) {
-            throw new UnsupportedSchemaException(at, "$ref", "only local references (#/...) are supported, not '" + ref + "'");
+            throw new UnsupportedSchemaException(
+                    at, "$ref", "only local references (#/...) are supported, not '" + ref + "'");
         }
         String fragment = ref.substring(1);
         String refName = refPrefix + "ref" + fragment.replaceAll("[^a-zA-Z0-9-]+", "-");
         if (leftmostRefs.contains(ref)) {
-            throw new InvalidSchemaException(at, "$ref '" + ref + "' refers back to itself before anything is matched"
-                    + " (through $ref, anyOf, oneOf or allOf alone), which no grammar can decode");
+            throw new InvalidSchemaException(
+                    at,
+                    "$ref '" + ref + "' refers back to itself before anything is matched"
+                            + " (through $ref, anyOf, oneOf or allOf alone), which no grammar can decode");
         }
         if (!rules.containsKey(refName) && !refsBeingResolved.contains(ref)) {
             Object target = root;
             if (!fragment.isEmpty()) {
                 if (!fragment.startsWith("/")) {
-                    throw new UnsupportedSchemaException(at, "$ref", "anchor references ('" + ref + "') are not supported");
+                    throw new UnsupportedSchemaException(
+                            at, "$ref", "anchor references ('" + ref + "') are not supported");
                 }
                 for (String token : fragment.substring(1).split("/", -1)) {
                     String key = token.replace("~1", "/").replace("~0", "~");
@@ -374,11 +450,13 @@ public final class JsonSchemaGrammar {
         }
         Object additional = schema.get("additionalProperties");
         if (additional != null && !(additional instanceof Boolean) && !(additional instanceof Map<?, ?>)) {
-            throw new InvalidSchemaException(at + "/additionalProperties", "additionalProperties must be a boolean or a schema");
+            throw new InvalidSchemaException(
+                    at + "/additionalProperties", "additionalProperties must be a boolean or a schema");
         }
-        if (properties.isEmpty() && (Boolean.TRUE.equals(additional)
-                || (additional == null && "object".equals(schema.get("type")))
-                || (additional instanceof Map<?, ?> m && m.isEmpty()))) {
+        if (properties.isEmpty()
+                && (Boolean.TRUE.equals(additional)
+                        || (additional == null && "object".equals(schema.get("type")))
+                        || (additional instanceof Map<?, ?> m && m.isEmpty()))) {
             return addRule(ruleName, addPrimitive("object", "object"));
         }
         String sub = name.isEmpty() ? "" : name + "-";
@@ -388,7 +466,8 @@ public final class JsonSchemaGrammar {
         for (var e : properties.entrySet()) {
             String prop = e.getKey();
             String valueRule = visit(e.getValue(), sub + prop, at + "/properties/" + escape(prop));
-            kvRules.put(prop, addRule(sub + prop + "-kv", Gbnf.literal(json(prop)) + " space \":\" space " + valueRule));
+            kvRules.put(
+                    prop, addRule(sub + prop + "-kv", Gbnf.literal(json(prop)) + " space \":\" space " + valueRule));
             (required.contains(prop) ? requiredProps : optionalProps).add(prop);
         }
         if (additional != null && !Boolean.FALSE.equals(additional)) {
@@ -399,12 +478,15 @@ public final class JsonSchemaGrammar {
             for (String prop : properties.keySet()) {
                 int length = prop.codePointCount(0, prop.length());
                 if (length > MAX_EXCLUDED_NAME) {
-                    throw new UnsupportedSchemaException(at + "/additionalProperties", "additionalProperties",
+                    throw new UnsupportedSchemaException(
+                            at + "/additionalProperties",
+                            "additionalProperties",
                             "additional properties next to a property name of " + length + " characters (a grammar"
                                     + " can tell other names from names of at most " + MAX_EXCLUDED_NAME + ")");
                 }
             }
-            String keyRule = properties.isEmpty() ? addPrimitive("string", "string")
+            String keyRule = properties.isEmpty()
+                    ? addPrimitive("string", "string")
                     : addRule(subName + "-k", notStrings(new ArrayList<>(properties.keySet())));
             kvRules.put("*", addRule(subName + "-kv", keyRule + " \":\" space " + valueRule));
             optionalProps.add("*");
@@ -447,7 +529,9 @@ public final class JsonSchemaGrammar {
         String k = ks.get(0);
         String kv = kvRules.get(k);
         String commaRef = "( \",\" space " + kv + " )";
-        String res = firstIsOptional ? commaRef + (k.equals("*") ? "*" : "?") : kv + (k.equals("*") ? " " + commaRef + "*" : "");
+        String res = firstIsOptional
+                ? commaRef + (k.equals("*") ? "*" : "?")
+                : kv + (k.equals("*") ? " " + commaRef + "*" : "");
         if (ks.size() > 1) {
             res += " " + addRule(sub + k + "-rest", recursiveRefs(ks.subList(1, ks.size()), true, kvRules, sub));
         }
@@ -456,8 +540,7 @@ public final class JsonSchemaGrammar {
 
     /** A JSON string that is none of {@code strings} (llama.cpp's _not_strings, over a trie). */
     private String notStrings(List<String> strings) {
-        record Node(TreeMap<Integer, Node> children, boolean[] end) {
-        }
+        record Node(TreeMap<Integer, Node> children, boolean[] end) {}
         Node trie = new Node(new TreeMap<>(), new boolean[1]);
         for (String s : strings) {
             Node n = trie;
@@ -489,7 +572,11 @@ public final class JsonSchemaGrammar {
                     }
                 }
                 if (!node.children.isEmpty()) {
-                    out.append(" | [^\"").append(rejects).append("] ").append(charRule).append('*');
+                    out.append(" | [^\"")
+                            .append(rejects)
+                            .append("] ")
+                            .append(charRule)
+                            .append('*');
                 }
             }
         }
@@ -524,13 +611,15 @@ public final class JsonSchemaGrammar {
         }
         checkRepetitions(min, at + "/minItems", "minItems");
         checkRepetitions(max, at + "/maxItems", "maxItems");
-        Object prefix = schema.containsKey("prefixItems") ? schema.get("prefixItems")
+        Object prefix = schema.containsKey("prefixItems")
+                ? schema.get("prefixItems")
                 : schema.get("items") instanceof List<?> l ? l : null;
         if (prefix != null) {
             // A tuple: exactly its items (what llama.cpp generates; extra items are never needed).
             List<Object> items = list(prefix, at + (schema.containsKey("prefixItems") ? "/prefixItems" : "/items"));
             if (items.size() < min || items.size() > max) {
-                throw new UnsupportedSchemaException(at, "prefixItems", "a tuple whose length differs from minItems/maxItems");
+                throw new UnsupportedSchemaException(
+                        at, "prefixItems", "a tuple whose length differs from minItems/maxItems");
             }
             StringBuilder rule = new StringBuilder("\"[\" space ");
             for (int i = 0; i < items.size(); i++) {
@@ -556,7 +645,8 @@ public final class JsonSchemaGrammar {
                 throw new InvalidSchemaException(at + "/pattern", "pattern must be a string");
             }
             if (schema.containsKey("format") || schema.containsKey("minLength") || schema.containsKey("maxLength")) {
-                throw new UnsupportedSchemaException(at + "/pattern", "pattern", "pattern together with format, minLength or maxLength");
+                throw new UnsupportedSchemaException(
+                        at + "/pattern", "pattern", "pattern together with format, minLength or maxLength");
             }
             return new RegexToGbnf(this, p, ruleName, at + "/pattern").rule();
         }
@@ -566,13 +656,18 @@ public final class JsonSchemaGrammar {
             }
             String primitive = FORMATS.get(f);
             if (primitive == null) {
-                throw new UnsupportedSchemaException(at + "/format", "format: " + f,
+                throw new UnsupportedSchemaException(
+                        at + "/format",
+                        "format: " + f,
                         "supported formats are " + String.join(", ", new TreeMap<>(FORMATS).keySet()));
             }
             if (schema.containsKey("minLength") || schema.containsKey("maxLength")) {
-                throw new UnsupportedSchemaException(at + "/format", "format", "format together with minLength or maxLength");
+                throw new UnsupportedSchemaException(
+                        at + "/format", "format", "format together with minLength or maxLength");
             }
-            return primitive.equals("uuid") ? visitPrimitive(ruleName, "uuid") : addRule(ruleName, addPrimitive(primitive, primitive));
+            return primitive.equals("uuid")
+                    ? visitPrimitive(ruleName, "uuid")
+                    : addRule(ruleName, addPrimitive(primitive, primitive));
         }
         int min = intOr(schema, "minLength", 0, at);
         int max = intOr(schema, "maxLength", Integer.MAX_VALUE, at);
@@ -605,7 +700,8 @@ public final class JsonSchemaGrammar {
             }
             return item + "{" + min + "," + (hasMax ? Integer.toString(max) : "") + "}";
         }
-        String result = item + " " + repetition("(" + separator + " " + item + ")", min == 0 ? 0 : min - 1, hasMax ? max - 1 : max, "");
+        String result = item + " "
+                + repetition("(" + separator + " " + item + ")", min == 0 ? 0 : min - 1, hasMax ? max - 1 : max, "");
         if (min != 0) {
             return result;
         }
@@ -634,8 +730,11 @@ public final class JsonSchemaGrammar {
      */
     static void checkRepetitions(int count, String pointer, String keyword) {
         if (count != Integer.MAX_VALUE && count > GbnfGrammar.MAX_REPETITIONS) {
-            throw new UnsupportedSchemaException(pointer, keyword, keyword + " " + count + " is over the limit of "
-                    + GbnfGrammar.MAX_REPETITIONS + " repetitions a grammar can enforce");
+            throw new UnsupportedSchemaException(
+                    pointer,
+                    keyword,
+                    keyword + " " + count + " is over the limit of " + GbnfGrammar.MAX_REPETITIONS
+                            + " repetitions a grammar can enforce");
         }
     }
 

@@ -24,8 +24,7 @@ final class JsonStringText {
     /** The unsafe characters a class may stand for, with their escapes. */
     private static final int[] ESCAPABLE = {'"', '\\', '\n', '\r', '\t'};
 
-    private JsonStringText() {
-    }
+    private JsonStringText() {}
 
     /** One rule body (GBNF, without {@code name ::=}) rewritten; rule references stay as they are. */
     static String encode(String body) {
@@ -93,12 +92,13 @@ final class JsonStringText {
             to.appendCodePoint(Integer.parseInt(s.substring(i + 2, i + 2 + hex), 16));
             return i + 2 + hex;
         }
-        to.append(switch (e) {
-            case 'n' -> '\n';
-            case 'r' -> '\r';
-            case 't' -> '\t';
-            default -> e; // \\ \" \[ \] \-
-        });
+        to.append(
+                switch (e) {
+                    case 'n' -> '\n';
+                    case 'r' -> '\r';
+                    case 't' -> '\t';
+                    default -> e; // \\ \" \[ \] \-
+                });
         return i + 2;
     }
 

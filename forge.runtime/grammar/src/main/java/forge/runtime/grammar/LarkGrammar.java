@@ -90,33 +90,24 @@ public final class LarkGrammar {
             SQL_COMMENT: /--[^\\n]*/
             """;
 
-    private sealed interface Node permits Lit, Range, Re, Ref, Seq, Alt, Rep {
-    }
+    private sealed interface Node permits Lit, Range, Re, Ref, Seq, Alt, Rep {}
 
-    private record Lit(String text, boolean caseless) implements Node {
-    }
+    private record Lit(String text, boolean caseless) implements Node {}
 
-    private record Range(int from, int to) implements Node {
-    }
+    private record Range(int from, int to) implements Node {}
 
-    private record Re(String regex, int pos) implements Node {
-    }
+    private record Re(String regex, int pos) implements Node {}
 
-    private record Ref(String name, int pos) implements Node {
-    }
+    private record Ref(String name, int pos) implements Node {}
 
-    private record Seq(List<Node> items) implements Node {
-    }
+    private record Seq(List<Node> items) implements Node {}
 
-    private record Alt(List<Node> alternatives) implements Node {
-    }
+    private record Alt(List<Node> alternatives) implements Node {}
 
     /** {@code max} -1: no bound. */
-    private record Rep(Node item, int min, int max) implements Node {
-    }
+    private record Rep(Node item, int min, int max) implements Node {}
 
-    private record Def(Node body, int pos) {
-    }
+    private record Def(Node body, int pos) {}
 
     private static final Pattern NAME = Pattern.compile("[_a-zA-Z][_a-zA-Z0-9]*");
 
@@ -265,14 +256,18 @@ public final class LarkGrammar {
         switch (n) {
             case Ref r -> {
                 if (!defs.containsKey(r.name())) {
-                    throw error(r.pos(), "'" + r.name() + "' is used but not defined"
-                            + (r.name().equals(r.name().toUpperCase()) ? " (a common terminal needs '%import common." + r.name() + "')" : ""));
+                    throw error(
+                            r.pos(),
+                            "'" + r.name() + "' is used but not defined"
+                                    + (r.name().equals(r.name().toUpperCase())
+                                            ? " (a common terminal needs '%import common." + r.name() + "')"
+                                            : ""));
                 }
             }
             case Seq s -> s.items().forEach(this::checkRefs);
             case Alt a -> a.alternatives().forEach(this::checkRefs);
             case Rep r -> checkRefs(r.item());
-            default -> { }
+            default -> {}
         }
     }
 
@@ -308,7 +303,10 @@ public final class LarkGrammar {
         }
         blanks();
         if (peek() != ':') {
-            throw error(pos, "expected ':' after '" + name + "'" + (peek() == '=' ? " (Lark writes rules 'name: ...', not with '=')" : ""));
+            throw error(
+                    pos,
+                    "expected ':' after '" + name + "'"
+                            + (peek() == '=' ? " (Lark writes rules 'name: ...', not with '=')" : ""));
         }
         pos++;
         Node body = expansions();
@@ -328,14 +326,17 @@ public final class LarkGrammar {
             case "ignore" -> {
                 ignored.add(expr());
             }
-            default -> throw error(start, "'%" + word + "' is not supported (only %import common.NAME and %ignore are)");
+            default ->
+                throw error(start, "'%" + word + "' is not supported (only %import common.NAME and %ignore are)");
         }
     }
 
     private void importDirective(int start) {
         List<String> path = new ArrayList<>();
         if (peek() == '.') {
-            throw error(start, "relative imports ('%import .name') are not supported: only Lark's 'common' terminals are here");
+            throw error(
+                    start,
+                    "relative imports ('%import .name') are not supported: only Lark's 'common' terminals are here");
         }
         path.add(name());
         while (peek() == '.') {
@@ -378,7 +379,10 @@ public final class LarkGrammar {
             names.put(alias, n);
         }
         if (!path.equals(List.of("common"))) {
-            throw error(start, "'%import " + String.join(".", path) + "' is not supported: only Lark's 'common' terminals can be imported here");
+            throw error(
+                    start,
+                    "'%import " + String.join(".", path)
+                            + "' is not supported: only Lark's 'common' terminals can be imported here");
         }
         for (var e : names.entrySet()) {
             importCommon(e.getValue(), e.getKey(), start);
@@ -408,8 +412,12 @@ public final class LarkGrammar {
                 }
                 yield new Ref(local, at);
             }
-            case Seq s -> new Seq(s.items().stream().map(i -> renamed(i, common, at)).toList());
-            case Alt a -> new Alt(a.alternatives().stream().map(i -> renamed(i, common, at)).toList());
+            case Seq s ->
+                new Seq(s.items().stream().map(i -> renamed(i, common, at)).toList());
+            case Alt a ->
+                new Alt(a.alternatives().stream()
+                        .map(i -> renamed(i, common, at))
+                        .toList());
             case Rep r -> new Rep(renamed(r.item(), common, at), r.min(), r.max());
             default -> n;
         };
@@ -499,8 +507,10 @@ public final class LarkGrammar {
                 throw error(at, "'~ " + min + ".." + max + "': the maximum is less than the minimum");
             }
             if (max > GbnfGrammar.MAX_REPETITIONS) {
-                throw error(at, "'~' repeats " + max + " times, over the limit of " + GbnfGrammar.MAX_REPETITIONS
-                        + " repetitions a grammar can enforce");
+                throw error(
+                        at,
+                        "'~' repeats " + max + " times, over the limit of " + GbnfGrammar.MAX_REPETITIONS
+                                + " repetitions a grammar can enforce");
             }
             return new Rep(atom, min, max);
         }
@@ -532,7 +542,10 @@ public final class LarkGrammar {
             blanks();
             char close = c == '(' ? ')' : ']';
             if (peek() != close) {
-                throw error(pos, "expected '" + close + "'" + (eof() ? " before the end of the grammar" : ", found '" + peek() + "'"));
+                throw error(
+                        pos,
+                        "expected '" + close + "'"
+                                + (eof() ? " before the end of the grammar" : ", found '" + peek() + "'"));
             }
             depth--;
             pos++;
@@ -605,7 +618,8 @@ public final class LarkGrammar {
                 default -> 0;
             };
             if (hex > 0) {
-                if (pos + hex > src.length() || !src.substring(pos, pos + hex).chars().allMatch(d -> Character.digit(d, 16) >= 0)) {
+                if (pos + hex > src.length()
+                        || !src.substring(pos, pos + hex).chars().allMatch(d -> Character.digit(d, 16) >= 0)) {
                     throw error(pos, "'\\" + e + "' needs " + hex + " hex digits");
                 }
                 int cp = Integer.parseInt(src.substring(pos, pos + hex), 16);
@@ -689,7 +703,8 @@ public final class LarkGrammar {
         String emit(Node n, boolean inRule) {
             String after = inRule && !ignore.isEmpty() ? " " + ignore : "";
             return switch (n) {
-                case Lit l when l.caseless() -> {
+                case Lit l
+                when l.caseless() -> {
                     StringBuilder sb = new StringBuilder("(");
                     l.text().codePoints().forEach(cp -> {
                         int lower = Character.toLowerCase(cp);
@@ -718,30 +733,50 @@ public final class LarkGrammar {
                     String name = regexRules.get(r.regex());
                     if (name == null) {
                         try {
-                            name = RegexToGbnf.text(sink, r.regex(), prefix + "-0re" + (regexRules.size() + 1), "line " + line(r.pos())).rule();
+                            name = RegexToGbnf.text(
+                                            sink,
+                                            r.regex(),
+                                            prefix + "-0re" + (regexRules.size() + 1),
+                                            "line " + line(r.pos()))
+                                    .rule();
                         } catch (SchemaGrammarException e) {
-                            throw error(r.pos(), "the regular expression /" + r.regex() + "/ cannot be enforced: " + e.getMessage());
+                            throw error(
+                                    r.pos(),
+                                    "the regular expression /" + r.regex() + "/ cannot be enforced: " + e.getMessage());
                         }
                         regexRules.put(r.regex(), name);
                     }
                     yield name + after;
                 }
                 case Ref r -> rule(r.name()) + (terminal(r.name()) ? after : "");
-                case Seq s -> s.items().isEmpty() ? "\"\"" : String.join(" ", s.items().stream().map(i -> emit(i, inRule)).toList());
+                case Seq s ->
+                    s.items().isEmpty()
+                            ? "\"\""
+                            : String.join(
+                                    " ",
+                                    s.items().stream().map(i -> emit(i, inRule)).toList());
                 case Alt a -> "(" + alternatives(a.alternatives(), inRule) + ")";
                 case Rep r -> {
                     String item = "(" + emit(r.item(), inRule) + ")";
                     if (r.max() == 0) {
                         yield "\"\"";
                     }
-                    yield item + (r.min() == 0 && r.max() == 1 ? "?" : r.min() == 0 && r.max() < 0 ? "*" : r.min() == 1 && r.max() < 0 ? "+"
-                            : "{" + r.min() + "," + (r.max() < 0 ? "" : Integer.toString(r.max())) + "}");
+                    yield item
+                            + (r.min() == 0 && r.max() == 1
+                                    ? "?"
+                                    : r.min() == 0 && r.max() < 0
+                                            ? "*"
+                                            : r.min() == 1 && r.max() < 0
+                                                    ? "+"
+                                                    : "{" + r.min() + ","
+                                                            + (r.max() < 0 ? "" : Integer.toString(r.max())) + "}");
                 }
             };
         }
 
         String alternatives(List<Node> alternatives, boolean inRule) {
-            return String.join(" | ", alternatives.stream().map(a -> emit(a, inRule)).toList());
+            return String.join(
+                    " | ", alternatives.stream().map(a -> emit(a, inRule)).toList());
         }
 
         /** A definition's body; direct left recursion ({@code a: a x | y}) as repetition ({@code (y) (x)*}). */
@@ -752,7 +787,9 @@ public final class LarkGrammar {
             List<Node> bases = new ArrayList<>();
             for (Node alt : alternatives) {
                 List<Node> items = alt instanceof Seq s ? s.items() : List.of(alt);
-                if (!items.isEmpty() && items.getFirst() instanceof Ref r && r.name().equals(name)) {
+                if (!items.isEmpty()
+                        && items.getFirst() instanceof Ref r
+                        && r.name().equals(name)) {
                     tails.add(new Seq(items.subList(1, items.size())));
                 } else {
                     bases.add(alt);
@@ -785,19 +822,28 @@ public final class LarkGrammar {
         StringBuilder out = new StringBuilder();
         for (String rule : reachable(name, rules)) {
             String body = rules.get(rule);
-            out.append(rule).append(" ::= ").append(encoding == Encoding.JSON_STRING ? JsonStringText.encode(body) : body).append('\n');
+            out.append(rule)
+                    .append(" ::= ")
+                    .append(encoding == Encoding.JSON_STRING ? JsonStringText.encode(body) : body)
+                    .append('\n');
         }
         String grammar = out.toString();
         try {
             GbnfGrammar.check("root ::= " + name + "\n" + grammar);
         } catch (GbnfGrammar.InvalidGrammarException x) {
-            throw new LarkGrammarException("the grammar", x.getMessage().replace(name + "-", "")
-                    .replaceFirst("^invalid grammar( at line \\d+, column \\d+)?: ", "its GBNF translation is refused: "));
+            throw new LarkGrammarException(
+                    "the grammar",
+                    x.getMessage()
+                            .replace(name + "-", "")
+                            .replaceFirst(
+                                    "^invalid grammar( at line \\d+, column \\d+)?: ",
+                                    "its GBNF translation is refused: "));
         }
         return grammar;
     }
 
-    private static final Pattern WORD = Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"|\\[(?:[^\\]\\\\]|\\\\.)*]|([a-zA-Z0-9-]+)");
+    private static final Pattern WORD =
+            Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"|\\[(?:[^\\]\\\\]|\\\\.)*]|([a-zA-Z0-9-]+)");
 
     /** The rules {@code start} uses, itself first, in the order met. */
     private static Set<String> reachable(String start, Map<String, String> rules) {

@@ -1,6 +1,7 @@
 package forge.runtime.grammar;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Map;
 import java.util.Objects;
 
@@ -11,8 +12,7 @@ import java.util.Objects;
  */
 final class NumberRules {
 
-    private NumberRules() {
-    }
+    private NumberRules() {}
 
     /** Integer bounds, with draft 4's boolean exclusive flags and later drafts' numeric ones. */
     private record Bounds(BigDecimal min, boolean minExclusive, BigDecimal max, boolean maxExclusive) {
@@ -60,14 +60,14 @@ final class NumberRules {
         long min = Long.MIN_VALUE;
         long max = Long.MAX_VALUE;
         if (b.min() != null) {
-            BigDecimal m = b.min().setScale(0, java.math.RoundingMode.CEILING);
+            BigDecimal m = b.min().setScale(0, RoundingMode.CEILING);
             if (b.minExclusive() && m.compareTo(b.min()) == 0) {
                 m = m.add(BigDecimal.ONE);
             }
             min = m.max(LONG_MIN).longValueExact();
         }
         if (b.max() != null) {
-            BigDecimal m = b.max().setScale(0, java.math.RoundingMode.FLOOR);
+            BigDecimal m = b.max().setScale(0, RoundingMode.FLOOR);
             if (b.maxExclusive() && m.compareTo(b.max()) == 0) {
                 m = m.subtract(BigDecimal.ONE);
             }
@@ -92,12 +92,18 @@ final class NumberRules {
             return g.visitPrimitive(ruleName, "number");
         }
         if (b.minExclusive() || b.maxExclusive()) {
-            throw new UnsupportedSchemaException(at, b.minExclusive() ? "exclusiveMinimum" : "exclusiveMaximum",
+            throw new UnsupportedSchemaException(
+                    at,
+                    b.minExclusive() ? "exclusiveMinimum" : "exclusiveMaximum",
                     "exclusive bounds are enforced for integers only");
         }
         for (BigDecimal v : new BigDecimal[] {b.min(), b.max()}) {
-            if (v != null && (v.stripTrailingZeros().scale() > 0 || v.abs().compareTo(BigDecimal.valueOf(1_000_000_000_000L)) > 0)) {
-                throw new UnsupportedSchemaException(at, v == b.min() ? "minimum" : "maximum",
+            if (v != null
+                    && (v.stripTrailingZeros().scale() > 0
+                            || v.abs().compareTo(BigDecimal.valueOf(1_000_000_000_000L)) > 0)) {
+                throw new UnsupportedSchemaException(
+                        at,
+                        v == b.min() ? "minimum" : "maximum",
                         "number bounds must be integers of at most 12 digits to be enforced");
             }
         }
@@ -148,7 +154,6 @@ final class NumberRules {
         return ints.append(") (\".\" ").append(frac).append(")? | ").append(top).toString();
     }
 
-
     private static BigDecimal decimal(Map<String, Object> schema, String key, String at) {
         Object v = schema.get(key);
         if (v == null) {
@@ -163,9 +168,9 @@ final class NumberRules {
     /** A number exactly as written; JSON has no infinities, but a literal past a double's range (1e400) reads as one. */
     static BigDecimal finite(Number n, String at, String key) {
         if ((n instanceof Double || n instanceof Float) && !Double.isFinite(n.doubleValue())) {
-            throw new InvalidSchemaException(at + "/" + key, key + " must be a finite number, not one beyond a double's range");
+            throw new InvalidSchemaException(
+                    at + "/" + key, key + " must be a finite number, not one beyond a double's range");
         }
         return new BigDecimal(n.toString());
     }
-
 }

@@ -20,7 +20,8 @@ import java.util.Set;
  */
 final class RegexToGbnf {
 
-    private static final Set<Character> NON_LITERAL = Set.of('|', '.', '(', ')', '[', ']', '{', '}', '*', '+', '?', '^', '$');
+    private static final Set<Character> NON_LITERAL =
+            Set.of('|', '.', '(', ')', '[', ']', '{', '}', '*', '+', '?', '^', '$');
     private static final String JSON_UNSAFE = "\"\\\\\\x00-\\x1F\\x7F";
 
     /**
@@ -42,6 +43,7 @@ final class RegexToGbnf {
     private final JsonSchemaGrammar grammar;
     /** Plain text rather than a JSON string's content: see {@link #text}. */
     private final boolean text;
+
     private final String pattern;
     private final String name;
     private final String at;
@@ -77,7 +79,8 @@ final class RegexToGbnf {
 
     private RuntimeException unsupported(String why) {
         if (text) {
-            return new LarkGrammarException(at, "the regular expression /" + sub() + "/ is outside the supported subset: " + why);
+            return new LarkGrammarException(
+                    at, "the regular expression /" + sub() + "/ is outside the supported subset: " + why);
         }
         return new UnsupportedSchemaException(at, "pattern", "'" + pattern + "': " + why);
     }
@@ -274,7 +277,8 @@ final class RegexToGbnf {
                             continue;
                         }
                         if (n == 0) {
-                            throw unsupported("unsupported escape in character class: " + sub.substring(i, Math.min(i + 2, length)));
+                            throw unsupported("unsupported escape in character class: "
+                                    + sub.substring(i, Math.min(i + 2, length)));
                         }
                         cls.append(sub, i, i + n);
                         i += n;
@@ -354,9 +358,11 @@ final class RegexToGbnf {
                 if (last.literal()) {
                     item = "\"" + last.text() + "\"";
                 } else {
-                    item = subRuleIds.computeIfAbsent(last.text(), t -> grammar.addRule(name + "-" + (subRuleIds.size() + 1), t));
+                    item = subRuleIds.computeIfAbsent(
+                            last.text(), t -> grammar.addRule(name + "-" + (subRuleIds.size() + 1), t));
                 }
-                seq.add(new Piece(JsonSchemaGrammar.repetition(item, min, max, ""), false, min == 0 || last.nullable()));
+                seq.add(new Piece(
+                        JsonSchemaGrammar.repetition(item, min, max, ""), false, min == 0 || last.nullable()));
             } else if (c == '\\' && i + 1 < length && shorthand(sub.charAt(i + 1)) != null) {
                 seq.add(new Piece("[" + shorthand(sub.charAt(i + 1)) + "]", false));
                 i += 2;
@@ -391,8 +397,11 @@ final class RegexToGbnf {
                         }
                     } else if (d == '"' && !text) {
                         throw unsupported("a quote would need escaping in the JSON string");
-                    } else if (!NON_LITERAL.contains(d) && (i == length - 1 || literal.isEmpty()
-                            || sub.charAt(i + 1) == '.' || !NON_LITERAL.contains(sub.charAt(i + 1)))) {
+                    } else if (!NON_LITERAL.contains(d)
+                            && (i == length - 1
+                                    || literal.isEmpty()
+                                    || sub.charAt(i + 1) == '.'
+                                    || !NON_LITERAL.contains(sub.charAt(i + 1)))) {
                         literal.append(d == '"' ? "\\\"" : String.valueOf(d));
                         i++;
                     } else {

@@ -9,8 +9,10 @@ public final class UnsupportedSchemaException extends SchemaGrammarException {
     private final String feature;
 
     public UnsupportedSchemaException(String pointer, String feature, String detail) {
-        super(pointer, "unsupported JSON schema feature '" + feature + "' at '" + pointer + "'"
-                + (detail.isEmpty() ? "" : ": " + detail) + "; it cannot be enforced while decoding");
+        super(
+                pointer,
+                "unsupported JSON schema feature '" + feature + "' at '" + pointer + "'"
+                        + (detail.isEmpty() ? "" : ": " + detail) + "; it cannot be enforced while decoding");
         this.feature = feature;
     }
 

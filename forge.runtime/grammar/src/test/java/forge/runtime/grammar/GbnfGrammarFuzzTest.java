@@ -17,8 +17,32 @@ import org.junit.jupiter.api.Timeout;
  */
 class GbnfGrammarFuzzTest {
 
-    @DictionaryEntries({"::=", "root", " | ", "(", ")", "[^", "]", "\"", "*", "+", "?", "{0,", "{2000}", "\\x00", "\\u00e9",
-            "\\U0001F600", "\\\\", "<|im_end|>", "<[", "!", ".", "# ", "\n", "a-z"})
+    @DictionaryEntries({
+        "::=",
+        "root",
+        " | ",
+        "(",
+        ")",
+        "[^",
+        "]",
+        "\"",
+        "*",
+        "+",
+        "?",
+        "{0,",
+        "{2000}",
+        "\\x00",
+        "\\u00e9",
+        "\\U0001F600",
+        "\\\\",
+        "<|im_end|>",
+        "<[",
+        "!",
+        ".",
+        "# ",
+        "\n",
+        "a-z"
+    })
     @FuzzTest(maxDuration = "30s")
     @Timeout(10)
     void check(byte[] data) {

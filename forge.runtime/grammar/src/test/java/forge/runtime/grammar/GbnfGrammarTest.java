@@ -27,8 +27,10 @@ class GbnfGrammarTest {
     /** The one literal escaper's output, tabs, CR and LF included, is a literal llama.cpp reads. */
     @Test
     void acceptsEveryLiteralTheToolkitWrites() {
-        assertDoesNotThrow(() -> GbnfGrammar.check("root ::= " + Gbnf.literal("tab\there \"q\" \\ \r\n <|\"|> [x] -") + "\n"));
-        assertDoesNotThrow(() -> GbnfGrammar.check("root ::= \"raw\ttab\"\n"), "llama.cpp reads a raw tab inside quotes too");
+        assertDoesNotThrow(
+                () -> GbnfGrammar.check("root ::= " + Gbnf.literal("tab\there \"q\" \\ \r\n <|\"|> [x] -") + "\n"));
+        assertDoesNotThrow(
+                () -> GbnfGrammar.check("root ::= \"raw\ttab\"\n"), "llama.cpp reads a raw tab inside quotes too");
     }
 
     @Test
@@ -99,13 +101,25 @@ class GbnfGrammarTest {
         // llama.cpp walks every path of leftmost references anew: 2^40 here, hours on the engine thread.
         StringBuilder g = new StringBuilder("root ::= r0\n");
         for (int i = 0; i < 40; i++) {
-            g.append('r').append(i).append(" ::= r").append(i + 1).append(" | r").append(i + 1).append(" \"a\"\n");
+            g.append('r')
+                    .append(i)
+                    .append(" ::= r")
+                    .append(i + 1)
+                    .append(" | r")
+                    .append(i + 1)
+                    .append(" \"a\"\n");
         }
         g.append("r40 ::= \"b\"\n");
         assertTrue(invalid(g.toString()).getMessage().contains("branch into each other too often"));
         StringBuilder small = new StringBuilder("root ::= r0\n");
         for (int i = 0; i < 10; i++) {
-            small.append('r').append(i).append(" ::= r").append(i + 1).append(" | r").append(i + 1).append(" \"a\"\n");
+            small.append('r')
+                    .append(i)
+                    .append(" ::= r")
+                    .append(i + 1)
+                    .append(" | r")
+                    .append(i + 1)
+                    .append(" \"a\"\n");
         }
         small.append("r10 ::= \"b\"\n");
         assertDoesNotThrow(() -> GbnfGrammar.check(small.toString()));

@@ -13,27 +13,20 @@ import java.util.Map;
  */
 final class GbnfMatcher {
 
-    private sealed interface Expr permits Text, Chars, Ref, Seq, Alt, Rep {
-    }
+    private sealed interface Expr permits Text, Chars, Ref, Seq, Alt, Rep {}
 
-    private record Text(int[] cps) implements Expr {
-    }
+    private record Text(int[] cps) implements Expr {}
 
     /** {@code ranges} pairs lo, hi. */
-    private record Chars(List<int[]> ranges, boolean negated) implements Expr {
-    }
+    private record Chars(List<int[]> ranges, boolean negated) implements Expr {}
 
-    private record Ref(String name) implements Expr {
-    }
+    private record Ref(String name) implements Expr {}
 
-    private record Seq(List<Expr> items) implements Expr {
-    }
+    private record Seq(List<Expr> items) implements Expr {}
 
-    private record Alt(List<Expr> alternatives) implements Expr {
-    }
+    private record Alt(List<Expr> alternatives) implements Expr {}
 
-    private record Rep(Expr item, int min, int max) implements Expr {
-    }
+    private record Rep(Expr item, int min, int max) implements Expr {}
 
     private interface Then {
         boolean at(int pos);

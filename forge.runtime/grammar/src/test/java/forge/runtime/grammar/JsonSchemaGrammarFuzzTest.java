@@ -30,16 +30,62 @@ class JsonSchemaGrammarFuzzTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     static {
-        JSON.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build());
+        JSON.getFactory()
+                .setStreamReadConstraints(
+                        StreamReadConstraints.builder().maxNestingDepth(64).build());
     }
 
-    @DictionaryEntries({"\"type\"", "\"object\"", "\"array\"", "\"string\"", "\"integer\"", "\"number\"", "\"boolean\"",
-            "\"null\"", "\"properties\"", "\"required\"", "\"additionalProperties\"", "\"items\"", "\"prefixItems\"",
-            "\"minItems\"", "\"maxItems\"", "\"uniqueItems\"", "\"minLength\"", "\"maxLength\"", "\"pattern\"", "\"format\"",
-            "\"date\"", "\"time\"", "\"date-time\"", "\"uuid\"", "\"ipv4\"", "\"minimum\"", "\"maximum\"",
-            "\"exclusiveMinimum\"", "\"exclusiveMaximum\"", "\"enum\"", "\"const\"", "\"anyOf\"", "\"oneOf\"", "\"allOf\"",
-            "\"$ref\"", "\"#/$defs/\"", "\"#/definitions/\"", "\"$defs\"", "\"definitions\"", "\"nullable\"", "\"not\"",
-            "\"^\"", "\"$\"", "[a-z]", "\\\\d", "{2,}", "(?:", "1e308", "-9223372036854775809"})
+    @DictionaryEntries({
+        "\"type\"",
+        "\"object\"",
+        "\"array\"",
+        "\"string\"",
+        "\"integer\"",
+        "\"number\"",
+        "\"boolean\"",
+        "\"null\"",
+        "\"properties\"",
+        "\"required\"",
+        "\"additionalProperties\"",
+        "\"items\"",
+        "\"prefixItems\"",
+        "\"minItems\"",
+        "\"maxItems\"",
+        "\"uniqueItems\"",
+        "\"minLength\"",
+        "\"maxLength\"",
+        "\"pattern\"",
+        "\"format\"",
+        "\"date\"",
+        "\"time\"",
+        "\"date-time\"",
+        "\"uuid\"",
+        "\"ipv4\"",
+        "\"minimum\"",
+        "\"maximum\"",
+        "\"exclusiveMinimum\"",
+        "\"exclusiveMaximum\"",
+        "\"enum\"",
+        "\"const\"",
+        "\"anyOf\"",
+        "\"oneOf\"",
+        "\"allOf\"",
+        "\"$ref\"",
+        "\"#/$defs/\"",
+        "\"#/definitions/\"",
+        "\"$defs\"",
+        "\"definitions\"",
+        "\"nullable\"",
+        "\"not\"",
+        "\"^\"",
+        "\"$\"",
+        "[a-z]",
+        "\\\\d",
+        "{2,}",
+        "(?:",
+        "1e308",
+        "-9223372036854775809"
+    })
     @FuzzTest(maxDuration = "30s")
     @Timeout(10)
     void convert(byte[] data) {
@@ -65,7 +111,10 @@ class JsonSchemaGrammarFuzzTest {
         JsonNode node;
         try {
             // Strict UTF-8 first, as the server decodes bodies: Jackson would guess UTF-16 or UTF-32 from the bytes.
-            node = JSON.readTree(StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(data)).toString());
+            node = JSON.readTree(StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(ByteBuffer.wrap(data))
+                    .toString());
         } catch (CharacterCodingException | JacksonException notJson) {
             return null;
         }

@@ -17,15 +17,43 @@ import org.junit.jupiter.api.Timeout;
 class LarkGrammarFuzzTest {
 
     // Entries without quotes, backslashes or newlines, which libFuzzer's dictionary format would need escaped.
-    @DictionaryEntries({"start", ":", " | ", "(", ")", "[", "]", "/", "*", "+", "?", "~ 2..3", "->", "%import common.",
-            "%ignore", "WS", "NUMBER", "LF", "//", "..", "?rule", ".2", "{", "(?", "%declare", "[^a-z]", "{1,3}"})
+    @DictionaryEntries({
+        "start",
+        ":",
+        " | ",
+        "(",
+        ")",
+        "[",
+        "]",
+        "/",
+        "*",
+        "+",
+        "?",
+        "~ 2..3",
+        "->",
+        "%import common.",
+        "%ignore",
+        "WS",
+        "NUMBER",
+        "LF",
+        "//",
+        "..",
+        "?rule",
+        ".2",
+        "{",
+        "(?",
+        "%declare",
+        "[^a-z]",
+        "{1,3}"
+    })
     @FuzzTest(maxDuration = "30s")
     @Timeout(10)
     void convert(byte[] data) {
         String definition = new String(data, StandardCharsets.UTF_8);
         try {
             GbnfGrammar.check(LarkGrammar.toGbnf(definition));
-            GbnfGrammar.check("root ::= \"\\\"\" t \"\\\"\"\n" + LarkGrammar.rules(definition, "t", LarkGrammar.Encoding.JSON_STRING));
+            GbnfGrammar.check("root ::= \"\\\"\" t \"\\\"\"\n"
+                    + LarkGrammar.rules(definition, "t", LarkGrammar.Encoding.JSON_STRING));
         } catch (LarkGrammarException refused) {
             // the one way to say no
         }

@@ -24,8 +24,10 @@ class LarkGrammarTest {
     /** Codex's apply_patch grammar, its source comment dropped: the text Codex sends. */
     static String applyPatch() {
         try (InputStream in = LarkGrammarTest.class.getResourceAsStream("apply_patch.lark")) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-                    .filter(l -> !l.startsWith("//")).collect(Collectors.joining("\n", "", "\n"));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .lines()
+                    .filter(l -> !l.startsWith("//"))
+                    .collect(Collectors.joining("\n", "", "\n"));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -39,12 +41,12 @@ class LarkGrammarTest {
 
     static final List<String> NOT_PATCHES = List.of(
             "",
-            "*** Begin Patch\n*** End Patch\n",                                    // no hunk
-            "*** Begin Patch\n*** Add File: a\n*** End Patch\n",                   // an added file needs lines
+            "*** Begin Patch\n*** End Patch\n", // no hunk
+            "*** Begin Patch\n*** Add File: a\n*** End Patch\n", // an added file needs lines
             "*** Begin Patch\n*** Add File: a\nno plus\n*** End Patch\n",
-            "*** Begin Patch\n*** Delete File: \n*** End Patch\n",                 // empty file name
-            "*** Begin Patch\n*** Update File: a\n@@\nx\n*** End Patch\n",         // a change line without its prefix
-            "*** Begin Patch\n*** Delete File: a\n*** End Patch\n\n",              // one newline at most
+            "*** Begin Patch\n*** Delete File: \n*** End Patch\n", // empty file name
+            "*** Begin Patch\n*** Update File: a\n@@\nx\n*** End Patch\n", // a change line without its prefix
+            "*** Begin Patch\n*** Delete File: a\n*** End Patch\n\n", // one newline at most
             "*** Begin Patch\n*** Delete File: a\n");
 
     static final ObjectMapper JSON = new ObjectMapper();
@@ -150,7 +152,8 @@ class LarkGrammarTest {
 
     @Test
     void aRegexSyntaxGrammarIsTheTextTheExpressionMatches() throws Exception {
-        String gbnf = jsonString(LarkGrammar.regexRules("[a-z]+\\n(\"[0-9]\")?", "t", LarkGrammar.Encoding.JSON_STRING));
+        String gbnf =
+                jsonString(LarkGrammar.regexRules("[a-z]+\\n(\"[0-9]\")?", "t", LarkGrammar.Encoding.JSON_STRING));
         assertTrue(GbnfMatcher.matches(gbnf, JSON.writeValueAsString("abc\n\"7\"")), gbnf);
         assertTrue(GbnfMatcher.matches(gbnf, JSON.writeValueAsString("abc\n")));
         assertFalse(GbnfMatcher.matches(gbnf, JSON.writeValueAsString("abc")));
@@ -158,10 +161,13 @@ class LarkGrammarTest {
 
     @Test
     void jsonStringClassesAdmitEscapesForWhatJsonMustEscape() throws Exception {
-        String gbnf = jsonString(LarkGrammar.rules("start: /[^x]*/ \"x\" /[\\t-\"]*/\n", "t", LarkGrammar.Encoding.JSON_STRING));
+        String gbnf = jsonString(
+                LarkGrammar.rules("start: /[^x]*/ \"x\" /[\\t-\"]*/\n", "t", LarkGrammar.Encoding.JSON_STRING));
         String text = "a\"\\\n\r\t\u00e9\ud83d\ude00x\t !\"";
         assertTrue(GbnfMatcher.matches(gbnf, "\"" + jsonContent(text) + "\""), gbnf);
-        assertFalse(GbnfMatcher.matches(gbnf, "\"" + jsonContent("xx") + "\""), "x is out of the first class and once only");
+        assertFalse(
+                GbnfMatcher.matches(gbnf, "\"" + jsonContent("xx") + "\""),
+                "x is out of the first class and once only");
         assertFalse(GbnfMatcher.matches(gbnf, "\"" + jsonContent("x#") + "\""), "'#' is past the quote");
         // Other control characters are never written raw, nor through a class.
         assertFalse(GbnfMatcher.matches(gbnf, "\"\u0001x\""));
@@ -172,14 +178,17 @@ class LarkGrammarTest {
     }
 
     static String refusal(String lark) {
-        return assertThrows(LarkGrammarException.class, () -> LarkGrammar.toGbnf(lark)).getMessage();
+        return assertThrows(LarkGrammarException.class, () -> LarkGrammar.toGbnf(lark))
+                .getMessage();
     }
 
     @Test
     void constructsOutsideTheSubsetAreRefusedWithTheirLine() {
-        assertEquals("Lark grammar, line 2: '%declare' is not supported (only %import common.NAME and %ignore are)",
+        assertEquals(
+                "Lark grammar, line 2: '%declare' is not supported (only %import common.NAME and %ignore are)",
                 refusal("start: \"a\"\n%declare FOO\n"));
-        assertTrue(refusal("start: A\nA: /a/i\n").startsWith("Lark grammar, line 2: regular-expression flags ('/.../i')"));
+        assertTrue(
+                refusal("start: A\nA: /a/i\n").startsWith("Lark grammar, line 2: regular-expression flags ('/.../i')"));
         assertTrue(refusal("start: x{\"a\"}\n").contains("line 1: rule templates"));
         assertTrue(refusal("start: \"a\"\n\n_sep{x}: x\n").contains("line 3: rule templates"));
         assertTrue(refusal("start: \"a\" b\n").equals("Lark grammar, line 1: 'b' is used but not defined"));
@@ -187,7 +196,8 @@ class LarkGrammarTest {
         assertTrue(refusal("%import python.NAME\nstart: NAME\n").contains("line 1: '%import python' is not supported"));
         assertTrue(refusal("%import common.NOPE\nstart: NOPE\n").contains("no terminal 'NOPE'"));
         assertTrue(refusal("begin: \"a\"\n").contains("no 'start' rule"));
-        assertTrue(refusal("start: \"a\"\nx: \"b\"\n\ny: /a(?=b)/\n").startsWith("Lark grammar, line 4: the regular expression /a(?=b)/"));
+        assertTrue(refusal("start: \"a\"\nx: \"b\"\n\ny: /a(?=b)/\n")
+                .startsWith("Lark grammar, line 4: the regular expression /a(?=b)/"));
         assertTrue(refusal("start: \"a\" ~ 5000\n").contains("over the limit of 2000"));
         assertTrue(refusal("start: /a{1,5000}/\n").contains("line 1"));
         assertTrue(refusal("start: \"ab\"..\"c\"\n").contains("one-character literals"));
@@ -195,7 +205,8 @@ class LarkGrammarTest {
         assertTrue(refusal("start: \"a\n").contains("line 1: the string literal is not closed"));
         assertTrue(refusal("start: \"a\"\nstart: \"b\"\n").contains("line 2: 'start' is defined twice"));
         assertTrue(refusal("start = \"a\"\n").contains("not with '='"));
-        assertTrue(refusal("start: \"(\" ".repeat(1) + "(".repeat(200) + "\"a\"" + ")".repeat(200) + "\n").contains("nest more than"));
+        assertTrue(refusal("start: \"(\" ".repeat(1) + "(".repeat(200) + "\"a\"" + ")".repeat(200) + "\n")
+                .contains("nest more than"));
         // Left recursion through another rule is llama.cpp's to refuse: named, not silently dropped.
         assertTrue(refusal("start: a\na: b \"x\" | \"y\"\nb: a \"z\"\n").contains("left recursive"));
     }

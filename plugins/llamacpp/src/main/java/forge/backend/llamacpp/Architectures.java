@@ -28,12 +28,12 @@ final class Architectures {
             kimi-k3 talkie mellum nanbeige qwen3tts pockettts
             """.strip().split("\\s+"));
 
-    private Architectures() {
-    }
+    private Architectures() {}
 
     /** Why an architecture cannot load; empty when llama.cpp knows it (or the GGUF names none: the load then says). */
     static Optional<String> refuses(Optional<String> architecture) {
-        return architecture.filter(a -> !KNOWN.contains(a))
+        return architecture
+                .filter(a -> !KNOWN.contains(a))
                 .map(a -> "the model's architecture '" + a + "' is not supported by llama.cpp v0.5.0");
     }
 }

@@ -17,8 +17,7 @@ final class GgufFiles {
     /** {@code "GGUF"}, the first four bytes of every GGUF file. */
     private static final byte[] MAGIC = {'G', 'G', 'U', 'F'};
 
-    private GgufFiles() {
-    }
+    private GgufFiles() {}
 
     /** Fails with a {@link BackendException} unless {@code path} is a readable file that starts like GGUF. */
     static Path check(Path path) {
@@ -44,8 +43,8 @@ final class GgufFiles {
         }
         for (int i = 0; i < MAGIC.length; i++) {
             if (head[i] != MAGIC[i]) {
-                throw new BackendException("not a GGUF file (it starts with 0x" + HexFormat.of().formatHex(head, 0, 4)
-                        + ", GGUF files start with \"GGUF\"): " + file);
+                throw new BackendException("not a GGUF file (it starts with 0x"
+                        + HexFormat.of().formatHex(head, 0, 4) + ", GGUF files start with \"GGUF\"): " + file);
             }
         }
         return file;

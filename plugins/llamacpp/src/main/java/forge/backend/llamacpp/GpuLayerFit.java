@@ -18,16 +18,14 @@ final class GpuLayerFit {
     /** What llama.cpp's {@code --fit} leaves free on each device by default ({@code fit_params_target}). */
     static final long MARGIN = 1024L * 1024 * 1024;
 
-    private GpuLayerFit() {
-    }
+    private GpuLayerFit() {}
 
     /**
      * @param layers    {@code n_gpu_layers} for llama.cpp (0 to {@code n_layer + 1})
      * @param bytes     the weights that go to the GPU with it
      * @param reason    one line for the log and {@code /props}
      */
-    record Choice(int layers, long bytes, String reason) {
-    }
+    record Choice(int layers, long bytes, String reason) {}
 
     /**
      * @param layerBytes  the weights of each repeating layer ({@code blk.N.*}), in order
@@ -37,10 +35,14 @@ final class GpuLayerFit {
     static Choice choose(List<Long> layerBytes, long outputBytes, long freeBytes) {
         int n = layerBytes.size();
         long room = freeBytes - MARGIN;
-        long total = outputBytes + layerBytes.stream().mapToLong(Long::longValue).sum();
+        long total =
+                outputBytes + layerBytes.stream().mapToLong(Long::longValue).sum();
         if (total <= room) {
-            return new Choice(n + 1, total, "auto: all " + (n + 1) + " layers fit (" + mib(total) + " MiB of weights, "
-                    + mib(freeBytes) + " MiB free, " + mib(MARGIN) + " MiB kept for the KV cache and buffers)");
+            return new Choice(
+                    n + 1,
+                    total,
+                    "auto: all " + (n + 1) + " layers fit (" + mib(total) + " MiB of weights, " + mib(freeBytes)
+                            + " MiB free, " + mib(MARGIN) + " MiB kept for the KV cache and buffers)");
         }
         long used = 0;
         int k = 0;
@@ -52,9 +54,12 @@ final class GpuLayerFit {
                 k++;
             }
         }
-        return new Choice(k, used, "auto: " + k + " of " + (n + 1) + " layers fit (" + mib(used) + " of " + mib(total)
-                + " MiB of weights in " + mib(freeBytes) + " MiB free, " + mib(MARGIN)
-                + " MiB kept for the KV cache and buffers); the rest run on the CPU");
+        return new Choice(
+                k,
+                used,
+                "auto: " + k + " of " + (n + 1) + " layers fit (" + mib(used) + " of " + mib(total)
+                        + " MiB of weights in " + mib(freeBytes) + " MiB free, " + mib(MARGIN)
+                        + " MiB kept for the KV cache and buffers); the rest run on the CPU");
     }
 
     private static long mib(long bytes) {

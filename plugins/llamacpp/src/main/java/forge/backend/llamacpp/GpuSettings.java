@@ -19,8 +19,14 @@ import java.util.OptionalInt;
  * @param devices     {@code --device} names; empty for every GPU, {@code [none]} for none
  * @param given       which of these flags the user gave, for the CPU backend's note that it ignores them
  */
-public record GpuSettings(OptionalInt layers, boolean all, int mainGpu, int splitMode, List<Float> tensorSplit,
-                   List<String> devices, List<String> given) {
+public record GpuSettings(
+        OptionalInt layers,
+        boolean all,
+        int mainGpu,
+        int splitMode,
+        List<Float> tensorSplit,
+        List<String> devices,
+        List<String> given) {
 
     static final int SPLIT_NONE = 0, SPLIT_LAYER = 1, SPLIT_ROW = 2;
 
@@ -31,7 +37,8 @@ public record GpuSettings(OptionalInt layers, boolean all, int mainGpu, int spli
     }
 
     /** llama.cpp's defaults: every layer that fits, split by layer over every GPU. */
-    public static final GpuSettings DEFAULTS = new GpuSettings(OptionalInt.empty(), false, 0, SPLIT_LAYER, List.of(), List.of(), List.of());
+    public static final GpuSettings DEFAULTS =
+            new GpuSettings(OptionalInt.empty(), false, 0, SPLIT_LAYER, List.of(), List.of(), List.of());
 
     /** Whether {@code --device none} keeps everything on the CPU. */
     boolean noDevices() {
@@ -42,12 +49,13 @@ public record GpuSettings(OptionalInt layers, boolean all, int mainGpu, int spli
         List<String> given = new ArrayList<>();
         OptionalInt layers = OptionalInt.empty();
         boolean all = false;
-        String ngl = context.setting(BackendContext.GPU_LAYERS).map(String::strip).orElse("auto");
+        String ngl =
+                context.setting(BackendContext.GPU_LAYERS).map(String::strip).orElse("auto");
         if (context.setting(BackendContext.GPU_LAYERS).isPresent()) {
             given.add("-ngl " + ngl);
         }
         switch (ngl.toLowerCase(Locale.ROOT)) {
-            case "auto" -> { }
+            case "auto" -> {}
             case "all" -> all = true;
             default -> {
                 try {
@@ -112,7 +120,8 @@ public record GpuSettings(OptionalInt layers, boolean all, int mainGpu, int spli
                 }
             }
             if (devices.contains("none") && devices.size() > 1) {
-                throw new BackendException("--device: none, or device names such as CUDA0,CUDA1, got '" + dev.get() + "'");
+                throw new BackendException(
+                        "--device: none, or device names such as CUDA0,CUDA1, got '" + dev.get() + "'");
             }
         }
         return new GpuSettings(layers, all, mainGpu, split, tensorSplit, devices, given);

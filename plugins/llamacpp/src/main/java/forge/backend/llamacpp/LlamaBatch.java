@@ -10,6 +10,7 @@ import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 
 /**
  * A context's {@code llama_batch}, allocated once by {@code llama_batch_init} and filled in place:
@@ -36,6 +37,7 @@ final class LlamaBatch implements TokenBatch {
     private final MemorySegment logits;
     /** {@code seq_id[i]}: one malloc'd row of {@code n_seq_max} ids per token. */
     private final MemorySegment[] seqIds;
+
     private int size;
     private boolean freed;
 
@@ -58,7 +60,7 @@ final class LlamaBatch implements TokenBatch {
         }
     }
 
-    private MemorySegment view(java.lang.foreign.StructLayout layout, String field, long bytes) {
+    private MemorySegment view(StructLayout layout, String field, long bytes) {
         return Structs.getAddress(struct, layout, field).reinterpret(bytes, arena, null);
     }
 
@@ -75,7 +77,8 @@ final class LlamaBatch implements TokenBatch {
             throw new BackendException("the batch is full (" + capacity + " tokens): decode it first");
         }
         if (token < 0 || token >= vocabSize) {
-            throw new BackendException("token " + token + " is out of range: the vocabulary has " + vocabSize + " tokens");
+            throw new BackendException(
+                    "token " + token + " is out of range: the vocabulary has " + vocabSize + " tokens");
         }
         if (sequence < 0 || sequence >= seqMax) {
             throw new BackendException("sequence " + sequence + " is out of range: the context holds " + seqMax);

@@ -16,6 +16,7 @@ import forge.backend.llamacpp.ffm.LlamaLog;
 import forge.backend.llamacpp.ffm.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,12 +42,15 @@ public final class LlamaContext implements InferenceContext {
     private final int seqMax;
     /** One KV cache for all sequences (cells tagged per sequence) rather than a stream each. */
     private final boolean unified;
+
     private final LlamaBatch batch;
     /** The CPU thread pools; null when ggml offers none (it then makes one per graph). */
     private final LlamaThreadpools pools;
+
     private final List<LlamaSampler> samplers = new ArrayList<>();
     /** Which batch indices of the last successful decode have logits: what {@link LlamaSampler#sample} may ask for. */
     private final boolean[] outputs;
+
     private int decoded;
     private boolean closed;
 
@@ -63,22 +67,23 @@ public final class LlamaContext implements InferenceContext {
      * freed with the context; owner thread only, as the rest of this class.
      */
     private Arena stateArena;
+
     private MemorySegment stateBuffer = MemorySegment.NULL;
 
     /** {@code enum llama_flash_attn_type}. */
     private static int flashAttnType(FlashAttention fa) {
         return switch (fa) {
             case AUTO -> -1; // LLAMA_FLASH_ATTN_TYPE_AUTO
-            case OFF -> 0;   // LLAMA_FLASH_ATTN_TYPE_DISABLED
-            case ON -> 1;    // LLAMA_FLASH_ATTN_TYPE_ENABLED
+            case OFF -> 0; // LLAMA_FLASH_ATTN_TYPE_DISABLED
+            case ON -> 1; // LLAMA_FLASH_ATTN_TYPE_ENABLED
         };
     }
 
     /** {@code enum ggml_type}, for the KV cache. */
     private static int ggmlType(KvCacheType type) {
         return switch (type) {
-            case F32 -> 0;  // GGML_TYPE_F32
-            case F16 -> 1;  // GGML_TYPE_F16
+            case F32 -> 0; // GGML_TYPE_F32
+            case F16 -> 1; // GGML_TYPE_F16
             case Q4_0 -> 2; // GGML_TYPE_Q4_0
             case Q4_1 -> 3; // GGML_TYPE_Q4_1
             case Q5_0 -> 6; // GGML_TYPE_Q5_0
@@ -110,7 +115,8 @@ public final class LlamaContext implements InferenceContext {
             Structs.setInt(p, layout, "type_v", kvType);
             Structs.setBoolean(p, layout, "kv_unified", params.kvUnified());
             Structs.setBoolean(p, layout, "embeddings", params.embeddings());
-            if (params.embeddings() && !model.metadata().containsKey(model.info().architecture() + ".pooling_type")) {
+            if (params.embeddings()
+                    && !model.metadata().containsKey(model.info().architecture() + ".pooling_type")) {
                 // A decoder model says nothing about pooling, which llama.cpp reads as NONE: then
                 // llama_get_embeddings_seq has nothing to return. Mean pooling is what
                 // llama-server's --embeddings does for such models too.
@@ -143,7 +149,8 @@ public final class LlamaContext implements InferenceContext {
             this.contextSize = Llama.llama_n_ctx(ctx);
             this.seqMax = Llama.llama_n_seq_max(ctx);
             int capacity = Llama.llama_n_batch(ctx);
-            this.batch = new LlamaBatch(this, capacity, seqMax, model.vocabulary().size());
+            this.batch =
+                    new LlamaBatch(this, capacity, seqMax, model.vocabulary().size());
             this.outputs = new boolean[capacity];
         } catch (RuntimeException | Error e) {
             arena.close(); // frees the context
@@ -186,10 +193,12 @@ public final class LlamaContext implements InferenceContext {
                 batch.copyOutputs(outputs);
                 decoded = n;
             }
-            case 1 -> throw new BackendException("no KV slot for the batch of " + n + " tokens (context of " + contextSize
-                    + " cells is full): free sequences or use a smaller batch");
+            case 1 ->
+                throw new BackendException("no KV slot for the batch of " + n + " tokens (context of " + contextSize
+                        + " cells is full): free sequences or use a smaller batch");
             case 2 -> throw new BackendException("decode was aborted");
-            case -1 -> throw new BackendException("llama.cpp rejected the batch as invalid: " + LlamaLog.takeLastError());
+            case -1 ->
+                throw new BackendException("llama.cpp rejected the batch as invalid: " + LlamaLog.takeLastError());
             default -> throw new BackendException("llama_decode failed with " + rc + ": " + LlamaLog.takeLastError());
         }
     }
@@ -230,11 +239,12 @@ public final class LlamaContext implements InferenceContext {
         }
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment buffer = stateBuffer(size, scratch);
-            long written = Llama.llama_state_seq_get_data_ext(ctx, buffer, size, sequence, Llama.LLAMA_STATE_SEQ_FLAGS_NONE);
+            long written =
+                    Llama.llama_state_seq_get_data_ext(ctx, buffer, size, sequence, Llama.LLAMA_STATE_SEQ_FLAGS_NONE);
             if (written <= 0) {
                 throw new BackendException("llama.cpp could not save the state of sequence " + sequence);
             }
-            return buffer.asSlice(0, written).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            return buffer.asSlice(0, written).toArray(ValueLayout.JAVA_BYTE);
         }
     }
 
@@ -268,8 +278,9 @@ public final class LlamaContext implements InferenceContext {
         checkSequence(sequence);
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment buffer = stateBuffer(state.length, scratch);
-            MemorySegment.copy(state, 0, buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, state.length);
-            long read = Llama.llama_state_seq_set_data_ext(ctx, buffer, state.length, sequence, Llama.LLAMA_STATE_SEQ_FLAGS_NONE);
+            MemorySegment.copy(state, 0, buffer, ValueLayout.JAVA_BYTE, 0, state.length);
+            long read = Llama.llama_state_seq_set_data_ext(
+                    ctx, buffer, state.length, sequence, Llama.LLAMA_STATE_SEQ_FLAGS_NONE);
             if (read != state.length) {
                 // llama.cpp removed what it had restored of the sequence; make sure nothing is left.
                 Llama.llama_memory_seq_rm(memory, sequence, -1, -1);
@@ -297,7 +308,8 @@ public final class LlamaContext implements InferenceContext {
             return;
         }
         if (from > 0) {
-            throw new BackendException("with a KV stream per sequence only a prefix can be copied (from 0), not from " + from);
+            throw new BackendException(
+                    "with a KV stream per sequence only a prefix can be copied (from 0), not from " + from);
         }
         Llama.llama_memory_seq_cp(memory, source, target, -1, -1);
         if (to >= 0) {
@@ -487,8 +499,9 @@ public final class LlamaContext implements InferenceContext {
     void checkOutput(int index) {
         if (index < 0 || index >= decoded || !outputs[index]) {
             throw new BackendException("no logits at batch index " + index + " of the last decode"
-                    + (decoded == 0 ? " (nothing decoded since the last failure or clear)" : " (" + decoded
-                    + " tokens; add the token with logits = true)"));
+                    + (decoded == 0
+                            ? " (nothing decoded since the last failure or clear)"
+                            : " (" + decoded + " tokens; add the token with logits = true)"));
         }
     }
 
@@ -507,8 +520,8 @@ public final class LlamaContext implements InferenceContext {
 
     private void checkThread() {
         if (Thread.currentThread() != owner) {
-            throw new BackendException("the inference context belongs to thread " + owner.getName()
-                    + ", not " + Thread.currentThread().getName());
+            throw new BackendException("the inference context belongs to thread " + owner.getName() + ", not "
+                    + Thread.currentThread().getName());
         }
     }
 }

@@ -6,23 +6,33 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
 import forge.api.BackendException;
 import forge.api.backend.Backend;
+import forge.api.backend.Device;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
 import forge.api.backend.ModelQuantizer;
+import forge.api.backend.Offload;
+import forge.api.model.ModelMetadata;
 import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.LlamaLibrary;
 import forge.backend.llamacpp.ffm.LlamaLog;
 import forge.backend.llamacpp.ffm.Structs;
+import forge.runtime.gguf.GgufReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,12 +50,17 @@ public final class LlamaCppBackend implements Backend {
 
     /** The {@code llama_progress_callback} target: {@code bool (*)(float progress, void * user_data)}. */
     private static final MethodHandle PROGRESS;
-    private static final FunctionDescriptor PROGRESS_DESCRIPTOR = FunctionDescriptor.of(JAVA_BOOLEAN, JAVA_FLOAT, ADDRESS);
+
+    private static final FunctionDescriptor PROGRESS_DESCRIPTOR =
+            FunctionDescriptor.of(JAVA_BOOLEAN, JAVA_FLOAT, ADDRESS);
 
     static {
         try {
-            PROGRESS = MethodHandles.lookup().findVirtual(ProgressUpcall.class, "update",
-                    MethodType.methodType(boolean.class, float.class, MemorySegment.class));
+            PROGRESS = MethodHandles.lookup()
+                    .findVirtual(
+                            ProgressUpcall.class,
+                            "update",
+                            MethodType.methodType(boolean.class, float.class, MemorySegment.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -70,7 +85,9 @@ public final class LlamaCppBackend implements Backend {
         this.name = name;
         this.gpu = gpu;
         if (gpuDevices().isEmpty() && !gpu.given().isEmpty()) {
-            LOG.info("{}: no GPU devices, so {} is accepted and ignored (as llama-server on a CPU build)", name,
+            LOG.info(
+                    "{}: no GPU devices, so {} is accepted and ignored (as llama-server on a CPU build)",
+                    name,
                     String.join(", ", gpu.given()));
         }
     }
@@ -82,12 +99,12 @@ public final class LlamaCppBackend implements Backend {
 
     /** Every device the loaded ggml backends offer, with its memory now. */
     @Override
-    public java.util.List<forge.api.backend.Device> devices() {
-        java.util.List<forge.api.backend.Device> out = new java.util.ArrayList<>();
+    public List<Device> devices() {
+        List<Device> out = new ArrayList<>();
         long n = Llama.ggml_backend_dev_count();
         try (Arena call = Arena.ofConfined()) {
-            MemorySegment free = call.allocate(java.lang.foreign.ValueLayout.JAVA_LONG);
-            MemorySegment total = call.allocate(java.lang.foreign.ValueLayout.JAVA_LONG);
+            MemorySegment free = call.allocate(ValueLayout.JAVA_LONG);
+            MemorySegment total = call.allocate(ValueLayout.JAVA_LONG);
             for (long i = 0; i < n; i++) {
                 MemorySegment dev = Llama.ggml_backend_dev_get(i);
                 Llama.ggml_backend_dev_memory(dev, free, total);
@@ -98,34 +115,40 @@ public final class LlamaCppBackend implements Backend {
                     case 3 -> "accel";
                     default -> "other";
                 };
-                out.add(new forge.api.backend.Device(LlamaLibrary.cString(Llama.ggml_backend_dev_name(dev)),
-                        LlamaLibrary.cString(Llama.ggml_backend_dev_description(dev)), type,
-                        free.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0), total.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0)));
+                out.add(new Device(
+                        LlamaLibrary.cString(Llama.ggml_backend_dev_name(dev)),
+                        LlamaLibrary.cString(Llama.ggml_backend_dev_description(dev)),
+                        type,
+                        free.get(ValueLayout.JAVA_LONG, 0),
+                        total.get(ValueLayout.JAVA_LONG, 0)));
             }
         }
-        return java.util.List.copyOf(out);
+        return List.copyOf(out);
     }
 
     /** The GPU devices a model may use: those {@code --device} names, else every GPU. */
-    private java.util.List<forge.api.backend.Device> gpuDevices() {
+    private List<Device> gpuDevices() {
         if (gpu.noDevices()) {
-            return java.util.List.of();
+            return List.of();
         }
-        java.util.List<forge.api.backend.Device> gpus = devices().stream().filter(forge.api.backend.Device::isGpu).toList();
+        List<Device> gpus = devices().stream().filter(Device::isGpu).toList();
         if (gpu.devices().isEmpty()) {
             return gpus;
         }
-        java.util.List<forge.api.backend.Device> chosen = new java.util.ArrayList<>();
+        List<Device> chosen = new ArrayList<>();
         for (String wanted : gpu.devices()) {
-            chosen.add(gpus.stream().filter(d -> d.name().equalsIgnoreCase(wanted)).findFirst()
-                    .orElseThrow(() -> new BackendException("--device " + wanted + ": no such GPU device; the devices are "
-                            + devices().stream().map(forge.api.backend.Device::name).toList())));
+            chosen.add(gpus.stream()
+                    .filter(d -> d.name().equalsIgnoreCase(wanted))
+                    .findFirst()
+                    .orElseThrow(
+                            () -> new BackendException("--device " + wanted + ": no such GPU device; the devices are "
+                                    + devices().stream().map(Device::name).toList())));
         }
-        return java.util.List.copyOf(chosen);
+        return List.copyOf(chosen);
     }
 
     @Override
-    public java.util.Optional<String> refuses(forge.api.model.ModelMetadata metadata) {
+    public Optional<String> refuses(ModelMetadata metadata) {
         return Architectures.refuses(metadata.architecture());
     }
 
@@ -142,17 +165,20 @@ public final class LlamaCppBackend implements Backend {
         Path file = GgufFiles.check(params.path());
         ProgressUpcall upcall = new ProgressUpcall(progress);
         MemorySegment model;
-        forge.api.backend.Offload placement;
+        Offload placement;
         // The params struct, the path string and the progress stub live for this call only.
         try (Arena call = Arena.ofConfined()) {
             MemorySegment p = Llama.llama_model_default_params(call);
-            java.util.List<forge.api.backend.Device> gpus = params.vocabOnly() ? java.util.List.of() : gpuDevices();
+            List<Device> gpus = params.vocabOnly() ? List.of() : gpuDevices();
             placement = place(file, params, gpus);
             Structs.setInt(p, Structs.llama_model_params, "n_gpu_layers", placement.offloaded());
             if (!gpus.isEmpty()) {
                 setDevices(call, p, gpus);
             }
-            Structs.setInt(p, Structs.llama_model_params, "load_mode",
+            Structs.setInt(
+                    p,
+                    Structs.llama_model_params,
+                    "load_mode",
                     params.useMmap() ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE);
             Structs.setBoolean(p, Structs.llama_model_params, "vocab_only", params.vocabOnly());
             MemorySegment stub = Linker.nativeLinker().upcallStub(PROGRESS.bindTo(upcall), PROGRESS_DESCRIPTOR, call);
@@ -162,8 +188,8 @@ public final class LlamaCppBackend implements Backend {
             model = Llama.llama_model_load_from_file(call.allocateFrom(file.toString()), p);
             if (model.equals(MemorySegment.NULL)) {
                 if (upcall.failure != null) {
-                    throw new BackendException("loading " + file + " failed in its progress callback: " + upcall.failure,
-                            upcall.failure);
+                    throw new BackendException(
+                            "loading " + file + " failed in its progress callback: " + upcall.failure, upcall.failure);
                 }
                 if (upcall.aborted) {
                     throw new BackendException("loading " + file + " was aborted by its progress callback");
@@ -171,7 +197,8 @@ public final class LlamaCppBackend implements Backend {
                 String why = LlamaLog.takeLastError();
                 if (placement.offloaded() > 0) {
                     // Most often the device memory ran out (cudaMalloc failed): say what was asked and how to ask less.
-                    throw new BackendException("llama.cpp could not load " + file + " with " + placement.offloaded() + " of "
+                    throw new BackendException("llama.cpp could not load " + file + " with " + placement.offloaded()
+                            + " of "
                             + placement.layers() + " layers on " + placement.devices() + " (" + placement.reason() + ")"
                             + (why.isEmpty() ? "" : ": " + why) + "; give fewer layers with -ngl N, or -ngl auto");
                 }
@@ -184,8 +211,13 @@ public final class LlamaCppBackend implements Backend {
             upcall.update(1f, MemorySegment.NULL);
         }
         if (placement.offloaded() > 0) {
-            LOG.info("{}: {} of {} layers on {} ({})", file.getFileName(), placement.offloaded(), placement.layers(),
-                    placement.devices(), placement.reason());
+            LOG.info(
+                    "{}: {} of {} layers on {} ({})",
+                    file.getFileName(),
+                    placement.offloaded(),
+                    placement.layers(),
+                    placement.devices(),
+                    placement.reason());
         }
         return new LlamaModel(model, file, params.vocabOnly(), placement);
     }
@@ -195,25 +227,26 @@ public final class LlamaCppBackend implements Backend {
      * ({@code auto}) every layer that fits their free memory ({@link GpuLayerFit}). None without
      * GPU devices.
      */
-    private forge.api.backend.Offload place(Path file, ModelLoadParams params, java.util.List<forge.api.backend.Device> gpus) {
+    private Offload place(Path file, ModelLoadParams params, List<Device> gpus) {
         if (gpus.isEmpty()) {
-            return new forge.api.backend.Offload(0, 0, java.util.List.of(), 0, "no GPU devices");
+            return new Offload(0, 0, List.of(), 0, "no GPU devices");
         }
-        java.util.List<String> names = gpus.stream().map(forge.api.backend.Device::name).toList();
+        List<String> names = gpus.stream().map(Device::name).toList();
         if (gpu.splitMode() == GpuSettings.SPLIT_NONE) {
             if (gpu.mainGpu() >= gpus.size()) {
-                throw new BackendException("--main-gpu " + gpu.mainGpu() + ": there are " + gpus.size() + " GPU devices " + names);
+                throw new BackendException(
+                        "--main-gpu " + gpu.mainGpu() + ": there are " + gpus.size() + " GPU devices " + names);
             }
-            gpus = java.util.List.of(gpus.get(gpu.mainGpu()));
-            names = java.util.List.of(gpus.getFirst().name());
+            gpus = List.of(gpus.get(gpu.mainGpu()));
+            names = List.of(gpus.getFirst().name());
         }
-        java.util.List<Long> layerBytes = new java.util.ArrayList<>();
+        List<Long> layerBytes = new ArrayList<>();
         long output = 0;
         try {
-            var gguf = forge.runtime.gguf.GgufReader.read(file);
-            java.util.Map<Integer, Long> byLayer = new java.util.TreeMap<>();
+            var gguf = GgufReader.read(file);
+            Map<Integer, Long> byLayer = new TreeMap<>();
             for (var t : gguf.tensors()) {
-                var m = java.util.regex.Pattern.compile("blk\\.(\\d+)\\..*").matcher(t.name());
+                var m = Pattern.compile("blk\\.(\\d+)\\..*").matcher(t.name());
                 if (m.matches()) {
                     byLayer.merge(Integer.parseInt(m.group(1)), t.byteSize(), Long::sum);
                 } else if (t.name().startsWith("output")) {
@@ -222,33 +255,39 @@ public final class LlamaCppBackend implements Backend {
             }
             layerBytes.addAll(byLayer.values());
         } catch (RuntimeException e) {
-            throw new BackendException("cannot read the layers of " + file + " to place them on the GPU: " + e.getMessage(), e);
+            throw new BackendException(
+                    "cannot read the layers of " + file + " to place them on the GPU: " + e.getMessage(), e);
         }
         int all = layerBytes.size() + 1;
         long total = output + layerBytes.stream().mapToLong(Long::longValue).sum();
         int asked = params.gpuLayers() >= 0 ? params.gpuLayers() : gpu.layers().orElse(-1);
         if (asked >= 0) {
             int n = Math.min(asked, all);
-            long bytes = n == 0 ? 0 : output + layerBytes.subList(layerBytes.size() - (n - 1), layerBytes.size()).stream()
-                    .mapToLong(Long::longValue).sum();
-            return new forge.api.backend.Offload(all, n, names, bytes, "-ngl " + asked);
+            long bytes = n == 0
+                    ? 0
+                    : output
+                            + layerBytes.subList(layerBytes.size() - (n - 1), layerBytes.size()).stream()
+                                    .mapToLong(Long::longValue)
+                                    .sum();
+            return new Offload(all, n, names, bytes, "-ngl " + asked);
         }
         if (gpu.all()) {
-            return new forge.api.backend.Offload(all, all, names, total, "-ngl all");
+            return new Offload(all, all, names, total, "-ngl all");
         }
-        long free = gpus.stream().mapToLong(forge.api.backend.Device::freeBytes).sum();
+        long free = gpus.stream().mapToLong(Device::freeBytes).sum();
         GpuLayerFit.Choice fit = GpuLayerFit.choose(layerBytes, output, free);
         if (fit.layers() < all) {
             LOG.warn("{}: {}", file.getFileName(), fit.reason());
         }
-        return new forge.api.backend.Offload(all, fit.layers(), names, fit.bytes(), fit.reason());
+        return new Offload(all, fit.layers(), names, fit.bytes(), fit.reason());
     }
 
     /** {@code devices} (NULL-terminated), {@code split_mode}, {@code main_gpu}, {@code tensor_split} of the params. */
-    private void setDevices(Arena call, MemorySegment p, java.util.List<forge.api.backend.Device> gpus) {
+    private void setDevices(Arena call, MemorySegment p, List<Device> gpus) {
         MemorySegment list = call.allocate(ADDRESS, gpus.size() + 1L); // zeroed: the last one is the NULL terminator
         for (int i = 0; i < gpus.size(); i++) {
-            MemorySegment dev = Llama.ggml_backend_dev_by_name(call.allocateFrom(gpus.get(i).name()));
+            MemorySegment dev =
+                    Llama.ggml_backend_dev_by_name(call.allocateFrom(gpus.get(i).name()));
             if (dev.equals(MemorySegment.NULL)) {
                 throw new BackendException("device " + gpus.get(i).name() + " went away");
             }
@@ -257,7 +296,11 @@ public final class LlamaCppBackend implements Backend {
         Structs.setAddress(p, Structs.llama_model_params, "devices", list);
         Structs.setInt(p, Structs.llama_model_params, "split_mode", gpu.splitMode());
         // main_gpu indexes the devices list given, as llama.cpp's llama_model_load_from_file reads it.
-        Structs.setInt(p, Structs.llama_model_params, "main_gpu", gpu.splitMode() == GpuSettings.SPLIT_NONE ? 0 : gpu.mainGpu());
+        Structs.setInt(
+                p,
+                Structs.llama_model_params,
+                "main_gpu",
+                gpu.splitMode() == GpuSettings.SPLIT_NONE ? 0 : gpu.mainGpu());
         if (!gpu.tensorSplit().isEmpty()) {
             if (gpu.tensorSplit().size() > gpus.size()) {
                 throw new BackendException("--tensor-split " + gpu.tensorSplit() + ": more proportions than the "

@@ -7,6 +7,8 @@ import forge.api.backend.BackendProvider;
 import forge.backend.llamacpp.natives.LibrarySearch;
 import forge.backend.llamacpp.natives.LlamaBackends;
 import forge.backend.llamacpp.natives.LlamaNatives;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,8 +30,7 @@ public final class LlamaCppProvider implements BackendProvider {
     /** The backend setting naming the folder whose {@code lib/} holds the llama.cpp libraries. */
     public static final String LLAMA_HOME = "llama.home";
 
-    public LlamaCppProvider() {
-    }
+    public LlamaCppProvider() {}
 
     @Override
     public String name() {
@@ -55,7 +56,8 @@ public final class LlamaCppProvider implements BackendProvider {
             if (problem.isPresent()) {
                 return Availability.unusable(problem.get() + " (run plugins/llamacpp/natives.sh, or set llama.home)");
             }
-            return Availability.usable("llama.cpp v0.5.0 natives in " + dir + " (" + natives.computeBackends().size()
+            return Availability.usable("llama.cpp v0.5.0 natives in " + dir + " ("
+                    + natives.computeBackends().size()
                     + " compute backends; every needed library found; loaded only when chosen); CPU: " + cpuFeatures());
         } catch (RuntimeException e) {
             return Availability.unusable(e.getMessage() == null ? e.toString() : e.getMessage());
@@ -71,19 +73,24 @@ public final class LlamaCppProvider implements BackendProvider {
     public static Path libraryDirectory(BackendContext context) {
         Path dir = context.setting(LLAMA_HOME)
                 .map(home -> Path.of(home).resolve("lib"))
-                .orElseGet(() -> context.home().resolve("natives").resolve("llama").resolve("lib"));
+                .orElseGet(
+                        () -> context.home().resolve("natives").resolve("llama").resolve("lib"));
         return dir.toAbsolutePath().normalize();
     }
 
     /** The instruction-set levels ggml's CPU variants choose by, as {@code /proc/cpuinfo} lists them. */
     static String cpuFeatures() {
         try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-            List<String> flags = lines.filter(l -> l.startsWith("flags")).findFirst()
-                    .map(l -> List.of(l.substring(l.indexOf(':') + 1).strip().split("\\s+"))).orElse(List.of());
-            List<String> shown = Stream.of("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
-                    .filter(flags::contains).toList();
+            List<String> flags = lines.filter(l -> l.startsWith("flags"))
+                    .findFirst()
+                    .map(l -> List.of(l.substring(l.indexOf(':') + 1).strip().split("\\s+")))
+                    .orElse(List.of());
+            List<String> shown = Stream.of(
+                            "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
+                    .filter(flags::contains)
+                    .toList();
             return shown.isEmpty() ? "x86-64 baseline" : String.join(" ", shown).toLowerCase(Locale.ROOT);
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             return "unknown (" + e.getMessage() + ")";
         }
     }

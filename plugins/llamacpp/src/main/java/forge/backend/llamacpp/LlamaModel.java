@@ -7,6 +7,7 @@ import forge.api.backend.ContextParams;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelInfo;
+import forge.api.backend.Offload;
 import forge.api.backend.Vocabulary;
 import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.LlamaLibrary;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,26 +44,32 @@ public final class LlamaModel implements LoadedModel {
     private final Map<String, String> metadata;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger openContexts = new AtomicInteger();
-    private final forge.api.backend.Offload offload;
+    private final Offload offload;
 
     LlamaModel(MemorySegment rawModel, Path path, boolean vocabOnly) {
-        this(rawModel, path, vocabOnly, new forge.api.backend.Offload(0, 0, java.util.List.of(), 0, "no GPU devices"));
+        this(rawModel, path, vocabOnly, new Offload(0, 0, List.of(), 0, "no GPU devices"));
     }
 
-    LlamaModel(MemorySegment rawModel, Path path, boolean vocabOnly, forge.api.backend.Offload offload) {
+    LlamaModel(MemorySegment rawModel, Path path, boolean vocabOnly, Offload offload) {
         this.offload = offload;
         this.model = rawModel.reinterpret(arena, Llama::llama_model_free);
         this.path = path;
         this.vocabOnly = vocabOnly;
         try {
-            this.vocabulary = new LlamaVocabulary(this, Llama.llama_model_get_vocab(model).reinterpret(arena, null));
+            this.vocabulary =
+                    new LlamaVocabulary(this, Llama.llama_model_get_vocab(model).reinterpret(arena, null));
             vocabulary.checkByteFallback(path.toString());
             this.metadata = readMetadata(model);
             String description = string(256, buf -> Llama.llama_model_desc(model, buf, buf.byteSize()));
             String template = LlamaLibrary.cString(Llama.llama_model_chat_template(model, MemorySegment.NULL));
-            this.info = new ModelInfo(description, metadata.getOrDefault("general.architecture", "unknown"),
-                    Llama.llama_model_n_ctx_train(model), Llama.llama_model_n_embd(model), Llama.llama_model_n_layer(model),
-                    Llama.llama_model_n_params(model), Llama.llama_model_size(model),
+            this.info = new ModelInfo(
+                    description,
+                    metadata.getOrDefault("general.architecture", "unknown"),
+                    Llama.llama_model_n_ctx_train(model),
+                    Llama.llama_model_n_embd(model),
+                    Llama.llama_model_n_layer(model),
+                    Llama.llama_model_n_params(model),
+                    Llama.llama_model_size(model),
                     template.isEmpty() ? Optional.empty() : Optional.of(template));
         } catch (RuntimeException | Error e) {
             arena.close(); // frees the model
@@ -75,7 +83,7 @@ public final class LlamaModel implements LoadedModel {
     }
 
     @Override
-    public Optional<forge.api.backend.Offload> offload() {
+    public Optional<Offload> offload() {
         return offload.offloaded() > 0 ? Optional.of(offload) : Optional.empty();
     }
 
@@ -134,8 +142,8 @@ public final class LlamaModel implements LoadedModel {
     public void close() {
         int contexts = openContexts.get();
         if (contexts > 0) {
-            throw new BackendException("model " + path + " still has " + contexts
-                    + " open context(s); close them before the model");
+            throw new BackendException(
+                    "model " + path + " still has " + contexts + " open context(s); close them before the model");
         }
         if (!closed.compareAndSet(false, true)) {
             return;
@@ -144,7 +152,8 @@ public final class LlamaModel implements LoadedModel {
             arena.close();
         } catch (IllegalStateException e) {
             closed.set(false);
-            throw new BackendException("model " + path + " is in use by another thread; close it when that call returns", e);
+            throw new BackendException(
+                    "model " + path + " is in use by another thread; close it when that call returns", e);
         }
     }
 
@@ -159,7 +168,8 @@ public final class LlamaModel implements LoadedModel {
         for (int i = 0; i < n; i++) {
             int index = i;
             String key = string(128, buf -> Llama.llama_model_meta_key_by_index(model, index, buf, buf.byteSize()));
-            String value = string(256, buf -> Llama.llama_model_meta_val_str_by_index(model, index, buf, buf.byteSize()));
+            String value =
+                    string(256, buf -> Llama.llama_model_meta_val_str_by_index(model, index, buf, buf.byteSize()));
             map.put(key, value);
         }
         return Collections.unmodifiableMap(map);
@@ -177,8 +187,7 @@ public final class LlamaModel implements LoadedModel {
                 buf = scratch.allocate(n + 1L);
                 n = call.applyAsInt(buf);
             }
-            return new String(buf.asSlice(0, Math.max(0, n)).toArray(JAVA_BYTE),
-                    StandardCharsets.UTF_8);
+            return new String(buf.asSlice(0, Math.max(0, n)).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
         }
     }
 }

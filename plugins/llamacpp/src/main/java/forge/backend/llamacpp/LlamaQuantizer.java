@@ -21,8 +21,8 @@ final class LlamaQuantizer implements ModelQuantizer {
 
     static {
         Map<String, Integer> m = new TreeMap<>();
-        m.put("F32", 0);      // LLAMA_FTYPE_ALL_F32
-        m.put("F16", 1);      // LLAMA_FTYPE_MOSTLY_F16
+        m.put("F32", 0); // LLAMA_FTYPE_ALL_F32
+        m.put("F16", 1); // LLAMA_FTYPE_MOSTLY_F16
         m.put("Q4_0", 2);
         m.put("Q4_1", 3);
         m.put("Q8_0", 7);
@@ -45,7 +45,8 @@ final class LlamaQuantizer implements ModelQuantizer {
     public void quantize(Path input, Path output, String type, int threads) {
         Integer ftype = FTYPES.get(type.toUpperCase(Locale.ROOT));
         if (ftype == null) {
-            throw new BackendException("unknown quantization type " + type + "; valid: " + String.join(", ", new TreeMap<>(FTYPES).keySet()));
+            throw new BackendException("unknown quantization type " + type + "; valid: "
+                    + String.join(", ", new TreeMap<>(FTYPES).keySet()));
         }
         Path in = GgufFiles.check(input);
         Path out = output.toAbsolutePath().normalize();
@@ -64,7 +65,8 @@ final class LlamaQuantizer implements ModelQuantizer {
             int rc = Llama.llama_model_quantize(call.allocateFrom(in.toString()), call.allocateFrom(out.toString()), p);
             if (rc != 0) {
                 String why = LlamaLog.takeLastError();
-                throw new BackendException("quantizing " + in + " to " + type + " failed" + (why.isEmpty() ? "" : ": " + why));
+                throw new BackendException(
+                        "quantizing " + in + " to " + type + " failed" + (why.isEmpty() ? "" : ": " + why));
             }
         }
     }

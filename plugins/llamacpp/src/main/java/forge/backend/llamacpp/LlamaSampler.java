@@ -16,7 +16,12 @@ import forge.backend.llamacpp.ffm.LlamaLog;
 import forge.backend.llamacpp.ffm.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A native sampler chain for one sequence: logit bias, then the request's steps in its order
@@ -54,9 +59,10 @@ public final class LlamaSampler implements TokenSampler {
     private final Arena arena = Arena.ofConfined();
     private final MemorySegment chain;
     /** The stages inside the chain (owned by it) that prompt tokens are fed to: penalties and dry. */
-    private final java.util.List<MemorySegment> promptStages = new java.util.ArrayList<>();
+    private final List<MemorySegment> promptStages = new ArrayList<>();
     /** Set when the chain has a grammar or logit biases; else null, and sampling makes no upcall. */
     private final SamplingGuard guard;
+
     private boolean closed;
 
     LlamaSampler(LlamaContext context, SamplingParams params) {
@@ -69,7 +75,8 @@ public final class LlamaSampler implements TokenSampler {
         SamplingGuard guarded = null;
         try {
             if (!params.logitBias().isEmpty()) {
-                MemorySegment biases = arena.allocate(Structs.llama_logit_bias, params.logitBias().size());
+                MemorySegment biases = arena.allocate(
+                        Structs.llama_logit_bias, params.logitBias().size());
                 long stride = Structs.llama_logit_bias.byteSize();
                 long tokenOffset = Structs.offset(Structs.llama_logit_bias, "token");
                 long biasOffset = Structs.offset(Structs.llama_logit_bias, "bias");
@@ -86,11 +93,11 @@ public final class LlamaSampler implements TokenSampler {
             if (!params.grammar().isEmpty()) {
                 LlamaLog.takeLastError();
                 MemorySegment grammar;
-                java.util.List<String> texts = new java.util.ArrayList<>();
-                java.util.Set<Integer> tokens = new java.util.LinkedHashSet<>();
+                List<String> texts = new ArrayList<>();
+                Set<Integer> tokens = new LinkedHashSet<>();
                 if (params.grammarTriggers().isEmpty()) {
-                    grammar = Llama.llama_sampler_init_grammar(vocab.segment(),
-                            arena.allocateFrom(params.grammar()), arena.allocateFrom("root"));
+                    grammar = Llama.llama_sampler_init_grammar(
+                            vocab.segment(), arena.allocateFrom(params.grammar()), arena.allocateFrom("root"));
                 } else {
                     for (String trigger : params.grammarTriggers()) {
                         var token = vocab.tokenOf(trigger);
@@ -110,8 +117,13 @@ public final class LlamaSampler implements TokenSampler {
                 // Not a stage of the chain: the guard's stage applies it and accepts only what it admits.
                 guarded = params.grammarTriggers().isEmpty()
                         ? new SamplingGuard(vocab, grammar.reinterpret(arena, Llama::llama_sampler_free), arena)
-                        : new SamplingGuard(vocab, grammar.reinterpret(arena, Llama::llama_sampler_free), arena,
-                                params.grammar(), texts, tokens);
+                        : new SamplingGuard(
+                                vocab,
+                                grammar.reinterpret(arena, Llama::llama_sampler_free),
+                                arena,
+                                params.grammar(),
+                                texts,
+                                tokens);
             } else if (!params.logitBias().isEmpty() || !params.pluginStages().isEmpty()) {
                 guarded = new SamplingGuard(vocab, MemorySegment.NULL, arena);
             }
@@ -137,10 +149,20 @@ public final class LlamaSampler implements TokenSampler {
             } else if (mirostat == 1) {
                 add(Llama.llama_sampler_init_temp(params.temperature()), "temp");
                 // m = 100, as llama.cpp's common sampler and the paper use.
-                add(Llama.llama_sampler_init_mirostat(nVocab, seed, params.mirostat().tau(), params.mirostat().eta(), 100), "mirostat");
+                add(
+                        Llama.llama_sampler_init_mirostat(
+                                nVocab,
+                                seed,
+                                params.mirostat().tau(),
+                                params.mirostat().eta(),
+                                100),
+                        "mirostat");
             } else if (mirostat == 2) {
                 add(Llama.llama_sampler_init_temp(params.temperature()), "temp");
-                add(Llama.llama_sampler_init_mirostat_v2(seed, params.mirostat().tau(), params.mirostat().eta()), "mirostat_v2");
+                add(
+                        Llama.llama_sampler_init_mirostat_v2(
+                                seed, params.mirostat().tau(), params.mirostat().eta()),
+                        "mirostat_v2");
             } else {
                 add(Llama.llama_sampler_init_dist(seed), "dist");
             }
@@ -166,25 +188,41 @@ public final class LlamaSampler implements TokenSampler {
         boolean truncating = !params.greedy() && mirostat == 0;
         switch (step) {
             case PENALTIES -> {
-                boolean neutral = params.repeatLastN() == 0 || (params.repeatPenalty() == 1f
-                        && params.frequencyPenalty() == 0f && params.presencePenalty() == 0f);
+                boolean neutral = params.repeatLastN() == 0
+                        || (params.repeatPenalty() == 1f
+                                && params.frequencyPenalty() == 0f
+                                && params.presencePenalty() == 0f);
                 if (!neutral && mirostat == 0) {
                     int lastN = params.repeatLastN() == -1 ? context.contextSize() : params.repeatLastN();
-                    promptStages.add(add(Llama.llama_sampler_init_penalties(nVocab, lastN, params.repeatPenalty(),
-                            params.frequencyPenalty(), params.presencePenalty()), "penalties"));
+                    promptStages.add(add(
+                            Llama.llama_sampler_init_penalties(
+                                    nVocab,
+                                    lastN,
+                                    params.repeatPenalty(),
+                                    params.frequencyPenalty(),
+                                    params.presencePenalty()),
+                            "penalties"));
                 }
             }
             case DRY -> {
                 SamplingParams.Dry dry = params.dry();
                 if (dry.enabled() && mirostat == 0) {
-                    java.util.List<String> breakers = dry.sequenceBreakers();
-                    MemorySegment array = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS, Math.max(1, breakers.size()));
+                    List<String> breakers = dry.sequenceBreakers();
+                    MemorySegment array = arena.allocate(ValueLayout.ADDRESS, Math.max(1, breakers.size()));
                     for (int i = 0; i < breakers.size(); i++) {
-                        array.setAtIndex(java.lang.foreign.ValueLayout.ADDRESS, i, arena.allocateFrom(breakers.get(i)));
+                        array.setAtIndex(ValueLayout.ADDRESS, i, arena.allocateFrom(breakers.get(i)));
                     }
                     int lastN = dry.penaltyLastN() == -1 ? context.contextSize() : dry.penaltyLastN();
-                    promptStages.add(add(Llama.llama_sampler_init_dry(vocab.segment(), dry.multiplier(), dry.base(),
-                            dry.allowedLength(), lastN, array, breakers.size()), "dry"));
+                    promptStages.add(add(
+                            Llama.llama_sampler_init_dry(
+                                    vocab.segment(),
+                                    dry.multiplier(),
+                                    dry.base(),
+                                    dry.allowedLength(),
+                                    lastN,
+                                    array,
+                                    breakers.size()),
+                            "dry"));
                 }
             }
             case TOP_N_SIGMA -> {
@@ -214,7 +252,10 @@ public final class LlamaSampler implements TokenSampler {
             }
             case XTC -> {
                 if (truncating && params.xtc().enabled()) {
-                    add(Llama.llama_sampler_init_xtc(params.xtc().probability(), params.xtc().threshold(), 1, seed), "xtc");
+                    add(
+                            Llama.llama_sampler_init_xtc(
+                                    params.xtc().probability(), params.xtc().threshold(), 1, seed),
+                            "xtc");
                 }
             }
             case TEMPERATURE -> {
@@ -248,20 +289,25 @@ public final class LlamaSampler implements TokenSampler {
      * matches its text literally, searched anywhere in the output (llama.cpp's "word" triggers).
      * The grammar sees the output from the trigger on, so its root starts with the trigger.
      */
-    private MemorySegment lazyGrammar(LlamaVocabulary vocab, String gbnf, java.util.List<String> texts,
-                                      java.util.Set<Integer> tokens) {
-        java.util.List<String> patterns = texts.stream().map(LlamaSampler::regexEscape).toList();
-        MemorySegment patternArray = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS, Math.max(1, patterns.size()));
+    private MemorySegment lazyGrammar(LlamaVocabulary vocab, String gbnf, List<String> texts, Set<Integer> tokens) {
+        List<String> patterns = texts.stream().map(LlamaSampler::regexEscape).toList();
+        MemorySegment patternArray = arena.allocate(ValueLayout.ADDRESS, Math.max(1, patterns.size()));
         for (int i = 0; i < patterns.size(); i++) {
-            patternArray.setAtIndex(java.lang.foreign.ValueLayout.ADDRESS, i, arena.allocateFrom(patterns.get(i)));
+            patternArray.setAtIndex(ValueLayout.ADDRESS, i, arena.allocateFrom(patterns.get(i)));
         }
         MemorySegment tokenArray = arena.allocate(JAVA_INT, Math.max(1, tokens.size()));
         int i = 0;
         for (int token : tokens) {
             tokenArray.setAtIndex(JAVA_INT, i++, token);
         }
-        return Llama.llama_sampler_init_grammar_lazy_patterns(vocab.segment(), arena.allocateFrom(gbnf),
-                arena.allocateFrom("root"), patternArray, patterns.size(), tokenArray, tokens.size());
+        return Llama.llama_sampler_init_grammar_lazy_patterns(
+                vocab.segment(),
+                arena.allocateFrom(gbnf),
+                arena.allocateFrom("root"),
+                patternArray,
+                patterns.size(),
+                tokenArray,
+                tokens.size());
     }
 
     /** {@code text} as a std::regex (ECMAScript) that matches it literally, as common's regex_escape does. */

@@ -33,6 +33,7 @@ final class LlamaThreadpools {
 
     /** The decode pool and the prefill pool (NULL when the decode pool serves both). */
     final MemorySegment decode;
+
     final MemorySegment batch;
     private final MemorySegment pauseFn;
 
@@ -67,10 +68,13 @@ final class LlamaThreadpools {
                 return null;
             }
             MemorySegment reg = Llama.ggml_backend_dev_backend_reg(device);
-            MemorySegment newFn = Llama.ggml_backend_reg_get_proc_address(reg, call.allocateFrom("ggml_threadpool_new"));
-            MemorySegment freeFn = Llama.ggml_backend_reg_get_proc_address(reg, call.allocateFrom("ggml_threadpool_free"));
+            MemorySegment newFn =
+                    Llama.ggml_backend_reg_get_proc_address(reg, call.allocateFrom("ggml_threadpool_new"));
+            MemorySegment freeFn =
+                    Llama.ggml_backend_reg_get_proc_address(reg, call.allocateFrom("ggml_threadpool_free"));
             // Not handed out by the CPU backend's registry in this release, but exported beside new/free.
-            MemorySegment pauseFn = SharedObjects.symbolBeside(newFn, "ggml_threadpool_pause").orElse(MemorySegment.NULL);
+            MemorySegment pauseFn =
+                    SharedObjects.symbolBeside(newFn, "ggml_threadpool_pause").orElse(MemorySegment.NULL);
             if (newFn.equals(MemorySegment.NULL) || freeFn.equals(MemorySegment.NULL)) {
                 LOG.debug("the CPU backend offers no ggml_threadpool_new; ggml makes a pool per graph");
                 return null;
@@ -85,7 +89,8 @@ final class LlamaThreadpools {
         }
     }
 
-    private static MemorySegment make(Arena arena, Arena call, MemorySegment newFn, MemorySegment freeFn, int threads, boolean paused) {
+    private static MemorySegment make(
+            Arena arena, Arena call, MemorySegment newFn, MemorySegment freeFn, int threads, boolean paused) {
         MemorySegment params = call.allocate(Structs.ggml_threadpool_params);
         Llama.ggml_threadpool_params_init(params, threads);
         Structs.setBoolean(params, Structs.ggml_threadpool_params, "paused", paused);

@@ -9,7 +9,9 @@ import forge.backend.llamacpp.ffm.Llama;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -71,7 +73,7 @@ final class LlamaVocabulary implements Vocabulary {
         if (type != LLAMA_VOCAB_TYPE_SPM && type != LLAMA_VOCAB_TYPE_UGM) {
             return;
         }
-        java.util.Set<String> texts = new java.util.HashSet<>(size * 2);
+        Set<String> texts = new HashSet<>(size * 2);
         for (int t = 0; t < size; t++) {
             MemorySegment text = Llama.llama_vocab_get_text(vocab, t);
             if (!text.equals(MemorySegment.NULL)) {
@@ -81,9 +83,10 @@ final class LlamaVocabulary implements Vocabulary {
         }
         for (int b = 0; b < 256; b++) {
             if (!texts.contains(String.format("<0x%02X>", b)) && !texts.contains(String.valueOf((char) b))) {
-                throw new BackendException(file + ": its " + (type == LLAMA_VOCAB_TYPE_SPM ? "SentencePiece" : "Unigram")
-                        + " vocabulary has no token for the byte " + String.format("0x%02X", b)
-                        + ", so some text could not be tokenized (llama.cpp would abort); the file is damaged or incomplete");
+                throw new BackendException(
+                        file + ": its " + (type == LLAMA_VOCAB_TYPE_SPM ? "SentencePiece" : "Unigram")
+                                + " vocabulary has no token for the byte " + String.format("0x%02X", b)
+                                + ", so some text could not be tokenized (llama.cpp would abort); the file is damaged or incomplete");
             }
         }
     }
@@ -110,7 +113,8 @@ final class LlamaVocabulary implements Vocabulary {
                 n = Llama.llama_tokenize(vocab, in, utf8.length, out, max, addSpecial, parseSpecial);
             }
             if (n < 0) {
-                throw new BackendException("cannot tokenize a text of " + utf8.length + " bytes (llama_tokenize returned " + n + ")");
+                throw new BackendException(
+                        "cannot tokenize a text of " + utf8.length + " bytes (llama_tokenize returned " + n + ")");
             }
             return out.asSlice(0, n * 4L).toArray(JAVA_INT);
         } catch (IllegalStateException e) {
@@ -168,7 +172,8 @@ final class LlamaVocabulary implements Vocabulary {
                 n = Llama.llama_detokenize(vocab, in, tokens.length, out, max, removeSpecial, unparseSpecial);
             }
             if (n < 0) {
-                throw new BackendException("cannot detokenize " + tokens.length + " tokens (llama_detokenize returned " + n + ")");
+                throw new BackendException(
+                        "cannot detokenize " + tokens.length + " tokens (llama_detokenize returned " + n + ")");
             }
             return new String(out.asSlice(0, n).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
         } catch (IllegalStateException e) {

@@ -13,15 +13,24 @@ import forge.api.sampler.SamplerStage;
 import forge.api.sampler.TokenCandidates;
 import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.Structs;
+import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Keeps a sampler chain's grammar and logit biases from aborting the process.
@@ -108,20 +117,40 @@ final class SamplingGuard {
                 FunctionDescriptor acceptType = FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT);
                 // void (*reset)(struct llama_sampler * smpl);
                 FunctionDescriptor resetType = FunctionDescriptor.ofVoid(ADDRESS);
-                MemorySegment grammarApply = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "grammarApply",
-                        applyMethod), applyType, global);
-                MemorySegment grammarAccept = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "grammarAccept",
-                        MethodType.methodType(void.class, MemorySegment.class, int.class)), acceptType, global);
-                MemorySegment grammarReset = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "grammarReset",
-                        MethodType.methodType(void.class, MemorySegment.class)), resetType, global);
-                MemorySegment checkApply = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "checkApply",
-                        applyMethod), applyType, global);
-                MemorySegment pluginApply = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "pluginApply",
-                        applyMethod), applyType, global);
-                MemorySegment pluginAccept = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "pluginAccept",
-                        MethodType.methodType(void.class, MemorySegment.class, int.class)), acceptType, global);
-                MemorySegment pluginReset = linker.upcallStub(lookup.findStatic(SamplingGuard.class, "pluginReset",
-                        MethodType.methodType(void.class, MemorySegment.class)), resetType, global);
+                MemorySegment grammarApply = linker.upcallStub(
+                        lookup.findStatic(SamplingGuard.class, "grammarApply", applyMethod), applyType, global);
+                MemorySegment grammarAccept = linker.upcallStub(
+                        lookup.findStatic(
+                                SamplingGuard.class,
+                                "grammarAccept",
+                                MethodType.methodType(void.class, MemorySegment.class, int.class)),
+                        acceptType,
+                        global);
+                MemorySegment grammarReset = linker.upcallStub(
+                        lookup.findStatic(
+                                SamplingGuard.class,
+                                "grammarReset",
+                                MethodType.methodType(void.class, MemorySegment.class)),
+                        resetType,
+                        global);
+                MemorySegment checkApply = linker.upcallStub(
+                        lookup.findStatic(SamplingGuard.class, "checkApply", applyMethod), applyType, global);
+                MemorySegment pluginApply = linker.upcallStub(
+                        lookup.findStatic(SamplingGuard.class, "pluginApply", applyMethod), applyType, global);
+                MemorySegment pluginAccept = linker.upcallStub(
+                        lookup.findStatic(
+                                SamplingGuard.class,
+                                "pluginAccept",
+                                MethodType.methodType(void.class, MemorySegment.class, int.class)),
+                        acceptType,
+                        global);
+                MemorySegment pluginReset = linker.upcallStub(
+                        lookup.findStatic(
+                                SamplingGuard.class,
+                                "pluginReset",
+                                MethodType.methodType(void.class, MemorySegment.class)),
+                        resetType,
+                        global);
                 GRAMMAR = global.allocate(Structs.llama_sampler_i); // zeroed: every other function NULL
                 Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "name", global.allocateFrom("forge-grammar"));
                 Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "apply", grammarApply);
@@ -148,37 +177,41 @@ final class SamplingGuard {
     private final MemorySegment grammar;
     /** For a lazy grammar: its text, its trigger texts and tokens; else empty. */
     private final String grammarText;
-    private final java.util.List<byte[]> triggerTexts;
-    private final java.util.Set<Integer> triggerTokens;
+
+    private final List<byte[]> triggerTexts;
+    private final Set<Integer> triggerTokens;
     /** Whether the (lazy) grammar still awaits its trigger, and what llama.cpp's trigger buffer holds. */
     private boolean awaiting;
-    private final java.io.ByteArrayOutputStream triggerBuffer = new java.io.ByteArrayOutputStream();
+
+    private final ByteArrayOutputStream triggerBuffer = new ByteArrayOutputStream();
     /** A strict copy of a lazy grammar, made the first time a replay is checked; NULL until then. */
     private MemorySegment checker = MemorySegment.NULL;
     /** One candidate and its array, for asking the grammar about one token. */
     private final MemorySegment one;
+
     private final MemorySegment oneArray;
     /** Stands in for an empty candidate array, so that {@code selected} always points into one. */
     private final MemorySegment fallback;
     /** What the last sample saw: empty when all was well. */
     private String refusal = "";
+
     private Throwable failure;
     private int steps;
     /** The request's plugin stages, by index, with their names. */
-    private final java.util.List<Plugin> plugins = new java.util.ArrayList<>();
+    private final List<Plugin> plugins = new ArrayList<>();
     /** The first plugin stage's failure: kept across samples (a reset's or accept's too), never cleared. */
     private SamplerStageException stageFailure;
+
     private final View view = new View();
 
-    private record Plugin(String name, SamplerStage stage) {
-    }
+    private record Plugin(String name, SamplerStage stage) {}
 
     /**
      * @param grammar the grammar sampler to wrap (owned by {@code arena}), or NULL for none
      * @param arena   the sampler's arena, confined to the thread that samples
      */
     SamplingGuard(LlamaVocabulary vocab, MemorySegment grammar, Arena arena) {
-        this(vocab, grammar, arena, "", java.util.List.of(), java.util.Set.of());
+        this(vocab, grammar, arena, "", List.of(), Set.of());
     }
 
     /**
@@ -188,14 +221,21 @@ final class SamplingGuard {
      * @param triggerTexts  the triggers matched as text (searched anywhere in the output)
      * @param triggerTokens the triggers that are single tokens
      */
-    SamplingGuard(LlamaVocabulary vocab, MemorySegment grammar, Arena arena, String grammarText,
-                  java.util.List<String> triggerTexts, java.util.Set<Integer> triggerTokens) {
+    SamplingGuard(
+            LlamaVocabulary vocab,
+            MemorySegment grammar,
+            Arena arena,
+            String grammarText,
+            List<String> triggerTexts,
+            Set<Integer> triggerTokens) {
         this.vocab = vocab;
         this.arena = arena;
         this.grammar = grammar;
         this.grammarText = grammarText;
-        this.triggerTexts = triggerTexts.stream().map(t -> t.getBytes(java.nio.charset.StandardCharsets.UTF_8)).toList();
-        this.triggerTokens = java.util.Set.copyOf(triggerTokens);
+        this.triggerTexts = triggerTexts.stream()
+                .map(t -> t.getBytes(StandardCharsets.UTF_8))
+                .toList();
+        this.triggerTokens = Set.copyOf(triggerTokens);
         this.awaiting = !grammarText.isEmpty();
         this.one = arena.allocate(Structs.llama_token_data);
         this.oneArray = arena.allocate(Structs.llama_token_data_array);
@@ -205,7 +245,8 @@ final class SamplingGuard {
 
     /** The stage to put where the grammar goes, or NULL when there is no grammar. */
     MemorySegment grammarStage() {
-        return grammar.equals(MemorySegment.NULL) ? MemorySegment.NULL
+        return grammar.equals(MemorySegment.NULL)
+                ? MemorySegment.NULL
                 : Llama.llama_sampler_init(Tables.GRAMMAR, MemorySegment.ofAddress(key));
     }
 
@@ -293,7 +334,7 @@ final class SamplingGuard {
             return;
         }
         byte[] piece = vocab.piece(token, true);
-        byte[] buffer = java.util.Arrays.copyOf(triggerBuffer.toByteArray(), triggerBuffer.size() + piece.length);
+        byte[] buffer = Arrays.copyOf(triggerBuffer.toByteArray(), triggerBuffer.size() + piece.length);
         System.arraycopy(piece, 0, buffer, triggerBuffer.size(), piece.length);
         int start = -1;
         for (byte[] trigger : triggerTexts) {
@@ -308,7 +349,7 @@ final class SamplingGuard {
             Llama.llama_sampler_accept(grammar, token);
             return;
         }
-        if (replayAdmitted(java.util.Arrays.copyOfRange(buffer, start, buffer.length))) {
+        if (replayAdmitted(Arrays.copyOfRange(buffer, start, buffer.length))) {
             awaiting = false;
             triggerBuffer.reset();
             Llama.llama_sampler_accept(grammar, token);
@@ -320,12 +361,16 @@ final class SamplingGuard {
     private boolean replayAdmitted(byte[] text) {
         String replay;
         try {
-            replay = java.nio.charset.StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(text)).toString();
-        } catch (java.nio.charset.CharacterCodingException e) {
+            replay = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(ByteBuffer.wrap(text))
+                    .toString();
+        } catch (CharacterCodingException e) {
             return false; // a replay that ends inside a character: too rare to be worth the risk
         }
         if (checker.equals(MemorySegment.NULL)) {
-            checker = Llama.llama_sampler_init_grammar(vocab.segment(), arena.allocateFrom(grammarText), arena.allocateFrom("root"));
+            checker = Llama.llama_sampler_init_grammar(
+                    vocab.segment(), arena.allocateFrom(grammarText), arena.allocateFrom("root"));
             if (checker.equals(MemorySegment.NULL)) {
                 return false;
             }
@@ -361,7 +406,9 @@ final class SamplingGuard {
     }
 
     private static long ctx(MemorySegment smpl) {
-        return smpl.reinterpret(Structs.llama_sampler.byteSize()).get(ADDRESS, CTX).address();
+        return smpl.reinterpret(Structs.llama_sampler.byteSize())
+                .get(ADDRESS, CTX)
+                .address();
     }
 
     /** The plugin stage an upcall is for. */
@@ -515,7 +562,7 @@ final class SamplingGuard {
     }
 
     /** Calls a plugin stage from an upcall: what it throws is kept, never let through. */
-    private static void onPlugin(MemorySegment smpl, String what, java.util.function.Consumer<SamplerStage> call) {
+    private static void onPlugin(MemorySegment smpl, String what, Consumer<SamplerStage> call) {
         SamplingGuard g = null;
         Plugin p = null;
         try {
@@ -559,8 +606,13 @@ final class SamplingGuard {
             }
             MemorySegment data = array.get(ADDRESS, DATA).reinterpret(size * TOKEN_DATA);
             if (data.get(JAVA_FLOAT, selected * TOKEN_DATA + LOGIT) == NEG_INF && g != null && g.refusal.isEmpty()) {
-                String bans = g.plugins.isEmpty() ? "the logit biases" : "the logit biases or sampler stages "
-                        + g.plugins.stream().map(Plugin::name).distinct().toList();
+                String bans = g.plugins.isEmpty()
+                        ? "the logit biases"
+                        : "the logit biases or sampler stages "
+                                + g.plugins.stream()
+                                        .map(Plugin::name)
+                                        .distinct()
+                                        .toList();
                 g.refusal = g.grammar.equals(MemorySegment.NULL)
                         ? bans + " ban every token"
                         : "the grammar allows no token here, or " + bans + " ban every token it allows";

@@ -13,7 +13,8 @@ class ArchitecturesTest {
         for (String a : new String[] {"llama", "qwen2", "qwen3", "gemma3", "gpt-oss", "deepseek2"}) {
             assertTrue(Architectures.refuses(Optional.of(a)).isEmpty(), a);
         }
-        assertEquals(Optional.of("the model's architecture 'frobnitz' is not supported by llama.cpp v0.5.0"),
+        assertEquals(
+                Optional.of("the model's architecture 'frobnitz' is not supported by llama.cpp v0.5.0"),
                 Architectures.refuses(Optional.of("frobnitz")));
         // a projector is not a model; a header naming none is left to the load
         assertTrue(Architectures.refuses(Optional.of("clip")).isPresent());

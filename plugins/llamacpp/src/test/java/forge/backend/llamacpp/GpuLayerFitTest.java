@@ -24,12 +24,17 @@ class GpuLayerFitTest {
         GpuLayerFit.Choice c = GpuLayerFit.choose(LAYERS, 300 * MIB, 1050 * MIB + GpuLayerFit.MARGIN);
         assertEquals(1 + 7, c.layers(), c.reason()); // output (300) + 7 layers (700) <= 1050
         assertEquals(1000 * MIB, c.bytes());
-        assertTrue(c.reason().contains("8 of 37 layers fit") && c.reason().contains("the rest run on the CPU"), c.reason());
+        assertTrue(
+                c.reason().contains("8 of 37 layers fit") && c.reason().contains("the rest run on the CPU"),
+                c.reason());
     }
 
     @Test
     void lessThanTheMarginOffloadsNothing() {
         assertEquals(0, GpuLayerFit.choose(LAYERS, 300 * MIB, 512 * MIB).layers());
-        assertEquals(0, GpuLayerFit.choose(LAYERS, 300 * MIB, 100 * MIB + GpuLayerFit.MARGIN).layers());
+        assertEquals(
+                0,
+                GpuLayerFit.choose(LAYERS, 300 * MIB, 100 * MIB + GpuLayerFit.MARGIN)
+                        .layers());
     }
 }

@@ -25,8 +25,17 @@ class GpuSettingsTest {
 
     @Test
     void llamaServersSpellings() {
-        GpuSettings s = of(Map.of(BackendContext.GPU_LAYERS, "20", BackendContext.MAIN_GPU, "1", BackendContext.SPLIT_MODE, "row",
-                BackendContext.TENSOR_SPLIT, "3,1", BackendContext.DEVICES, "CUDA0,CUDA1"));
+        GpuSettings s = of(Map.of(
+                BackendContext.GPU_LAYERS,
+                "20",
+                BackendContext.MAIN_GPU,
+                "1",
+                BackendContext.SPLIT_MODE,
+                "row",
+                BackendContext.TENSOR_SPLIT,
+                "3,1",
+                BackendContext.DEVICES,
+                "CUDA0,CUDA1"));
         assertEquals(OptionalInt.of(20), s.layers());
         assertEquals(1, s.mainGpu());
         assertEquals(GpuSettings.SPLIT_ROW, s.splitMode());
@@ -35,14 +44,19 @@ class GpuSettingsTest {
         assertEquals(5, s.given().size());
         assertTrue(of(Map.of(BackendContext.GPU_LAYERS, "all")).all());
         assertTrue(of(Map.of(BackendContext.GPU_LAYERS, "-1")).all());
-        assertEquals(OptionalInt.empty(), of(Map.of(BackendContext.GPU_LAYERS, "auto")).layers());
+        assertEquals(
+                OptionalInt.empty(),
+                of(Map.of(BackendContext.GPU_LAYERS, "auto")).layers());
         assertTrue(of(Map.of(BackendContext.DEVICES, "none")).noDevices());
     }
 
     @Test
     void aBadValueNamesItsFlag() {
-        for (var bad : List.of(Map.of(BackendContext.GPU_LAYERS, "many"), Map.of(BackendContext.MAIN_GPU, "-2"),
-                Map.of(BackendContext.SPLIT_MODE, "tensor"), Map.of(BackendContext.TENSOR_SPLIT, "3,x"),
+        for (var bad : List.of(
+                Map.of(BackendContext.GPU_LAYERS, "many"),
+                Map.of(BackendContext.MAIN_GPU, "-2"),
+                Map.of(BackendContext.SPLIT_MODE, "tensor"),
+                Map.of(BackendContext.TENSOR_SPLIT, "3,x"),
                 Map.of(BackendContext.DEVICES, "none,CUDA0"))) {
             String flag = switch (bad.keySet().iterator().next()) {
                 case BackendContext.GPU_LAYERS -> "-ngl";

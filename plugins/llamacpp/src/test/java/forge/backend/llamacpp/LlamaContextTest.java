@@ -42,8 +42,9 @@ class LlamaContextTest {
     @BeforeAll
     static void load() {
         model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
-        prompt = model.vocabulary().tokenize("<|im_start|>user\nHello there, how are you?<|im_end|>\n<|im_start|>assistant\n",
-                false, true);
+        prompt = model.vocabulary()
+                .tokenize(
+                        "<|im_start|>user\nHello there, how are you?<|im_end|>\n<|im_start|>assistant\n", false, true);
         assertTrue(prompt.length > 5);
     }
 
@@ -53,7 +54,8 @@ class LlamaContextTest {
     }
 
     private static InferenceContext context(int seqMax) {
-        return model.newContext(new ContextParams(512, 128, 128, seqMax, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
+        return model.newContext(
+                new ContextParams(512, 128, 128, seqMax, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
     }
 
     /**
@@ -65,8 +67,10 @@ class LlamaContextTest {
     void copiesAPrefixBetweenSeparateKvStreams() {
         int k = prompt.length - 3;
         int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
-        try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
-             TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY); TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
+        try (InferenceContext ctx = model.newContext(
+                        new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
+                TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
+                TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             prefill(ctx, 0, prompt, 0);
             int[] a = generate(ctx, s0, 0, prompt.length, prompt.length - 1, 6);
             ctx.copySequence(0, 1, 0, k);
@@ -87,21 +91,28 @@ class LlamaContextTest {
     void savesAndRestoresASequenceThroughOneKeptBuffer() {
         int k = prompt.length - 3;
         int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
-        try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
-             TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY); TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
+        try (InferenceContext ctx = model.newContext(
+                        new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
+                TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
+                TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             LlamaContext llama = (LlamaContext) ctx;
             assertEquals(0, llama.stateBufferBytes(), "nothing before the first save");
             prefill(ctx, 0, java.util.Arrays.copyOf(prompt, k), 0);
             byte[] state = ctx.saveSequence(0);
             long kept = llama.stateBufferBytes();
-            assertTrue(kept >= state.length && kept <= LlamaContext.STATE_BUFFER_LIMIT, kept + " bytes for a state of " + state.length);
+            assertTrue(
+                    kept >= state.length && kept <= LlamaContext.STATE_BUFFER_LIMIT,
+                    kept + " bytes for a state of " + state.length);
             assertArrayEquals(state, ctx.saveSequence(0), "the same state again");
             assertTrue(ctx.restoreSequence(1, state));
             assertEquals(kept, llama.stateBufferBytes(), "a second save and a restore reuse it");
             prefill(ctx, 0, rest, k);
             int[] source = generate(ctx, s0, 0, prompt.length, rest.length - 1, 6);
             prefill(ctx, 1, rest, k);
-            assertArrayEquals(source, generate(ctx, s1, 1, prompt.length, rest.length - 1, 6), "the restored sequence continues as the source");
+            assertArrayEquals(
+                    source,
+                    generate(ctx, s1, 1, prompt.length, rest.length - 1, 6),
+                    "the restored sequence continues as the source");
         }
     }
 
@@ -115,16 +126,19 @@ class LlamaContextTest {
     void keepsItsCpuThreadsFromOpenToClose() throws Exception {
         String name = "tp-" + ProcessHandle.current().pid() % 100000;
         int[] counts = new int[4];
-        Thread t = new Thread(() -> {
-            counts[0] = threadsNamed(name);
-            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, FlashAttention.AUTO, KvCacheType.F16, true, false))) {
-                counts[1] = threadsNamed(name);
-                prefill(ctx, 0, prompt, 0);
-                prefill(ctx, 0, new int[] {prompt[0]}, prompt.length);
-                counts[2] = threadsNamed(name);
-            }
-            counts[3] = threadsNamed(name);
-        }, name);
+        Thread t = new Thread(
+                () -> {
+                    counts[0] = threadsNamed(name);
+                    try (InferenceContext ctx = model.newContext(new ContextParams(
+                            512, 128, 128, 1, 3, 3, FlashAttention.AUTO, KvCacheType.F16, true, false))) {
+                        counts[1] = threadsNamed(name);
+                        prefill(ctx, 0, prompt, 0);
+                        prefill(ctx, 0, new int[] {prompt[0]}, prompt.length);
+                        counts[2] = threadsNamed(name);
+                    }
+                    counts[3] = threadsNamed(name);
+                },
+                name);
         t.start();
         t.join();
         assertEquals(1, counts[0], "only the test thread before the context");
@@ -139,24 +153,27 @@ class LlamaContextTest {
         String name = "idle-" + ProcessHandle.current().pid() % 100000;
         long[] ticks = new long[1];
         int[][] tokens = new int[2][];
-        Thread t = new Thread(() -> {
-            try (InferenceContext ctx = model.newContext(new ContextParams(512, 128, 128, 1, 3, 3, FlashAttention.AUTO, KvCacheType.F16, true, false));
-                 TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
-                prefill(ctx, 0, prompt, 0);
-                tokens[0] = generate(ctx, s, 0, prompt.length, prompt.length - 1, 4);
-                ctx.idle();
-                long before = cpuTicksOfThreadsNamed(name);
-                Thread.sleep(300);
-                ticks[0] = cpuTicksOfThreadsNamed(name) - before;
-                ctx.removeTokens(0, prompt.length - 1, -1);
-                try (TokenSampler again = ctx.sampler(SamplingParams.GREEDY)) {
-                    prefill(ctx, 0, new int[] {prompt[prompt.length - 1]}, prompt.length - 1);
-                    tokens[1] = generate(ctx, again, 0, prompt.length, 0, 4);
-                }
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }, name);
+        Thread t = new Thread(
+                () -> {
+                    try (InferenceContext ctx = model.newContext(new ContextParams(
+                                    512, 128, 128, 1, 3, 3, FlashAttention.AUTO, KvCacheType.F16, true, false));
+                            TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+                        prefill(ctx, 0, prompt, 0);
+                        tokens[0] = generate(ctx, s, 0, prompt.length, prompt.length - 1, 4);
+                        ctx.idle();
+                        long before = cpuTicksOfThreadsNamed(name);
+                        Thread.sleep(300);
+                        ticks[0] = cpuTicksOfThreadsNamed(name) - before;
+                        ctx.removeTokens(0, prompt.length - 1, -1);
+                        try (TokenSampler again = ctx.sampler(SamplingParams.GREEDY)) {
+                            prefill(ctx, 0, new int[] {prompt[prompt.length - 1]}, prompt.length - 1);
+                            tokens[1] = generate(ctx, again, 0, prompt.length, 0, 4);
+                        }
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                name);
         t.start();
         t.join();
         // Polling workers burn about 34 ticks here (clock ticks are 10 ms).
@@ -166,15 +183,17 @@ class LlamaContextTest {
 
     /** utime + stime, in clock ticks, of this process's threads named {@code name}. */
     static long cpuTicksOfThreadsNamed(String name) {
-        return tasksNamed(name).stream().mapToLong(task -> {
-            try {
-                String stat = java.nio.file.Files.readString(task.resolve("stat"));
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15: utime, stime
-            } catch (java.io.IOException gone) {
-                return 0;
-            }
-        }).sum();
+        return tasksNamed(name).stream()
+                .mapToLong(task -> {
+                    try {
+                        String stat = java.nio.file.Files.readString(task.resolve("stat"));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15: utime, stime
+                    } catch (java.io.IOException gone) {
+                        return 0;
+                    }
+                })
+                .sum();
     }
 
     private static int threadsNamed(String name) {
@@ -185,12 +204,15 @@ class LlamaContextTest {
     private static List<java.nio.file.Path> tasksNamed(String name) {
         try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
             return tasks.filter(task -> {
-                try {
-                    return java.nio.file.Files.readString(task.resolve("comm")).strip().equals(name);
-                } catch (java.io.IOException gone) {
-                    return false;
-                }
-            }).toList();
+                        try {
+                            return java.nio.file.Files.readString(task.resolve("comm"))
+                                    .strip()
+                                    .equals(name);
+                        } catch (java.io.IOException gone) {
+                            return false;
+                        }
+                    })
+                    .toList();
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -233,7 +255,8 @@ class LlamaContextTest {
     @Test
     void loadReportsProgressUpToOne() {
         List<Float> seen = new ArrayList<>();
-        try (LoadedModel m = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), f -> seen.add(f))) {
+        try (LoadedModel m =
+                LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), f -> seen.add(f))) {
             assertFalse(seen.isEmpty());
             assertEquals(1f, seen.getLast());
             for (int i = 1; i < seen.size(); i++) {
@@ -245,14 +268,16 @@ class LlamaContextTest {
 
     @Test
     void aProgressCallbackThatSaysNoAbortsTheLoad() {
-        BackendException e = assertThrows(BackendException.class,
+        BackendException e = assertThrows(
+                BackendException.class,
                 () -> LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), f -> false));
         assertTrue(e.getMessage().contains("aborted by its progress callback"), e.getMessage());
     }
 
     @Test
     void aProgressCallbackThatThrowsFailsTheLoadNotTheJvm() {
-        BackendException e = assertThrows(BackendException.class,
+        BackendException e = assertThrows(
+                BackendException.class,
                 () -> LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), f -> {
                     throw new IllegalStateException("boom");
                 }));
@@ -261,13 +286,15 @@ class LlamaContextTest {
 
     @Test
     void logprobsAreTheLogSoftmaxOfTheLogitsWithTheBestFirst() {
-        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+        try (InferenceContext ctx = context(1);
+                TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
             prefill(ctx, 0, prompt, 0);
             int last = prompt.length - 1;
             int greedy = s.sample(last);
             // The reference: the whole row copied to the heap and a plain two-pass log-softmax in doubles.
             float[] logits = forge.backend.llamacpp.ffm.Llama.llama_get_logits_ith(((LlamaContext) ctx).segment(), last)
-                    .reinterpret(4L * model.vocabulary().size()).toArray(java.lang.foreign.ValueLayout.JAVA_FLOAT);
+                    .reinterpret(4L * model.vocabulary().size())
+                    .toArray(java.lang.foreign.ValueLayout.JAVA_FLOAT);
             double max = Double.NEGATIVE_INFINITY;
             for (float x : logits) {
                 max = Math.max(max, x);
@@ -293,7 +320,8 @@ class LlamaContextTest {
             }
             assertEquals(greedy, lp.top().get(0).id(), "greedy picks the most likely token");
             int other = order[order.length - 1];
-            assertEquals(logits[other] - logZ, ctx.logprobs(last, other, 0).token().logprob(), 1e-4);
+            assertEquals(
+                    logits[other] - logZ, ctx.logprobs(last, other, 0).token().logprob(), 1e-4);
             assertTrue(ctx.logprobs(last, other, 0).top().isEmpty());
             assertEquals(3, ctx.logprobs(last, greedy, 3).top().size());
 
@@ -307,7 +335,8 @@ class LlamaContextTest {
     void greedyIsDeterministicAcrossContexts() {
         int[][] runs = new int[2][];
         for (int r = 0; r < 2; r++) {
-            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+            try (InferenceContext ctx = context(1);
+                    TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
                 prefill(ctx, 0, prompt, 0);
                 runs[r] = generate(ctx, s, 0, prompt.length, prompt.length - 1, 12);
                 assertEquals(prompt.length + 11, ctx.maxPosition(0));
@@ -322,18 +351,21 @@ class LlamaContextTest {
         int n = 8;
         int[] alone0;
         int[] alone1;
-        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+        try (InferenceContext ctx = context(1);
+                TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
             prefill(ctx, 0, prompt, 0);
             alone0 = generate(ctx, s, 0, prompt.length, prompt.length - 1, n);
         }
-        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+        try (InferenceContext ctx = context(1);
+                TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
             prefill(ctx, 0, other, 0);
             alone1 = generate(ctx, s, 0, other.length, other.length - 1, n);
         }
         int[] together0 = new int[n];
         int[] together1 = new int[n];
-        try (InferenceContext ctx = context(2); TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
-             TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
+        try (InferenceContext ctx = context(2);
+                TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
+                TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             TokenBatch b = ctx.batch();
             b.clear();
             int last0 = -1;
@@ -361,8 +393,9 @@ class LlamaContextTest {
     @Test
     void aCopiedPrefixContinuesIdentically() {
         int[] tail = model.vocabulary().tokenize("and then some more text", false, false);
-        try (InferenceContext ctx = context(2); TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
-             TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
+        try (InferenceContext ctx = context(2);
+                TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
+                TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             prefill(ctx, 0, prompt, 0);
             ctx.copySequence(0, 1, -1, -1);
             assertEquals(prompt.length - 1, ctx.maxPosition(1));
@@ -394,7 +427,8 @@ class LlamaContextTest {
         SamplingParams p = SamplingParams.builder().temperature(1.5f).seed(1234).build();
         int[][] runs = new int[2][];
         for (int r = 0; r < 2; r++) {
-            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
+            try (InferenceContext ctx = context(1);
+                    TokenSampler s = ctx.sampler(p)) {
                 prefill(ctx, 0, prompt, 0);
                 runs[r] = generate(ctx, s, 0, prompt.length, prompt.length - 1, 16);
             }
@@ -410,22 +444,34 @@ class LlamaContextTest {
             try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
                 greedy = s.sample(prompt.length - 1);
             }
-            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.toBuilder().logitBias(Map.of(greedy, Float.NEGATIVE_INFINITY)).build())) {
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.toBuilder()
+                    .logitBias(Map.of(greedy, Float.NEGATIVE_INFINITY))
+                    .build())) {
                 assertNotEquals(greedy, s.sample(prompt.length - 1), "a banned token is never chosen");
             }
-            SamplingParams penalized = SamplingParams.GREEDY.toBuilder().repeatPenalty(1e6f).build();
+            SamplingParams penalized =
+                    SamplingParams.GREEDY.toBuilder().repeatPenalty(1e6f).build();
             try (TokenSampler s = ctx.sampler(penalized)) {
                 s.accept(greedy);
-                assertNotEquals(greedy, s.sample(prompt.length - 1), "a huge repeat penalty steers away from a seen token");
+                assertNotEquals(
+                        greedy, s.sample(prompt.length - 1), "a huge repeat penalty steers away from a seen token");
             }
-            assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.toBuilder().logitBias(Map.of(1 << 20, 1f)).build()));
+            assertThrows(
+                    BackendException.class,
+                    () -> ctx.sampler(SamplingParams.GREEDY.toBuilder()
+                            .logitBias(Map.of(1 << 20, 1f))
+                            .build()));
         }
     }
 
     @Test
     void aGrammarRestrictsTheOutput() {
-        for (SamplingParams base : List.of(SamplingParams.GREEDY, SamplingParams.builder().seed(7).build())) {
-            try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(base.toBuilder().grammar("root ::= \"yes\" | \"no\"").build())) {
+        for (SamplingParams base :
+                List.of(SamplingParams.GREEDY, SamplingParams.builder().seed(7).build())) {
+            try (InferenceContext ctx = context(1);
+                    TokenSampler s = ctx.sampler(base.toBuilder()
+                            .grammar("root ::= \"yes\" | \"no\"")
+                            .build())) {
                 prefill(ctx, 0, prompt, 0);
                 ByteArrayOutputStream text = new ByteArrayOutputStream();
                 int index = prompt.length - 1;
@@ -471,9 +517,12 @@ class LlamaContextTest {
     void aLazyGrammarEngagesAtATriggerToken() {
         // <tool_call> is one (user-defined) token of the qwen vocabulary: it triggers as a token.
         int trigger = model.vocabulary().tokenOf("<tool_call>").orElseThrow();
-        SamplingParams p = SamplingParams.GREEDY.toBuilder().logitBias(Map.of(trigger, 30f))
-                .lazyGrammar("root ::= \"<tool_call>\" [0-9] [0-9] [0-9]", List.of("<tool_call>")).build();
-        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
+        SamplingParams p = SamplingParams.GREEDY.toBuilder()
+                .logitBias(Map.of(trigger, 30f))
+                .lazyGrammar("root ::= \"<tool_call>\" [0-9] [0-9] [0-9]", List.of("<tool_call>"))
+                .build();
+        try (InferenceContext ctx = context(1);
+                TokenSampler s = ctx.sampler(p)) {
             boolean[] ended = {false};
             String out = run(ctx, s, 20, ended);
             assertTrue(ended[0] && out.matches("<tool_call>[0-9]{3}"), out);
@@ -485,9 +534,14 @@ class LlamaContextTest {
         // "ab" is two tokens: it triggers as a literal pattern; output before it is free.
         int a = model.vocabulary().tokenOf("a").orElseThrow();
         int b = model.vocabulary().tokenOf("b").orElseThrow();
-        SamplingParams p = SamplingParams.builder().temperature(1f).seed(3).logitBias(Map.of(a, 30f, b, 30f))
-                .lazyGrammar("root ::= \"ab\" [0-9] [0-9] [0-9]", List.of("ab")).build();
-        try (InferenceContext ctx = context(1); TokenSampler s = ctx.sampler(p)) {
+        SamplingParams p = SamplingParams.builder()
+                .temperature(1f)
+                .seed(3)
+                .logitBias(Map.of(a, 30f, b, 30f))
+                .lazyGrammar("root ::= \"ab\" [0-9] [0-9] [0-9]", List.of("ab"))
+                .build();
+        try (InferenceContext ctx = context(1);
+                TokenSampler s = ctx.sampler(p)) {
             boolean[] ended = {false};
             String out = run(ctx, s, 60, ended);
             assertTrue(ended[0] && out.matches("[ab]*ab[0-9]{3}"), out);
@@ -502,7 +556,9 @@ class LlamaContextTest {
                 free = run(ctx, s, 8, new boolean[1]);
             }
             ctx.clearMemory();
-            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.toBuilder().lazyGrammar("root ::= \"zq[never]\" \"!\"", List.of("zq[never]")).build())) {
+            try (TokenSampler s = ctx.sampler(SamplingParams.GREEDY.toBuilder()
+                    .lazyGrammar("root ::= \"zq[never]\" \"!\"", List.of("zq[never]"))
+                    .build())) {
                 assertEquals(free, run(ctx, s, 8, new boolean[1]));
             }
         }
@@ -516,11 +572,18 @@ class LlamaContextTest {
     @Test
     void anInvalidGrammarIsABackendException() {
         try (InferenceContext ctx = context(1)) {
-            for (String g : List.of("root ::= (\"yes\"", "root ::= undefined-rule", "start ::= \"a\"", "root ::= [a-")) {
-                BackendException e = assertThrows(BackendException.class, () -> ctx.sampler(SamplingParams.GREEDY.toBuilder().grammar(g).build()));
+            for (String g :
+                    List.of("root ::= (\"yes\"", "root ::= undefined-rule", "start ::= \"a\"", "root ::= [a-")) {
+                BackendException e = assertThrows(
+                        BackendException.class,
+                        () -> ctx.sampler(
+                                SamplingParams.GREEDY.toBuilder().grammar(g).build()));
                 assertTrue(e.getMessage().startsWith("invalid grammar"), e.getMessage());
             }
-            assertDoesNotThrow(() -> ctx.sampler(SamplingParams.GREEDY.toBuilder().grammar("root ::= [a-z]+").build()).close());
+            assertDoesNotThrow(() -> ctx.sampler(SamplingParams.GREEDY.toBuilder()
+                            .grammar("root ::= [a-z]+")
+                            .build())
+                    .close());
         }
     }
 
@@ -549,9 +612,13 @@ class LlamaContextTest {
         assertThrows(BackendException.class, () -> b.add(prompt[0], 0, 1, false), "batch full");
 
         // Another thread.
-        ExecutionException e = assertThrows(ExecutionException.class, () -> CompletableFuture.runAsync(ctx::decode).get());
+        ExecutionException e = assertThrows(
+                ExecutionException.class,
+                () -> CompletableFuture.runAsync(ctx::decode).get());
         assertTrue(e.getCause() instanceof BackendException, e.getCause().toString());
-        assertThrows(ExecutionException.class, () -> CompletableFuture.runAsync(ctx::close).get());
+        assertThrows(
+                ExecutionException.class,
+                () -> CompletableFuture.runAsync(ctx::close).get());
 
         // The model refuses to close under an open context.
         assertThrows(BackendException.class, model::close);
@@ -567,7 +634,8 @@ class LlamaContextTest {
 
     @Test
     void aFullKvCacheIsABackendException() {
-        try (InferenceContext ctx = model.newContext(new ContextParams(256, 256, 256, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false))) {
+        try (InferenceContext ctx = model.newContext(
+                new ContextParams(256, 256, 256, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false))) {
             int n = ctx.contextSize();
             int pos = 0;
             BackendException e = null;
@@ -595,8 +663,8 @@ class LlamaContextTest {
         LlamaHome.backend().quantizer().orElseThrow().quantize(in, out, "q8_0", 2);
         assertTrue(Files.size(out) < Files.size(in), Files.size(out) + " vs " + Files.size(in));
         try (LoadedModel q = LlamaHome.backend().load(ModelLoadParams.of(out), LoadProgress.NONE);
-             InferenceContext ctx = q.newContext(ContextParams.of(256, 1, 2));
-             TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+                InferenceContext ctx = q.newContext(ContextParams.of(256, 1, 2));
+                TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
             assertTrue(q.info().description().contains("Q8_0"), q.info().description());
             assertEquals("llama", q.info().architecture());
             int[] p = q.vocabulary().tokenize("Hello", true, false);
@@ -610,14 +678,17 @@ class LlamaContextTest {
     void quantizesF16ToQ4KmWhenRowsFitSuperBlocks(@TempDir Path dir) throws Exception {
         // K-quants pack rows in 256-wide super-blocks: a 256-wide model quantizes every matrix.
         Path in = dir.resolve("wide-f16.gguf");
-        forge.runtime.gguf.synth.SyntheticModels.write(forge.runtime.gguf.synth.SynthSpec.tiny("qwen")
-                .withShape(256, 2, 4, 2, 512).withTensorType(forge.runtime.gguf.GgmlType.F16), in);
+        forge.runtime.gguf.synth.SyntheticModels.write(
+                forge.runtime.gguf.synth.SynthSpec.tiny("qwen")
+                        .withShape(256, 2, 4, 2, 512)
+                        .withTensorType(forge.runtime.gguf.GgmlType.F16),
+                in);
         Path out = dir.resolve("wide-q4_k_m.gguf");
         LlamaHome.backend().quantizer().orElseThrow().quantize(in, out, "Q4_K_M", 2);
         assertTrue(Files.size(out) * 2 < Files.size(in), Files.size(out) + " vs " + Files.size(in));
         try (LoadedModel q = LlamaHome.backend().load(ModelLoadParams.of(out), LoadProgress.NONE);
-             InferenceContext ctx = q.newContext(ContextParams.of(256, 1, 2));
-             TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
+                InferenceContext ctx = q.newContext(ContextParams.of(256, 1, 2));
+                TokenSampler s = ctx.sampler(SamplingParams.GREEDY)) {
             assertTrue(q.info().description().contains("Q4_K"), q.info().description());
             int[] p = q.vocabulary().tokenize("Hello", true, false);
             prefill(ctx, 0, p, 0);

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LlamaCppBackendTest {
 
     private static BackendException loadFails(Path file, boolean mmap) {
-        return assertThrows(BackendException.class,
+        return assertThrows(
+                BackendException.class,
                 () -> LlamaHome.backend().load(new ModelLoadParams(file, 0, mmap, false), LoadProgress.NONE));
     }
 
@@ -52,7 +53,8 @@ class LlamaCppBackendTest {
     void aTruncatedVocabulary(@TempDir Path dir) throws IOException {
         Path half = truncate(LlamaHome.vocab("qwen2"), dir.resolve("half.gguf"), 2);
         for (boolean mmap : new boolean[] {true, false}) {
-            BackendException e = assertThrows(BackendException.class,
+            BackendException e = assertThrows(
+                    BackendException.class,
                     () -> LlamaHome.backend().load(new ModelLoadParams(half, 0, mmap, true), LoadProgress.NONE));
             assertTrue(e.getMessage().startsWith("llama.cpp could not load " + half), e.getMessage());
         }
@@ -73,17 +75,25 @@ class LlamaCppBackendTest {
 
     @Test
     void quantizerRejectsAnUnknownTypeListingTheValidOnes(@TempDir Path dir) {
-        BackendException e = assertThrows(BackendException.class, () -> LlamaHome.backend().quantizer().orElseThrow()
-                .quantize(LlamaHome.tinyModel("qwen"), dir.resolve("out.gguf"), "Q9_X", 1));
-        assertTrue(e.getMessage().contains("Q9_X") && e.getMessage().contains("Q4_K_M") && e.getMessage().contains("Q8_0"),
+        BackendException e = assertThrows(
+                BackendException.class,
+                () -> LlamaHome.backend()
+                        .quantizer()
+                        .orElseThrow()
+                        .quantize(LlamaHome.tinyModel("qwen"), dir.resolve("out.gguf"), "Q9_X", 1));
+        assertTrue(
+                e.getMessage().contains("Q9_X")
+                        && e.getMessage().contains("Q4_K_M")
+                        && e.getMessage().contains("Q8_0"),
                 e.getMessage());
     }
 
     @Test
     void quantizerRejectsAFileThatIsNotGguf(@TempDir Path dir) throws IOException {
         Path file = Files.writeString(dir.resolve("in.gguf"), "not a model at all");
-        assertThrows(BackendException.class, () -> LlamaHome.backend().quantizer().orElseThrow()
-                .quantize(file, dir.resolve("out.gguf"), "Q8_0", 1));
+        assertThrows(
+                BackendException.class,
+                () -> LlamaHome.backend().quantizer().orElseThrow().quantize(file, dir.resolve("out.gguf"), "Q8_0", 1));
     }
 
     static Path truncate(Path from, Path to, int divisor) throws IOException {
@@ -91,7 +101,8 @@ class LlamaCppBackendTest {
     }
 
     static Path copyPrefix(Path from, Path to, long bytes) throws IOException {
-        try (InputStream in = Files.newInputStream(from); OutputStream out = Files.newOutputStream(to)) {
+        try (InputStream in = Files.newInputStream(from);
+                OutputStream out = Files.newOutputStream(to)) {
             out.write(in.readNBytes((int) bytes));
         }
         return to;
@@ -102,9 +113,14 @@ class LlamaCppBackendTest {
         var settings = new java.util.HashMap<>(LlamaHome.context().settings());
         settings.put(forge.api.backend.BackendContext.GPU_LAYERS, "99");
         settings.put(forge.api.backend.BackendContext.SPLIT_MODE, "row");
-        var backend = new LlamaCppProvider().create(new forge.api.backend.BackendContext(LlamaHome.context().home(), settings));
-        assertTrue(backend.devices().stream().anyMatch(d -> d.type().equals("cpu")), backend.devices().toString());
-        assertTrue(backend.devices().stream().noneMatch(forge.api.backend.Device::isGpu), backend.devices().toString());
+        var backend = new LlamaCppProvider()
+                .create(new forge.api.backend.BackendContext(LlamaHome.context().home(), settings));
+        assertTrue(
+                backend.devices().stream().anyMatch(d -> d.type().equals("cpu")),
+                backend.devices().toString());
+        assertTrue(
+                backend.devices().stream().noneMatch(forge.api.backend.Device::isGpu),
+                backend.devices().toString());
         try (var model = backend.load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE)) {
             assertEquals(java.util.Optional.empty(), model.offload());
             assertTrue(model.info().layers() > 0);
@@ -115,8 +131,11 @@ class LlamaCppBackendTest {
     void aMalformedGpuFlagFailsTheCreateNamingIt() {
         var settings = new java.util.HashMap<>(LlamaHome.context().settings());
         settings.put(forge.api.backend.BackendContext.GPU_LAYERS, "lots");
-        BackendException e = assertThrows(BackendException.class,
-                () -> new LlamaCppProvider().create(new forge.api.backend.BackendContext(LlamaHome.context().home(), settings)));
+        BackendException e = assertThrows(
+                BackendException.class,
+                () -> new LlamaCppProvider()
+                        .create(new forge.api.backend.BackendContext(
+                                LlamaHome.context().home(), settings)));
         assertTrue(e.getMessage().startsWith("-ngl/--gpu-layers"), e.getMessage());
     }
 }

@@ -40,9 +40,11 @@ class LlamaCppProviderTest {
 
     @Test
     void probingLoadsNothing(@TempDir Path home) throws Exception {
-        // A copy of the natives in a folder of its own: whatever other tests loaded, nothing of this copy may be mapped.
+        // A copy of the natives in a folder of its own: whatever other tests loaded, nothing of this copy may be
+        // mapped.
         Path lib = copyOfTheNatives(home);
-        Availability a = new LlamaCppProvider().probe(new BackendContext(home, Map.of(LlamaCppProvider.LLAMA_HOME, home.toString())));
+        Availability a = new LlamaCppProvider()
+                .probe(new BackendContext(home, Map.of(LlamaCppProvider.LLAMA_HOME, home.toString())));
         assertTrue(a.isUsable(), a.detail());
         assertTrue(a.detail().contains(lib.toString()), a.detail());
         String maps = Files.readString(Path.of("/proc/self/maps"));
@@ -52,8 +54,10 @@ class LlamaCppProviderTest {
     @Test
     void aLibraryWhoseNeededLibraryIsMissingIsUnusableAndSaysWhich(@TempDir Path home) throws Exception {
         Path lib = copyOfTheNatives(home);
-        forge.backend.llamacpp.natives.ElfFileTest.renameNeeded(lib.resolve("libllama.v0.5.0.so"), "libstdc++.so.6", "libstdc++.so.X");
-        Availability a = new LlamaCppProvider().probe(new BackendContext(home, Map.of(LlamaCppProvider.LLAMA_HOME, home.toString())));
+        forge.backend.llamacpp.natives.ElfFileTest.renameNeeded(
+                lib.resolve("libllama.v0.5.0.so"), "libstdc++.so.6", "libstdc++.so.X");
+        Availability a = new LlamaCppProvider()
+                .probe(new BackendContext(home, Map.of(LlamaCppProvider.LLAMA_HOME, home.toString())));
         assertFalse(a.isUsable());
         assertTrue(a.detail().contains("libllama.v0.5.0.so needs libstdc++.so.X, which is not found"), a.detail());
     }
@@ -92,12 +96,20 @@ class LlamaCppProviderTest {
         assertTrue(module.isNamed(), "tests run on the module path");
         ModuleDescriptor d = module.getDescriptor();
         assertEquals("forge.backend.llamacpp", d.name());
-        assertTrue(d.provides().stream().anyMatch(p -> p.service().equals(BackendProvider.class.getName())
-                && p.providers().equals(java.util.List.of(LlamaCppProvider.class.getName()))), d.provides().toString());
+        assertTrue(
+                d.provides().stream()
+                        .anyMatch(p -> p.service().equals(BackendProvider.class.getName())
+                                && p.providers().equals(java.util.List.of(LlamaCppProvider.class.getName()))),
+                d.provides().toString());
         // Only the natives package, for the CUDA plugin; the binding (ffm) and the product classes stay inside.
-        assertEquals(java.util.Set.of("forge.backend.llamacpp.natives"),
-                d.exports().stream().map(ModuleDescriptor.Exports::source).collect(java.util.stream.Collectors.toSet()));
-        assertTrue(d.exports().stream().noneMatch(ModuleDescriptor.Exports::isQualified), d.exports().toString());
+        assertEquals(
+                java.util.Set.of("forge.backend.llamacpp.natives"),
+                d.exports().stream()
+                        .map(ModuleDescriptor.Exports::source)
+                        .collect(java.util.stream.Collectors.toSet()));
+        assertTrue(
+                d.exports().stream().noneMatch(ModuleDescriptor.Exports::isQualified),
+                d.exports().toString());
         for (String pkg : d.packages()) {
             assertTrue(pkg.equals(d.name()) || pkg.startsWith(d.name() + "."), pkg);
         }

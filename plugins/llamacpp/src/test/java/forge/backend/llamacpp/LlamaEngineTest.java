@@ -18,12 +18,12 @@ import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineException;
 import forge.runtime.engine.EngineSnapshot;
-import forge.runtime.engine.SlotState;
 import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
 import forge.runtime.engine.PromptCache;
+import forge.runtime.engine.SlotState;
 import forge.runtime.engine.TokenLogprob;
 import forge.runtime.gguf.synth.SynthSpec;
 import forge.runtime.gguf.synth.SyntheticModels;
@@ -52,8 +52,9 @@ class LlamaEngineTest {
     static void load() {
         file = work.resolve("tiny.gguf");
         SyntheticModels.write(SynthSpec.tiny("qwen"), file);
-        backend = new LlamaCppProvider().create(new BackendContext(work,
-                Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
+        backend = new LlamaCppProvider()
+                .create(new BackendContext(
+                        work, Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
         model = backend.load(ModelLoadParams.of(file), LoadProgress.NONE);
     }
 
@@ -125,7 +126,8 @@ class LlamaEngineTest {
     void aRepeatedPromptReusesTheSlotsCacheAndPrefillsOnlyTheLastToken() throws Exception {
         try (Engine engine = new Engine("tiny", model, config(1, 1024, 8))) {
             int[] p = prompt("Once upon a time there was a cache");
-            Outcome first = drain(engine.submit(new GenerationRequest("a", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
+            Outcome first = drain(
+                    engine.submit(new GenerationRequest("a", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
             assertEquals(0, done(first).timings().cachedTokens());
             EngineSnapshot before = engine.snapshot();
             assertEquals(p.length, before.prefilledTokens());
@@ -133,7 +135,8 @@ class LlamaEngineTest {
             assertEquals(p.length + 7, before.slots().getFirst().cachedTokens());
             assertEquals(SlotState.IDLE, before.slots().getFirst().state());
 
-            Outcome second = drain(engine.submit(new GenerationRequest("b", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
+            Outcome second = drain(
+                    engine.submit(new GenerationRequest("b", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
             assertEquals(p.length - 1, done(second).timings().cachedTokens());
             EngineSnapshot after = engine.snapshot();
             assertEquals(p.length + 1, after.prefilledTokens(), "only the last prompt token is computed again");
@@ -150,9 +153,11 @@ class LlamaEngineTest {
      */
     @Test
     void anIdleEngineLeavesTheCpuAlone() throws Exception {
-        try (Engine engine = new Engine("idle-check", model, new EngineConfig(1, 512, 64, 64, 3, 3, 4, FlashAttention.AUTO, KvCacheType.F16))) {
+        try (Engine engine = new Engine(
+                "idle-check", model, new EngineConfig(1, 512, 64, 64, 3, 3, 4, FlashAttention.AUTO, KvCacheType.F16))) {
             String comm = "forge-engine-idle-check".substring(0, 15); // Linux keeps 15 bytes of a thread's name
-            drain(engine.submit(new GenerationRequest("a", prompt("Hello there"), SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
+            drain(engine.submit(new GenerationRequest(
+                    "a", prompt("Hello there"), SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
             assertIdle(comm);
         }
     }
@@ -162,7 +167,10 @@ class LlamaEngineTest {
     void anIdleEmbedderLeavesTheCpuAlone() throws Exception {
         try (forge.runtime.engine.Embedder embedder = new forge.runtime.engine.Embedder("idle-emb", model, 64, 3)) {
             String comm = "forge-embed-idle-emb".substring(0, 15);
-            assertEquals(2, embedder.embed(List.of(prompt("Hello there"), prompt("General Kenobi"))).size());
+            assertEquals(
+                    2,
+                    embedder.embed(List.of(prompt("Hello there"), prompt("General Kenobi")))
+                            .size());
             assertIdle(comm);
         }
     }
@@ -173,7 +181,8 @@ class LlamaEngineTest {
         try (forge.runtime.engine.Embedder embedder = new forge.runtime.engine.Embedder("halt-emb", model, 64, 1)) {
             assertEquals(1, embedder.embed(List.of(prompt("Hello there"))).size());
             embedder.halt("the model file changed");
-            EngineException e = assertThrows(EngineException.class, () -> embedder.embed(List.of(prompt("Hello again"))));
+            EngineException e =
+                    assertThrows(EngineException.class, () -> embedder.embed(List.of(prompt("Hello again"))));
             assertEquals(EngineException.Code.UNAVAILABLE, e.code());
             assertEquals("the model file changed", e.getMessage());
         }
@@ -195,14 +204,16 @@ class LlamaEngineTest {
             int[] other = prompt(system + " Another question, please?");
             int shared = commonPrefix(busy, other);
             assertTrue(shared > 100, "shared prefix " + shared);
-            Generation running = engine.submit(new GenerationRequest("busy", busy, SamplingParams.GREEDY, 400, List.of(), Set.of(), true));
+            Generation running = engine.submit(
+                    new GenerationRequest("busy", busy, SamplingParams.GREEDY, 400, List.of(), Set.of(), true));
             // Wait until the busy slot decodes: its prompt is in the cache.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (engine.snapshot().slots().stream().noneMatch(s -> s.state() == SlotState.DECODE)) {
                 assertTrue(System.nanoTime() < deadline, "the first request never started decoding");
                 Thread.sleep(5);
             }
-            Outcome copied = drain(engine.submit(new GenerationRequest("copy", other, SamplingParams.GREEDY, 6, List.of(), Set.of(), true)));
+            Outcome copied = drain(engine.submit(
+                    new GenerationRequest("copy", other, SamplingParams.GREEDY, 6, List.of(), Set.of(), true)));
             running.cancel();
             drain(running);
             assertEquals(shared, done(copied).timings().cachedTokens());
@@ -218,7 +229,8 @@ class LlamaEngineTest {
 
             // The copied cells are as good as computed ones: a fresh engine gives the same answer.
             try (Engine fresh = new Engine("fresh", model, config(1, 1024, 8))) {
-                Outcome solo = drain(fresh.submit(new GenerationRequest("solo", other, SamplingParams.GREEDY, 6, List.of(), Set.of(), true)));
+                Outcome solo = drain(fresh.submit(
+                        new GenerationRequest("solo", other, SamplingParams.GREEDY, 6, List.of(), Set.of(), true)));
                 assertEquals(solo.text(), copied.text());
                 assertEquals(0, done(solo).timings().cachedTokens());
             }
@@ -245,26 +257,41 @@ class LlamaEngineTest {
             try (Engine engine = new Engine("tiny", model, config, cache, PromptCache.Key.of(file, config))) {
                 int[] firstTurn = prompt(systems.getFirst() + " A first question?");
                 for (String system : systems) {
-                    drain(engine.submit(new GenerationRequest("turn", prompt(system + " A first question?"),
-                            SamplingParams.GREEDY, 4, List.of(), Set.of(), true)));
+                    drain(engine.submit(new GenerationRequest(
+                            "turn",
+                            prompt(system + " A first question?"),
+                            SamplingParams.GREEDY,
+                            4,
+                            List.of(),
+                            Set.of(),
+                            true)));
                 }
-                assertTrue(engine.snapshot().cacheSaves() >= 1, "session 0 was saved when session " + slots + " replaced it");
+                assertTrue(
+                        engine.snapshot().cacheSaves() >= 1,
+                        "session 0 was saved when session " + slots + " replaced it");
                 long prefilledBefore = engine.snapshot().prefilledTokens();
-                Outcome restored = drain(engine.submit(new GenerationRequest("back", returning, SamplingParams.GREEDY, 8,
-                        List.of(), Set.of(), true)));
+                Outcome restored = drain(engine.submit(
+                        new GenerationRequest("back", returning, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
                 int cached = done(restored).timings().cachedTokens();
                 int shared = commonPrefix(firstTurn, returning);
-                assertTrue(cached >= shared && shared > 100, slots + " slot(s): cached " + cached + ", shared " + shared);
+                assertTrue(
+                        cached >= shared && shared > 100, slots + " slot(s): cached " + cached + ", shared " + shared);
                 EngineSnapshot s = engine.snapshot();
                 assertEquals(1, s.cacheRestores());
                 assertEquals(cached, s.restoredTokens());
-                assertEquals(returning.length - cached, s.prefilledTokens() - prefilledBefore, "only the suffix is prefilled");
+                assertEquals(
+                        returning.length - cached,
+                        s.prefilledTokens() - prefilledBefore,
+                        "only the suffix is prefilled");
 
                 try (Engine fresh = new Engine("fresh", model, config(1, 1024, 8))) {
-                    Outcome computed = drain(fresh.submit(new GenerationRequest("solo", returning, SamplingParams.GREEDY, 8,
-                            List.of(), Set.of(), true)));
+                    Outcome computed = drain(fresh.submit(new GenerationRequest(
+                            "solo", returning, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
                     assertEquals(0, done(computed).timings().cachedTokens());
-                    assertEquals(computed.text(), restored.text(), slots + " slot(s): a restored prefix answers as a computed one");
+                    assertEquals(
+                            computed.text(),
+                            restored.text(),
+                            slots + " slot(s): a restored prefix answers as a computed one");
                 }
             }
         }
@@ -279,7 +306,8 @@ class LlamaEngineTest {
             for (int i = 0; i < 4; i++) {
                 int[] p = prompt(system + " User " + i + " asks something " + "else ".repeat(i));
                 prompts.add(p);
-                all.add(engine.submit(new GenerationRequest("c" + i, p, SamplingParams.GREEDY, 4, List.of(), Set.of(), true)));
+                all.add(engine.submit(
+                        new GenerationRequest("c" + i, p, SamplingParams.GREEDY, 4, List.of(), Set.of(), true)));
             }
             int expectedPrefill = prompts.getFirst().length;
             int shared = Integer.MAX_VALUE;
@@ -315,24 +343,32 @@ class LlamaEngineTest {
             int[] p = prompt("Once upon a time there was a tiny model that wrote stories");
             drain(engine.submit(new GenerationRequest("warm", p, SamplingParams.GREEDY, 2, List.of(), Set.of(), true)));
 
-            Generation scored = engine.submit(new GenerationRequest("score", p, SamplingParams.GREEDY, 2, List.of(), Set.of(), true, 3, true));
+            Generation scored = engine.submit(
+                    new GenerationRequest("score", p, SamplingParams.GREEDY, 2, List.of(), Set.of(), true, 3, true));
             GenerationEvent first = scored.next(60, TimeUnit.SECONDS);
-            GenerationEvent.PromptLogprobs entries = assertInstanceOf(GenerationEvent.PromptLogprobs.class, first, "before any text");
+            GenerationEvent.PromptLogprobs entries =
+                    assertInstanceOf(GenerationEvent.PromptLogprobs.class, first, "before any text");
             Outcome rest = drain(scored);
             assertEquals(0, done(rest).timings().cachedTokens(), "no cached prefix is reused for scoring");
 
             assertEquals(p.length - 1, entries.tokens().size());
             for (int k = 0; k < entries.tokens().size(); k++) {
                 TokenLogprob e = entries.tokens().get(k);
-                assertArrayEquals(model.vocabulary().piece(p[k + 1], true), e.bytes(), "entry " + k + " is prompt token " + (k + 1));
+                assertArrayEquals(
+                        model.vocabulary().piece(p[k + 1], true),
+                        e.bytes(),
+                        "entry " + k + " is prompt token " + (k + 1));
                 assertTrue(e.logprob() <= 0 && e.logprob() <= e.top().getFirst().logprob() + 1e-4f, "entry " + k);
                 assertEquals(3, e.top().size());
             }
             for (int k : new int[] {2, p.length / 2, p.length - 2}) {
                 int[] prefix = java.util.Arrays.copyOf(p, k + 1);
-                Generation g = engine.submit(new GenerationRequest("gen" + k, prefix, SamplingParams.GREEDY, 1, List.of(), Set.of(), true, 3));
+                Generation g = engine.submit(new GenerationRequest(
+                        "gen" + k, prefix, SamplingParams.GREEDY, 1, List.of(), Set.of(), true, 3));
                 List<TokenLogprob> sampled = new ArrayList<>();
-                for (GenerationEvent e = g.next(60, TimeUnit.SECONDS); !(e instanceof GenerationEvent.Done); e = g.next(60, TimeUnit.SECONDS)) {
+                for (GenerationEvent e = g.next(60, TimeUnit.SECONDS);
+                        !(e instanceof GenerationEvent.Done);
+                        e = g.next(60, TimeUnit.SECONDS)) {
                     if (e instanceof GenerationEvent.Text t) {
                         sampled.addAll(t.logprobs());
                     }
@@ -340,8 +376,15 @@ class LlamaEngineTest {
                 List<TokenLogprob> expected = sampled.getFirst().top();
                 List<TokenLogprob> actual = entries.tokens().get(k).top();
                 for (int j = 0; j < 3; j++) {
-                    assertArrayEquals(expected.get(j).bytes(), actual.get(j).bytes(), "alternative " + j + " after " + (k + 1) + " tokens");
-                    assertEquals(expected.get(j).logprob(), actual.get(j).logprob(), 2e-3f, "alternative " + j + " after " + (k + 1) + " tokens");
+                    assertArrayEquals(
+                            expected.get(j).bytes(),
+                            actual.get(j).bytes(),
+                            "alternative " + j + " after " + (k + 1) + " tokens");
+                    assertEquals(
+                            expected.get(j).logprob(),
+                            actual.get(j).logprob(),
+                            2e-3f,
+                            "alternative " + j + " after " + (k + 1) + " tokens");
                 }
             }
         }
@@ -351,8 +394,10 @@ class LlamaEngineTest {
     void logprobsComeWithTheTextOnlyWhenAskedAndMatchTheGreedyChoice() throws Exception {
         try (Engine engine = new Engine("tiny", model, config(2, 512, 4))) {
             int[] p = prompt("Once upon a time");
-            Generation plain = engine.submit(new GenerationRequest("plain", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true));
-            Generation asked = engine.submit(new GenerationRequest("asked", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true, 5));
+            Generation plain = engine.submit(
+                    new GenerationRequest("plain", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true));
+            Generation asked = engine.submit(
+                    new GenerationRequest("asked", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true, 5));
             List<forge.runtime.engine.TokenLogprob> got = new ArrayList<>();
             StringBuilder bytes = new StringBuilder();
             StringBuilder text = new StringBuilder();
@@ -361,7 +406,9 @@ class LlamaEngineTest {
                 got.addAll(t.logprobs());
                 text.append(t.text());
             }
-            assertEquals(FinishReason.LENGTH, assertInstanceOf(GenerationEvent.Done.class, e).reason());
+            assertEquals(
+                    FinishReason.LENGTH,
+                    assertInstanceOf(GenerationEvent.Done.class, e).reason());
             assertEquals(8, got.size(), "one entry per generated token");
             java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
             for (var lp : got) {
@@ -375,11 +422,15 @@ class LlamaEngineTest {
                 }
                 all.writeBytes(lp.bytes());
             }
-            assertEquals(text.toString(), all.toString(java.nio.charset.StandardCharsets.UTF_8), "the tokens spell the text");
+            assertEquals(
+                    text.toString(),
+                    all.toString(java.nio.charset.StandardCharsets.UTF_8),
+                    "the tokens spell the text");
             while ((e = plain.next(60, TimeUnit.SECONDS)) instanceof GenerationEvent.Text t) {
                 assertTrue(t.logprobs().isEmpty(), "not asked, not computed");
             }
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> new GenerationRequest("bad", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true, 21));
         }
     }
@@ -395,7 +446,8 @@ class LlamaEngineTest {
             for (int i = 0; i < 3; i++) {
                 together.add(engine.submit(request("same-" + i, "Once upon a time", 16, List.of())));
             }
-            together.add(engine.submit(request("other", "A completely different prompt, longer than the others", 16, List.of())));
+            together.add(engine.submit(
+                    request("other", "A completely different prompt, longer than the others", 16, List.of())));
             List<Outcome> outcomes = new ArrayList<>();
             for (Generation g : together) {
                 outcomes.add(drain(g));
@@ -406,14 +458,18 @@ class LlamaEngineTest {
             assertEquals(outcomes.get(0).text(), outcomes.get(1).text());
             assertEquals(outcomes.get(0).text(), outcomes.get(2).text());
             // A slot reused after another request starts clean: same prompt, same greedy answer.
-            assertEquals(solo.text(), drain(engine.submit(request("again", "Once upon a time", 16, List.of()))).text());
+            assertEquals(
+                    solo.text(),
+                    drain(engine.submit(request("again", "Once upon a time", 16, List.of())))
+                            .text());
         }
     }
 
     @Test
     void aStopStringEndsGenerationAndIsNeverEmitted() throws Exception {
         try (Engine engine = new Engine("tiny", model, config(1, 1024, 8))) {
-            String free = drain(engine.submit(request("free", "The stop test", 24, List.of()))).text();
+            String free = drain(engine.submit(request("free", "The stop test", 24, List.of())))
+                    .text();
             assertTrue(free.length() >= 6, "need some text to cut: '" + free + "'");
             String stop = free.substring(free.length() / 2, free.length() / 2 + 3);
             Outcome stopped = drain(engine.submit(request("stopped", "The stop test", 24, List.of(stop))));
@@ -426,17 +482,19 @@ class LlamaEngineTest {
     void fillingTheSlotsContextFinishesWithLength() throws Exception {
         try (Engine engine = new Engine("tiny", model, config(1, 48, 8))) {
             int[] p = prompt("short prompt");
-            Outcome o = drain(engine.submit(new GenerationRequest("fill", p, SamplingParams.GREEDY, -1, List.of(), Set.of(), true)));
+            Outcome o = drain(engine.submit(
+                    new GenerationRequest("fill", p, SamplingParams.GREEDY, -1, List.of(), Set.of(), true)));
             assertEquals(FinishReason.LENGTH, o.reason());
-            assertEquals(48 - p.length, ((GenerationEvent.Done) o.last()).timings().completionTokens());
+            assertEquals(
+                    48 - p.length, ((GenerationEvent.Done) o.last()).timings().completionTokens());
         }
     }
 
     @Test
     void promptPlusMaxTokensBeyondTheSlotIsRefusedUpFront() {
         try (Engine engine = new Engine("tiny", model, config(2, 128, 8))) {
-            EngineException e = assertThrows(EngineException.class,
-                    () -> engine.submit(request("big", "hello", 100, List.of())));
+            EngineException e =
+                    assertThrows(EngineException.class, () -> engine.submit(request("big", "hello", 100, List.of())));
             assertEquals(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, e.code());
         }
     }
@@ -512,20 +570,45 @@ class LlamaEngineTest {
         try (Engine engine = new Engine("tiny", model, config(4, 2048, 16))) {
             Generation beside = engine.submit(request("beside", "a long answer", 40, List.of()));
             List<Generation> bad = List.of(
-                    engine.submit(constrained("nul", SamplingParams.GREEDY.toBuilder().grammar("root ::= [\\x00]").build())),
-                    engine.submit(constrained("dead-end", SamplingParams.builder().grammar("root ::= [a-z] [\\x00]").build())),
-                    engine.submit(constrained("banned", SamplingParams.builder().grammar("root ::= [a-z]+").logitBias(banAll()).build())),
-                    engine.submit(constrained("banned-free", SamplingParams.GREEDY.toBuilder().logitBias(banAll()).build())));
+                    engine.submit(constrained(
+                            "nul",
+                            SamplingParams.GREEDY.toBuilder()
+                                    .grammar("root ::= [\\x00]")
+                                    .build())),
+                    engine.submit(constrained(
+                            "dead-end",
+                            SamplingParams.builder()
+                                    .grammar("root ::= [a-z] [\\x00]")
+                                    .build())),
+                    engine.submit(constrained(
+                            "banned",
+                            SamplingParams.builder()
+                                    .grammar("root ::= [a-z]+")
+                                    .logitBias(banAll())
+                                    .build())),
+                    engine.submit(constrained(
+                            "banned-free",
+                            SamplingParams.GREEDY.toBuilder()
+                                    .logitBias(banAll())
+                                    .build())));
             for (Generation g : bad) {
                 Outcome o = drain(g);
-                var failed = assertInstanceOf(GenerationEvent.Failed.class, o.last(), g.request().id());
-                assertInstanceOf(forge.api.SamplingException.class, failed.error(), failed.error().getMessage());
+                var failed = assertInstanceOf(
+                        GenerationEvent.Failed.class, o.last(), g.request().id());
+                assertInstanceOf(
+                        forge.api.SamplingException.class,
+                        failed.error(),
+                        failed.error().getMessage());
             }
             assertEquals(FinishReason.LENGTH, drain(beside).reason());
             // A grammar that admits tokens still works, and so does everything else.
-            Outcome fine = drain(engine.submit(constrained("fine", SamplingParams.builder().grammar("root ::= [a-z]+").build())));
+            Outcome fine = drain(engine.submit(constrained(
+                    "fine", SamplingParams.builder().grammar("root ::= [a-z]+").build())));
             assertTrue(fine.text().matches("[a-z]+"), fine.text());
-            assertEquals(FinishReason.LENGTH, drain(engine.submit(request("after", "after", 4, List.of()))).reason());
+            assertEquals(
+                    FinishReason.LENGTH,
+                    drain(engine.submit(request("after", "after", 4, List.of())))
+                            .reason());
             for (var slot : engine.snapshot().slots()) {
                 assertEquals(SlotState.IDLE, slot.state());
             }
@@ -536,8 +619,13 @@ class LlamaEngineTest {
     void aLogitBiasOutsideTheVocabularyIsRefusedUpFront() {
         try (Engine engine = new Engine("tiny", model, config(1, 1024, 4))) {
             int size = model.vocabulary().size();
-            EngineException e = assertThrows(EngineException.class, () -> engine.submit(constrained("bias",
-                    SamplingParams.GREEDY.toBuilder().logitBias(Map.of(size, -1f)).build())));
+            EngineException e = assertThrows(
+                    EngineException.class,
+                    () -> engine.submit(constrained(
+                            "bias",
+                            SamplingParams.GREEDY.toBuilder()
+                                    .logitBias(Map.of(size, -1f))
+                                    .build())));
             assertEquals(EngineException.Code.INVALID_LOGIT_BIAS, e.code());
         }
     }
@@ -570,13 +658,18 @@ class LlamaEngineTest {
         }
         assertTrue(token >= 0, "the vocabulary has a token of three or more letters whose prefix is no token");
         // The grammar starts with the trigger and then wants a digit: the token's second letter is refused.
-        SamplingParams sampling = SamplingParams.GREEDY.toBuilder().logitBias(Map.of(token, 100f))
-                .lazyGrammar("root ::= \"" + trigger + "\" [0-9]+", List.of(trigger)).build();
+        SamplingParams sampling = SamplingParams.GREEDY.toBuilder()
+                .logitBias(Map.of(token, 100f))
+                .lazyGrammar("root ::= \"" + trigger + "\" [0-9]+", List.of(trigger))
+                .build();
         try (Engine engine = new Engine("tiny", model, config(1, 1024, 4))) {
             Outcome o = drain(engine.submit(constrained("lazy", sampling)));
             assertEquals(FinishReason.LENGTH, o.reason(), o.toString());
             assertTrue(o.text().startsWith(piece), o.text());
-            assertEquals(FinishReason.LENGTH, drain(engine.submit(request("after", "after", 4, List.of()))).reason());
+            assertEquals(
+                    FinishReason.LENGTH,
+                    drain(engine.submit(request("after", "after", 4, List.of())))
+                            .reason());
         }
     }
 }

@@ -20,14 +20,14 @@ public final class LlamaHome {
     private static Path models;
     private static final Map<String, Path> SYNTH = new HashMap<>();
 
-    private LlamaHome() {
-    }
+    private LlamaHome() {}
 
     /** {@code <llama.home>}: {@code lib/} and {@code src/} below it. */
     public static Path home() {
         String home = System.getProperty("forge.llama.home");
         if (home == null || home.isBlank()) {
-            throw new IllegalStateException("system property forge.llama.home is not set (the parent pom sets it for Surefire)");
+            throw new IllegalStateException(
+                    "system property forge.llama.home is not set (the parent pom sets it for Surefire)");
         }
         return Path.of(home).toAbsolutePath();
     }
@@ -47,7 +47,8 @@ public final class LlamaHome {
     }
 
     public static BackendContext context() {
-        return new BackendContext(Path.of("target").toAbsolutePath(), Map.of(LlamaCppProvider.LLAMA_HOME, home().toString()));
+        return new BackendContext(
+                Path.of("target").toAbsolutePath(), Map.of(LlamaCppProvider.LLAMA_HOME, home().toString()));
     }
 
     /** The backend all tests share (the libraries are process-wide anyway). */
@@ -71,7 +72,8 @@ public final class LlamaHome {
     public static synchronized Path models() {
         if (models == null) {
             try {
-                models = Files.createDirectories(Path.of("target", "test-models").toAbsolutePath());
+                models =
+                        Files.createDirectories(Path.of("target", "test-models").toAbsolutePath());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

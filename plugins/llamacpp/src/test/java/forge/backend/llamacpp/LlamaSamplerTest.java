@@ -42,8 +42,9 @@ class LlamaSamplerTest {
     @BeforeAll
     static void load() {
         model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
-        prompt = model.vocabulary().tokenize("<|im_start|>user\nHello there, how are you?<|im_end|>\n<|im_start|>assistant\n",
-                false, true);
+        prompt = model.vocabulary()
+                .tokenize(
+                        "<|im_start|>user\nHello there, how are you?<|im_end|>\n<|im_start|>assistant\n", false, true);
     }
 
     @AfterAll
@@ -52,7 +53,8 @@ class LlamaSamplerTest {
     }
 
     private static InferenceContext context() {
-        return model.newContext(new ContextParams(512, 128, 128, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
+        return model.newContext(
+                new ContextParams(512, 128, 128, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
     }
 
     private static void prefill(InferenceContext ctx) {
@@ -121,13 +123,22 @@ class LlamaSamplerTest {
             });
             int[] out = generate(ctx, with(SamplingParams.GREEDY, BuiltinStage.PENALTIES, banFirst), 4);
             assertNotEquals(greedy[0], out[0], "the stage banned the greedy token");
-            assertEquals(List.of(out[0], out[1], out[2], out[3]), accepted, "each sampled token is accepted, prompt tokens are not");
+            assertEquals(
+                    List.of(out[0], out[1], out[2], out[3]),
+                    accepted,
+                    "each sampled token is accepted, prompt tokens are not");
             assertEquals(model.vocabulary().size(), sizes[0], "first in the chain, it sees every token");
 
             // After top_k, a stage sees what top_k kept: the order is the request's.
             SamplingParams sampled = SamplingParams.builder().topK(5).seed(3).build();
-            generate(ctx, with(sampled, BuiltinStage.TOP_K, stage("count", () -> c -> sizes[0] = c.size()),
-                    BuiltinStage.TEMPERATURE), 1);
+            generate(
+                    ctx,
+                    with(
+                            sampled,
+                            BuiltinStage.TOP_K,
+                            stage("count", () -> c -> sizes[0] = c.size()),
+                            BuiltinStage.TEMPERATURE),
+                    1);
             assertEquals(5, sizes[0]);
         }
     }
@@ -136,11 +147,13 @@ class LlamaSamplerTest {
     void aChainWithoutPluginStagesHasNoGuardAtAll() {
         try (InferenceContext ctx = context()) {
             int before = SamplingGuard.live();
-            try (TokenSampler _ = ctx.sampler(SamplingParams.builder().dry(new SamplingParams.Dry(0.8f, 1.75f, 2, -1, List.of("\n")))
-                    .samplers(List.of(BuiltinStage.values())).build())) {
+            try (TokenSampler _ = ctx.sampler(SamplingParams.builder()
+                    .dry(new SamplingParams.Dry(0.8f, 1.75f, 2, -1, List.of("\n")))
+                    .samplers(List.of(BuiltinStage.values()))
+                    .build())) {
                 assertEquals(before, SamplingGuard.live(), "no guard: sampling makes no upcall");
             }
-            try (TokenSampler _ = ctx.sampler(with(SamplingParams.GREEDY, stage("noop", () -> c -> { })))) {
+            try (TokenSampler _ = ctx.sampler(with(SamplingParams.GREEDY, stage("noop", () -> c -> {})))) {
                 assertEquals(before + 1, SamplingGuard.live());
             }
             assertEquals(before, SamplingGuard.live());
@@ -151,76 +164,127 @@ class LlamaSamplerTest {
     void aStageThatThrowsFailsItsRequestByNameAndTheContextGoesOn() {
         try (InferenceContext ctx = context()) {
             int[] greedy = generate(ctx, SamplingParams.GREEDY, 2);
-            var e = assertThrows(SamplerStageException.class, () -> generate(ctx, with(SamplingParams.GREEDY,
-                    stage("boom", () -> c -> { throw new IllegalStateException("kaput"); })), 2));
+            var e = assertThrows(
+                    SamplerStageException.class,
+                    () -> generate(
+                            ctx,
+                            with(SamplingParams.GREEDY, stage("boom", () -> c -> {
+                                throw new IllegalStateException("kaput");
+                            })),
+                            2));
             assertEquals("boom", e.stage());
             assertTrue(e.getMessage().contains("kaput") && e.getMessage().contains("'boom'"), e.getMessage());
             assertInstanceOf(SamplingException.class, e, "a sampling failure: its request ends, nothing else");
 
-            e = assertThrows(SamplerStageException.class, () -> generate(ctx, with(SamplingParams.GREEDY,
-                    stage("nan", () -> c -> {
-                        try {
-                            c.logit(0, Float.NaN);
-                        } catch (IllegalArgumentException swallowed) {
-                            // a stage that hides the refusal fails all the same
-                        }
-                    })), 2));
+            e = assertThrows(
+                    SamplerStageException.class,
+                    () -> generate(
+                            ctx,
+                            with(SamplingParams.GREEDY, stage("nan", () -> c -> {
+                                try {
+                                    c.logit(0, Float.NaN);
+                                } catch (IllegalArgumentException swallowed) {
+                                    // a stage that hides the refusal fails all the same
+                                }
+                            })),
+                            2));
             assertTrue(e.getMessage().contains("NaN"), e.getMessage());
 
-            e = assertThrows(SamplerStageException.class, () -> generate(ctx, with(SamplingParams.GREEDY,
-                    stage("late", () -> new SamplerStage() {
-                        public void apply(forge.api.sampler.TokenCandidates c) {
-                        }
+            e = assertThrows(
+                    SamplerStageException.class,
+                    () -> generate(
+                            ctx,
+                            with(SamplingParams.GREEDY, stage("late", () -> new SamplerStage() {
+                                public void apply(forge.api.sampler.TokenCandidates c) {}
 
-                        public void accept(int token) {
-                            throw new UnsupportedOperationException("no accept");
-                        }
-                    })), 2));
+                                public void accept(int token) {
+                                    throw new UnsupportedOperationException("no accept");
+                                }
+                            })),
+                            2));
             assertTrue(e.getMessage().contains("no accept"), e.getMessage());
 
-            e = assertThrows(SamplerStageException.class, () -> ctx.sampler(with(SamplingParams.GREEDY,
-                    stage("unmade", () -> { throw new IllegalStateException("no stage today"); }))));
+            e = assertThrows(
+                    SamplerStageException.class,
+                    () -> ctx.sampler(with(SamplingParams.GREEDY, stage("unmade", () -> {
+                        throw new IllegalStateException("no stage today");
+                    }))));
             assertTrue(e.getMessage().contains("could not be created"), e.getMessage());
 
-            var banAll = assertThrows(SamplingException.class, () -> generate(ctx, with(SamplingParams.GREEDY,
-                    stage("ban_all", () -> c -> {
-                        for (int i = 0; i < c.size(); i++) {
-                            c.ban(i);
-                        }
-                    })), 1));
+            var banAll = assertThrows(
+                    SamplingException.class,
+                    () -> generate(
+                            ctx,
+                            with(SamplingParams.GREEDY, stage("ban_all", () -> c -> {
+                                for (int i = 0; i < c.size(); i++) {
+                                    c.ban(i);
+                                }
+                            })),
+                            1));
             assertFalse(banAll instanceof SamplerStageException, "banning everything is a refusal, as a grammar's");
             assertTrue(banAll.getMessage().contains("ban_all"), banAll.getMessage());
 
-            assertEquals(java.util.Arrays.toString(greedy), java.util.Arrays.toString(generate(ctx, SamplingParams.GREEDY, 2)),
+            assertEquals(
+                    java.util.Arrays.toString(greedy),
+                    java.util.Arrays.toString(generate(ctx, SamplingParams.GREEDY, 2)),
                     "the context samples as before");
         }
     }
 
     @Test
     void theBuiltInStagesLlamaCppOffersAreBound() {
-        SamplingParams warm = SamplingParams.builder().temperature(1.2f).seed(11).samplers(List.of(BuiltinStage.values())).build();
+        SamplingParams warm = SamplingParams.builder()
+                .temperature(1.2f)
+                .seed(11)
+                .samplers(List.of(BuiltinStage.values()))
+                .build();
         List<SamplingParams> chains = List.of(
-                warm.toBuilder().dry(new SamplingParams.Dry(0.8f, 1.75f, 2, -1, List.of("\n", ":"))).build(),
+                warm.toBuilder()
+                        .dry(new SamplingParams.Dry(0.8f, 1.75f, 2, -1, List.of("\n", ":")))
+                        .build(),
                 warm.toBuilder().xtc(new SamplingParams.Xtc(0.5f, 0.1f)).build(),
                 warm.toBuilder().typicalP(0.5f).build(),
                 warm.toBuilder().topNSigma(1f).build(),
-                warm.toBuilder().mirostat(new SamplingParams.Mirostat(1, 5f, 0.1f)).build(),
-                warm.toBuilder().mirostat(new SamplingParams.Mirostat(2, 5f, 0.1f)).build());
+                warm.toBuilder()
+                        .mirostat(new SamplingParams.Mirostat(1, 5f, 0.1f))
+                        .build(),
+                warm.toBuilder()
+                        .mirostat(new SamplingParams.Mirostat(2, 5f, 0.1f))
+                        .build());
         try (InferenceContext ctx = context()) {
             for (SamplingParams p : chains) {
                 int[] a = generate(ctx, p, 6);
                 for (int t : a) {
                     assertTrue(t >= 0 && t < model.vocabulary().size(), p.toString());
                 }
-                assertEquals(java.util.Arrays.toString(a), java.util.Arrays.toString(generate(ctx, p, 6)), "seeded: " + p);
+                assertEquals(
+                        java.util.Arrays.toString(a), java.util.Arrays.toString(generate(ctx, p, 6)), "seeded: " + p);
             }
             // XTC at probability 1 and threshold 0 excludes every top choice but the least likely.
-            SamplingParams cold = SamplingParams.builder().temperature(0.01f).topK(0).topP(1f).minP(0f).seed(5).build();
+            SamplingParams cold = SamplingParams.builder()
+                    .temperature(0.01f)
+                    .topK(0)
+                    .topP(1f)
+                    .minP(0f)
+                    .seed(5)
+                    .build();
             int top = generate(ctx, cold, 1)[0];
             assertEquals(top, generate(ctx, SamplingParams.GREEDY, 1)[0]);
-            assertNotEquals(top, generate(ctx, cold.toBuilder().xtc(new SamplingParams.Xtc(1f, 0f)).build(), 1)[0]);
+            assertNotEquals(
+                    top,
+                    generate(
+                            ctx,
+                            cold.toBuilder().xtc(new SamplingParams.Xtc(1f, 0f)).build(),
+                            1)[0]);
             // Leaving temperature out of the order leaves it out of the chain, as llama-server does.
-            assertNotEquals(-1, generate(ctx, cold.toBuilder().samplers(List.of(BuiltinStage.TOP_K)).build(), 1)[0]);
+            assertNotEquals(
+                    -1,
+                    generate(
+                            ctx,
+                            cold.toBuilder()
+                                    .samplers(List.of(BuiltinStage.TOP_K))
+                                    .build(),
+                            1)[0]);
         }
     }
 }

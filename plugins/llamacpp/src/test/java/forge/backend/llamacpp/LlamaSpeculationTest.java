@@ -4,8 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import forge.api.backend.Backend;
+import forge.api.backend.BackendContext;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
+import forge.api.backend.LoadProgress;
+import forge.api.backend.LoadedModel;
+import forge.api.backend.ModelLoadParams;
 import forge.api.sampler.SamplingParams;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
@@ -14,23 +19,18 @@ import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
 import forge.runtime.engine.Speculation;
+import forge.runtime.gguf.synth.SynthSpec;
+import forge.runtime.gguf.synth.SyntheticModels;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import forge.api.backend.Backend;
-import forge.api.backend.BackendContext;
-import forge.api.backend.LoadProgress;
-import forge.api.backend.LoadedModel;
-import forge.api.backend.ModelLoadParams;
-import forge.runtime.gguf.synth.SynthSpec;
-import forge.runtime.gguf.synth.SyntheticModels;
-import java.nio.file.Path;
-import java.util.Map;
 
 /**
  * N-gram speculative decoding on real llama.cpp, with {@link LlamaEngineTest}'s synthetic model:
@@ -50,8 +50,9 @@ class LlamaSpeculationTest {
     static void load() {
         Path file = work.resolve("tiny.gguf");
         SyntheticModels.write(SynthSpec.tiny("qwen"), file);
-        backend = new LlamaCppProvider().create(new BackendContext(work,
-                Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
+        backend = new LlamaCppProvider()
+                .create(new BackendContext(
+                        work, Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
         model = backend.load(ModelLoadParams.of(file), LoadProgress.NONE);
     }
 
@@ -85,8 +86,7 @@ class LlamaSpeculationTest {
     }
 
     /** Each request's output, its drafted and accepted tokens, and the engine's counters at the end. */
-    private record Run(List<String> outputs, List<int[]> drafts, EngineSnapshot snapshot) {
-    }
+    private record Run(List<String> outputs, List<int[]> drafts, EngineSnapshot snapshot) {}
 
     /** Submits every request at once (so that the slots are busy together) and collects each one's text, end and count. */
     private static Run run(EngineConfig config, List<GenerationRequest> requests) throws Exception {
@@ -104,8 +104,10 @@ class LlamaSpeculationTest {
                     text.append(t.text());
                 }
                 GenerationEvent.Done done = assertInstanceOf(GenerationEvent.Done.class, e, String.valueOf(e));
-                outputs.add(text + " | " + done.reason() + " " + done.timings().completionTokens() + " " + done.stopSequence());
-                drafts.add(new int[] {done.timings().draftTokens(), done.timings().draftAccepted()});
+                outputs.add(text + " | " + done.reason() + " " + done.timings().completionTokens() + " "
+                        + done.stopSequence());
+                drafts.add(
+                        new int[] {done.timings().draftTokens(), done.timings().draftAccepted()});
             }
             return new Run(outputs, drafts, engine.snapshot());
         }
@@ -113,17 +115,36 @@ class LlamaSpeculationTest {
 
     /** Several requests, submitted together; one stops at a string that greedy decoding of its prompt writes. */
     private static List<GenerationRequest> requests() throws Exception {
-        SamplingParams seeded = SamplingParams.builder().temperature(0.7f).seed(42).build();
-        String written = run(config(1, Speculation.OFF), List.of(new GenerationRequest("probe", prompt(CODE + " int b"),
-                SamplingParams.GREEDY, 120, List.of(), Set.of(), true))).outputs().getFirst();
+        SamplingParams seeded =
+                SamplingParams.builder().temperature(0.7f).seed(42).build();
+        String written = run(
+                        config(1, Speculation.OFF),
+                        List.of(new GenerationRequest(
+                                "probe",
+                                prompt(CODE + " int b"),
+                                SamplingParams.GREEDY,
+                                120,
+                                List.of(),
+                                Set.of(),
+                                true)))
+                .outputs()
+                .getFirst();
         int middle = written.indexOf(" | ") / 2;
         String word = written.substring(middle, middle + 2);
         return List.of(
                 new GenerationRequest("greedy", prompt(CODE), SamplingParams.GREEDY, 120, List.of(), Set.of(), true),
                 new GenerationRequest("seeded", prompt(CODE + " int"), seeded, 120, List.of(), Set.of(), true),
-                new GenerationRequest("stop", prompt(CODE + " int b"), SamplingParams.GREEDY, 120, List.of(word), Set.of(), true),
-                new GenerationRequest("grammar", prompt("Repeat: abab abab abab ab"),
-                        SamplingParams.GREEDY.toBuilder().grammar("root ::= ([a-z] | \" \")+").build(), 80, List.of(), Set.of(),
+                new GenerationRequest(
+                        "stop", prompt(CODE + " int b"), SamplingParams.GREEDY, 120, List.of(word), Set.of(), true),
+                new GenerationRequest(
+                        "grammar",
+                        prompt("Repeat: abab abab abab ab"),
+                        SamplingParams.GREEDY.toBuilder()
+                                .grammar("root ::= ([a-z] | \" \")+")
+                                .build(),
+                        80,
+                        List.of(),
+                        Set.of(),
                         true));
     }
 
@@ -136,7 +157,8 @@ class LlamaSpeculationTest {
         assertTrue(plain.outputs().get(2).contains("| STOP"), plain.outputs().get(2));
         assertEquals(0, plain.snapshot().draftTokens());
         EngineSnapshot s = speculative.snapshot();
-        assertTrue(s.draftAccepted() > 0 && s.draftTokens() > s.draftAccepted(),
+        assertTrue(
+                s.draftAccepted() > 0 && s.draftTokens() > s.draftAccepted(),
                 "drafted " + s.draftTokens() + ", accepted " + s.draftAccepted() + " in " + s.draftSteps() + " steps");
         assertEquals(plain.snapshot().prefilledTokens(), s.prefilledTokens());
         for (int i = 0; i < requests.size(); i++) {
@@ -158,8 +180,8 @@ class LlamaSpeculationTest {
 
     @Test
     void aRequestMayTurnSpeculationOffOnAnEngineThatHasItOn() throws Exception {
-        GenerationRequest off = new GenerationRequest("off", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true,
-                -1, false, Speculation.OFF);
+        GenerationRequest off = new GenerationRequest(
+                "off", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true, -1, false, Speculation.OFF);
         Run run = run(config(1, new Speculation(2, 16, 0)), List.of(off));
         assertEquals(0, run.snapshot().draftTokens());
     }

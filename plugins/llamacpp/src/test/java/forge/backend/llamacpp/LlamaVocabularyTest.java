@@ -60,8 +60,11 @@ class LlamaVocabularyTest {
     @ValueSource(strings = {"qwen2", "llama-bpe"})
     void roundTripsAsciiCjkAndEmoji(String which) {
         Vocabulary v = vocab(which);
-        for (String text : List.of("Hello world, this is ForgeLM.", "你好，世界！日本語のテキスト。",
-                "llamas 🦙🦙 and thumbs 👍🏽 and flags 🇺🇦", "  leading spaces\tand\ttabs\n\nnewlines")) {
+        for (String text : List.of(
+                "Hello world, this is ForgeLM.",
+                "你好，世界！日本語のテキスト。",
+                "llamas 🦙🦙 and thumbs 👍🏽 and flags 🇺🇦",
+                "  leading spaces\tand\ttabs\n\nnewlines")) {
             int[] ids = v.tokenize(text, false, false);
             assertTrue(ids.length > 0);
             assertEquals(text, v.detokenize(ids, false, false), which);
@@ -133,7 +136,12 @@ class LlamaVocabularyTest {
             }
         }
         assertFalse(invalid.isEmpty(), "some piece is not valid UTF-8 on its own: " + Arrays.toString(ids));
-        assertEquals(text, StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(all.toByteArray())).toString());
+        assertEquals(
+                text,
+                StandardCharsets.UTF_8
+                        .newDecoder()
+                        .decode(ByteBuffer.wrap(all.toByteArray()))
+                        .toString());
     }
 
     @ParameterizedTest
@@ -154,8 +162,11 @@ class LlamaVocabularyTest {
         Vocabulary v = vocab(which);
         for (int i = 0; i < inputs.size(); i++) {
             String o = outputs.get(i).strip();
-            int[] expected = o.isEmpty() ? new int[0] : Arrays.stream(o.split(" ")).mapToInt(Integer::parseInt).toArray();
-            assertArrayEquals(expected, v.tokenize(inputs.get(i), false, false), which + " vector " + i + ": " + inputs.get(i));
+            int[] expected = o.isEmpty()
+                    ? new int[0]
+                    : Arrays.stream(o.split(" ")).mapToInt(Integer::parseInt).toArray();
+            assertArrayEquals(
+                    expected, v.tokenize(inputs.get(i), false, false), which + " vector " + i + ": " + inputs.get(i));
         }
     }
 
@@ -224,12 +235,15 @@ class LlamaVocabularyTest {
             metadata = new java.util.LinkedHashMap<>(reader.values(k -> true));
         }
         var tokens = (forge.runtime.gguf.GgufValue.Array) metadata.get("tokenizer.ggml.tokens");
-        List<String> renamed = tokens.strings().stream().map(t -> t.matches("<0x[0-9A-F]{2}>") ? "<byte" + t.substring(3) : t).toList();
+        List<String> renamed = tokens.strings().stream()
+                .map(t -> t.matches("<0x[0-9A-F]{2}>") ? "<byte" + t.substring(3) : t)
+                .toList();
         metadata.put("tokenizer.ggml.tokens", forge.runtime.gguf.GgufValue.strings(renamed));
         Path broken = dir.resolve("no-bytes.gguf");
         new forge.runtime.gguf.GgufWriter().putAll(metadata).write(broken);
-        BackendException e = assertThrows(BackendException.class, () -> LlamaHome.backend()
-                .load(new ModelLoadParams(broken, 0, true, true), LoadProgress.NONE));
+        BackendException e = assertThrows(
+                BackendException.class,
+                () -> LlamaHome.backend().load(new ModelLoadParams(broken, 0, true, true), LoadProgress.NONE));
         assertTrue(e.getMessage().contains("no token for the byte 0x"), e.getMessage());
         assertTrue(e.getMessage().contains("no-bytes.gguf"), e.getMessage());
     }

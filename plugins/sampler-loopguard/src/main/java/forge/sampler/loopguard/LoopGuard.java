@@ -22,6 +22,7 @@ public final class LoopGuard implements SamplerStage {
     private final int window;
     /** The generated tokens, oldest first; {@code length} of them are in use. */
     private int[] history = new int[256];
+
     private int length;
     /** A run of n - 1 tokens, to the tokens that followed it and how often. */
     private final Map<Run, Map<Integer, Integer>> followers = new HashMap<>();
@@ -145,7 +146,9 @@ public final class LoopGuard implements SamplerStage {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Run r && r.hash == hash && Arrays.equals(tokens, from, from + length, r.tokens, r.from, r.from + r.length);
+            return o instanceof Run r
+                    && r.hash == hash
+                    && Arrays.equals(tokens, from, from + length, r.tokens, r.from, r.from + r.length);
         }
 
         @Override

@@ -17,10 +17,17 @@ public final class LoopGuardProvider implements SamplerProvider {
 
     @Override
     public List<StageInfo> stages() {
-        return List.of(new StageInfo(NAME, "bans the token that would write the same n tokens a k-th time",
-                List.of(StageParameter.integer(N, 12, 2, 256, "the length of the runs it counts, in tokens"),
+        return List.of(new StageInfo(
+                NAME,
+                "bans the token that would write the same n tokens a k-th time",
+                List.of(
+                        StageParameter.integer(N, 12, 2, 256, "the length of the runs it counts, in tokens"),
                         StageParameter.integer(REPEATS, 4, 2, 1000, "the occurrence of a run that is refused"),
-                        StageParameter.integer(WINDOW, 2048, 0, 1 << 20,
+                        StageParameter.integer(
+                                WINDOW,
+                                2048,
+                                0,
+                                1 << 20,
                                 "how many of the last generated tokens it looks at; 0 for all"))));
     }
 
@@ -32,7 +39,8 @@ public final class LoopGuardProvider implements SamplerProvider {
         int n = (int) arguments.integer(N);
         int window = (int) arguments.integer(WINDOW);
         if (window != 0 && window < n) {
-            throw new IllegalArgumentException(WINDOW + " (" + window + ") must be 0 or at least " + N + " (" + n + ")");
+            throw new IllegalArgumentException(
+                    WINDOW + " (" + window + ") must be 0 or at least " + N + " (" + n + ")");
         }
         return new LoopGuard(n, (int) arguments.integer(REPEATS), window);
     }

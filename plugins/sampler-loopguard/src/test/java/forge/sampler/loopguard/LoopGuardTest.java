@@ -153,9 +153,12 @@ class LoopGuardTest {
         var info = p.stages().getFirst();
         assertEquals("loop_guard", info.name());
         assertTrue(p.create("loop_guard", info.defaults()) instanceof LoopGuard);
-        var e = assertThrows(IllegalArgumentException.class, () -> p.create("loop_guard",
-                new forge.api.sampler.StageArguments(java.util.Map.of("loop_guard_n", 8L, "loop_guard_repeats", 3L,
-                        "loop_guard_window", 4L))));
+        var e = assertThrows(
+                IllegalArgumentException.class,
+                () -> p.create(
+                        "loop_guard",
+                        new forge.api.sampler.StageArguments(java.util.Map.of(
+                                "loop_guard_n", 8L, "loop_guard_repeats", 3L, "loop_guard_window", 4L))));
         assertTrue(e.getMessage().contains("loop_guard_window"), e.getMessage());
     }
 }

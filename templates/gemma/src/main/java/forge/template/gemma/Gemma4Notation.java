@@ -21,18 +21,25 @@ import java.util.Set;
 final class Gemma4Notation {
 
     private static final String Q = Gemma4ToolCalls.Q;
-    private static final Set<String> STANDARD_KEYS = Set.of("description", "type", "properties", "required", "nullable");
+    private static final Set<String> STANDARD_KEYS =
+            Set.of("description", "type", "properties", "required", "nullable");
 
-    private Gemma4Notation() {
-    }
+    private Gemma4Notation() {}
 
     /** {@code format_function_declaration(tool) | trim} for an OpenAI function tool. */
     static String declaration(String name, String description, Map<String, Object> params) {
-        StringBuilder sb = new StringBuilder("declaration:").append(name).append("{description:").append(Q).append(description).append(Q);
+        StringBuilder sb = new StringBuilder("declaration:")
+                .append(name)
+                .append("{description:")
+                .append(Q)
+                .append(description)
+                .append(Q);
         if (PythonValues.truthy(params)) {
             sb.append(",parameters:{");
             if (PythonValues.truthy(params.get("properties"))) {
-                sb.append("properties:{").append(parameters(params.get("properties"))).append("},");
+                sb.append("properties:{")
+                        .append(parameters(params.get("properties")))
+                        .append("},");
             }
             if (PythonValues.truthy(params.get("required"))) {
                 sb.append("required:[");
@@ -41,7 +48,11 @@ final class Gemma4Notation {
             }
             if (PythonValues.truthy(params.get("type"))) {
                 // The template closes "parameters:{" only here: a schema without a type leaves it open.
-                sb.append("type:").append(Q).append(upper(params.get("type"))).append(Q).append('}');
+                sb.append("type:")
+                        .append(Q)
+                        .append(upper(params.get("type")))
+                        .append(Q)
+                        .append('}');
             }
         }
         sb.append('}');
@@ -65,7 +76,10 @@ final class Gemma4Notation {
             Comma comma = new Comma(sb);
             sb.append(key).append(":{");
             if (PythonValues.truthy(value.get("description"))) {
-                sb.append("description:").append(Q).append(PythonValues.str(value.get("description"))).append(Q);
+                sb.append("description:")
+                        .append(Q)
+                        .append(PythonValues.str(value.get("description")))
+                        .append(Q);
                 comma.used = true;
             }
             String type = value.containsKey("type") ? upper(value.get("type")) : "";
@@ -89,14 +103,25 @@ final class Gemma4Notation {
                         }
                         itemsFirst = true;
                         switch (item.getKey()) {
-                            case "properties" -> sb.append("properties:{").append(v instanceof Map<?, ?> ? parameters(v) : "").append('}');
+                            case "properties" ->
+                                sb.append("properties:{")
+                                        .append(v instanceof Map<?, ?> ? parameters(v) : "")
+                                        .append('}');
                             case "required" -> {
                                 sb.append("required:[");
                                 appendQuotedList(sb, v);
                                 sb.append(']');
                             }
-                            case "type" -> sb.append("type:").append(v instanceof String s ? argument(upper(s), true)
-                                    : argument(iterate(v).stream().map(Gemma4Notation::upper).toList(), true));
+                            case "type" ->
+                                sb.append("type:")
+                                        .append(
+                                                v instanceof String s
+                                                        ? argument(upper(s), true)
+                                                        : argument(
+                                                                iterate(v).stream()
+                                                                        .map(Gemma4Notation::upper)
+                                                                        .toList(),
+                                                                true));
                             default -> sb.append(item.getKey()).append(':').append(argument(v, true));
                         }
                     }
@@ -145,7 +170,10 @@ final class Gemma4Notation {
     private static void appendQuotedList(StringBuilder sb, Object list) {
         List<Object> items = iterate(list);
         for (int i = 0; i < items.size(); i++) {
-            sb.append(i > 0 ? "," : "").append(Q).append(PythonValues.str(items.get(i))).append(Q);
+            sb.append(i > 0 ? "," : "")
+                    .append(Q)
+                    .append(PythonValues.str(items.get(i)))
+                    .append(Q);
         }
     }
 
@@ -158,7 +186,9 @@ final class Gemma4Notation {
                 StringBuilder sb = new StringBuilder("{");
                 boolean first = true;
                 for (Map.Entry<String, Object> e : dictsort(m)) {
-                    sb.append(first ? "" : ",").append(escapeKeys ? Q + e.getKey() + Q : e.getKey()).append(':')
+                    sb.append(first ? "" : ",")
+                            .append(escapeKeys ? Q + e.getKey() + Q : e.getKey())
+                            .append(':')
                             .append(argument(e.getValue(), escapeKeys));
                     first = false;
                 }
@@ -205,7 +235,8 @@ final class Gemma4Notation {
         return switch (v) {
             case List<?> l -> new ArrayList<>(l);
             case Map<?, ?> m -> new ArrayList<>(m.keySet());
-            case String s -> new ArrayList<>(s.codePoints().mapToObj(Character::toString).toList());
+            case String s ->
+                new ArrayList<>(s.codePoints().mapToObj(Character::toString).toList());
             case null, default -> List.of();
         };
     }

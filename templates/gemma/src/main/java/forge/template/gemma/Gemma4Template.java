@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Gemma 4: a system turn (with {@code <|think|>} when {@code enable_thinking}, the system text and
@@ -51,7 +52,12 @@ final class Gemma4Template implements ToolCallingTemplate {
     }
 
     /** The kinds of the template's {@code ns.prev_message_type} that matter at the end. */
-    private enum Prev { NONE, OTHER, TOOL_CALL, TOOL_RESPONSE }
+    private enum Prev {
+        NONE,
+        OTHER,
+        TOOL_CALL,
+        TOOL_RESPONSE
+    }
 
     @Override
     public String render(ChatPrompt prompt) {
@@ -68,10 +74,18 @@ final class Gemma4Template implements ToolCallingTemplate {
             scope.put("systemBlock", true);
             scope.put("think", thinking);
             // The official template trims the first message's content as a string: a list of parts prints as its repr.
-        scope.put("system", firstIsSystem ? PythonText.strip(TemplateCaps.parts(messages.getFirst()).map(PythonValues::str)
-                .orElse(messages.getFirst().content())) : "");
-            scope.put("declarations", prompt.tools().stream()
-                    .map(t -> Gemma4Notation.declaration(t.name(), t.description(), t.parameters())).toList());
+            scope.put(
+                    "system",
+                    firstIsSystem
+                            ? PythonText.strip(TemplateCaps.parts(messages.getFirst())
+                                    .map(PythonValues::str)
+                                    .orElse(messages.getFirst().content()))
+                            : "");
+            scope.put(
+                    "declarations",
+                    prompt.tools().stream()
+                            .map(t -> Gemma4Notation.declaration(t.name(), t.description(), t.parameters()))
+                            .toList());
             prev = thinking || !prompt.tools().isEmpty() ? Prev.OTHER : Prev.NONE;
         }
         List<ChatMessage> loop = firstIsSystem ? messages.subList(1, messages.size()) : messages;
@@ -98,7 +112,9 @@ final class Gemma4Template implements ToolCallingTemplate {
             }
             turn.put("open", !(model && previous == Role.ASSISTANT));
             turn.put("role", model ? "model" : m.role().wire());
-            if (!m.reasoningContent().isEmpty() && i > lastUser && !m.toolCalls().isEmpty()) {
+            if (!m.reasoningContent().isEmpty()
+                    && i > lastUser
+                    && !m.toolCalls().isEmpty()) {
                 turn.put("hasThought", true);
                 turn.put("thought", m.reasoningContent());
             }
@@ -120,7 +136,8 @@ final class Gemma4Template implements ToolCallingTemplate {
                     }
                     if (name == null) {
                         // 'response:' + None fails in the official template too.
-                        throw new TemplateException("tool message " + (k + 1) + " names no tool and answers no call of the message before it");
+                        throw new TemplateException("tool message " + (k + 1)
+                                + " names no tool and answers no call of the message before it");
                     }
                     responses.add(name + "{value:" + Gemma4Notation.argument(follow.content(), false) + "}");
                     prev = Prev.TOOL_RESPONSE;
@@ -141,7 +158,9 @@ final class Gemma4Template implements ToolCallingTemplate {
             turns.add(turn);
         }
         scope.put("turns", turns);
-        scope.put("generationPrompt", prompt.addGenerationPrompt() && prev != Prev.TOOL_CALL && prev != Prev.TOOL_RESPONSE);
+        scope.put(
+                "generationPrompt",
+                prompt.addGenerationPrompt() && prev != Prev.TOOL_CALL && prev != Prev.TOOL_RESPONSE);
         scope.put("emptyThought", !thinking);
         return PromptMustache.render(mustache, scope);
     }
@@ -160,7 +179,9 @@ final class Gemma4Template implements ToolCallingTemplate {
         if (sent.isPresent()) {
             StringBuilder sb = new StringBuilder();
             for (Object part : sent.get()) {
-                if (part instanceof Map<?, ?> p && "text".equals(p.get("type")) && p.get("text") instanceof String text) {
+                if (part instanceof Map<?, ?> p
+                        && "text".equals(p.get("type"))
+                        && p.get("text") instanceof String text) {
                     sb.append(model ? stripThinking(text) : PythonText.strip(text));
                 }
             }
@@ -172,7 +193,7 @@ final class Gemma4Template implements ToolCallingTemplate {
     /** The template's {@code strip_thinking}: drops every {@code <|channel>...<channel|>}, then trims. */
     static String stripThinking(String text) {
         StringBuilder sb = new StringBuilder();
-        for (String part : text.split(java.util.regex.Pattern.quote(CHANNEL_CLOSE), -1)) {
+        for (String part : text.split(Pattern.quote(CHANNEL_CLOSE), -1)) {
             int open = part.indexOf("<|channel>");
             sb.append(open >= 0 ? part.substring(0, open) : part);
         }

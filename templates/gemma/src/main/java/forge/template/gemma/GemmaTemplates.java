@@ -31,8 +31,11 @@ public final class GemmaTemplates extends TemplateFamily {
     private static final Pattern VERSION = Pattern.compile("gemma-?([1-4])(?![\\db.])(n)?");
 
     public GemmaTemplates() {
-        super("gemma", List.of(new TemplateVariant(GEMMA2, "Gemma 2 / Gemma 3: user/model turns, no system role, no tools"),
-                new TemplateVariant(GEMMA4, "Gemma 4: system turn, thought channel, <|tool_call> calls")));
+        super(
+                "gemma",
+                List.of(
+                        new TemplateVariant(GEMMA2, "Gemma 2 / Gemma 3: user/model turns, no system role, no tools"),
+                        new TemplateVariant(GEMMA4, "Gemma 4: system turn, thought channel, <|tool_call> calls")));
     }
 
     /** The official templates, by {@link TemplateFingerprint} (of llama.cpp's {@code models/templates/} files named). */
@@ -56,7 +59,8 @@ public final class GemmaTemplates extends TemplateFamily {
             // Only Gemma's own templates, exactly: Gemma 3's (which folds a system turn into the
             // first user turn), Gemma 4's "interleaved" one and other <start_of_turn> templates print
             // what neither variant prints, and the generic plugin renders them as written.
-            return TemplateFingerprint.lookup(OFFICIAL, tpl.get()).flatMap(v -> claim(v, 100, "tokenizer.chat_template is " + v + "'s official one"));
+            return TemplateFingerprint.lookup(OFFICIAL, tpl.get())
+                    .flatMap(v -> claim(v, 100, "tokenizer.chat_template is " + v + "'s official one"));
         }
         Optional<TemplateClaim> byName = claimByMetadataName(meta, GemmaTemplates::variantOf);
         if (byName.isPresent()) {

@@ -68,8 +68,11 @@ final class ChatMlTemplate implements ToolCallingTemplate {
             if (!sb.isEmpty()) {
                 sb.append('\n');
             }
-            sb.append("<tool_call>\n{\"name\": \"").append(call.name()).append("\", \"arguments\": ")
-                    .append(call.arguments()).append("}\n</tool_call>");
+            sb.append("<tool_call>\n{\"name\": \"")
+                    .append(call.name())
+                    .append("\", \"arguments\": ")
+                    .append(call.arguments())
+                    .append("}\n</tool_call>");
         }
         return sb.toString();
     }

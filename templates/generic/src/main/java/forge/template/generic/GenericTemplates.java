@@ -35,10 +35,13 @@ public final class GenericTemplates extends TemplateFamily {
 
     private static List<TemplateVariant> variantList() {
         List<TemplateVariant> variants = new ArrayList<>();
-        variants.add(new TemplateVariant(GENERIC, "the model's own Jinja template, else plain ChatML (<|im_start|>role ... <|im_end|>)"));
-        variants.add(new TemplateVariant(CHATML, "llama-server's chatml: plain ChatML, whatever the model's own template"));
+        variants.add(new TemplateVariant(
+                GENERIC, "the model's own Jinja template, else plain ChatML (<|im_start|>role ... <|im_end|>)"));
+        variants.add(
+                new TemplateVariant(CHATML, "llama-server's chatml: plain ChatML, whatever the model's own template"));
         for (String name : LlamaServerTemplate.FORMATS.keySet()) {
-            variants.add(new TemplateVariant(name, "llama-server's built-in " + name + " format (as llama.cpp renders it without --jinja)"));
+            variants.add(new TemplateVariant(
+                    name, "llama-server's built-in " + name + " format (as llama.cpp renders it without --jinja)"));
         }
         return List.copyOf(variants);
     }
@@ -53,7 +56,9 @@ public final class GenericTemplates extends TemplateFamily {
         }
         // One instance per model: a model's own template is compiled once here and shared by all
         // of its requests; a model without one gets the shared ChatML fallback.
-        return context.model().metadata().chatTemplate()
+        return context.model()
+                .metadata()
+                .chatTemplate()
                 .filter(source -> !source.isBlank())
                 .map(source -> compile(source, context))
                 .orElse(ChatMlTemplate.INSTANCE);

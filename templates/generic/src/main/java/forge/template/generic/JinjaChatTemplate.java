@@ -36,8 +36,18 @@ public final class JinjaChatTemplate implements ChatTemplate {
 
     /** End-of-turn markers of the common chat formats, kept when the template writes them. */
     private static final List<String> KNOWN_END_MARKERS = List.of(
-            "<|im_end|>", "<|eot_id|>", "<|end_of_text|>", "<end_of_turn>", "<|end|>", "<|endoftext|>",
-            "<|eom_id|>", "</s>", "<|im_end|>", "<｜end▁of▁sentence｜>", "<|return|>", "<|turn_end|>");
+            "<|im_end|>",
+            "<|eot_id|>",
+            "<|end_of_text|>",
+            "<end_of_turn>",
+            "<|end|>",
+            "<|endoftext|>",
+            "<|eom_id|>",
+            "</s>",
+            "<|im_end|>",
+            "<｜end▁of▁sentence｜>",
+            "<|return|>",
+            "<|turn_end|>");
 
     private final String name;
     private final String source;
@@ -71,12 +81,18 @@ public final class JinjaChatTemplate implements ChatTemplate {
         try {
             this.template = Template.compile(source).withClock(clock);
         } catch (JinjaException e) {
-            throw new TemplateException("the model's chat template does not parse: line " + e.line() + ": " + e.getMessage(), e);
+            throw new TemplateException(
+                    "the model's chat template does not parse: line " + e.line() + ": " + e.getMessage(), e);
         }
         this.endOfTurn = endMarkers(source, eosToken);
         this.calls = HermesToolCalls.SYNTAX.usedBy(source) ? Optional.of(HermesToolCalls.SYNTAX) : Optional.empty();
-        this.caps = TemplateCaps.probe((messages, tools) -> template.render(
-                context((List<Object>) jinja(messages), tools == null ? null : (List<Object>) jinja(tools), true, Map.of())), source);
+        this.caps = TemplateCaps.probe(
+                (messages, tools) -> template.render(context(
+                        (List<Object>) jinja(messages),
+                        tools == null ? null : (List<Object>) jinja(tools),
+                        true,
+                        Map.of())),
+                source);
     }
 
     /** What this template takes of the message shapes clients send (found by probing it once). */
@@ -115,12 +131,14 @@ public final class JinjaChatTemplate implements ChatTemplate {
     /** The model's template writes Hermes-style {@code <tool_call>} blocks: its calls are read as such when tools are offered. */
     @Override
     public OutputParser parser(ChatPrompt prompt) {
-        return calls.map(c -> c.parserWhenOffered(Reasoning.NONE, prompt.tools())).orElseGet(OutputParser.PLAIN);
+        return calls.map(c -> c.parserWhenOffered(Reasoning.NONE, prompt.tools()))
+                .orElseGet(OutputParser.PLAIN);
     }
 
     /** Empty unless the template writes Hermes-style {@code <tool_call>} blocks: any other syntax is unknown here. */
     @Override
-    public Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+    public Optional<String> toolCallGrammar(
+            List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
         return calls.flatMap(c -> c.grammar(tools, argumentRules, parallel));
     }
 
@@ -136,21 +154,28 @@ public final class JinjaChatTemplate implements ChatTemplate {
 
     @Override
     public String render(ChatPrompt prompt) {
-        // transformers passes tools=None when there are none: templates test `if tools`, and some iterate it regardless.
-        Map<String, Object> context = context(caps.fit(messages(prompt.messages())),
-                prompt.tools().isEmpty() ? null : tools(prompt.tools()), prompt.addGenerationPrompt(), prompt.options());
+        // transformers passes tools=None when there are none: templates test `if tools`, and some iterate it
+        // regardless.
+        Map<String, Object> context = context(
+                caps.fit(messages(prompt.messages())),
+                prompt.tools().isEmpty() ? null : tools(prompt.tools()),
+                prompt.addGenerationPrompt(),
+                prompt.options());
         try {
             return template.render(context);
         } catch (JinjaException e) {
-            throw e.raised() ? new TemplateException(e.getMessage(), e)
-                    : new TemplateException("the model's chat template failed" + (e.line() > 0 ? " at line " + e.line() : "")
-                            + ": " + e.getMessage(), e);
+            throw e.raised()
+                    ? new TemplateException(e.getMessage(), e)
+                    : new TemplateException(
+                            "the model's chat template failed" + (e.line() > 0 ? " at line " + e.line() : "") + ": "
+                                    + e.getMessage(),
+                            e);
         }
     }
 
     /** The variables transformers renders with: every {@code chat_template_kwargs} entry, then its own. */
-    private Map<String, Object> context(List<Object> messages, List<Object> tools, boolean addGenerationPrompt,
-                                        Map<String, Object> options) {
+    private Map<String, Object> context(
+            List<Object> messages, List<Object> tools, boolean addGenerationPrompt, Map<String, Object> options) {
         Map<String, Object> context = new HashMap<>();
         for (Map.Entry<String, Object> option : options.entrySet()) {
             context.put(option.getKey(), jinja(option.getValue()));
@@ -214,7 +239,10 @@ public final class JinjaChatTemplate implements ChatTemplate {
         if (view.get("tool_calls") instanceof List<?> calls) {
             for (int i = 0; i < calls.size() && i < m.toolCalls().size(); i++) {
                 if (calls.get(i) instanceof Map<?, ?> call && call.get("function") instanceof Map<?, ?> function) {
-                    ((Map<String, Object>) function).put("arguments", jinja(PythonJson.arguments(m.toolCalls().get(i))));
+                    ((Map<String, Object>) function)
+                            .put(
+                                    "arguments",
+                                    jinja(PythonJson.arguments(m.toolCalls().get(i))));
                 }
             }
         }

@@ -69,7 +69,8 @@ final class LlamaServerTemplate implements ChatTemplate {
             return new LlamaServerTemplate(format, Template.compile(read(format.file())));
         } catch (JinjaException e) {
             // A bundled template that does not parse is this plugin's bug, not the user's.
-            throw new IllegalStateException(format.file() + " does not parse: line " + e.line() + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    format.file() + " does not parse: line " + e.line() + ": " + e.getMessage(), e);
         }
     }
 
@@ -88,7 +89,8 @@ final class LlamaServerTemplate implements ChatTemplate {
         List<Object> messages = new ArrayList<>(prompt.messages().size());
         for (ChatMessage m : prompt.messages()) {
             Map<String, Object> view = new LinkedHashMap<>();
-            // The role as the client named it: llama.cpp compares role strings, and passes unknown ones through or leaves them out.
+            // The role as the client named it: llama.cpp compares role strings, and passes unknown ones through or
+            // leaves them out.
             view.put("role", m.role().wire());
             view.put("content", text(m));
             messages.add(view);
@@ -121,7 +123,9 @@ final class LlamaServerTemplate implements ChatTemplate {
                 continue;
             }
             String[] f = line.trim().split("\\s+");
-            List<String> ends = Arrays.stream(f, 2, f.length).map(e -> e.replace("\\n", "\n")).toList();
+            List<String> ends = Arrays.stream(f, 2, f.length)
+                    .map(e -> e.replace("\\n", "\n"))
+                    .toList();
             out.put(f[0], new Format(f[0], f[1], ends));
         }
         return Collections.unmodifiableMap(out);

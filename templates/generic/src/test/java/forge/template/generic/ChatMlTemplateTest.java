@@ -28,22 +28,28 @@ class ChatMlTemplateTest {
 
     @Test
     void withToolsCallsAreTheHermesSyntax() {
-        OutputParser p = ChatMlTemplate.INSTANCE.parser(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), TOOLS, true, Map.of()));
+        OutputParser p = ChatMlTemplate.INSTANCE.parser(
+                new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), TOOLS, true, Map.of()));
         List<ChatDelta> out = p.feed("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>");
-        assertTrue(out.getFirst() instanceof ChatDelta.ToolCallDelta c && c.name().equals("get_weather"), out.toString());
-        assertEquals(HermesToolCalls.SYNTAX.grammar(TOOLS, Map.of("get_weather", "a"), false),
+        assertTrue(
+                out.getFirst() instanceof ChatDelta.ToolCallDelta c && c.name().equals("get_weather"), out.toString());
+        assertEquals(
+                HermesToolCalls.SYNTAX.grammar(TOOLS, Map.of("get_weather", "a"), false),
                 ChatMlTemplate.INSTANCE.toolCallGrammar(TOOLS, Map.of("get_weather", "a"), false));
         assertEquals(HermesToolCalls.SYNTAX.triggers(), ChatMlTemplate.INSTANCE.toolCallTriggers());
     }
 
     @Test
     void theChatmlVariantIsNamedChatmlAndTheFallbackGeneric() {
-        var model = new forge.api.model.ModelDescriptor("m", List.of(), java.nio.file.Path.of("m.gguf"), forge.api.model.ModelMetadata.EMPTY);
+        var model = new forge.api.model.ModelDescriptor(
+                "m", List.of(), java.nio.file.Path.of("m.gguf"), forge.api.model.ModelMetadata.EMPTY);
         var context = new forge.api.template.TemplateContext(model, "", "");
         var family = new GenericTemplates();
         assertEquals("chatml", family.create("chatml", context).name(), "what --chat-template chatml reports");
         assertEquals("generic", family.create("generic", context).name(), "a model without a template of its own");
         var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "hi")));
-        assertEquals(family.create("generic", context).render(prompt), family.create("chatml", context).render(prompt));
+        assertEquals(
+                family.create("generic", context).render(prompt),
+                family.create("chatml", context).render(prompt));
     }
 }

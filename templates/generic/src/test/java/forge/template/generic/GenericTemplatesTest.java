@@ -19,34 +19,47 @@ import org.junit.jupiter.api.Test;
 
 class GenericTemplatesTest {
 
-    private final ChatTemplate template = new GenericTemplates().create("generic", new TemplateContext(
-            new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
+    private final ChatTemplate template = new GenericTemplates()
+            .create(
+                    "generic",
+                    new TemplateContext(
+                            new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
 
     @Test
     void rendersChatMlWithGenerationPrompt() {
         String prompt = template.render(ChatPrompt.of(List.of(
-                ChatMessage.of(Role.SYSTEM, "Be <brief> & \"exact\"."),
-                ChatMessage.of(Role.USER, "héllo 🙂"))));
-        assertEquals("<|im_start|>system\nBe <brief> & \"exact\".<|im_end|>\n"
-                + "<|im_start|>user\nhéllo 🙂<|im_end|>\n<|im_start|>assistant\n", prompt);
+                ChatMessage.of(Role.SYSTEM, "Be <brief> & \"exact\"."), ChatMessage.of(Role.USER, "héllo 🙂"))));
+        assertEquals(
+                "<|im_start|>system\nBe <brief> & \"exact\".<|im_end|>\n"
+                        + "<|im_start|>user\nhéllo 🙂<|im_end|>\n<|im_start|>assistant\n",
+                prompt);
     }
 
     @Test
     void omitsGenerationPromptWhenAskedAndMapsDeveloperToSystem() {
-        String prompt = template.render(new ChatPrompt(List.of(
-                ChatMessage.of(Role.DEVELOPER, "rules"),
-                ChatMessage.of(Role.USER, "q"),
-                ChatMessage.of(Role.ASSISTANT, "a")), List.of(), false, Map.of()));
-        assertEquals("<|im_start|>system\nrules<|im_end|>\n<|im_start|>user\nq<|im_end|>\n"
-                + "<|im_start|>assistant\na<|im_end|>\n", prompt);
+        String prompt = template.render(new ChatPrompt(
+                List.of(
+                        ChatMessage.of(Role.DEVELOPER, "rules"),
+                        ChatMessage.of(Role.USER, "q"),
+                        ChatMessage.of(Role.ASSISTANT, "a")),
+                List.of(),
+                false,
+                Map.of()));
+        assertEquals(
+                "<|im_start|>system\nrules<|im_end|>\n<|im_start|>user\nq<|im_end|>\n"
+                        + "<|im_start|>assistant\na<|im_end|>\n",
+                prompt);
     }
 
     @Test
     void rendersAssistantToolCallsAsText() {
         var call = new ChatMessage(Role.ASSISTANT, "", "", List.of(new ToolCall("c1", "f", "{\"x\":1}")), "", "");
-        String prompt = template.render(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q"), call), List.of(), false, Map.of()));
-        assertEquals("<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n<tool_call>\n"
-                + "{\"name\": \"f\", \"arguments\": {\"x\":1}}\n</tool_call><|im_end|>\n", prompt);
+        String prompt = template.render(
+                new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q"), call), List.of(), false, Map.of()));
+        assertEquals(
+                "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n<tool_call>\n"
+                        + "{\"name\": \"f\", \"arguments\": {\"x\":1}}\n</tool_call><|im_end|>\n",
+                prompt);
     }
 
     @Test

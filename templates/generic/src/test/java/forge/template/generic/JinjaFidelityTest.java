@@ -6,14 +6,12 @@ import forge.api.TemplateException;
 import forge.template.testkit.GoldenCorpus;
 import forge.template.toolkit.TemplateCaps;
 import java.io.IOException;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -115,13 +113,14 @@ class JinjaFidelityTest {
             Map.entry("official/tencent-Hy3", 32),
             Map.entry("official/unsloth-Apriel-1.5", 32),
             Map.entry("official/unsloth-mistral-Devstral-Small-2507", 32),
-            Map.entry("official/upstage-Solar-Open-100B", 32)
-    ));
+            Map.entry("official/upstage-Solar-Open-100B", 32)));
 
     @Test
     void rendersTheOfficialTemplatesAsJinja2Does() throws IOException {
         GoldenCorpus corpus = GoldenCorpus.locate();
-        Path golden = Path.of(System.getProperty("forge.golden.dir", "../golden")).toAbsolutePath().normalize();
+        Path golden = Path.of(System.getProperty("forge.golden.dir", "../golden"))
+                .toAbsolutePath()
+                .normalize();
         @SuppressWarnings("unchecked")
         Map<String, Object> index = (Map<String, Object>) forge.template.toolkit.PythonJson.parse(
                 Files.readString(golden.resolve("templates.json"), StandardCharsets.UTF_8));
@@ -132,21 +131,29 @@ class JinjaFidelityTest {
             String variant = entry.getKey();
             @SuppressWarnings("unchecked")
             Map<String, Object> spec = (Map<String, Object>) entry.getValue();
-            String source = Files.readString(golden.resolve("sources").resolve((String) spec.get("file")), StandardCharsets.UTF_8);
+            String source = Files.readString(
+                    golden.resolve("sources").resolve((String) spec.get("file")), StandardCharsets.UTF_8);
             JinjaChatTemplate template;
             try {
-                template = new JinjaChatTemplate("generic", source, (String) spec.get("bos"), (String) spec.get("eos"),
-                    // make_golden.py's strftime_now reads 1 January 2025
-                    Clock.fixed(Instant.parse("2025-01-01T00:00:00Z"), ZoneOffset.UTC));
+                template = new JinjaChatTemplate(
+                        "generic",
+                        source,
+                        (String) spec.get("bos"),
+                        (String) spec.get("eos"),
+                        // make_golden.py's strftime_now reads 1 January 2025
+                        Clock.fixed(Instant.parse("2025-01-01T00:00:00Z"), ZoneOffset.UTC));
             } catch (TemplateException e) { // a template that does not parse renders no case
                 passed.put(variant, 0);
-                report.append(String.format("%-40s %2d/%d  (%s)%n", variant, 0, corpus.expected(variant).size(), e.getMessage()));
+                report.append(String.format(
+                        "%-40s %2d/%d  (%s)%n",
+                        variant, 0, corpus.expected(variant).size(), e.getMessage()));
                 continue;
             }
             @SuppressWarnings("unchecked")
             Map<String, Object> caps = (Map<String, Object>) spec.get("caps");
-            TemplateCaps probed = new TemplateCaps((Boolean) caps.get("join_parts"), (Boolean) caps.get("null_as_empty"),
-                    (Boolean) caps.get("developer_as_system"));
+            TemplateCaps probed =
+                    new TemplateCaps((Boolean) caps.get("join_parts"), (Boolean) caps.get("null_as_empty"), (Boolean)
+                            caps.get("developer_as_system"));
             if (!probed.equals(template.caps())) {
                 capsDiffer.add(variant + ": Jinja2 " + probed + ", here " + template.caps());
             }
@@ -158,15 +165,30 @@ class JinjaFidelityTest {
                     String text = template.render(expected.prompt());
                     outcome = expected.text().map(text::equals).orElse(false) ? "ok" : "differs";
                     if (System.getProperty("forge.fidelity.dump") != null && !outcome.equals("ok")) {
-                        report.append("---- ").append(variant).append('/').append(expected.caseName()).append("\n>>> got\n")
-                                .append(text).append("\n>>> expected\n").append(expected.text().orElse(expected.error().orElse(""))).append('\n');
+                        report.append("---- ")
+                                .append(variant)
+                                .append('/')
+                                .append(expected.caseName())
+                                .append("\n>>> got\n")
+                                .append(text)
+                                .append("\n>>> expected\n")
+                                .append(expected.text().orElse(expected.error().orElse("")))
+                                .append('\n');
                     }
                 } catch (TemplateException e) {
-                    boolean same = expected.error().isPresent() && (!expected.raised() || expected.error().get().equals(e.getMessage()));
+                    boolean same = expected.error().isPresent()
+                            && (!expected.raised() || expected.error().get().equals(e.getMessage()));
                     outcome = same ? "ok" : "error: " + e.getMessage();
                     if (System.getProperty("forge.fidelity.dump") != null && !same) {
-                        report.append("---- ").append(variant).append('/').append(expected.caseName()).append(" raised ").append(e.getMessage())
-                                .append("\n>>> expected\n").append(expected.text().orElse(expected.error().orElse(""))).append('\n');
+                        report.append("---- ")
+                                .append(variant)
+                                .append('/')
+                                .append(expected.caseName())
+                                .append(" raised ")
+                                .append(e.getMessage())
+                                .append("\n>>> expected\n")
+                                .append(expected.text().orElse(expected.error().orElse("")))
+                                .append('\n');
                     }
                 }
                 if (outcome.equals("ok")) {
@@ -184,7 +206,8 @@ class JinjaFidelityTest {
         assertEquals(FLOOR.keySet(), passed.keySet(), "every template of the corpus has a floor");
         for (var e : FLOOR.entrySet()) {
             if (passed.get(e.getKey()) < e.getValue()) {
-                throw new AssertionError(e.getKey() + ": " + passed.get(e.getKey()) + " cases byte-identical, floor " + e.getValue());
+                throw new AssertionError(
+                        e.getKey() + ": " + passed.get(e.getKey()) + " cases byte-identical, floor " + e.getValue());
             }
         }
     }

@@ -10,9 +10,9 @@ import forge.api.template.Role;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The bundled llama-server formats, without the natives: each index entry compiles and ends turns,
@@ -23,18 +23,69 @@ import org.junit.jupiter.api.Test;
 class LlamaServerTemplateTest {
 
     /** LLM_CHAT_TEMPLATES of llama.cpp's src/llama-chat.cpp, but chatml (the generic family's ChatML). */
-    private static final List<String> LLAMA_CPP_NAMES = List.of("llama2", "llama2-sys", "llama2-sys-bos", "llama2-sys-strip",
-            "mistral-v1", "mistral-v3", "mistral-v3-tekken", "mistral-v7", "mistral-v7-tekken", "phi3", "phi4", "falcon3", "zephyr",
-            "monarch", "gemma", "orion", "openchat", "vicuna", "vicuna-orca", "deepseek", "deepseek2", "deepseek3", "deepseek-ocr",
-            "command-r", "llama3", "chatglm3", "chatglm4", "glmedge", "minicpm", "exaone3", "exaone4", "exaone-moe", "rwkv-world",
-            "granite", "granite-4.0", "granite-4.1", "gigachat", "megrez", "yandex", "bailing", "bailing-think", "bailing2", "llama4",
-            "smolvlm", "hunyuan-moe", "gpt-oss", "hunyuan-dense", "hunyuan-vl", "kimi-k2", "seed_oss", "grok-2", "pangu-embedded",
+    private static final List<String> LLAMA_CPP_NAMES = List.of(
+            "llama2",
+            "llama2-sys",
+            "llama2-sys-bos",
+            "llama2-sys-strip",
+            "mistral-v1",
+            "mistral-v3",
+            "mistral-v3-tekken",
+            "mistral-v7",
+            "mistral-v7-tekken",
+            "phi3",
+            "phi4",
+            "falcon3",
+            "zephyr",
+            "monarch",
+            "gemma",
+            "orion",
+            "openchat",
+            "vicuna",
+            "vicuna-orca",
+            "deepseek",
+            "deepseek2",
+            "deepseek3",
+            "deepseek-ocr",
+            "command-r",
+            "llama3",
+            "chatglm3",
+            "chatglm4",
+            "glmedge",
+            "minicpm",
+            "exaone3",
+            "exaone4",
+            "exaone-moe",
+            "rwkv-world",
+            "granite",
+            "granite-4.0",
+            "granite-4.1",
+            "gigachat",
+            "megrez",
+            "yandex",
+            "bailing",
+            "bailing-think",
+            "bailing2",
+            "llama4",
+            "smolvlm",
+            "hunyuan-moe",
+            "gpt-oss",
+            "hunyuan-dense",
+            "hunyuan-vl",
+            "kimi-k2",
+            "seed_oss",
+            "grok-2",
+            "pangu-embedded",
             "solar-open");
 
     /** The conversation of llama.cpp's tests/test-chat-template.cpp. */
-    private static final List<ChatMessage> CONVERSATION = List.of(ChatMessage.of(Role.SYSTEM, "You are a helpful assistant"),
-            ChatMessage.of(Role.USER, "Hello"), ChatMessage.of(Role.ASSISTANT, "Hi there"), ChatMessage.of(Role.USER, "Who are you"),
-            ChatMessage.of(Role.ASSISTANT, "   I am an assistant   "), ChatMessage.of(Role.USER, "Another question"));
+    private static final List<ChatMessage> CONVERSATION = List.of(
+            ChatMessage.of(Role.SYSTEM, "You are a helpful assistant"),
+            ChatMessage.of(Role.USER, "Hello"),
+            ChatMessage.of(Role.ASSISTANT, "Hi there"),
+            ChatMessage.of(Role.USER, "Who are you"),
+            ChatMessage.of(Role.ASSISTANT, "   I am an assistant   "),
+            ChatMessage.of(Role.USER, "Another question"));
 
     @Test
     void theIndexHasEveryNameOfLlamaCppAndEachCompilesAndEndsTurns() {
@@ -71,29 +122,52 @@ class LlamaServerTemplateTest {
 
     @Test
     void trimsOnlyWhatCsIsspaceStrips() {
-        String prompt = LlamaServerTemplate.of("llama3").render(new ChatPrompt(List.of(
-                ChatMessage.of(Role.USER, " \t\u000b\f\r\n\u00a0x\u3000 \n")), List.of(), false, Map.of()));
+        String prompt = LlamaServerTemplate.of("llama3")
+                .render(new ChatPrompt(
+                        List.of(ChatMessage.of(Role.USER, " \t\u000b\f\r\n\u00a0x\u3000 \n")),
+                        List.of(),
+                        false,
+                        Map.of()));
         assertEquals("<|start_header_id|>user<|end_header_id|>\n\n\u00a0x\u3000<|eot_id|>", prompt);
     }
 
     @Test
     void joinsContentPartsWithANewlineAsLlamaServerDoes() {
-        var parts = new ChatMessage(Role.USER, "ab", "", List.of(), "", "",
+        var parts = new ChatMessage(
+                Role.USER,
+                "ab",
+                "",
+                List.of(),
+                "",
+                "",
                 "{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"a\"}, {\"type\": \"text\", \"text\": \"\"}, "
                         + "{\"type\": \"text\", \"text\": \"b\"}]}");
         assertEquals("a\n\nb", LlamaServerTemplate.text(parts));
-        var leadingEmpty = new ChatMessage(Role.USER, "a", "", List.of(), "", "",
+        var leadingEmpty = new ChatMessage(
+                Role.USER,
+                "a",
+                "",
+                List.of(),
+                "",
+                "",
                 "{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"\"}, {\"type\": \"text\", \"text\": \"a\"}]}");
         assertEquals("a", LlamaServerTemplate.text(leadingEmpty));
-        assertEquals("plain", LlamaServerTemplate.text(new ChatMessage(Role.USER, "plain", "", List.of(), "", "",
-                "{\"role\": \"user\", \"content\": \"plain\"}")));
+        assertEquals(
+                "plain",
+                LlamaServerTemplate.text(new ChatMessage(
+                        Role.USER, "plain", "", List.of(), "", "", "{\"role\": \"user\", \"content\": \"plain\"}")));
     }
 
     @Test
     void rendersRolesAndTextOnly() {
-        var call = new ChatMessage(Role.ASSISTANT, "", "", List.of(new forge.api.template.ToolCall("c1", "f", "{}")), "", "");
-        String prompt = LlamaServerTemplate.of("phi3").render(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q"), call,
-                ChatMessage.of(Role.TOOL, "42")), List.of(), false, Map.of()));
+        var call = new ChatMessage(
+                Role.ASSISTANT, "", "", List.of(new forge.api.template.ToolCall("c1", "f", "{}")), "", "");
+        String prompt = LlamaServerTemplate.of("phi3")
+                .render(new ChatPrompt(
+                        List.of(ChatMessage.of(Role.USER, "q"), call, ChatMessage.of(Role.TOOL, "42")),
+                        List.of(),
+                        false,
+                        Map.of()));
         assertEquals("<|user|>\nq<|end|>\n<|assistant|>\n<|end|>\n<|tool|>\n42<|end|>\n", prompt);
     }
 }

@@ -5,6 +5,7 @@ import forge.template.jinja.Types.Tuple;
 import forge.template.jinja.Types.Undefined;
 import forge.template.toolkit.PythonText;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Jinja2's built-in filters ({@code jinja2/filters.py}) with their arguments by position or
@@ -22,8 +24,7 @@ import java.util.Map;
  */
 final class Filters {
 
-    private Filters() {
-    }
+    private Filters() {}
 
     /** The argument at {@code index} or named {@code name}, else {@code fallback}. */
     static Object arg(List<Object> args, Map<String, Object> kwargs, int index, String name, Object fallback) {
@@ -35,22 +36,65 @@ final class Filters {
 
     static boolean has(String name) {
         return switch (name) {
-            case "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "first",
-                 "float", "forceescape", "format", "groupby", "indent", "int", "items", "join", "last", "length", "list",
-                 "lower", "map", "max", "min", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select",
-                 "selectattr", "sort", "string", "striptags", "sum", "title", "tojson", "trim", "truncate", "unique", "upper",
-                 "wordcount" -> true;
+            case "abs",
+                    "attr",
+                    "batch",
+                    "capitalize",
+                    "center",
+                    "count",
+                    "d",
+                    "default",
+                    "dictsort",
+                    "e",
+                    "escape",
+                    "first",
+                    "float",
+                    "forceescape",
+                    "format",
+                    "groupby",
+                    "indent",
+                    "int",
+                    "items",
+                    "join",
+                    "last",
+                    "length",
+                    "list",
+                    "lower",
+                    "map",
+                    "max",
+                    "min",
+                    "reject",
+                    "rejectattr",
+                    "replace",
+                    "reverse",
+                    "round",
+                    "safe",
+                    "select",
+                    "selectattr",
+                    "sort",
+                    "string",
+                    "striptags",
+                    "sum",
+                    "title",
+                    "tojson",
+                    "trim",
+                    "truncate",
+                    "unique",
+                    "upper",
+                    "wordcount" -> true;
             default -> false;
         };
     }
 
-    static Object apply(Interpreter in, String name, Object v, List<Object> args, Map<String, Object> kwargs, int line) {
+    static Object apply(
+            Interpreter in, String name, Object v, List<Object> args, Map<String, Object> kwargs, int line) {
         return switch (name) {
             case "abs" -> {
                 if (!Values.isNumber(v)) {
                     throw JinjaException.python("bad operand type for abs(): '" + Values.typeName(v) + "'");
                 }
-                yield Values.isFloat(v) ? Math.abs(Values.asDouble(v))
+                yield Values.isFloat(v)
+                        ? Math.abs(Values.asDouble(v))
                         : Values.normal(Values.big(v).abs());
             }
             case "attr" -> Values.getattr(v, Values.str(arg(args, kwargs, 0, "name", "")));
@@ -107,17 +151,27 @@ final class Filters {
                 yield items.isEmpty() ? new Undefined("No last item, sequence was empty.") : items.getLast();
             }
             case "float" -> toFloat(v, arg(args, kwargs, 0, "default", 0.0));
-            case "int" -> toInt(v, arg(args, kwargs, 0, "default", 0L), (int) number(arg(args, kwargs, 1, "base", 10L)));
+            case "int" ->
+                toInt(v, arg(args, kwargs, 0, "default", 0L), (int) number(arg(args, kwargs, 1, "base", 10L)));
             case "format" -> {
                 if (!args.isEmpty() && !kwargs.isEmpty()) {
                     throw JinjaException.python("can't handle positional and keyword arguments at the same time");
                 }
-                yield Format.printf(Values.str(v), kwargs.isEmpty() ? new Tuple(args) : new LinkedHashMap<Object, Object>(kwargs));
+                yield Format.printf(
+                        Values.str(v), kwargs.isEmpty() ? new Tuple(args) : new LinkedHashMap<Object, Object>(kwargs));
             }
-            case "groupby" -> groupby(v, arg(args, kwargs, 0, "attribute", null), arg(args, kwargs, 1, "default", null),
-                    Values.truthy(arg(args, kwargs, 2, "case_sensitive", false)));
-            case "indent" -> indent(Values.str(v), arg(args, kwargs, 0, "width", 4L),
-                    Values.truthy(arg(args, kwargs, 1, "first", false)), Values.truthy(arg(args, kwargs, 2, "blank", false)));
+            case "groupby" ->
+                groupby(
+                        v,
+                        arg(args, kwargs, 0, "attribute", null),
+                        arg(args, kwargs, 1, "default", null),
+                        Values.truthy(arg(args, kwargs, 2, "case_sensitive", false)));
+            case "indent" ->
+                indent(
+                        Values.str(v),
+                        arg(args, kwargs, 0, "width", 4L),
+                        Values.truthy(arg(args, kwargs, 1, "first", false)),
+                        Values.truthy(arg(args, kwargs, 2, "blank", false)));
             case "items" -> v instanceof Undefined ? new ArrayList<>() : items(v);
             case "join" -> {
                 String sep = Values.str(arg(args, kwargs, 0, "d", ""));
@@ -162,7 +216,8 @@ final class Filters {
                 if (args.isEmpty()) {
                     throw JinjaException.python("Missing parameter for attribute name");
                 }
-                yield select(in, v, args.subList(1, args.size()), kwargs, args.getFirst(), name.equals("selectattr"), line);
+                yield select(
+                        in, v, args.subList(1, args.size()), kwargs, args.getFirst(), name.equals("selectattr"), line);
             }
             case "replace" -> {
                 String s = Values.str(v);
@@ -181,7 +236,11 @@ final class Filters {
                 Collections.reverse(items);
                 yield items;
             }
-            case "round" -> round(v, (int) number(arg(args, kwargs, 0, "precision", 0L)), Values.str(arg(args, kwargs, 1, "method", "common")));
+            case "round" ->
+                round(
+                        v,
+                        (int) number(arg(args, kwargs, 0, "precision", 0L)),
+                        Values.str(arg(args, kwargs, 1, "method", "common")));
             case "safe" -> v instanceof Markup ? v : new Markup(Values.str(v));
             case "sort" -> {
                 boolean reverse = Values.truthy(arg(args, kwargs, 0, "reverse", false));
@@ -192,7 +251,9 @@ final class Filters {
                 yield items;
             }
             case "string" -> v instanceof Markup ? v : Values.str(v);
-            case "striptags" -> PythonText.strip(Values.str(v).replaceAll("<!--.*?-->|<[^>]*>", "").replaceAll("\\s+", " "));
+            case "striptags" ->
+                PythonText.strip(
+                        Values.str(v).replaceAll("<!--.*?-->|<[^>]*>", "").replaceAll("\\s+", " "));
             case "sum" -> {
                 Object attribute = arg(args, kwargs, 0, "attribute", null);
                 Object total = arg(args, kwargs, 1, "start", 0L);
@@ -204,7 +265,9 @@ final class Filters {
             case "tojson" -> tojson(v, args, kwargs);
             case "trim" -> {
                 Object chars = arg(args, kwargs, 0, "chars", null);
-                yield chars == null ? PythonText.strip(Values.str(v)) : PythonText.strip(Values.str(v), Values.str(chars));
+                yield chars == null
+                        ? PythonText.strip(Values.str(v))
+                        : PythonText.strip(Values.str(v), Values.str(chars));
             }
             case "truncate" -> {
                 String s = Values.str(v);
@@ -305,7 +368,8 @@ final class Filters {
         }
         Object v = x;
         for (String part : path.split("\\.")) {
-            v = !part.isEmpty() && part.chars().allMatch(Character::isDigit) ? Values.getitem(v, Long.parseLong(part))
+            v = !part.isEmpty() && part.chars().allMatch(Character::isDigit)
+                    ? Values.getitem(v, Long.parseLong(part))
                     : Values.getitem(v, part);
         }
         return v;
@@ -315,11 +379,11 @@ final class Filters {
         return !caseSensitive && v instanceof String s ? s.toLowerCase(Locale.ROOT) : v;
     }
 
-    private static Comparator<Object> order(java.util.function.UnaryOperator<Object> key, boolean caseSensitive) {
+    private static Comparator<Object> order(UnaryOperator<Object> key, boolean caseSensitive) {
         return (a, b) -> Operators.order("<", fold(key.apply(a), caseSensitive), fold(key.apply(b), caseSensitive));
     }
 
-    private static void sort(List<Object> items, java.util.function.UnaryOperator<Object> key, boolean caseSensitive, boolean reverse) {
+    private static void sort(List<Object> items, UnaryOperator<Object> key, boolean caseSensitive, boolean reverse) {
         Comparator<Object> order = order(key, caseSensitive);
         items.sort(reverse ? order.reversed() : order);
     }
@@ -348,7 +412,7 @@ final class Filters {
             if (base == 16 && (s.startsWith("0x") || s.startsWith("0X"))) {
                 s = s.substring(2);
             }
-            return Values.normal(new java.math.BigInteger(s, base));
+            return Values.normal(new BigInteger(s, base));
         } catch (NumberFormatException e) {
             try {
                 return Values.normal(new BigDecimal(s).toBigInteger());
@@ -452,8 +516,14 @@ final class Filters {
         return out;
     }
 
-    private static Object select(Interpreter in, Object v, List<Object> args, Map<String, Object> kwargs, Object attribute,
-                                 boolean keep, int line) {
+    private static Object select(
+            Interpreter in,
+            Object v,
+            List<Object> args,
+            Map<String, Object> kwargs,
+            Object attribute,
+            boolean keep,
+            int line) {
         // Jinja2's select_or_reject: a false value (None, empty) selects nothing, where iterating it would fail
         List<Object> out = new Types.Generator();
         if (!Values.truthy(v)) {
@@ -461,7 +531,8 @@ final class Filters {
         }
         for (Object x : Values.iterate(v)) {
             Object subject = attribute == null ? x : attribute(x, attribute);
-            boolean ok = args.isEmpty() ? Values.truthy(subject)
+            boolean ok = args.isEmpty()
+                    ? Values.truthy(subject)
                     : Tests.apply(in, Values.str(args.getFirst()), subject, args.subList(1, args.size()), kwargs, line);
             if (ok == keep) {
                 out.add(x);
@@ -472,7 +543,7 @@ final class Filters {
 
     private static Object groupby(Object v, Object attribute, Object fallback, boolean caseSensitive) {
         List<Object> items = new ArrayList<>(Values.iterate(v));
-        java.util.function.UnaryOperator<Object> key = x -> {
+        UnaryOperator<Object> key = x -> {
             Object k = attribute(x, attribute);
             return k instanceof Undefined ? fallback : k;
         };

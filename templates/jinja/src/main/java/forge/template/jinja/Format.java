@@ -1,6 +1,7 @@
 package forge.template.jinja;
 
 import forge.template.jinja.Types.Tuple;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -14,8 +15,7 @@ import java.util.regex.Pattern;
  */
 final class Format {
 
-    private Format() {
-    }
+    private Format() {}
 
     /**
      * {@code str.format(*args, **kwargs)}: {@code {}}, {@code {0}} and {@code {name}} fields,
@@ -86,8 +86,8 @@ final class Format {
         return positional.get(index);
     }
 
-    private static final Pattern SPEC = Pattern.compile(
-            "(?:(.)?([<>^=]))?([+\\- ])?(0)?(\\d+)?(?:\\.(\\d+))?([sdfeg%])?");
+    private static final Pattern SPEC =
+            Pattern.compile("(?:(.)?([<>^=]))?([+\\- ])?(0)?(\\d+)?(?:\\.(\\d+))?([sdfeg%])?");
 
     private static String formatSpec(Object value, String spec) {
         if (spec.isEmpty()) {
@@ -131,8 +131,10 @@ final class Format {
         return switch (align) {
             case ">" -> fill.repeat(pad) + body;
             case "^" -> fill.repeat(pad / 2) + body + fill.repeat(pad - pad / 2);
-            case "=" -> body.startsWith("-") || body.startsWith("+")
-                    ? body.charAt(0) + fill.repeat(pad) + body.substring(1) : fill.repeat(pad) + body;
+            case "=" ->
+                body.startsWith("-") || body.startsWith("+")
+                        ? body.charAt(0) + fill.repeat(pad) + body.substring(1)
+                        : fill.repeat(pad) + body;
             default -> body + fill.repeat(pad);
         };
     }
@@ -143,7 +145,7 @@ final class Format {
      * {@code s r d i f F e E g G x X o c %} with flags, width and precision.
      */
     static String printf(String template, Object args) {
-        List<?> values = args instanceof Tuple t ? t : java.util.Collections.singletonList(args);
+        List<?> values = args instanceof Tuple t ? t : Collections.singletonList(args);
         Map<?, ?> named = args instanceof Map<?, ?> m ? m : null;
         StringBuilder sb = new StringBuilder();
         int next = 0;
@@ -177,7 +179,8 @@ final class Format {
         return sb.append(template.substring(at)).toString();
     }
 
-    private static final Pattern PRINTF = Pattern.compile("%(?:\\(([^)]*)\\))?([-+ 0#]*)(\\d+)?(\\.(\\d+))?([sradifFeEgGxXoc%])");
+    private static final Pattern PRINTF =
+            Pattern.compile("%(?:\\(([^)]*)\\))?([-+ 0#]*)(\\d+)?(\\.(\\d+))?([sradifFeEgGxXoc%])");
 
     /** C's {@code %g}: fixed or exponent notation by magnitude, trailing zeros dropped (Java's %g keeps them). */
     private static String general(double v, int precision, boolean upper) {
@@ -193,7 +196,8 @@ final class Format {
             out = trimZeros(String.format(Locale.ROOT, "%." + (p - 1 - exponent) + "f", v));
         } else {
             String mantissa = trimZeros(e.substring(0, e.indexOf('e')));
-            out = mantissa + "e" + (exponent < 0 ? "-" : "+") + (Math.abs(exponent) < 10 ? "0" : "") + Math.abs(exponent);
+            out = mantissa + "e" + (exponent < 0 ? "-" : "+") + (Math.abs(exponent) < 10 ? "0" : "")
+                    + Math.abs(exponent);
         }
         return upper ? out.toUpperCase(Locale.ROOT) : out;
     }
@@ -219,18 +223,28 @@ final class Format {
             case 'c' -> value instanceof Number n ? Character.toString(n.intValue()) : Values.str(value);
             default -> {
                 if (!Values.isNumber(value)) {
-                    throw JinjaException.python("%" + conversion + " format: a real number is required, not "
-                            + Values.typeName(value));
+                    throw JinjaException.python(
+                            "%" + conversion + " format: a real number is required, not " + Values.typeName(value));
                 }
                 Number n = value instanceof Boolean b ? (Number) (b ? 1L : 0L) : (Number) value;
                 String digits = switch (conversion) {
-                    case 'd', 'i' -> Long.toString(n instanceof Double || n instanceof Float ? (long) n.doubleValue() : n.longValue());
+                    case 'd', 'i' ->
+                        Long.toString(
+                                n instanceof Double || n instanceof Float ? (long) n.doubleValue() : n.longValue());
                     case 'x' -> Long.toHexString(n.longValue());
                     case 'X' -> Long.toHexString(n.longValue()).toUpperCase(Locale.ROOT);
                     case 'o' -> Long.toOctalString(n.longValue());
-                    case 'g', 'G' -> general(n.doubleValue(), precision == null ? 6 : Integer.parseInt(precision), conversion == 'G');
-                    default -> String.format(Locale.ROOT, "%." + (precision == null ? 6 : Integer.parseInt(precision))
-                            + (conversion == 'F' ? 'f' : conversion), n.doubleValue());
+                    case 'g', 'G' ->
+                        general(
+                                n.doubleValue(),
+                                precision == null ? 6 : Integer.parseInt(precision),
+                                conversion == 'G');
+                    default ->
+                        String.format(
+                                Locale.ROOT,
+                                "%." + (precision == null ? 6 : Integer.parseInt(precision))
+                                        + (conversion == 'F' ? 'f' : conversion),
+                                n.doubleValue());
                 };
                 yield !digits.startsWith("-") ? sign + digits : digits;
             }

@@ -26,6 +26,7 @@ final class Interpreter {
 
     /** What a statement list ended with: normally, or a {@code break}/{@code continue} the loop takes. */
     private static final int NORMAL = 0;
+
     private static final int BREAK = 1;
     private static final int CONTINUE = 2;
 
@@ -101,12 +102,15 @@ final class Interpreter {
      */
     void charge(long size, int line) {
         if (size > limits.maxValue()) {
-            throw new JinjaException("the template built a value of " + size + " characters or items, over the limit of "
-                    + limits.maxValue(), line);
+            throw new JinjaException(
+                    "the template built a value of " + size + " characters or items, over the limit of "
+                            + limits.maxValue(),
+                    line);
         }
         charged += size;
         if (charged > limits.maxAllocation()) {
-            throw new JinjaException("the template built over " + limits.maxAllocation() + " characters or items in all", line);
+            throw new JinjaException(
+                    "the template built over " + limits.maxAllocation() + " characters or items in all", line);
         }
     }
 
@@ -220,7 +224,8 @@ final class Interpreter {
             throw new JinjaException("too many values to unpack (expected " + n + ")", line);
         }
         if (items.size() < n) {
-            throw new JinjaException("not enough values to unpack (expected " + n + ", got " + items.size() + ")", line);
+            throw new JinjaException(
+                    "not enough values to unpack (expected " + n + ", got " + items.size() + ")", line);
         }
         return items;
     }
@@ -245,14 +250,19 @@ final class Interpreter {
             exec(f.otherwise(), scope, out);
             return;
         }
-        Loop loop = new Loop(items, depth0, f.recursive() ? (in, args, kwargs, line) -> {
-            if (args.size() != 1) {
-                throw new JinjaException("loop() takes exactly one argument", line);
-            }
-            Out inner = new Out();
-            forLoop(f, args.getFirst(), scope, inner, depth0 + 1);
-            return inner.sb.toString();
-        } : null);
+        Loop loop = new Loop(
+                items,
+                depth0,
+                f.recursive()
+                        ? (in, args, kwargs, line) -> {
+                            if (args.size() != 1) {
+                                throw new JinjaException("loop() takes exactly one argument", line);
+                            }
+                            Out inner = new Out();
+                            forLoop(f, args.getFirst(), scope, inner, depth0 + 1);
+                            return inner.sb.toString();
+                        }
+                        : null);
         for (int k = 0; k < items.size(); k++) {
             step(f.line());
             loop.index0 = k;
@@ -293,20 +303,22 @@ final class Interpreter {
                 case "depth0" -> (long) depth0;
                 case "previtem" -> index0 > 0 ? items.get(index0 - 1) : new Undefined("there is no previous item");
                 case "nextitem" -> index0 < n - 1 ? items.get(index0 + 1) : new Undefined("there is no next item");
-                case "cycle" -> new Named("cycle", (in, args, kwargs, line) -> {
-                    if (args.isEmpty()) {
-                        throw new JinjaException("no items for cycling given", line);
-                    }
-                    return args.get(index0 % args.size());
-                });
-                case "changed" -> new Named("changed", (in, args, kwargs, line) -> {
-                    Object now = new Tuple(args);
-                    if (Values.eq(now, lastChanged)) {
-                        return false;
-                    }
-                    lastChanged = now;
-                    return true;
-                });
+                case "cycle" ->
+                    new Named("cycle", (in, args, kwargs, line) -> {
+                        if (args.isEmpty()) {
+                            throw new JinjaException("no items for cycling given", line);
+                        }
+                        return args.get(index0 % args.size());
+                    });
+                case "changed" ->
+                    new Named("changed", (in, args, kwargs, line) -> {
+                        Object now = new Tuple(args);
+                        if (Values.eq(now, lastChanged)) {
+                            return false;
+                        }
+                        lastChanged = now;
+                        return true;
+                    });
                 default -> new Undefined("'LoopContext' object has no attribute '" + name + "'");
             };
         }
@@ -335,7 +347,11 @@ final class Interpreter {
                         s.set(p, new Undefined("parameter '" + p + "' was not provided"));
                     }
                 }
-                s.set("varargs", args.size() > params.size() ? new ArrayList<>(args.subList(params.size(), args.size())) : new ArrayList<>());
+                s.set(
+                        "varargs",
+                        args.size() > params.size()
+                                ? new ArrayList<>(args.subList(params.size(), args.size()))
+                                : new ArrayList<>());
                 if (extra.containsKey("caller")) {
                     s.set("caller", extra.remove("caller"));
                 }
@@ -358,9 +374,11 @@ final class Interpreter {
                 case Expr.Name n -> s.get(n.name());
                 case Expr.Hole h -> s.get(HOLE);
                 case Expr.GetAttr g -> Values.getattr(eval(g.object(), s), g.attr());
-                case Expr.GetItem g -> g.key() instanceof Expr.Slice sl
-                        ? Values.slice(eval(g.object(), s), bound(sl.start(), s), bound(sl.stop(), s), bound(sl.step(), s))
-                        : Values.getitem(eval(g.object(), s), eval(g.key(), s));
+                case Expr.GetItem g ->
+                    g.key() instanceof Expr.Slice sl
+                            ? Values.slice(
+                                    eval(g.object(), s), bound(sl.start(), s), bound(sl.stop(), s), bound(sl.step(), s))
+                            : Values.getitem(eval(g.object(), s), eval(g.key(), s));
                 case Expr.Slice sl -> throw new JinjaException("a slice outside of a subscript", sl.line());
                 case Expr.ListLit l -> {
                     List<Object> out = new ArrayList<>(l.items().size());
@@ -379,7 +397,9 @@ final class Interpreter {
                 case Expr.DictLit d -> {
                     Map<Object, Object> out = new LinkedHashMap<>();
                     for (int k = 0; k < d.keys().size(); k++) {
-                        out.put(Values.key(eval(d.keys().get(k), s)), eval(d.values().get(k), s));
+                        out.put(
+                                Values.key(eval(d.keys().get(k), s)),
+                                eval(d.values().get(k), s));
                     }
                     yield out;
                 }
@@ -405,9 +425,13 @@ final class Interpreter {
                     }
                     yield true;
                 }
-                case Expr.Cond c -> Values.truthy(eval(c.test(), s)) ? eval(c.then(), s)
-                        : c.otherwise() == null ? new Undefined("the inline if-expression evaluated to false and no else section was defined.")
-                        : eval(c.otherwise(), s);
+                case Expr.Cond c ->
+                    Values.truthy(eval(c.test(), s))
+                            ? eval(c.then(), s)
+                            : c.otherwise() == null
+                                    ? new Undefined(
+                                            "the inline if-expression evaluated to false and no else section was defined.")
+                                    : eval(c.otherwise(), s);
                 case Expr.Concat c -> {
                     StringBuilder sb = new StringBuilder();
                     for (Expr p : c.parts()) {

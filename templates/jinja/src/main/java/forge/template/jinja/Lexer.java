@@ -1,5 +1,6 @@
 package forge.template.jinja;
 
+import forge.template.toolkit.PythonText;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,19 @@ import java.util.List;
  */
 final class Lexer {
 
-    enum Kind { TEXT, VAR_BEGIN, VAR_END, BLOCK_BEGIN, BLOCK_END, NAME, STRING, INT, FLOAT, OP, EOF }
+    enum Kind {
+        TEXT,
+        VAR_BEGIN,
+        VAR_END,
+        BLOCK_BEGIN,
+        BLOCK_END,
+        NAME,
+        STRING,
+        INT,
+        FLOAT,
+        OP,
+        EOF
+    }
 
     /** One token; {@code value} is a literal's value (String, Long, BigInteger, Double), else the text. */
     record Token(Kind kind, Object value, int line) {
@@ -36,8 +49,9 @@ final class Lexer {
     }
 
     private static final String[] OPERATORS = {
-        "//", "**", "==", "!=", ">=", "<=", "+", "-", "/", "*", "%", "~", "[", "]", "(", ")", "{", "}",
-        ">", "<", "=", ".", ":", "|", ",", ";"};
+        "//", "**", "==", "!=", ">=", "<=", "+", "-", "/", "*", "%", "~", "[", "]", "(", ")", "{", "}", ">", "<", "=",
+        ".", ":", "|", ",", ";"
+    };
 
     private final String src;
     private final List<Token> out = new ArrayList<>();
@@ -234,7 +248,8 @@ final class Lexer {
                 pos++;
             }
             if (pos >= src.length()) {
-                throw new JinjaException("unexpected end of template, expected '" + (closer == '%' ? "%}" : "}}") + "'", line);
+                throw new JinjaException(
+                        "unexpected end of template, expected '" + (closer == '%' ? "%}" : "}}") + "'", line);
             }
             if (depth == 0) {
                 String close = closer + "}";
@@ -328,8 +343,11 @@ final class Lexer {
     }
 
     private void digits() {
-        while (pos < src.length() && (Character.isDigit(src.charAt(pos))
-                || src.charAt(pos) == '_' && pos + 1 < src.length() && Character.isDigit(src.charAt(pos + 1)))) {
+        while (pos < src.length()
+                && (Character.isDigit(src.charAt(pos))
+                        || src.charAt(pos) == '_'
+                                && pos + 1 < src.length()
+                                && Character.isDigit(src.charAt(pos + 1)))) {
             pos++;
         }
     }
@@ -373,7 +391,9 @@ final class Lexer {
                 default -> {
                     if (e >= '0' && e <= '7') {
                         int v = e - '0';
-                        for (int k = 0; k < 2 && pos < src.length() && src.charAt(pos) >= '0' && src.charAt(pos) <= '7'; k++) {
+                        for (int k = 0;
+                                k < 2 && pos < src.length() && src.charAt(pos) >= '0' && src.charAt(pos) <= '7';
+                                k++) {
                             v = v * 8 + (src.charAt(pos++) - '0');
                         }
                         sb.append((char) v);
@@ -424,6 +444,6 @@ final class Lexer {
 
     /** Python's {@code \s} in a {@code str} pattern, which the lexer's {@code -} markers strip. */
     private static boolean isSpace(char c) {
-        return forge.template.toolkit.PythonText.isSpace(c);
+        return PythonText.isSpace(c);
     }
 }

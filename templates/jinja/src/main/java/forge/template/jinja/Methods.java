@@ -5,9 +5,12 @@ import forge.template.jinja.Types.Named;
 import forge.template.jinja.Types.Tuple;
 import forge.template.toolkit.PythonText;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The Python methods a template may call on its values: {@code str}'s
@@ -21,33 +24,39 @@ import java.util.Map;
  */
 final class Methods {
 
-    private Methods() {
-    }
+    private Methods() {}
 
     /** {@code obj.name} as a bound method, or null when {@code obj} has no such method. */
     static Named bind(Object obj, String name) {
         return switch (obj) {
-            case String s -> string(s, name) ? new Named(name, (in, a, k, line) -> string(in, s, name, a, k, line)) : null;
-            case Markup m -> string(m.text(), name) ? new Named(name, (in, a, k, line) -> string(in, m.text(), name, a, k, line)) : null;
-            case Map<?, ?> m -> switch (name) {
-                case "items", "keys", "values", "get", "copy", "update", "setdefault", "pop", "clear" ->
+            case String s ->
+                string(s, name) ? new Named(name, (in, a, k, line) -> string(in, s, name, a, k, line)) : null;
+            case Markup m ->
+                string(m.text(), name)
+                        ? new Named(name, (in, a, k, line) -> string(in, m.text(), name, a, k, line))
+                        : null;
+            case Map<?, ?> m ->
+                switch (name) {
+                    case "items", "keys", "values", "get", "copy", "update", "setdefault", "pop", "clear" ->
                         new Named(name, (in, a, k, line) -> readOnly(() -> dict(in, m, name, a, k, line)));
-                default -> null;
-            };
-            case Tuple t -> switch (name) {
-                case "index", "count" -> new Named(name, (in, a, k, line) -> list(in, t, name, a, line));
-                default -> null;
-            };
-            case List<?> l -> switch (name) {
-                case "index", "count", "append", "extend", "insert", "pop", "remove", "clear", "reverse", "copy" ->
+                    default -> null;
+                };
+            case Tuple t ->
+                switch (name) {
+                    case "index", "count" -> new Named(name, (in, a, k, line) -> list(in, t, name, a, line));
+                    default -> null;
+                };
+            case List<?> l ->
+                switch (name) {
+                    case "index", "count", "append", "extend", "insert", "pop", "remove", "clear", "reverse", "copy" ->
                         new Named(name, (in, a, k, line) -> readOnly(() -> list(in, l, name, a, line)));
-                default -> null;
-            };
+                    default -> null;
+                };
             case null, default -> null;
         };
     }
 
-    private static Object readOnly(java.util.function.Supplier<Object> change) {
+    private static Object readOnly(Supplier<Object> change) {
         try {
             return change.get();
         } catch (UnsupportedOperationException e) {
@@ -57,10 +66,44 @@ final class Methods {
 
     private static boolean string(String s, String name) {
         return switch (name) {
-            case "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith", "endswith", "upper", "lower",
-                 "title", "capitalize", "replace", "find", "rfind", "index", "rindex", "count", "join", "format", "isdigit",
-                 "isnumeric", "isdecimal", "isalpha", "isalnum", "isspace", "isupper", "islower", "zfill", "center", "ljust",
-                 "rjust", "partition", "rpartition", "removeprefix", "removesuffix", "swapcase", "casefold" -> true;
+            case "strip",
+                    "lstrip",
+                    "rstrip",
+                    "split",
+                    "rsplit",
+                    "splitlines",
+                    "startswith",
+                    "endswith",
+                    "upper",
+                    "lower",
+                    "title",
+                    "capitalize",
+                    "replace",
+                    "find",
+                    "rfind",
+                    "index",
+                    "rindex",
+                    "count",
+                    "join",
+                    "format",
+                    "isdigit",
+                    "isnumeric",
+                    "isdecimal",
+                    "isalpha",
+                    "isalnum",
+                    "isspace",
+                    "isupper",
+                    "islower",
+                    "zfill",
+                    "center",
+                    "ljust",
+                    "rjust",
+                    "partition",
+                    "rpartition",
+                    "removeprefix",
+                    "removesuffix",
+                    "swapcase",
+                    "casefold" -> true;
             default -> false;
         };
     }
@@ -73,16 +116,19 @@ final class Methods {
         return i < a.size() && a.get(i) != null ? (int) Filters.number(a.get(i)) : fallback;
     }
 
-    private static Object string(Interpreter in, String s, String name, List<Object> a, Map<String, Object> k, int line) {
+    private static Object string(
+            Interpreter in, String s, String name, List<Object> a, Map<String, Object> k, int line) {
         return switch (name) {
             case "strip" -> str(a, 0) == null ? PythonText.strip(s) : PythonText.strip(s, str(a, 0));
             case "lstrip" -> str(a, 0) == null ? PythonText.lstrip(s) : PythonText.lstrip(s, str(a, 0));
             case "rstrip" -> str(a, 0) == null ? PythonText.rstrip(s) : PythonText.rstrip(s, str(a, 0));
             case "split", "rsplit" -> {
-                String sep = k.containsKey("sep") ? (k.get("sep") == null ? null : Values.str(k.get("sep"))) : str(a, 0);
+                String sep =
+                        k.containsKey("sep") ? (k.get("sep") == null ? null : Values.str(k.get("sep"))) : str(a, 0);
                 int max = k.containsKey("maxsplit") ? (int) Filters.number(k.get("maxsplit")) : integer(a, 1, -1);
                 try {
-                    yield new ArrayList<Object>(name.equals("split") ? PythonText.split(s, sep, max) : PythonText.rsplit(s, sep, max));
+                    yield new ArrayList<Object>(
+                            name.equals("split") ? PythonText.split(s, sep, max) : PythonText.rsplit(s, sep, max));
                 } catch (IllegalArgumentException e) {
                     throw JinjaException.python(e.getMessage());
                 }
@@ -94,7 +140,8 @@ final class Methods {
                 boolean hit = false;
                 for (Object o : options) {
                     if (!(o instanceof String || o instanceof Markup)) {
-                        throw JinjaException.python(name + " first arg must be str or a tuple of str, not " + Values.typeName(o));
+                        throw JinjaException.python(
+                                name + " first arg must be str or a tuple of str, not " + Values.typeName(o));
                     }
                     hit |= name.equals("startswith") ? s.startsWith(o.toString()) : s.endsWith(o.toString());
                 }
@@ -106,7 +153,9 @@ final class Methods {
             case "capitalize" -> PythonText.capitalize(s);
             case "swapcase" -> {
                 StringBuilder sb = new StringBuilder(s.length());
-                s.codePoints().forEach(c -> sb.appendCodePoint(Character.isUpperCase(c) ? Character.toLowerCase(c) : Character.toUpperCase(c)));
+                s.codePoints()
+                        .forEach(c -> sb.appendCodePoint(
+                                Character.isUpperCase(c) ? Character.toLowerCase(c) : Character.toUpperCase(c)));
                 yield sb.toString();
             }
             case "replace" -> {
@@ -146,12 +195,18 @@ final class Methods {
             case "isalpha" -> !s.isEmpty() && s.codePoints().allMatch(Character::isLetter);
             case "isalnum" -> !s.isEmpty() && s.codePoints().allMatch(Character::isLetterOrDigit);
             case "isspace" -> PythonText.isSpace(s);
-            case "isupper" -> s.codePoints().anyMatch(Character::isUpperCase) && s.codePoints().noneMatch(Character::isLowerCase);
-            case "islower" -> s.codePoints().anyMatch(Character::isLowerCase) && s.codePoints().noneMatch(Character::isUpperCase);
+            case "isupper" ->
+                s.codePoints().anyMatch(Character::isUpperCase)
+                        && s.codePoints().noneMatch(Character::isLowerCase);
+            case "islower" ->
+                s.codePoints().anyMatch(Character::isLowerCase)
+                        && s.codePoints().noneMatch(Character::isUpperCase);
             case "zfill" -> {
                 int width = integer(a, 0, 0);
                 int sign = !s.isEmpty() && (s.charAt(0) == '-' || s.charAt(0) == '+') ? 1 : 0;
-                yield s.length() >= width ? s : s.substring(0, sign) + "0".repeat(width - s.length()) + s.substring(sign);
+                yield s.length() >= width
+                        ? s
+                        : s.substring(0, sign) + "0".repeat(width - s.length()) + s.substring(sign);
             }
             case "center" -> Filters.center(s, integer(a, 0, 0), a.size() > 1 ? str(a, 1) : " ");
             case "ljust", "rjust" -> {
@@ -169,8 +224,12 @@ final class Methods {
                 }
                 yield new Tuple(s.substring(0, i), sep, s.substring(i + sep.length()));
             }
-            case "removeprefix" -> s.startsWith(str(a, 0)) ? s.substring(str(a, 0).length()) : s;
-            case "removesuffix" -> !str(a, 0).isEmpty() && s.endsWith(str(a, 0)) ? s.substring(0, s.length() - str(a, 0).length()) : s;
+            case "removeprefix" ->
+                s.startsWith(str(a, 0)) ? s.substring(str(a, 0).length()) : s;
+            case "removesuffix" ->
+                !str(a, 0).isEmpty() && s.endsWith(str(a, 0))
+                        ? s.substring(0, s.length() - str(a, 0).length())
+                        : s;
             default -> throw JinjaException.python("'str' object has no attribute '" + name + "'");
         };
     }
@@ -181,14 +240,15 @@ final class Methods {
     }
 
     @SuppressWarnings("unchecked")
-    private static Object dict(Interpreter in, Map<?, ?> map, String name, List<Object> a, Map<String, Object> k, int line) {
+    private static Object dict(
+            Interpreter in, Map<?, ?> map, String name, List<Object> a, Map<String, Object> k, int line) {
         Map<Object, Object> m = (Map<Object, Object>) map;
         Object key = a.isEmpty() ? null : Values.key(a.getFirst());
         return switch (name) {
             case "items" -> Filters.items(m);
             case "keys" -> new ArrayList<Object>(m.keySet());
             case "values" -> new ArrayList<Object>(m.values());
-            case "copy" -> new java.util.LinkedHashMap<Object, Object>(m);
+            case "copy" -> new LinkedHashMap<Object, Object>(m);
             case "update" -> {
                 if (!a.isEmpty() && a.getFirst() instanceof Map<?, ?> other) {
                     in.charge(m.size() + (long) other.size(), line);
@@ -277,7 +337,7 @@ final class Methods {
                 return null;
             }
             case "reverse" -> {
-                java.util.Collections.reverse(l);
+                Collections.reverse(l);
                 return null;
             }
             case "copy" -> {

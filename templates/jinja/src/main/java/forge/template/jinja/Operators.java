@@ -2,7 +2,9 @@ package forge.template.jinja;
 
 import forge.template.jinja.Types.Markup;
 import forge.template.jinja.Types.Tuple;
+import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,8 +17,7 @@ import java.util.List;
  */
 final class Operators {
 
-    private Operators() {
-    }
+    private Operators() {}
 
     static Object unary(String op, Object v) {
         if (!Values.isNumber(v)) {
@@ -29,7 +30,9 @@ final class Operators {
             return -Values.asDouble(v);
         }
         Long l = Values.asLong(v);
-        return l != null && l != Long.MIN_VALUE ? (Object) (-l) : Values.normal(Values.big(v).negate());
+        return l != null && l != Long.MIN_VALUE
+                ? (Object) (-l)
+                : Values.normal(Values.big(v).negate());
     }
 
     static Object binary(Interpreter in, String op, Object a, Object b, int line) {
@@ -145,8 +148,9 @@ final class Operators {
                 throw JinjaException.python(floats ? "float division by zero" : "division by zero");
             }
             if (!floats && (a instanceof BigInteger || b instanceof BigInteger)) {
-                return new java.math.BigDecimal(Values.big(a)).divide(new java.math.BigDecimal(Values.big(b)),
-                        java.math.MathContext.DECIMAL64).doubleValue();
+                return new BigDecimal(Values.big(a))
+                        .divide(new BigDecimal(Values.big(b)), MathContext.DECIMAL64)
+                        .doubleValue();
             }
             return Values.asDouble(a) / y;
         }
@@ -202,8 +206,7 @@ final class Operators {
                         }
                         return Math.floorMod(x, y);
                     }
-                    default -> {
-                    }
+                    default -> {}
                 }
             } catch (ArithmeticException overflow) {
                 // on to BigInteger
@@ -223,7 +226,8 @@ final class Operators {
                     throw JinjaException.python("integer division or modulo by zero");
                 }
                 BigInteger[] qr = p.divideAndRemainder(q);
-                yield Values.normal(qr[1].signum() != 0 && qr[1].signum() != q.signum() ? qr[0].subtract(BigInteger.ONE) : qr[0]);
+                yield Values.normal(
+                        qr[1].signum() != 0 && qr[1].signum() != q.signum() ? qr[0].subtract(BigInteger.ONE) : qr[0]);
             }
             case "%" -> {
                 if (q.signum() == 0) {
@@ -240,9 +244,13 @@ final class Operators {
                 long bits = (long) Math.ceil(p.abs().bitLength() * q.doubleValue());
                 if (q.bitLength() > 31 || bits > 8L * 1024 * 1024) {
                     if (p.abs().compareTo(BigInteger.ONE) <= 0) {
-                        yield Values.normal(p.signum() == 0 ? BigInteger.ZERO : p.signum() > 0 || !q.testBit(0) ? BigInteger.ONE : p);
+                        yield Values.normal(
+                                p.signum() == 0
+                                        ? BigInteger.ZERO
+                                        : p.signum() > 0 || !q.testBit(0) ? BigInteger.ONE : p);
                     }
-                    throw JinjaException.python("the template computed an integer over " + (8L * 1024 * 1024) + " bits");
+                    throw JinjaException.python(
+                            "the template computed an integer over " + (8L * 1024 * 1024) + " bits");
                 }
                 in.charge(bits / 8, line);
                 yield Values.normal(p.pow(q.intValue()));
@@ -256,8 +264,8 @@ final class Operators {
             double x = Values.asDouble(a);
             double y = Values.asDouble(b);
             if (!Values.isFloat(a) && a instanceof BigInteger || !Values.isFloat(b) && b instanceof BigInteger) {
-                return new java.math.BigDecimal(a instanceof BigInteger p ? p.toString() : Double.toString(x))
-                        .compareTo(new java.math.BigDecimal(b instanceof BigInteger q ? q.toString() : Double.toString(y)));
+                return new BigDecimal(a instanceof BigInteger p ? p.toString() : Double.toString(x))
+                        .compareTo(new BigDecimal(b instanceof BigInteger q ? q.toString() : Double.toString(y)));
             }
             return Double.compare(x, y);
         }

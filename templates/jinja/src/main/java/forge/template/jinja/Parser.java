@@ -90,7 +90,10 @@ final class Parser {
 
     private void expect(Kind kind) {
         if (peek().kind() != kind) {
-            throw unexpected(kind == Kind.BLOCK_END ? "end of statement block" : kind == Kind.VAR_END ? "end of print statement" : kind.name());
+            throw unexpected(
+                    kind == Kind.BLOCK_END
+                            ? "end of statement block"
+                            : kind == Kind.VAR_END ? "end of print statement" : kind.name());
         }
         next();
     }
@@ -119,8 +122,15 @@ final class Parser {
             switch (t.kind()) {
                 case EOF -> {
                     if (!ends.isEmpty()) {
-                        throw new JinjaException("Unexpected end of template. Jinja was looking for the following tags: "
-                                + String.join(" or ", ends.stream().sorted().map(e -> "'" + e + "'").toList()) + ".", t.line());
+                        throw new JinjaException(
+                                "Unexpected end of template. Jinja was looking for the following tags: "
+                                        + String.join(
+                                                " or ",
+                                                ends.stream()
+                                                        .sorted()
+                                                        .map(e -> "'" + e + "'")
+                                                        .toList()) + ".",
+                                t.line());
                     }
                     return out;
                 }
@@ -385,8 +395,12 @@ final class Parser {
 
     private boolean tupleEnds(Set<String> extraEnds) {
         Token t = peek();
-        return t.kind() == Kind.VAR_END || t.kind() == Kind.BLOCK_END || t.kind() == Kind.EOF || t.isOp(")")
-                || t.kind() == Kind.NAME && (extraEnds.contains(t.text()) || t.text().equals("if") && extraEnds.contains("recursive"));
+        return t.kind() == Kind.VAR_END
+                || t.kind() == Kind.BLOCK_END
+                || t.kind() == Kind.EOF
+                || t.isOp(")")
+                || t.kind() == Kind.NAME
+                        && (extraEnds.contains(t.text()) || t.text().equals("if") && extraEnds.contains("recursive"));
     }
 
     private Expr expression(boolean withCondition) {
@@ -513,12 +527,13 @@ final class Parser {
         Token t = next();
         int line = t.line();
         return switch (t.kind()) {
-            case NAME -> switch (t.text()) {
-                case "true", "True" -> new Expr.Const(Boolean.TRUE, line);
-                case "false", "False" -> new Expr.Const(Boolean.FALSE, line);
-                case "none", "None" -> new Expr.Const(null, line);
-                default -> new Expr.Name(t.text(), line);
-            };
+            case NAME ->
+                switch (t.text()) {
+                    case "true", "True" -> new Expr.Const(Boolean.TRUE, line);
+                    case "false", "False" -> new Expr.Const(Boolean.FALSE, line);
+                    case "none", "None" -> new Expr.Const(null, line);
+                    default -> new Expr.Name(t.text(), line);
+                };
             case STRING -> {
                 StringBuilder s = new StringBuilder(t.text());
                 while (peek().kind() == Kind.STRING) {
@@ -527,48 +542,49 @@ final class Parser {
                 yield new Expr.Const(s.toString(), line);
             }
             case INT, FLOAT -> new Expr.Const(t.value(), line);
-            case OP -> switch (t.text()) {
-                case "(" -> {
-                    Expr e = tupleInParens(line);
-                    expectOp(")");
-                    yield e;
-                }
-                case "[" -> {
-                    List<Expr> items = new ArrayList<>();
-                    while (!peek().isOp("]")) {
-                        if (!items.isEmpty()) {
-                            expectOp(",");
-                            if (peek().isOp("]")) {
-                                break;
-                            }
-                        }
-                        items.add(expression(true));
+            case OP ->
+                switch (t.text()) {
+                    case "(" -> {
+                        Expr e = tupleInParens(line);
+                        expectOp(")");
+                        yield e;
                     }
-                    next();
-                    yield new Expr.ListLit(List.copyOf(items), line);
-                }
-                case "{" -> {
-                    List<Expr> keys = new ArrayList<>();
-                    List<Expr> values = new ArrayList<>();
-                    while (!peek().isOp("}")) {
-                        if (!keys.isEmpty()) {
-                            expectOp(",");
-                            if (peek().isOp("}")) {
-                                break;
+                    case "[" -> {
+                        List<Expr> items = new ArrayList<>();
+                        while (!peek().isOp("]")) {
+                            if (!items.isEmpty()) {
+                                expectOp(",");
+                                if (peek().isOp("]")) {
+                                    break;
+                                }
                             }
+                            items.add(expression(true));
                         }
-                        keys.add(expression(true));
-                        expectOp(":");
-                        values.add(expression(true));
+                        next();
+                        yield new Expr.ListLit(List.copyOf(items), line);
                     }
-                    next();
-                    yield new Expr.DictLit(List.copyOf(keys), List.copyOf(values), line);
-                }
-                default -> {
-                    at--;
-                    throw unexpected("an expression");
-                }
-            };
+                    case "{" -> {
+                        List<Expr> keys = new ArrayList<>();
+                        List<Expr> values = new ArrayList<>();
+                        while (!peek().isOp("}")) {
+                            if (!keys.isEmpty()) {
+                                expectOp(",");
+                                if (peek().isOp("}")) {
+                                    break;
+                                }
+                            }
+                            keys.add(expression(true));
+                            expectOp(":");
+                            values.add(expression(true));
+                        }
+                        next();
+                        yield new Expr.DictLit(List.copyOf(keys), List.copyOf(values), line);
+                    }
+                    default -> {
+                        at--;
+                        throw unexpected("an expression");
+                    }
+                };
             default -> {
                 at--;
                 throw unexpected("an expression");
@@ -616,7 +632,8 @@ final class Parser {
                 if (keys.isEmpty()) {
                     throw new JinjaException("expected subscript expression", t.line());
                 }
-                Expr key = keys.size() == 1 && !comma ? keys.getFirst() : new Expr.TupleLit(List.copyOf(keys), t.line());
+                Expr key =
+                        keys.size() == 1 && !comma ? keys.getFirst() : new Expr.TupleLit(List.copyOf(keys), t.line());
                 node = new Expr.GetItem(node, key, t.line());
             } else if (t.isOp("(")) {
                 node = call(node);
@@ -713,8 +730,15 @@ final class Parser {
                 if (a.isOp("(")) {
                     next();
                     args = args();
-                } else if ((a.kind() == Kind.NAME || a.kind() == Kind.STRING || a.kind() == Kind.INT || a.kind() == Kind.FLOAT
-                        || a.isOp("[") || a.isOp("{")) && !a.isName("else") && !a.isName("or") && !a.isName("and")) {
+                } else if ((a.kind() == Kind.NAME
+                                || a.kind() == Kind.STRING
+                                || a.kind() == Kind.INT
+                                || a.kind() == Kind.FLOAT
+                                || a.isOp("[")
+                                || a.isOp("{"))
+                        && !a.isName("else")
+                        && !a.isName("or")
+                        && !a.isName("and")) {
                     if (a.isName("is")) {
                         throw new JinjaException("You cannot chain multiple tests with is", a.line());
                     }

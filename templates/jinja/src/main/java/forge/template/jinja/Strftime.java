@@ -5,13 +5,24 @@ import java.time.LocalDateTime;
 /** Python's {@code strftime} as transformers' {@code strftime_now} calls it: the C locale's names, the common directives. */
 final class Strftime {
 
-    private Strftime() {
-    }
+    private Strftime() {}
 
     // The C locale's names, as Python's strftime writes them. Java's Locale.ROOT has no full month
     // names ("Jan" for %B), and a JDK's CLDR data is not the C library's.
-    private static final String[] MONTHS = {"January", "February", "March", "April", "May", "June", "July", "August",
-        "September", "October", "November", "December"};
+    private static final String[] MONTHS = {
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December"
+    };
     private static final String[] DAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
 
     static String format(LocalDateTime t, String format) {
@@ -42,5 +53,4 @@ final class Strftime {
         }
         return sb.toString();
     }
-
 }

@@ -100,8 +100,12 @@ public final class Template {
         g.put("raise_exception", new Named("raise_exception", (in, a, k, line) -> {
             throw new JinjaException(a.isEmpty() ? "" : Values.str(a.getFirst()), line, true);
         }));
-        g.put("strftime_now", new Named("strftime_now", (in, a, k, line) ->
-                Strftime.format(LocalDateTime.now(in.clock), a.isEmpty() ? "" : Values.str(a.getFirst()))));
+        g.put(
+                "strftime_now",
+                new Named(
+                        "strftime_now",
+                        (in, a, k, line) -> Strftime.format(
+                                LocalDateTime.now(in.clock), a.isEmpty() ? "" : Values.str(a.getFirst()))));
         return g;
     }
 
@@ -122,7 +126,9 @@ public final class Template {
         if (step == 0) {
             throw JinjaException.python("range() arg 3 must not be zero");
         }
-        long n = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0) : (start > stop ? (start - stop - step - 1) / -step : 0);
+        long n = step > 0
+                ? (stop > start ? (stop - start + step - 1) / step : 0)
+                : (start > stop ? (start - stop - step - 1) / -step : 0);
         if (n > 100_000) {
             throw JinjaException.python("Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
         }

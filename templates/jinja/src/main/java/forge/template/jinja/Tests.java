@@ -3,6 +3,7 @@ package forge.template.jinja;
 import forge.template.jinja.Types.Callable;
 import forge.template.jinja.Types.Markup;
 import forge.template.jinja.Types.Undefined;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,20 +16,55 @@ import java.util.Map;
  */
 final class Tests {
 
-    private Tests() {
-    }
+    private Tests() {}
 
     static boolean has(String name) {
         return switch (name) {
-            case "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "==", "escaped", "even", "false", "filter",
-                 "float", "ge", ">=", "gt", "greaterthan", ">", "in", "integer", "iterable", "le", "<=", "lower", "lt",
-                 "lessthan", "<", "mapping", "ne", "!=", "none", "number", "odd", "sameas", "sequence", "string", "test",
-                 "true", "undefined", "upper" -> true;
+            case "boolean",
+                    "callable",
+                    "defined",
+                    "divisibleby",
+                    "eq",
+                    "equalto",
+                    "==",
+                    "escaped",
+                    "even",
+                    "false",
+                    "filter",
+                    "float",
+                    "ge",
+                    ">=",
+                    "gt",
+                    "greaterthan",
+                    ">",
+                    "in",
+                    "integer",
+                    "iterable",
+                    "le",
+                    "<=",
+                    "lower",
+                    "lt",
+                    "lessthan",
+                    "<",
+                    "mapping",
+                    "ne",
+                    "!=",
+                    "none",
+                    "number",
+                    "odd",
+                    "sameas",
+                    "sequence",
+                    "string",
+                    "test",
+                    "true",
+                    "undefined",
+                    "upper" -> true;
             default -> false;
         };
     }
 
-    static boolean apply(Interpreter in, String name, Object v, List<Object> args, Map<String, Object> kwargs, int line) {
+    static boolean apply(
+            Interpreter in, String name, Object v, List<Object> args, Map<String, Object> kwargs, int line) {
         Object other = args.isEmpty() ? kwargs.values().stream().findFirst().orElse(null) : args.getFirst();
         return switch (name) {
             case "boolean" -> v instanceof Boolean;
@@ -56,10 +92,19 @@ final class Tests {
             case "float" -> Values.isFloat(v);
             case "integer" -> Values.isInt(v) && !(v instanceof Boolean);
             case "number" -> Values.isNumber(v);
-            case "iterable" -> v instanceof List || v instanceof Map || v instanceof String || v instanceof Markup
-                    || v instanceof Undefined || v instanceof java.util.Collection;
-            case "sequence" -> v instanceof List || v instanceof Map || v instanceof String || v instanceof Markup
-                    || v instanceof Undefined;
+            case "iterable" ->
+                v instanceof List
+                        || v instanceof Map
+                        || v instanceof String
+                        || v instanceof Markup
+                        || v instanceof Undefined
+                        || v instanceof Collection;
+            case "sequence" ->
+                v instanceof List
+                        || v instanceof Map
+                        || v instanceof String
+                        || v instanceof Markup
+                        || v instanceof Undefined;
             case "mapping" -> v instanceof Map;
             case "string" -> v instanceof String || v instanceof Markup;
             case "none" -> v == null;

@@ -15,8 +15,7 @@ import java.util.Map;
  */
 final class Types {
 
-    private Types() {
-    }
+    private Types() {}
 
     /**
      * Jinja2's {@code Undefined}: a missing variable, key or attribute. Prints nothing, is false,
@@ -78,8 +77,7 @@ final class Types {
      * true, has no length and is not JSON: {@code tools | map(attribute='function') | tojson} fails
      * in transformers ("Object of type generator is not JSON serializable"), so it fails here too.
      */
-    static final class Generator extends ArrayList<Object> {
-    }
+    static final class Generator extends ArrayList<Object> {}
 
     /** Jinja2's {@code namespace(...)}: the one object whose attributes {@code {% set ns.x = ... %}} may assign. */
     static final class Namespace {

@@ -25,8 +25,7 @@ import java.util.Map;
  */
 final class Values {
 
-    private Values() {
-    }
+    private Values() {}
 
     private static final PythonValues.View PYTHON = PythonValues.view(Values::view);
 
@@ -35,14 +34,20 @@ final class Values {
         return switch (v) {
             case Undefined u -> new PythonValues.Opaque("Undefined", "", "Undefined", false);
             case Generator g -> new PythonValues.Opaque("generator", "<generator object>", "<generator object>", true);
-            case Markup m -> new PythonValues.Opaque("Markup", m.text(), "Markup(" + PythonValues.repr(m.text()) + ")", !m.text().isEmpty());
+            case Markup m ->
+                new PythonValues.Opaque(
+                        "Markup",
+                        m.text(),
+                        "Markup(" + PythonValues.repr(m.text()) + ")",
+                        !m.text().isEmpty());
             case Tuple t -> new PythonValues.Tuple(t);
             case Namespace ns -> {
                 String repr = "<Namespace " + PYTHON.repr(ns.attributes) + ">";
                 yield new PythonValues.Opaque("Namespace", repr, repr, true);
             }
             case Interpreter.Loop l -> new PythonValues.Opaque("LoopContext", "<LoopContext>", "<LoopContext>", true);
-            case Named n -> new PythonValues.Opaque("function", "<function " + n.name() + ">", "<function " + n.name() + ">", true);
+            case Named n ->
+                new PythonValues.Opaque("function", "<function " + n.name() + ">", "<function " + n.name() + ">", true);
             case Callable c -> new PythonValues.Opaque("function", "<function>", "<function>", true);
             case null -> null;
             default -> v == PythonJson.NULL ? null : v;
@@ -99,7 +104,11 @@ final class Values {
     }
 
     static boolean isInt(Object v) {
-        return v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte || v instanceof BigInteger
+        return v instanceof Long
+                || v instanceof Integer
+                || v instanceof Short
+                || v instanceof Byte
+                || v instanceof BigInteger
                 || v instanceof Boolean;
     }
 
@@ -324,8 +333,7 @@ final class Values {
             case Markup m -> {
                 return getitem(m.text(), key);
             }
-            case null, default -> {
-            }
+            case null, default -> {}
         }
         if (key instanceof String name) {
             return getattr(obj, name);
@@ -387,7 +395,8 @@ final class Values {
             start = startV == null ? length - 1 : clamp(adjust(index(startV), length), -1, length - 1);
             stop = stopV == null ? -1 : clamp(adjust(index(stopV), length), -1, length - 1);
         }
-        long count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
+        long count = step > 0
+                ? (stop > start ? (stop - start + step - 1) / step : 0)
                 : (start > stop ? (start - stop + (-step) - 1) / (-step) : 0);
         int[] out = new int[(int) count];
         for (int k = 0; k < count; k++) {

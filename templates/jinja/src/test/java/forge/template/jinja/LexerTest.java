@@ -47,21 +47,40 @@ class LexerTest {
     void rawIsTextAndLinesAreCounted() {
         assertEquals("{{ x }}", texts("{% raw %}{{ x }}{% endraw %}"));
         List<Lexer.Token> tokens = Lexer.tokenize("a\n{# two\nlines #}\n{{ x }}");
-        assertEquals(4, tokens.stream().filter(t -> t.kind() == Lexer.Kind.VAR_BEGIN).findFirst().orElseThrow().line());
+        assertEquals(
+                4,
+                tokens.stream()
+                        .filter(t -> t.kind() == Lexer.Kind.VAR_BEGIN)
+                        .findFirst()
+                        .orElseThrow()
+                        .line());
     }
 
     @Test
     void literalsArePythons() {
         List<Object> values = Lexer.tokenize("{{ 1_000 0.5 1e3 'a\\x41' \"b\\u00e9\" 100000000000000000000 }}").stream()
-                .filter(t -> t.kind() != Lexer.Kind.VAR_BEGIN && t.kind() != Lexer.Kind.VAR_END && t.kind() != Lexer.Kind.EOF)
-                .map(Lexer.Token::value).toList();
-        assertEquals(List.of(1000L, 0.5, 1000.0, "aA", "b\u00e9", new java.math.BigInteger("100000000000000000000")), values);
-        assertEquals(1, assertThrows(JinjaException.class, () -> Lexer.tokenize("{{ 'open }}")).line());
+                .filter(t -> t.kind() != Lexer.Kind.VAR_BEGIN
+                        && t.kind() != Lexer.Kind.VAR_END
+                        && t.kind() != Lexer.Kind.EOF)
+                .map(Lexer.Token::value)
+                .toList();
+        assertEquals(
+                List.of(1000L, 0.5, 1000.0, "aA", "b\u00e9", new java.math.BigInteger("100000000000000000000")),
+                values);
+        assertEquals(
+                1,
+                assertThrows(JinjaException.class, () -> Lexer.tokenize("{{ 'open }}"))
+                        .line());
     }
 
     @Test
     void anEndInsideBracketsIsNotTheTagsEnd() {
-        assertEquals(List.of("{", "{", "}", "}"), Lexer.tokenize("{{ {'a': {'b': 1}} }}").stream()
-                .filter(t -> t.kind() == Lexer.Kind.OP && (t.text().equals("{") || t.text().equals("}"))).map(Lexer.Token::text).toList());
+        assertEquals(
+                List.of("{", "{", "}", "}"),
+                Lexer.tokenize("{{ {'a': {'b': 1}} }}").stream()
+                        .filter(t -> t.kind() == Lexer.Kind.OP
+                                && (t.text().equals("{") || t.text().equals("}")))
+                        .map(Lexer.Token::text)
+                        .toList());
     }
 }

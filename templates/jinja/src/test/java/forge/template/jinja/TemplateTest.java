@@ -32,8 +32,11 @@ class TemplateTest {
         Map<String, Object> context = new HashMap<>();
         context.put("m", Map.of("n", 3, "f", 1.5f, "s", "x", "b", true, "l", List.of(1L, "a")));
         context.put("none", null);
-        assertEquals("3|1.5|x|True|[1, 'a']|None|True|", render(
-                "{{ m.n }}|{{ m.f }}|{{ m.s }}|{{ m.b }}|{{ m.l }}|{{ none }}|{{ none is none }}|{{ missing }}", context));
+        assertEquals(
+                "3|1.5|x|True|[1, 'a']|None|True|",
+                render(
+                        "{{ m.n }}|{{ m.f }}|{{ m.s }}|{{ m.b }}|{{ m.l }}|{{ none }}|{{ none is none }}|{{ missing }}",
+                        context));
     }
 
     @Test
@@ -64,7 +67,8 @@ class TemplateTest {
     @Test
     void templatesReachNoJavaObject() {
         // Python's attributes only: no getClass, no Java method, nothing printed of a Java class
-        assertEquals("||", render("{{ s.getClass }}|{{ s.__class__ }}|{{ m.getClass }}", Map.of("s", "x", "m", Map.of())));
+        assertEquals(
+                "||", render("{{ s.getClass }}|{{ s.__class__ }}|{{ m.getClass }}", Map.of("s", "x", "m", Map.of())));
         JinjaException e = fails("{{ ''.getClass().getName() }}");
         assertFalse(e.getMessage().contains("java"), e.getMessage());
         assertThrows(JinjaException.class, () -> render("{{ m.entrySet() }}", Map.of("m", Map.of("a", 1))));
@@ -79,23 +83,35 @@ class TemplateTest {
 
     @Test
     void aListDoubledFortyTimesIsRefusedBeforeTheHeapFills() {
-        JinjaException e = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> fails(
-                "{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l|length }}"));
+        JinjaException e = assertTimeoutPreemptively(
+                Duration.ofSeconds(20),
+                () -> fails(
+                        "{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l|length }}"));
         assertTrue(e.getMessage().contains("over the limit"), e.getMessage());
-        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> fails(
-                "{% set ns = namespace(s='x') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"));
-        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> fails(
-                "{% set l = [] %}{% for i in range(99999) %}{% for j in range(99999) %}{% set _ = l.append(j) %}{% endfor %}{% endfor %}"));
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(20),
+                () -> fails(
+                        "{% set ns = namespace(s='x') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"));
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(20),
+                () -> fails(
+                        "{% set l = [] %}{% for i in range(99999) %}{% for j in range(99999) %}{% set _ = l.append(j) %}{% endfor %}{% endfor %}"));
     }
 
     @Test
     void endlessLoopsAndRecursionStop() {
         // generous timeouts: they catch a bound that does not hold, not a slow machine
         assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
-            Template loops = Template.compile("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
+            Template loops = Template.compile(
+                            "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
                     .withLimits(new Limits(1 << 20, 100_000, 100, 1 << 20, 1 << 24));
-            assertTrue(assertThrows(JinjaException.class, () -> loops.render(Map.of())).getMessage().contains("100000 steps"));
-            assertEquals("maximum recursion depth exceeded", fails("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}").getMessage());
+            assertTrue(assertThrows(JinjaException.class, () -> loops.render(Map.of()))
+                    .getMessage()
+                    .contains("100000 steps"));
+            assertEquals(
+                    "maximum recursion depth exceeded",
+                    fails("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}")
+                            .getMessage());
             assertTrue(fails("{{ range(1000000) }}").getMessage().contains("MAX_RANGE"));
             assertTrue(fails("{{ 2 ** 100000000 }}").getMessage().contains("bits"));
         });
@@ -107,7 +123,11 @@ class TemplateTest {
                 .withLimits(new Limits(500, 1000, 10, 1000, 10000));
         JinjaException e = assertThrows(JinjaException.class, () -> t.render(Map.of()));
         assertTrue(e.getMessage().contains("output is over 500"), e.getMessage());
-        assertEquals(1000, Template.compile("{% for i in range(100) %}0123456789{% endfor %}").render(Map.of()).length());
+        assertEquals(
+                1000,
+                Template.compile("{% for i in range(100) %}0123456789{% endfor %}")
+                        .render(Map.of())
+                        .length());
     }
 
     @Test
@@ -120,12 +140,14 @@ class TemplateTest {
 
     @Test
     void rendersConcurrentlyFromOneCompiledTemplate() throws Exception {
-        Template t = Template.compile("{%- set ns = namespace(n=0) %}{% for m in ms %}{% set ns.n = ns.n + 1 %}{{ m }}{% endfor %}:{{ ns.n }}");
+        Template t = Template.compile(
+                "{%- set ns = namespace(n=0) %}{% for m in ms %}{% set ns.n = ns.n + 1 %}{{ m }}{% endfor %}:{{ ns.n }}");
         try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
             List<Future<String>> results = new ArrayList<>();
             for (int i = 0; i < 64; i++) {
                 int n = i % 7 + 1;
-                results.add(pool.submit(() -> t.render(Map.of("ms", java.util.stream.IntStream.range(0, n).boxed().toList()))));
+                results.add(pool.submit(() -> t.render(Map.of(
+                        "ms", java.util.stream.IntStream.range(0, n).boxed().toList()))));
             }
             for (int i = 0; i < 64; i++) {
                 int n = i % 7 + 1;

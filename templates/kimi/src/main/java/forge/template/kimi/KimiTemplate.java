@@ -57,7 +57,10 @@ final class KimiTemplate implements ToolCallingTemplate {
         List<ChatMessage> messages = prompt.messages();
         Map<String, Object> scope = new HashMap<>();
         scope.put("hasTools", !prompt.tools().isEmpty());
-        scope.put("toolsJson", PythonJson.dumps(prompt.tools().stream().map(ToolDefinition::openAiTree).toList()));
+        scope.put(
+                "toolsJson",
+                PythonJson.dumps(
+                        prompt.tools().stream().map(ToolDefinition::openAiTree).toList()));
         String defaultSystem = "";
         if (!messages.isEmpty() && !isSystem(messages.getFirst())) {
             defaultSystem = instruct
@@ -71,11 +74,13 @@ final class KimiTemplate implements ToolCallingTemplate {
         for (ChatMessage m : messages) {
             Map<String, Object> turn = new HashMap<>();
             String role = isSystem(m) ? "system" : m.role().wire();
-            turn.put("open", switch (m.role()) {
-                case USER -> "<|im_user|>";
-                case ASSISTANT -> "<|im_assistant|>";
-                default -> "<|im_system|>";
-            });
+            turn.put(
+                    "open",
+                    switch (m.role()) {
+                        case USER -> "<|im_user|>";
+                        case ASSISTANT -> "<|im_assistant|>";
+                        default -> "<|im_system|>";
+                    });
             turn.put("role", instruct && !m.name().isEmpty() ? m.name() : role);
             String content = m.content();
             if (m.role() == Role.ASSISTANT && !m.toolCalls().isEmpty()) {
@@ -97,7 +102,8 @@ final class KimiTemplate implements ToolCallingTemplate {
                 } else {
                     // The original template's "\n" is outside any string literal, so Jinja prints it as is;
                     // it prints a result sent as a list of parts as the list's repr.
-                    content = "## Return of " + m.toolCallId() + "\\n" + TemplateCaps.parts(m).map(PythonValues::str).orElse(content);
+                    content = "## Return of " + m.toolCallId() + "\\n"
+                            + TemplateCaps.parts(m).map(PythonValues::str).orElse(content);
                 }
             }
             turn.put("content", content);

@@ -24,14 +24,19 @@ public final class KimiTemplates extends TemplateFamily {
     static final String KIMI_K2_INSTRUCT = "kimi-k2-instruct";
 
     public KimiTemplates() {
-        super("kimi", List.of(new TemplateVariant(KIMI_K2, "Kimi K2 (original template): section-token tool calls"),
-                new TemplateVariant(KIMI_K2_INSTRUCT, "Kimi K2 Instruct (revised template): section-token tool calls")));
+        super(
+                "kimi",
+                List.of(
+                        new TemplateVariant(KIMI_K2, "Kimi K2 (original template): section-token tool calls"),
+                        new TemplateVariant(
+                                KIMI_K2_INSTRUCT, "Kimi K2 Instruct (revised template): section-token tool calls")));
     }
 
     /** The official templates, by {@link TemplateFingerprint} (of llama.cpp's {@code models/templates/} files named). */
     static final Map<String, String> OFFICIAL = Map.of(
             "aab20feb9bc6881f941ea649356130ffbc4943b3c2577c0991e1fba90de5a0fc", KIMI_K2, // moonshotai-Kimi-K2.jinja
-            "02e91795d2270374161c7063c9b1d084bb8cb3fb04b1ae977cf0e2953bdbbf92", KIMI_K2_INSTRUCT); // Kimi-K2-Instruct.jinja
+            "02e91795d2270374161c7063c9b1d084bb8cb3fb04b1ae977cf0e2953bdbbf92",
+                    KIMI_K2_INSTRUCT); // Kimi-K2-Instruct.jinja
 
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
@@ -45,8 +50,14 @@ public final class KimiTemplates extends TemplateFamily {
         if (tpl.isPresent()) {
             // Only Kimi's own K2 templates, exactly: K2 Thinking's, K3's and any other are rendered
             // as written by the generic plugin.
-            return TemplateFingerprint.lookup(OFFICIAL, tpl.get()).map(v -> new TemplateClaim(v, TemplateClaim.Rule.METADATA, 100,
-                    v.equals(KIMI_K2) ? "tokenizer.chat_template is Kimi K2's (original)" : "tokenizer.chat_template is Kimi K2 Instruct's (revised)"));
+            return TemplateFingerprint.lookup(OFFICIAL, tpl.get())
+                    .map(v -> new TemplateClaim(
+                            v,
+                            TemplateClaim.Rule.METADATA,
+                            100,
+                            v.equals(KIMI_K2)
+                                    ? "tokenizer.chat_template is Kimi K2's (original)"
+                                    : "tokenizer.chat_template is Kimi K2 Instruct's (revised)"));
         }
         Optional<TemplateClaim> byName = claimByMetadataName(meta, KimiTemplates::variantOf);
         if (byName.isPresent()) {
@@ -54,8 +65,13 @@ public final class KimiTemplates extends TemplateFamily {
         }
         if (meta.string("tokenizer.ggml.pre").orElse("").equals("kimi-k2")) {
             // Kimi's own tokenizer: outranks an architecture-only claim (confidence 30) by another family.
-            return claim(KIMI_K2_INSTRUCT, 40,
-                    "tokenizer.ggml.pre kimi-k2" + meta.architecture().map(a -> ", general.architecture " + a).orElse(""));
+            return claim(
+                    KIMI_K2_INSTRUCT,
+                    40,
+                    "tokenizer.ggml.pre kimi-k2"
+                            + meta.architecture()
+                                    .map(a -> ", general.architecture " + a)
+                                    .orElse(""));
         }
         return TemplateClaim.byName(model, KimiTemplates::variantOf);
     }

@@ -1,7 +1,6 @@
 package forge.template.kimi;
 
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
-import forge.template.toolkit.TemplateCaps;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +16,7 @@ import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.KimiToolCalls;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,11 +44,25 @@ class KimiTemplatesTest implements ChatTemplateContract {
     @Test
     void parsedCallsRenderBackAsTheModelWroteThem() {
         ChatTemplate t = provider().create("kimi-k2", context("kimi-k2"));
-        String section = "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
-                + "{\"city\": \"Paris\"}<|tool_call_end|><|tool_calls_section_end|>";
-        ChatDelta.ToolCallDelta c = (ChatDelta.ToolCallDelta) feedCharByChar(t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), section).getFirst();
-        String rendered = t.render(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q"),
-                new ChatMessage(Role.ASSISTANT, "", "", List.of(new ToolCall(c.id(), c.name(), c.arguments())), "", "")), List.of(), false, Map.of()));
+        String section =
+                "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
+                        + "{\"city\": \"Paris\"}<|tool_call_end|><|tool_calls_section_end|>";
+        ChatDelta.ToolCallDelta c = (ChatDelta.ToolCallDelta) feedCharByChar(
+                        t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), section)
+                .getFirst();
+        String rendered = t.render(new ChatPrompt(
+                List.of(
+                        ChatMessage.of(Role.USER, "q"),
+                        new ChatMessage(
+                                Role.ASSISTANT,
+                                "",
+                                "",
+                                List.of(new ToolCall(c.id(), c.name(), c.arguments())),
+                                "",
+                                "")),
+                List.of(),
+                false,
+                Map.of()));
         assertTrue(rendered.endsWith("<|im_assistant|>assistant<|im_middle|>" + section + "<|im_end|>"), rendered);
     }
 
@@ -57,7 +71,9 @@ class KimiTemplatesTest implements ChatTemplateContract {
         for (String variant : List.of("kimi-k2", "kimi-k2-instruct")) {
             ChatTemplate t = provider().create(variant, context(variant));
             var tools = List.of(new ToolDefinition("f", "", Map.of()));
-            assertEquals(KimiToolCalls.SYNTAX.grammar(tools, Map.of("f", "f-args"), true), t.toolCallGrammar(tools, Map.of("f", "f-args"), true));
+            assertEquals(
+                    KimiToolCalls.SYNTAX.grammar(tools, Map.of("f", "f-args"), true),
+                    t.toolCallGrammar(tools, Map.of("f", "f-args"), true));
             assertEquals(KimiToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
             assertEquals(List.of("<|im_end|>"), t.endOfTurn());
         }
@@ -66,29 +82,67 @@ class KimiTemplatesTest implements ChatTemplateContract {
     @Test
     void claimsByFingerprintTokenizerAndName() throws Exception {
         Path templates = Path.of(System.getProperty("forge.llama.home"), "src/models/templates");
-        TemplateClaim orig = provider().claim(model("x", Map.of("tokenizer.chat_template",
-                Files.readString(templates.resolve("moonshotai-Kimi-K2.jinja"))))).orElseThrow();
+        TemplateClaim orig = provider()
+                .claim(model(
+                        "x",
+                        Map.of(
+                                "tokenizer.chat_template",
+                                Files.readString(templates.resolve("moonshotai-Kimi-K2.jinja")))))
+                .orElseThrow();
         assertEquals("kimi-k2", orig.variant());
         assertEquals(TemplateClaim.Rule.METADATA, orig.rule());
-        assertEquals("kimi-k2-instruct", provider().claim(model("x", Map.of("tokenizer.chat_template",
-                Files.readString(templates.resolve("Kimi-K2-Instruct.jinja"))))).orElseThrow().variant());
+        assertEquals(
+                "kimi-k2-instruct",
+                provider()
+                        .claim(model(
+                                "x",
+                                Map.of(
+                                        "tokenizer.chat_template",
+                                        Files.readString(templates.resolve("Kimi-K2-Instruct.jinja")))))
+                        .orElseThrow()
+                        .variant());
         // K2 Thinking reasons in <think>: not a template of this family, so the generic plugin renders it.
-        assertEquals(Optional.empty(), provider().claim(model("x", Map.of("tokenizer.chat_template",
-                Files.readString(templates.resolve("Kimi-K2-Thinking.jinja"))))));
-        TemplateClaim byTokenizer = provider().claim(model("x", Map.of("general.architecture", "deepseek2", "tokenizer.ggml.pre", "kimi-k2"))).orElseThrow();
+        assertEquals(
+                Optional.empty(),
+                provider()
+                        .claim(model(
+                                "x",
+                                Map.of(
+                                        "tokenizer.chat_template",
+                                        Files.readString(templates.resolve("Kimi-K2-Thinking.jinja"))))));
+        TemplateClaim byTokenizer = provider()
+                .claim(model("x", Map.of("general.architecture", "deepseek2", "tokenizer.ggml.pre", "kimi-k2")))
+                .orElseThrow();
         assertEquals("kimi-k2-instruct", byTokenizer.variant());
         assertEquals(40, byTokenizer.confidence());
-        assertEquals(Optional.empty(), provider().claim(model("DeepSeek-V3", Map.of("general.architecture", "deepseek2"))));
-        assertEquals("kimi-k2-instruct", provider().claim(model("x", Map.of("general.name", "Kimi K2 Instruct 0905"))).orElseThrow().variant());
-        assertEquals("kimi-k2-instruct", provider().claim(model("Kimi-K2-Instruct-Q4_K_M", Map.of())).orElseThrow().variant());
-        assertEquals("kimi-k2", provider().claim(model("kimi_k2", Map.of())).orElseThrow().variant());
-        assertEquals(TemplateClaim.Rule.NAME, provider().claim(model("kimi_k2", Map.of())).orElseThrow().rule());
+        assertEquals(
+                Optional.empty(), provider().claim(model("DeepSeek-V3", Map.of("general.architecture", "deepseek2"))));
+        assertEquals(
+                "kimi-k2-instruct",
+                provider()
+                        .claim(model("x", Map.of("general.name", "Kimi K2 Instruct 0905")))
+                        .orElseThrow()
+                        .variant());
+        assertEquals(
+                "kimi-k2-instruct",
+                provider()
+                        .claim(model("Kimi-K2-Instruct-Q4_K_M", Map.of()))
+                        .orElseThrow()
+                        .variant());
+        assertEquals(
+                "kimi-k2",
+                provider().claim(model("kimi_k2", Map.of())).orElseThrow().variant());
+        assertEquals(
+                TemplateClaim.Rule.NAME,
+                provider().claim(model("kimi_k2", Map.of())).orElseThrow().rule());
         assertEquals(Optional.empty(), provider().claim(model("Kimi-K2-Thinking", Map.of())));
     }
 
     @Test
     void claimsExactlyItsOwnOfficialTemplates() {
         // none of the other official templates, however much of this family's text they copy
-        forge.template.testkit.OfficialTemplates.assertClaimsExactly(new KimiTemplates(), Map.of("moonshotai-Kimi-K2.jinja", "kimi-k2", "Kimi-K2-Instruct.jinja", "kimi-k2-instruct"));
+        forge.template.testkit.OfficialTemplates.assertClaimsExactly(
+                new KimiTemplates(),
+                Map.of("moonshotai-Kimi-K2.jinja", "kimi-k2", "Kimi-K2-Instruct.jinja", "kimi-k2-instruct"));
     }
 }

@@ -9,9 +9,9 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.LlamaToolCalls;
 import forge.template.toolkit.calls.ToolCallSyntax;
 import forge.template.toolkit.calls.ToolCallingTemplate;
@@ -75,11 +75,19 @@ final class LlamaTemplate implements ToolCallingTemplate {
             throw new TemplateException("the conversation has no messages");
         }
         // custom_tools replaces tools when defined (even as null); no tools at all is `none`.
-        Object tools = options.containsKey("custom_tools") ? options.get("custom_tools")
-                : prompt.tools().isEmpty() ? null : prompt.tools().stream().map(ToolDefinition::openAiTree).toList();
+        Object tools = options.containsKey("custom_tools")
+                ? options.get("custom_tools")
+                : prompt.tools().isEmpty()
+                        ? null
+                        : prompt.tools().stream()
+                                .map(ToolDefinition::openAiTree)
+                                .toList();
         boolean hasTools = tools != null && tools != PythonJson.NULL;
-        boolean toolsInUser = !options.containsKey("tools_in_user_message") || PythonValues.truthy(options.get("tools_in_user_message"));
-        List<String> builtinTools = knowsBuiltinTools && options.containsKey("builtin_tools") ? strings(options.get("builtin_tools")) : null;
+        boolean toolsInUser = !options.containsKey("tools_in_user_message")
+                || PythonValues.truthy(options.get("tools_in_user_message"));
+        List<String> builtinTools = knowsBuiltinTools && options.containsKey("builtin_tools")
+                ? strings(options.get("builtin_tools"))
+                : null;
 
         Map<String, Object> scope = new HashMap<>();
         scope.put("bos", bos);
@@ -87,7 +95,13 @@ final class LlamaTemplate implements ToolCallingTemplate {
         scope.put("environment", hasTools || builtinTools != null);
         scope.put("hasBuiltinTools", builtinTools != null);
         if (builtinTools != null) {
-            scope.put("builtinTools", String.join(", ", builtinTools.stream().filter(t -> !t.equals("code_interpreter")).toList()));
+            scope.put(
+                    "builtinTools",
+                    String.join(
+                            ", ",
+                            builtinTools.stream()
+                                    .filter(t -> !t.equals("code_interpreter"))
+                                    .toList()));
         }
         List<String> toolJson = new ArrayList<>();
         if (hasTools) {
@@ -104,7 +118,8 @@ final class LlamaTemplate implements ToolCallingTemplate {
         scope.put("system", system);
         if (hasTools && toolsInUser) {
             if (messages.isEmpty()) {
-                throw new TemplateException("Cannot put tools in the first user message when there's no first user message!");
+                throw new TemplateException(
+                        "Cannot put tools in the first user message when there's no first user message!");
             }
             scope.put("toolsInUser", true);
             scope.put("firstUser", PythonText.strip(messages.removeFirst().content()));
@@ -123,7 +138,11 @@ final class LlamaTemplate implements ToolCallingTemplate {
                 }
                 ToolCall call = m.toolCalls().getFirst();
                 turn.put("role", "assistant");
-                turn.put("body", builtinTools != null && builtinTools.contains(call.name()) ? builtinCall(call) : jsonCall(call));
+                turn.put(
+                        "body",
+                        builtinTools != null && builtinTools.contains(call.name())
+                                ? builtinCall(call)
+                                : jsonCall(call));
                 turn.put("end", builtinTools != null ? "<|eom_id|>" : "<|eot_id|>");
             } else {
                 turn.put("role", isSystem(m) ? "system" : m.role().wire());
@@ -149,12 +168,14 @@ final class LlamaTemplate implements ToolCallingTemplate {
     }
 
     private static String jsonCall(ToolCall call) {
-        return "{\"name\": \"" + call.name() + "\", \"parameters\": " + PythonJson.dumps(PythonJson.arguments(call)) + "}";
+        return "{\"name\": \"" + call.name() + "\", \"parameters\": " + PythonJson.dumps(PythonJson.arguments(call))
+                + "}";
     }
 
     /** {@code <|python_tag|>name.call(key="value", ...)}: the template concatenates, so every value must be a string. */
     private static String builtinCall(ToolCall call) {
-        StringBuilder sb = new StringBuilder(LlamaToolCalls.PYTHON_TAG).append(call.name()).append(".call(");
+        StringBuilder sb =
+                new StringBuilder(LlamaToolCalls.PYTHON_TAG).append(call.name()).append(".call(");
         if (!(PythonJson.arguments(call) instanceof Map<?, ?> args)) {
             throw new TemplateException("the arguments of built-in tool call '" + call.name() + "' are not an object");
         }
@@ -164,7 +185,11 @@ final class LlamaTemplate implements ToolCallingTemplate {
                 throw new TemplateException("the argument '" + e.getKey() + "' of built-in tool call '" + call.name()
                         + "' is not a string; the template can only quote strings");
             }
-            sb.append(first ? "" : ", ").append(e.getKey()).append("=\"").append(v).append('"');
+            sb.append(first ? "" : ", ")
+                    .append(e.getKey())
+                    .append("=\"")
+                    .append(v)
+                    .append('"');
             first = false;
         }
         return sb.append(')').toString();

@@ -34,16 +34,21 @@ public final class LlamaTemplates extends TemplateFamily {
     private static final Pattern VERSION = Pattern.compile("llama-?3[.-]?([123])(?![\\db])");
 
     public LlamaTemplates() {
-        super("llama", List.of(new TemplateVariant(LLAMA31, "Llama 3.1: header turns, JSON calls, <|python_tag|> built-in tools"),
-                new TemplateVariant(LLAMA32, "Llama 3.2: header turns, JSON calls, today's date"),
-                new TemplateVariant(LLAMA33, "Llama 3.3: as Llama 3.1")));
+        super(
+                "llama",
+                List.of(
+                        new TemplateVariant(
+                                LLAMA31, "Llama 3.1: header turns, JSON calls, <|python_tag|> built-in tools"),
+                        new TemplateVariant(LLAMA32, "Llama 3.2: header turns, JSON calls, today's date"),
+                        new TemplateVariant(LLAMA33, "Llama 3.3: as Llama 3.1")));
     }
 
     /** The official templates, by {@link TemplateFingerprint} (of llama.cpp's {@code models/templates/} files named). */
     static final Map<String, String> OFFICIAL = Map.of(
             // meta-llama-Llama-3.1-8B-Instruct.jinja and meta-llama-Llama-3.3-70B-Instruct.jinja (identical)
             "93c0e9aa3629bbd77e68dbc0f5621f6e6b23aa8d74b932595cdb8d64684526d7", LLAMA31,
-            "d82792f95932f1c9cef5c4bd992f171225e3bf8c7b609b4557c9e1ec96be819f", LLAMA32); // meta-llama-Llama-3.2-3B-Instruct.jinja
+            "d82792f95932f1c9cef5c4bd992f171225e3bf8c7b609b4557c9e1ec96be819f",
+                    LLAMA32); // meta-llama-Llama-3.2-3B-Instruct.jinja
 
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
@@ -54,17 +59,23 @@ public final class LlamaTemplates extends TemplateFamily {
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
         var meta = model.metadata();
         List<String> names = metadataNames(meta);
-        Optional<String> byMetaName = names.stream().map(LlamaTemplates::variantOf).flatMap(Optional::stream).findFirst();
+        Optional<String> byMetaName = names.stream()
+                .map(LlamaTemplates::variantOf)
+                .flatMap(Optional::stream)
+                .findFirst();
         String t = meta.chatTemplate().filter(x -> !x.isBlank()).orElse("");
         if (!t.isEmpty()) {
             // Only Llama's own templates, exactly: a GGUF with another (Llama 3.0's, a fine-tune's,
             // Hermes' or Firefunction's on a Llama base) keeps it, and the generic plugin renders it as
             // written, where llama3.x would add date lines and tool blocks that model never saw.
-            return TemplateFingerprint.lookup(OFFICIAL, t).flatMap(v -> v.equals(LLAMA32)
-                    ? claim(LLAMA32, 100, "tokenizer.chat_template is Llama 3.2's official one")
-                    // 3.1 and 3.3 ship one template: the name says which model it is.
-                    : claim(byMetaName.filter(n -> !n.equals(LLAMA32)).orElse(LLAMA31), 100,
-                            "tokenizer.chat_template is Llama 3.1/3.3's official one"));
+            return TemplateFingerprint.lookup(OFFICIAL, t)
+                    .flatMap(v -> v.equals(LLAMA32)
+                            ? claim(LLAMA32, 100, "tokenizer.chat_template is Llama 3.2's official one")
+                            // 3.1 and 3.3 ship one template: the name says which model it is.
+                            : claim(
+                                    byMetaName.filter(n -> !n.equals(LLAMA32)).orElse(LLAMA31),
+                                    100,
+                                    "tokenizer.chat_template is Llama 3.1/3.3's official one"));
         }
         Optional<TemplateClaim> byName = claimByMetadataName(meta, LlamaTemplates::variantOf);
         if (byName.isPresent()) {
@@ -72,7 +83,8 @@ public final class LlamaTemplates extends TemplateFamily {
         }
         String arch = meta.architecture().orElse("");
         if (arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
-            return claim(LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer, no chat template");
+            return claim(
+                    LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer, no chat template");
         }
         return TemplateClaim.byName(model, LlamaTemplates::variantOf);
     }

@@ -1,7 +1,6 @@
 package forge.template.llama;
 
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
-import forge.template.toolkit.TemplateCaps;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,6 +17,7 @@ import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.LlamaToolCalls;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,27 +55,56 @@ class LlamaTemplatesTest implements ChatTemplateContract {
     void claimsByOfficialTemplateThenNameThenLlama3Signs() throws Exception {
         String t31 = official("meta-llama-Llama-3.1-8B-Instruct.jinja");
         String t32 = official("meta-llama-Llama-3.2-3B-Instruct.jinja");
-        TemplateClaim c = provider().claim(model("x", Map.of("tokenizer.chat_template", t32))).orElseThrow();
+        TemplateClaim c = provider()
+                .claim(model("x", Map.of("tokenizer.chat_template", t32)))
+                .orElseThrow();
         assertEquals("llama3.2", c.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c.rule());
         assertEquals(100, c.confidence());
         assertEquals("llama3.1", variant(model("x", Map.of("tokenizer.chat_template", t31))));
         // 3.3 ships 3.1's template: general.name tells them apart.
-        assertEquals("llama3.3", variant(model("x", Map.of("tokenizer.chat_template", official("meta-llama-Llama-3.3-70B-Instruct.jinja"),
-                "general.name", "Llama 3.3 70B Instruct"))));
+        assertEquals(
+                "llama3.3",
+                variant(model(
+                        "x",
+                        Map.of(
+                                "tokenizer.chat_template",
+                                official("meta-llama-Llama-3.3-70B-Instruct.jinja"),
+                                "general.name",
+                                "Llama 3.3 70B Instruct"))));
         assertEquals("llama3.1", variant(model("x", Map.of("general.name", "Meta-Llama-3.1-8B-Instruct"))));
         assertEquals("llama3.2", variant(model("x", Map.of("general.basename", "Llama 3.2 3B"))));
-        assertEquals("llama3.1", variant(model("x", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "llama-bpe"))));
+        assertEquals(
+                "llama3.1",
+                variant(model("x", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "llama-bpe"))));
         // A template of Llama 3's tokens that is none of the official 3.x ones (Llama 3.0's, a
         // fine-tune's) is left to the generic engine, which renders it exactly; so are Llama 3 signs
         // beside such a template.
-        String llama30 = "{{ bos_token }}{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content }}<|eot_id|>{% endfor %}";
+        String llama30 =
+                "{{ bos_token }}{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content }}<|eot_id|>{% endfor %}";
         assertEquals(Optional.empty(), provider().claim(model("x", Map.of("tokenizer.chat_template", llama30))));
-        assertEquals(Optional.empty(), provider().claim(model("x", Map.of("tokenizer.chat_template", llama30,
-                "general.architecture", "llama", "tokenizer.ggml.pre", "llama-bpe"))));
+        assertEquals(
+                Optional.empty(),
+                provider()
+                        .claim(model(
+                                "x",
+                                Map.of(
+                                        "tokenizer.chat_template",
+                                        llama30,
+                                        "general.architecture",
+                                        "llama",
+                                        "tokenizer.ggml.pre",
+                                        "llama-bpe"))));
         // Llama architecture alone is no sign: Mistral and many others use it.
-        assertEquals(Optional.empty(), provider().claim(model("mystery", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "default"))));
-        assertEquals(Optional.empty(), provider().claim(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));
+        assertEquals(
+                Optional.empty(),
+                provider()
+                        .claim(model(
+                                "mystery", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "default"))));
+        assertEquals(
+                Optional.empty(),
+                provider()
+                        .claim(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));
     }
 
     @Test
@@ -83,8 +112,13 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         assertEquals("llama3.1", variant(model("Meta-Llama-3.1-8B", Map.of())));
         assertEquals("llama3.3", variant(model("llama-3.3-70b-instruct-q4", Map.of())));
         assertEquals("llama3.2", variant(model("LLAMA3_2_1B", Map.of())));
-        assertEquals("llama3.2", variant(new ModelDescriptor("my-model", List.of("llama3.2:3b"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
-        assertEquals(TemplateClaim.Rule.NAME, provider().claim(model("llama3.2-1b", Map.of())).orElseThrow().rule());
+        assertEquals(
+                "llama3.2",
+                variant(new ModelDescriptor(
+                        "my-model", List.of("llama3.2:3b"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
+        assertEquals(
+                TemplateClaim.Rule.NAME,
+                provider().claim(model("llama3.2-1b", Map.of())).orElseThrow().rule());
         // Llama 3 (without a minor version) has a different template; "3-1b" is a size, not 3.1.
         assertEquals(Optional.empty(), provider().claim(model("Meta-Llama-3-8B-Instruct", Map.of())));
         assertEquals(Optional.empty(), provider().claim(model("llama-3-1b", Map.of())));
@@ -99,37 +133,66 @@ class LlamaTemplatesTest implements ChatTemplateContract {
     void llama32UsesDateStringElseTodayLikeStrftime() {
         var hi = List.of(ChatMessage.of(Role.USER, "Hi"));
         var t32 = new LlamaTemplate("llama3.2", "<|begin_of_text|>", () -> LocalDate.of(2026, 2, 7));
-        assertTrue(t32.render(prompt(hi, Map.of())).contains("\nToday Date: 07 Feb 2026\n\n"), t32.render(prompt(hi, Map.of())));
-        assertTrue(t32.render(prompt(hi, Map.of("date_string", "01 Jan 2030"))).contains("\nToday Date: 01 Jan 2030\n\n"));
+        assertTrue(
+                t32.render(prompt(hi, Map.of())).contains("\nToday Date: 07 Feb 2026\n\n"),
+                t32.render(prompt(hi, Map.of())));
+        assertTrue(
+                t32.render(prompt(hi, Map.of("date_string", "01 Jan 2030"))).contains("\nToday Date: 01 Jan 2030\n\n"));
         String today = LlamaTemplate.STRFTIME_D_B_Y.format(LocalDate.now());
-        assertTrue(provider().create("llama3.2", context("llama3.2")).render(prompt(hi, Map.of())).contains("Today Date: " + today + "\n"));
+        assertTrue(provider()
+                .create("llama3.2", context("llama3.2"))
+                .render(prompt(hi, Map.of()))
+                .contains("Today Date: " + today + "\n"));
         // 3.1 has no clock: its template's fixed date.
-        assertTrue(provider().create("llama3.1", context("llama3.1")).render(prompt(hi, Map.of())).contains("Today Date: 26 Jul 2024\n"));
+        assertTrue(provider()
+                .create("llama3.1", context("llama3.1"))
+                .render(prompt(hi, Map.of()))
+                .contains("Today Date: 26 Jul 2024\n"));
     }
 
     @Test
     void builtinToolsAndToolsInSystemFollowTheOfficialTemplate() {
         var t = provider().create("llama3.1", context("llama3.1"));
-        var messages = List.of(ChatMessage.of(Role.SYSTEM, " Be brief. "), ChatMessage.of(Role.USER, "Search cats"),
-                new ChatMessage(Role.ASSISTANT, "", "", List.of(new ToolCall("c1", "brave_search", "{\"query\":\"cats\"}")), "", ""),
+        var messages = List.of(
+                ChatMessage.of(Role.SYSTEM, " Be brief. "),
+                ChatMessage.of(Role.USER, "Search cats"),
+                new ChatMessage(
+                        Role.ASSISTANT,
+                        "",
+                        "",
+                        List.of(new ToolCall("c1", "brave_search", "{\"query\":\"cats\"}")),
+                        "",
+                        ""),
                 new ChatMessage(Role.TOOL, "[]", "", List.of(), "c1", ""));
-        String out = t.render(new ChatPrompt(messages, List.of(), false,
+        String out = t.render(new ChatPrompt(
+                messages,
+                List.of(),
+                false,
                 Map.of("date_string", "05 Mar 2025", "builtin_tools", List.of("brave_search", "code_interpreter"))));
         // Rendered by the official template with Python's jinja2 (make_golden.py's environment).
-        assertEquals("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\nTools: brave_search\n\n"
-                + "Cutting Knowledge Date: December 2023\nToday Date: 05 Mar 2025\n\nBe brief.<|eot_id|>"
-                + "<|start_header_id|>user<|end_header_id|>\n\nSearch cats<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
-                + "<|python_tag|>brave_search.call(query=\"cats\")<|eom_id|><|start_header_id|>ipython<|end_header_id|>\n\n\"[]\"<|eot_id|>", out);
+        assertEquals(
+                "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\nTools: brave_search\n\n"
+                        + "Cutting Knowledge Date: December 2023\nToday Date: 05 Mar 2025\n\nBe brief.<|eot_id|>"
+                        + "<|start_header_id|>user<|end_header_id|>\n\nSearch cats<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+                        + "<|python_tag|>brave_search.call(query=\"cats\")<|eom_id|><|start_header_id|>ipython<|end_header_id|>\n\n\"[]\"<|eot_id|>",
+                out);
         var tools = List.of(new ToolDefinition("f", "", Map.of()));
-        String inSystem = t.render(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), tools, true,
+        String inSystem = t.render(new ChatPrompt(
+                List.of(ChatMessage.of(Role.USER, "q")),
+                tools,
+                true,
                 Map.of("date_string", "05 Mar 2025", "tools_in_user_message", false)));
-        assertEquals("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\n"
-                + "Cutting Knowledge Date: December 2023\nToday Date: 05 Mar 2025\n\n"
-                + "You have access to the following functions. To call a function, please respond with JSON for a function call."
-                + "Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}.Do not use variables.\n\n"
-                + "{\n    \"type\": \"function\",\n    \"function\": {\n        \"name\": \"f\",\n        \"parameters\": {}\n    }\n}\n\n"
-                + "<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nq<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", inSystem);
-        var e = assertThrows(TemplateException.class, () -> t.render(new ChatPrompt(List.of(ChatMessage.of(Role.SYSTEM, "s")), tools, true, Map.of())));
+        assertEquals(
+                "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\n"
+                        + "Cutting Knowledge Date: December 2023\nToday Date: 05 Mar 2025\n\n"
+                        + "You have access to the following functions. To call a function, please respond with JSON for a function call."
+                        + "Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}.Do not use variables.\n\n"
+                        + "{\n    \"type\": \"function\",\n    \"function\": {\n        \"name\": \"f\",\n        \"parameters\": {}\n    }\n}\n\n"
+                        + "<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nq<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+                inSystem);
+        var e = assertThrows(
+                TemplateException.class,
+                () -> t.render(new ChatPrompt(List.of(ChatMessage.of(Role.SYSTEM, "s")), tools, true, Map.of())));
         assertEquals("Cannot put tools in the first user message when there's no first user message!", e.getMessage());
     }
 
@@ -138,24 +201,37 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         var t = provider().create("llama3.3", context("llama3.3"));
         assertEquals(List.of("<|eot_id|>", "<|eom_id|>"), t.endOfTurn());
         assertTrue(t.rendersBos());
-        assertTrue(t.render(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))).startsWith("<|begin_of_text|>"));
+        assertTrue(
+                t.render(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))).startsWith("<|begin_of_text|>"));
     }
 
     @Test
     void callsAreLlamasJsonAndPythonTagSyntax() {
         var t = provider().create("llama3.2", context("llama3.2"));
         var tools = List.of(new ToolDefinition("f", "", Map.of()));
-        assertEquals(LlamaToolCalls.SYNTAX.grammar(tools, Map.of("f", "f-args"), true), t.toolCallGrammar(tools, Map.of("f", "f-args"), true));
+        assertEquals(
+                LlamaToolCalls.SYNTAX.grammar(tools, Map.of("f", "f-args"), true),
+                t.toolCallGrammar(tools, Map.of("f", "f-args"), true));
         assertEquals(LlamaToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
-        List<ChatDelta> deltas = feedCharByChar(t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), "<|python_tag|>print(1)");
-        assertEquals(List.of(new ChatDelta.ToolCallDelta(0, ((ChatDelta.ToolCallDelta) deltas.getFirst()).id(), "python", "{\"code\":\"print(1)\"}")),
+        List<ChatDelta> deltas = feedCharByChar(
+                t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), "<|python_tag|>print(1)");
+        assertEquals(
+                List.of(new ChatDelta.ToolCallDelta(
+                        0, ((ChatDelta.ToolCallDelta) deltas.getFirst()).id(), "python", "{\"code\":\"print(1)\"}")),
                 deltas);
     }
 
     @Test
     void claimsExactlyItsOwnOfficialTemplates() {
         // none of the other official templates, however much of this family's text they copy
-        forge.template.testkit.OfficialTemplates.assertClaimsExactly(new LlamaTemplates(), Map.of("meta-llama-Llama-3.1-8B-Instruct.jinja", "llama3.1",
-                "meta-llama-Llama-3.2-3B-Instruct.jinja", "llama3.2", "meta-llama-Llama-3.3-70B-Instruct.jinja", "llama3.1"));
+        forge.template.testkit.OfficialTemplates.assertClaimsExactly(
+                new LlamaTemplates(),
+                Map.of(
+                        "meta-llama-Llama-3.1-8B-Instruct.jinja",
+                        "llama3.1",
+                        "meta-llama-Llama-3.2-3B-Instruct.jinja",
+                        "llama3.2",
+                        "meta-llama-Llama-3.3-70B-Instruct.jinja",
+                        "llama3.1"));
     }
 }

@@ -31,8 +31,7 @@ public final class PromptMustache {
         }
     };
 
-    private PromptMustache() {
-    }
+    private PromptMustache() {}
 
     /**
      * Compiles {@code META-INF/forge/templates/<family>/<name>.mustache} of the module of {@code owner}.

@@ -9,8 +9,8 @@ import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.PythonText;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.HermesToolCalls;
 import forge.template.toolkit.calls.Reasoning;
 import forge.template.toolkit.calls.ToolCallSyntax;
@@ -60,10 +60,16 @@ final class QwenTemplate implements ToolCallingTemplate {
         boolean firstIsSystem = isSystem(messages.getFirst());
         scope.put("hasSystem", firstIsSystem);
         scope.put("system", firstIsSystem ? messages.getFirst().content() : thinking ? "" : DEFAULT_SYSTEM);
-        scope.put("systemLead", scope.get("system") + "\n\n"); // before the tools; Mustache drops newlines beside section tags
+        scope.put(
+                "systemLead",
+                scope.get("system") + "\n\n"); // before the tools; Mustache drops newlines beside section tags
         scope.put("hasTools", !prompt.tools().isEmpty());
         // Each tool on its own line, the newline included here: Mustache would drop it after a section tag.
-        scope.put("toolJson", prompt.tools().stream().map(t -> "\n" + PythonJson.dumps(t.openAiTree())).toList());
+        scope.put(
+                "toolJson",
+                prompt.tools().stream()
+                        .map(t -> "\n" + PythonJson.dumps(t.openAiTree()))
+                        .toList());
         int lastQuery = lastQueryIndex(messages);
         List<Map<String, Object>> turns = new ArrayList<>();
         for (int i = 0; i < messages.size(); i++) {
@@ -95,7 +101,9 @@ final class QwenTemplate implements ToolCallingTemplate {
                 case TOOL -> {
                     turn.put("tool", true);
                     turn.put("opensGroup", i == 0 || messages.get(i - 1).role() != Role.TOOL);
-                    turn.put("closesGroup", i == messages.size() - 1 || messages.get(i + 1).role() != Role.TOOL);
+                    turn.put(
+                            "closesGroup",
+                            i == messages.size() - 1 || messages.get(i + 1).role() != Role.TOOL);
                     turn.put("content", m.content());
                 }
             }
@@ -103,7 +111,8 @@ final class QwenTemplate implements ToolCallingTemplate {
         }
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
-        scope.put("thinkingOff", thinking && Boolean.FALSE.equals(prompt.options().get("enable_thinking")));
+        scope.put(
+                "thinkingOff", thinking && Boolean.FALSE.equals(prompt.options().get("enable_thinking")));
         return PromptMustache.render(mustache, scope);
     }
 
@@ -115,7 +124,9 @@ final class QwenTemplate implements ToolCallingTemplate {
     private static int lastQueryIndex(List<ChatMessage> messages) {
         for (int i = messages.size() - 1; i >= 0; i--) {
             ChatMessage m = messages.get(i);
-            if (m.role() == Role.USER && !(m.content().startsWith("<tool_response>") && m.content().endsWith("</tool_response>"))) {
+            if (m.role() == Role.USER
+                    && !(m.content().startsWith("<tool_response>")
+                            && m.content().endsWith("</tool_response>"))) {
                 return i;
             }
         }
@@ -138,7 +149,8 @@ final class QwenTemplate implements ToolCallingTemplate {
         }
         String body;
         if (index > lastQuery && (last || !reasoning.isEmpty())) {
-            body = "\n<think>\n" + PythonText.strip(reasoning, "\n") + "\n</think>\n\n" + PythonText.lstrip(content, "\n");
+            body = "\n<think>\n" + PythonText.strip(reasoning, "\n") + "\n</think>\n\n"
+                    + PythonText.lstrip(content, "\n");
         } else {
             body = "\n" + content;
         }
@@ -180,7 +192,8 @@ final class QwenTemplate implements ToolCallingTemplate {
         if (!reasons) {
             return Reasoning.NONE;
         }
-        boolean startsInReasoning = prompt.addGenerationPrompt() && template.render(prompt).endsWith("<think>\n");
+        boolean startsInReasoning =
+                prompt.addGenerationPrompt() && template.render(prompt).endsWith("<think>\n");
         return new Reasoning("<think>", "</think>", startsInReasoning);
     }
 

@@ -29,22 +29,28 @@ public final class QwenTemplates extends TemplateFamily {
      * {@code models/templates/} files named in each comment, which are the models' own).
      */
     static final Map<String, String> OFFICIAL = Map.of(
-            "55b2f4a26ac9ee719330a61a0c39d9e538b0e9322212f048326318cff4f8674a", QWEN25, // Qwen-Qwen2.5-7B-Instruct.jinja
+            "55b2f4a26ac9ee719330a61a0c39d9e538b0e9322212f048326318cff4f8674a",
+                    QWEN25, // Qwen-Qwen2.5-7B-Instruct.jinja
             "87a2728cb8dc9fe424d624542f6060ec05a1d285ebbec578bb078900e33396b5", QWEN3, // Qwen-Qwen3-0.6B.jinja
             "a4aee8afcf2e0711942cf848899be66016f8d14a889ff9ede07bca099c28f715", QWEN35, // Qwen3.5-4B.jinja
             "eae48a3307931acb10a6fce475a36b711709672ea79ee1a9bc52f083d8b0a2af", QWEN3_CODER); // Qwen3-Coder.jinja
 
     public QwenTemplates() {
-        super("qwen", List.of(new TemplateVariant(QWEN25, "Qwen 2.5 / 2.5-Coder: ChatML, <tool_call> JSON"),
-                new TemplateVariant(QWEN3, "Qwen 3: ChatML, <think> reasoning, <tool_call> JSON"),
-                new TemplateVariant(QWEN35, "Qwen 3.5: ChatML, <think> reasoning, <tool_call> XML"),
-                new TemplateVariant(QWEN3_CODER, "Qwen3-Coder: ChatML, tools and <tool_call> in XML")));
+        super(
+                "qwen",
+                List.of(
+                        new TemplateVariant(QWEN25, "Qwen 2.5 / 2.5-Coder: ChatML, <tool_call> JSON"),
+                        new TemplateVariant(QWEN3, "Qwen 3: ChatML, <think> reasoning, <tool_call> JSON"),
+                        new TemplateVariant(QWEN35, "Qwen 3.5: ChatML, <think> reasoning, <tool_call> XML"),
+                        new TemplateVariant(QWEN3_CODER, "Qwen3-Coder: ChatML, tools and <tool_call> in XML")));
     }
 
     @Override
     public ChatTemplate create(String variant, TemplateContext context) {
         requireVariant(variant);
-        return variant.equals(QWEN35) || variant.equals(QWEN3_CODER) ? new QwenXmlTemplate(variant) : new QwenTemplate(variant);
+        return variant.equals(QWEN35) || variant.equals(QWEN3_CODER)
+                ? new QwenXmlTemplate(variant)
+                : new QwenTemplate(variant);
     }
 
     @Override
@@ -55,8 +61,12 @@ public final class QwenTemplates extends TemplateFamily {
             // Only Qwen's own templates, exactly: Seed-OSS, Nemotron-3-Nano, StepFun-3.5, Reka-Edge
             // and others copy Qwen's tool-calling prompt and render differently around it. A template
             // that is not Qwen's own is rendered as written by the generic plugin, whatever the name.
-            return TemplateFingerprint.lookup(OFFICIAL, tpl.get()).map(v ->
-                    new TemplateClaim(v, TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is " + v + "'s official one"));
+            return TemplateFingerprint.lookup(OFFICIAL, tpl.get())
+                    .map(v -> new TemplateClaim(
+                            v,
+                            TemplateClaim.Rule.METADATA,
+                            100,
+                            "tokenizer.chat_template is " + v + "'s official one"));
         }
         Optional<TemplateClaim> byName = claimByMetadataName(meta, QwenTemplates::variantOf);
         if (byName.isPresent()) {

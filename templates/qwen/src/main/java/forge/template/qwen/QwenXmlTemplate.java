@@ -9,9 +9,9 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.mustache.PromptMustache;
 import forge.template.toolkit.PythonJson;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.PythonText;
 import forge.template.toolkit.PythonValues;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.QwenXmlToolCalls;
 import forge.template.toolkit.calls.Reasoning;
 import forge.template.toolkit.calls.ToolCallSyntax;
@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * Qwen 3.5 and Qwen3-Coder: ChatML turns with tool calls in XML ({@code <function=NAME>} and
@@ -31,7 +32,8 @@ import java.util.Set;
  */
 final class QwenXmlTemplate implements ToolCallingTemplate {
 
-    static final String CODER_DEFAULT_SYSTEM = "You are Qwen, a helpful AI assistant that can interact with a computer to solve tasks.";
+    static final String CODER_DEFAULT_SYSTEM =
+            "You are Qwen, a helpful AI assistant that can interact with a computer to solve tasks.";
 
     private final String name;
     private final boolean coder;
@@ -71,7 +73,11 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
         boolean firstIsSystem = isSystem(messages.getFirst());
         String system = firstIsSystem ? PythonText.strip(messages.getFirst().content()) : "";
         scope.put("hasTools", !prompt.tools().isEmpty());
-        scope.put("toolJson", prompt.tools().stream().map(t -> "\n" + PythonJson.dumps(t.openAiTree())).toList());
+        scope.put(
+                "toolJson",
+                prompt.tools().stream()
+                        .map(t -> "\n" + PythonJson.dumps(t.openAiTree()))
+                        .toList());
         scope.put("systemTail", system.isEmpty() ? "" : "\n\n" + system);
         scope.put("hasSystem", firstIsSystem);
         scope.put("system", system);
@@ -109,8 +115,10 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
                         String before = content.substring(0, content.indexOf("</think>"));
                         before = PythonText.rstrip(before, "\n");
                         int open = before.lastIndexOf("<think>");
-                        reasoning = PythonText.lstrip(open < 0 ? before : before.substring(open + "<think>".length()), "\n");
-                        content = PythonText.lstrip(content.substring(content.lastIndexOf("</think>") + "</think>".length()), "\n");
+                        reasoning = PythonText.lstrip(
+                                open < 0 ? before : before.substring(open + "<think>".length()), "\n");
+                        content = PythonText.lstrip(
+                                content.substring(content.lastIndexOf("</think>") + "</think>".length()), "\n");
                     }
                     turn.put("assistant", true);
                     turn.put("thinks", i > lastQuery);
@@ -122,7 +130,9 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
                 case TOOL -> {
                     turn.put("tool", true);
                     turn.put("opensGroup", i > 0 && messages.get(i - 1).role() != Role.TOOL);
-                    turn.put("closesGroup", i == messages.size() - 1 || messages.get(i + 1).role() != Role.TOOL);
+                    turn.put(
+                            "closesGroup",
+                            i == messages.size() - 1 || messages.get(i + 1).role() != Role.TOOL);
                     turn.put("content", content);
                 }
             }
@@ -130,7 +140,11 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
         }
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
-        scope.put("generationTail", Boolean.FALSE.equals(prompt.options().get("enable_thinking")) ? "<think>\n\n</think>\n\n" : "<think>\n");
+        scope.put(
+                "generationTail",
+                Boolean.FALSE.equals(prompt.options().get("enable_thinking"))
+                        ? "<think>\n\n</think>\n\n"
+                        : "<think>\n");
         return PromptMustache.render(mustache, scope);
     }
 
@@ -146,7 +160,8 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
         scope.put("systemTurn", firstIsSystem || hasTools);
         scope.put("system", firstIsSystem ? messages.getFirst().content() : CODER_DEFAULT_SYSTEM);
         scope.put("hasTools", hasTools);
-        scope.put("tools", prompt.tools().stream().map(QwenXmlTemplate::coderTool).toList());
+        scope.put(
+                "tools", prompt.tools().stream().map(QwenXmlTemplate::coderTool).toList());
         List<ChatMessage> loop = firstIsSystem ? messages.subList(1, messages.size()) : messages;
         List<Map<String, Object>> turns = new ArrayList<>();
         for (int i = 0; i < loop.size(); i++) {
@@ -179,7 +194,11 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
     private static Map<String, Object> coderTool(ToolDefinition t) {
         Map<String, Object> v = new HashMap<>();
         v.put("name", t.name());
-        v.put("description", t.description().isEmpty() ? "" : "\n<description>" + PythonText.strip(t.description()) + "</description>");
+        v.put(
+                "description",
+                t.description().isEmpty()
+                        ? ""
+                        : "\n<description>" + PythonText.strip(t.description()) + "</description>");
         List<Map<String, Object>> params = new ArrayList<>();
         if (t.parameters().get("properties") instanceof Map<?, ?> props) {
             for (var e : props.entrySet()) {
@@ -188,10 +207,14 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
                 StringBuilder fields = new StringBuilder();
                 if (e.getValue() instanceof Map<?, ?> f) {
                     if (f.containsKey("type")) {
-                        fields.append("\n<type>").append(PythonValues.str(f.get("type"))).append("</type>");
+                        fields.append("\n<type>")
+                                .append(PythonValues.str(f.get("type")))
+                                .append("</type>");
                     }
                     if (f.get("description") instanceof String d) {
-                        fields.append("\n<description>").append(PythonText.strip(d)).append("</description>");
+                        fields.append("\n<description>")
+                                .append(PythonText.strip(d))
+                                .append("</description>");
                     }
                     fields.append(extraKeys(f, Set.of("name", "type", "description")));
                 }
@@ -210,7 +233,13 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
         for (var e : dict.entrySet()) {
             String key = String.valueOf(e.getKey());
             if (!handled.contains(key)) {
-                sb.append("\n<").append(key).append('>').append(argument(e.getValue())).append("</").append(key).append('>');
+                sb.append("\n<")
+                        .append(key)
+                        .append('>')
+                        .append(argument(e.getValue()))
+                        .append("</")
+                        .append(key)
+                        .append('>');
             }
         }
         return sb.toString();
@@ -221,7 +250,7 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
         return v instanceof Map<?, ?> || v instanceof List<?> ? PythonJson.dumps(v) : PythonValues.str(v);
     }
 
-    private static List<Map<String, Object>> calls(List<ToolCall> calls, java.util.function.IntFunction<String> separator) {
+    private static List<Map<String, Object>> calls(List<ToolCall> calls, IntFunction<String> separator) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (int j = 0; j < calls.size(); j++) {
             ToolCall c = calls.get(j);

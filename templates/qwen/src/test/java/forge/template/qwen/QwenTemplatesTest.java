@@ -1,7 +1,6 @@
 package forge.template.qwen;
 
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
-import forge.template.toolkit.TemplateCaps;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +13,7 @@ import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.HermesToolCalls;
 import java.nio.file.Path;
 import java.util.List;
@@ -30,7 +30,9 @@ class QwenTemplatesTest implements ChatTemplateContract {
 
     @Override
     public TemplateCaps caps(String variant) {
-        return variant.equals(QwenTemplates.QWEN35) || variant.equals(QwenTemplates.QWEN3_CODER) ? QwenXmlTemplate.caps(variant) : QwenTemplate.caps(variant);
+        return variant.equals(QwenTemplates.QWEN35) || variant.equals(QwenTemplates.QWEN3_CODER)
+                ? QwenXmlTemplate.caps(variant)
+                : QwenTemplate.caps(variant);
     }
 
     private static ModelDescriptor model(String id, Map<String, Object> meta) {
@@ -39,23 +41,47 @@ class QwenTemplatesTest implements ChatTemplateContract {
 
     @Test
     void claimsByNameTolerantOfVariantSpellings() {
-        assertEquals("qwen2.5", provider().claim(model("Qwen2.5-Coder-7B-Instruct-Q4_K_M", Map.of())).orElseThrow().variant());
-        assertEquals("qwen3", provider().claim(model("qwen3_4b", Map.of())).orElseThrow().variant());
-        assertEquals(TemplateClaim.Rule.NAME, provider().claim(model("qwen3_4b", Map.of())).orElseThrow().rule());
+        assertEquals(
+                "qwen2.5",
+                provider()
+                        .claim(model("Qwen2.5-Coder-7B-Instruct-Q4_K_M", Map.of()))
+                        .orElseThrow()
+                        .variant());
+        assertEquals(
+                "qwen3",
+                provider().claim(model("qwen3_4b", Map.of())).orElseThrow().variant());
+        assertEquals(
+                TemplateClaim.Rule.NAME,
+                provider().claim(model("qwen3_4b", Map.of())).orElseThrow().rule());
         assertEquals(Optional.empty(), provider().claim(model("Meta-Llama-3.1-8B", Map.of())));
     }
 
     @Test
     void claimsByChatTemplateFingerprintBeforeNames() throws Exception {
-        String official = java.nio.file.Files.readString(Path.of(System.getProperty("forge.llama.home"), "src/models/templates/Qwen-Qwen3-0.6B.jinja"));
-        TemplateClaim c = provider().claim(model("some-model", Map.of("tokenizer.chat_template", official))).orElseThrow();
+        String official = java.nio.file.Files.readString(
+                Path.of(System.getProperty("forge.llama.home"), "src/models/templates/Qwen-Qwen3-0.6B.jinja"));
+        TemplateClaim c = provider()
+                .claim(model("some-model", Map.of("tokenizer.chat_template", official)))
+                .orElseThrow();
         assertEquals("qwen3", c.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c.rule());
-        assertEquals("qwen2.5", provider().claim(model("x", Map.of("general.architecture", "qwen2"))).orElseThrow().variant());
+        assertEquals(
+                "qwen2.5",
+                provider()
+                        .claim(model("x", Map.of("general.architecture", "qwen2")))
+                        .orElseThrow()
+                        .variant());
         // A qwen2 GGUF with its own, unofficial template (a fine-tune's ChatML) keeps it: the generic
         // engine renders it exactly.
-        assertTrue(provider().claim(model("x", Map.of("general.architecture", "qwen2",
-                "tokenizer.chat_template", "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}")))
+        assertTrue(provider()
+                .claim(
+                        model(
+                                "x",
+                                Map.of(
+                                        "general.architecture",
+                                        "qwen2",
+                                        "tokenizer.chat_template",
+                                        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}")))
                 .isEmpty());
     }
 
@@ -65,8 +91,13 @@ class QwenTemplatesTest implements ChatTemplateContract {
         var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
         // Qwen 3's prompt does not open <think> itself; a model that starts with it still goes to reasoning.
         List<ChatDelta> deltas = feedCharByChar(t.parser(prompt), "<think>hm</think>ok");
-        assertEquals(List.of(new ChatDelta.Reasoning("h"), new ChatDelta.Reasoning("m"), new ChatDelta.Content("o"),
-                new ChatDelta.Content("k")), deltas);
+        assertEquals(
+                List.of(
+                        new ChatDelta.Reasoning("h"),
+                        new ChatDelta.Reasoning("m"),
+                        new ChatDelta.Content("o"),
+                        new ChatDelta.Content("k")),
+                deltas);
     }
 
     @Test
@@ -75,16 +106,21 @@ class QwenTemplatesTest implements ChatTemplateContract {
         var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
         for (String variant : List.of("qwen2.5", "qwen3")) {
             var t = provider().create(variant, context(variant));
-            assertEquals(HermesToolCalls.SYNTAX.grammar(tools, Map.of("f", "f-args"), true), t.toolCallGrammar(tools, Map.of("f", "f-args"), true));
+            assertEquals(
+                    HermesToolCalls.SYNTAX.grammar(tools, Map.of("f", "f-args"), true),
+                    t.toolCallGrammar(tools, Map.of("f", "f-args"), true));
             assertEquals(HermesToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
             StringBuilder reasoning = new StringBuilder();
             StringBuilder content = new StringBuilder();
             int calls = 0;
-            for (ChatDelta d : feedCharByChar(t.parser(prompt), "<think>x</think><tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>")) {
+            for (ChatDelta d : feedCharByChar(
+                    t.parser(prompt),
+                    "<think>x</think><tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>")) {
                 switch (d) {
                     case ChatDelta.Reasoning r -> reasoning.append(r.text());
                     case ChatDelta.Content c -> content.append(c.text());
-                    case ChatDelta.ToolCallDelta c -> calls += c.name().isEmpty() ? 0 : 1; // a call's first delta names it
+                    case ChatDelta.ToolCallDelta c ->
+                        calls += c.name().isEmpty() ? 0 : 1; // a call's first delta names it
                 }
             }
             // Qwen 2.5 has no reasoning: its markers are text.
@@ -97,7 +133,16 @@ class QwenTemplatesTest implements ChatTemplateContract {
     @Test
     void claimsExactlyItsOwnOfficialTemplates() {
         // none of the other official templates, however much of this family's text they copy
-        forge.template.testkit.OfficialTemplates.assertClaimsExactly(new QwenTemplates(), Map.of("Qwen-Qwen2.5-7B-Instruct.jinja", "qwen2.5", "Qwen-Qwen3-0.6B.jinja", "qwen3",
-                "Qwen3.5-4B.jinja", "qwen3.5", "Qwen3-Coder.jinja", "qwen3-coder"));
+        forge.template.testkit.OfficialTemplates.assertClaimsExactly(
+                new QwenTemplates(),
+                Map.of(
+                        "Qwen-Qwen2.5-7B-Instruct.jinja",
+                        "qwen2.5",
+                        "Qwen-Qwen3-0.6B.jinja",
+                        "qwen3",
+                        "Qwen3.5-4B.jinja",
+                        "qwen3.5",
+                        "Qwen3-Coder.jinja",
+                        "qwen3-coder"));
     }
 }

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 class QwenXmlTemplateTest {
 
     @SuppressWarnings("unchecked") // a JSON object literal parses to a map
-    private static final ToolDefinition WEATHER = new ToolDefinition("get_weather", "", (Map<String, Object>) PythonJson.parse("""
+    private static final ToolDefinition WEATHER =
+            new ToolDefinition("get_weather", "", (Map<String, Object>) PythonJson.parse("""
             {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "number"}, "limit": {"type": "integer"},
              "exact": {"type": "boolean"}, "where": {"type": "object"}, "tags": {"type": "array"}, "note": {"type": ["string", "null"]},
              "unit": {"enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}"""));
@@ -47,28 +48,54 @@ class QwenXmlTemplateTest {
     @Test
     void qwen35StartsInReasoningAndRoundTripsItsOwnRender() {
         ChatTemplate t = create("qwen3.5");
-        List<ChatDelta> deltas = feedCharByChar(t.parser(withTools()), "plan\n</think>\n\n<tool_call>\n<function=get_weather>\n"
-                + "<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>");
-        assertEquals(List.of("plan\n"), deltas.stream().filter(d -> d instanceof ChatDelta.Reasoning).map(d -> ((ChatDelta.Reasoning) d).text())
-                .reduce((a, b) -> a + b).stream().toList());
+        List<ChatDelta> deltas = feedCharByChar(
+                t.parser(withTools()),
+                "plan\n</think>\n\n<tool_call>\n<function=get_weather>\n"
+                        + "<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>");
+        assertEquals(
+                List.of("plan\n"),
+                deltas.stream()
+                        .filter(d -> d instanceof ChatDelta.Reasoning)
+                        .map(d -> ((ChatDelta.Reasoning) d).text())
+                        .reduce((a, b) -> a + b)
+                        .stream()
+                        .toList());
         ChatDelta.ToolCallDelta call = (ChatDelta.ToolCallDelta) deltas.getLast();
         // What the parser returns renders back to the text the model wrote.
-        String rendered = t.render(new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q"),
-                new ChatMessage(Role.ASSISTANT, "", "", List.of(new ToolCall("c1", call.name(), call.arguments())), "", "plan")),
-                List.of(WEATHER), false, Map.of()));
-        assertTrue(rendered.endsWith("<think>\nplan\n</think>\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
-                + "</function>\n</tool_call><|im_end|>\n"), rendered);
+        String rendered = t.render(new ChatPrompt(
+                List.of(
+                        ChatMessage.of(Role.USER, "q"),
+                        new ChatMessage(
+                                Role.ASSISTANT,
+                                "",
+                                "",
+                                List.of(new ToolCall("c1", call.name(), call.arguments())),
+                                "",
+                                "plan")),
+                List.of(WEATHER),
+                false,
+                Map.of()));
+        assertTrue(
+                rendered.endsWith(
+                        "<think>\nplan\n</think>\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
+                                + "</function>\n</tool_call><|im_end|>\n"),
+                rendered);
     }
 
     @Test
     void callsAreTheXmlSyntaxTypedByTheOfferedTools() {
         for (String variant : List.of("qwen3-coder", "qwen3.5")) {
             ChatTemplate t = create(variant);
-            assertEquals(QwenXmlToolCalls.SYNTAX.grammar(List.of(WEATHER), Map.of(), true), t.toolCallGrammar(List.of(WEATHER), Map.of(), true));
+            assertEquals(
+                    QwenXmlToolCalls.SYNTAX.grammar(List.of(WEATHER), Map.of(), true),
+                    t.toolCallGrammar(List.of(WEATHER), Map.of(), true));
             assertEquals(QwenXmlToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
-            ChatPrompt prompt = new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), List.of(WEATHER), false, Map.of());
-            List<ChatDelta> deltas = feedCharByChar(t.parser(prompt), "<tool_call>\n<function=get_weather>\n<parameter=days>\n2\n</parameter>\n"
-                    + "</function>\n</tool_call>");
+            ChatPrompt prompt =
+                    new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q")), List.of(WEATHER), false, Map.of());
+            List<ChatDelta> deltas = feedCharByChar(
+                    t.parser(prompt),
+                    "<tool_call>\n<function=get_weather>\n<parameter=days>\n2\n</parameter>\n"
+                            + "</function>\n</tool_call>");
             assertEquals("{\"days\":2}", ((ChatDelta.ToolCallDelta) deltas.getFirst()).arguments(), variant);
         }
     }
@@ -77,18 +104,55 @@ class QwenXmlTemplateTest {
     void claimsByFingerprintArchitectureAndName() throws Exception {
         QwenTemplates p = new QwenTemplates();
         Path templates = Path.of(System.getProperty("forge.llama.home"), "src/models/templates");
-        TemplateClaim c35 = p.claim(model("x", Map.of("tokenizer.chat_template", Files.readString(templates.resolve("Qwen3.5-4B.jinja"))))).orElseThrow();
+        TemplateClaim c35 = p.claim(model(
+                        "x",
+                        Map.of("tokenizer.chat_template", Files.readString(templates.resolve("Qwen3.5-4B.jinja")))))
+                .orElseThrow();
         assertEquals("qwen3.5", c35.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c35.rule());
-        assertEquals("qwen3-coder", p.claim(model("x", Map.of("tokenizer.chat_template",
-                Files.readString(templates.resolve("Qwen3-Coder.jinja"))))).orElseThrow().variant());
-        assertEquals("qwen3.5", p.claim(model("x", Map.of("general.architecture", "qwen35moe"))).orElseThrow().variant());
+        assertEquals(
+                "qwen3-coder",
+                p.claim(model(
+                                "x",
+                                Map.of(
+                                        "tokenizer.chat_template",
+                                        Files.readString(templates.resolve("Qwen3-Coder.jinja")))))
+                        .orElseThrow()
+                        .variant());
+        assertEquals(
+                "qwen3.5",
+                p.claim(model("x", Map.of("general.architecture", "qwen35moe")))
+                        .orElseThrow()
+                        .variant());
         // Qwen3-Coder-30B-A3B is a qwen3moe model: its name outranks the architecture's guess.
-        assertEquals("qwen3-coder", p.claim(model("x", Map.of("general.architecture", "qwen3moe",
-                "general.name", "Qwen3 Coder 30B A3B Instruct"))).orElseThrow().variant());
-        assertEquals("qwen3", p.claim(model("x", Map.of("general.architecture", "qwen3moe"))).orElseThrow().variant());
-        assertEquals("qwen3-coder", p.claim(model("Qwen3-Coder-30B-A3B-Instruct-Q4_K_M", Map.of())).orElseThrow().variant());
-        assertEquals("qwen3.5", p.claim(model("Qwen3.5-4B-Q8_0", Map.of())).orElseThrow().variant());
-        assertEquals("qwen2.5", p.claim(model("Qwen2.5-Coder-7B-Instruct-Q4_K_M", Map.of())).orElseThrow().variant());
+        assertEquals(
+                "qwen3-coder",
+                p.claim(model(
+                                "x",
+                                Map.of(
+                                        "general.architecture",
+                                        "qwen3moe",
+                                        "general.name",
+                                        "Qwen3 Coder 30B A3B Instruct")))
+                        .orElseThrow()
+                        .variant());
+        assertEquals(
+                "qwen3",
+                p.claim(model("x", Map.of("general.architecture", "qwen3moe")))
+                        .orElseThrow()
+                        .variant());
+        assertEquals(
+                "qwen3-coder",
+                p.claim(model("Qwen3-Coder-30B-A3B-Instruct-Q4_K_M", Map.of()))
+                        .orElseThrow()
+                        .variant());
+        assertEquals(
+                "qwen3.5",
+                p.claim(model("Qwen3.5-4B-Q8_0", Map.of())).orElseThrow().variant());
+        assertEquals(
+                "qwen2.5",
+                p.claim(model("Qwen2.5-Coder-7B-Instruct-Q4_K_M", Map.of()))
+                        .orElseThrow()
+                        .variant());
     }
 }

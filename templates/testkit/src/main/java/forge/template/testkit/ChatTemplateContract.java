@@ -10,8 +10,11 @@ import forge.api.TemplateException;
 import forge.api.model.ModelDescriptor;
 import forge.api.model.ModelMetadata;
 import forge.api.template.ChatDelta;
+import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
+import forge.api.template.Role;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
 import forge.template.toolkit.TemplateCaps;
@@ -46,7 +49,10 @@ public interface ChatTemplateContract {
             case "kimi" -> "[EOS]";
             default -> "<|im_end|>";
         };
-        return new TemplateContext(new ModelDescriptor("golden-" + variant, List.of(), Path.of("golden.gguf"), ModelMetadata.EMPTY), bos, eos);
+        return new TemplateContext(
+                new ModelDescriptor("golden-" + variant, List.of(), Path.of("golden.gguf"), ModelMetadata.EMPTY),
+                bos,
+                eos);
     }
 
     /** The variants checked against the golden corpus; by default all of them. */
@@ -67,7 +73,8 @@ public interface ChatTemplateContract {
                     try {
                         String got = template.render(e.prompt());
                         if (!got.equals(e.text().get())) {
-                            failures.add(where + ": differs\n--- expected\n" + e.text().get() + "\n--- got\n" + got + "\n---");
+                            failures.add(where + ": differs\n--- expected\n"
+                                    + e.text().get() + "\n--- got\n" + got + "\n---");
                         }
                     } catch (RuntimeException x) {
                         failures.add(where + ": threw " + x);
@@ -75,10 +82,12 @@ public interface ChatTemplateContract {
                 } else {
                     try {
                         template.render(e.prompt());
-                        failures.add(where + ": rendered, but the official template raises: " + e.error().get());
+                        failures.add(where + ": rendered, but the official template raises: "
+                                + e.error().get());
                     } catch (TemplateException x) {
                         if (e.raised() && !x.getMessage().equals(e.error().get())) {
-                            failures.add(where + ": reason '" + x.getMessage() + "', expected '" + e.error().get() + "'");
+                            failures.add(where + ": reason '" + x.getMessage() + "', expected '"
+                                    + e.error().get() + "'");
                         }
                     }
                 }
@@ -98,7 +107,10 @@ public interface ChatTemplateContract {
     @Test
     default void declaresTheCapabilitiesOfItsOfficialTemplates() {
         for (String variant : goldenVariants()) {
-            assertEquals(GoldenCorpus.locate().caps(variant), caps(variant), variant + ": capabilities differ from the official template's");
+            assertEquals(
+                    GoldenCorpus.locate().caps(variant),
+                    caps(variant),
+                    variant + ": capabilities differ from the official template's");
         }
     }
 
@@ -119,7 +131,7 @@ public interface ChatTemplateContract {
         String text = "Plain answer with <angle> brackets, a < b and 100% unicode: héllo 🙂.";
         for (TemplateVariant v : provider().variants()) {
             ChatTemplate t = provider().create(v.name(), context(v.name()));
-            var prompt = forge.api.template.ChatPrompt.of(List.of(forge.api.template.ChatMessage.of(forge.api.template.Role.USER, "q")));
+            var prompt = ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")));
             if (t.render(prompt).endsWith("<think>\n")) {
                 continue; // this variant opens its answer in reasoning; its own tests cover that
             }

@@ -28,8 +28,8 @@ import java.util.stream.Stream;
 public final class GoldenCorpus {
 
     /** One case's outcome for one variant. */
-    public record Expected(String caseName, ChatPrompt prompt, Optional<String> text, Optional<String> error, boolean raised) {
-    }
+    public record Expected(
+            String caseName, ChatPrompt prompt, Optional<String> text, Optional<String> error, boolean raised) {}
 
     private final Path root;
 
@@ -39,7 +39,9 @@ public final class GoldenCorpus {
 
     /** The corpus beside the family modules ({@code templates/golden}), found from the working directory. */
     public static GoldenCorpus locate() {
-        Path dir = Path.of(System.getProperty("forge.golden.dir", "../golden")).toAbsolutePath().normalize();
+        Path dir = Path.of(System.getProperty("forge.golden.dir", "../golden"))
+                .toAbsolutePath()
+                .normalize();
         if (!Files.isDirectory(dir.resolve("cases"))) {
             throw new IllegalStateException("golden corpus not found at " + dir);
         }
@@ -50,11 +52,11 @@ public final class GoldenCorpus {
     @SuppressWarnings("unchecked")
     public TemplateCaps caps(String variant) {
         try {
-            Map<String, Object> index = (Map<String, Object>) PythonJson.parse(
-                    Files.readString(root.resolve("templates.json"), StandardCharsets.UTF_8));
+            Map<String, Object> index = (Map<String, Object>)
+                    PythonJson.parse(Files.readString(root.resolve("templates.json"), StandardCharsets.UTF_8));
             Map<String, Object> caps = (Map<String, Object>) ((Map<String, Object>) index.get(variant)).get("caps");
-            return new TemplateCaps((Boolean) caps.get("join_parts"), (Boolean) caps.get("null_as_empty"),
-                    (Boolean) caps.get("developer_as_system"));
+            return new TemplateCaps((Boolean) caps.get("join_parts"), (Boolean) caps.get("null_as_empty"), (Boolean)
+                    caps.get("developer_as_system"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -73,12 +75,22 @@ public final class GoldenCorpus {
             for (Path r : renders.sorted().toList()) {
                 String file = r.getFileName().toString();
                 String name = file.replaceFirst("\\.(txt|error)$", "");
-                ChatPrompt prompt = prompt(Files.readString(root.resolve("cases").resolve(name + ".json"), StandardCharsets.UTF_8));
+                ChatPrompt prompt =
+                        prompt(Files.readString(root.resolve("cases").resolve(name + ".json"), StandardCharsets.UTF_8));
                 if (file.endsWith(".txt")) {
-                    out.add(new Expected(name, prompt, Optional.of(Files.readString(r, StandardCharsets.UTF_8)), Optional.empty(), false));
+                    out.add(new Expected(
+                            name,
+                            prompt,
+                            Optional.of(Files.readString(r, StandardCharsets.UTF_8)),
+                            Optional.empty(),
+                            false));
                 } else {
                     List<String> lines = Files.readAllLines(r, StandardCharsets.UTF_8);
-                    out.add(new Expected(name, prompt, Optional.empty(), Optional.of(lines.get(0)),
+                    out.add(new Expected(
+                            name,
+                            prompt,
+                            Optional.empty(),
+                            Optional.of(lines.get(0)),
                             lines.size() > 1 && lines.get(1).equals("raise_exception")));
                 }
             }
@@ -99,18 +111,25 @@ public final class GoldenCorpus {
             for (Object c : (List<Object>) m.getOrDefault("tool_calls", List.of())) {
                 Map<String, Object> call = (Map<String, Object>) c;
                 Map<String, Object> fn = (Map<String, Object>) call.get("function");
-                calls.add(new ToolCall((String) call.get("id"), (String) fn.get("name"), PythonJson.dumps(fn.get("arguments"))));
+                calls.add(new ToolCall(
+                        (String) call.get("id"), (String) fn.get("name"), PythonJson.dumps(fn.get("arguments"))));
             }
             // content as forge.http reads it: text parts joined, null as ""; the message itself as sent
-            messages.add(new ChatMessage(Role.fromWire((String) m.get("role")), text(m.get("content")),
-                    (String) m.getOrDefault("name", ""), calls, (String) m.getOrDefault("tool_call_id", ""),
-                    (String) m.getOrDefault("reasoning_content", ""), PythonJson.dumps(m)));
+            messages.add(new ChatMessage(
+                    Role.fromWire((String) m.get("role")),
+                    text(m.get("content")),
+                    (String) m.getOrDefault("name", ""),
+                    calls,
+                    (String) m.getOrDefault("tool_call_id", ""),
+                    (String) m.getOrDefault("reasoning_content", ""),
+                    PythonJson.dumps(m)));
         }
         List<ToolDefinition> tools = new ArrayList<>();
         for (Object t : (List<Object>) doc.get("tools")) {
             Map<String, Object> fn = (Map<String, Object>) ((Map<String, Object>) t).get("function");
-            tools.add(new ToolDefinition((String) fn.get("name"), (String) fn.getOrDefault("description", ""),
-                    (Map<String, Object>) fn.get("parameters")));
+            tools.add(new ToolDefinition(
+                    (String) fn.get("name"), (String) fn.getOrDefault("description", ""), (Map<String, Object>)
+                            fn.get("parameters")));
         }
         Map<String, Object> options = new LinkedHashMap<>((Map<String, Object>) doc.get("chat_template_kwargs"));
         return new ChatPrompt(messages, tools, (Boolean) doc.get("add_generation_prompt"), options);

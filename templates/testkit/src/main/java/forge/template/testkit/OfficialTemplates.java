@@ -24,8 +24,7 @@ import java.util.stream.Stream;
  */
 public final class OfficialTemplates {
 
-    private OfficialTemplates() {
-    }
+    private OfficialTemplates() {}
 
     /** Every official template: file name to source, sorted by name. */
     public static Map<String, String> all() {
@@ -51,11 +50,17 @@ public final class OfficialTemplates {
         Map<String, String> all = all();
         assertTrue(all.keySet().containsAll(own.keySet()), "official templates " + own.keySet());
         for (var e : all.entrySet()) {
-            ModelDescriptor model = new ModelDescriptor("x", List.of(), Path.of("x.gguf"),
+            ModelDescriptor model = new ModelDescriptor(
+                    "x",
+                    List.of(),
+                    Path.of("x.gguf"),
                     new ModelMetadata(Map.of("tokenizer.chat_template", e.getValue()), Map.of()));
             Optional<TemplateClaim> claim = provider.claim(model);
-            assertEquals(Optional.ofNullable(own.get(e.getKey())), claim.map(TemplateClaim::variant),
-                    provider.family() + " on " + e.getKey() + ": " + claim.map(TemplateClaim::reason).orElse("no claim"));
+            assertEquals(
+                    Optional.ofNullable(own.get(e.getKey())),
+                    claim.map(TemplateClaim::variant),
+                    provider.family() + " on " + e.getKey() + ": "
+                            + claim.map(TemplateClaim::reason).orElse("no claim"));
             claim.ifPresent(c -> assertEquals(TemplateClaim.Rule.METADATA, c.rule(), e.getKey()));
         }
     }

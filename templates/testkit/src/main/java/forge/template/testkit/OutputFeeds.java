@@ -7,8 +7,7 @@ import java.util.List;
 
 /** Feeding model output to a parser the way a stream would. */
 public final class OutputFeeds {
-    private OutputFeeds() {
-    }
+    private OutputFeeds() {}
 
     /** All deltas of {@code text} fed one character (code point) at a time, as the worst tokenizer would, then {@code finish()}. */
     public static List<ChatDelta> feedCharByChar(OutputParser parser, String text) {

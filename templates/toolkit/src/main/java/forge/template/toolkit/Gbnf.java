@@ -19,8 +19,7 @@ package forge.template.toolkit;
  */
 public final class Gbnf {
 
-    private Gbnf() {
-    }
+    private Gbnf() {}
 
     /** {@code text} as a GBNF string literal, quoted and escaped as llama.cpp's grammar parser reads it. */
     public static String literal(String text) {

@@ -4,6 +4,7 @@ import forge.api.TemplateException;
 import forge.api.template.ToolCall;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -52,8 +53,7 @@ public final class PythonJson {
     private static final Writer PYTHON = new Writer(false, null, null, ": ", false, UnaryOperator.identity());
     private static final Writer COMPACT = PYTHON.separators(",", ":");
 
-    private PythonJson() {
-    }
+    private PythonJson() {}
 
     /** {@code json.dumps(value, ensure_ascii=False)}: one line, {@code ", "} and {@code ": "} separators. */
     public static String dumps(Object value) {
@@ -98,7 +98,8 @@ public final class PythonJson {
         try {
             return parse(call.arguments().isBlank() ? "{}" : call.arguments());
         } catch (IllegalArgumentException e) {
-            throw new TemplateException("the arguments of tool call '" + call.name() + "' are not JSON: " + e.getMessage(), e);
+            throw new TemplateException(
+                    "the arguments of tool call '" + call.name() + "' are not JSON: " + e.getMessage(), e);
         }
     }
 
@@ -116,12 +117,18 @@ public final class PythonJson {
         private final String indent;
         /** null: Python's default, {@code ", "} on one line and {@code ","} when indented. */
         private final String itemSeparator;
+
         private final String keySeparator;
         private final boolean sortKeys;
         private final UnaryOperator<Object> view;
 
-        private Writer(boolean ensureAscii, String indent, String itemSeparator, String keySeparator, boolean sortKeys,
-                       UnaryOperator<Object> view) {
+        private Writer(
+                boolean ensureAscii,
+                String indent,
+                String itemSeparator,
+                String keySeparator,
+                boolean sortKeys,
+                UnaryOperator<Object> view) {
             this.ensureAscii = ensureAscii;
             this.indent = indent;
             this.itemSeparator = itemSeparator;
@@ -151,7 +158,8 @@ public final class PythonJson {
 
         /** {@code separators=(item, key)}. */
         public Writer separators(String item, String key) {
-            return new Writer(ensureAscii, indent, Objects.requireNonNull(item), Objects.requireNonNull(key), sortKeys, view);
+            return new Writer(
+                    ensureAscii, indent, Objects.requireNonNull(item), Objects.requireNonNull(key), sortKeys, view);
         }
 
         /** {@code sort_keys}: a dict's items by key. */
@@ -195,7 +203,8 @@ public final class PythonJson {
                 case PythonValues.Tuple t -> writeList(sb, t.items(), depth);
                 default -> {
                     if (v != NULL) {
-                        throw new IllegalArgumentException("Object of type " + PythonValues.typeName(v) + " is not JSON serializable");
+                        throw new IllegalArgumentException(
+                                "Object of type " + PythonValues.typeName(v) + " is not JSON serializable");
                     }
                     sb.append("null");
                 }
@@ -228,7 +237,7 @@ public final class PythonJson {
             }
             List<Map.Entry<String, Object>> entries = new ArrayList<>(m.size());
             for (Map.Entry<?, ?> e : m.entrySet()) {
-                entries.add(new java.util.AbstractMap.SimpleImmutableEntry<>(key(e.getKey()), e.getValue()));
+                entries.add(new AbstractMap.SimpleImmutableEntry<>(key(e.getKey()), e.getValue()));
             }
             if (sortKeys) {
                 entries.sort(Map.Entry.comparingByKey(Comparator.naturalOrder()));
@@ -261,7 +270,8 @@ public final class PythonJson {
                 case Number n -> n.toString();
                 default -> {
                     if (k != NULL) {
-                        throw new IllegalArgumentException("keys must be str, int, float, bool or None, not " + PythonValues.typeName(k));
+                        throw new IllegalArgumentException(
+                                "keys must be str, int, float, bool or None, not " + PythonValues.typeName(k));
                     }
                     yield "null";
                 }

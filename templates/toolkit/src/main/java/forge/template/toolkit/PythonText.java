@@ -20,14 +20,29 @@ import java.util.Locale;
  */
 public final class PythonText {
 
-    private PythonText() {
-    }
+    private PythonText() {}
 
     /** Python's {@code str.isspace()} for one character. */
     public static boolean isSpace(char c) {
         return switch (c) {
-            case '\t', '\n', 0x0b, '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, ' ', 0x85, 0xa0, 0x1680,
-                 0x2028, 0x2029, 0x202f, 0x205f, 0x3000 -> true;
+            case '\t',
+                    '\n',
+                    0x0b,
+                    '\f',
+                    '\r',
+                    0x1c,
+                    0x1d,
+                    0x1e,
+                    0x1f,
+                    ' ',
+                    0x85,
+                    0xa0,
+                    0x1680,
+                    0x2028,
+                    0x2029,
+                    0x202f,
+                    0x205f,
+                    0x3000 -> true;
             default -> c >= 0x2000 && c <= 0x200a;
         };
     }
@@ -184,8 +199,16 @@ public final class PythonText {
         int start = 0;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c == '\n' || c == '\r' || c == 0x0b || c == 0x0c || c == 0x1c || c == 0x1d || c == 0x1e || c == 0x85
-                    || c == 0x2028 || c == 0x2029) {
+            if (c == '\n'
+                    || c == '\r'
+                    || c == 0x0b
+                    || c == 0x0c
+                    || c == 0x1c
+                    || c == 0x1d
+                    || c == 0x1e
+                    || c == 0x85
+                    || c == 0x2028
+                    || c == 0x2029) {
                 out.add(s.substring(start, i));
                 if (c == '\r' && i + 1 < s.length() && s.charAt(i + 1) == '\n') {
                     i++;
@@ -235,7 +258,8 @@ public final class PythonText {
             return s;
         }
         int first = s.offsetByCodePoints(0, 1);
-        return s.substring(0, first).toUpperCase(Locale.ROOT) + s.substring(first).toLowerCase(Locale.ROOT);
+        return s.substring(0, first).toUpperCase(Locale.ROOT)
+                + s.substring(first).toLowerCase(Locale.ROOT);
     }
 
     /** {@code s.title()}: a letter after a letter is lower case, any other upper case ({@code it's} is {@code It'S}). */

@@ -2,7 +2,9 @@ package forge.template.toolkit;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -34,7 +36,7 @@ public final class PythonValues {
     /** A Python tuple: prints as {@code ('a', 1)} or {@code ('a',)}. */
     public record Tuple(List<?> items) {
         public Tuple {
-            items = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(items));
+            items = Collections.unmodifiableList(new ArrayList<>(items));
         }
     }
 
@@ -53,8 +55,7 @@ public final class PythonValues {
 
     private static final View PLAIN = new View(UnaryOperator.identity());
 
-    private PythonValues() {
-    }
+    private PythonValues() {}
 
     /** {@code str(v)}. */
     public static String str(Object v) {
@@ -257,8 +258,13 @@ public final class PythonValues {
     /** Python's {@code str.isprintable} for one code point: not a control, format, separator (but space), private or unassigned. */
     private static boolean printable(int c) {
         return switch (Character.getType(c)) {
-            case Character.CONTROL, Character.FORMAT, Character.SURROGATE, Character.PRIVATE_USE, Character.UNASSIGNED,
-                 Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR -> false;
+            case Character.CONTROL,
+                    Character.FORMAT,
+                    Character.SURROGATE,
+                    Character.PRIVATE_USE,
+                    Character.UNASSIGNED,
+                    Character.LINE_SEPARATOR,
+                    Character.PARAGRAPH_SEPARATOR -> false;
             case Character.SPACE_SEPARATOR -> c == ' ';
             default -> true;
         };

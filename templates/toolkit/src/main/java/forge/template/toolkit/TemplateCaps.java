@@ -54,13 +54,16 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
     public static TemplateCaps probe(Probe template, String source) {
         String plain = attempt(template, List.of(message("user", "forge-probe-text")), null);
         boolean strings = plain != null && plain.contains("forge-probe-text");
-        String parts = attempt(template, List.of(message("user", List.of(part("forge-probe-a"), part("forge-probe-b")))), null);
-        boolean typed = parts != null && parts.contains("forge-probe-a") && parts.contains("forge-probe-b")
+        String parts = attempt(
+                template, List.of(message("user", List.of(part("forge-probe-a"), part("forge-probe-b")))), null);
+        boolean typed = parts != null
+                && parts.contains("forge-probe-a")
+                && parts.contains("forge-probe-b")
                 && !parts.contains("'type': 'text'");
         String withNull = attempt(template, calls(null), List.of(probeTool()));
         String withEmpty = attempt(template, calls(""), List.of(probeTool()));
-        boolean nullBreaks = withEmpty != null
-                && (withNull == null || (withNull.contains("None") && !withEmpty.contains("None")));
+        boolean nullBreaks =
+                withEmpty != null && (withNull == null || (withNull.contains("None") && !withEmpty.contains("None")));
         return new TemplateCaps(strings && !typed, nullBreaks, !source.contains("developer"));
     }
 
@@ -114,15 +117,26 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
         List<ChatMessage> out = new ArrayList<>(messages.size());
         for (ChatMessage m : messages) {
             String text = text(m);
-            out.add(text.equals(m.content()) ? m
-                    : new ChatMessage(m.role(), text, m.name(), m.toolCalls(), m.toolCallId(), m.reasoningContent(), m.wire()));
+            out.add(
+                    text.equals(m.content())
+                            ? m
+                            : new ChatMessage(
+                                    m.role(),
+                                    text,
+                                    m.name(),
+                                    m.toolCalls(),
+                                    m.toolCallId(),
+                                    m.reasoningContent(),
+                                    m.wire()));
         }
         return out;
     }
 
     /** The content of {@code m} as the client sent it when that was a list of parts (as parsed JSON), else empty. */
     public static Optional<List<?>> parts(ChatMessage m) {
-        if (!m.wire().isEmpty() && PythonJson.parse(m.wire()) instanceof Map<?, ?> sent && sent.get("content") instanceof List<?> list) {
+        if (!m.wire().isEmpty()
+                && PythonJson.parse(m.wire()) instanceof Map<?, ?> sent
+                && sent.get("content") instanceof List<?> list) {
             return Optional.of(list);
         }
         return Optional.empty();

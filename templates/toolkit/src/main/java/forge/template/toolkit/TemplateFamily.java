@@ -90,7 +90,8 @@ public abstract class TemplateFamily implements ChatTemplateProvider {
      * The claim of the first of the model's own names ({@link #metadataNames}) that names a
      * variant ({@code variantOf}), with {@link #METADATA_NAME_CONFIDENCE}; empty when none does.
      */
-    protected static Optional<TemplateClaim> claimByMetadataName(ModelMetadata meta, Function<String, Optional<String>> variantOf) {
+    protected static Optional<TemplateClaim> claimByMetadataName(
+            ModelMetadata meta, Function<String, Optional<String>> variantOf) {
         for (String n : metadataNames(meta)) {
             Optional<String> v = variantOf.apply(n);
             if (v.isPresent()) {

@@ -18,8 +18,7 @@ import java.util.Optional;
  */
 public final class TemplateFingerprint {
 
-    private TemplateFingerprint() {
-    }
+    private TemplateFingerprint() {}
 
     /** The fingerprint of {@code source}: 64 lowercase hex digits. */
     public static String of(String source) {
@@ -33,7 +32,8 @@ public final class TemplateFingerprint {
             to--;
         }
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(s.substring(from, to).getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(s.substring(from, to).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);

@@ -62,8 +62,17 @@ class GbnfTest {
 
     @Test
     void llamaCppReadsBackExactlyTheText() {
-        for (String s : new String[] {"<tool_call>\n{\"name\": ", "tab\there", "back\\slash \\n not a newline", "quote\"", "[]-^$.*+?()|{}",
-                "é 😀 <|\"|>", "\r\n\t\"\\", "#not a comment", "::= root"}) {
+        for (String s : new String[] {
+            "<tool_call>\n{\"name\": ",
+            "tab\there",
+            "back\\slash \\n not a newline",
+            "quote\"",
+            "[]-^$.*+?()|{}",
+            "é 😀 <|\"|>",
+            "\r\n\t\"\\",
+            "#not a comment",
+            "::= root"
+        }) {
             assertEquals(s, llamaCppReads(Gbnf.literal(s)), s);
         }
         for (char c = 1; c < 0x80; c++) {

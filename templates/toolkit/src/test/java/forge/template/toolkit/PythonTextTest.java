@@ -15,8 +15,9 @@ class PythonTextTest {
     @Test
     void whitespaceIsPythonsNotJavas() {
         // [c for c in range(0x3001) if chr(c).isspace()]
-        List<Integer> python = List.of(9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 133, 160, 5760, 8192, 8193, 8194, 8195, 8196, 8197,
-                8198, 8199, 8200, 8201, 8202, 8232, 8233, 8239, 8287, 12288);
+        List<Integer> python = List.of(
+                9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 133, 160, 5760, 8192, 8193, 8194, 8195, 8196, 8197, 8198, 8199,
+                8200, 8201, 8202, 8232, 8233, 8239, 8287, 12288);
         List<Integer> ours = new ArrayList<>();
         for (char c = 0; c <= 0x3000; c++) {
             if (PythonText.isSpace(c)) {
@@ -79,7 +80,10 @@ class PythonTextTest {
         assertEquals(2, PythonText.count("aaaa", "aa"));
         assertEquals(3, PythonText.count("ab", ""));
         assertEquals("École", PythonText.capitalize("éCOLE"));
-        assertEquals("\ud801\udc00bc", PythonText.capitalize("\ud801\udc28BC"), "Deseret: the first code point, not the first UTF-16 unit");
+        assertEquals(
+                "\ud801\udc00bc",
+                PythonText.capitalize("\ud801\udc28BC"),
+                "Deseret: the first code point, not the first UTF-16 unit");
         assertEquals("", PythonText.capitalize(""));
         assertEquals("It'S A Test-X", PythonText.title("it's a TEST-x"));
         assertTrue(PythonText.isDigit("0123"));

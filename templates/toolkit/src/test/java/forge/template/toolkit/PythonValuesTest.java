@@ -21,8 +21,16 @@ class PythonValuesTest {
     @Test
     void strOfContainersIsTheirRepr() {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("a", Arrays.asList(true, PythonJson.NULL, 1e-5, Double.NaN, new PythonValues.Tuple(List.of(1L)), PAIR,
-                new PythonValues.Tuple(List.of())));
+        m.put(
+                "a",
+                Arrays.asList(
+                        true,
+                        PythonJson.NULL,
+                        1e-5,
+                        Double.NaN,
+                        new PythonValues.Tuple(List.of(1L)),
+                        PAIR,
+                        new PythonValues.Tuple(List.of())));
         m.put("b", null);
         assertEquals("{'a': [True, None, 1e-05, nan, (1,), (1, 2), ()], 'b': None}", PythonValues.str(m));
         assertEquals("['x', 'y']", PythonValues.str(new Object[] {"x", "y"}));
@@ -50,8 +58,11 @@ class PythonValuesTest {
         assertEquals("'a\\nb\\tc\\r'", PythonValues.repr("a\nb\tc\r"));
         assertEquals("'\\\\'", PythonValues.repr("\\"));
         assertEquals("\"it's \\\\\"", PythonValues.repr("it's \\"));
-        // Not printable: controls, DEL, C1 controls, no-break space, format and private-use characters, unassigned code points.
-        assertEquals("'\\x01\\x7f\\x85\\xa0\\u200b\\ue000\\U0010ffff😀é'", PythonValues.repr("\u0001\u007f\u0085\u00a0\u200b\ue000\udbff\udfff😀é"));
+        // Not printable: controls, DEL, C1 controls, no-break space, format and private-use characters, unassigned code
+        // points.
+        assertEquals(
+                "'\\x01\\x7f\\x85\\xa0\\u200b\\ue000\\U0010ffff😀é'",
+                PythonValues.repr("\u0001\u007f\u0085\u00a0\u200b\ue000\udbff\udfff😀é"));
     }
 
     @Test
@@ -70,27 +81,85 @@ class PythonValuesTest {
 
     @Test
     void truthIsPythons() {
-        for (Object falsy : Arrays.asList(null, PythonJson.NULL, false, "", 0L, 0, 0.0, -0.0, BigDecimal.ZERO, BigInteger.ZERO,
-                List.of(), Map.of(), Set.of(), new Object[0], new PythonValues.Tuple(List.of()))) {
+        for (Object falsy : Arrays.asList(
+                null,
+                PythonJson.NULL,
+                false,
+                "",
+                0L,
+                0,
+                0.0,
+                -0.0,
+                BigDecimal.ZERO,
+                BigInteger.ZERO,
+                List.of(),
+                Map.of(),
+                Set.of(),
+                new Object[0],
+                new PythonValues.Tuple(List.of()))) {
             assertFalse(PythonValues.truthy(falsy), String.valueOf(falsy));
         }
-        for (Object truthy : Arrays.asList(true, "False", "0", 1L, -1, 0.5, Double.NaN, new BigDecimal("0.01"), List.of(0),
-                Map.of("a", false), new Object[] {null}, new PythonValues.Tuple(Arrays.asList((Object) null)), 'x', new Object())) {
+        for (Object truthy : Arrays.asList(
+                true,
+                "False",
+                "0",
+                1L,
+                -1,
+                0.5,
+                Double.NaN,
+                new BigDecimal("0.01"),
+                List.of(0),
+                Map.of("a", false),
+                new Object[] {null},
+                new PythonValues.Tuple(Arrays.asList((Object) null)),
+                'x',
+                new Object())) {
             assertTrue(PythonValues.truthy(truthy), String.valueOf(truthy));
         }
     }
 
     @Test
     void typeNamesArePythons() {
-        assertEquals(List.of("NoneType", "NoneType", "bool", "str", "str", "int", "int", "float", "float", "float", "dict", "list",
-                        "list", "list", "tuple"),
-                Arrays.asList(null, PythonJson.NULL, true, "s", 'c', 1L, BigInteger.ONE, 1.0, 1.0f, BigDecimal.ONE, Map.of(), List.of(),
-                        Set.of(), new Object[0], PAIR).stream().map(PythonValues::typeName).toList());
+        assertEquals(
+                List.of(
+                        "NoneType",
+                        "NoneType",
+                        "bool",
+                        "str",
+                        "str",
+                        "int",
+                        "int",
+                        "float",
+                        "float",
+                        "float",
+                        "dict",
+                        "list",
+                        "list",
+                        "list",
+                        "tuple"),
+                Arrays.asList(
+                                null,
+                                PythonJson.NULL,
+                                true,
+                                "s",
+                                'c',
+                                1L,
+                                BigInteger.ONE,
+                                1.0,
+                                1.0f,
+                                BigDecimal.ONE,
+                                Map.of(),
+                                List.of(),
+                                Set.of(),
+                                new Object[0],
+                                PAIR)
+                        .stream()
+                        .map(PythonValues::typeName)
+                        .toList());
     }
 
     /** An engine's own values: a safe string, its own None, and an object that prints as itself. */
-    private record Safe(String text) {
-    }
+    private record Safe(String text) {}
 
     private static final Object NONE = new Object();
 

@@ -42,7 +42,7 @@ class TemplateCapsTest {
         for (Object o : messages) {
             Map<?, ?> m = (Map<?, ?>) o;
             switch (m.get("content")) {
-                case null -> { }
+                case null -> {}
                 case String s -> out.append(s);
                 case List<?> parts -> parts.forEach(p -> out.append(((Map<?, ?>) p).get("text")));
                 default -> throw new IllegalStateException();
@@ -56,14 +56,19 @@ class TemplateCapsTest {
     void probingFindsWhatATemplateCannotTake() {
         assertEquals(new TemplateCaps(true, true, true), TemplateCaps.probe(TemplateCapsTest::concatenating, "role"));
         assertEquals(new TemplateCaps(true, true, true), TemplateCaps.probe(TemplateCapsTest::printing, "x"));
-        assertEquals(new TemplateCaps(false, false, false),
+        assertEquals(
+                new TemplateCaps(false, false, false),
                 TemplateCaps.probe(TemplateCapsTest::partsAware, "{% if message.role == 'developer' %}"));
         // A template that renders nothing at all takes nothing: left as sent, as llama.cpp leaves it.
         assertEquals(new TemplateCaps(false, false, true), TemplateCaps.probe((m, t) -> "", ""));
         // One that always raises is no reason to rewrite what a client sent.
-        assertEquals(new TemplateCaps(false, false, true), TemplateCaps.probe((m, t) -> {
-            throw new IllegalStateException("no");
-        }, ""));
+        assertEquals(
+                new TemplateCaps(false, false, true),
+                TemplateCaps.probe(
+                        (m, t) -> {
+                            throw new IllegalStateException("no");
+                        },
+                        ""));
     }
 
     @Test
@@ -77,10 +82,13 @@ class TemplateCapsTest {
     @Test
     void fitChangesOnlyTheShapesTheTemplateCannotTake() {
         List<Object> messages = new ArrayList<>(List.of(
-                message("developer", "be terse"), message("user", new ArrayList<>(List.of(part("one"), part("two")))),
+                message("developer", "be terse"),
+                message("user", new ArrayList<>(List.of(part("one"), part("two")))),
                 message("assistant", null)));
         new TemplateCaps(true, true, true).fit(messages);
-        assertEquals(List.of(message("system", "be terse"), message("user", "one\ntwo"), message("assistant", "")), messages);
+        assertEquals(
+                List.of(message("system", "be terse"), message("user", "one\ntwo"), message("assistant", "")),
+                messages);
 
         List<Object> asSent = new ArrayList<>(List.of(message("developer", "x"), message("assistant", null)));
         assertSame(asSent, TemplateCaps.AS_SENT.fit(asSent));
@@ -89,11 +97,22 @@ class TemplateCapsTest {
 
     @Test
     void familyTextReadsTheClientsParts() {
-        ChatMessage sent = new ChatMessage(Role.USER, "onetwo", "", List.of(), "", "",
+        ChatMessage sent = new ChatMessage(
+                Role.USER,
+                "onetwo",
+                "",
+                List.of(),
+                "",
+                "",
                 "{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"one\"}, {\"type\": \"text\", \"text\": \"two\"}]}");
         assertEquals("one\ntwo", new TemplateCaps(true, false, true).text(sent));
         assertEquals("onetwo", TemplateCaps.AS_SENT.text(sent));
-        assertEquals("one\ntwo", new TemplateCaps(true, false, true).fitted(List.of(sent)).getFirst().content());
+        assertEquals(
+                "one\ntwo",
+                new TemplateCaps(true, false, true)
+                        .fitted(List.of(sent))
+                        .getFirst()
+                        .content());
         List<ChatMessage> plain = List.of(ChatMessage.of(Role.USER, "hi"));
         assertSame(plain, TemplateCaps.AS_SENT.fitted(plain));
     }

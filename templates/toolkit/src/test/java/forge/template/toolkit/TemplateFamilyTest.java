@@ -22,7 +22,9 @@ class TemplateFamilyTest {
     /** A family of two variants named by "one" or "two" in a model's name. */
     static final class Numbers extends TemplateFamily {
         Numbers() {
-            super("numbers", List.of(new TemplateVariant("one", "the first"), new TemplateVariant("two", "the second")));
+            super(
+                    "numbers",
+                    List.of(new TemplateVariant("one", "the first"), new TemplateVariant("two", "the second")));
         }
 
         @Override
@@ -47,7 +49,9 @@ class TemplateFamilyTest {
         }
 
         static Optional<String> variantOf(String name) {
-            return name.contains("two") ? Optional.of("two") : name.contains("one") ? Optional.of("one") : Optional.empty();
+            return name.contains("two")
+                    ? Optional.of("two")
+                    : name.contains("one") ? Optional.of("one") : Optional.empty();
         }
     }
 
@@ -66,7 +70,9 @@ class TemplateFamilyTest {
     void theFamilyAndItsVariantsAreWhatItWasGiven() {
         Numbers f = new Numbers();
         assertEquals("numbers", f.family());
-        assertEquals(List.of("one", "two"), f.variants().stream().map(TemplateVariant::name).toList());
+        assertEquals(
+                List.of("one", "two"),
+                f.variants().stream().map(TemplateVariant::name).toList());
         assertThrows(UnsupportedOperationException.class, () -> f.variants().clear());
     }
 
@@ -82,12 +88,15 @@ class TemplateFamilyTest {
     @Test
     void theModelsOwnNamesClaimNameFirstThenBasename() {
         Numbers f = new Numbers();
-        assertEquals(Optional.of(new TemplateClaim("one", TemplateClaim.Rule.METADATA, 50, "general.name 'model one'")),
+        assertEquals(
+                Optional.of(new TemplateClaim("one", TemplateClaim.Rule.METADATA, 50, "general.name 'model one'")),
                 f.claim(model("model one", "two-base")));
-        assertEquals(Optional.of(new TemplateClaim("two", TemplateClaim.Rule.METADATA, 50, "general.name 'two-base'")),
+        assertEquals(
+                Optional.of(new TemplateClaim("two", TemplateClaim.Rule.METADATA, 50, "general.name 'two-base'")),
                 f.claim(model("Model", "two-base")));
         assertEquals(Optional.empty(), f.claim(model("Model", null)));
         assertEquals(Optional.empty(), f.claim(model(null, null)));
-        assertEquals(List.of("a", "b"), TemplateFamily.metadataNames(model("a", "b").metadata()));
+        assertEquals(
+                List.of("a", "b"), TemplateFamily.metadataNames(model("a", "b").metadata()));
     }
 }

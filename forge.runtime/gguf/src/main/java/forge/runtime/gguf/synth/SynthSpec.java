@@ -1,5 +1,6 @@
 package forge.runtime.gguf.synth;
 
+import forge.api.UserHome;
 import forge.runtime.gguf.GgmlType;
 import java.nio.file.Path;
 import java.util.List;
@@ -60,7 +61,8 @@ public record SynthSpec(
         Objects.requireNonNull(tensorType, "tensorType");
         Objects.requireNonNull(name, "name");
         if (!ARCHITECTURES.contains(architecture)) {
-            throw new IllegalArgumentException("architecture must be one of " + ARCHITECTURES + ", not '" + architecture + "'");
+            throw new IllegalArgumentException(
+                    "architecture must be one of " + ARCHITECTURES + ", not '" + architecture + "'");
         }
         positive(embedding, "embedding");
         positive(heads, "heads");
@@ -75,7 +77,8 @@ public record SynthSpec(
         }
         if ((embedding / heads) % 2 != 0) {
             // RoPE rotates pairs of dimensions
-            throw new IllegalArgumentException("the head size embedding/heads = " + embedding / heads + " must be even");
+            throw new IllegalArgumentException(
+                    "the head size embedding/heads = " + embedding / heads + " must be even");
         }
         if (heads % kvHeads != 0) {
             throw new IllegalArgumentException("kvHeads (" + kvHeads + ") must divide heads (" + heads + ")");
@@ -110,8 +113,8 @@ public record SynthSpec(
                 throw new IllegalArgumentException("family must be one of " + FAMILIES + ", not '" + family + "'");
             }
             if (size < MIN_SIZE || size > MAX_SIZE) {
-                throw new IllegalArgumentException("a generated vocabulary has " + MIN_SIZE + " to " + MAX_SIZE
-                        + " tokens, not " + size);
+                throw new IllegalArgumentException(
+                        "a generated vocabulary has " + MIN_SIZE + " to " + MAX_SIZE + " tokens, not " + size);
             }
         }
     }
@@ -138,8 +141,19 @@ public record SynthSpec(
     public static SynthSpec tiny(String family) {
         Vocabulary vocabulary = new Generated(family, 512);
         String architecture = family.equals("llama") || family.equals("gemma") ? "llama" : "qwen2";
-        return new SynthSpec(architecture, 64, 2, 4, 2, 128, 1024, vocabulary, GgmlType.F32, 42,
-                "forge-synth-tiny-" + family, false);
+        return new SynthSpec(
+                architecture,
+                64,
+                2,
+                4,
+                2,
+                128,
+                1024,
+                vocabulary,
+                GgmlType.F32,
+                42,
+                "forge-synth-tiny-" + family,
+                false);
     }
 
     /**
@@ -148,8 +162,19 @@ public record SynthSpec(
      * {@code vocabOnlyGguf}, normally llama.cpp's {@code models/ggml-vocab-qwen2.gguf}.
      */
     public static SynthSpec qwen25_05b(Path vocabOnlyGguf) {
-        return new SynthSpec("qwen2", 896, 24, 14, 2, 4864, 32768, new CopiedFrom(vocabOnlyGguf), GgmlType.F16, 42,
-                "forge-synth-qwen2.5-0.5b", true);
+        return new SynthSpec(
+                "qwen2",
+                896,
+                24,
+                14,
+                2,
+                4864,
+                32768,
+                new CopiedFrom(vocabOnlyGguf),
+                GgmlType.F16,
+                42,
+                "forge-synth-qwen2.5-0.5b",
+                true);
     }
 
     /**
@@ -167,7 +192,7 @@ public record SynthSpec(
         String home = System.getProperty("forge.llama.home");
         Path base = home != null && !home.isBlank()
                 ? Path.of(home)
-                : forge.api.UserHome.get().resolve(".cache/forge/llama-3.22.1"); // $HOME, as natives.sh's shell has it
+                : UserHome.get().resolve(".cache/forge/llama-3.22.1"); // $HOME, as natives.sh's shell has it
         return base.resolve("src").resolve("models");
     }
 
@@ -178,14 +203,36 @@ public record SynthSpec(
 
     /** This spec with another architecture. */
     public SynthSpec withArchitecture(String architecture) {
-        return new SynthSpec(architecture, embedding, layers, heads, kvHeads, ffn, contextLength, vocabulary,
-                tensorType, seed, name, tiedEmbeddings);
+        return new SynthSpec(
+                architecture,
+                embedding,
+                layers,
+                heads,
+                kvHeads,
+                ffn,
+                contextLength,
+                vocabulary,
+                tensorType,
+                seed,
+                name,
+                tiedEmbeddings);
     }
 
     /** This spec with another shape, all at once (one field at a time may pass through invalid shapes). */
     public SynthSpec withShape(int embedding, int layers, int heads, int kvHeads, int ffn) {
-        return new SynthSpec(architecture, embedding, layers, heads, kvHeads, ffn, contextLength, vocabulary,
-                tensorType, seed, name, tiedEmbeddings);
+        return new SynthSpec(
+                architecture,
+                embedding,
+                layers,
+                heads,
+                kvHeads,
+                ffn,
+                contextLength,
+                vocabulary,
+                tensorType,
+                seed,
+                name,
+                tiedEmbeddings);
     }
 
     /** This spec with another embedding width. */
@@ -215,38 +262,104 @@ public record SynthSpec(
 
     /** This spec with another training context length. */
     public SynthSpec withContextLength(int contextLength) {
-        return new SynthSpec(architecture, embedding, layers, heads, kvHeads, ffn, contextLength, vocabulary,
-                tensorType, seed, name, tiedEmbeddings);
+        return new SynthSpec(
+                architecture,
+                embedding,
+                layers,
+                heads,
+                kvHeads,
+                ffn,
+                contextLength,
+                vocabulary,
+                tensorType,
+                seed,
+                name,
+                tiedEmbeddings);
     }
 
     /** This spec with another vocabulary. */
     public SynthSpec withVocabulary(Vocabulary vocabulary) {
-        return new SynthSpec(architecture, embedding, layers, heads, kvHeads, ffn, contextLength, vocabulary,
-                tensorType, seed, name, tiedEmbeddings);
+        return new SynthSpec(
+                architecture,
+                embedding,
+                layers,
+                heads,
+                kvHeads,
+                ffn,
+                contextLength,
+                vocabulary,
+                tensorType,
+                seed,
+                name,
+                tiedEmbeddings);
     }
 
     /** This spec with another weight type ({@code F32} or {@code F16}). */
     public SynthSpec withTensorType(GgmlType tensorType) {
-        return new SynthSpec(architecture, embedding, layers, heads, kvHeads, ffn, contextLength, vocabulary,
-                tensorType, seed, name, tiedEmbeddings);
+        return new SynthSpec(
+                architecture,
+                embedding,
+                layers,
+                heads,
+                kvHeads,
+                ffn,
+                contextLength,
+                vocabulary,
+                tensorType,
+                seed,
+                name,
+                tiedEmbeddings);
     }
 
     /** This spec with another seed. */
     public SynthSpec withSeed(long seed) {
-        return new SynthSpec(architecture, embedding, layers, heads, kvHeads, ffn, contextLength, vocabulary,
-                tensorType, seed, name, tiedEmbeddings);
+        return new SynthSpec(
+                architecture,
+                embedding,
+                layers,
+                heads,
+                kvHeads,
+                ffn,
+                contextLength,
+                vocabulary,
+                tensorType,
+                seed,
+                name,
+                tiedEmbeddings);
     }
 
     /** This spec with another {@code general.name}. */
     public SynthSpec withName(String name) {
-        return new SynthSpec(architecture, embedding, layers, heads, kvHeads, ffn, contextLength, vocabulary,
-                tensorType, seed, name, tiedEmbeddings);
+        return new SynthSpec(
+                architecture,
+                embedding,
+                layers,
+                heads,
+                kvHeads,
+                ffn,
+                contextLength,
+                vocabulary,
+                tensorType,
+                seed,
+                name,
+                tiedEmbeddings);
     }
 
     /** This spec with or without a separate {@code output.weight}. */
     public SynthSpec withTiedEmbeddings(boolean tiedEmbeddings) {
-        return new SynthSpec(architecture, embedding, layers, heads, kvHeads, ffn, contextLength, vocabulary,
-                tensorType, seed, name, tiedEmbeddings);
+        return new SynthSpec(
+                architecture,
+                embedding,
+                layers,
+                heads,
+                kvHeads,
+                ffn,
+                contextLength,
+                vocabulary,
+                tensorType,
+                seed,
+                name,
+                tiedEmbeddings);
     }
 
     private static void positive(int value, String what) {

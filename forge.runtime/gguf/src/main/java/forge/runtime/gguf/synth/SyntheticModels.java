@@ -3,12 +3,14 @@ package forge.runtime.gguf.synth;
 import forge.runtime.gguf.GgmlType;
 import forge.runtime.gguf.GgufException;
 import forge.runtime.gguf.GgufReader;
+import forge.runtime.gguf.GgufType;
 import forge.runtime.gguf.GgufValue;
 import forge.runtime.gguf.GgufWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -147,7 +149,7 @@ public final class SyntheticModels {
         try (GgufReader reader = GgufReader.open(file)) {
             Map<String, GgufValue> values = new LinkedHashMap<>(reader.values(k -> k.startsWith("tokenizer.")));
             if (!(values.get("tokenizer.ggml.tokens") instanceof GgufValue.Array tokens)
-                    || tokens.elementType() != forge.runtime.gguf.GgufType.STRING) {
+                    || tokens.elementType() != GgufType.STRING) {
                 throw new GgufException(file + ": has no tokenizer.ggml.tokens array of strings to copy");
             }
             return values;
@@ -157,7 +159,7 @@ public final class SyntheticModels {
     private static GgufWriter.TensorData ones() {
         return sink -> {
             float[] chunk = new float[CHUNK];
-            java.util.Arrays.fill(chunk, 1f);
+            Arrays.fill(chunk, 1f);
             fill(sink, chunk, () -> {});
         };
     }

@@ -42,15 +42,18 @@ class SynthSpecTest {
         assertEquals(GgmlType.F16, spec.tensorType());
         assertTrue(spec.tiedEmbeddings());
         assertEquals(new SynthSpec.CopiedFrom(Path.of("v.gguf")), spec.vocabulary());
-        SynthSpec.CopiedFrom byDefault = (SynthSpec.CopiedFrom) SynthSpec.qwen25_05b().vocabulary();
+        SynthSpec.CopiedFrom byDefault =
+                (SynthSpec.CopiedFrom) SynthSpec.qwen25_05b().vocabulary();
         assertEquals(SynthSpec.llamaModelsDir().resolve("ggml-vocab-qwen2.gguf"), byDefault.vocabOnlyGguf());
     }
 
     @Test
     void withersChangeOneThing() {
         SynthSpec tiny = SynthSpec.tiny("qwen");
-        assertEquals(new SynthSpec("qwen2", 128, 4, 8, 2, 256, 1024, tiny.vocabulary(), GgmlType.F32, 42,
-                tiny.name(), false), tiny.withShape(128, 4, 8, 2, 256));
+        assertEquals(
+                new SynthSpec(
+                        "qwen2", 128, 4, 8, 2, 256, 1024, tiny.vocabulary(), GgmlType.F32, 42, tiny.name(), false),
+                tiny.withShape(128, 4, 8, 2, 256));
         assertEquals(3, tiny.withLayers(3).layers());
         assertEquals(96, tiny.withEmbedding(96).embedding());
         assertEquals(1, tiny.withKvHeads(1).kvHeads());
@@ -62,7 +65,8 @@ class SynthSpecTest {
         assertEquals("llama", tiny.withArchitecture("llama").architecture());
         assertEquals(GgmlType.F16, tiny.withTensorType(GgmlType.F16).tensorType());
         assertTrue(tiny.withTiedEmbeddings(true).tiedEmbeddings());
-        assertEquals(new SynthSpec.Generated("kimi", 1000),
+        assertEquals(
+                new SynthSpec.Generated("kimi", 1000),
                 tiny.withVocabulary(new SynthSpec.Generated("kimi", 1000)).vocabulary());
     }
 

@@ -26,7 +26,8 @@ class SynthVocabularyTest {
         assertEquals("!", v.tokens().getFirst(), "GPT-2's byte order");
         assertEquals("\u0120", v.tokens().get(v.id("\u0120")), "the space byte");
         assertEquals(SynthVocabulary.NORMAL, v.tokenTypes().get(300));
-        int specials = (int) v.tokenTypes().stream().filter(t -> t != SynthVocabulary.NORMAL).count();
+        int specials = (int)
+                v.tokenTypes().stream().filter(t -> t != SynthVocabulary.NORMAL).count();
         for (int i = 512 - specials; i < 512; i++) {
             assertTrue(v.tokenTypes().get(i) != SynthVocabulary.NORMAL, "specials come last");
         }
@@ -45,7 +46,8 @@ class SynthVocabularyTest {
         assertEquals(SynthVocabulary.USER_DEFINED, qwen.tokenTypes().get(qwen.id("</think>")));
         assertEquals(GgufValue.bool(false), qwen.metadata().get("tokenizer.ggml.add_bos_token"));
         assertEquals(GgufValue.string("qwen2"), qwen.metadata().get("tokenizer.ggml.pre"));
-        assertTrue(qwen.chatTemplate().contains("<tool_call>") && qwen.chatTemplate().contains("<|im_start|>"));
+        assertTrue(qwen.chatTemplate().contains("<tool_call>")
+                && qwen.chatTemplate().contains("<|im_start|>"));
 
         var llama = SynthVocabulary.generate(new SynthSpec.Generated("llama", 512));
         assertEquals(llama.id("<|begin_of_text|>"), llama.bosId());
@@ -54,7 +56,8 @@ class SynthVocabularyTest {
         assertEquals(GgufValue.uint32(llama.id("<|eom_id|>")), llama.metadata().get("tokenizer.ggml.eom_token_id"));
         assertEquals(SynthVocabulary.CONTROL, llama.tokenTypes().get(llama.id("<|python_tag|>")));
         assertEquals(GgufValue.bool(true), llama.metadata().get("tokenizer.ggml.add_bos_token"));
-        assertTrue(llama.chatTemplate().contains("<|start_header_id|>") && llama.chatTemplate().contains("<|end_header_id|>"));
+        assertTrue(llama.chatTemplate().contains("<|start_header_id|>")
+                && llama.chatTemplate().contains("<|end_header_id|>"));
 
         var gemma = SynthVocabulary.generate(new SynthSpec.Generated("gemma", 512));
         assertEquals(gemma.id("<bos>"), gemma.bosId());
@@ -67,9 +70,16 @@ class SynthVocabularyTest {
         assertEquals(kimi.id("[BOS]"), kimi.bosId());
         assertEquals(kimi.id("[EOS]"), kimi.eosId());
         assertEquals(kimi.id("<|im_end|>"), kimi.eotId());
-        for (String t : List.of("<|im_user|>", "<|im_assistant|>", "<|im_system|>", "<|im_middle|>",
-                "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
-                "<|tool_call_argument_begin|>", "<|tool_call_end|>")) {
+        for (String t : List.of(
+                "<|im_user|>",
+                "<|im_assistant|>",
+                "<|im_system|>",
+                "<|im_middle|>",
+                "<|tool_calls_section_begin|>",
+                "<|tool_calls_section_end|>",
+                "<|tool_call_begin|>",
+                "<|tool_call_argument_begin|>",
+                "<|tool_call_end|>")) {
             assertEquals(SynthVocabulary.CONTROL, kimi.tokenTypes().get(kimi.id(t)), t);
         }
         // llama.cpp recognises Kimi K2 templates by this exact text
@@ -78,8 +88,11 @@ class SynthVocabularyTest {
         var generic = SynthVocabulary.generate(new SynthSpec.Generated("generic", 512));
         assertEquals(generic.id("<|im_end|>"), generic.eotId());
         // A ChatML template of no family's, with Hermes-style tool calls as many fine-tunes write them.
-        assertTrue(generic.chatTemplate().contains("<|im_start|>") && generic.chatTemplate().contains("<tool_call>"));
-        assertFalse(generic.chatTemplate().equals(SynthVocabulary.generate(new SynthSpec.Generated("qwen", 512)).chatTemplate()));
+        assertTrue(generic.chatTemplate().contains("<|im_start|>")
+                && generic.chatTemplate().contains("<tool_call>"));
+        assertFalse(generic.chatTemplate()
+                .equals(SynthVocabulary.generate(new SynthSpec.Generated("qwen", 512))
+                        .chatTemplate()));
     }
 
     @ParameterizedTest

@@ -14,8 +14,8 @@ import forge.runtime.gguf.GgufTensorInfo;
 import forge.runtime.gguf.GgufType;
 import forge.runtime.gguf.GgufValue;
 import forge.runtime.gguf.LlamaModels;
-import java.lang.management.ManagementFactory;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -148,7 +148,8 @@ class SyntheticModelsTest {
                 .withTiedEmbeddings(true);
         Path file = dir.resolve("copied.gguf");
         SyntheticModels.write(spec, file);
-        try (GgufReader original = GgufReader.open(vocab); GgufReader copy = GgufReader.open(file)) {
+        try (GgufReader original = GgufReader.open(vocab);
+                GgufReader copy = GgufReader.open(file)) {
             Map<String, GgufValue> expected = original.values(k -> k.startsWith("tokenizer."));
             assertFalse(expected.isEmpty());
             assertEquals(expected, copy.values(k -> k.startsWith("tokenizer.")));
@@ -164,7 +165,8 @@ class SyntheticModelsTest {
         Path missing = dir.resolve("ggml-vocab-nothing.gguf");
         var spec = SynthSpec.tiny("qwen").withVocabulary(new SynthSpec.CopiedFrom(missing));
         var e = assertThrows(GgufException.class, () -> SyntheticModels.write(spec, dir.resolve("x.gguf")));
-        assertTrue(e.getMessage().contains(missing.toString()) && e.getMessage().contains("no such vocabulary file"),
+        assertTrue(
+                e.getMessage().contains(missing.toString()) && e.getMessage().contains("no such vocabulary file"),
                 e.getMessage());
         assertFalse(Files.exists(dir.resolve("x.gguf")));
     }

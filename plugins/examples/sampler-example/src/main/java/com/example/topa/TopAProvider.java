@@ -17,7 +17,9 @@ public final class TopAProvider implements SamplerProvider {
     @Override
     public List<StageInfo> stages() {
         // Parameters are request fields named <stage>_<what>; the host checks type and range.
-        return List.of(new StageInfo("top_a", "drops tokens below a times the top probability squared",
+        return List.of(new StageInfo(
+                "top_a",
+                "drops tokens below a times the top probability squared",
                 List.of(StageParameter.number("top_a_a", 0.2, 0, 1, "the factor a; 0 keeps every token"))));
     }
 

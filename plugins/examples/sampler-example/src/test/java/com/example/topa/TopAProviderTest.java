@@ -7,7 +7,6 @@ import forge.api.sampler.StageArguments;
 import forge.api.sampler.TokenCandidates;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.spi.ToolProvider;
 import org.junit.jupiter.api.Test;
@@ -17,23 +16,25 @@ class TopAProviderTest {
 
     /** Candidates with these logits, token ids 0.. */
     private static float[] apply(double a, float... logits) {
-        new TopAProvider().create("top_a", new StageArguments(Map.of("top_a_a", a))).apply(new TokenCandidates() {
-            public int size() {
-                return logits.length;
-            }
+        new TopAProvider()
+                .create("top_a", new StageArguments(Map.of("top_a_a", a)))
+                .apply(new TokenCandidates() {
+                    public int size() {
+                        return logits.length;
+                    }
 
-            public int token(int i) {
-                return i;
-            }
+                    public int token(int i) {
+                        return i;
+                    }
 
-            public float logit(int i) {
-                return logits[i];
-            }
+                    public float logit(int i) {
+                        return logits[i];
+                    }
 
-            public void logit(int i, float v) {
-                logits[i] = v;
-            }
-        });
+                    public void logit(int i, float v) {
+                        logits[i] = v;
+                    }
+                });
         return logits;
     }
 
@@ -59,8 +60,17 @@ class TopAProviderTest {
         Path jar = work.resolve("plugins").resolve("top-a.jar");
         Files.createDirectories(jar.getParent());
         ToolProvider tool = ToolProvider.findFirst("jar").orElseThrow();
-        assertEquals(0, tool.run(System.out, System.err, "--create", "--file", jar.toString(), "-C",
-                Path.of("target/classes").toString(), "."));
+        assertEquals(
+                0,
+                tool.run(
+                        System.out,
+                        System.err,
+                        "--create",
+                        "--file",
+                        jar.toString(),
+                        "-C",
+                        Path.of("target/classes").toString(),
+                        "."));
         String out = forge.runtime.plugin.PluginCheck.fork(jar.getParent(), Path.of("target"));
         assertTrue(out.contains("ok " + jar.toAbsolutePath()) && out.contains("[com.example.topa]"), out);
         assertTrue(out.contains("stage top_a (com.example.topa) [top_a_a=0.2]"), out);

@@ -18,17 +18,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PlainTemplatesTest {
 
-    private static final ModelDescriptor MODEL = new ModelDescriptor("llama-base", List.of(), Path.of("llama-base.gguf"),
-            ModelMetadata.EMPTY);
+    private static final ModelDescriptor MODEL =
+            new ModelDescriptor("llama-base", List.of(), Path.of("llama-base.gguf"), ModelMetadata.EMPTY);
 
     @Test
     void rendersPlainTurnsAndClaimsBaseModels() {
         PlainTemplates p = new PlainTemplates();
         var t = p.create("plain-1", new TemplateContext(MODEL, "", ""));
-        assertEquals("System: Be brief.\nUser: Hi\nAssistant:", t.render(ChatPrompt.of(List.of(
-                ChatMessage.of(Role.SYSTEM, "Be brief."), ChatMessage.of(Role.USER, "Hi")))));
+        assertEquals(
+                "System: Be brief.\nUser: Hi\nAssistant:",
+                t.render(ChatPrompt.of(
+                        List.of(ChatMessage.of(Role.SYSTEM, "Be brief."), ChatMessage.of(Role.USER, "Hi")))));
         assertEquals("plain-1", p.claim(MODEL).orElseThrow().variant());
-        assertTrue(p.claim(new ModelDescriptor("qwen-instruct", List.of(), Path.of("q.gguf"), ModelMetadata.EMPTY)).isEmpty());
+        assertTrue(p.claim(new ModelDescriptor("qwen-instruct", List.of(), Path.of("q.gguf"), ModelMetadata.EMPTY))
+                .isEmpty());
     }
 
     /**
@@ -41,8 +44,17 @@ class PlainTemplatesTest {
         Path jar = work.resolve("plugins").resolve("plain-template.jar");
         Files.createDirectories(jar.getParent());
         ToolProvider tool = ToolProvider.findFirst("jar").orElseThrow();
-        assertEquals(0, tool.run(System.out, System.err, "--create", "--file", jar.toString(), "-C",
-                Path.of("target/classes").toString(), "."));
+        assertEquals(
+                0,
+                tool.run(
+                        System.out,
+                        System.err,
+                        "--create",
+                        "--file",
+                        jar.toString(),
+                        "-C",
+                        Path.of("target/classes").toString(),
+                        "."));
         String out = forge.runtime.plugin.PluginCheck.fork(jar.getParent(), Path.of("target"));
         assertTrue(out.contains("ok " + jar.toAbsolutePath()) && out.contains("[com.example.plaintemplate]"), out);
         assertTrue(out.contains("template plain-1 (com.example.plaintemplate)"), out);

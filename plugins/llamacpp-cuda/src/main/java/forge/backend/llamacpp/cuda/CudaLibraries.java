@@ -37,7 +37,8 @@ record CudaLibraries(LibrarySearch search) {
     }
 
     /** As {@link #find(List, Map, Path, Map)}; {@code system}: also this machine's toolkit and system folders (tests leave them out). */
-    static CudaLibraries find(List<Path> libDirs, Map<String, String> env, Path home, Map<String, Path> cache, boolean system) {
+    static CudaLibraries find(
+            List<Path> libDirs, Map<String, String> env, Path home, Map<String, Path> cache, boolean system) {
         List<Path> folders = new ArrayList<>(libDirs);
         folders.addAll(LibrarySearch.pathList(env.get("LD_LIBRARY_PATH")));
         List<Path> toolkits = new ArrayList<>();
@@ -97,7 +98,8 @@ record CudaLibraries(LibrarySearch search) {
             prefixes.add(v);
             prefixes.addAll(glob(v.resolve("envs"), "*"));
         }
-        List<Path> condas = new ArrayList<>(List.of(home.resolve("miniconda3"), home.resolve("anaconda3"), home.resolve("miniforge3")));
+        List<Path> condas = new ArrayList<>(
+                List.of(home.resolve("miniconda3"), home.resolve("anaconda3"), home.resolve("miniforge3")));
         if (system) {
             condas.add(Path.of("/opt/conda"));
         }

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
@@ -31,8 +32,7 @@ import java.util.concurrent.TimeUnit;
 public final class DeviceProbe {
 
     /** One GPU as the driver reports it. */
-    record Gpu(int index, String name, long totalBytes, long freeBytes) {
-    }
+    record Gpu(int index, String name, long totalBytes, long freeBytes) {}
 
     /** What the child found: the driver version, the devices, or why it could not ask. */
     record Result(int driverVersion, List<Gpu> gpus, String error) {
@@ -41,17 +41,25 @@ public final class DeviceProbe {
         }
     }
 
-    private DeviceProbe() {
-    }
+    private DeviceProbe() {}
 
     /** Runs the child: {@code java -cp <this module> DeviceProbe <libcuda path>}, within {@code timeoutSeconds}. */
     static Result run(Path libcuda, Path codeLocation, long timeoutSeconds) {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = List.of(java.toString(), "--enable-native-access=ALL-UNNAMED", "-Xshare:auto", "-XX:TieredStopAtLevel=1",
-                "-cp", codeLocation.toString(), DeviceProbe.class.getName(), libcuda.toString());
+        List<String> cmd = List.of(
+                java.toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xshare:auto",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                codeLocation.toString(),
+                DeviceProbe.class.getName(),
+                libcuda.toString());
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .start();
             String out;
             try (InputStream in = p.getInputStream()) {
                 out = new String(in.readNBytes(1 << 16), StandardCharsets.UTF_8);
@@ -62,7 +70,8 @@ public final class DeviceProbe {
             }
             return parse(out);
         } catch (IOException e) {
-            return new Result(0, List.of(), "cannot run the device probe (" + String.join(" ", cmd) + "): " + e.getMessage());
+            return new Result(
+                    0, List.of(), "cannot run the device probe (" + String.join(" ", cmd) + "): " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Result(0, List.of(), "interrupted while probing the devices");
@@ -121,14 +130,19 @@ public final class DeviceProbe {
                 return;
             }
             MethodHandle cuInit = handle(linker, cuda, "cuInit", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-            MethodHandle driverVersion = handle(linker, cuda, "cuDriverGetVersion", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+            MethodHandle driverVersion =
+                    handle(linker, cuda, "cuDriverGetVersion", FunctionDescriptor.of(JAVA_INT, ADDRESS));
             MethodHandle count = handle(linker, cuda, "cuDeviceGetCount", FunctionDescriptor.of(JAVA_INT, ADDRESS));
             MethodHandle get = handle(linker, cuda, "cuDeviceGet", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-            MethodHandle name = handle(linker, cuda, "cuDeviceGetName", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-            MethodHandle retain = handle(linker, cuda, "cuDevicePrimaryCtxRetain", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+            MethodHandle name = handle(
+                    linker, cuda, "cuDeviceGetName", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+            MethodHandle retain = handle(
+                    linker, cuda, "cuDevicePrimaryCtxRetain", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
             MethodHandle setCurrent = handle(linker, cuda, "cuCtxSetCurrent", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-            MethodHandle memInfo = handle(linker, cuda, "cuMemGetInfo_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-            MethodHandle errorName = handle(linker, cuda, "cuGetErrorName", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+            MethodHandle memInfo =
+                    handle(linker, cuda, "cuMemGetInfo_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+            MethodHandle errorName =
+                    handle(linker, cuda, "cuGetErrorName", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
             int rc = (int) cuInit.invokeExact(0);
             if (rc != 0) {
                 System.out.println("error cuInit " + rc + " " + errorName(errorName, arena, rc));
@@ -177,7 +191,8 @@ public final class DeviceProbe {
     }
 
     private static MethodHandle handle(Linker linker, SymbolLookup lib, String symbol, FunctionDescriptor d) {
-        return linker.downcallHandle(lib.find(symbol).orElseThrow(() -> new IllegalStateException("libcuda has no " + symbol)), d);
+        return linker.downcallHandle(
+                lib.find(symbol).orElseThrow(() -> new IllegalStateException("libcuda has no " + symbol)), d);
     }
 
     private static String errorName(MethodHandle errorName, Arena arena, int rc) throws Throwable {

@@ -24,7 +24,8 @@ class CudaLibrariesTest {
         Path cudart = touch(site.resolve("nvidia/cuda_runtime/lib/libcudart.so.13"));
         Path cublas = touch(site.resolve("nvidia/cublas/lib/libcublas.so.13"));
         Path cublasLt = touch(site.resolve("nvidia/cublas/lib/libcublasLt.so.13"));
-        var runtime = CudaLibraries.find(List.of(), Map.of(), home, Map.of(), false).runtime();
+        var runtime =
+                CudaLibraries.find(List.of(), Map.of(), home, Map.of(), false).runtime();
         assertEquals(Optional.of(cudart), runtime.get("libcudart.so.13"));
         assertEquals(Optional.of(cublas), runtime.get("libcublas.so.13"));
         assertEquals(Optional.of(cublasLt), runtime.get("libcublasLt.so.13"));
@@ -34,10 +35,18 @@ class CudaLibrariesTest {
     void findsItInAVirtualenvCondaAndTheCuda13WheelLayout(@TempDir Path home) throws Exception {
         Path venv = home.resolve("venv");
         Path a = touch(venv.resolve("lib/python3.11/site-packages/nvidia/cu13/lib/libcudart.so.13"));
-        assertEquals(Optional.of(a), CudaLibraries.find(List.of(), Map.of("VIRTUAL_ENV", venv.toString()), home, Map.of(), false)
-                .runtime().get("libcudart.so.13"));
-        Path b = touch(home.resolve("miniconda3/envs/ml/lib/python3.10/site-packages/nvidia/cublas/lib/libcublas.so.13"));
-        assertEquals(Optional.of(b), CudaLibraries.find(List.of(), Map.of(), home, Map.of(), false).runtime().get("libcublas.so.13"));
+        assertEquals(
+                Optional.of(a),
+                CudaLibraries.find(List.of(), Map.of("VIRTUAL_ENV", venv.toString()), home, Map.of(), false)
+                        .runtime()
+                        .get("libcudart.so.13"));
+        Path b = touch(
+                home.resolve("miniconda3/envs/ml/lib/python3.10/site-packages/nvidia/cublas/lib/libcublas.so.13"));
+        assertEquals(
+                Optional.of(b),
+                CudaLibraries.find(List.of(), Map.of(), home, Map.of(), false)
+                        .runtime()
+                        .get("libcublas.so.13"));
     }
 
     @Test
@@ -45,20 +54,48 @@ class CudaLibrariesTest {
         touch(home.resolve(".local/lib/python3.12/site-packages/nvidia/cuda_runtime/lib/libcudart.so.13"));
         Path toolkit = home.resolve("cuda-13.0");
         Path fromToolkit = touch(toolkit.resolve("targets/x86_64-linux/lib/libcudart.so.13"));
-        assertEquals(Optional.of(fromToolkit), CudaLibraries.find(List.of(), Map.of("CUDA_HOME", toolkit.toString()), home, Map.of(), false)
-                .runtime().get("libcudart.so.13"));
+        assertEquals(
+                Optional.of(fromToolkit),
+                CudaLibraries.find(List.of(), Map.of("CUDA_HOME", toolkit.toString()), home, Map.of(), false)
+                        .runtime()
+                        .get("libcudart.so.13"));
         Path ld = touch(home.resolve("ld/libcudart.so.13"));
-        assertEquals(Optional.of(ld), CudaLibraries.find(List.of(), Map.of("CUDA_HOME", toolkit.toString(),
-                "LD_LIBRARY_PATH", home.resolve("ld").toString()), home, Map.of(), false).runtime().get("libcudart.so.13"));
+        assertEquals(
+                Optional.of(ld),
+                CudaLibraries.find(
+                                List.of(),
+                                Map.of(
+                                        "CUDA_HOME",
+                                        toolkit.toString(),
+                                        "LD_LIBRARY_PATH",
+                                        home.resolve("ld").toString()),
+                                home,
+                                Map.of(),
+                                false)
+                        .runtime()
+                        .get("libcudart.so.13"));
         Path flag = touch(home.resolve("flag/libcudart.so.13"));
-        assertEquals(Optional.of(flag), CudaLibraries.find(List.of(home.resolve("flag")), Map.of("LD_LIBRARY_PATH",
-                home.resolve("ld").toString()), home, Map.of(), false).runtime().get("libcudart.so.13"));
+        assertEquals(
+                Optional.of(flag),
+                CudaLibraries.find(
+                                List.of(home.resolve("flag")),
+                                Map.of("LD_LIBRARY_PATH", home.resolve("ld").toString()),
+                                home,
+                                Map.of(),
+                                false)
+                        .runtime()
+                        .get("libcudart.so.13"));
     }
 
     @Test
     void theDriverComesFromTheLoadersCacheWhenNoFolderHasIt(@TempDir Path home) throws Exception {
         Path driver = touch(home.resolve("drv/libcuda.so.1"));
-        assertEquals(Optional.of(driver), CudaLibraries.find(List.of(), Map.of(), home, Map.of("libcuda.so.1", driver), false).driver());
-        assertTrue(CudaLibraries.find(List.of(), Map.of(), home, Map.of("libcuda.so.1", home.resolve("gone")), false).driver().isEmpty());
+        assertEquals(
+                Optional.of(driver),
+                CudaLibraries.find(List.of(), Map.of(), home, Map.of("libcuda.so.1", driver), false)
+                        .driver());
+        assertTrue(CudaLibraries.find(List.of(), Map.of(), home, Map.of("libcuda.so.1", home.resolve("gone")), false)
+                .driver()
+                .isEmpty());
     }
 }

@@ -21,11 +21,16 @@ class DeviceProbeTest {
         DeviceProbe.Result none = DeviceProbe.parse("error cuInit 100 CUDA_ERROR_NO_DEVICE\n");
         assertFalse(none.ok());
         assertEquals("cuInit 100 CUDA_ERROR_NO_DEVICE", none.error());
-        assertEquals("the driver reports no CUDA device", DeviceProbe.parse("driver 13000\n").error());
+        assertEquals(
+                "the driver reports no CUDA device",
+                DeviceProbe.parse("driver 13000\n").error());
         // A JVM warning beside the child's own lines changes nothing; alone, it is the reason.
-        assertTrue(DeviceProbe.parse("WARNING: Unknown module: forge.runtime\ndriver 13000\ndevice 0\tH200\t2\t1\n").ok());
-        assertEquals("the device probe failed: Error: Could not find or load main class X",
-                DeviceProbe.parse("Error: Could not find or load main class X\n").error());
+        assertTrue(DeviceProbe.parse("WARNING: Unknown module: forge.runtime\ndriver 13000\ndevice 0\tH200\t2\t1\n")
+                .ok());
+        assertEquals(
+                "the device probe failed: Error: Could not find or load main class X",
+                DeviceProbe.parse("Error: Could not find or load main class X\n")
+                        .error());
     }
 
     @Test

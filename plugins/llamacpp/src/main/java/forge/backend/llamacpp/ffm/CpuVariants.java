@@ -1,6 +1,8 @@
 package forge.backend.llamacpp.ffm;
 
+import forge.api.UserHome;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -10,9 +12,13 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,15 +37,14 @@ final class CpuVariants {
     private static final Logger LOG = LoggerFactory.getLogger(CpuVariants.class);
     private static final String PREFIX = "libggml-cpu-";
 
-    private CpuVariants() {
-    }
+    private CpuVariants() {}
 
     /**
      * The CPU variant to load, when the folder holds only CPU variants as loadable backends (the
      * CPU package); empty otherwise, and the caller lets ggml load everything.
      */
     static Optional<Path> best(Path dir) {
-        return best(dir, forge.api.UserHome.get());
+        return best(dir, UserHome.get());
     }
 
     /** {@link #best(Path)} with {@code home} as {@code ~}, where the choice is remembered. */
@@ -48,10 +53,14 @@ final class CpuVariants {
         boolean othersPresent;
         try (Stream<Path> files = Files.list(dir)) {
             List<Path> backends = files.filter(p -> {
-                String n = p.getFileName().toString();
-                return n.startsWith("libggml-") && n.endsWith(".so") && !n.startsWith("libggml-base");
-            }).sorted().toList();
-            variants = backends.stream().filter(p -> p.getFileName().toString().startsWith(PREFIX)).toList();
+                        String n = p.getFileName().toString();
+                        return n.startsWith("libggml-") && n.endsWith(".so") && !n.startsWith("libggml-base");
+                    })
+                    .sorted()
+                    .toList();
+            variants = backends.stream()
+                    .filter(p -> p.getFileName().toString().startsWith(PREFIX))
+                    .toList();
             othersPresent = variants.size() != backends.size();
         } catch (IOException e) {
             return Optional.empty();
@@ -62,7 +71,8 @@ final class CpuVariants {
         Path cache = cacheFile(variants, home);
         try {
             if (cache != null && Files.isRegularFile(cache)) {
-                Path remembered = dir.resolve(Files.readString(cache, StandardCharsets.UTF_8).strip());
+                Path remembered = dir.resolve(
+                        Files.readString(cache, StandardCharsets.UTF_8).strip());
                 if (variants.contains(remembered)) {
                     return Optional.of(remembered);
                 }
@@ -84,7 +94,7 @@ final class CpuVariants {
                 Files.createDirectories(cache.getParent());
                 Path tmp = Files.createTempFile(cache.getParent(), "cpu", ".tmp");
                 Files.writeString(tmp, best.getFileName().toString(), StandardCharsets.UTF_8);
-                Files.move(tmp, cache, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                Files.move(tmp, cache, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (IOException | UnsupportedOperationException e) {
                 LOG.debug("cannot remember the CPU variant in {}: {}", cache, e.toString());
             }
@@ -100,7 +110,9 @@ final class CpuVariants {
             if (fn.isEmpty()) {
                 return 0;
             }
-            return (int) Linker.nativeLinker().downcallHandle(fn.get(), FunctionDescriptor.of(ValueLayout.JAVA_INT)).invokeExact();
+            return (int) Linker.nativeLinker()
+                    .downcallHandle(fn.get(), FunctionDescriptor.of(ValueLayout.JAVA_INT))
+                    .invokeExact();
         } catch (Throwable e) {
             LOG.debug("cannot score {}: {}", variant, e.toString());
             return 0;
@@ -114,9 +126,9 @@ final class CpuVariants {
             return null;
         }
         // A key, not a secret: two CRCs make 64 bits without starting the JDK's security providers (~15 ms of a start).
-        java.util.zip.CRC32C crc32c = new java.util.zip.CRC32C();
-        java.util.zip.CRC32 crc32 = new java.util.zip.CRC32();
-        java.util.function.Consumer<String> update = text -> {
+        CRC32C crc32c = new CRC32C();
+        CRC32 crc32 = new CRC32();
+        Consumer<String> update = text -> {
             byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
             crc32c.update(bytes);
             crc32.update(bytes);
@@ -126,15 +138,17 @@ final class CpuVariants {
             if (Files.isReadable(cpuinfo)) {
                 try (Stream<String> lines = Files.lines(cpuinfo)) {
                     lines.filter(l -> l.startsWith("flags") || l.startsWith("model name") || l.startsWith("vendor_id"))
-                            .distinct().forEach(update);
+                            .distinct()
+                            .forEach(update);
                 }
             }
             for (Path v : variants) {
-                update.accept(v.toAbsolutePath() + ":" + Files.size(v) + ":" + Files.getLastModifiedTime(v).toMillis());
+                update.accept(v.toAbsolutePath() + ":" + Files.size(v) + ":"
+                        + Files.getLastModifiedTime(v).toMillis());
             }
             String key = String.format("%08x%08x", crc32c.getValue(), crc32.getValue());
             return home.resolve(".cache/forge/cpu-backend").resolve(key);
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             return null;
         }
     }

@@ -38,11 +38,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class Llama {
-    private Llama() {
-    }
+    private Llama() {}
 
     /** The holder classes of the functions looked up by name; {@code ProcHandles} are called by address. */
-    private static final List<Class<?>> SYMBOL_GROUPS = List.of(Handles.class, DeviceHandles.class, SamplerHandles.class);
+    private static final List<Class<?>> SYMBOL_GROUPS =
+            List.of(Handles.class, DeviceHandles.class, SamplerHandles.class);
 
     /** How many handles have been made so far: binding is on first call. */
     private static final AtomicInteger BOUND = new AtomicInteger();
@@ -66,7 +66,9 @@ public final class Llama {
 
     /** How many C functions the bindings name, those called by address included. */
     static int functions() {
-        return SYMBOL_GROUPS.stream().mapToInt(g -> g.getDeclaredClasses().length).sum()
+        return SYMBOL_GROUPS.stream()
+                        .mapToInt(g -> g.getDeclaredClasses().length)
+                        .sum()
                 + ProcHandles.class.getDeclaredClasses().length;
     }
 
@@ -76,7 +78,8 @@ public final class Llama {
     }
 
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
-        MemorySegment symbol = LlamaLibrary.lookup().find(name)
+        MemorySegment symbol = LlamaLibrary.lookup()
+                .find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("unresolved symbol: " + name));
         return counted(Linker.nativeLinker().downcallHandle(symbol, descriptor));
     }
@@ -100,176 +103,415 @@ public final class Llama {
     /** The functions of {@code llama.h} and the few of {@code ggml*.h}: one holder class each, bound on first call. */
     private static final class Handles {
         // void llama_backend_init(void);
-        static final class llama_backend_init { static final MethodHandle H = downcall("llama_backend_init", FunctionDescriptor.ofVoid()); }
+        static final class llama_backend_init {
+            static final MethodHandle H = downcall("llama_backend_init", FunctionDescriptor.ofVoid());
+        }
         // void llama_backend_free(void);
-        static final class llama_backend_free { static final MethodHandle H = downcall("llama_backend_free", FunctionDescriptor.ofVoid()); }
+        static final class llama_backend_free {
+            static final MethodHandle H = downcall("llama_backend_free", FunctionDescriptor.ofVoid());
+        }
         // void ggml_backend_load_all_from_path(const char * dir_path); // libggml
-        static final class ggml_backend_load_all_from_path { static final MethodHandle H = downcall("ggml_backend_load_all_from_path", FunctionDescriptor.ofVoid(ADDRESS)); }
+        static final class ggml_backend_load_all_from_path {
+            static final MethodHandle H =
+                    downcall("ggml_backend_load_all_from_path", FunctionDescriptor.ofVoid(ADDRESS));
+        }
         // ggml_backend_reg_t ggml_backend_load(const char * path); // libggml
-        static final class ggml_backend_load { static final MethodHandle H = downcall("ggml_backend_load", FunctionDescriptor.of(ADDRESS, ADDRESS)); }
+        static final class ggml_backend_load {
+            static final MethodHandle H = downcall("ggml_backend_load", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        }
         // void llama_log_set(ggml_log_callback log_callback, void * user_data);
-        static final class llama_log_set { static final MethodHandle H = downcall("llama_log_set", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS)); }
+        static final class llama_log_set {
+            static final MethodHandle H = downcall("llama_log_set", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
+        }
         // const char * llama_print_system_info(void);
-        static final class llama_print_system_info { static final MethodHandle H = downcall("llama_print_system_info", FunctionDescriptor.of(ADDRESS)); }
+        static final class llama_print_system_info {
+            static final MethodHandle H = downcall("llama_print_system_info", FunctionDescriptor.of(ADDRESS));
+        }
         // const char * llama_version(void);
-        static final class llama_version { static final MethodHandle H = downcall("llama_version", FunctionDescriptor.of(ADDRESS)); }
+        static final class llama_version {
+            static final MethodHandle H = downcall("llama_version", FunctionDescriptor.of(ADDRESS));
+        }
         // size_t llama_max_parallel_sequences(void);
-        static final class llama_max_parallel_sequences { static final MethodHandle H = downcall("llama_max_parallel_sequences", FunctionDescriptor.of(JAVA_LONG)); }
+        static final class llama_max_parallel_sequences {
+            static final MethodHandle H = downcall("llama_max_parallel_sequences", FunctionDescriptor.of(JAVA_LONG));
+        }
         // struct llama_model_params llama_model_default_params(void);
-        static final class llama_model_default_params { static final MethodHandle H = downcall("llama_model_default_params", FunctionDescriptor.of(Structs.llama_model_params)); }
+        static final class llama_model_default_params {
+            static final MethodHandle H =
+                    downcall("llama_model_default_params", FunctionDescriptor.of(Structs.llama_model_params));
+        }
         // struct llama_model * llama_model_load_from_file(const char * path_model, struct llama_model_params params);
-        static final class llama_model_load_from_file { static final MethodHandle H = downcall("llama_model_load_from_file", FunctionDescriptor.of(ADDRESS, ADDRESS, Structs.llama_model_params)); }
+        static final class llama_model_load_from_file {
+            static final MethodHandle H = downcall(
+                    "llama_model_load_from_file", FunctionDescriptor.of(ADDRESS, ADDRESS, Structs.llama_model_params));
+        }
         // void llama_model_free(struct llama_model * model);
-        static final class llama_model_free { static final MethodHandle H = downcall("llama_model_free", FunctionDescriptor.ofVoid(ADDRESS)); }
+        static final class llama_model_free {
+            static final MethodHandle H = downcall("llama_model_free", FunctionDescriptor.ofVoid(ADDRESS));
+        }
         // int32_t llama_model_meta_count(const struct llama_model * model);
-        static final class llama_model_meta_count { static final MethodHandle H = downcall("llama_model_meta_count", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
-        // int32_t llama_model_meta_key_by_index(const struct llama_model * model, int32_t i, char * buf, size_t buf_size);
-        static final class llama_model_meta_key_by_index { static final MethodHandle H = downcall("llama_model_meta_key_by_index", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG)); }
-        // int32_t llama_model_meta_val_str_by_index(const struct llama_model * model, int32_t i, char * buf, size_t buf_size);
-        static final class llama_model_meta_val_str_by_index { static final MethodHandle H = downcall("llama_model_meta_val_str_by_index", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG)); }
-        // int32_t llama_model_meta_val_str(const struct llama_model * model, const char * key, char * buf, size_t buf_size);
-        static final class llama_model_meta_val_str { static final MethodHandle H = downcall("llama_model_meta_val_str", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG)); }
+        static final class llama_model_meta_count {
+            static final MethodHandle H = downcall("llama_model_meta_count", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
+        // int32_t llama_model_meta_key_by_index(const struct llama_model * model, int32_t i, char * buf, size_t
+        // buf_size);
+        static final class llama_model_meta_key_by_index {
+            static final MethodHandle H = downcall(
+                    "llama_model_meta_key_by_index",
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        }
+        // int32_t llama_model_meta_val_str_by_index(const struct llama_model * model, int32_t i, char * buf, size_t
+        // buf_size);
+        static final class llama_model_meta_val_str_by_index {
+            static final MethodHandle H = downcall(
+                    "llama_model_meta_val_str_by_index",
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        }
+        // int32_t llama_model_meta_val_str(const struct llama_model * model, const char * key, char * buf, size_t
+        // buf_size);
+        static final class llama_model_meta_val_str {
+            static final MethodHandle H = downcall(
+                    "llama_model_meta_val_str", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+        }
         // int32_t llama_model_desc(const struct llama_model * model, char * buf, size_t buf_size);
-        static final class llama_model_desc { static final MethodHandle H = downcall("llama_model_desc", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG)); }
+        static final class llama_model_desc {
+            static final MethodHandle H =
+                    downcall("llama_model_desc", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+        }
         // uint64_t llama_model_size(const struct llama_model * model);
-        static final class llama_model_size { static final MethodHandle H = downcall("llama_model_size", FunctionDescriptor.of(JAVA_LONG, ADDRESS)); }
+        static final class llama_model_size {
+            static final MethodHandle H = downcall("llama_model_size", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+        }
         // uint64_t llama_model_n_params(const struct llama_model * model);
-        static final class llama_model_n_params { static final MethodHandle H = downcall("llama_model_n_params", FunctionDescriptor.of(JAVA_LONG, ADDRESS)); }
+        static final class llama_model_n_params {
+            static final MethodHandle H = downcall("llama_model_n_params", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+        }
         // int32_t llama_model_n_ctx_train(const struct llama_model * model);
-        static final class llama_model_n_ctx_train { static final MethodHandle H = downcall("llama_model_n_ctx_train", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_model_n_ctx_train {
+            static final MethodHandle H = downcall("llama_model_n_ctx_train", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // int32_t llama_model_n_embd(const struct llama_model * model);
-        static final class llama_model_n_embd { static final MethodHandle H = downcall("llama_model_n_embd", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_model_n_embd {
+            static final MethodHandle H = downcall("llama_model_n_embd", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // int32_t llama_model_n_layer(const struct llama_model * model);
-        static final class llama_model_n_layer { static final MethodHandle H = downcall("llama_model_n_layer", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_model_n_layer {
+            static final MethodHandle H = downcall("llama_model_n_layer", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // const char * llama_model_chat_template(const struct llama_model * model, const char * name);
-        static final class llama_model_chat_template { static final MethodHandle H = downcall("llama_model_chat_template", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS)); }
+        static final class llama_model_chat_template {
+            static final MethodHandle H =
+                    downcall("llama_model_chat_template", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        }
         // llama-server's built-in chat formats (src/llama-chat.cpp), which ForgeLM's generic template plugin mirrors.
-        // int32_t llama_chat_apply_template(const char * tmpl, const struct llama_chat_message * chat, size_t n_msg, bool add_ass, char * buf, int32_t length);
+        // int32_t llama_chat_apply_template(const char * tmpl, const struct llama_chat_message * chat, size_t n_msg,
+        // bool add_ass, char * buf, int32_t length);
         static final class llama_chat_apply_template {
-            static final MethodHandle H = downcall("llama_chat_apply_template",
+            static final MethodHandle H = downcall(
+                    "llama_chat_apply_template",
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_BOOLEAN, ADDRESS, JAVA_INT));
         }
         // int32_t llama_chat_builtin_templates(const char ** output, size_t len);
-        static final class llama_chat_builtin_templates { static final MethodHandle H = downcall("llama_chat_builtin_templates", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG)); }
+        static final class llama_chat_builtin_templates {
+            static final MethodHandle H =
+                    downcall("llama_chat_builtin_templates", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+        }
         // const struct llama_vocab * llama_model_get_vocab(const struct llama_model * model);
-        static final class llama_model_get_vocab { static final MethodHandle H = downcall("llama_model_get_vocab", FunctionDescriptor.of(ADDRESS, ADDRESS)); }
+        static final class llama_model_get_vocab {
+            static final MethodHandle H = downcall("llama_model_get_vocab", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        }
         // int32_t llama_vocab_n_tokens(const struct llama_vocab * vocab);
-        static final class llama_vocab_n_tokens { static final MethodHandle H = downcall("llama_vocab_n_tokens", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_vocab_n_tokens {
+            static final MethodHandle H = downcall("llama_vocab_n_tokens", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // enum llama_vocab_type llama_vocab_type(const struct llama_vocab * vocab);
-        static final class llama_vocab_type { static final MethodHandle H = downcall("llama_vocab_type", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_vocab_type {
+            static final MethodHandle H = downcall("llama_vocab_type", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // const char * llama_vocab_get_text(const struct llama_vocab * vocab, llama_token token);
-        static final class llama_vocab_get_text { static final MethodHandle H = downcall("llama_vocab_get_text", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT)); }
+        static final class llama_vocab_get_text {
+            static final MethodHandle H =
+                    downcall("llama_vocab_get_text", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
+        }
         // llama_token llama_vocab_bos(const struct llama_vocab * vocab);
-        static final class llama_vocab_bos { static final MethodHandle H = downcall("llama_vocab_bos", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_vocab_bos {
+            static final MethodHandle H = downcall("llama_vocab_bos", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // llama_token llama_vocab_eos(const struct llama_vocab * vocab);
-        static final class llama_vocab_eos { static final MethodHandle H = downcall("llama_vocab_eos", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_vocab_eos {
+            static final MethodHandle H = downcall("llama_vocab_eos", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // llama_token llama_vocab_eot(const struct llama_vocab * vocab);
-        static final class llama_vocab_eot { static final MethodHandle H = downcall("llama_vocab_eot", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_vocab_eot {
+            static final MethodHandle H = downcall("llama_vocab_eot", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // bool llama_vocab_is_eog(const struct llama_vocab * vocab, llama_token token);
-        static final class llama_vocab_is_eog { static final MethodHandle H = downcall("llama_vocab_is_eog", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT)); }
-        // int32_t llama_tokenize(const struct llama_vocab * vocab, const char * text, int32_t text_len, llama_token * tokens, int32_t n_tokens_max, bool add_special, bool parse_special);
-        static final class llama_tokenize { static final MethodHandle H = downcall("llama_tokenize", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_BOOLEAN, JAVA_BOOLEAN)); }
-        // int32_t llama_token_to_piece(const struct llama_vocab * vocab, llama_token token, char * buf, int32_t length, int32_t lstrip, bool special);
-        static final class llama_token_to_piece { static final MethodHandle H = downcall("llama_token_to_piece", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_BOOLEAN)); }
-        // int32_t llama_detokenize(const struct llama_vocab * vocab, const llama_token * tokens, int32_t n_tokens, char * text, int32_t text_len_max, bool remove_special, bool unparse_special);
-        static final class llama_detokenize { static final MethodHandle H = downcall("llama_detokenize", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_BOOLEAN, JAVA_BOOLEAN)); }
+        static final class llama_vocab_is_eog {
+            static final MethodHandle H =
+                    downcall("llama_vocab_is_eog", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT));
+        }
+        // int32_t llama_tokenize(const struct llama_vocab * vocab, const char * text, int32_t text_len, llama_token *
+        // tokens, int32_t n_tokens_max, bool add_special, bool parse_special);
+        static final class llama_tokenize {
+            static final MethodHandle H = downcall(
+                    "llama_tokenize",
+                    FunctionDescriptor.of(
+                            JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_BOOLEAN, JAVA_BOOLEAN));
+        }
+        // int32_t llama_token_to_piece(const struct llama_vocab * vocab, llama_token token, char * buf, int32_t length,
+        // int32_t lstrip, bool special);
+        static final class llama_token_to_piece {
+            static final MethodHandle H = downcall(
+                    "llama_token_to_piece",
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_BOOLEAN));
+        }
+        // int32_t llama_detokenize(const struct llama_vocab * vocab, const llama_token * tokens, int32_t n_tokens, char
+        // * text, int32_t text_len_max, bool remove_special, bool unparse_special);
+        static final class llama_detokenize {
+            static final MethodHandle H = downcall(
+                    "llama_detokenize",
+                    FunctionDescriptor.of(
+                            JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_BOOLEAN, JAVA_BOOLEAN));
+        }
         // struct llama_context_params llama_context_default_params(void);
-        static final class llama_context_default_params { static final MethodHandle H = downcall("llama_context_default_params", FunctionDescriptor.of(Structs.llama_context_params)); }
+        static final class llama_context_default_params {
+            static final MethodHandle H =
+                    downcall("llama_context_default_params", FunctionDescriptor.of(Structs.llama_context_params));
+        }
         // struct llama_context * llama_init_from_model(struct llama_model * model, struct llama_context_params params);
-        static final class llama_init_from_model { static final MethodHandle H = downcall("llama_init_from_model", FunctionDescriptor.of(ADDRESS, ADDRESS, Structs.llama_context_params)); }
+        static final class llama_init_from_model {
+            static final MethodHandle H = downcall(
+                    "llama_init_from_model", FunctionDescriptor.of(ADDRESS, ADDRESS, Structs.llama_context_params));
+        }
         // void llama_free(struct llama_context * ctx);
-        static final class llama_free { static final MethodHandle H = downcall("llama_free", FunctionDescriptor.ofVoid(ADDRESS)); }
+        static final class llama_free {
+            static final MethodHandle H = downcall("llama_free", FunctionDescriptor.ofVoid(ADDRESS));
+        }
         // uint32_t llama_n_ctx(const struct llama_context * ctx);
-        static final class llama_n_ctx { static final MethodHandle H = downcall("llama_n_ctx", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_n_ctx {
+            static final MethodHandle H = downcall("llama_n_ctx", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // uint32_t llama_n_batch(const struct llama_context * ctx);
-        static final class llama_n_batch { static final MethodHandle H = downcall("llama_n_batch", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_n_batch {
+            static final MethodHandle H = downcall("llama_n_batch", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // uint32_t llama_n_seq_max(const struct llama_context * ctx);
-        static final class llama_n_seq_max { static final MethodHandle H = downcall("llama_n_seq_max", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class llama_n_seq_max {
+            static final MethodHandle H = downcall("llama_n_seq_max", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // struct llama_batch llama_batch_init(int32_t n_tokens, int32_t embd, int32_t n_seq_max);
-        static final class llama_batch_init { static final MethodHandle H = downcall("llama_batch_init", FunctionDescriptor.of(Structs.llama_batch, JAVA_INT, JAVA_INT, JAVA_INT)); }
+        static final class llama_batch_init {
+            static final MethodHandle H = downcall(
+                    "llama_batch_init", FunctionDescriptor.of(Structs.llama_batch, JAVA_INT, JAVA_INT, JAVA_INT));
+        }
         // void llama_batch_free(struct llama_batch batch);
-        static final class llama_batch_free { static final MethodHandle H = downcall("llama_batch_free", FunctionDescriptor.ofVoid(Structs.llama_batch)); }
+        static final class llama_batch_free {
+            static final MethodHandle H = downcall("llama_batch_free", FunctionDescriptor.ofVoid(Structs.llama_batch));
+        }
         // int32_t llama_decode(struct llama_context * ctx, struct llama_batch batch);
-        static final class llama_decode { static final MethodHandle H = downcall("llama_decode", FunctionDescriptor.of(JAVA_INT, ADDRESS, Structs.llama_batch)); }
+        static final class llama_decode {
+            static final MethodHandle H =
+                    downcall("llama_decode", FunctionDescriptor.of(JAVA_INT, ADDRESS, Structs.llama_batch));
+        }
         // float * llama_get_logits_ith(struct llama_context * ctx, int32_t i);
-        static final class llama_get_logits_ith { static final MethodHandle H = downcall("llama_get_logits_ith", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT)); }
+        static final class llama_get_logits_ith {
+            static final MethodHandle H =
+                    downcall("llama_get_logits_ith", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
+        }
         // float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id);
-        static final class llama_get_embeddings_seq { static final MethodHandle H = downcall("llama_get_embeddings_seq", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT)); }
-        // void llama_attach_threadpool(struct llama_context * ctx, ggml_threadpool_t threadpool, ggml_threadpool_t threadpool_batch);
-        static final class llama_attach_threadpool { static final MethodHandle H = downcall("llama_attach_threadpool", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS)); }
+        static final class llama_get_embeddings_seq {
+            static final MethodHandle H =
+                    downcall("llama_get_embeddings_seq", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
+        }
+        // void llama_attach_threadpool(struct llama_context * ctx, ggml_threadpool_t threadpool, ggml_threadpool_t
+        // threadpool_batch);
+        static final class llama_attach_threadpool {
+            static final MethodHandle H =
+                    downcall("llama_attach_threadpool", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS));
+        }
         // void llama_detach_threadpool(struct llama_context * ctx);
-        static final class llama_detach_threadpool { static final MethodHandle H = downcall("llama_detach_threadpool", FunctionDescriptor.ofVoid(ADDRESS)); }
+        static final class llama_detach_threadpool {
+            static final MethodHandle H = downcall("llama_detach_threadpool", FunctionDescriptor.ofVoid(ADDRESS));
+        }
         // ggml_backend_dev_t ggml_backend_dev_by_type(enum ggml_backend_dev_type type); // libggml
-        static final class ggml_backend_dev_by_type { static final MethodHandle H = downcall("ggml_backend_dev_by_type", FunctionDescriptor.of(ADDRESS, JAVA_INT)); }
+        static final class ggml_backend_dev_by_type {
+            static final MethodHandle H =
+                    downcall("ggml_backend_dev_by_type", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        }
         // ggml_backend_reg_t ggml_backend_dev_backend_reg(ggml_backend_dev_t device); // libggml-base
-        static final class ggml_backend_dev_backend_reg { static final MethodHandle H = downcall("ggml_backend_dev_backend_reg", FunctionDescriptor.of(ADDRESS, ADDRESS)); }
+        static final class ggml_backend_dev_backend_reg {
+            static final MethodHandle H =
+                    downcall("ggml_backend_dev_backend_reg", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        }
         // void * ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const char * name); // libggml-base
-        static final class ggml_backend_reg_get_proc_address { static final MethodHandle H = downcall("ggml_backend_reg_get_proc_address", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS)); }
+        static final class ggml_backend_reg_get_proc_address {
+            static final MethodHandle H =
+                    downcall("ggml_backend_reg_get_proc_address", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        }
         // void ggml_threadpool_params_init(struct ggml_threadpool_params * p, int n_threads); // libggml-base
-        static final class ggml_threadpool_params_init { static final MethodHandle H = downcall("ggml_threadpool_params_init", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT)); }
+        static final class ggml_threadpool_params_init {
+            static final MethodHandle H =
+                    downcall("ggml_threadpool_params_init", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        }
         // llama_memory_t llama_get_memory(const struct llama_context * ctx);
-        static final class llama_get_memory { static final MethodHandle H = downcall("llama_get_memory", FunctionDescriptor.of(ADDRESS, ADDRESS)); }
+        static final class llama_get_memory {
+            static final MethodHandle H = downcall("llama_get_memory", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        }
         // void llama_memory_clear(llama_memory_t mem, bool data);
-        static final class llama_memory_clear { static final MethodHandle H = downcall("llama_memory_clear", FunctionDescriptor.ofVoid(ADDRESS, JAVA_BOOLEAN)); }
+        static final class llama_memory_clear {
+            static final MethodHandle H =
+                    downcall("llama_memory_clear", FunctionDescriptor.ofVoid(ADDRESS, JAVA_BOOLEAN));
+        }
         // bool llama_memory_seq_rm(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1);
-        static final class llama_memory_seq_rm { static final MethodHandle H = downcall("llama_memory_seq_rm", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT)); }
-        // void llama_memory_seq_cp(llama_memory_t mem, llama_seq_id seq_id_src, llama_seq_id seq_id_dst, llama_pos p0, llama_pos p1);
-        static final class llama_memory_seq_cp { static final MethodHandle H = downcall("llama_memory_seq_cp", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT)); }
+        static final class llama_memory_seq_rm {
+            static final MethodHandle H = downcall(
+                    "llama_memory_seq_rm", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+        }
+        // void llama_memory_seq_cp(llama_memory_t mem, llama_seq_id seq_id_src, llama_seq_id seq_id_dst, llama_pos p0,
+        // llama_pos p1);
+        static final class llama_memory_seq_cp {
+            static final MethodHandle H = downcall(
+                    "llama_memory_seq_cp", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+        }
         // void llama_memory_seq_keep(llama_memory_t mem, llama_seq_id seq_id);
-        static final class llama_memory_seq_keep { static final MethodHandle H = downcall("llama_memory_seq_keep", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT)); }
+        static final class llama_memory_seq_keep {
+            static final MethodHandle H =
+                    downcall("llama_memory_seq_keep", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        }
         // llama_pos llama_memory_seq_pos_max(llama_memory_t mem, llama_seq_id seq_id);
-        static final class llama_memory_seq_pos_max { static final MethodHandle H = downcall("llama_memory_seq_pos_max", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT)); }
-        // size_t llama_state_seq_get_size_ext(struct llama_context * ctx, llama_seq_id seq_id, llama_state_seq_flags flags);
-        static final class llama_state_seq_get_size_ext { static final MethodHandle H = downcall("llama_state_seq_get_size_ext", FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT)); }
-        // size_t llama_state_seq_get_data_ext(struct llama_context * ctx, uint8_t * dst, size_t size, llama_seq_id seq_id, llama_state_seq_flags flags);
-        static final class llama_state_seq_get_data_ext { static final MethodHandle H = downcall("llama_state_seq_get_data_ext", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT)); }
-        // size_t llama_state_seq_set_data_ext(struct llama_context * ctx, const uint8_t * src, size_t size, llama_seq_id dest_seq_id, llama_state_seq_flags flags);
-        static final class llama_state_seq_set_data_ext { static final MethodHandle H = downcall("llama_state_seq_set_data_ext", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT)); }
+        static final class llama_memory_seq_pos_max {
+            static final MethodHandle H =
+                    downcall("llama_memory_seq_pos_max", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        }
+        // size_t llama_state_seq_get_size_ext(struct llama_context * ctx, llama_seq_id seq_id, llama_state_seq_flags
+        // flags);
+        static final class llama_state_seq_get_size_ext {
+            static final MethodHandle H = downcall(
+                    "llama_state_seq_get_size_ext", FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT));
+        }
+        // size_t llama_state_seq_get_data_ext(struct llama_context * ctx, uint8_t * dst, size_t size, llama_seq_id
+        // seq_id, llama_state_seq_flags flags);
+        static final class llama_state_seq_get_data_ext {
+            static final MethodHandle H = downcall(
+                    "llama_state_seq_get_data_ext",
+                    FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
+        }
+        // size_t llama_state_seq_set_data_ext(struct llama_context * ctx, const uint8_t * src, size_t size,
+        // llama_seq_id dest_seq_id, llama_state_seq_flags flags);
+        static final class llama_state_seq_set_data_ext {
+            static final MethodHandle H = downcall(
+                    "llama_state_seq_set_data_ext",
+                    FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
+        }
         // struct llama_sampler_chain_params llama_sampler_chain_default_params(void);
-        static final class llama_sampler_chain_default_params { static final MethodHandle H = downcall("llama_sampler_chain_default_params", FunctionDescriptor.of(Structs.llama_sampler_chain_params)); }
+        static final class llama_sampler_chain_default_params {
+            static final MethodHandle H = downcall(
+                    "llama_sampler_chain_default_params", FunctionDescriptor.of(Structs.llama_sampler_chain_params));
+        }
         // struct llama_sampler * llama_sampler_chain_init(struct llama_sampler_chain_params params);
-        static final class llama_sampler_chain_init { static final MethodHandle H = downcall("llama_sampler_chain_init", FunctionDescriptor.of(ADDRESS, Structs.llama_sampler_chain_params)); }
-        // void llama_sampler_chain_add(struct llama_sampler * chain, struct llama_sampler * smpl); // the chain takes ownership
-        static final class llama_sampler_chain_add { static final MethodHandle H = downcall("llama_sampler_chain_add", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS)); }
+        static final class llama_sampler_chain_init {
+            static final MethodHandle H = downcall(
+                    "llama_sampler_chain_init", FunctionDescriptor.of(ADDRESS, Structs.llama_sampler_chain_params));
+        }
+        // void llama_sampler_chain_add(struct llama_sampler * chain, struct llama_sampler * smpl); // the chain takes
+        // ownership
+        static final class llama_sampler_chain_add {
+            static final MethodHandle H =
+                    downcall("llama_sampler_chain_add", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
+        }
         // struct llama_sampler * llama_sampler_init_greedy(void);
-        static final class llama_sampler_init_greedy { static final MethodHandle H = downcall("llama_sampler_init_greedy", FunctionDescriptor.of(ADDRESS)); }
+        static final class llama_sampler_init_greedy {
+            static final MethodHandle H = downcall("llama_sampler_init_greedy", FunctionDescriptor.of(ADDRESS));
+        }
         // struct llama_sampler * llama_sampler_init_dist(uint32_t seed);
-        static final class llama_sampler_init_dist { static final MethodHandle H = downcall("llama_sampler_init_dist", FunctionDescriptor.of(ADDRESS, JAVA_INT)); }
+        static final class llama_sampler_init_dist {
+            static final MethodHandle H = downcall("llama_sampler_init_dist", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        }
         // struct llama_sampler * llama_sampler_init_temp(float t);
-        static final class llama_sampler_init_temp { static final MethodHandle H = downcall("llama_sampler_init_temp", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT)); }
+        static final class llama_sampler_init_temp {
+            static final MethodHandle H =
+                    downcall("llama_sampler_init_temp", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT));
+        }
         // struct llama_sampler * llama_sampler_init_top_k(int32_t k);
-        static final class llama_sampler_init_top_k { static final MethodHandle H = downcall("llama_sampler_init_top_k", FunctionDescriptor.of(ADDRESS, JAVA_INT)); }
+        static final class llama_sampler_init_top_k {
+            static final MethodHandle H =
+                    downcall("llama_sampler_init_top_k", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        }
         // struct llama_sampler * llama_sampler_init_top_p(float p, size_t min_keep);
-        static final class llama_sampler_init_top_p { static final MethodHandle H = downcall("llama_sampler_init_top_p", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG)); }
+        static final class llama_sampler_init_top_p {
+            static final MethodHandle H =
+                    downcall("llama_sampler_init_top_p", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG));
+        }
         // struct llama_sampler * llama_sampler_init_min_p(float p, size_t min_keep);
-        static final class llama_sampler_init_min_p { static final MethodHandle H = downcall("llama_sampler_init_min_p", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG)); }
-        // struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t penalty_last_n, float penalty_repeat, float penalty_freq, float penalty_present);
-        static final class llama_sampler_init_penalties { static final MethodHandle H = downcall("llama_sampler_init_penalties", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT)); }
-        // struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias, const llama_logit_bias * logit_bias);
-        static final class llama_sampler_init_logit_bias { static final MethodHandle H = downcall("llama_sampler_init_logit_bias", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, ADDRESS)); }
-        // struct llama_sampler * llama_sampler_init_grammar(const struct llama_vocab * vocab, const char * grammar_str, const char * grammar_root); // NULL when the grammar does not parse
-        static final class llama_sampler_init_grammar { static final MethodHandle H = downcall("llama_sampler_init_grammar", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS)); }
-        // struct llama_sampler * llama_sampler_init_grammar_lazy_patterns(const struct llama_vocab * vocab, const char * grammar_str, const char * grammar_root, const char ** trigger_patterns, size_t num_trigger_patterns, const llama_token * trigger_tokens, size_t num_trigger_tokens);
+        static final class llama_sampler_init_min_p {
+            static final MethodHandle H =
+                    downcall("llama_sampler_init_min_p", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG));
+        }
+        // struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t penalty_last_n, float
+        // penalty_repeat, float penalty_freq, float penalty_present);
+        static final class llama_sampler_init_penalties {
+            static final MethodHandle H = downcall(
+                    "llama_sampler_init_penalties",
+                    FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT));
+        }
+        // struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias, const
+        // llama_logit_bias * logit_bias);
+        static final class llama_sampler_init_logit_bias {
+            static final MethodHandle H = downcall(
+                    "llama_sampler_init_logit_bias", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+        }
+        // struct llama_sampler * llama_sampler_init_grammar(const struct llama_vocab * vocab, const char * grammar_str,
+        // const char * grammar_root); // NULL when the grammar does not parse
+        static final class llama_sampler_init_grammar {
+            static final MethodHandle H =
+                    downcall("llama_sampler_init_grammar", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        }
+        // struct llama_sampler * llama_sampler_init_grammar_lazy_patterns(const struct llama_vocab * vocab, const char
+        // * grammar_str, const char * grammar_root, const char ** trigger_patterns, size_t num_trigger_patterns, const
+        // llama_token * trigger_tokens, size_t num_trigger_tokens);
         static final class llama_sampler_init_grammar_lazy_patterns {
-            static final MethodHandle H = downcall("llama_sampler_init_grammar_lazy_patterns",
+            static final MethodHandle H = downcall(
+                    "llama_sampler_init_grammar_lazy_patterns",
                     FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG));
         }
         // llama_token llama_sampler_sample(struct llama_sampler * smpl, struct llama_context * ctx, int32_t idx);
-        static final class llama_sampler_sample { static final MethodHandle H = downcall("llama_sampler_sample", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT)); }
+        static final class llama_sampler_sample {
+            static final MethodHandle H =
+                    downcall("llama_sampler_sample", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        }
         // void llama_sampler_accept(struct llama_sampler * smpl, llama_token token);
-        static final class llama_sampler_accept { static final MethodHandle H = downcall("llama_sampler_accept", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT)); }
+        static final class llama_sampler_accept {
+            static final MethodHandle H =
+                    downcall("llama_sampler_accept", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        }
         // struct llama_sampler * llama_sampler_init(struct llama_sampler_i * iface, llama_sampler_context_t ctx);
-        static final class llama_sampler_init { static final MethodHandle H = downcall("llama_sampler_init", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS)); }
+        static final class llama_sampler_init {
+            static final MethodHandle H =
+                    downcall("llama_sampler_init", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        }
         // void llama_sampler_apply(struct llama_sampler * smpl, llama_token_data_array * cur_p);
-        static final class llama_sampler_apply { static final MethodHandle H = downcall("llama_sampler_apply", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS)); }
+        static final class llama_sampler_apply {
+            static final MethodHandle H = downcall("llama_sampler_apply", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
+        }
         // void llama_sampler_reset(struct llama_sampler * smpl);
-        static final class llama_sampler_reset { static final MethodHandle H = downcall("llama_sampler_reset", FunctionDescriptor.ofVoid(ADDRESS)); }
+        static final class llama_sampler_reset {
+            static final MethodHandle H = downcall("llama_sampler_reset", FunctionDescriptor.ofVoid(ADDRESS));
+        }
         // void llama_sampler_free(struct llama_sampler * smpl);
-        static final class llama_sampler_free { static final MethodHandle H = downcall("llama_sampler_free", FunctionDescriptor.ofVoid(ADDRESS)); }
+        static final class llama_sampler_free {
+            static final MethodHandle H = downcall("llama_sampler_free", FunctionDescriptor.ofVoid(ADDRESS));
+        }
         // struct llama_model_quantize_params llama_model_quantize_default_params(void);
-        static final class llama_model_quantize_default_params { static final MethodHandle H = downcall("llama_model_quantize_default_params", FunctionDescriptor.of(Structs.llama_model_quantize_params)); }
-        // uint32_t llama_model_quantize(const char * fname_inp, const char * fname_out, const llama_model_quantize_params * params); // 0 on success
-        static final class llama_model_quantize { static final MethodHandle H = downcall("llama_model_quantize", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS)); }
+        static final class llama_model_quantize_default_params {
+            static final MethodHandle H = downcall(
+                    "llama_model_quantize_default_params", FunctionDescriptor.of(Structs.llama_model_quantize_params));
+        }
+        // uint32_t llama_model_quantize(const char * fname_inp, const char * fname_out, const
+        // llama_model_quantize_params * params); // 0 on success
+        static final class llama_model_quantize {
+            static final MethodHandle H =
+                    downcall("llama_model_quantize", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        }
     }
 
     /**
@@ -278,12 +520,22 @@ public final class Llama {
      * that lookup returns. Made on first use, as the others.
      */
     private static final class ProcHandles {
-        // struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * params); // the CPU backend, by its proc address
-        static final class ggml_threadpool_new { static final MethodHandle H = counted(Linker.nativeLinker().downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS))); }
+        // struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * params); // the CPU backend, by
+        // its proc address
+        static final class ggml_threadpool_new {
+            static final MethodHandle H =
+                    counted(Linker.nativeLinker().downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS)));
+        }
         // void ggml_threadpool_pause(struct ggml_threadpool * threadpool); // the CPU backend, by its proc address
-        static final class ggml_threadpool_pause { static final MethodHandle H = counted(Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS))); }
+        static final class ggml_threadpool_pause {
+            static final MethodHandle H =
+                    counted(Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS)));
+        }
         // void ggml_threadpool_free(struct ggml_threadpool * threadpool); // the CPU backend, by its proc address
-        static final class ggml_threadpool_free { static final MethodHandle H = counted(Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS))); }
+        static final class ggml_threadpool_free {
+            static final MethodHandle H =
+                    counted(Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS)));
+        }
     }
 
     /** {@code void llama_backend_init(void);} */
@@ -413,7 +665,8 @@ public final class Llama {
     }
 
     /** {@code int32_t llama_model_meta_val_str(const struct llama_model * model, const char * key, char * buf, size_t buf_size);} */
-    public static int llama_model_meta_val_str(MemorySegment model, MemorySegment key, MemorySegment buf, long buf_size) {
+    public static int llama_model_meta_val_str(
+            MemorySegment model, MemorySegment key, MemorySegment buf, long buf_size) {
         try {
             return (int) Handles.llama_model_meta_val_str.H.invokeExact(model, key, buf, buf_size);
         } catch (Throwable failure) {
@@ -488,7 +741,8 @@ public final class Llama {
      * {@code int32_t llama_chat_apply_template(const char * tmpl, const struct llama_chat_message * chat, size_t n_msg, bool add_ass, char * buf, int32_t length);}
      * The formatted length (copied into {@code buf} up to {@code length} bytes, not NUL-terminated when it fills it); -1 for a template it does not know.
      */
-    public static int llama_chat_apply_template(MemorySegment tmpl, MemorySegment chat, long n_msg, boolean add_ass, MemorySegment buf, int length) {
+    public static int llama_chat_apply_template(
+            MemorySegment tmpl, MemorySegment chat, long n_msg, boolean add_ass, MemorySegment buf, int length) {
         try {
             return (int) Handles.llama_chat_apply_template.H.invokeExact(tmpl, chat, n_msg, add_ass, buf, length);
         } catch (Throwable failure) {
@@ -578,16 +832,25 @@ public final class Llama {
     }
 
     /** {@code int32_t llama_tokenize(const struct llama_vocab * vocab, const char * text, int32_t text_len, llama_token * tokens, int32_t n_tokens_max, bool add_special, bool parse_special);} */
-    public static int llama_tokenize(MemorySegment vocab, MemorySegment text, int text_len, MemorySegment tokens, int n_tokens_max, boolean add_special, boolean parse_special) {
+    public static int llama_tokenize(
+            MemorySegment vocab,
+            MemorySegment text,
+            int text_len,
+            MemorySegment tokens,
+            int n_tokens_max,
+            boolean add_special,
+            boolean parse_special) {
         try {
-            return (int) Handles.llama_tokenize.H.invokeExact(vocab, text, text_len, tokens, n_tokens_max, add_special, parse_special);
+            return (int) Handles.llama_tokenize.H.invokeExact(
+                    vocab, text, text_len, tokens, n_tokens_max, add_special, parse_special);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
     }
 
     /** {@code int32_t llama_token_to_piece(const struct llama_vocab * vocab, llama_token token, char * buf, int32_t length, int32_t lstrip, bool special);} */
-    public static int llama_token_to_piece(MemorySegment vocab, int token, MemorySegment buf, int length, int lstrip, boolean special) {
+    public static int llama_token_to_piece(
+            MemorySegment vocab, int token, MemorySegment buf, int length, int lstrip, boolean special) {
         try {
             return (int) Handles.llama_token_to_piece.H.invokeExact(vocab, token, buf, length, lstrip, special);
         } catch (Throwable failure) {
@@ -596,9 +859,17 @@ public final class Llama {
     }
 
     /** {@code int32_t llama_detokenize(const struct llama_vocab * vocab, const llama_token * tokens, int32_t n_tokens, char * text, int32_t text_len_max, bool remove_special, bool unparse_special);} */
-    public static int llama_detokenize(MemorySegment vocab, MemorySegment tokens, int n_tokens, MemorySegment text, int text_len_max, boolean remove_special, boolean unparse_special) {
+    public static int llama_detokenize(
+            MemorySegment vocab,
+            MemorySegment tokens,
+            int n_tokens,
+            MemorySegment text,
+            int text_len_max,
+            boolean remove_special,
+            boolean unparse_special) {
         try {
-            return (int) Handles.llama_detokenize.H.invokeExact(vocab, tokens, n_tokens, text, text_len_max, remove_special, unparse_special);
+            return (int) Handles.llama_detokenize.H.invokeExact(
+                    vocab, tokens, n_tokens, text, text_len_max, remove_special, unparse_special);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
@@ -707,7 +978,8 @@ public final class Llama {
     }
 
     /** {@code void llama_attach_threadpool(struct llama_context * ctx, ggml_threadpool_t threadpool, ggml_threadpool_t threadpool_batch);} */
-    public static void llama_attach_threadpool(MemorySegment ctx, MemorySegment threadpool, MemorySegment threadpool_batch) {
+    public static void llama_attach_threadpool(
+            MemorySegment ctx, MemorySegment threadpool, MemorySegment threadpool_batch) {
         try {
             Handles.llama_attach_threadpool.H.invokeExact(ctx, threadpool, threadpool_batch);
         } catch (Throwable failure) {
@@ -857,7 +1129,8 @@ public final class Llama {
     }
 
     /** {@code size_t llama_state_seq_get_data_ext(struct llama_context * ctx, uint8_t * dst, size_t size, llama_seq_id seq_id, llama_state_seq_flags flags);} */
-    public static long llama_state_seq_get_data_ext(MemorySegment ctx, MemorySegment dst, long size, int seq_id, int flags) {
+    public static long llama_state_seq_get_data_ext(
+            MemorySegment ctx, MemorySegment dst, long size, int seq_id, int flags) {
         try {
             return (long) Handles.llama_state_seq_get_data_ext.H.invokeExact(ctx, dst, size, seq_id, flags);
         } catch (Throwable failure) {
@@ -866,7 +1139,8 @@ public final class Llama {
     }
 
     /** {@code size_t llama_state_seq_set_data_ext(struct llama_context * ctx, const uint8_t * src, size_t size, llama_seq_id dest_seq_id, llama_state_seq_flags flags);} */
-    public static long llama_state_seq_set_data_ext(MemorySegment ctx, MemorySegment src, long size, int dest_seq_id, int flags) {
+    public static long llama_state_seq_set_data_ext(
+            MemorySegment ctx, MemorySegment src, long size, int dest_seq_id, int flags) {
         try {
             return (long) Handles.llama_state_seq_set_data_ext.H.invokeExact(ctx, src, size, dest_seq_id, flags);
         } catch (Throwable failure) {
@@ -956,9 +1230,11 @@ public final class Llama {
     }
 
     /** {@code struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t penalty_last_n, float penalty_repeat, float penalty_freq, float penalty_present);} */
-    public static MemorySegment llama_sampler_init_penalties(int n_vocab, int penalty_last_n, float penalty_repeat, float penalty_freq, float penalty_present) {
+    public static MemorySegment llama_sampler_init_penalties(
+            int n_vocab, int penalty_last_n, float penalty_repeat, float penalty_freq, float penalty_present) {
         try {
-            return (MemorySegment) Handles.llama_sampler_init_penalties.H.invokeExact(n_vocab, penalty_last_n, penalty_repeat, penalty_freq, penalty_present);
+            return (MemorySegment) Handles.llama_sampler_init_penalties.H.invokeExact(
+                    n_vocab, penalty_last_n, penalty_repeat, penalty_freq, penalty_present);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
@@ -967,14 +1243,16 @@ public final class Llama {
     /** {@code struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias, const llama_logit_bias * logit_bias);} */
     public static MemorySegment llama_sampler_init_logit_bias(int n_vocab, int n_logit_bias, MemorySegment logit_bias) {
         try {
-            return (MemorySegment) Handles.llama_sampler_init_logit_bias.H.invokeExact(n_vocab, n_logit_bias, logit_bias);
+            return (MemorySegment)
+                    Handles.llama_sampler_init_logit_bias.H.invokeExact(n_vocab, n_logit_bias, logit_bias);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
     }
 
     /** {@code struct llama_sampler * llama_sampler_init_grammar(const struct llama_vocab * vocab, const char * grammar_str, const char * grammar_root);} */
-    public static MemorySegment llama_sampler_init_grammar(MemorySegment vocab, MemorySegment grammar_str, MemorySegment grammar_root) {
+    public static MemorySegment llama_sampler_init_grammar(
+            MemorySegment vocab, MemorySegment grammar_str, MemorySegment grammar_root) {
         try {
             return (MemorySegment) Handles.llama_sampler_init_grammar.H.invokeExact(vocab, grammar_str, grammar_root);
         } catch (Throwable failure) {
@@ -987,12 +1265,23 @@ public final class Llama {
      * const char * grammar_root, const char ** trigger_patterns, size_t num_trigger_patterns, const llama_token * trigger_tokens,
      * size_t num_trigger_tokens);} NULL when the grammar does not parse.
      */
-    public static MemorySegment llama_sampler_init_grammar_lazy_patterns(MemorySegment vocab, MemorySegment grammar_str,
-            MemorySegment grammar_root, MemorySegment trigger_patterns, long num_trigger_patterns, MemorySegment trigger_tokens,
+    public static MemorySegment llama_sampler_init_grammar_lazy_patterns(
+            MemorySegment vocab,
+            MemorySegment grammar_str,
+            MemorySegment grammar_root,
+            MemorySegment trigger_patterns,
+            long num_trigger_patterns,
+            MemorySegment trigger_tokens,
             long num_trigger_tokens) {
         try {
-            return (MemorySegment) Handles.llama_sampler_init_grammar_lazy_patterns.H.invokeExact(vocab, grammar_str, grammar_root,
-                    trigger_patterns, num_trigger_patterns, trigger_tokens, num_trigger_tokens);
+            return (MemorySegment) Handles.llama_sampler_init_grammar_lazy_patterns.H.invokeExact(
+                    vocab,
+                    grammar_str,
+                    grammar_root,
+                    trigger_patterns,
+                    num_trigger_patterns,
+                    trigger_tokens,
+                    num_trigger_tokens);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
@@ -1075,21 +1364,39 @@ public final class Llama {
     /** The device functions: one holder class each, bound on first call, as {@code Handles}. */
     private static final class DeviceHandles {
         // size_t ggml_backend_dev_count(void); // libggml
-        static final class ggml_backend_dev_count { static final MethodHandle H = downcall("ggml_backend_dev_count", FunctionDescriptor.of(JAVA_LONG)); }
+        static final class ggml_backend_dev_count {
+            static final MethodHandle H = downcall("ggml_backend_dev_count", FunctionDescriptor.of(JAVA_LONG));
+        }
         // ggml_backend_dev_t ggml_backend_dev_get(size_t index); // libggml
-        static final class ggml_backend_dev_get { static final MethodHandle H = downcall("ggml_backend_dev_get", FunctionDescriptor.of(ADDRESS, JAVA_LONG)); }
+        static final class ggml_backend_dev_get {
+            static final MethodHandle H = downcall("ggml_backend_dev_get", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
+        }
         // ggml_backend_dev_t ggml_backend_dev_by_name(const char * name); // libggml
-        static final class ggml_backend_dev_by_name { static final MethodHandle H = downcall("ggml_backend_dev_by_name", FunctionDescriptor.of(ADDRESS, ADDRESS)); }
+        static final class ggml_backend_dev_by_name {
+            static final MethodHandle H = downcall("ggml_backend_dev_by_name", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        }
         // const char * ggml_backend_dev_name(ggml_backend_dev_t device); // libggml-base
-        static final class ggml_backend_dev_name { static final MethodHandle H = downcall("ggml_backend_dev_name", FunctionDescriptor.of(ADDRESS, ADDRESS)); }
+        static final class ggml_backend_dev_name {
+            static final MethodHandle H = downcall("ggml_backend_dev_name", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        }
         // const char * ggml_backend_dev_description(ggml_backend_dev_t device); // libggml-base
-        static final class ggml_backend_dev_description { static final MethodHandle H = downcall("ggml_backend_dev_description", FunctionDescriptor.of(ADDRESS, ADDRESS)); }
+        static final class ggml_backend_dev_description {
+            static final MethodHandle H =
+                    downcall("ggml_backend_dev_description", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        }
         // void ggml_backend_dev_memory(ggml_backend_dev_t device, size_t * free, size_t * total); // libggml-base
-        static final class ggml_backend_dev_memory { static final MethodHandle H = downcall("ggml_backend_dev_memory", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS)); }
+        static final class ggml_backend_dev_memory {
+            static final MethodHandle H =
+                    downcall("ggml_backend_dev_memory", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS));
+        }
         // enum ggml_backend_dev_type ggml_backend_dev_type(ggml_backend_dev_t device); // libggml-base
-        static final class ggml_backend_dev_type { static final MethodHandle H = downcall("ggml_backend_dev_type", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+        static final class ggml_backend_dev_type {
+            static final MethodHandle H = downcall("ggml_backend_dev_type", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // size_t llama_max_devices(void);
-        static final class llama_max_devices { static final MethodHandle H = downcall("llama_max_devices", FunctionDescriptor.of(JAVA_LONG)); }
+        static final class llama_max_devices {
+            static final MethodHandle H = downcall("llama_max_devices", FunctionDescriptor.of(JAVA_LONG));
+        }
     }
 
     /** {@code size_t ggml_backend_dev_count(void);} */
@@ -1170,17 +1477,42 @@ public final class Llama {
 
     private static final class SamplerHandles {
         // struct llama_sampler * llama_sampler_init_typical(float p, size_t min_keep);
-        static final class llama_sampler_init_typical { static final MethodHandle H = downcall("llama_sampler_init_typical", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG)); }
+        static final class llama_sampler_init_typical {
+            static final MethodHandle H =
+                    downcall("llama_sampler_init_typical", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG));
+        }
         // struct llama_sampler * llama_sampler_init_xtc(float p, float t, size_t min_keep, uint32_t seed);
-        static final class llama_sampler_init_xtc { static final MethodHandle H = downcall("llama_sampler_init_xtc", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_FLOAT, JAVA_LONG, JAVA_INT)); }
+        static final class llama_sampler_init_xtc {
+            static final MethodHandle H = downcall(
+                    "llama_sampler_init_xtc",
+                    FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_FLOAT, JAVA_LONG, JAVA_INT));
+        }
         // struct llama_sampler * llama_sampler_init_top_n_sigma(float n);
-        static final class llama_sampler_init_top_n_sigma { static final MethodHandle H = downcall("llama_sampler_init_top_n_sigma", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT)); }
-        // struct llama_sampler * llama_sampler_init_mirostat(int32_t n_vocab, uint32_t seed, float tau, float eta, int32_t m);
-        static final class llama_sampler_init_mirostat { static final MethodHandle H = downcall("llama_sampler_init_mirostat", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT)); }
+        static final class llama_sampler_init_top_n_sigma {
+            static final MethodHandle H =
+                    downcall("llama_sampler_init_top_n_sigma", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT));
+        }
+        // struct llama_sampler * llama_sampler_init_mirostat(int32_t n_vocab, uint32_t seed, float tau, float eta,
+        // int32_t m);
+        static final class llama_sampler_init_mirostat {
+            static final MethodHandle H = downcall(
+                    "llama_sampler_init_mirostat",
+                    FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT));
+        }
         // struct llama_sampler * llama_sampler_init_mirostat_v2(uint32_t seed, float tau, float eta);
-        static final class llama_sampler_init_mirostat_v2 { static final MethodHandle H = downcall("llama_sampler_init_mirostat_v2", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT)); }
-        // struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, float dry_multiplier, float dry_base, int32_t dry_allowed_length, int32_t dry_penalty_last_n, const char ** seq_breakers, size_t num_breakers);
-        static final class llama_sampler_init_dry { static final MethodHandle H = downcall("llama_sampler_init_dry", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG)); }
+        static final class llama_sampler_init_mirostat_v2 {
+            static final MethodHandle H = downcall(
+                    "llama_sampler_init_mirostat_v2", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT));
+        }
+        // struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, float dry_multiplier, float
+        // dry_base, int32_t dry_allowed_length, int32_t dry_penalty_last_n, const char ** seq_breakers, size_t
+        // num_breakers);
+        static final class llama_sampler_init_dry {
+            static final MethodHandle H = downcall(
+                    "llama_sampler_init_dry",
+                    FunctionDescriptor.of(
+                            ADDRESS, ADDRESS, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
+        }
     }
 
     /** {@code struct llama_sampler * llama_sampler_init_typical(float p, size_t min_keep);} */
@@ -1229,11 +1561,23 @@ public final class Llama {
     }
 
     /** {@code struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, float dry_multiplier, float dry_base, int32_t dry_allowed_length, int32_t dry_penalty_last_n, const char ** seq_breakers, size_t num_breakers);} */
-    public static MemorySegment llama_sampler_init_dry(MemorySegment vocab, float dry_multiplier, float dry_base, int dry_allowed_length,
-                                                       int dry_penalty_last_n, MemorySegment seq_breakers, long num_breakers) {
+    public static MemorySegment llama_sampler_init_dry(
+            MemorySegment vocab,
+            float dry_multiplier,
+            float dry_base,
+            int dry_allowed_length,
+            int dry_penalty_last_n,
+            MemorySegment seq_breakers,
+            long num_breakers) {
         try {
-            return (MemorySegment) SamplerHandles.llama_sampler_init_dry.H.invokeExact(vocab, dry_multiplier, dry_base, dry_allowed_length,
-                    dry_penalty_last_n, seq_breakers, num_breakers);
+            return (MemorySegment) SamplerHandles.llama_sampler_init_dry.H.invokeExact(
+                    vocab,
+                    dry_multiplier,
+                    dry_base,
+                    dry_allowed_length,
+                    dry_penalty_last_n,
+                    seq_breakers,
+                    num_breakers);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }

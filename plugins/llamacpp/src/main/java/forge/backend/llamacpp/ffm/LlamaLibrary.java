@@ -1,11 +1,11 @@
 package forge.backend.llamacpp.ffm;
 
+import forge.backend.llamacpp.natives.LlamaNatives;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import forge.backend.llamacpp.natives.LlamaNatives;
 import java.util.List;
 import java.util.Objects;
 
@@ -104,13 +104,14 @@ public final class LlamaLibrary {
         bound = dir;
         List<String> missing = Llama.missingSymbols(combined);
         if (!missing.isEmpty()) {
-            throw new LlamaLoadException("the llama.cpp libraries in " + dir + " do not match these bindings: unresolved symbol"
-                    + (missing.size() == 1 ? ": " : "s: ") + String.join(", ", missing));
+            throw new LlamaLoadException(
+                    "the llama.cpp libraries in " + dir + " do not match these bindings: unresolved symbol"
+                            + (missing.size() == 1 ? ": " : "s: ") + String.join(", ", missing));
         }
         String version = cString(Llama.llama_version());
         if (!version.startsWith(EXPECTED_VERSION_PREFIX)) {
-            throw new LlamaLoadException("llama.cpp in " + dir + " is version " + version + ", but ForgeLM's bindings are for "
-                    + EXPECTED_VERSION_PREFIX + "x (v0.5.0)");
+            throw new LlamaLoadException("llama.cpp in " + dir + " is version " + version
+                    + ", but ForgeLM's bindings are for " + EXPECTED_VERSION_PREFIX + "x (v0.5.0)");
         }
         checkLayouts(dir);
         LlamaLog.install();
@@ -118,7 +119,9 @@ public final class LlamaLibrary {
             // The CPU package: load just the variant that suits this CPU (remembered after the
             // first start); any other package: let ggml load every backend it finds.
             var cpu = CpuVariants.best(dir);
-            if (cpu.isEmpty() || Llama.ggml_backend_load(scratch.allocateFrom(cpu.get().toString())).equals(MemorySegment.NULL)) {
+            if (cpu.isEmpty()
+                    || Llama.ggml_backend_load(scratch.allocateFrom(cpu.get().toString()))
+                            .equals(MemorySegment.NULL)) {
                 Llama.ggml_backend_load_all_from_path(scratch.allocateFrom(dir.toString()));
             }
         }
@@ -140,14 +143,14 @@ public final class LlamaLibrary {
             MemorySegment m = Llama.llama_model_default_params(scratch);
             MemorySegment c = Llama.llama_context_default_params(scratch);
             boolean ok = Structs.getInt(m, Structs.llama_model_params, "n_gpu_layers") == -1
-                    && Structs.getInt(m, Structs.llama_model_params, "load_mode") == -1    // LLAMA_LOAD_MODE_AUTO
+                    && Structs.getInt(m, Structs.llama_model_params, "load_mode") == -1 // LLAMA_LOAD_MODE_AUTO
                     && Structs.getBoolean(m, Structs.llama_model_params, "use_extra_bufts")
                     && !Structs.getBoolean(m, Structs.llama_model_params, "vocab_only")
                     && Structs.getInt(c, Structs.llama_context_params, "n_ctx") == 512
                     && Structs.getInt(c, Structs.llama_context_params, "n_batch") == 2048
                     && Structs.getInt(c, Structs.llama_context_params, "n_ubatch") == 512
                     && Structs.getInt(c, Structs.llama_context_params, "n_seq_max") == 1
-                    && Structs.getInt(c, Structs.llama_context_params, "type_k") == 1       // GGML_TYPE_F16
+                    && Structs.getInt(c, Structs.llama_context_params, "type_k") == 1 // GGML_TYPE_F16
                     && Structs.getInt(c, Structs.llama_context_params, "type_v") == 1
                     && Structs.getBoolean(c, Structs.llama_context_params, "offload_kqv")
                     && !Structs.getBoolean(c, Structs.llama_context_params, "kv_unified");

@@ -9,6 +9,8 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +42,7 @@ public final class LlamaLog {
         final StringBuilder text = new StringBuilder();
         int level = GGML_LOG_LEVEL_INFO;
         /** Error lines since the last {@link #takeLastError()}: the first is the specific one, the last the summary. */
-        final java.util.List<String> errors = new java.util.ArrayList<>(MAX_ERRORS);
+        final List<String> errors = new ArrayList<>(MAX_ERRORS);
     }
 
     private static final int MAX_ERRORS = 4;
@@ -49,8 +51,7 @@ public final class LlamaLog {
 
     private static MemorySegment stub;
 
-    private LlamaLog() {
-    }
+    private LlamaLog() {}
 
     /** Registers the callback with {@code llama_log_set} (which also sets ggml's); once per process. */
     static synchronized void install() {
@@ -59,10 +60,13 @@ public final class LlamaLog {
         }
         try {
             // typedef void (*ggml_log_callback)(enum ggml_log_level level, const char * text, void * user_data);
-            var target = MethodHandles.lookup().findStatic(LlamaLog.class, "callback",
-                    MethodType.methodType(void.class, int.class, MemorySegment.class, MemorySegment.class));
-            stub = Linker.nativeLinker().upcallStub(target, FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS, ADDRESS),
-                    Arena.global());
+            var target = MethodHandles.lookup()
+                    .findStatic(
+                            LlamaLog.class,
+                            "callback",
+                            MethodType.methodType(void.class, int.class, MemorySegment.class, MemorySegment.class));
+            stub = Linker.nativeLinker()
+                    .upcallStub(target, FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS, ADDRESS), Arena.global());
         } catch (ReflectiveOperationException e) {
             throw new AssertionError(e);
         }

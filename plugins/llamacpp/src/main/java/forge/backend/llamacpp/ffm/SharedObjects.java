@@ -22,8 +22,7 @@ import java.util.Optional;
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class SharedObjects {
-    private SharedObjects() {
-    }
+    private SharedObjects() {}
 
     /** {@code Dl_info} of {@code <dlfcn.h>}. */
     private static final StructLayout DL_INFO = MemoryLayout.structLayout(
@@ -31,7 +30,9 @@ public final class SharedObjects {
             ADDRESS.withName("dli_sname"), ADDRESS.withName("dli_saddr"));
 
     // int dladdr(const void * addr, Dl_info * info); // libc (glibc 2.34+; libdl before)
-    private static final MethodHandle DLADDR = Linker.nativeLinker().defaultLookup().find("dladdr")
+    private static final MethodHandle DLADDR = Linker.nativeLinker()
+            .defaultLookup()
+            .find("dladdr")
             .map(f -> Linker.nativeLinker().downcallHandle(f, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS)))
             .orElse(null);
 

@@ -80,7 +80,8 @@ public record ElfFile(int machine, Optional<String> soname, List<String> needed,
                     throw new IOException("damaged dynamic section in " + file);
                 }
                 int strAt = link * shentsize;
-                ByteBuffer strings = read(ch, sections.getLong(strAt + 24), sections.getLong(strAt + 32), size, "dynamic string table");
+                ByteBuffer strings = read(
+                        ch, sections.getLong(strAt + 24), sections.getLong(strAt + 32), size, "dynamic string table");
                 ByteBuffer dyn = read(ch, dynOffset, dynSize, size, "dynamic section");
                 List<String> needed = new ArrayList<>();
                 List<String> runpath = new ArrayList<>();
@@ -110,7 +111,8 @@ public record ElfFile(int machine, Optional<String> soname, List<String> needed,
         }
     }
 
-    private static ByteBuffer read(FileChannel ch, long offset, long length, long size, String what) throws IOException {
+    private static ByteBuffer read(FileChannel ch, long offset, long length, long size, String what)
+            throws IOException {
         if (offset < 0 || length < 0 || length > Integer.MAX_VALUE || offset > size - length) {
             throw new IOException("the " + what + " lies outside the file");
         }

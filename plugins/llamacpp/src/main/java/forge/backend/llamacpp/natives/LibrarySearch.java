@@ -1,5 +1,6 @@
 package forge.backend.llamacpp.natives;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -26,8 +27,13 @@ import java.util.concurrent.TimeUnit;
 public record LibrarySearch(List<Path> folders, Map<String, Path> cache) {
 
     /** The folders {@code ld.so} searches last on x86-64 Linux (Debian's multiarch ones first). */
-    public static final List<Path> DEFAULT_FOLDERS = List.of(Path.of("/lib/x86_64-linux-gnu"), Path.of("/usr/lib/x86_64-linux-gnu"),
-            Path.of("/lib64"), Path.of("/usr/lib64"), Path.of("/lib"), Path.of("/usr/lib"));
+    public static final List<Path> DEFAULT_FOLDERS = List.of(
+            Path.of("/lib/x86_64-linux-gnu"),
+            Path.of("/usr/lib/x86_64-linux-gnu"),
+            Path.of("/lib64"),
+            Path.of("/usr/lib64"),
+            Path.of("/lib"),
+            Path.of("/usr/lib"));
 
     private static volatile Map<String, Path> ldconfig;
 
@@ -93,8 +99,10 @@ public record LibrarySearch(List<Path> folders, Map<String, Path> cache) {
                 continue;
             }
             try {
-                Process p = new ProcessBuilder(exe, "-p").redirectErrorStream(true)
-                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                Process p = new ProcessBuilder(exe, "-p")
+                        .redirectErrorStream(true)
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                        .start();
                 String out;
                 try (InputStream in = p.getInputStream()) {
                     out = new String(in.readNBytes(4 << 20), StandardCharsets.UTF_8);
@@ -127,7 +135,9 @@ public record LibrarySearch(List<Path> folders, Map<String, Path> cache) {
             if (!flags.contains("x86-64")) {
                 continue;
             }
-            into.putIfAbsent(line.substring(0, paren).strip(), Path.of(line.substring(arrow + 4).strip()));
+            into.putIfAbsent(
+                    line.substring(0, paren).strip(),
+                    Path.of(line.substring(arrow + 4).strip()));
         }
     }
 }

@@ -14,8 +14,7 @@ import forge.backend.llamacpp.ffm.LlamaLibrary;
  * for good.
  */
 public final class LlamaBackends {
-    private LlamaBackends() {
-    }
+    private LlamaBackends() {}
 
     /**
      * Loads {@code natives} and creates the backend, with the GPU settings of {@code context}

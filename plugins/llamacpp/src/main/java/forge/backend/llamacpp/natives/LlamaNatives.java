@@ -34,8 +34,10 @@ public record LlamaNatives(Path directory, String ggml, String llama, List<Path>
 
     /** The library every other one needs; the same name in every package. */
     public static final String GGML_BASE = "libggml-base.so";
+
     private static final List<String> GGML_NAMES = List.of("libggml.v0.5.0.so", "libggml.cuda.v0.5.0.so", "libggml.so");
-    private static final List<String> LLAMA_NAMES = List.of("libllama.v0.5.0.so", "libllama.cuda.v0.5.0.so", "libllama.so");
+    private static final List<String> LLAMA_NAMES =
+            List.of("libllama.v0.5.0.so", "libllama.cuda.v0.5.0.so", "libllama.so");
 
     public LlamaNatives {
         directory = directory.toAbsolutePath().normalize();
@@ -48,7 +50,10 @@ public record LlamaNatives(Path directory, String ggml, String llama, List<Path>
     }
 
     private static String present(Path dir, List<String> names) {
-        return names.stream().filter(n -> Files.isRegularFile(dir.resolve(n))).findFirst().orElse(names.getFirst());
+        return names.stream()
+                .filter(n -> Files.isRegularFile(dir.resolve(n)))
+                .findFirst()
+                .orElse(names.getFirst());
     }
 
     /** These natives with {@code libraries} loaded before them. */
@@ -65,9 +70,11 @@ public record LlamaNatives(Path directory, String ggml, String llama, List<Path>
     public List<Path> computeBackends() {
         try (Stream<Path> files = Files.list(directory)) {
             return files.filter(p -> {
-                String n = p.getFileName().toString();
-                return n.startsWith("libggml-") && n.endsWith(".so") && !n.equals(GGML_BASE);
-            }).sorted().toList();
+                        String n = p.getFileName().toString();
+                        return n.startsWith("libggml-") && n.endsWith(".so") && !n.equals(GGML_BASE);
+                    })
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             return List.of();
         }
@@ -103,10 +110,12 @@ public record LlamaNatives(Path directory, String ggml, String llama, List<Path>
                 return Optional.of(file + " is not an x86-64 library (e_machine " + elf.machine() + ")");
             }
             for (String needed : elf.needed()) {
-                boolean preloaded = preload.stream().anyMatch(p -> p.getFileName().toString().equals(needed));
+                boolean preloaded = preload.stream()
+                        .anyMatch(p -> p.getFileName().toString().equals(needed));
                 if (!preloaded && search.find(needed).isEmpty()) {
                     return Optional.of(file.getFileName() + " needs " + needed + ", which is not found (searched "
-                            + directory + ", LD_LIBRARY_PATH, the loader's cache and " + LibrarySearch.DEFAULT_FOLDERS + ")");
+                            + directory + ", LD_LIBRARY_PATH, the loader's cache and " + LibrarySearch.DEFAULT_FOLDERS
+                            + ")");
                 }
             }
         }

@@ -42,25 +42,57 @@ class BuiltinChatTemplatesTest {
 
     static {
         CONVERSATIONS.put("system+user", List.of(m(Role.SYSTEM, "You are terse."), m(Role.USER, "Hi")));
-        CONVERSATIONS.put("multi-turn", List.of(m(Role.SYSTEM, "Be kind."), m(Role.USER, "What is 2+2?"),
-                m(Role.ASSISTANT, "4."), m(Role.USER, "And 3+3?")));
-        CONVERSATIONS.put("no system", List.of(m(Role.USER, "Hello"), m(Role.ASSISTANT, "Hi there"), m(Role.USER, "Bye")));
+        CONVERSATIONS.put(
+                "multi-turn",
+                List.of(
+                        m(Role.SYSTEM, "Be kind."),
+                        m(Role.USER, "What is 2+2?"),
+                        m(Role.ASSISTANT, "4."),
+                        m(Role.USER, "And 3+3?")));
+        CONVERSATIONS.put(
+                "no system", List.of(m(Role.USER, "Hello"), m(Role.ASSISTANT, "Hi there"), m(Role.USER, "Bye")));
         CONVERSATIONS.put("user only", List.of(m(Role.USER, "One question")));
         CONVERSATIONS.put("ends with the assistant", List.of(m(Role.USER, "Name a colour"), m(Role.ASSISTANT, "Blue")));
-        CONVERSATIONS.put("starts with the assistant", List.of(m(Role.ASSISTANT, "How can I help?"), m(Role.USER, "Tell a joke")));
-        CONVERSATIONS.put("unicode", List.of(m(Role.SYSTEM, "Réponds en français, 日本語も"),
-                m(Role.USER, "Привет 🌍 <|im_end|> [INST]"), m(Role.ASSISTANT, "¡Hola! ✓"), m(Role.USER, "ça va? 你好")));
+        CONVERSATIONS.put(
+                "starts with the assistant",
+                List.of(m(Role.ASSISTANT, "How can I help?"), m(Role.USER, "Tell a joke")));
+        CONVERSATIONS.put(
+                "unicode",
+                List.of(
+                        m(Role.SYSTEM, "Réponds en français, 日本語も"),
+                        m(Role.USER, "Привет 🌍 <|im_end|> [INST]"),
+                        m(Role.ASSISTANT, "¡Hola! ✓"),
+                        m(Role.USER, "ça va? 你好")));
         // C's isspace is ASCII: a trim in llama.cpp keeps U+00A0 and U+3000 where Python's strip() would not.
-        CONVERSATIONS.put("leading and trailing spaces", List.of(m(Role.SYSTEM, "  \tsystem with spaces\n "),
-                m(Role.USER, "\n\n  user text \r\n"), m(Role.ASSISTANT, " \u000b\fassistant text\t "),
-                m(Role.USER, "\u00a0nbsp and ideographic\u3000")));
-        CONVERSATIONS.put("empty content", List.of(m(Role.SYSTEM, ""), m(Role.USER, ""), m(Role.ASSISTANT, ""), m(Role.USER, "")));
-        CONVERSATIONS.put("multiple system messages", List.of(m(Role.SYSTEM, "First rule."), m(Role.SYSTEM, "Second rule."),
-                m(Role.USER, "Go"), m(Role.ASSISTANT, "Going"), m(Role.SYSTEM, "A late rule."), m(Role.USER, "Stop")));
-        CONVERSATIONS.put("tool result", List.of(m(Role.USER, "Weather in Paris?"), m(Role.ASSISTANT, "Let me look."),
-                m(Role.TOOL, "{\"temp\": 21}"), m(Role.USER, "Thanks")));
-        CONVERSATIONS.put("multi-line", List.of(m(Role.USER, "line one\nline two\n\nline four"), m(Role.ASSISTANT, "a\nb"),
-                m(Role.USER, "c")));
+        CONVERSATIONS.put(
+                "leading and trailing spaces",
+                List.of(
+                        m(Role.SYSTEM, "  \tsystem with spaces\n "),
+                        m(Role.USER, "\n\n  user text \r\n"),
+                        m(Role.ASSISTANT, " \u000b\fassistant text\t "),
+                        m(Role.USER, "\u00a0nbsp and ideographic\u3000")));
+        CONVERSATIONS.put(
+                "empty content",
+                List.of(m(Role.SYSTEM, ""), m(Role.USER, ""), m(Role.ASSISTANT, ""), m(Role.USER, "")));
+        CONVERSATIONS.put(
+                "multiple system messages",
+                List.of(
+                        m(Role.SYSTEM, "First rule."),
+                        m(Role.SYSTEM, "Second rule."),
+                        m(Role.USER, "Go"),
+                        m(Role.ASSISTANT, "Going"),
+                        m(Role.SYSTEM, "A late rule."),
+                        m(Role.USER, "Stop")));
+        CONVERSATIONS.put(
+                "tool result",
+                List.of(
+                        m(Role.USER, "Weather in Paris?"),
+                        m(Role.ASSISTANT, "Let me look."),
+                        m(Role.TOOL, "{\"temp\": 21}"),
+                        m(Role.USER, "Thanks")));
+        CONVERSATIONS.put(
+                "multi-line",
+                List.of(m(Role.USER, "line one\nline two\n\nline four"), m(Role.ASSISTANT, "a\nb"), m(Role.USER, "c")));
         CONVERSATIONS.put("no messages", List.of());
     }
 
@@ -75,11 +107,16 @@ class BuiltinChatTemplatesTest {
 
     @Test
     void theGenericPluginTakesExactlyLlamaCppsBuiltinNames() {
-        List<String> ours = new GenericTemplates().variants().stream().map(TemplateVariant::name).toList();
-        List<String> missing = builtinNames().stream().filter(n -> !ours.contains(n)).toList();
+        List<String> ours = new GenericTemplates()
+                .variants().stream().map(TemplateVariant::name).toList();
+        List<String> missing =
+                builtinNames().stream().filter(n -> !ours.contains(n)).toList();
         assertEquals(List.of(), missing, "llama.cpp's built-in chat templates that ForgeLM does not accept");
-        List<String> extra = ours.stream().filter(n -> !n.equals("generic") && !builtinNames().contains(n)).toList();
-        assertEquals(List.of(), extra, "names the generic plugin takes for llama-server's that llama.cpp does not know");
+        List<String> extra = ours.stream()
+                .filter(n -> !n.equals("generic") && !builtinNames().contains(n))
+                .toList();
+        assertEquals(
+                List.of(), extra, "names the generic plugin takes for llama-server's that llama.cpp does not know");
         assertTrue(builtinNames().size() >= 54, "llama.cpp lists " + builtinNames());
     }
 
@@ -95,15 +132,20 @@ class BuiltinChatTemplatesTest {
                     Optional<String> mine = render(ours, c.getValue(), addAss);
                     String where = name + " / " + c.getKey() + " / add_generation_prompt=" + addAss;
                     if (name.equals("chatml") && c.getValue().isEmpty()) {
-                        // The generic family's ChatML refuses a conversation without messages (which the API refuses before it anyway).
+                        // The generic family's ChatML refuses a conversation without messages (which the API refuses
+                        // before it anyway).
                         assertEquals(Optional.empty(), mine, where);
                         continue;
                     }
                     compared++;
                     if (theirs.isEmpty() != mine.isEmpty()) {
-                        mismatches.add(where + ": " + (theirs.isEmpty() ? "llama.cpp refused, ForgeLM rendered" : "ForgeLM refused, llama.cpp rendered"));
+                        mismatches.add(where + ": "
+                                + (theirs.isEmpty()
+                                        ? "llama.cpp refused, ForgeLM rendered"
+                                        : "ForgeLM refused, llama.cpp rendered"));
                     } else if (!theirs.equals(mine)) {
-                        mismatches.add(where + ":\n  llama.cpp: " + escape(theirs.get()) + "\n  ForgeLM:   " + escape(mine.get()));
+                        mismatches.add(where + ":\n  llama.cpp: " + escape(theirs.get()) + "\n  ForgeLM:   "
+                                + escape(mine.get()));
                     }
                 }
             }
@@ -166,8 +208,16 @@ class BuiltinChatTemplatesTest {
             int total = 0;
             for (int i = 0; i < messages.size(); i++) {
                 MemorySegment one = chat.asSlice(i * size, size);
-                Structs.setAddress(one, Structs.llama_chat_message, "role", arena.allocateFrom(messages.get(i).role().wire()));
-                Structs.setAddress(one, Structs.llama_chat_message, "content", arena.allocateFrom(messages.get(i).content()));
+                Structs.setAddress(
+                        one,
+                        Structs.llama_chat_message,
+                        "role",
+                        arena.allocateFrom(messages.get(i).role().wire()));
+                Structs.setAddress(
+                        one,
+                        Structs.llama_chat_message,
+                        "content",
+                        arena.allocateFrom(messages.get(i).content()));
                 total += messages.get(i).content().length() * 3;
             }
             MemorySegment tmpl = arena.allocateFrom(name);

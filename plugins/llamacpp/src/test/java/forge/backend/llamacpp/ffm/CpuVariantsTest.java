@@ -27,7 +27,9 @@ class CpuVariantsTest {
             // A later start reads the cache instead of opening every variant.
             Files.writeString(remembered, "libggml-cpu-x64.so");
         }
-        assertEquals(lib().resolve("libggml-cpu-x64.so"), CpuVariants.best(lib(), home).orElseThrow());
+        assertEquals(
+                lib().resolve("libggml-cpu-x64.so"),
+                CpuVariants.best(lib(), home).orElseThrow());
     }
 
     @Test

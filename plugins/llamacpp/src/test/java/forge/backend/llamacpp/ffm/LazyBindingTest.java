@@ -19,8 +19,10 @@ class LazyBindingTest {
         assertTrue(all > 90, "the bindings name every function they call: " + all);
         // load() calls llama_version, the two default-params functions of the layout check,
         // llama_log_set, ggml_backend_load, llama_backend_init and llama_print_system_info.
-        assertTrue(LlamaLibrary.handlesAtLoad() <= 10,
-                "load made " + LlamaLibrary.handlesAtLoad() + " of " + all + " handles; the rest wait for their first call");
+        assertTrue(
+                LlamaLibrary.handlesAtLoad() <= 10,
+                "load made " + LlamaLibrary.handlesAtLoad() + " of " + all
+                        + " handles; the rest wait for their first call");
         int before = Llama.bound();
         Llama.llama_max_parallel_sequences();
         Llama.llama_max_parallel_sequences();
@@ -31,9 +33,11 @@ class LazyBindingTest {
     void everyFunctionIsLookedUpAtLoadAndAMissingOneIsNamed() {
         LlamaLibrary.load(LlamaHome.lib());
         SymbolLookup real = LlamaLibrary.lookup();
-        assertEquals(List.of(), Llama.missingSymbols(real), "the shipped natives have every function the bindings call");
+        assertEquals(
+                List.of(), Llama.missingSymbols(real), "the shipped natives have every function the bindings call");
         SymbolLookup lacking = name -> name.equals("llama_decode") || name.equals("llama_sampler_init_dry")
-                ? Optional.empty() : real.find(name);
+                ? Optional.empty()
+                : real.find(name);
         assertEquals(List.of("llama_decode", "llama_sampler_init_dry"), Llama.missingSymbols(lacking));
     }
 }

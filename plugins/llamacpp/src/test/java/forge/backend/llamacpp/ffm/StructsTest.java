@@ -45,7 +45,11 @@ class StructsTest {
             c.append("    STRUCT(").append(name).append(")\n");
             for (MemoryLayout m : s.memberLayouts()) {
                 if (m.name().isPresent()) {
-                    c.append("    FIELD(").append(name).append(", ").append(m.name().get()).append(")\n");
+                    c.append("    FIELD(")
+                            .append(name)
+                            .append(", ")
+                            .append(m.name().get())
+                            .append(")\n");
                 }
             }
         }
@@ -54,8 +58,17 @@ class StructsTest {
         Files.writeString(source, c);
         Path exe = dir.resolve("layouts");
         Path src = LlamaHome.src();
-        run(List.of("cc", "-std=c11", "-Wall", "-I", src.resolve("include").toString(),
-                "-I", src.resolve("ggml/include").toString(), source.toString(), "-o", exe.toString()));
+        run(List.of(
+                "cc",
+                "-std=c11",
+                "-Wall",
+                "-I",
+                src.resolve("include").toString(),
+                "-I",
+                src.resolve("ggml/include").toString(),
+                source.toString(),
+                "-o",
+                exe.toString()));
         for (String line : run(List.of(exe.toString())).split("\n")) {
             String[] f = line.trim().split(" ");
             C.put(f[0], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});

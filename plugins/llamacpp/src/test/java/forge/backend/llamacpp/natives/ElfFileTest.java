@@ -17,7 +17,8 @@ public class ElfFileTest {
 
     @Test
     void readsWhatTheLoaderReadsOfLibllama() throws IOException {
-        // readelf -d libllama.v0.5.0.so: NEEDED libggml.v0.5.0.so, libggml-base.so, libstdc++..., SONAME, RUNPATH $ORIGIN
+        // readelf -d libllama.v0.5.0.so: NEEDED libggml.v0.5.0.so, libggml-base.so, libstdc++..., SONAME, RUNPATH
+        // $ORIGIN
         ElfFile elf = ElfFile.read(LlamaHome.lib().resolve("libllama.v0.5.0.so"));
         assertEquals(ElfFile.EM_X86_64, elf.machine());
         assertEquals(Optional.of("libllama.v0.5.0.so"), elf.soname());
@@ -29,14 +30,21 @@ public class ElfFileTest {
 
     @Test
     void aFileThatIsNotElfOrIsCutShortIsRefusedWithTheReason(@TempDir Path dir) throws IOException {
-        Path text = Files.writeString(dir.resolve("libx.so"), "INPUT(-lfoo)\n"); // a linker script, as some libfoo.so are
-        assertTrue(assertThrows(IOException.class, () -> ElfFile.read(text)).getMessage().contains("ELF header"));
+        Path text =
+                Files.writeString(dir.resolve("libx.so"), "INPUT(-lfoo)\n"); // a linker script, as some libfoo.so are
+        assertTrue(assertThrows(IOException.class, () -> ElfFile.read(text))
+                .getMessage()
+                .contains("ELF header"));
         Files.write(text, new byte[64]);
-        assertTrue(assertThrows(IOException.class, () -> ElfFile.read(text)).getMessage().contains("not an ELF file"));
+        assertTrue(assertThrows(IOException.class, () -> ElfFile.read(text))
+                .getMessage()
+                .contains("not an ELF file"));
         byte[] real = Files.readAllBytes(LlamaHome.lib().resolve("libggml-base.so"));
         Path cut = dir.resolve("libcut.so");
         Files.write(cut, java.util.Arrays.copyOf(real, 4096));
-        assertTrue(assertThrows(IOException.class, () -> ElfFile.read(cut)).getMessage().contains("outside the file"));
+        assertTrue(assertThrows(IOException.class, () -> ElfFile.read(cut))
+                .getMessage()
+                .contains("outside the file"));
     }
 
     @Test

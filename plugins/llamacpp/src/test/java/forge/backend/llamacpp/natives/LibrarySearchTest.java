@@ -23,8 +23,13 @@ class LibrarySearchTest {
                 \tlibcuda.so.1 (libc6) => /usr/lib/i386-linux-gnu/libcuda.so.1
                 \tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1
                 """, cache);
-        assertEquals(Map.of("libcuda.so.1", Path.of("/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
-                "libz.so.1", Path.of("/lib/x86_64-linux-gnu/libz.so.1")), cache);
+        assertEquals(
+                Map.of(
+                        "libcuda.so.1",
+                        Path.of("/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
+                        "libz.so.1",
+                        Path.of("/lib/x86_64-linux-gnu/libz.so.1")),
+                cache);
     }
 
     @Test
@@ -36,7 +41,8 @@ class LibrarySearchTest {
         LibrarySearch search = new LibrarySearch(List.of(a, b), Map.of("libx.so.1", cached, "liby.so.2", cached));
         assertEquals(Optional.of(b.resolve("libx.so.1")), search.find("libx.so.1"));
         Files.writeString(a.resolve("libx.so.1"), "a");
-        assertEquals(Optional.of(a.resolve("libx.so.1")), search.before(List.of()).find("libx.so.1"));
+        assertEquals(
+                Optional.of(a.resolve("libx.so.1")), search.before(List.of()).find("libx.so.1"));
         assertEquals(Optional.of(cached), search.find("liby.so.2"));
         assertEquals(Optional.empty(), search.find("libz.so.3"));
         assertEquals(List.of(Path.of("/x"), Path.of("/y")), LibrarySearch.pathList(":/x::/y:"));

@@ -39,8 +39,7 @@ public final class Gemma4ToolCalls implements ToolCallSyntax {
     /** Gemma 4's string quote, on both sides of a string. */
     public static final String Q = "<|\"|>";
 
-    private Gemma4ToolCalls() {
-    }
+    private Gemma4ToolCalls() {}
 
     @Override
     public List<String> triggers() {
@@ -49,7 +48,8 @@ public final class Gemma4ToolCalls implements ToolCallSyntax {
 
     @Override
     public OutputParser parser(Reasoning reasoning, List<ToolDefinition> tools) {
-        return new MarkupParser(new MarkupParser.Syntax(reasoning, CALL_OPEN, CALL_CLOSE, false, block -> List.of(Reader.decode(block))));
+        return new MarkupParser(new MarkupParser.Syntax(
+                reasoning, CALL_OPEN, CALL_CLOSE, false, block -> List.of(Reader.decode(block))));
     }
 
     /** {@code <|tool_call>call:NAME{...}<tool_call|>}, the arguments in Gemma's notation; several calls follow each other. */
@@ -68,7 +68,8 @@ public final class Gemma4ToolCalls implements ToolCallSyntax {
         g.append("tc-dict ::= \"{\" tc-ws ( tc-kv ( \",\" tc-ws tc-kv )* tc-ws )? \"}\"\n");
         g.append("tc-kv ::= [^:}<\"{,]+ \":\" tc-ws tc-value\n");
         g.append("tc-value ::= tc-string | tc-dict | tc-array | tc-number | \"true\" | \"false\" | \"null\"\n");
-        g.append("tc-string ::= \"<|\\\"|>\" ( [^<] | \"<\" [^|] | \"<|\" [^\"] | \"<|\\\"\" [^|] | \"<|\\\"|\" [^>] )* \"<|\\\"|>\"\n");
+        g.append(
+                "tc-string ::= \"<|\\\"|>\" ( [^<] | \"<\" [^|] | \"<|\" [^\"] | \"<|\\\"\" [^|] | \"<|\\\"|\" [^>] )* \"<|\\\"|>\"\n");
         g.append("tc-array ::= \"[\" tc-ws ( tc-value ( \",\" tc-ws tc-value )* tc-ws )? \"]\"\n");
         g.append("tc-number ::= \"-\"? [0-9]+ ( \".\" [0-9]+ )? ( [eE] [-+]? [0-9]+ )?\n");
         g.append("tc-ws ::= [ \\t\\n]*\n");

@@ -30,8 +30,7 @@ public final class HermesToolCalls implements ToolCallSyntax {
     static final String CLOSE = "</tool_call>";
     private static final String KEY = "arguments";
 
-    private HermesToolCalls() {
-    }
+    private HermesToolCalls() {}
 
     /** Whether a Jinja template writes this syntax itself. */
     public boolean usedBy(String jinjaSource) {
@@ -45,7 +44,8 @@ public final class HermesToolCalls implements ToolCallSyntax {
 
     @Override
     public OutputParser parser(Reasoning reasoning, List<ToolDefinition> tools) {
-        return new MarkupParser(new MarkupParser.Syntax(reasoning, OPEN, CLOSE, false, block -> List.of(JsonCall.decode(block, KEY)), KEY));
+        return new MarkupParser(new MarkupParser.Syntax(
+                reasoning, OPEN, CLOSE, false, block -> List.of(JsonCall.decode(block, KEY)), KEY));
     }
 
     /** {@code <tool_call>\n{"name": "f", "arguments": ARGS}\n</tool_call>}, calls separated by a newline. */

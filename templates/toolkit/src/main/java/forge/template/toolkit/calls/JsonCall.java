@@ -20,8 +20,7 @@ import java.util.Map;
  */
 public final class JsonCall {
 
-    private JsonCall() {
-    }
+    private JsonCall() {}
 
     /**
      * Decodes {@code {"name": ..., "<argumentsKey>": {...}}} (surrounding blanks allowed, the key
@@ -41,7 +40,11 @@ public final class JsonCall {
         if (!(PythonJson.parse(text.strip()) instanceof Map<?, ?> m) || !(m.get("name") instanceof String name)) {
             throw new IllegalArgumentException("not a tool call: " + text);
         }
-        Object args = argumentKeys.stream().filter(m::containsKey).findFirst().<Object>map(m::get).orElse(Map.of());
+        Object args = argumentKeys.stream()
+                .filter(m::containsKey)
+                .findFirst()
+                .<Object>map(m::get)
+                .orElse(Map.of());
         if (quotedArguments && args instanceof String s) {
             args = PythonJson.parse(s);
         }
@@ -58,17 +61,25 @@ public final class JsonCall {
      *
      * @throws IllegalArgumentException when a tool has no argument rule
      */
-    public static String rule(String open, String argumentsKey, String close, List<ToolDefinition> tools,
-                              Map<String, String> argumentRules) {
-        StringBuilder g = new StringBuilder("tc-call ::= ").append(Gbnf.literal(open + "{\"name\": ")).append(" (");
+    public static String rule(
+            String open,
+            String argumentsKey,
+            String close,
+            List<ToolDefinition> tools,
+            Map<String, String> argumentRules) {
+        StringBuilder g = new StringBuilder("tc-call ::= ")
+                .append(Gbnf.literal(open + "{\"name\": "))
+                .append(" (");
         for (int i = 0; i < tools.size(); i++) {
             ToolDefinition t = tools.get(i);
             String rule = argumentRules.get(t.name());
             if (rule == null) {
                 throw new IllegalArgumentException("no argument rule for tool " + t.name());
             }
-            g.append(i > 0 ? " | " : "").append(Gbnf.literal(PythonJson.quote(t.name()) + ", " + PythonJson.quote(argumentsKey) + ": "))
-                    .append(' ').append(rule);
+            g.append(i > 0 ? " | " : "")
+                    .append(Gbnf.literal(PythonJson.quote(t.name()) + ", " + PythonJson.quote(argumentsKey) + ": "))
+                    .append(' ')
+                    .append(rule);
         }
         return g.append(") ").append(Gbnf.literal("}" + close)).append('\n').toString();
     }

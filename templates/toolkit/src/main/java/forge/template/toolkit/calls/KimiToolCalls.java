@@ -40,8 +40,7 @@ public final class KimiToolCalls implements ToolCallSyntax {
     /** Closes one call. */
     public static final String CALL_END = "<|tool_call_end|>";
 
-    private KimiToolCalls() {
-    }
+    private KimiToolCalls() {}
 
     @Override
     public List<String> triggers() {
@@ -50,7 +49,8 @@ public final class KimiToolCalls implements ToolCallSyntax {
 
     @Override
     public OutputParser parser(Reasoning reasoning, List<ToolDefinition> tools) {
-        return new MarkupParser(new MarkupParser.Syntax(reasoning, SECTION_BEGIN, SECTION_END, false, KimiToolCalls::decode));
+        return new MarkupParser(
+                new MarkupParser.Syntax(reasoning, SECTION_BEGIN, SECTION_END, false, KimiToolCalls::decode));
     }
 
     /** The section with one call ({@code parallel}: one or more), ids {@code functions.NAME:IDX}, the JSON arguments by the caller's rules. */
@@ -60,8 +60,13 @@ public final class KimiToolCalls implements ToolCallSyntax {
             return Optional.empty();
         }
         StringBuilder g = new StringBuilder();
-        g.append("root ::= ").append(Gbnf.literal(SECTION_BEGIN)).append(" tc-call").append(parallel ? " tc-call*" : "")
-                .append(' ').append(Gbnf.literal(SECTION_END)).append('\n');
+        g.append("root ::= ")
+                .append(Gbnf.literal(SECTION_BEGIN))
+                .append(" tc-call")
+                .append(parallel ? " tc-call*" : "")
+                .append(' ')
+                .append(Gbnf.literal(SECTION_END))
+                .append('\n');
         g.append("tc-call ::= ").append(Gbnf.literal(CALL_BEGIN + "functions.")).append(" (");
         for (int i = 0; i < tools.size(); i++) {
             ToolDefinition t = tools.get(i);
@@ -69,8 +74,12 @@ public final class KimiToolCalls implements ToolCallSyntax {
             if (rule == null) {
                 throw new IllegalArgumentException("no argument rule for tool " + t.name());
             }
-            g.append(i > 0 ? " | " : "").append(Gbnf.literal(t.name() + ":")).append(" tc-index ").append(Gbnf.literal(ARGS_BEGIN))
-                    .append(' ').append(rule);
+            g.append(i > 0 ? " | " : "")
+                    .append(Gbnf.literal(t.name() + ":"))
+                    .append(" tc-index ")
+                    .append(Gbnf.literal(ARGS_BEGIN))
+                    .append(' ')
+                    .append(rule);
         }
         g.append(") ").append(Gbnf.literal(CALL_END)).append('\n');
         g.append("tc-index ::= [0-9] | [1-9] [0-9]{1,5}\n");

@@ -36,13 +36,13 @@ public final class LlamaToolCalls implements ToolCallSyntax {
 
     /** Opens a call (or code) that runs to the end of the output. */
     public static final String PYTHON_TAG = "<|python_tag|>";
+
     private static final String KEY = "parameters";
 
     private static final Pattern BUILTIN_CALL = Pattern.compile("(?s)\\s*(\\w+)\\.call\\((.*)\\)\\s*");
     private static final Pattern BUILTIN_KEY = Pattern.compile("\\s*(\\w+)\\s*=\\s*");
 
-    private LlamaToolCalls() {
-    }
+    private LlamaToolCalls() {}
 
     /** The JSON call's opening as the grammar writes it; the parser also reads what follows {@code <|python_tag|>}. */
     @Override
@@ -61,7 +61,8 @@ public final class LlamaToolCalls implements ToolCallSyntax {
         if (tools.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of("root ::= " + Gbnf.literal(PYTHON_TAG) + "? tc-call\n" + JsonCall.rule("", KEY, "", tools, argumentRules));
+        return Optional.of("root ::= " + Gbnf.literal(PYTHON_TAG) + "? tc-call\n"
+                + JsonCall.rule("", KEY, "", tools, argumentRules));
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * An {@link OutputParser} for the formats chat models write: reasoning between two markers,
@@ -52,8 +53,13 @@ public final class MarkupParser implements OutputParser {
      *                           key of the arguments object, streamed as it is written; empty:
      *                           blocks are decoded whole
      */
-    public record Syntax(Reasoning reasoning, String callOpen, String callClose, boolean leadingJsonCall,
-                         Function<String, List<ToolCall>> decoder, String streamedArgumentsKey) {
+    public record Syntax(
+            Reasoning reasoning,
+            String callOpen,
+            String callClose,
+            boolean leadingJsonCall,
+            Function<String, List<ToolCall>> decoder,
+            String streamedArgumentsKey) {
         public Syntax {
             Objects.requireNonNull(reasoning);
             Objects.requireNonNull(callOpen);
@@ -63,19 +69,33 @@ public final class MarkupParser implements OutputParser {
         }
 
         /** A format whose calls are decoded whole. */
-        public Syntax(Reasoning reasoning, String callOpen, String callClose, boolean leadingJsonCall,
-                      Function<String, List<ToolCall>> decoder) {
+        public Syntax(
+                Reasoning reasoning,
+                String callOpen,
+                String callClose,
+                boolean leadingJsonCall,
+                Function<String, List<ToolCall>> decoder) {
             this(reasoning, callOpen, callClose, leadingJsonCall, decoder, "");
         }
     }
 
     /** Where a streamed call is: before its arguments, inside them, after them; or decoded whole. */
-    private enum CallPhase { HEAD, ARGUMENTS, TAIL, WHOLE }
+    private enum CallPhase {
+        HEAD,
+        ARGUMENTS,
+        TAIL,
+        WHOLE
+    }
 
     /** How long a block may grow before its head must have shown {@code "name"} and the arguments key. */
     private static final int HEAD_LIMIT = 512;
 
-    private enum State { CONTENT, REASONING, CALL, LEADING }
+    private enum State {
+        CONTENT,
+        REASONING,
+        CALL,
+        LEADING
+    }
 
     private final Syntax syntax;
     private final StringBuilder buf = new StringBuilder();
@@ -84,7 +104,8 @@ public final class MarkupParser implements OutputParser {
     private boolean trimNext;
     private boolean sawContent;
     /** The head of a streamed call, {@code {"name": "...", "<key>": }, up to the arguments' brace; null when not streamed. */
-    private final java.util.regex.Pattern head;
+    private final Pattern head;
+
     private CallPhase phase = CallPhase.HEAD;
     private int depth;
     private boolean inString;
@@ -92,10 +113,14 @@ public final class MarkupParser implements OutputParser {
 
     public MarkupParser(Syntax syntax) {
         this.syntax = syntax;
-        this.head = syntax.streamedArgumentsKey().isEmpty() ? null
-                : java.util.regex.Pattern.compile("\\A\\s*\\{\\s*\"name\"\\s*:\\s*(\"(?:[^\"\\\\]|\\\\.)*\")\\s*,\\s*\""
-                        + java.util.regex.Pattern.quote(syntax.streamedArgumentsKey()) + "\"\\s*:\\s*(?=\\{)");
-        this.state = syntax.reasoning().startsInside() && !syntax.reasoning().close().isEmpty() ? State.REASONING : State.CONTENT;
+        this.head = syntax.streamedArgumentsKey().isEmpty()
+                ? null
+                : Pattern.compile("\\A\\s*\\{\\s*\"name\"\\s*:\\s*(\"(?:[^\"\\\\]|\\\\.)*\")\\s*,\\s*\""
+                        + Pattern.quote(syntax.streamedArgumentsKey()) + "\"\\s*:\\s*(?=\\{)");
+        this.state =
+                syntax.reasoning().startsInside() && !syntax.reasoning().close().isEmpty()
+                        ? State.REASONING
+                        : State.CONTENT;
     }
 
     @Override
@@ -215,7 +240,9 @@ public final class MarkupParser implements OutputParser {
                 var m = head.matcher(buf);
                 if (!m.lookingAt()) {
                     // hitEnd: the text so far is a prefix of a head, more may complete it.
-                    if (end || !m.hitEnd() || buf.length() > HEAD_LIMIT
+                    if (end
+                            || !m.hitEnd()
+                            || buf.length() > HEAD_LIMIT
                             || !syntax.callClose().isEmpty() && buf.indexOf(syntax.callClose()) >= 0) {
                         phase = CallPhase.WHOLE; // not the streamed shape: decode the block whole
                         return true;

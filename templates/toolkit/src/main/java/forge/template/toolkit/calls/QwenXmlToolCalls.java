@@ -5,6 +5,7 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.toolkit.Gbnf;
 import forge.template.toolkit.PythonJson;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -41,15 +42,13 @@ import java.util.Set;
  */
 public final class QwenXmlToolCalls implements ToolCallSyntax {
 
-
     /** The one instance. */
     public static final QwenXmlToolCalls SYNTAX = new QwenXmlToolCalls();
 
     static final String OPEN = "<tool_call>";
     static final String CLOSE = "</tool_call>";
 
-    private QwenXmlToolCalls() {
-    }
+    private QwenXmlToolCalls() {}
 
     @Override
     public List<String> triggers() {
@@ -144,8 +143,11 @@ public final class QwenXmlToolCalls implements ToolCallSyntax {
         } catch (IllegalArgumentException e) {
             return text; // what the model wrote, rather than losing the call
         }
-        return types.contains(jsonType(json)) || (jsonType(json).equals("integer") && types.contains("number")) || !types.contains("string")
-                ? json : text;
+        return types.contains(jsonType(json))
+                        || (jsonType(json).equals("integer") && types.contains("number"))
+                        || !types.contains("string")
+                ? json
+                : text;
     }
 
     private static String jsonType(Object v) {
@@ -153,7 +155,7 @@ public final class QwenXmlToolCalls implements ToolCallSyntax {
             case String s -> "string";
             case Boolean b -> "boolean";
             case Long l -> "integer";
-            case java.math.BigInteger b -> "integer";
+            case BigInteger b -> "integer";
             case Double d -> "number";
             case Map<?, ?> m -> "object";
             case List<?> l -> "array";
@@ -163,7 +165,9 @@ public final class QwenXmlToolCalls implements ToolCallSyntax {
 
     /** The JSON types the tool's schema allows for the parameter; empty when the tool (null: not offered) does not name it. */
     private static Set<String> types(ToolDefinition t, String param) {
-        if (t == null || !(t.parameters().get("properties") instanceof Map<?, ?> props) || !(props.get(param) instanceof Map<?, ?> schema)) {
+        if (t == null
+                || !(t.parameters().get("properties") instanceof Map<?, ?> props)
+                || !(props.get(param) instanceof Map<?, ?> schema)) {
             return Set.of();
         }
         return schemaTypes(schema);
@@ -199,7 +203,9 @@ public final class QwenXmlToolCalls implements ToolCallSyntax {
 
     private static String grammar(List<ToolDefinition> tools, boolean parallel) {
         StringBuilder g = new StringBuilder();
-        g.append("root ::= tc-call").append(parallel ? " (\"\\n\" tc-call)*" : "").append('\n');
+        g.append("root ::= tc-call")
+                .append(parallel ? " (\"\\n\" tc-call)*" : "")
+                .append('\n');
         g.append("tc-call ::= \"<tool_call>\\n\" (");
         for (int i = 0; i < tools.size(); i++) {
             g.append(i > 0 ? " | " : "").append("tc-fn-").append(i);
@@ -213,7 +219,8 @@ public final class QwenXmlToolCalls implements ToolCallSyntax {
                 for (var e : props.entrySet()) {
                     String pname = String.valueOf(e.getKey());
                     String value = e.getValue() instanceof Map<?, ?> schema ? valueRule(schema) : "tc-text";
-                    String param = "(" + Gbnf.literal("<parameter=" + pname + ">\n") + " " + value + " \"\\n</parameter>\\n\")";
+                    String param = "(" + Gbnf.literal("<parameter=" + pname + ">\n") + " " + value
+                            + " \"\\n</parameter>\\n\")";
                     g.append(' ').append(param).append(required.contains(pname) ? "" : "?");
                 }
             }
@@ -235,7 +242,9 @@ public final class QwenXmlToolCalls implements ToolCallSyntax {
     }
 
     private static String valueRule(Map<?, ?> schema) {
-        if (schema.get("enum") instanceof List<?> values && !values.isEmpty() && values.stream().allMatch(v -> v instanceof String)) {
+        if (schema.get("enum") instanceof List<?> values
+                && !values.isEmpty()
+                && values.stream().allMatch(v -> v instanceof String)) {
             List<String> alts = new ArrayList<>();
             for (Object v : values) {
                 String s = (String) v;

@@ -47,7 +47,8 @@ public interface ToolCallingTemplate extends ChatTemplate {
 
     /** {@inheritDoc} The syntax's grammar ({@link ToolCallSyntax#grammar}). */
     @Override
-    default Optional<String> toolCallGrammar(List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
+    default Optional<String> toolCallGrammar(
+            List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
         return toolCallSyntax().grammar(tools, argumentRules, parallel);
     }
 

@@ -52,8 +52,8 @@ class HermesToolCallsTest {
     @Test
     void readsCallsAsTheGrammarWritesThemStreamingTheArguments() {
         String args = "{\"city\": \"Paris \\\"}\\\" <x>\"}";
-        List<ChatDelta> out = parseByChars("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": " + args + "}\n</tool_call>\n"
-                + "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>");
+        List<ChatDelta> out = parseByChars("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": " + args
+                + "}\n</tool_call>\n" + "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>");
         assertTrue(out.stream().allMatch(d -> d instanceof ChatDelta.ToolCallDelta), out.toString());
         assertTrue(out.size() > 2, "the arguments stream: " + out);
         List<ChatDelta.ToolCallDelta> calls = ToolCallDeltas.merge(out);
@@ -70,7 +70,8 @@ class HermesToolCallsTest {
 
     @Test
     void parsesReasoningAndParallelToolCallsWhileStreaming() {
-        List<ChatDelta> deltas = feedCharByChar(SYNTAX.parser(THINK, List.of()),
+        List<ChatDelta> deltas = feedCharByChar(
+                SYNTAX.parser(THINK, List.of()),
                 "<think>\nweigh it\n</think>\n\nSure.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n"
                         + "<tool_call>\n{\"name\": \"search\", \"arguments\": {\"q\": \"x<y\"}}\n</tool_call>");
         StringBuilder reasoning = new StringBuilder();
@@ -96,7 +97,8 @@ class HermesToolCallsTest {
 
     @Test
     void keepsContentAroundCallsAndHeldBackPrefixes() {
-        List<ChatDelta> out = parseByChars("Let me check <tool_ <tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>");
+        List<ChatDelta> out = parseByChars(
+                "Let me check <tool_ <tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>");
         assertEquals("Let me check <tool_ ", content(out));
         assertEquals(1, ToolCallDeltas.merge(out).size());
     }
@@ -108,7 +110,8 @@ class HermesToolCallsTest {
 
     @Test
     void anUnclosedCallIsReadAtTheEnd() {
-        List<ChatDelta> out = parseByChars("<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, {\"b\": null}]}}");
+        List<ChatDelta> out =
+                parseByChars("<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, {\"b\": null}]}}");
         List<ChatDelta.ToolCallDelta> calls = ToolCallDeltas.merge(out);
         assertEquals(1, calls.size(), out.toString());
         assertEquals("{\"a\":[1,{\"b\":null}]}", calls.getFirst().arguments());
@@ -116,10 +119,14 @@ class HermesToolCallsTest {
 
     @Test
     void streamedArgumentsSurviveBracesQuotesAndTheClosingMarkerInsideStrings() {
-        String args = "{\"code\": \"if (a) { b(\\\"}\\\"); } </tool_call> [\", \"n\": [1, {\"x\": []}], \"e\": \"\\u00e9\\\\\"}";
+        String args =
+                "{\"code\": \"if (a) { b(\\\"}\\\"); } </tool_call> [\", \"n\": [1, {\"x\": []}], \"e\": \"\\u00e9\\\\\"}";
         StringBuilder content = new StringBuilder();
-        List<ChatDelta.ToolCallDelta> deltas = calls(feedCharByChar(SYNTAX.parser(Reasoning.NONE, List.of()),
-                "<tool_call>\n{\"name\": \"run\", \"arguments\": " + args + "}\n</tool_call>\nDone."), content);
+        List<ChatDelta.ToolCallDelta> deltas = calls(
+                feedCharByChar(
+                        SYNTAX.parser(Reasoning.NONE, List.of()),
+                        "<tool_call>\n{\"name\": \"run\", \"arguments\": " + args + "}\n</tool_call>\nDone."),
+                content);
         List<ChatDelta.ToolCallDelta> merged = ToolCallDeltas.merge(deltas);
         assertEquals(1, merged.size());
         assertEquals("run", merged.getFirst().name());
@@ -127,20 +134,29 @@ class HermesToolCallsTest {
         assertEquals("Done.", content.toString());
 
         // Fed at once, a call is one delta; a block of another shape is decoded whole, as before.
-        List<ChatDelta> once = SYNTAX.parser(Reasoning.NONE, List.of()).feed("<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>");
+        List<ChatDelta> once = SYNTAX.parser(Reasoning.NONE, List.of())
+                .feed("<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>");
         assertEquals(1, once.size());
         assertEquals("{\"a\":1}", ((ChatDelta.ToolCallDelta) once.getFirst()).arguments());
-        List<ChatDelta.ToolCallDelta> reversed = ToolCallDeltas.merge(calls(feedCharByChar(SYNTAX.parser(Reasoning.NONE, List.of()),
-                "<tool_call>\n{\"arguments\": {\"a\": 1}, \"name\": \"f\"}\n</tool_call>"), new StringBuilder()));
-        assertEquals(List.of("f"), reversed.stream().map(ChatDelta.ToolCallDelta::name).toList());
+        List<ChatDelta.ToolCallDelta> reversed = ToolCallDeltas.merge(calls(
+                feedCharByChar(
+                        SYNTAX.parser(Reasoning.NONE, List.of()),
+                        "<tool_call>\n{\"arguments\": {\"a\": 1}, \"name\": \"f\"}\n</tool_call>"),
+                new StringBuilder()));
+        assertEquals(
+                List.of("f"),
+                reversed.stream().map(ChatDelta.ToolCallDelta::name).toList());
         assertEquals("{\"a\":1}", reversed.getFirst().arguments());
     }
 
     @Test
     void aCallCutOffInItsArgumentsKeepsWhatWasStreamedAndLeaksNoMarkup() {
         StringBuilder content = new StringBuilder();
-        List<ChatDelta.ToolCallDelta> merged = ToolCallDeltas.merge(calls(feedCharByChar(SYNTAX.parser(Reasoning.NONE, List.of()),
-                "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"text\": \"half a sen"), content));
+        List<ChatDelta.ToolCallDelta> merged = ToolCallDeltas.merge(calls(
+                feedCharByChar(
+                        SYNTAX.parser(Reasoning.NONE, List.of()),
+                        "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"text\": \"half a sen"),
+                content));
         assertEquals(1, merged.size());
         assertEquals("{\"text\":\"half a sen", merged.getFirst().arguments());
         assertEquals("", content.toString());
@@ -148,20 +164,26 @@ class HermesToolCallsTest {
 
     @Test
     void theGrammarNamesEveryToolWithItsArgumentRule() {
-        List<ToolDefinition> tools = List.of(new ToolDefinition("a", "", Map.of()), new ToolDefinition("b\"q", "", Map.of()));
-        String one = SYNTAX.grammar(tools, Map.of("a", "a-args", "b\"q", "bq-args"), false).orElseThrow();
+        List<ToolDefinition> tools =
+                List.of(new ToolDefinition("a", "", Map.of()), new ToolDefinition("b\"q", "", Map.of()));
+        String one = SYNTAX.grammar(tools, Map.of("a", "a-args", "b\"q", "bq-args"), false)
+                .orElseThrow();
         assertTrue(one.startsWith("root ::= tc-call\n"), one);
         assertTrue(one.contains("\"\\\"a\\\", \\\"arguments\\\": \" a-args"), one);
         assertTrue(one.contains("\"\\\"b\\\\\\\"q\\\", \\\"arguments\\\": \" bq-args"), one);
-        String many = SYNTAX.grammar(tools, Map.of("a", "a-args", "b\"q", "bq-args"), true).orElseThrow();
+        String many = SYNTAX.grammar(tools, Map.of("a", "a-args", "b\"q", "bq-args"), true)
+                .orElseThrow();
         assertTrue(many.startsWith("root ::= tc-call (\"\\n\" tc-call)*\n"), many);
         assertEquals(List.of("<tool_call>"), SYNTAX.triggers());
     }
 
     @Test
     void grammarNamesEveryToolAndItsArgumentRule() {
-        String g = SYNTAX.grammar(List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())),
-                Map.of("f", "f-args", "g", "g-args"), true).orElseThrow();
+        String g = SYNTAX.grammar(
+                        List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())),
+                        Map.of("f", "f-args", "g", "g-args"),
+                        true)
+                .orElseThrow();
         assertTrue(g.startsWith("root ::= tc-call (\"\\n\" tc-call)*\n"), g);
         assertTrue(g.contains("\"\\\"f\\\", \\\"arguments\\\": \" f-args"), g);
         assertEquals(List.of("<tool_call>"), SYNTAX.triggers());
@@ -170,9 +192,12 @@ class HermesToolCallsTest {
     @Test
     void whatTheGrammarWritesIsWhatTheParserReads() {
         // The grammar's text with {} for the arguments rule, spelled out: one call, then two.
-        String grammar = SYNTAX.grammar(TOOLS, Map.of("get_weather", "args"), true).orElseThrow();
-        assertEquals("root ::= tc-call (\"\\n\" tc-call)*\n"
-                + "tc-call ::= \"<tool_call>\\n{\\\"name\\\": \" (\"\\\"get_weather\\\", \\\"arguments\\\": \" args) \"}\\n</tool_call>\"\n", grammar);
+        String grammar =
+                SYNTAX.grammar(TOOLS, Map.of("get_weather", "args"), true).orElseThrow();
+        assertEquals(
+                "root ::= tc-call (\"\\n\" tc-call)*\n"
+                        + "tc-call ::= \"<tool_call>\\n{\\\"name\\\": \" (\"\\\"get_weather\\\", \\\"arguments\\\": \" args) \"}\\n</tool_call>\"\n",
+                grammar);
         String one = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>";
         assertEquals(2, ToolCallDeltas.merge(parseByChars(one + "\n" + one)).size());
         assertTrue(SYNTAX.grammar(List.of(), Map.of(), true).isEmpty());

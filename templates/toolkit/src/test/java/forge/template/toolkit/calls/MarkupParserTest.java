@@ -12,10 +12,19 @@ import org.junit.jupiter.api.Test;
 /** The streaming machinery on a made-up format; each family's syntax has its own tests beside it. */
 class MarkupParserTest {
 
-    private static final MarkupParser.Syntax WHOLE = new MarkupParser.Syntax(new Reasoning("<r>", "</r>", false), "<c>", "</c>", false,
+    private static final MarkupParser.Syntax WHOLE = new MarkupParser.Syntax(
+            new Reasoning("<r>", "</r>", false),
+            "<c>",
+            "</c>",
+            false,
             block -> List.of(JsonCall.decode(block, "args")));
-    private static final MarkupParser.Syntax STREAMED = new MarkupParser.Syntax(new Reasoning("<r>", "</r>", false), "<c>", "</c>", false,
-            block -> List.of(JsonCall.decode(block, "args")), "args");
+    private static final MarkupParser.Syntax STREAMED = new MarkupParser.Syntax(
+            new Reasoning("<r>", "</r>", false),
+            "<c>",
+            "</c>",
+            false,
+            block -> List.of(JsonCall.decode(block, "args")),
+            "args");
 
     private static List<ChatDelta> byChars(MarkupParser.Syntax syntax, String text) {
         return ToolCallDeltas.feedCharByChar(new MarkupParser(syntax), text);
@@ -25,11 +34,12 @@ class MarkupParserTest {
         StringBuilder sb = new StringBuilder();
         for (ChatDelta d : deltas) {
             if (kind.isInstance(d)) {
-                sb.append(switch (d) {
-                    case ChatDelta.Content c -> c.text();
-                    case ChatDelta.Reasoning r -> r.text();
-                    case ChatDelta.ToolCallDelta t -> t.arguments();
-                });
+                sb.append(
+                        switch (d) {
+                            case ChatDelta.Content c -> c.text();
+                            case ChatDelta.Reasoning r -> r.text();
+                            case ChatDelta.ToolCallDelta t -> t.arguments();
+                        });
             }
         }
         return sb.toString();
@@ -69,19 +79,25 @@ class MarkupParserTest {
 
     @Test
     void streamedArgumentsFlowAsWrittenWithoutBlanksOutsideStrings() {
-        List<ChatDelta> out = byChars(STREAMED, "<c>{\"name\": \"f\", \"args\": {\"a\": \"x } y\", \"b\": [1, 2]}}</c>after");
-        List<ChatDelta.ToolCallDelta> calls = out.stream().filter(d -> d instanceof ChatDelta.ToolCallDelta)
-                .map(d -> (ChatDelta.ToolCallDelta) d).toList();
+        List<ChatDelta> out =
+                byChars(STREAMED, "<c>{\"name\": \"f\", \"args\": {\"a\": \"x } y\", \"b\": [1, 2]}}</c>after");
+        List<ChatDelta.ToolCallDelta> calls = out.stream()
+                .filter(d -> d instanceof ChatDelta.ToolCallDelta)
+                .map(d -> (ChatDelta.ToolCallDelta) d)
+                .toList();
         assertTrue(calls.size() > 2, "the arguments stream: " + calls);
         assertEquals("f", calls.getFirst().name());
-        assertTrue(calls.stream().skip(1).allMatch(c -> c.name().isEmpty() && c.id().isEmpty() && c.index() == 0), calls.toString());
+        assertTrue(
+                calls.stream().skip(1).allMatch(c -> c.name().isEmpty() && c.id().isEmpty() && c.index() == 0),
+                calls.toString());
         assertEquals("{\"a\":\"x } y\",\"b\":[1,2]}", joined(out, ChatDelta.ToolCallDelta.class));
         assertEquals("after", joined(out, ChatDelta.Content.class));
     }
 
     @Test
     void outputMayStartInsideReasoning() {
-        MarkupParser.Syntax opened = new MarkupParser.Syntax(new Reasoning("<r>", "</r>", true), "", "", false, b -> List.<ToolCall>of());
+        MarkupParser.Syntax opened =
+                new MarkupParser.Syntax(new Reasoning("<r>", "</r>", true), "", "", false, b -> List.<ToolCall>of());
         List<ChatDelta> out = byChars(opened, "hm</r>ok");
         assertEquals("hm", joined(out, ChatDelta.Reasoning.class));
         assertEquals("ok", joined(out, ChatDelta.Content.class));
@@ -89,8 +105,8 @@ class MarkupParserTest {
 
     @Test
     void aLeadingJsonCallIsReadAtTheEndAndPlainTextIsNot() {
-        MarkupParser.Syntax leading = new MarkupParser.Syntax(Reasoning.NONE, "", "", true,
-                block -> List.of(JsonCall.decode(block, "args")));
+        MarkupParser.Syntax leading =
+                new MarkupParser.Syntax(Reasoning.NONE, "", "", true, block -> List.of(JsonCall.decode(block, "args")));
         List<ChatDelta> call = byChars(leading, " {\"name\": \"f\", \"args\": {}}");
         assertEquals(1, call.size(), call.toString());
         assertEquals("f", ((ChatDelta.ToolCallDelta) call.getFirst()).name());

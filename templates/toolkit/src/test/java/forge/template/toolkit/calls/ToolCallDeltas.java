@@ -11,8 +11,7 @@ import java.util.List;
 
 /** Feeding output to a parser as a stream would, and checks on the tool-call deltas it emits, as OpenAI clients read them. */
 final class ToolCallDeltas {
-    private ToolCallDeltas() {
-    }
+    private ToolCallDeltas() {}
 
     /**
      * The calls of a stream of deltas (other deltas are skipped), checking the stream's shape: a
@@ -32,7 +31,9 @@ final class ToolCallDeltas {
                 assertEquals(calls.size() - 1, d.index(), "the deltas of one call come together, in index order");
                 assertTrue(d.id().isEmpty() && d.name().isEmpty(), "a later delta only adds arguments: " + d);
                 ChatDelta.ToolCallDelta c = calls.getLast();
-                calls.set(calls.size() - 1, new ChatDelta.ToolCallDelta(c.index(), c.id(), c.name(), c.arguments() + d.arguments()));
+                calls.set(
+                        calls.size() - 1,
+                        new ChatDelta.ToolCallDelta(c.index(), c.id(), c.name(), c.arguments() + d.arguments()));
             }
         }
         return calls;

@@ -14,13 +14,21 @@ import org.junit.jupiter.api.Test;
 /** What every syntax promises, checked on all of them (the sealed interface names them). */
 class ToolCallSyntaxTest {
 
-    private static final List<ToolCallSyntax> ALL = List.of(HermesToolCalls.SYNTAX, LlamaToolCalls.SYNTAX, QwenXmlToolCalls.SYNTAX,
-            Gemma4ToolCalls.SYNTAX, KimiToolCalls.SYNTAX);
+    private static final List<ToolCallSyntax> ALL = List.of(
+            HermesToolCalls.SYNTAX,
+            LlamaToolCalls.SYNTAX,
+            QwenXmlToolCalls.SYNTAX,
+            Gemma4ToolCalls.SYNTAX,
+            KimiToolCalls.SYNTAX);
     private static final List<ToolDefinition> TOOLS = List.of(new ToolDefinition("f", "", Map.of()));
 
     @Test
     void everySyntaxIsCheckedHere() {
-        assertEquals(Arrays.stream(ToolCallSyntax.class.getPermittedSubclasses()).map(Class::getName).sorted().toList(),
+        assertEquals(
+                Arrays.stream(ToolCallSyntax.class.getPermittedSubclasses())
+                        .map(Class::getName)
+                        .sorted()
+                        .toList(),
                 ALL.stream().map(s -> s.getClass().getName()).sorted().toList());
     }
 
@@ -32,7 +40,9 @@ class ToolCallSyntaxTest {
             String g = s.grammar(TOOLS, Map.of("f", "f-args"), false).orElseThrow();
             assertTrue(g.startsWith("root ::= "), g);
             // The grammar's first text is where a lazy grammar would engage: one of the triggers.
-            assertTrue(s.triggers().stream().anyMatch(t -> g.contains(t.replace("\"", "\\\"")) || g.contains(t)), s + ": " + g);
+            assertTrue(
+                    s.triggers().stream().anyMatch(t -> g.contains(t.replace("\"", "\\\"")) || g.contains(t)),
+                    s + ": " + g);
         }
     }
 
@@ -40,9 +50,12 @@ class ToolCallSyntaxTest {
     void parserWhenOfferedReadsCallsOnlyWhenTheRequestOffersTools() {
         for (ToolCallSyntax s : ALL) {
             String trigger = s.triggers().getLast();
-            List<ChatDelta> plain = s.parserWhenOffered(Reasoning.NONE, List.of()).feed(trigger + "x");
+            List<ChatDelta> plain =
+                    s.parserWhenOffered(Reasoning.NONE, List.of()).feed(trigger + "x");
             assertEquals(List.of(new ChatDelta.Content(trigger + "x")), plain, s.toString());
-            assertTrue(s.parserWhenOffered(Reasoning.NONE, TOOLS).feed(trigger).isEmpty(), s + ": a possible call is held back");
+            assertTrue(
+                    s.parserWhenOffered(Reasoning.NONE, TOOLS).feed(trigger).isEmpty(),
+                    s + ": a possible call is held back");
         }
     }
 }

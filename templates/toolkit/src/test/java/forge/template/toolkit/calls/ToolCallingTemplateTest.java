@@ -33,7 +33,8 @@ class ToolCallingTemplateTest {
 
         @Override
         public Reasoning reasoning(ChatPrompt prompt) {
-            return thinks ? new Reasoning("<think>", "</think>", render(prompt).endsWith("<think>\n"))
+            return thinks
+                    ? new Reasoning("<think>", "</think>", render(prompt).endsWith("<think>\n"))
                     : ToolCallingTemplate.super.reasoning(prompt);
         }
     }
@@ -52,8 +53,7 @@ class ToolCallingTemplateTest {
             switch (d) {
                 case ChatDelta.Reasoning r when kind == ChatDelta.Reasoning.class -> sb.append(r.text());
                 case ChatDelta.Content c when kind == ChatDelta.Content.class -> sb.append(c.text());
-                default -> {
-                }
+                default -> {}
             }
         }
         return sb.toString();
@@ -79,7 +79,8 @@ class ToolCallingTemplateTest {
     void withoutReasoningOfItsOwnATemplateReasonsNot() {
         assertEquals(Reasoning.NONE, PLAIN.reasoning(prompt(true)));
         String out = "<think>x</think>";
-        assertEquals(ToolCallDeltas.feedCharByChar(LlamaToolCalls.SYNTAX.parser(Reasoning.NONE, TOOLS), out),
+        assertEquals(
+                ToolCallDeltas.feedCharByChar(LlamaToolCalls.SYNTAX.parser(Reasoning.NONE, TOOLS), out),
                 ToolCallDeltas.feedCharByChar(PLAIN.parser(prompt(true)), out));
     }
 
