@@ -1,6 +1,7 @@
 package forge.runtime.grammar;
 
 import forge.template.toolkit.Gbnf;
+import forge.template.toolkit.PythonJson;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -102,29 +103,10 @@ final class JsonStringText {
         return i + 2;
     }
 
-    /** {@code text} as JSON writes it inside a string. */
+    /** {@code text} as JSON writes it inside a string: the toolkit's JSON string literal, without its quotes. */
     static String escape(String text) {
-        StringBuilder sb = new StringBuilder(text.length() + 8);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                case '\b' -> sb.append("\\b");
-                case '\f' -> sb.append("\\f");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.toString();
+        String quoted = PythonJson.quote(text);
+        return quoted.substring(1, quoted.length() - 1);
     }
 
     /** A class as alternatives: its JSON-safe characters as one class, then each escapable character it admits. */
