@@ -34,52 +34,23 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ContainerImageTest {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = OciBundle.JSON;
 
     @TempDir
     static Path work;
 
-    static Path layout;
+    static OciBundle image;
     static Path bundle;
     static JsonNode config;
 
     @BeforeAll
     static void unpack() throws Exception {
-        Path umoci = HostTools.require("umoci", "umoci");
-        Path tarball = Path.of(System.getProperty("forge.oci.tarball", "target/forge-oci.tar"));
-        assertTrue(Files.isRegularFile(tarball), "no OCI image at " + tarball + ": run mvn package first");
-        layout = Files.createDirectories(work.resolve("layout"));
-        run(List.of("tar", "-xf", tarball.toString(), "-C", layout.toString()), 60);
-        JsonNode index = JSON.readTree(layout.resolve("index.json").toFile());
-        JsonNode manifest = blob(index.get("manifests").get(0).get("digest").asText());
-        config = blob(manifest.get("config").get("digest").asText());
-        bundle = work.resolve("bundle");
-        run(List.of(umoci.toString(), "unpack", "--image", layout + ":" + tag(), bundle.toString()), 120);
-    }
-
-    /** The image's reference in the layout (index.json's ref.name): what the build named it, name:tag. */
-    static String tag() {
-        return System.getProperty("forge.oci.name", "forgelm:latest");
-    }
-
-    static JsonNode blob(String digest) throws IOException {
-        return JSON.readTree(layout.resolve("blobs/sha256")
-                .resolve(digest.substring("sha256:".length()))
-                .toFile());
-    }
-
-    static String run(List<String> cmd, int seconds) throws Exception {
-        Path log = Files.createTempFile(work, "cmd", ".log");
-        Process p = new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
-        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(cmd + " did not finish in " + seconds + " s:\n" + Files.readString(log));
-        }
-        assertEquals(0, p.exitValue(), cmd + ":\n" + Files.readString(log));
-        return Files.readString(log);
+        image = OciBundle.unpack(
+                Path.of(System.getProperty("forge.oci.tarball", "target/forge-oci.tar")),
+                System.getProperty("forge.oci.name", "forgelm:latest"),
+                work);
+        bundle = image.bundle();
+        config = image.config();
     }
 
     @Test
@@ -137,7 +108,6 @@ class ContainerImageTest {
 
     @Test
     void itsEntrypointServesAChatUnderBubblewrapWithTheImagesUserAndEnvironment() throws Exception {
-        Path bwrap = HostTools.require("bwrap", "bubblewrap");
         Path models = Files.createDirectories(work.resolve("models"));
         Path cache = Files.createDirectories(work.resolve("cache"));
         Path home = Files.createDirectories(work.resolve("host-home"));
@@ -145,56 +115,17 @@ class ContainerImageTest {
                 home, "model", "synth", "-o", models.resolve("tiny.gguf").toString());
         assertEquals(0, synth.exitCode(), synth.output());
 
-        JsonNode process = JSON.readTree(bundle.resolve("config.json").toFile()).get("process");
+        JsonNode process = image.process();
         int port = HostTools.freePort();
-        List<String> cmd = new ArrayList<>(List.of(
-                bwrap.toString(),
-                "--unshare-user",
-                "--unshare-ipc",
-                "--unshare-uts",
-                "--unshare-cgroup-try",
-                "--uid",
-                process.get("user").get("uid").asText(),
-                "--gid",
-                process.get("user").get("gid").asText(),
-                "--ro-bind",
-                bundle.resolve("rootfs").toString(),
-                "/",
-                "--proc",
-                "/proc",
-                "--dev",
-                "/dev",
-                "--tmpfs",
-                "/tmp",
-                "--ro-bind",
-                models.toString(),
-                "/models",
-                "--bind",
-                cache.toString(),
-                "/var/cache/forge",
-                "--chdir",
-                process.get("cwd").asText(),
-                "--die-with-parent",
-                "--clearenv"));
         // The image's environment, then what a Deployment sets.
-        for (JsonNode e : process.get("env")) {
-            String[] kv = e.asText().split("=", 2);
-            cmd.addAll(List.of("--setenv", kv[0], kv[1]));
-        }
-        cmd.addAll(List.of(
-                "--setenv",
-                "FORGE_HOST",
-                "127.0.0.1",
-                "--setenv",
-                "FORGE_PORT",
-                Integer.toString(port),
-                "--setenv",
-                "FORGE_MODEL",
-                "/models/tiny.gguf",
-                "--setenv",
-                "FORGE_SERVE_ARGS",
-                "-c 1024 -np 1 -t 2 --alias tiny",
-                "--"));
+        List<String> cmd = image.bwrap(
+                List.of("--ro-bind", models.toString(), "/models", "--bind", cache.toString(), "/var/cache/forge"),
+                List.of(
+                        "FORGE_HOST=127.0.0.1",
+                        "FORGE_PORT=" + port,
+                        "FORGE_MODEL=/models/tiny.gguf",
+                        "FORGE_SERVE_ARGS=-c 1024 -np 1 -t 2 --alias tiny"));
+        cmd.add("--");
         process.get("args").forEach(a -> cmd.add(a.asText()));
         Path log = work.resolve("container.log");
         Process container = new ProcessBuilder(cmd)
