@@ -22,10 +22,10 @@ set -euo pipefail
 # name  module  test class#method  classes instrumented for coverage (Jazzer's default: forge.**). The
 # request target also instruments Jackson's parser, so that inputs that get further into JSON count.
 TARGETS="request forge.http forge.http.server.ChatRequestFuzzTest#parse forge.**,com.fasterxml.jackson.core.**
-gguf forge.runtime/gguf forge.runtime.gguf.GgufReaderFuzzTest#read forge.**
-schema forge.runtime/grammar forge.runtime.grammar.JsonSchemaGrammarFuzzTest#convert forge.**
-gbnf forge.runtime/grammar forge.runtime.grammar.GbnfGrammarFuzzTest#check forge.**
-lark forge.runtime/grammar forge.runtime.grammar.LarkGrammarFuzzTest#convert forge.**"
+gguf forge.runtime/gguf forge.lib.gguf.GgufReaderFuzzTest#read forge.**
+schema forge.runtime/grammar forge.lib.grammar.JsonSchemaGrammarFuzzTest#convert forge.**
+gbnf forge.runtime/grammar forge.lib.grammar.GbnfGrammarFuzzTest#check forge.**
+lark forge.runtime/grammar forge.lib.grammar.LarkGrammarFuzzTest#convert forge.**"
 
 duration=1m
 chosen=()

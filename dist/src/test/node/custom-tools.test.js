@@ -12,7 +12,7 @@ import { startImageServer } from './image-server.js';
 const here = import.meta.dirname ?? new URL('.', import.meta.url).pathname;
 
 // Codex's grammar, kept once in the grammar module's test resources; its source comment dropped.
-const APPLY_PATCH = readFileSync(join(here, '../../../../forge.runtime/grammar/src/test/resources/forge/runtime/grammar/apply_patch.lark'), 'utf8')
+const APPLY_PATCH = readFileSync(join(here, '../../../../forge.runtime/grammar/src/test/resources/forge/lib/grammar/apply_patch.lark'), 'utf8')
   .split('\n').filter((l) => !l.startsWith('//')).join('\n');
 
 /**

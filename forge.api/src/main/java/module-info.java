@@ -4,9 +4,10 @@
  * <p>A third-party plugin needs this module alone, and this module nothing but {@code java.base}, so
  * a plugin can be built against this one jar (the examples in {@code plugins/examples/} are). The
  * built-in plugins also use ForgeLM's libraries, which are not part of this contract: the GGUF
- * reader ({@code forge.runtime.gguf}, the llama.cpp backend) and the template toolkit with its
- * Mustache and Jinja engines ({@code forge.template.toolkit}, {@code forge.template.mustache},
- * {@code forge.template.jinja}, the family templates). Backends ({@link forge.api.backend.BackendProvider})
+ * reader ({@code forge.lib.gguf}, the llama.cpp backend), the text library ({@code forge.lib.text},
+ * through the toolkit) and the template toolkit with its Mustache and Jinja engines
+ * ({@code forge.template.toolkit}, {@code forge.template.mustache}, {@code forge.template.jinja},
+ * the family templates). Backends ({@link forge.api.backend.BackendProvider})
  * turn a GGUF file into a loaded model and run generation; chat templates
  * ({@link forge.api.template.ChatTemplateProvider}) render conversations to prompt text and parse
  * the model's output back; sampler providers ({@link forge.api.sampler.SamplerProvider}) add stages

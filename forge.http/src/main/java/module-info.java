@@ -21,9 +21,9 @@ module forge.http {
     // forge.http.server's API speaks the runtime's types (the catalog, the sampler stages, engine errors).
     requires transitive forge.runtime;
     // forge model synth and the demo model write synthetic GGUF files.
-    requires forge.runtime.gguf;
+    requires forge.lib.gguf;
     // response_format, grammar and tools: JSON Schema to GBNF, and the GBNF checker.
-    requires forge.runtime.grammar;
+    requires forge.lib.grammar;
     requires org.eclipse.jetty.server;
     // ... and Jackson's tree types (an error's JSON body).
     requires transitive com.fasterxml.jackson.databind;

@@ -17,7 +17,7 @@ module forge.runtime {
     // Its API speaks forge.api's types (backends, templates, sampling): a user of the runtime needs them too.
     requires transitive forge.api;
     // The catalog reads each model file's GGUF header; no GGUF type appears in this module's API.
-    requires forge.runtime.gguf;
+    requires forge.lib.gguf;
     requires org.slf4j;
 
     exports forge.runtime;

@@ -16,7 +16,7 @@ module forge.backend.llamacpp {
     // Its exported natives package hands out forge.api's types (a Backend, a BackendContext).
     requires transitive forge.api;
     // The GGUF reader: -ngl auto places layers by their tensors' sizes.
-    requires forge.runtime.gguf;
+    requires forge.lib.gguf;
     requires org.slf4j;
 
     // Unqualified on purpose: the CUDA plugin lives in a child layer, and a qualified export names

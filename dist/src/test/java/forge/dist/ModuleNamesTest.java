@@ -51,8 +51,9 @@ class ModuleNamesTest {
                 forge.containsAll(List.of(
                         "forge.api",
                         "forge.runtime",
-                        "forge.runtime.gguf",
-                        "forge.runtime.grammar",
+                        "forge.lib.gguf",
+                        "forge.lib.grammar",
+                        "forge.lib.text",
                         "forge.template.toolkit",
                         "forge.template.jinja",
                         "forge.http")),

@@ -2,9 +2,9 @@ package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.api.template.ToolDefinition;
-import forge.runtime.grammar.InvalidSchemaException;
-import forge.runtime.grammar.JsonSchemaGrammar;
-import forge.runtime.grammar.SchemaGrammarException;
+import forge.lib.grammar.InvalidSchemaException;
+import forge.lib.grammar.JsonSchemaGrammar;
+import forge.lib.grammar.SchemaGrammarException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -49,7 +49,7 @@
  *     names and order, usage names, finish reasons.</li>
  * <li><b>A door's own tool kinds.</b> Responses' freeform {@code custom} tools
  *     ({@code CustomTools}), read in its {@code Tools.list} door, are offered as functions of one
- *     string, their Lark or regex grammar ({@code forge.runtime.grammar.LarkGrammar}) the rule of
+ *     string, their Lark or regex grammar ({@code forge.lib.grammar.LarkGrammar}) the rule of
  *     the call's JSON arguments inside the template's tool-call grammar, and their calls written
  *     back as {@code custom_tool_call} items; a grammar the template cannot carry is named with the
  *     ignored fields ({@code ChatRun}). Tool kinds no route runs (hosted search, MCP, ...) are

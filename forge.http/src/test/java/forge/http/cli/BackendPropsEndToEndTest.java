@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import forge.runtime.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SynthSpec;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import forge.runtime.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +59,7 @@ class CustomToolsEndToEndTest {
         http = server.http();
         // Codex's grammar, kept once in the grammar module's test resources; its source comment dropped.
         applyPatch = Files.readString(
-                        Path.of("../forge.runtime/grammar/src/test/resources/forge/runtime/grammar/apply_patch.lark"))
+                        Path.of("../forge.runtime/grammar/src/test/resources/forge/lib/grammar/apply_patch.lark"))
                 .lines()
                 .filter(l -> !l.startsWith("//"))
                 .collect(Collectors.joining("\n", "", "\n"));

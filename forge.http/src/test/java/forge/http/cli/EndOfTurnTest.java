@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import forge.runtime.gguf.GgufValue;
-import forge.runtime.gguf.synth.SynthSpec;
-import forge.runtime.gguf.synth.SynthVocabulary;
+import forge.lib.gguf.GgufValue;
+import forge.lib.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SynthVocabulary;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;

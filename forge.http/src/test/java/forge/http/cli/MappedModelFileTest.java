@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import forge.lib.gguf.synth.SynthSpec;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ModelState;
-import forge.runtime.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import forge.runtime.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SynthSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

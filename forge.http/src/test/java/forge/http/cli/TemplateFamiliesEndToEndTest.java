@@ -5,7 +5,7 @@ import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import forge.runtime.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;

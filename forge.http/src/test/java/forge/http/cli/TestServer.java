@@ -1,8 +1,8 @@
 package forge.http.cli;
 
-import forge.runtime.gguf.GgufWriter;
-import forge.runtime.gguf.synth.SynthSpec;
-import forge.runtime.gguf.synth.SyntheticModels;
+import forge.lib.gguf.GgufWriter;
+import forge.lib.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SyntheticModels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import forge.runtime.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SynthSpec;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AutoClose;
@@ -136,7 +136,7 @@ class ThinkingEndToEndTest {
         var model = TestServer.model(
                 "tiny-budget",
                 SynthSpec.tiny("llama").withName("tiny-budget"),
-                gguf -> gguf.put("tokenizer.chat_template", forge.runtime.gguf.GgufValue.string(template)));
+                gguf -> gguf.put("tokenizer.chat_template", forge.lib.gguf.GgufValue.string(template)));
         try (TestServer own = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1", "-t", "2")) {
             java.util.function.Function<String, Integer> count = thinking -> {
                 try {

@@ -1,7 +1,7 @@
 package forge.http.cli;
 
-import forge.runtime.gguf.GgufValue;
-import forge.runtime.gguf.synth.SynthSpec;
+import forge.lib.gguf.GgufValue;
+import forge.lib.gguf.synth.SynthSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

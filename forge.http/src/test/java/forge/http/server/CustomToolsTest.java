@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import forge.runtime.grammar.GbnfGrammar;
-import forge.runtime.grammar.JsonSchemaGrammar;
+import forge.lib.grammar.GbnfGrammar;
+import forge.lib.grammar.JsonSchemaGrammar;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

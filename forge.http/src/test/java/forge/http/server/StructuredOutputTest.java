@@ -10,7 +10,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.api.template.Role;
 import forge.api.template.ToolDefinition;
-import forge.runtime.grammar.GbnfGrammar;
+import forge.lib.grammar.GbnfGrammar;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

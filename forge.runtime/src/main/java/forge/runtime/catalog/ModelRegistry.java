@@ -4,7 +4,7 @@ import forge.api.ForgeException;
 import forge.api.model.ModelDescriptor;
 import forge.api.model.ModelMetadata;
 import forge.api.template.TemplateContext;
-import forge.runtime.gguf.GgufReader;
+import forge.lib.gguf.GgufReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -12,7 +12,7 @@ import java.util.List;
  * their tests) to check a jar before they ship it, without the server.
  *
  * {@snippet lang=sh :
- * java -p forge-api.jar:forge-runtime.jar:forge-runtime-gguf.jar:slf4j-api.jar \
+ * java -p forge-api.jar:forge-runtime.jar:forge-lib-gguf.jar:slf4j-api.jar \
  *      -m forge.runtime/forge.runtime.plugin.PluginCheck my-plugins/
  * }
  *

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.Availability;
+import forge.lib.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SyntheticModels;
 import forge.runtime.BackendChoice;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.PromptCache;
 import forge.runtime.engine.PromptCacheStore;
-import forge.runtime.gguf.synth.SynthSpec;
-import forge.runtime.gguf.synth.SyntheticModels;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

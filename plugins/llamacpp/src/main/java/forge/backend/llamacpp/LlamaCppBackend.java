@@ -17,7 +17,7 @@ import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.LlamaLibrary;
 import forge.backend.llamacpp.ffm.LlamaLog;
 import forge.backend.llamacpp.ffm.Structs;
-import forge.runtime.gguf.GgufReader;
+import forge.lib.gguf.GgufReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

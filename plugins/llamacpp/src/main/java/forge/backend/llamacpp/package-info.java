@@ -60,7 +60,7 @@
  *     streams</td><td>refused in Java: whole-stream copies only</td><td>{@code LlamaContextTest}</td></tr>
  * <tr><td>{@code llama_sampler_init_grammar(_lazy_patterns)}</td><td>recursive parser (group
  *     nesting), recursive and unmemoised left-recursion walk, repetition expansion; parse errors
- *     are caught and return NULL</td><td>{@code forge.runtime.grammar.GbnfGrammar} checks every
+ *     are caught and return NULL</td><td>{@code forge.lib.grammar.GbnfGrammar} checks every
  *     grammar first: nesting, reference depth, walk steps, repetitions, size</td>
  *     <td>{@code GbnfGrammarTest}, {@code StructuredOutputEndToEndTest}</td></tr>
  * <tr><td>{@code llama_sampler_sample} (grammar accept)</td><td>throws "Unexpected empty grammar

@@ -678,10 +678,10 @@ class LlamaContextTest {
     void quantizesF16ToQ4KmWhenRowsFitSuperBlocks(@TempDir Path dir) throws Exception {
         // K-quants pack rows in 256-wide super-blocks: a 256-wide model quantizes every matrix.
         Path in = dir.resolve("wide-f16.gguf");
-        forge.runtime.gguf.synth.SyntheticModels.write(
-                forge.runtime.gguf.synth.SynthSpec.tiny("qwen")
+        forge.lib.gguf.synth.SyntheticModels.write(
+                forge.lib.gguf.synth.SynthSpec.tiny("qwen")
                         .withShape(256, 2, 4, 2, 512)
-                        .withTensorType(forge.runtime.gguf.GgmlType.F16),
+                        .withTensorType(forge.lib.gguf.GgmlType.F16),
                 in);
         Path out = dir.resolve("wide-q4_k_m.gguf");
         LlamaHome.backend().quantizer().orElseThrow().quantize(in, out, "Q4_K_M", 2);

@@ -1,8 +1,8 @@
 package forge.backend.llamacpp;
 
 import forge.api.backend.BackendContext;
-import forge.runtime.gguf.synth.SynthSpec;
-import forge.runtime.gguf.synth.SyntheticModels;
+import forge.lib.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SyntheticModels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

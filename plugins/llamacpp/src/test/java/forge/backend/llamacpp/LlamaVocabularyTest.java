@@ -230,17 +230,17 @@ class LlamaVocabularyTest {
             int[] ids = spm.vocabulary().tokenize("\u0001 \u00ff \uD83D\uDE00 \u0915", false, false);
             assertTrue(ids.length > 0);
         }
-        java.util.Map<String, forge.runtime.gguf.GgufValue> metadata;
-        try (forge.runtime.gguf.GgufReader reader = forge.runtime.gguf.GgufReader.open(LlamaHome.vocab("llama-spm"))) {
+        java.util.Map<String, forge.lib.gguf.GgufValue> metadata;
+        try (forge.lib.gguf.GgufReader reader = forge.lib.gguf.GgufReader.open(LlamaHome.vocab("llama-spm"))) {
             metadata = new java.util.LinkedHashMap<>(reader.values(k -> true));
         }
-        var tokens = (forge.runtime.gguf.GgufValue.Array) metadata.get("tokenizer.ggml.tokens");
+        var tokens = (forge.lib.gguf.GgufValue.Array) metadata.get("tokenizer.ggml.tokens");
         List<String> renamed = tokens.strings().stream()
                 .map(t -> t.matches("<0x[0-9A-F]{2}>") ? "<byte" + t.substring(3) : t)
                 .toList();
-        metadata.put("tokenizer.ggml.tokens", forge.runtime.gguf.GgufValue.strings(renamed));
+        metadata.put("tokenizer.ggml.tokens", forge.lib.gguf.GgufValue.strings(renamed));
         Path broken = dir.resolve("no-bytes.gguf");
-        new forge.runtime.gguf.GgufWriter().putAll(metadata).write(broken);
+        new forge.lib.gguf.GgufWriter().putAll(metadata).write(broken);
         BackendException e = assertThrows(
                 BackendException.class,
                 () -> LlamaHome.backend().load(new ModelLoadParams(broken, 0, true, true), LoadProgress.NONE));

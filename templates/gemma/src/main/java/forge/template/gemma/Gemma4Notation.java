@@ -1,8 +1,8 @@
 package forge.template.gemma;
 
-import forge.template.toolkit.PythonJson;
-import forge.template.toolkit.PythonText;
-import forge.template.toolkit.PythonValues;
+import forge.lib.text.PythonJson;
+import forge.lib.text.PythonText;
+import forge.lib.text.PythonValues;
 import forge.template.toolkit.calls.Gemma4ToolCalls;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -195,7 +195,7 @@ class JinjaChatTemplateTest {
     @Test
     void nullOptionsAreNone() {
         java.util.Map<String, Object> options = new java.util.HashMap<>();
-        options.put("flag", forge.template.toolkit.PythonJson.NULL);
+        options.put("flag", forge.lib.text.PythonJson.NULL);
         assertEquals(
                 "True|None",
                 render("{{ flag is none }}|{{ flag }}", prompt(List.of(ChatMessage.of(Role.USER, "x")), options)));

@@ -122,7 +122,7 @@ class JinjaFidelityTest {
                 .toAbsolutePath()
                 .normalize();
         @SuppressWarnings("unchecked")
-        Map<String, Object> index = (Map<String, Object>) forge.template.toolkit.PythonJson.parse(
+        Map<String, Object> index = (Map<String, Object>) forge.lib.text.PythonJson.parse(
                 Files.readString(golden.resolve("templates.json"), StandardCharsets.UTF_8));
         Map<String, Integer> passed = new TreeMap<>();
         List<String> capsDiffer = new ArrayList<>();

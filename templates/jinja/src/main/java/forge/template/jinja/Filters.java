@@ -1,9 +1,9 @@
 package forge.template.jinja;
 
+import forge.lib.text.PythonText;
 import forge.template.jinja.Types.Markup;
 import forge.template.jinja.Types.Tuple;
 import forge.template.jinja.Types.Undefined;
-import forge.template.toolkit.PythonText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;

@@ -1,6 +1,6 @@
 package forge.template.jinja;
 
-import forge.template.toolkit.PythonText;
+import forge.lib.text.PythonText;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package forge.template.jinja;
 
+import forge.lib.text.PythonText;
 import forge.template.jinja.Types.Markup;
 import forge.template.jinja.Types.Named;
 import forge.template.jinja.Types.Tuple;
-import forge.template.toolkit.PythonText;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

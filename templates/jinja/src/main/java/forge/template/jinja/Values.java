@@ -1,5 +1,7 @@
 package forge.template.jinja;
 
+import forge.lib.text.PythonJson;
+import forge.lib.text.PythonValues;
 import forge.template.jinja.Types.Callable;
 import forge.template.jinja.Types.Generator;
 import forge.template.jinja.Types.Markup;
@@ -7,8 +9,6 @@ import forge.template.jinja.Types.Named;
 import forge.template.jinja.Types.Namespace;
 import forge.template.jinja.Types.Tuple;
 import forge.template.jinja.Types.Undefined;
-import forge.template.toolkit.PythonJson;
-import forge.template.toolkit.PythonValues;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;

@@ -53,7 +53,7 @@
  * <tr><td>max RSS of that JVM</td><td>91 MB</td><td>63 MB</td></tr>
  * <tr><td>jlink image dist/target/forge (main's, with Jinjava, against this branch's)</td><td>186.8 MB, lib/modules 83.1 MB,
  *     tarball 57.7 MB, 54 modules</td><td>148.8 MB, lib/modules 51.6 MB, tarball 45.2 MB, 37 modules (main's image also had
- *     {@code forge.runtime.gguf}, a few hundred KB; gone with Jinjava: its 10 jars, Commons Lang3, SnakeYAML, Jackson's YAML
+ *     {@code forge.lib.gguf}, a few hundred KB; gone with Jinjava: its 10 jars, Commons Lang3, SnakeYAML, Jackson's YAML
  *     and JDK 8 types, {@code java.desktop}, {@code java.datatransfer}, {@code java.prefs}, {@code jdk.unsupported})</td></tr>
  * <tr><td>the image serving a synthetic model: time to {@code /health} (3 runs, alternated)</td><td>4.2-5.3 s</td><td>3.2-5.4 s
  *     (no difference beyond the shared machine's noise: no Jinja class loads before a template compiles)</td></tr>

@@ -15,7 +15,7 @@ import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
-import forge.template.toolkit.PythonJson;
+import forge.lib.text.PythonJson;
 import forge.template.toolkit.calls.QwenXmlToolCalls;
 import java.nio.file.Files;
 import java.nio.file.Path;

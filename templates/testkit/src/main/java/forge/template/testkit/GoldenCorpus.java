@@ -5,7 +5,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
-import forge.template.toolkit.PythonJson;
+import forge.lib.text.PythonJson;
 import forge.template.toolkit.TemplateCaps;
 import java.io.IOException;
 import java.io.UncheckedIOException;

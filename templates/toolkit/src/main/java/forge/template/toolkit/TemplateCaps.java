@@ -2,6 +2,7 @@ package forge.template.toolkit;
 
 import forge.api.template.ChatMessage;
 import forge.api.template.Role;
+import forge.lib.text.PythonJson;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

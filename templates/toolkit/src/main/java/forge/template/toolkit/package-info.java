@@ -12,18 +12,18 @@
  *     hold only SPIs) and in five drifting copies inside the plugins; here there is one of each,
  *     each with its own tests, and a plugin that needs none of it does not depend on it. The
  *     module requires only {@code forge.api}.</li>
- * <li><b>One value model.</b> Values are JSON trees as {@link forge.template.toolkit.PythonJson}
+ * <li><b>One value model.</b> Values are JSON trees as {@link forge.lib.text.PythonJson}
  *     reads them: {@code Map} (order kept), {@code List}, {@code String}, {@code Boolean},
- *     integers, floats, and {@link forge.template.toolkit.PythonJson#NULL} (Java {@code null} is
+ *     integers, floats, and {@link forge.lib.text.PythonJson#NULL} (Java {@code null} is
  *     {@code None} too, as Jackson's trees have it). Python's other shapes have Java stand-ins: any
- *     collection or array is a list, {@link forge.template.toolkit.PythonValues.Tuple} a tuple. A
+ *     collection or array is a list, {@link forge.lib.text.PythonValues.Tuple} a tuple. A
  *     template engine with values of its own (Jinja's Undefined, a namespace, a safe string) does
  *     not get a second implementation: it passes a <em>view</em> that maps them to these, or to an
- *     {@link forge.template.toolkit.PythonValues.Opaque} that says how they print and test.</li>
- * <li><b>{@code json.dumps} with its arguments.</b> {@link forge.template.toolkit.PythonJson#writer()}
+ *     {@link forge.lib.text.PythonValues.Opaque} that says how they print and test.</li>
+ * <li><b>{@code json.dumps} with its arguments.</b> {@link forge.lib.text.PythonJson#writer()}
  *     takes {@code ensure_ascii}, {@code indent} (a number or a string), {@code separators} and
  *     {@code sort_keys} as Python does (indented items are separated by {@code ","} unless
- *     separators say otherwise); {@link forge.template.toolkit.PythonJson#compact compact} is what
+ *     separators say otherwise); {@link forge.lib.text.PythonJson#compact compact} is what
  *     OpenAI clients receive as arguments and what grammars spell JSON literals with; what is not
  *     JSON fails with Python's own {@code TypeError} wording.</li>
  * <li><b>CPython's semantics, tested against CPython.</b> Each test's expected text is what
@@ -32,7 +32,7 @@
  *     ({@code 1e-05}, {@code 1e+16}, {@code nan}); whitespace is {@code str.isspace}'s (wider
  *     than Java's); {@code split(None, n)} keeps the rest as it is. Where the old copies differed
  *     from each other, CPython decided.</li>
- * <li><b>One GBNF literal escaper.</b> {@link forge.template.toolkit.Gbnf#literal} escapes
+ * <li><b>One GBNF literal escaper.</b> {@link forge.lib.text.Gbnf#literal} escapes
  *     {@code "} and {@code \} and writes CR, LF and tab as escapes. llama.cpp's
  *     {@code parse_char} decodes {@code \t}, {@code \r} and {@code \n} and also takes those
  *     characters raw inside quotes, so both spellings match the same text; escaping all three

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import forge.api.template.ChatMessage;
 import forge.api.template.Role;
+import forge.lib.text.PythonValues;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

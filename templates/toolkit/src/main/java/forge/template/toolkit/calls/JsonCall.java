@@ -2,8 +2,8 @@ package forge.template.toolkit.calls;
 
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
-import forge.template.toolkit.Gbnf;
-import forge.template.toolkit.PythonJson;
+import forge.lib.text.Gbnf;
+import forge.lib.text.PythonJson;
 import java.util.List;
 import java.util.Map;
 

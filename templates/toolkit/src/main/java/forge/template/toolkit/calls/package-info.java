@@ -31,7 +31,7 @@
  *     one grammar rule, tool names quoted as {@code json.dumps} quotes them.</li>
  * <li><b>Grammars take the caller's argument rules.</b> A syntax whose arguments are one JSON
  *     object references the per-tool rule the caller built from the tool's schema
- *     ({@code forge.runtime.grammar}); a syntax that writes arguments otherwise (Qwen's XML,
+ *     ({@code forge.lib.grammar}); a syntax that writes arguments otherwise (Qwen's XML,
  *     Gemma's notation) types them itself.</li>
  * </ul>
  *

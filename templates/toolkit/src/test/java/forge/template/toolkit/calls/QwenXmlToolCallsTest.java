@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.template.ChatDelta;
 import forge.api.template.ToolDefinition;
-import forge.template.toolkit.PythonJson;
+import forge.lib.text.PythonJson;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,0 +1,217 @@
+package forge.lib.gguf.synth;
+
+import forge.lib.gguf.GgmlType;
+import forge.lib.gguf.GgufException;
+import forge.lib.gguf.GgufReader;
+import forge.lib.gguf.GgufType;
+import forge.lib.gguf.GgufValue;
+import forge.lib.gguf.GgufWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.DoubleConsumer;
+
+/**
+ * Writes synthetic models: GGUF files that llama.cpp v0.5.0 loads and runs like a real model of
+ * the same architecture and shape, with random weights (so their text is noise) and a generated
+ * or copied vocabulary.
+ *
+ * <p>The file has the keys llama.cpp's {@code load_hparams} reads for the architecture
+ * ({@code <arch>.context_length}, {@code .embedding_length}, {@code .block_count},
+ * {@code .feed_forward_length}, {@code .attention.head_count}, {@code .attention.head_count_kv},
+ * {@code .attention.layer_norm_rms_epsilon}, {@code .rope.freq_base}) and the tensors its
+ * {@code load_arch_tensors} creates: {@code token_embd}, {@code output_norm}, {@code output}
+ * (unless tied), and per block {@code attn_norm}, {@code attn_q/k/v} (with biases for
+ * {@code qwen2}), {@code attn_output}, {@code ffn_norm}, {@code ffn_gate/up/down}. Weights are
+ * uniform random with standard deviation 0.02 from a generator seeded by the spec's seed and the
+ * tensor's name; norms are 1. The same spec always gives the same bytes.
+ *
+ * {@snippet :
+ * SyntheticModels.write(SynthSpec.tiny("llama"), dir.resolve("tiny-llama.gguf"));
+ * SyntheticModels.write(SynthSpec.qwen25_05b(), dir.resolve("qwen2.5-0.5b-synth.gguf"),
+ *         fraction -> System.out.printf("%3.0f%%%n", fraction * 100));
+ * }
+ */
+public final class SyntheticModels {
+
+    /** The standard deviation of the random weights: small enough that activations stay finite. */
+    static final float WEIGHT_STD = 0.02f;
+
+    private static final int CHUNK = 1 << 16;
+
+    private SyntheticModels() {}
+
+    /**
+     * Writes the model {@code spec} describes to {@code out}.
+     *
+     * @throws GgufException if the file cannot be written or a copied vocabulary cannot be read
+     */
+    public static void write(SynthSpec spec, Path out) {
+        write(spec, out, fraction -> {});
+    }
+
+    /**
+     * Writes the model {@code spec} describes to {@code out}, reporting the fraction written so
+     * far (0 to 1) to {@code progress}, at most about once per MiB.
+     *
+     * @throws GgufException if the file cannot be written or a copied vocabulary cannot be read
+     */
+    public static void write(SynthSpec spec, Path out, DoubleConsumer progress) {
+        writer(spec).write(out, progress);
+    }
+
+    /**
+     * The writer of the model {@code spec} describes, ready to {@link GgufWriter#write(Path)}, for
+     * callers that add metadata of their own first. A copied vocabulary is read now.
+     *
+     * @throws GgufException if a copied vocabulary cannot be read
+     */
+    public static GgufWriter writer(SynthSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        Map<String, GgufValue> vocabulary = vocabularyMetadata(spec.vocabulary());
+        long nVocab = ((GgufValue.Array) vocabulary.get("tokenizer.ggml.tokens")).size();
+
+        String arch = spec.architecture();
+        boolean qwen2 = arch.equals("qwen2");
+        GgufWriter w = new GgufWriter();
+        w.put("general.architecture", GgufValue.string(arch));
+        w.put("general.type", GgufValue.string("model"));
+        w.put("general.name", GgufValue.string(spec.name()));
+        // llama_ftype: LLAMA_FTYPE_ALL_F32 = 0, LLAMA_FTYPE_MOSTLY_F16 = 1
+        w.put("general.file_type", GgufValue.uint32(spec.tensorType() == GgmlType.F16 ? 1 : 0));
+        w.put("general.quantization_version", GgufValue.uint32(2));
+        w.put(arch + ".context_length", GgufValue.uint32(spec.contextLength()));
+        w.put(arch + ".embedding_length", GgufValue.uint32(spec.embedding()));
+        w.put(arch + ".block_count", GgufValue.uint32(spec.layers()));
+        w.put(arch + ".feed_forward_length", GgufValue.uint32(spec.ffn()));
+        w.put(arch + ".attention.head_count", GgufValue.uint32(spec.heads()));
+        w.put(arch + ".attention.head_count_kv", GgufValue.uint32(spec.kvHeads()));
+        // Qwen2.5: 1e6 and 1e-6; Llama 3: 5e5 and 1e-5
+        w.put(arch + ".rope.freq_base", GgufValue.float32(qwen2 ? 1_000_000f : 500_000f));
+        w.put(arch + ".attention.layer_norm_rms_epsilon", GgufValue.float32(qwen2 ? 1e-6f : 1e-5f));
+        if (!qwen2) {
+            w.put(arch + ".rope.dimension_count", GgufValue.uint32(spec.headSize()));
+            w.put(arch + ".vocab_size", GgufValue.uint32(nVocab));
+        }
+        w.putAll(vocabulary);
+
+        long e = spec.embedding();
+        long kv = (long) spec.kvHeads() * spec.headSize();
+        long f = spec.ffn();
+        GgmlType t = spec.tensorType();
+        w.tensor("token_embd.weight", t, new long[] {e, nVocab}, random(spec, "token_embd.weight"));
+        for (int i = 0; i < spec.layers(); i++) {
+            String blk = "blk." + i + ".";
+            w.tensor(blk + "attn_norm.weight", GgmlType.F32, new long[] {e}, ones());
+            w.tensor(blk + "attn_q.weight", t, new long[] {e, e}, random(spec, blk + "attn_q.weight"));
+            if (qwen2) {
+                w.tensor(blk + "attn_q.bias", GgmlType.F32, new long[] {e}, random(spec, blk + "attn_q.bias"));
+            }
+            w.tensor(blk + "attn_k.weight", t, new long[] {e, kv}, random(spec, blk + "attn_k.weight"));
+            if (qwen2) {
+                w.tensor(blk + "attn_k.bias", GgmlType.F32, new long[] {kv}, random(spec, blk + "attn_k.bias"));
+            }
+            w.tensor(blk + "attn_v.weight", t, new long[] {e, kv}, random(spec, blk + "attn_v.weight"));
+            if (qwen2) {
+                w.tensor(blk + "attn_v.bias", GgmlType.F32, new long[] {kv}, random(spec, blk + "attn_v.bias"));
+            }
+            w.tensor(blk + "attn_output.weight", t, new long[] {e, e}, random(spec, blk + "attn_output.weight"));
+            w.tensor(blk + "ffn_norm.weight", GgmlType.F32, new long[] {e}, ones());
+            w.tensor(blk + "ffn_gate.weight", t, new long[] {e, f}, random(spec, blk + "ffn_gate.weight"));
+            w.tensor(blk + "ffn_up.weight", t, new long[] {e, f}, random(spec, blk + "ffn_up.weight"));
+            w.tensor(blk + "ffn_down.weight", t, new long[] {f, e}, random(spec, blk + "ffn_down.weight"));
+        }
+        w.tensor("output_norm.weight", GgmlType.F32, new long[] {e}, ones());
+        if (!spec.tiedEmbeddings()) {
+            w.tensor("output.weight", t, new long[] {e, nVocab}, random(spec, "output.weight"));
+        }
+        return w;
+    }
+
+    /** The {@code tokenizer.*} keys of the model's vocabulary. */
+    static Map<String, GgufValue> vocabularyMetadata(SynthSpec.Vocabulary vocabulary) {
+        return switch (vocabulary) {
+            case SynthSpec.Generated g -> SynthVocabulary.generate(g).metadata();
+            case SynthSpec.CopiedFrom(Path file) -> copyVocabulary(file);
+        };
+    }
+
+    private static Map<String, GgufValue> copyVocabulary(Path file) {
+        if (!Files.isRegularFile(file)) {
+            throw new GgufException(file + ": no such vocabulary file (llama.cpp's vocab-only GGUF files are in its"
+                    + " source's models/ folder)");
+        }
+        try (GgufReader reader = GgufReader.open(file)) {
+            Map<String, GgufValue> values = new LinkedHashMap<>(reader.values(k -> k.startsWith("tokenizer.")));
+            if (!(values.get("tokenizer.ggml.tokens") instanceof GgufValue.Array tokens)
+                    || tokens.elementType() != GgufType.STRING) {
+                throw new GgufException(file + ": has no tokenizer.ggml.tokens array of strings to copy");
+            }
+            return values;
+        }
+    }
+
+    private static GgufWriter.TensorData ones() {
+        return sink -> {
+            float[] chunk = new float[CHUNK];
+            Arrays.fill(chunk, 1f);
+            fill(sink, chunk, () -> {});
+        };
+    }
+
+    /**
+     * Uniform random values in [-a, a] with a = std * sqrt(3) (so the standard deviation is
+     * {@link #WEIGHT_STD}), from SplitMix64 seeded by the spec's seed and the tensor's name:
+     * deterministic, independent of the order tensors are written in, and fast (a normal
+     * distribution would cost more than the disk for a 500 MB model).
+     */
+    private static GgufWriter.TensorData random(SynthSpec spec, String tensor) {
+        return sink -> {
+            long[] state = {mix(spec.seed() ^ mix(nameHash(tensor)))};
+            float scale = (float) (WEIGHT_STD * Math.sqrt(3.0)) * 2f / (1 << 24);
+            float offset = (float) (WEIGHT_STD * Math.sqrt(3.0));
+            float[] chunk = new float[CHUNK];
+            fill(sink, chunk, () -> {
+                long[] s = state;
+                for (int i = 0; i < chunk.length; i += 2) {
+                    s[0] += 0x9E3779B97F4A7C15L;
+                    long r = mix(s[0]);
+                    chunk[i] = (int) (r >>> 40) * scale - offset;
+                    chunk[i + 1] = (int) ((r >>> 8) & 0xFF_FFFF) * scale - offset;
+                }
+            });
+        };
+    }
+
+    /** Writes the tensor's elements chunk by chunk, refilling {@code chunk} before each. */
+    private static void fill(GgufWriter.TensorSink sink, float[] chunk, Runnable refill) throws IOException {
+        int width = sink.type() == GgmlType.F32 ? 4 : 2;
+        long elements = sink.remainingBytes() / width;
+        while (elements > 0) {
+            refill.run();
+            int n = (int) Math.min(chunk.length, elements);
+            sink.putFloats(chunk, 0, n);
+            elements -= n;
+        }
+    }
+
+    private static long nameHash(String name) {
+        long h = 1125899906842597L;
+        for (byte b : name.getBytes(StandardCharsets.UTF_8)) {
+            h = 31 * h + b;
+        }
+        return h;
+    }
+
+    /** SplitMix64's finalizer. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}
