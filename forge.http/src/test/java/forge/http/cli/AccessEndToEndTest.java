@@ -35,30 +35,11 @@ class AccessEndToEndTest {
     static void start(@TempDir Path work) throws Exception {
         Path keys = work.resolve("keys.txt");
         Files.writeString(keys, "# team keys\nfile-key-1\n\n  file-key-2  \n");
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
-                "-c",
-                "512",
-                "-np",
-                "1",
-                "-t",
-                "2",
-                "--api-key",
-                "flag-key",
+        server = TestServer.serve(
+                TestServer.model("tiny", SynthSpec.tiny("qwen")),
+                "-c 512 -np 1 -t 2 --api-key flag-key --cors-origin https://app.example.com --max-body 8k --strict --sse-keep-alive-ms 1 --allowed-host forge.lan --allowed-host .home.example",
                 "--api-key-file",
-                keys.toString(),
-                "--cors-origin",
-                "https://app.example.com",
-                "--max-body",
-                "8k",
-                "--strict",
-                "--sse-keep-alive-ms",
-                "1",
-                "--allowed-host",
-                "forge.lan",
-                "--allowed-host",
-                ".home.example");
+                keys.toString());
         http = server.http();
     }
 

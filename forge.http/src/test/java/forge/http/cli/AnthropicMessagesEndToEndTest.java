@@ -11,7 +11,6 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,25 +22,10 @@ import org.junit.jupiter.api.Test;
 class AnthropicMessagesEndToEndTest {
 
     @AutoClose
-    static TestServer server;
+    static final TestServer server =
+            TestServer.serve(TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")), "--alias demo -c 2048 -np 2 -t 2");
 
-    static Http http;
-
-    @BeforeAll
-    static void start() {
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
-                "--alias",
-                "demo",
-                "-c",
-                "2048",
-                "-np",
-                "2",
-                "-t",
-                "2");
-        http = server.http();
-    }
+    static final Http http = server.http();
 
     /** A schema whose JSON is bounded (an enum): a forced call from noise finishes within a few tokens. */
     static final String UNIT_TOOL = """

@@ -19,19 +19,7 @@ class BackendPropsEndToEndTest {
     @Test
     void propsShowsTheBackendItsDevicesTheOffloadAndEveryCandidate() throws Exception {
         Path model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
-        try (TestServer server = TestServer.start(
-                "-m",
-                model.toString(),
-                "-c",
-                "512",
-                "-np",
-                "1",
-                "-ngl",
-                "99",
-                "--split-mode",
-                "layer",
-                "--main-gpu",
-                "0")) {
+        try (TestServer server = TestServer.serve(model, "-c 512 -np 1 -ngl 99 --split-mode layer --main-gpu 0")) {
             var r = server.http().get("/props");
             assertEquals(200, r.statusCode(), r.body());
             JsonNode b = new ObjectMapper().readTree(r.body()).get("backend");

@@ -43,7 +43,7 @@ class BrokenTemplateEndToEndTest {
                 gguf -> gguf.put(
                         "tokenizer.chat_template",
                         GgufValue.string("{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}")));
-        server = TestServer.start("-m", broken.toString(), "-m", good.toString(), "-c", "512", "-np", "1", "-t", "2");
+        server = TestServer.serve(broken, "-c 512 -np 1 -t 2", "-m", good.toString());
         http = server.http();
     }
 

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import forge.lib.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,28 +19,13 @@ import org.junit.jupiter.api.Test;
  */
 class ContextPolicyEndToEndTest {
 
+    // Trained for 4096 tokens, so that 8192 cells give each of the 4 slots 2048.
     @AutoClose
-    static TestServer server;
+    static final TestServer server = TestServer.serve(
+            TestServer.model("tiny-qwen-4k", SynthSpec.tiny("qwen").withContextLength(4096)),
+            "--alias demo -c 8192 -np 4 -t 2");
 
-    static Http http;
-
-    @BeforeAll
-    static void start() {
-        // Trained for 4096 tokens, so that 8192 cells give each of the 4 slots 2048.
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen-4k", SynthSpec.tiny("qwen").withContextLength(4096))
-                        .toString(),
-                "--alias",
-                "demo",
-                "-c",
-                "8192",
-                "-np",
-                "4",
-                "-t",
-                "2");
-        http = server.http();
-    }
+    static final Http http = server.http();
 
     /** A long prompt, so that little room is left in the 2048-token slot. */
     private static final String LONG = "The quick brown fox jumps over the lazy dog. ".repeat(50);

@@ -39,23 +39,12 @@ class CustomToolsEndToEndTest {
         // Codex's request, its grammar in the tool's description, is over a thousand tokens of this byte-level
         // vocabulary.
         // A second model whose template (Qwen 3.5's) writes each argument as <parameter=...> text, not one JSON object.
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen-8k", SynthSpec.tiny("qwen").withContextLength(8192))
-                        .toString(),
-                "--alias",
-                "demo",
+        server = TestServer.serve(
+                TestServer.model("tiny-qwen-8k", SynthSpec.tiny("qwen").withContextLength(8192)),
+                "--alias demo --template tiny-qwen-xml=qwen3.5 -c 8192 -np 2 -t 2",
                 "-m",
                 TestServer.model("tiny-qwen-xml", SynthSpec.tiny("qwen").withContextLength(8192))
-                        .toString(),
-                "--template",
-                "tiny-qwen-xml=qwen3.5",
-                "-c",
-                "8192",
-                "-np",
-                "2",
-                "-t",
-                "2");
+                        .toString());
         http = server.http();
         // Codex's grammar, kept once in the grammar module's test resources; its source comment dropped.
         applyPatch = Files.readString(

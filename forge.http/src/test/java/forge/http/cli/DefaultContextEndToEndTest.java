@@ -16,12 +16,8 @@ class DefaultContextEndToEndTest {
 
     @Test
     void eachDefaultSlotGetsTheTrainingContextAndPropsSaysWhy() throws Exception {
-        try (TestServer server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen-2k", SynthSpec.tiny("qwen").withContextLength(2048))
-                        .toString(),
-                "-t",
-                "2")) {
+        try (TestServer server = TestServer.serve(
+                TestServer.model("tiny-qwen-2k", SynthSpec.tiny("qwen").withContextLength(2048)), "-t 2")) {
             JsonNode props = ok(server.http().get("/props"));
             assertEquals(2, props.get("total_slots").asInt());
             assertEquals(
@@ -35,16 +31,9 @@ class DefaultContextEndToEndTest {
             assertTrue(runtime.get("n_ctx_reason").asText().contains("bytes/token"), runtime.toString());
             assertTrue(runtime.get("slots_reason").asText().startsWith("-np auto: 2 slots"), runtime.toString());
         }
-        try (TestServer server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen-2k", SynthSpec.tiny("qwen").withContextLength(2048))
-                        .toString(),
-                "-t",
-                "2",
-                "-c",
-                "1024",
-                "-np",
-                "4")) {
+        try (TestServer server = TestServer.serve(
+                TestServer.model("tiny-qwen-2k", SynthSpec.tiny("qwen").withContextLength(2048)),
+                "-t 2 -c 1024 -np 4")) {
             JsonNode runtime = ok(server.http().get("/props")).get("runtime");
             assertEquals("set", runtime.get("n_ctx_source").asText());
             assertEquals(

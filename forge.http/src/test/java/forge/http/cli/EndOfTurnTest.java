@@ -57,7 +57,7 @@ class EndOfTurnTest {
             w.put("tokenizer.ggml.eos_token_id", GgufValue.uint32(eos));
             w.put("tokenizer.ggml.eot_token_id", GgufValue.uint32(eos));
         });
-        server = TestServer.start("-m", model.toString(), "--template", "qwen2.5", "-c", "512", "-np", "1", "-t", "2");
+        server = TestServer.serve(model, "--template qwen2.5 -c 512 -np 1 -t 2");
         http = server.http();
     }
 

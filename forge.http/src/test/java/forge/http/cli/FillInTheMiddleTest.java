@@ -33,8 +33,7 @@ class FillInTheMiddleTest {
                         .withVocabulary(new SynthSpec.CopiedFrom(
                                 SynthSpec.llamaModelsDir().resolve("ggml-vocab-starcoder.gguf"))));
         // A 49,152-token vocabulary: small batches keep the logits buffer (vocab x batch floats) small.
-        server = TestServer.start(
-                "-m", model.toString(), "--alias", "fim", "-c", "512", "-np", "1", "-b", "32", "-ub", "32", "-t", "2");
+        server = TestServer.serve(model, "--alias fim -c 512 -np 1 -b 32 -ub 32 -t 2");
         http = server.http();
     }
 

@@ -41,7 +41,7 @@ class GenericJinjaEndToEndTest {
                 "tiny-phi",
                 SynthSpec.tiny("llama").withName("tiny-phi"),
                 gguf -> gguf.put("tokenizer.chat_template", GgufValue.string(GUARD + phi)));
-        server = TestServer.start("-m", model.toString(), "-c", "512", "-np", "1", "-t", "2");
+        server = TestServer.serve(model, "-c 512 -np 1 -t 2");
         http = server.http();
     }
 

@@ -13,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,25 +22,10 @@ import org.junit.jupiter.api.Test;
 class HostileInputTest {
 
     @AutoClose
-    static TestServer server;
+    static final TestServer server =
+            TestServer.serve(TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")), "--alias demo -c 1024 -np 2 -t 2");
 
-    static Http http;
-
-    @BeforeAll
-    static void start() {
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
-                "--alias",
-                "demo",
-                "-c",
-                "1024",
-                "-np",
-                "2",
-                "-t",
-                "2");
-        http = server.http();
-    }
+    static final Http http = server.http();
 
     private static final String HI = "[{\"role\": \"user\", \"content\": \"hi\"}]";
     private static final String TOOL = "{\"type\": \"function\", \"function\": {\"name\": \"%s\", \"parameters\": %s}}";

@@ -88,7 +88,7 @@ class MappedModelFileTest {
     @Test
     void theWeightsAreMappedByDefault() throws Exception {
         Path model = copy("mapped");
-        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "512", "-t", "1")) {
+        try (TestServer server = TestServer.serve(model, "-c 512 -t 1")) {
             ok(server.http().post("/v1/chat/completions", CHAT.formatted("mapped")));
             assertTrue(mapped(model), "the model file is mapped");
         }
@@ -99,7 +99,7 @@ class MappedModelFileTest {
     void anIdleModelChangedInPlaceIsUnloadedAnsweredWith503AndReloaded() throws Exception {
         Path model = copy("victim");
         byte[] bytes = Files.readAllBytes(model);
-        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "512", "-t", "1")) {
+        try (TestServer server = TestServer.serve(model, "-c 512 -t 1")) {
             Http http = server.http();
             ok(http.post("/v1/chat/completions", CHAT.formatted("victim")));
             int loads = model(http, "victim").get("loads").asInt();
@@ -131,7 +131,7 @@ class MappedModelFileTest {
     @Test
     void aModelDecodingWhenItsFileIsWrittenStopsBeforeTheNextDecode() throws Exception {
         Path model = copy("busy");
-        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "2048", "-np", "1", "-t", "1")) {
+        try (TestServer server = TestServer.serve(model, "-c 2048 -np 1 -t 1")) {
             Http http = server.http();
             int loads = model(http, "busy").get("loads").asInt();
             String longAnswer = """
@@ -170,8 +170,7 @@ class MappedModelFileTest {
     void aModelReplacedByRenameKeepsServingAndABadNewFileInPlaceMakesItUnavailableWithTheReason() throws Exception {
         Path kept = copy("kept");
         Path broken = copy("broken");
-        try (TestServer server =
-                TestServer.start("-m", kept.toString(), "-m", broken.toString(), "-c", "512", "-t", "1")) {
+        try (TestServer server = TestServer.serve(kept, "-c 512 -t 1", "-m", broken.toString())) {
             Http http = server.http();
             ok(http.post("/v1/chat/completions", CHAT.formatted("kept")));
             ok(http.post("/v1/chat/completions", CHAT.formatted("broken")));

@@ -27,7 +27,7 @@ class ModelFileChangedTest {
     void aModelFileTruncatedOrRemovedWhileServedDoesNotCrashTheServer(@TempDir Path work) throws Exception {
         Path model = work.resolve("victim.gguf");
         Files.copy(TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")), model);
-        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "512", "-t", "1", "--no-mmap")) {
+        try (TestServer server = TestServer.serve(model, "-c 512 -t 1 --no-mmap")) {
             Http http = server.http();
             ok(http.post("/v1/chat/completions", CHAT));
             assertFalse(MappedModelFileTest.mapped(model), "read into memory, not mapped");

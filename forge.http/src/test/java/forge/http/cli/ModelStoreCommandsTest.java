@@ -143,8 +143,7 @@ class ModelStoreCommandsTest {
 
     @Test
     void loadAndUnloadCallARunningServer() throws Exception {
-        try (TestServer server =
-                TestServer.start("-m", UserModels.tiny("store-tiny").toString(), "-c", "256", "-np", "1", "-t", "2")) {
+        try (TestServer server = TestServer.serve(UserModels.tiny("store-tiny"), "-c 256 -np 1 -t 2")) {
             String url = "http://127.0.0.1:" + server.port();
             var unload = new ModelStoreCommands.Unload();
             assertTrue(run(unload, new ModelSourceOptions(), 0, "--url", url, "store-tiny")

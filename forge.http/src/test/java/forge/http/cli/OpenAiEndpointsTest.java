@@ -37,7 +37,7 @@ class OpenAiEndpointsTest {
     @BeforeAll
     static void start() {
         model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
-        server = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "4", "-t", "2");
+        server = TestServer.serve(model, "-c 1024 -np 4 -t 2");
         http = server.http();
     }
 

@@ -18,19 +18,11 @@ class PerModelTemplateTest {
 
     @Test
     void oneModelGetsItsConfiguredTemplateAndTheOtherKeepsItsClaim() throws Exception {
-        try (TestServer server = TestServer.start(
+        try (TestServer server = TestServer.serve(
+                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")),
+                "--template TINY-LLAMA=generic -c 1024 -np 1 -t 2",
                 "-m",
-                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
-                "-m",
-                TestServer.model("tiny-llama", SynthSpec.tiny("llama")).toString(),
-                "--template",
-                "TINY-LLAMA=generic",
-                "-c",
-                "1024",
-                "-np",
-                "1",
-                "-t",
-                "2")) {
+                TestServer.model("tiny-llama", SynthSpec.tiny("llama")).toString())) {
             HttpResponse<String> r = server.http().get("/v1/models");
             Map<String, JsonNode> templates = new HashMap<>();
             JSON.readTree(r.body())

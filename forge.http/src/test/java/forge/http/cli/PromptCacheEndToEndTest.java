@@ -91,8 +91,7 @@ class PromptCacheEndToEndTest {
             assertEquals(cached, cache.get("restored_tokens").asInt());
         }
 
-        try (TestServer server = TestServer.start(
-                "-m", model.toString(), "-c", "2048", "-np", "2", "--prompt-cache-dir", dir.toString())) {
+        try (TestServer server = TestServer.serve(model, "-c 2048 -np 2", "--prompt-cache-dir", dir.toString())) {
             int cached = cached(complete(server, system("Ada"), "First question?"));
             assertEquals(0, cached, "a state saved with other settings is never restored");
             assertEquals(
@@ -124,7 +123,7 @@ class PromptCacheEndToEndTest {
     @Test
     void completionsReportThePromptTokensTheyReused() throws Exception {
         Path model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
-        try (TestServer server = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1")) {
+        try (TestServer server = TestServer.serve(model, "-c 1024 -np 1")) {
             ObjectNode body = JsonNodeFactory.instance
                     .objectNode()
                     .put("model", "tiny")
@@ -162,8 +161,7 @@ class PromptCacheEndToEndTest {
     @Test
     void cacheRamZeroTurnsItOff() throws Exception {
         Path model = TestServer.model("tiny", SynthSpec.tiny("qwen"));
-        try (TestServer server =
-                TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1", "--cache-ram", "0")) {
+        try (TestServer server = TestServer.serve(model, "-c 1024 -np 1 --cache-ram 0")) {
             complete(server, system("Ada"), "First question?");
             complete(server, system("Bob"), "Another question?");
             int cached = cached(complete(server, system("Ada"), "First question?"));

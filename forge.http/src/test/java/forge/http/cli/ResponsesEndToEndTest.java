@@ -12,7 +12,6 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,25 +23,10 @@ import org.junit.jupiter.api.Test;
 class ResponsesEndToEndTest {
 
     @AutoClose
-    static TestServer server;
+    static final TestServer server =
+            TestServer.serve(TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")), "--alias demo -c 2048 -np 2 -t 2");
 
-    static Http http;
-
-    @BeforeAll
-    static void start() {
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
-                "--alias",
-                "demo",
-                "-c",
-                "2048",
-                "-np",
-                "2",
-                "-t",
-                "2");
-        http = server.http();
-    }
+    static final Http http = server.http();
 
     static final String UNIT_TOOL = """
             {"type": "function", "name": "set_unit", "description": "Choose the unit", "parameters": {"type": "object",

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,27 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
 class ServeEndToEndTest {
 
     @AutoClose
-    static TestServer server;
+    static final TestServer server = TestServer.serve(
+            TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")),
+            "--alias demo --alias Other-Name -c 1024 -np 2 -t 2");
 
-    static Http http;
-
-    @BeforeAll
-    static void start() {
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
-                "--alias",
-                "demo",
-                "--alias",
-                "Other-Name",
-                "-c",
-                "1024",
-                "-np",
-                "2",
-                "-t",
-                "2");
-        http = server.http();
-    }
+    static final Http http = server.http();
 
     @Test
     void healthIsOk() throws Exception {

@@ -29,8 +29,7 @@ class StreamFailureTest {
 
     @BeforeAll
     static void start() {
-        server = TestServer.start(
-                "-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "4096", "-np", "1", "-t", "2");
+        server = TestServer.serve(TestServer.model("tiny", SynthSpec.tiny("qwen")), "-c 4096 -np 1 -t 2");
     }
 
     @Test
@@ -97,7 +96,7 @@ class StreamFailureTest {
     private static List<Http.Event> failedStream(String path, String body) throws Exception {
         // Wider than tiny, so that a generation is still running when the engine is shut down.
         var model = TestServer.model("tiny-qwen-wide", SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768));
-        try (TestServer own = TestServer.start("-m", model.toString(), "-c", "2048", "-np", "1", "-t", "2")) {
+        try (TestServer own = TestServer.serve(model, "-c 2048 -np 1 -t 2")) {
             HttpResponse<Stream<String>> response = own.http().stream(path, body);
             assertEquals(200, response.statusCode());
             Iterator<String> lines = response.body().iterator();

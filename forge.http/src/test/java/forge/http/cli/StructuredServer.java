@@ -48,8 +48,7 @@ final class StructuredServer implements AutoCloseable {
                         .map(t -> "\"" + tokens.indexOf(t) + "\": 6")
                         .collect(Collectors.joining(", "))
                 + "}";
-        server = TestServer.start(
-                "-m", model.toString(), "--alias", "demo", "-c", "2048", "-np", "2", "-t", "1", "--template", template);
+        server = TestServer.serve(model, "--alias demo -c 2048 -np 2 -t 1", "--template", template);
         http = server.http();
     }
 

@@ -10,7 +10,6 @@ import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,25 +20,13 @@ import org.junit.jupiter.api.Test;
 class TemplateFamiliesEndToEndTest {
 
     @AutoClose
-    static TestServer server;
+    static final TestServer server = TestServer.serve(
+            TestServer.model("tiny-llama", SynthSpec.tiny("llama")),
+            "-c 512 -np 1 -t 2",
+            "-m",
+            TestServer.model("tiny-gemma", SynthSpec.tiny("gemma")).toString());
 
-    static Http http;
-
-    @BeforeAll
-    static void start() {
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-llama", SynthSpec.tiny("llama")).toString(),
-                "-m",
-                TestServer.model("tiny-gemma", SynthSpec.tiny("gemma")).toString(),
-                "-c",
-                "512",
-                "-np",
-                "1",
-                "-t",
-                "2");
-        http = server.http();
-    }
+    static final Http http = server.http();
 
     @Test
     void synthesizedLlamaAndGemmaModelsAreClaimedByTheirFamilies() throws Exception {

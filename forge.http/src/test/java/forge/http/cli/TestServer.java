@@ -25,12 +25,9 @@ import picocli.CommandLine;
  * <p>A test class holds one server for all its tests and lets JUnit close it:
  * {@snippet :
  * @AutoClose
- * static TestServer server;
+ * static final TestServer server = TestServer.serve(TestServer.model("tiny", SynthSpec.tiny("qwen")), "-c 512 -np 1");
  *
- * @BeforeAll
- * static void start() {
- *     server = TestServer.start("-m", TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(), "-c", "512");
- * }
+ * static final Http http = server.http();
  * }
  *
  * <p>Models, the user home and the default plugins folder live in one temporary folder per test
@@ -61,6 +58,18 @@ public final class TestServer implements AutoCloseable {
      */
     public static TestServer start(String... args) {
         return start(Map.of("HOME", ROOT.resolve("home").toString()), args);
+    }
+
+    /**
+     * Serves {@code model} ({@code -m}) with {@code flags}, split at spaces ({@code "--alias demo -c
+     * 2048 -np 2"}), then {@code more} as they are (a path, a value with spaces): as
+     * {@link #start(String...)}.
+     */
+    public static TestServer serve(Path model, String flags, String... more) {
+        List<String> all = new ArrayList<>(List.of("-m", model.toString()));
+        all.addAll(List.of(flags.strip().split("\\s+")));
+        all.addAll(List.of(more));
+        return start(all.toArray(String[]::new));
     }
 
     /**

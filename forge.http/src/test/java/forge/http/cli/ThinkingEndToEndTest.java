@@ -9,7 +9,6 @@ import forge.lib.gguf.synth.SynthSpec;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,27 +22,11 @@ import org.junit.jupiter.api.Test;
 class ThinkingEndToEndTest {
 
     @AutoClose
-    static TestServer server;
+    static final TestServer server = TestServer.serve(
+            TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")),
+            "--alias demo -c 2048 -np 2 -t 2 --template qwen3.5");
 
-    static Http http;
-
-    @BeforeAll
-    static void start() {
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
-                "--alias",
-                "demo",
-                "-c",
-                "2048",
-                "-np",
-                "2",
-                "-t",
-                "2",
-                "--template",
-                "qwen3.5");
-        http = server.http();
-    }
+    static final Http http = server.http();
 
     private static int chatPrompt(String extra) throws Exception {
         return ok(http.post("/v1/chat/completions", """
@@ -137,7 +120,7 @@ class ThinkingEndToEndTest {
                 "tiny-budget",
                 SynthSpec.tiny("llama").withName("tiny-budget"),
                 gguf -> gguf.put("tokenizer.chat_template", forge.lib.gguf.GgufValue.string(template)));
-        try (TestServer own = TestServer.start("-m", model.toString(), "-c", "1024", "-np", "1", "-t", "2")) {
+        try (TestServer own = TestServer.serve(model, "-c 1024 -np 1 -t 2")) {
             java.util.function.Function<String, Integer> count = thinking -> {
                 try {
                     return ok(own.http().post("/v1/messages/count_tokens", """

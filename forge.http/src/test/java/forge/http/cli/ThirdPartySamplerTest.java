@@ -81,15 +81,9 @@ class ThirdPartySamplerTest {
         Path plugins = work.resolve("plugins");
         ThirdPartyTemplateTest.pack(
                 work.resolve("src"), Files.createDirectories(work.resolve("classes")), plugins.resolve("ban.jar"));
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
-                "-c",
-                "1024",
-                "-np",
-                "1",
-                "-t",
-                "2",
+        server = TestServer.serve(
+                TestServer.model("tiny", SynthSpec.tiny("qwen")),
+                "-c 1024 -np 1 -t 2",
                 "--plugins-dir",
                 plugins.toString());
         http = server.http();
@@ -261,16 +255,9 @@ class ThirdPartySamplerTest {
      */
     @Test
     void underStrictCountTokensAcceptsWhatMessagesAccepts() throws Exception {
-        try (TestServer strict = TestServer.start(
-                "-m",
-                TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
-                "-c",
-                "1024",
-                "-np",
-                "1",
-                "-t",
-                "2",
-                "--strict",
+        try (TestServer strict = TestServer.serve(
+                TestServer.model("tiny", SynthSpec.tiny("qwen")),
+                "-c 1024 -np 1 -t 2 --strict",
                 "--plugins-dir",
                 work.resolve("plugins").toString())) {
             String body = """

@@ -44,17 +44,9 @@ class ThirdPartyTemplateTest {
         Path plugins = work.resolve("plugins");
         buildPlugin(plugins.resolve("shout-template.jar"));
         buildFlakyPlugin(plugins.resolve("flaky-template.jar"));
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
-                "--template",
-                "shout-1",
-                "-c",
-                "512",
-                "-np",
-                "1",
-                "-t",
-                "2",
+        server = TestServer.serve(
+                TestServer.model("tiny", SynthSpec.tiny("qwen")),
+                "--template shout-1 -c 512 -np 1 -t 2",
                 "--plugins-dir",
                 plugins.toString());
         http = server.http();

@@ -12,7 +12,6 @@ import java.net.http.HttpResponse;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,25 +26,10 @@ class WebUiEndToEndTest {
     private static final String KEY = "ui-key";
 
     @AutoClose
-    static TestServer server;
+    static final TestServer server =
+            TestServer.serve(TestServer.model("tiny", SynthSpec.tiny("qwen")), "-c 512 -np 1 -t 2", "--api-key", KEY);
 
-    static Http http;
-
-    @BeforeAll
-    static void start() {
-        server = TestServer.start(
-                "-m",
-                TestServer.model("tiny", SynthSpec.tiny("qwen")).toString(),
-                "-c",
-                "512",
-                "-np",
-                "1",
-                "-t",
-                "2",
-                "--api-key",
-                KEY);
-        http = server.http();
-    }
+    static final Http http = server.http();
 
     private static HttpRequest.Builder page(String path) {
         return http.request(path).header("Accept", BROWSER_ACCEPT);

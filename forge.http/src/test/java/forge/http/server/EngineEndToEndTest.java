@@ -45,8 +45,7 @@ class EngineEndToEndTest {
         // Wider than the tiny default so decoding takes long enough to be interrupted: at thousands of
         // tokens a second a cancelled request could finish before anyone noticed its client left.
         Path model = TestServer.model("tiny-qwen", SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768));
-        server = TestServer.start(
-                "-m", model.toString(), "-c", "4096", "-np", "4", "-t", "2", "--profile", "low-latency", "-b", "128");
+        server = TestServer.serve(model, "-c 4096 -np 4 -t 2 --profile low-latency -b 128");
         http = server.http();
     }
 

@@ -46,19 +46,7 @@ class GatewayMetricsTest {
         Path model = TestServer.model(
                 "gateway-qwen",
                 SynthSpec.tiny("qwen").withShape(256, 4, 8, 2, 768).withContextLength(CELLS));
-        server = TestServer.start(
-                "-m",
-                model.toString(),
-                "-c",
-                Integer.toString(CELLS),
-                "-np",
-                "1",
-                "-t",
-                "2",
-                "-b",
-                "64",
-                "--queue",
-                "4");
+        server = TestServer.serve(model, "-np 1 -t 2 -b 64 --queue 4", "-c", Integer.toString(CELLS));
         http = server.http();
     }
 

@@ -31,21 +31,8 @@ class SpeculationEndToEndTest {
     @BeforeAll
     static void start() {
         Path model = TestServer.model("tiny-qwen", SynthSpec.tiny("qwen"));
-        server = TestServer.start(
-                "-m",
-                model.toString(),
-                "-c",
-                "2048",
-                "-np",
-                "2",
-                "-t",
-                "2",
-                "--spec-type",
-                "ngram-simple",
-                "--spec-ngram-simple-size-n",
-                "2",
-                "--draft-max",
-                "16");
+        server = TestServer.serve(
+                model, "-c 2048 -np 2 -t 2 --spec-type ngram-simple --spec-ngram-simple-size-n 2 --draft-max 16");
         http = server.http();
     }
 
