@@ -329,6 +329,14 @@ public final class ServeCommand implements Callable<Integer> {
     boolean mmap;
 
     @Option(
+            names = "--model-file-settle",
+            paramLabel = "DURATION",
+            defaultValue = "2s",
+            description = "How long a mapped model file changed in place must stay unchanged before it is reloaded"
+                    + " (default: ${DEFAULT-VALUE}), so that a copy in progress is not loaded half written.")
+    String modelFileSettle;
+
+    @Option(
             names = "--shutdown-grace",
             paramLabel = "DURATION",
             defaultValue = "10s",
@@ -345,7 +353,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        Duration grace = duration(shutdownGrace);
+        Duration grace = duration("--shutdown-grace", shutdownGrace);
         Running running = start();
         serving = true;
         Shutdown shutdown = new Shutdown(running, grace);
@@ -355,8 +363,15 @@ public final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** {@code 10s}, {@code 500ms}, {@code 2m} or a number of seconds. */
-    static Duration duration(String text) {
+    static Duration positive(String option, Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            throw new ForgeException(option + ": must be more than 0: " + d.toMillis() + " ms");
+        }
+        return d;
+    }
+
+    /** {@code 10s}, {@code 500ms}, {@code 2m} or a number of seconds, the value of {@code option}. */
+    static Duration duration(String option, String text) {
         String t = text.strip().toLowerCase(Locale.ROOT);
         try {
             if (t.endsWith("ms")) {
@@ -373,7 +388,7 @@ public final class ServeCommand implements Callable<Integer> {
             }
             return Duration.ofMillis(Math.round(Double.parseDouble(t) * 1000));
         } catch (NumberFormatException e) {
-            throw new ForgeException("--shutdown-grace: not a duration such as 10s or 500ms: " + text);
+            throw new ForgeException(option + ": not a duration such as 10s or 500ms: " + text);
         }
     }
 
@@ -484,6 +499,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .template(everyModel)
                     .contextPolicy(contextPolicy)
                     .mmap(mmap)
+                    .fileSettle(positive("--model-file-settle", duration("--model-file-settle", modelFileSettle)))
                     .backendChoices(runtime.backends())
                     .lifecycle(lifecycle());
             if (chatTemplateFile != null) {

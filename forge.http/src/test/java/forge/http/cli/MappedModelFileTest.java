@@ -99,7 +99,9 @@ class MappedModelFileTest {
     void anIdleModelChangedInPlaceIsUnloadedAnsweredWith503AndReloaded() throws Exception {
         Path model = copy("victim");
         byte[] bytes = Files.readAllBytes(model);
-        try (TestServer server = TestServer.serve(model, "-c 512 -t 1")) {
+        // The file settles for 10 s before the reload starts: the checks below come well within that, even on a
+        // busy machine.
+        try (TestServer server = TestServer.serve(model, "-c 512 -t 1 --model-file-settle 10s")) {
             Http http = server.http();
             ok(http.post("/v1/chat/completions", CHAT.formatted("victim")));
             int loads = model(http, "victim").get("loads").asInt();
@@ -115,7 +117,6 @@ class MappedModelFileTest {
                 Thread.sleep(5);
             }
             assertFalse(mapped(model), "unmapped before anything read its pages again");
-            // The file settles for 2 s before the reload starts: this request comes well within that.
             HttpResponse<String> busy = http.post("/v1/chat/completions", CHAT.formatted("victim"));
             assertEquals(503, busy.statusCode(), busy.body());
             assertEquals("1", busy.headers().firstValue("Retry-After").orElse(""));

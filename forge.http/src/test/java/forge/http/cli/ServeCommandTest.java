@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import forge.api.ForgeException;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
 import forge.runtime.catalog.ContextSizing;
 import forge.runtime.engine.EngineConfig;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -118,5 +120,19 @@ class ServeCommandTest {
         assertTrue(e.getMessage().contains("--kv-type"), e.getMessage());
         e = assertThrows(CommandLine.ParameterException.class, () -> config("-fa", "maybe"));
         assertTrue(e.getMessage().contains("auto, on or off"), e.getMessage());
+    }
+
+    @Test
+    void durationsReadAsTypedAndABadOneIsRefusedNamingItsFlag() {
+        assertEquals(Duration.ofMillis(500), ServeCommand.duration("--model-file-settle", "500ms"));
+        assertEquals(Duration.ofSeconds(10), ServeCommand.duration("--model-file-settle", "10s"));
+        assertEquals(Duration.ofMinutes(2), ServeCommand.duration("--model-file-settle", "2m"));
+        ForgeException bad =
+                assertThrows(ForgeException.class, () -> ServeCommand.duration("--model-file-settle", "soon"));
+        assertTrue(bad.getMessage().startsWith("--model-file-settle: not a duration"), bad.getMessage());
+        ForgeException zero = assertThrows(
+                ForgeException.class,
+                () -> ServeCommand.positive("--model-file-settle", ServeCommand.duration("--model-file-settle", "0")));
+        assertTrue(zero.getMessage().contains("must be more than 0"), zero.getMessage());
     }
 }

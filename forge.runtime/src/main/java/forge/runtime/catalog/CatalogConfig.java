@@ -5,6 +5,7 @@ import forge.runtime.BackendChoice;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.PromptCache;
 import forge.runtime.engine.PromptCacheStore;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -38,6 +39,7 @@ public final class CatalogConfig {
     private final Map<String, String> modelTemplates;
     private final String templateSource;
     private final boolean mmap;
+    private final Duration fileSettle;
     private final PromptCache promptCache;
     private final PromptCacheStore promptCacheStore;
     private final ModelLoader.Lifecycle lifecycle;
@@ -54,6 +56,7 @@ public final class CatalogConfig {
         this.modelTemplates = Map.copyOf(b.modelTemplates);
         this.templateSource = b.templateSource;
         this.mmap = b.mmap;
+        this.fileSettle = b.fileSettle;
         this.promptCache = b.promptCache;
         this.promptCacheStore = b.promptCacheStore;
         this.lifecycle = b.lifecycle;
@@ -110,6 +113,11 @@ public final class CatalogConfig {
         return mmap;
     }
 
+    /** How long a mapped model's file changed in place must stay unchanged before it is reloaded. */
+    public Duration fileSettle() {
+        return fileSettle;
+    }
+
     /** The host prompt cache the engines share ({@link PromptCache#OFF} when none). */
     public PromptCache promptCache() {
         return promptCache;
@@ -143,6 +151,7 @@ public final class CatalogConfig {
         private final Map<String, String> modelTemplates = new LinkedHashMap<>();
         private String templateSource;
         private boolean mmap = true;
+        private Duration fileSettle = Duration.ofSeconds(2);
         private PromptCache promptCache = PromptCache.OFF;
         private PromptCacheStore promptCacheStore;
         private ModelLoader.Lifecycle lifecycle = ModelLoader.Lifecycle.DEFAULT;
@@ -203,6 +212,19 @@ public final class CatalogConfig {
          */
         public Builder mmap(boolean on) {
             this.mmap = on;
+            return this;
+        }
+
+        /**
+         * How long a mapped model's file, changed in place, must stay unchanged before it is
+         * reloaded ({@code --model-file-settle}, default 2 s): a copy in progress is not loaded half
+         * written. Requests for the model get 503 meanwhile.
+         */
+        public Builder fileSettle(Duration settle) {
+            if (settle.isNegative() || settle.isZero()) {
+                throw new IllegalArgumentException("the settle time must be positive: " + settle);
+            }
+            this.fileSettle = settle;
             return this;
         }
 

@@ -20,7 +20,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -57,8 +59,8 @@ public final class ModelLoader implements AutoCloseable {
             Thread.ofPlatform().name("forge-model-reaper").daemon(true).factory());
     /** Watches the files of mapped models (see the package documentation); made at the first mapped load. */
     private ModelFileWatch fileWatch; // guarded by this
-    /** How long a file changed in place must stay unchanged before its model reloads. */
-    static final Duration FILE_SETTLE = Duration.ofSeconds(2);
+    /** Entries whose retiring model is being freed now ({@link #retireIfReleased}); changed under the entry's lock. */
+    private final Set<ModelEntry> freeing = ConcurrentHashMap.newKeySet();
     /** How often the watch checks mapped files without an inotify event (file systems it does not see). */
     static final Duration FILE_POLL = Duration.ofSeconds(1);
 
@@ -478,7 +480,7 @@ public final class ModelLoader implements AutoCloseable {
                             fileSettled(entry);
                         }
                     },
-                    FILE_SETTLE,
+                    config.fileSettle(),
                     FILE_POLL);
         }
         return fileWatch;
@@ -530,23 +532,37 @@ public final class ModelLoader implements AutoCloseable {
         retireIfReleased(entry);
     }
 
-    /** When the entry's model retires (its file changed) and no request holds it any more: frees it, and reloads when settled. */
+    /**
+     * When the entry's model retires (its file changed) and no request holds it any more: frees it,
+     * and reloads when settled. The state says {@code retiring} until the weights are freed
+     * (unmapped), so that "freed" is never reported early; {@link #freeing} keeps a second caller
+     * from freeing it twice meanwhile.
+     */
     private void retireIfReleased(ModelEntry entry) {
         ServedModel model;
-        boolean settled;
         synchronized (entry) {
-            if (!(entry.state() instanceof ModelState.Reloading r) || r.retiring() == null || entry.users() > 0) {
+            if (!(entry.state() instanceof ModelState.Reloading r)
+                    || r.retiring() == null
+                    || entry.users() > 0
+                    || !freeing.add(entry)) {
                 return;
             }
             model = r.retiring();
-            settled = r.settled();
-            entry.state(new ModelState.Reloading(r.reason(), null, settled));
         }
         LOG.info("unloading {} (its file changed in place)", entry.id());
         try {
             model.close();
         } catch (RuntimeException e) {
             LOG.warn("unloading {}: {}", entry.id(), e.toString());
+        }
+        boolean settled;
+        synchronized (entry) {
+            freeing.remove(entry);
+            if (!(entry.state() instanceof ModelState.Reloading r) || r.retiring() != model) {
+                return;
+            }
+            settled = r.settled(); // the file may have settled while the weights were freed
+            entry.state(new ModelState.Reloading(r.reason(), null, settled));
         }
         if (settled) {
             fileSettled(entry);
@@ -588,7 +604,7 @@ public final class ModelLoader implements AutoCloseable {
         }
         for (ModelEntry e : registry.entries()) {
             e.served().ifPresent(ServedModel::close);
-            if (e.state() instanceof ModelState.Reloading r && r.retiring() != null) {
+            if (e.state() instanceof ModelState.Reloading r && r.retiring() != null && !freeing.contains(e)) {
                 r.retiring().close(); // its file changed while a request still held it
             }
             e.state(new ModelState.Unloaded());
