@@ -614,13 +614,15 @@ public final class ForgeServer implements AutoCloseable {
         m.set("status", ModelsApi.status(e));
         m.put("loaded", e.served().isPresent());
         // What a client may ask of it: every model chats and embeds (mean-pooled when it has no
-        // pooling of its own); tool calls are known once loaded: the template must have a
-        // tool-call format (its trigger texts).
+        // pooling of its own).
         ArrayNode capabilities =
                 m.putArray("capabilities").add("chat").add("completions").add("embeddings");
+        // Tool calls: in the template's own syntax, or the generic format (ModelCapabilities), which
+        // --strict does not offer; the format is known once the model is loaded.
         if (ModelCapabilities.tools(e, config.strict())) {
             capabilities.add("tools");
         }
+        ModelCapabilities.toolFormat(e, config.strict()).ifPresent(f -> m.put("tool_format", f.wire()));
         return m;
     }
 

@@ -165,6 +165,8 @@ final class OllamaApi {
         ArrayNode capabilities = out.putArray("capabilities");
         capabilities(e, strict).forEach(capabilities::add);
         out.put("modified_at", modified(e));
+        // ForgeLM's own: where the model's tool calls are written (see ModelCapabilities), once known.
+        ModelCapabilities.toolFormat(e, strict).ifPresent(f -> out.put("tool_format", f.wire()));
         return out;
     }
 
