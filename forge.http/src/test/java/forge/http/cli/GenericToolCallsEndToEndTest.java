@@ -122,4 +122,13 @@ class GenericToolCallsEndToEndTest {
         assertTrue(
                 JSON.readTree(r.body()).get("error").get("message").asText().contains("no tool-call syntax"), r.body());
     }
+
+    /** {@code --strict} on Ollama's routes: an option without effect is refused in Ollama's shape, naming it. */
+    @Test
+    void strictRefusesAnOllamaOptionWithoutEffect() throws Exception {
+        HttpResponse<String> r = strict.http().post("/api/chat", """
+                {"model": "demo", "options": {"num_ctx": 8192}, "messages": [{"role": "user", "content": "hi"}]}""");
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(JSON.readTree(r.body()).get("error").asText().contains("options.num_ctx"), r.body());
+    }
 }
