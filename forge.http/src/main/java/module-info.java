@@ -24,6 +24,8 @@ module forge.http {
     requires forge.lib.gguf;
     // response_format, grammar and tools: JSON Schema to GBNF, and the GBNF checker.
     requires forge.lib.grammar;
+    // tools on any model: the generic tool-call format wrapped around a template without one.
+    requires forge.template.toolkit;
     requires org.eclipse.jetty.server;
     // ... and Jackson's tree types (an error's JSON body).
     requires transitive com.fasterxml.jackson.databind;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.template.ChatDelta;
+import forge.api.template.ChatTemplate;
 import forge.api.template.ToolCall;
 import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.FinishReason;
@@ -59,10 +60,12 @@ final class AnthropicMessages {
         ChatRequest req = MessagesRequest.parse(body, false);
         Strictness.check(strict, req.ignored());
         ServedModel model = context.catalog().serve(Requests.entry(context.catalog(), req.model()));
-        StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
+        ChatTemplate template =
+                ModelCapabilities.template(model.template(), req.prompt().tools(), strict);
+        StructuredOutput.Applied shaped = req.structured().apply(template, req.prompt(), req.sampling());
         return Json.MAPPER
                 .createObjectNode()
-                .put("input_tokens", model.prepare(shaped.prompt()).tokens().length);
+                .put("input_tokens", model.prepare(shaped.prompt(), template).tokens().length);
     }
 
     private void whole(ChatRun run, ClientWatch watch, Response response, Callback callback)

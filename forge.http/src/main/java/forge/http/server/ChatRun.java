@@ -1,6 +1,7 @@
 package forge.http.server;
 
 import forge.api.template.ChatDelta;
+import forge.api.template.ChatTemplate;
 import forge.api.template.ToolCall;
 import forge.runtime.catalog.ChatGeneration;
 import forge.runtime.catalog.ChatOptions;
@@ -86,12 +87,15 @@ final class ChatRun {
         ModelEntry entry = Requests.entry(context.catalog(), req.model());
         ServedModel model = context.catalog().serve(entry);
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
-        StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
+        // Tools offered to a model whose template has no tool-call syntax: the generic format (ModelCapabilities).
+        ChatTemplate template =
+                ModelCapabilities.template(model.template(), req.prompt().tools(), strict);
+        StructuredOutput.Applied shaped = req.structured().apply(template, req.prompt(), req.sampling());
         // A freeform tool's grammar the template cannot carry is named with the fields never read.
         SortedSet<String> ignored = new TreeSet<>(req.ignored());
         ignored.addAll(shaped.unenforced());
         Strictness.check(strict, new TreeSet<>(shaped.unenforced()));
-        PreparedChat prepared = model.prepare(shaped.prompt());
+        PreparedChat prepared = model.prepare(shaped.prompt(), template);
         ContextFit fit = ContextFit.of(
                 prepared.tokens().length,
                 req.maxTokens(),

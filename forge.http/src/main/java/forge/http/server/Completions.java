@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import org.eclipse.jetty.server.Request;
@@ -71,9 +72,8 @@ final class Completions {
         Vocabulary vocab = model.vocabulary();
         List<int[]> prompts = prompts(promptNode, vocab);
         if (!suffix.isEmpty()) {
-            int[] fim = fimTokens(vocab);
             prompts = prompts.stream()
-                    .map(p -> infill(fim, p, vocab.tokenize(suffix, false, false)))
+                    .map(p -> infill(vocab, p, suffix, "suffix"))
                     .toList();
         }
         // Every prompt is fitted (or refused) before anything is submitted; each has its own room.
@@ -351,17 +351,34 @@ final class Completions {
         return ids;
     }
 
-    /** The model's prefix, suffix and middle tokens, or a 400 when it has none. */
-    private static int[] fimTokens(Vocabulary vocab) {
+    /**
+     * {@code prefix} and {@code suffix} in prefix-suffix-middle order, as llama-server's infill:
+     * the model writes what goes between. A model without FIM tokens is a 400 naming {@code param}
+     * (the suffix field of the door that asks).
+     */
+    static int[] infill(Vocabulary vocab, int[] prefix, String suffix, String param) {
+        int[] fim = fimTokens(vocab)
+                .orElseThrow(() -> ApiError.badRequest(
+                        param, "'" + param + "' needs fill-in-the-middle tokens, and this model has none"));
+        return infill(fim, prefix, vocab.tokenize(suffix, false, false));
+    }
+
+    /** Whether the model has fill-in-the-middle tokens (Ollama's {@code insert} capability). */
+    static boolean fillsInTheMiddle(Vocabulary vocab) {
+        return fimTokens(vocab).isPresent();
+    }
+
+    /** The model's prefix, suffix and middle tokens, when it has them. */
+    private static Optional<int[]> fimTokens(Vocabulary vocab) {
         for (List<String> texts : FIM) {
             OptionalInt pre = vocab.tokenOf(texts.get(0));
             OptionalInt suf = vocab.tokenOf(texts.get(1));
             OptionalInt mid = vocab.tokenOf(texts.get(2));
             if (pre.isPresent() && suf.isPresent() && mid.isPresent()) {
-                return new int[] {pre.getAsInt(), suf.getAsInt(), mid.getAsInt()};
+                return Optional.of(new int[] {pre.getAsInt(), suf.getAsInt(), mid.getAsInt()});
             }
         }
-        throw ApiError.badRequest("suffix", "'suffix' needs fill-in-the-middle tokens, and this model has none");
+        return Optional.empty();
     }
 
     /** Prefix-suffix-middle order, as llama-server's infill: the model writes what goes between. */

@@ -46,14 +46,11 @@ final class Embeddings {
         }
         Set<String> ignored = body.ignored();
         Strictness.check(strict, ignored);
-        ModelEntry entry = Requests.entry(catalog, name);
-        ServedModel model = catalog.serve(entry);
-        List<int[]> inputs = inputs(input, model.vocabulary());
-        List<float[]> vectors = model.embedder().embed(inputs);
+        Embedded embedded = embed(Requests.entry(catalog, name), input, "input");
+        List<float[]> vectors = embedded.vectors();
 
         ObjectNode out = Json.MAPPER.createObjectNode().put("object", "list");
         ArrayNode data = out.putArray("data");
-        int tokens = 0;
         for (int i = 0; i < vectors.size(); i++) {
             ObjectNode item = data.addObject().put("object", "embedding").put("index", i);
             float[] v = vectors.get(i);
@@ -67,9 +64,9 @@ final class Embeddings {
                     array.add(x);
                 }
             }
-            tokens += inputs.get(i).length;
         }
-        out.put("model", entry.id());
+        int tokens = embedded.tokens();
+        out.put("model", embedded.model());
         out.putObject("usage").put("prompt_tokens", tokens).put("total_tokens", tokens);
         if (!ignored.isEmpty()) {
             response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", ignored));
@@ -77,25 +74,48 @@ final class Embeddings {
         ForgeServer.sendJson(response, callback, 200, out);
     }
 
+    /**
+     * The vectors of a request's inputs, in order.
+     *
+     * @param model  the model's canonical id
+     * @param tokens the inputs' tokens, all together
+     */
+    record Embedded(String model, List<float[]> vectors, int tokens, long loadNanos) {}
+
+    /**
+     * Embeds {@code input} (read as {@link #inputs} reads it, errors naming {@code at}) with the
+     * model of {@code entry}: the one embedding core of {@code /v1/embeddings} and Ollama's
+     * {@code /api/embed} and {@code /api/embeddings}.
+     */
+    Embedded embed(ModelEntry entry, JsonNode input, String at) {
+        long start = System.nanoTime();
+        ServedModel model = catalog.serve(entry);
+        long loaded = System.nanoTime() - start;
+        List<int[]> inputs = inputs(input, model.vocabulary(), at);
+        List<float[]> vectors = model.embedder().embed(inputs);
+        return new Embedded(
+                entry.id(), vectors, inputs.stream().mapToInt(t -> t.length).sum(), loaded);
+    }
+
     /** A string, an array of strings, an array of token ids, or an array of arrays of token ids. */
-    private static List<int[]> inputs(JsonNode node, Vocabulary vocab) {
-        String bad =
-                "'input' must be a string, an array of strings, or token ids (an array of integers, or of such arrays)";
+    private static List<int[]> inputs(JsonNode node, Vocabulary vocab, String param) {
+        String bad = "'" + param
+                + "' must be a string, an array of strings, or token ids (an array of integers, or of such arrays)";
         if (node == null || node.isNull()) {
-            throw ApiError.badRequest("input", "'input' is required");
+            throw ApiError.badRequest(param, "'" + param + "' is required");
         }
         List<int[]> out = new ArrayList<>();
         if (node.isTextual()) {
-            out.add(text(node.asText(), vocab, "input"));
+            out.add(text(node.asText(), vocab, param));
         } else if (node.isArray() && !node.isEmpty() && node.get(0).isIntegralNumber()) {
-            out.add(Requests.tokens(node, vocab, "input"));
+            out.add(Requests.tokens(node, vocab, param));
         } else if (node.isArray() && !node.isEmpty()) {
             if (node.size() > MAX_INPUTS) {
-                throw ApiError.badRequest("input", "at most " + MAX_INPUTS + " inputs per request");
+                throw ApiError.badRequest(param, "at most " + MAX_INPUTS + " inputs per request");
             }
             for (int i = 0; i < node.size(); i++) {
                 JsonNode item = node.get(i);
-                String at = "input[" + i + "]";
+                String at = param + "[" + i + "]";
                 if (item.isTextual()) {
                     out.add(text(item.asText(), vocab, at));
                 } else if (item.isArray()) {
@@ -105,7 +125,7 @@ final class Embeddings {
                 }
             }
         } else {
-            throw ApiError.badRequest("input", bad + (node.isArray() ? "; it is empty" : ""));
+            throw ApiError.badRequest(param, bad + (node.isArray() ? "; it is empty" : ""));
         }
         return out;
     }

@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -63,6 +64,8 @@ public final class ForgeServer implements AutoCloseable {
     private final Completions completions;
     private final Embeddings embeddings;
     private final Tokenization tokenization;
+    private final OllamaApi ollama;
+    private final OllamaChat ollamaChat;
     private final CorsPolicy cors;
     private final BrowserGuard browsers;
     private final ForgeMetrics metrics;
@@ -96,6 +99,8 @@ public final class ForgeServer implements AutoCloseable {
         this.browsers = new BrowserGuard(cors, config.host(), config.allowedHosts());
         this.templates = new TemplatesApi(catalog);
         this.modelsApi = new ModelsApi(catalog);
+        this.ollama = new OllamaApi(catalog, embeddings, modelsApi);
+        this.ollamaChat = new OllamaChat(doors);
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("forge-http");
         // Handlers block (reading bodies, waiting for tokens): virtual threads make that cheap.
@@ -242,7 +247,24 @@ public final class ForgeServer implements AutoCloseable {
             .post("/tokenize", (s, x) -> sendJson(x, 200, s.tokenization.tokenize(s.modelBody(x))))
             .post("/detokenize", (s, x) -> sendJson(x, 200, s.tokenization.detokenize(s.modelBody(x))))
             .get("/v1/templates", (s, x) -> sendJson(x, 200, s.templates.list()))
-            .post("/apply-template", (s, x) -> sendJson(x, 200, s.templates.apply(s.modelBody(x))));
+            .post("/apply-template", (s, x) -> sendJson(x, 200, s.templates.apply(s.modelBody(x))))
+            // Ollama's API (OllamaApi, OllamaChat): every refusal under /api in its {"error": "..."}.
+            .door("/api", OllamaApi::error)
+            .get("/api/version", (s, x) -> sendJson(x, 200, s.ollama.version()))
+            .get("/api/tags", (s, x) -> sendJson(x, 200, s.ollama.tags()))
+            .get("/api/ps", (s, x) -> sendJson(x, 200, s.ollama.ps()))
+            .post("/api/show", (s, x) -> sendJson(x, 200, s.ollama.show(s.modelBody(x), s.config.strict())))
+            .post(
+                    "/api/chat",
+                    (s, x) ->
+                            s.ollamaChat.chat(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .post(
+                    "/api/generate",
+                    (s, x) -> s.ollamaChat.generate(
+                            s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .post("/api/embed", (s, x) -> sendJson(x, 200, s.ollama.embed(s.fields(x), s.config.strict())))
+            .post("/api/embeddings", (s, x) -> sendJson(x, 200, s.ollama.embeddings(s.fields(x), s.config.strict())))
+            .post("/api/pull", (s, x) -> s.ollama.pull(s.modelBody(x), x.response(), x.callback()));
 
     /** The request attribute holding the request's {@link ModelCatalog.RequestScope}. */
     private static final String SCOPE = "forge.scope";
@@ -399,12 +421,23 @@ public final class ForgeServer implements AutoCloseable {
                 "the server is shutting down; retry on another instance or after it restarts");
     }
 
-    /** The web UI's files, before the key check: the page asks for the key that its API calls then carry. */
+    /**
+     * The web UI's files, before the key check: the page asks for the key that its API calls then
+     * carry. {@code GET /} and {@code HEAD /} are the page for a browser (its {@code Accept} names
+     * HTML); any other client gets Ollama's "Ollama is running", which Ollama's clients probe for,
+     * so the page keeps its place and those clients find the server.
+     */
     private boolean page(Request request, Response response, Callback callback) {
-        Optional<WebUi.Asset> page = webUi.resolve(
-                request.getMethod(),
-                Request.getPathInContext(request),
-                request.getHeaders().get(HttpHeader.ACCEPT));
+        String path = Request.getPathInContext(request);
+        String accept = request.getHeaders().get(HttpHeader.ACCEPT);
+        String method = request.getMethod();
+        if (path.equals("/")
+                && ("GET".equals(method) || "HEAD".equals(method))
+                && (accept == null || !accept.toLowerCase(Locale.ROOT).contains("text/html"))) {
+            OllamaApi.running(method, response, callback);
+            return true;
+        }
+        Optional<WebUi.Asset> page = webUi.resolve(method, path, accept);
         page.ifPresent(asset -> WebUi.send(asset, request, response, callback));
         return page.isPresent();
     }
@@ -474,7 +507,11 @@ public final class ForgeServer implements AutoCloseable {
 
     /** Whether {@code path} belongs to the API: never answered with the web UI's page, even to a browser. */
     static boolean apiPath(String path) {
-        return ROUTES.holds(path) || path.equals("/v1") || path.startsWith("/v1/") || path.startsWith("/models/");
+        return ROUTES.holds(path)
+                || path.equals("/v1")
+                || path.startsWith("/v1/")
+                || path.startsWith("/models/")
+                || path.startsWith("/api/");
     }
 
     /** The optional {@code ?model=} of {@code /slots} and {@code /props}. */
@@ -550,7 +587,7 @@ public final class ForgeServer implements AutoCloseable {
     }
 
     /** The model as {@code /v1/models} lists it under {@code name}, its id or an alias. */
-    private static ObjectNode model(ModelEntry e, String name) {
+    private ObjectNode model(ModelEntry e, String name) {
         ObjectNode m = Json.MAPPER.createObjectNode();
         m.put("id", name);
         if (!name.equals(e.id())) {
@@ -577,11 +614,15 @@ public final class ForgeServer implements AutoCloseable {
         m.set("status", ModelsApi.status(e));
         m.put("loaded", e.served().isPresent());
         // What a client may ask of it: every model chats and embeds (mean-pooled when it has no
-        // pooling of its own); tool calls are known once loaded: the template must have a
-        // tool-call format (its trigger texts).
+        // pooling of its own).
         ArrayNode capabilities =
                 m.putArray("capabilities").add("chat").add("completions").add("embeddings");
-        e.served().filter(s -> !s.template().toolCallTriggers().isEmpty()).ifPresent(s -> capabilities.add("tools"));
+        // Tool calls: in the template's own syntax, or the generic format (ModelCapabilities), which
+        // --strict does not offer; the format is known once the model is loaded.
+        if (ModelCapabilities.tools(e, config.strict())) {
+            capabilities.add("tools");
+        }
+        ModelCapabilities.toolFormat(e, config.strict()).ifPresent(f -> m.put("tool_format", f.wire()));
         return m;
     }
 

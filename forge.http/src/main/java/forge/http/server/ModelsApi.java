@@ -46,6 +46,14 @@ final class ModelsApi {
      * {@code "stream": false}, one JSON object once done.
      */
     void pull(JsonNode body, Response response, Callback callback) {
+        pull(body, null, response, callback);
+    }
+
+    /**
+     * {@link #pull(JsonNode, Response, Callback)}, the pulled model then also answering to
+     * {@code alias} (the name an Ollama client pulled it by, which it then asks for), unless null.
+     */
+    void pull(JsonNode body, String alias, Response response, Callback callback) {
         HubPull pull = hub;
         if (pull == null) {
             throw new ApiError(501, "server_error", "not_configured", null, "this server pulls no models");
@@ -72,7 +80,7 @@ final class ModelsApi {
                     response,
                     callback,
                     200,
-                    Json.MAPPER.createObjectNode().put("status", "success").put("model", register(pull, r)));
+                    Json.MAPPER.createObjectNode().put("status", "success").put("model", register(pull, r, alias)));
             return;
         }
         response.setStatus(200);
@@ -93,7 +101,7 @@ final class ModelsApi {
                     throw new UncheckedIOException(e);
                 }
             });
-            last = Json.MAPPER.createObjectNode().put("status", "success").put("model", register(pull, r));
+            last = Json.MAPPER.createObjectNode().put("status", "success").put("model", register(pull, r, alias));
         } catch (ForgeException e) {
             last = Json.MAPPER.createObjectNode().put("error", e.getMessage());
         } catch (UncheckedIOException e) {
@@ -107,9 +115,13 @@ final class ModelsApi {
     }
 
     /** Registers what a pull wrote (the hub cache is a source like any other) and returns its id. */
-    private String register(HubPull pull, HubPull.Result r) {
+    private String register(HubPull pull, HubPull.Result r, String alias) {
         catalog.addSource(new ModelSource.HfCache(pull.hub()));
-        return catalog.find(r.id()).map(ModelEntry::id).orElse(r.id());
+        String id = catalog.find(r.id()).map(ModelEntry::id).orElse(r.id());
+        if (alias != null && catalog.find(alias).isEmpty()) {
+            catalog.alias(alias, id);
+        }
+        return id;
     }
 
     private static void line(Response response, ObjectNode line) throws IOException {

@@ -1,5 +1,5 @@
 /**
- * The OpenAI-compatible HTTP API on Jetty 12.
+ * The OpenAI-compatible HTTP API on Jetty 12, with Anthropic's and Ollama's beside it.
  *
  * <h2>Design</h2>
  * <ul>
@@ -15,9 +15,14 @@
  *     code: that belongs to the engine threads.</li>
  * <li>Each door owns its error shape: the table names the doors that own a subtree
  *     (Anthropic's {@code /v1/messages}: every refusal there, a 401 or a 404 included, is
- *     {@code {"type":"error","error":{"type","message"}}}); elsewhere OpenAI's. Once a stream has
+ *     {@code {"type":"error","error":{"type","message"}}}; Ollama's {@code /api}: {@code {"error": "..."}});
+ *     elsewhere OpenAI's. Once a stream has
  *     begun, an error is the stream's own final event: OpenAI's {@code data: {"error":...}} then
- *     {@code data: [DONE]}, Anthropic's {@code error} event, Responses' {@code response.failed}.</li>
+ *     {@code data: [DONE]}, Anthropic's {@code error} event, Responses' {@code response.failed},
+ *     Ollama's last NDJSON line {@code {"error": "..."}}.</li>
+ * <li>{@code GET /} and {@code HEAD /} are the web UI's page for a browser (an {@code Accept} that
+ *     names HTML, as every page navigation sends) and Ollama's {@code Ollama is running} for any
+ *     other client, which Ollama's clients probe for: neither takes the other's place.</li>
  * </ul>
  *
  * <h2>One request core behind every generating door</h2>
@@ -36,7 +41,16 @@
  *     tools by one reader ({@code Tools}) that each door calls with its own field paths
  *     ({@code tools[i].function.parameters}, {@code tools[i].parameters},
  *     {@code tools[i].input_schema}), so each door's errors name its own fields as written.
- *     {@code count_tokens} reads a body exactly as {@code /v1/messages} does.</li>
+ *     {@code count_tokens} reads a body exactly as {@code /v1/messages} does. Ollama's
+ *     {@code /api/chat} and {@code /api/generate} ({@code OllamaChat}) translate too: their
+ *     messages into OpenAI's for the chat reader, their {@code options} read by
+ *     {@code GenerationParams} as a nested body (so an unread option is named
+ *     {@code options.NAME}), {@code format} into the grammar, {@code think} through
+ *     {@code Thinking}; {@code raw} and {@code suffix} prompts run on {@code Run} as
+ *     {@code /v1/completions} runs them, the same fill-in-the-middle ({@code Completions.infill}).
+ *     {@code /api/embed} and {@code /api/embeddings} are the embedding core of
+ *     {@code /v1/embeddings} ({@code Embeddings.embed}), {@code /api/pull} the hub pull of
+ *     {@code /models/pull}.</li>
  * <li><b>Running.</b> {@code Run} is the one core: a request's sequences ({@code n} choices of each
  *     prompt, a fixed seed giving each choice its own), submitted together or not at all, the
  *     client's departure cancelling them, the response's headers (ignored fields, the effective
@@ -46,7 +60,7 @@
  *     renders the prompt once, the output's shape becomes a grammar, the prompt is fitted to the
  *     slot, each choice's text is parsed into deltas); {@code Completions} runs its prompts on the
  *     same core as they are. Each door then writes the events in its own wire format: SSE event
- *     names and order, usage names, finish reasons.</li>
+ *     names and order, usage names, finish reasons; Ollama's NDJSON lines with nanosecond durations.</li>
  * <li><b>A door's own tool kinds.</b> Responses' freeform {@code custom} tools
  *     ({@code CustomTools}), read in its {@code Tools.list} door, are offered as functions of one
  *     string, their Lark or regex grammar ({@code forge.lib.grammar.LarkGrammar}) the rule of

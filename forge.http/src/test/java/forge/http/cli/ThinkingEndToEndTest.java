@@ -1,11 +1,14 @@
 package forge.http.cli;
 
+import static forge.http.cli.Http.JSON;
 import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.lib.gguf.synth.SynthSpec;
+import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AutoClose;
@@ -61,6 +64,35 @@ class ThinkingEndToEndTest {
                                 .length()
                         > 0,
                 reply.toString());
+    }
+
+    /** Ollama's {@code think} (a switch or an effort) is the same switch; thinking comes back in {@code thinking}. */
+    @Test
+    void ollamasThinkIsTheTemplatesThinkingSwitch() throws Exception {
+        String body = """
+                {"model": "demo", "stream": false, %s "options": {"num_predict": 4, "temperature": 0},
+                 "messages": [{"role": "user", "content": "hi"}]}""";
+        JsonNode on = ok(http.post("/api/chat", body.formatted("\"think\": true,")));
+        JsonNode off = ok(http.post("/api/chat", body.formatted("\"think\": false,")));
+        int prompt = on.get("prompt_eval_count").asInt();
+        assertTrue(off.get("prompt_eval_count").asInt() > prompt, on + " vs " + off);
+        assertEquals(
+                prompt,
+                ok(http.post("/api/chat", body.formatted("\"think\": \"high\",")))
+                        .get("prompt_eval_count")
+                        .asInt());
+        assertEquals(chatPrompt(""), prompt, "the same prompt as through OpenAI's door");
+        assertTrue(on.get("message").get("thinking").asText().length() > 0, on.toString());
+        assertFalse(off.get("message").has("thinking"), off.toString());
+        // Streamed, the thinking comes line by line.
+        HttpResponse<String> r = http.post(
+                "/api/chat",
+                body.replace("\"stream\": false", "\"stream\": true").formatted(""));
+        StringBuilder thinking = new StringBuilder();
+        for (String line : r.body().split("\n")) {
+            thinking.append(JSON.readTree(line).path("message").path("thinking").asText(""));
+        }
+        assertEquals(on.get("message").get("thinking").asText(), thinking.toString(), r.body());
     }
 
     @Test

@@ -192,4 +192,28 @@ class UserModelsEndToEndTest {
             Thread.sleep(50);
         }
     }
+
+    /**
+     * Ollama's API lists Ollama's store under the names {@code ollama list} shows, with the blob's
+     * digest, and answers to them; an alias answers with Ollama's {@code :latest} tag too.
+     */
+    @Test
+    void ollamasApiAnswersToTheStoresNames() throws Exception {
+        Map<String, JsonNode> tags = new LinkedHashMap<>();
+        for (JsonNode m : ok(http.get("/api/tags")).get("models")) {
+            tags.put(m.get("name").asText(), m);
+        }
+        assertTrue(tags.keySet().containsAll(SERVED), tags.keySet().toString());
+        assertEquals(
+                UserModels.sha256(UserModels.tiny("user-models-tiny")),
+                tags.get("tinyllama:1b").get("digest").asText());
+        JsonNode chat = ok(http.post("/api/chat", """
+                {"model": "tinyllama:1b", "stream": false, "options": {"num_predict": 2},
+                 "messages": [{"role": "user", "content": "hi"}]}"""));
+        assertEquals("tinyllama:1b", chat.get("model").asText());
+        assertTrue(chat.get("done").asBoolean(), chat.toString());
+        // coder is an alias (no tag): Ollama's clients ask for it as coder:latest.
+        JsonNode show = ok(http.post("/api/show", "{\"model\": \"coder:latest\"}"));
+        assertEquals("gguf", show.get("details").get("format").asText(), show.toString());
+    }
 }

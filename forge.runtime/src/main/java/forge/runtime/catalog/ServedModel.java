@@ -113,9 +113,18 @@ public final class ServedModel implements AutoCloseable {
      * the choices it submits.
      */
     public PreparedChat prepare(ChatPrompt prompt) {
+        return prepare(prompt, template);
+    }
+
+    /**
+     * {@link #prepare(ChatPrompt)} with {@code template}, which a route wraps around the model's
+     * own for one request (the generic tool-call format); its parser then reads the answer. The
+     * turn still ends at the model's own end-of-turn texts.
+     */
+    public PreparedChat prepare(ChatPrompt prompt, ChatTemplate template) {
         String text = template.render(prompt);
         // A template that writes the BOS token as text gets no second one from the tokenizer.
-        return new PreparedChat(prompt, model.vocabulary().tokenize(text, !template.rendersBos(), true));
+        return new PreparedChat(prompt, model.vocabulary().tokenize(text, !template.rendersBos(), true), template);
     }
 
     /** Submits a prepared conversation. */
@@ -133,7 +142,7 @@ public final class ServedModel implements AutoCloseable {
                 options.logprobs(),
                 false,
                 options.speculation()));
-        return new ChatGeneration(generation, template.parser(prepared.prompt()), prepared.tokens().length);
+        return new ChatGeneration(generation, prepared.template().parser(prepared.prompt()), prepared.tokens().length);
     }
 
     /** Pooled, normalized embeddings from a context of their own (created on first use). */

@@ -18,6 +18,11 @@
  *     {@link forge.template.toolkit.calls.ToolCallingTemplate}: it says which syntax it writes and
  *     which reasoning markers it uses, and the interface's default methods answer the three
  *     methods from them; no template forwards them itself.</li>
+ * <li><b>Tools on any model.</b> {@link forge.template.toolkit.calls.GenericToolCalls} wraps a
+ *     template that has no syntax of its own (llama-server's built-in formats, a model's Jinja
+ *     template that never writes calls): the tools described in the system turn, calls in the Hermes
+ *     syntax, earlier calls and results rewritten as text the template can render. The server wraps
+ *     a request's template in it when tools are offered, unless {@code --strict}.</li>
  * <li><b>Reasoning is the family's.</b> Which markers open reasoning, and whether the prompt
  *     already opened them, is the template's to say ({@link forge.template.toolkit.calls.Reasoning});
  *     the syntax combines it with its call markers in one
