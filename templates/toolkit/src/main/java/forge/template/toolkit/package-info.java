@@ -69,11 +69,3 @@
  * }
  */
 package forge.template.toolkit;
-
-import forge.lib.text.PythonText;
-
-import forge.lib.text.PythonValues;
-
-import forge.lib.text.PythonJson;
-
-import forge.lib.text.Gbnf;
