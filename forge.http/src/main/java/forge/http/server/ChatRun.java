@@ -1,5 +1,6 @@
 package forge.http.server;
 
+import forge.api.backend.AdapterScale;
 import forge.api.template.ChatDelta;
 import forge.api.template.ToolCall;
 import forge.runtime.catalog.ChatGeneration;
@@ -85,6 +86,7 @@ final class ChatRun {
             RunContext context, ChatRequest req, String id, boolean strict, Request request, Response response) {
         ModelEntry entry = Requests.entry(context.catalog(), req.model());
         ServedModel model = context.catalog().serve(entry);
+        List<AdapterScale> adapters = req.lora().resolve(req.model(), entry, model);
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
         StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
         // A freeform tool's grammar the template cannot carry is named with the fields never read.
@@ -115,7 +117,8 @@ final class ChatRun {
                                     req.stops(),
                                     req.ignoreEos(),
                                     req.logprobs(),
-                                    req.speculation()));
+                                    req.speculation(),
+                                    adapters));
                     choices.add(choice);
                     return choice.generation();
                 },
