@@ -745,6 +745,35 @@ class SchedulerTest {
         assertArrayEquals(concat(session('a'), A + 1, A + 2), context.cells(0));
     }
 
+    /**
+     * The host cache keeps only states computed without adapters: cells computed with an adapter
+     * are not saved when replaced, and a request with an adapter restores no entry (an entry says
+     * nothing of the adapters that computed it).
+     */
+    @Test
+    void theHostCacheIsNotSharedAcrossAdapterSets() throws InterruptedException {
+        PromptCache cache = hostCache(1, 64, 16, KEY);
+        start(request("a with x", session('a'), 1, X));
+        finishAll();
+        start("b", session('b'), 1);
+        finishAll();
+        assertEquals(0, cache.size(), "the x cells were not saved: " + context.calls());
+        context.clearCalls();
+        start("c", session('c'), 1); // b's plain cells are saved now
+        finishAll();
+        assertEquals(1, cache.size());
+        context.clearCalls();
+        Generation withX = start(request("b with x", session('b'), 1, X));
+        finishAll();
+        assertTrue(context.calls("restore").isEmpty(), "b's plain state is not restored for x: " + context.calls());
+        assertEquals(0, done(events(withX)).timings().cachedTokens());
+        context.clearCalls();
+        Generation plain = start("b again", session('b'), 1);
+        finishAll();
+        assertEquals(List.of("restore 0 (40)"), context.calls("restore"), "a plain request restores it");
+        assertEquals(39, done(events(plain)).timings().cachedTokens(), "all but the last prompt token");
+    }
+
     @Test
     void aRestoredEntryIsTrimmedToThePrefixThePromptShares() throws InterruptedException {
         hostCache(1, 64, 16, KEY);
