@@ -256,6 +256,24 @@ class LoraEndToEndTest {
         return null;
     }
 
+    /**
+     * The adapters belong to their model: unloaded with it (llama.cpp frees them with the weights,
+     * after the engine's context), loaded again with it, and applied as before.
+     */
+    @Test
+    void adaptersUnloadAndLoadAgainWithTheirModel() throws Exception {
+        String full = text(",\"model\":\"lora-a\"");
+        var entry = server.running().catalog().find("lora-base").orElseThrow();
+        Http.ok(http.post("/models/unload", "{\"model\":\"lora-base\"}"));
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (entry.served().isPresent()) { // the unload runs on the loader thread: awaited, with a deadline
+            assertTrue(System.nanoTime() < deadline, "lora-base did not unload");
+            Thread.sleep(20);
+        }
+        assertEquals(full, text(",\"model\":\"lora-a\""), "loaded again with the model, on demand");
+        assertEquals(2, entry.served().orElseThrow().adapters().size());
+    }
+
     @Test
     void v1ModelsListsEachAdapterAsAModelOfItsOwn() throws Exception {
         JsonNode data = Http.ok(http.get("/v1/models")).get("data");
