@@ -1,6 +1,8 @@
 package forge.api.backend;
 
+import forge.api.BackendException;
 import forge.api.sampler.SamplingParams;
+import java.util.List;
 
 /**
  * A model's inference state: a KV cache shared by up to {@link #seqMax()} sequences, a reusable
@@ -25,6 +27,20 @@ public interface InferenceContext extends AutoCloseable {
      *                                    or a backend failure)
      */
     void decode();
+
+    /**
+     * Sets the LoRA adapters every following {@link #decode()} applies, each at its scale (an empty
+     * list: none), until the next call. One decode applies one set to all its tokens, so sequences
+     * that need different sets are decoded in different batches. Cheap when the set is the one
+     * already applied.
+     *
+     * @throws BackendException when an adapter is not one of this context's model
+     */
+    default void adapters(List<AdapterScale> adapters) {
+        if (!adapters.isEmpty()) {
+            throw new BackendException("this backend cannot apply LoRA adapters");
+        }
+    }
 
     /** Creates a sampler chain for one sequence. */
     TokenSampler sampler(SamplingParams params);

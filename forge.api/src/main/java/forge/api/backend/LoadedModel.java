@@ -1,5 +1,7 @@
 package forge.api.backend;
 
+import forge.api.BackendException;
+import java.nio.file.Path;
 import java.util.Optional;
 
 /**
@@ -19,6 +21,17 @@ public interface LoadedModel extends AutoCloseable {
 
     /** Creates a context (KV cache, compute buffers) for up to {@code params.seqMax()} sequences. */
     InferenceContext newContext(ContextParams params);
+
+    /**
+     * Loads a LoRA adapter for this model. The adapter lives as long as the model: it is freed when
+     * the model closes, which happens only after every context (and so every decode) is closed.
+     *
+     * @throws BackendException when the file is not a LoRA adapter of this model (another
+     *                          architecture, tensors of other shapes), with the reason
+     */
+    default LoraAdapter loadAdapter(Path file) {
+        throw new BackendException("this backend cannot load LoRA adapters");
+    }
 
     /** Frees the weights. Every context created from this model must be closed first. */
     @Override

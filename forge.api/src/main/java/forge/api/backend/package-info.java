@@ -15,6 +15,11 @@
  * {@link forge.api.backend.Offload}, which {@code /props} shows. A backend without GPU devices
  * accepts the settings and ignores them.
  *
+ * <p>LoRA adapters ({@link forge.api.backend.LoraAdapter}) are loaded for a model
+ * ({@code LoadedModel.loadAdapter}) and belong to it: freed when it closes, after its contexts, so
+ * never while a decode uses them. A context applies one set of them, each at its scale, to every
+ * decode until told another ({@code InferenceContext.adapters}).
+ *
  * <p>A context's closed choices are enums that carry their command-line spelling
  * ({@link forge.api.backend.KvCacheType}, {@link forge.api.backend.FlashAttention}: {@code wire()} and
  * {@code parse(String)}), so the runtime, the CLI and each backend share one list of them.

@@ -325,6 +325,20 @@ final class ModelCommand implements Callable<Integer> {
         @Option(names = "--name", description = "general.name of the model.")
         String name;
 
+        @Option(
+                names = "--lora-rank",
+                paramLabel = "N",
+                description = "Write a LoRA adapter of rank N (random weights, llama.cpp's convert_lora_to_gguf.py"
+                        + " layout) for the model the other options describe, instead of the model; --seed makes"
+                        + " adapters of one model differ.")
+        Integer loraRank;
+
+        @Option(
+                names = "--lora-alpha",
+                defaultValue = "16",
+                description = "adapter.lora.alpha of the adapter (default: ${DEFAULT-VALUE}).")
+        float loraAlpha;
+
         @Spec
         CommandSpec spec;
 
@@ -358,6 +372,17 @@ final class ModelCommand implements Callable<Integer> {
                 s = s.withName(name);
             }
             var out = spec.commandLine().getOut();
+            if (loraRank != null) {
+                if (quantize != null) {
+                    throw new ForgeException("--lora-rank writes an F32 adapter; it takes no --quantize");
+                }
+                // The adapter fits every model of the same shape options, whatever its seed.
+                SyntheticModels.writeLora(s, loraRank, loraAlpha, seed, output);
+                out.printf(
+                        "wrote %s (%d bytes): LoRA adapter of rank %d for %s %dx%d%n",
+                        output, Files.size(output), loraRank, s.architecture(), s.embedding(), s.layers());
+                return 0;
+            }
             Path target = quantize == null ? output : output.resolveSibling(output.getFileName() + ".f.tmp");
             int[] lastTenth = {-1};
             SyntheticModels.write(s, target, fraction -> {

@@ -73,6 +73,28 @@ public final class ServeCommand implements Callable<Integer> {
     List<Path> models = new ArrayList<>();
 
     @Option(
+            names = "--lora",
+            paramLabel = "FILE",
+            split = ",",
+            description = "A LoRA adapter of the model given with -m, applied at scale 1 to requests that name no"
+                    + " lora (repeatable, or comma-separated; ids from 0 in the order given, --lora before"
+                    + " --lora-scaled).")
+    List<Path> lora = new ArrayList<>();
+
+    @Option(
+            names = "--lora-scaled",
+            paramLabel = "FILE:SCALE",
+            split = ",",
+            description =
+                    "A LoRA adapter of the model given with -m, applied at SCALE (repeatable, or comma-separated).")
+    List<String> loraScaled = new ArrayList<>();
+
+    @Option(
+            names = "--lora-init-without-apply",
+            description = "Load the --lora adapters at scale 0: requests apply them with lora, or POST /lora-adapters.")
+    boolean loraWithoutApply;
+
+    @Option(
             names = {"-a", "--alias"},
             paramLabel = "NAME",
             description = "Another name for the (first) model (repeatable).")
@@ -513,10 +535,15 @@ public final class ServeCommand implements Callable<Integer> {
                 for (int i = 0; i < models.size(); i++) {
                     preload.add(catalog.add(models.get(i), i == 0 ? aliases : List.of()));
                 }
+                addAdapters(catalog, preload.getFirst());
                 // -m serves what it names, as llama-server: only the folders named beside it are read too
                 sources.register(catalog, false);
             } else {
                 // Without -m: the user's models where they are (folders, Ollama, LM Studio, the HF cache)
+                if (!lora.isEmpty() || !loraScaled.isEmpty()) {
+                    throw new ForgeException("--lora and --lora-scaled name adapters of the model given with -m;"
+                            + " without -m, adapters beside a model in a store are found with it");
+                }
                 List<ModelEntry> found = sources.register(catalog, true);
                 if (found.isEmpty()) {
                     found = List.of(catalog.add(demoModel(sources.defaultFolder()), aliases));
@@ -569,6 +596,36 @@ public final class ServeCommand implements Callable<Integer> {
             }
             runtime.close();
             throw e;
+        }
+    }
+
+    /**
+     * {@code --lora} and {@code --lora-scaled}: adapters of the one model given with {@code -m}, as
+     * llama-server serves one. An adapter of another base model stops the start, with the reason.
+     */
+    private void addAdapters(ModelCatalog catalog, ModelEntry model) {
+        if (lora.isEmpty() && loraScaled.isEmpty()) {
+            return;
+        }
+        if (models.size() != 1) {
+            throw new ForgeException("--lora and --lora-scaled name adapters of the one model given with -m ("
+                    + models.size() + " were given)");
+        }
+        for (Path file : lora) {
+            catalog.registry().addAdapter(model, file, loraWithoutApply ? 0f : 1f);
+        }
+        for (String given : loraScaled) {
+            int colon = given.lastIndexOf(':');
+            float scale;
+            try {
+                scale = colon < 0 ? Float.NaN : Float.parseFloat(given.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                scale = Float.NaN;
+            }
+            if (!Float.isFinite(scale)) {
+                throw new ForgeException("--lora-scaled " + given + ": expected FILE:SCALE, SCALE a number");
+            }
+            catalog.registry().addAdapter(model, Path.of(given.substring(0, colon)), loraWithoutApply ? 0f : scale);
         }
     }
 

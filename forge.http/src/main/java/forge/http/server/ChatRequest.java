@@ -31,6 +31,8 @@ import java.util.Set;
  * @param n            how many choices to generate, each its own sequence
  * @param logprobs     -1 when {@code logprobs} is off; else how many {@code top_logprobs} per token
  * @param structured   response_format, grammar and tool_choice: the output's required shape
+ * @param speculation  n-gram speculative decoding for this request; null for the engine's
+ * @param lora         the request's LoRA adapter list ({@link Lora})
  */
 record ChatRequest(
         String model,
@@ -45,7 +47,40 @@ record ChatRequest(
         int n,
         int logprobs,
         StructuredOutput structured,
-        Speculation speculation) {
+        Speculation speculation,
+        Lora lora) {
+
+    /** A chat request whose body names no {@code lora}. */
+    ChatRequest(
+            String model,
+            ChatPrompt prompt,
+            SamplingParams sampling,
+            int maxTokens,
+            List<String> stops,
+            boolean stream,
+            boolean includeUsage,
+            boolean ignoreEos,
+            Set<String> ignored,
+            int n,
+            int logprobs,
+            StructuredOutput structured,
+            Speculation speculation) {
+        this(
+                model,
+                prompt,
+                sampling,
+                maxTokens,
+                stops,
+                stream,
+                includeUsage,
+                ignoreEos,
+                ignored,
+                n,
+                logprobs,
+                structured,
+                speculation,
+                Lora.NONE);
+    }
 
     /** A chat request that speculates as the engine does (its body names no {@code speculative.*}). */
     ChatRequest(
@@ -106,7 +141,8 @@ record ChatRequest(
                 gen.n(),
                 logprobs ? topLogprobs : -1,
                 structured,
-                gen.speculation());
+                gen.speculation(),
+                gen.lora());
     }
 
     static List<ChatMessage> messages(JsonNode node) {

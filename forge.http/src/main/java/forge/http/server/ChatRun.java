@@ -1,5 +1,6 @@
 package forge.http.server;
 
+import forge.api.backend.AdapterScale;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatTemplate;
 import forge.api.template.ToolCall;
@@ -86,6 +87,7 @@ final class ChatRun {
             RunContext context, ChatRequest req, String id, boolean strict, Request request, Response response) {
         ModelEntry entry = Requests.entry(context.catalog(), req.model());
         ServedModel model = context.catalog().serve(entry);
+        List<AdapterScale> adapters = req.lora().resolve(req.model(), entry, model);
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
         // Tools offered to a model whose template has no tool-call syntax: the generic format (ModelCapabilities).
         ChatTemplate template =
@@ -119,7 +121,8 @@ final class ChatRun {
                                     req.stops(),
                                     req.ignoreEos(),
                                     req.logprobs(),
-                                    req.speculation()));
+                                    req.speculation(),
+                                    adapters));
                     choices.add(choice);
                     return choice.generation();
                 },

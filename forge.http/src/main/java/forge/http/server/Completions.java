@@ -3,6 +3,7 @@ package forge.http.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.backend.AdapterScale;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.Vocabulary;
 import forge.api.sampler.SamplingParams;
@@ -69,6 +70,7 @@ final class Completions {
 
         ModelEntry entry = Requests.entry(context.catalog(), name);
         ServedModel model = context.catalog().serve(entry);
+        List<AdapterScale> adapters = common.lora().resolve(name, entry, model);
         Vocabulary vocab = model.vocabulary();
         List<int[]> prompts = prompts(promptNode, vocab);
         if (!suffix.isEmpty()) {
@@ -114,7 +116,8 @@ final class Completions {
                                 common.ignoreEos(),
                                 logprobs,
                                 score,
-                                common.speculation())),
+                                common.speculation(),
+                                adapters)),
                 ignored,
                 fits.stream().mapToInt(ContextFit::maxTokens).min().orElseThrow(),
                 request,

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.ForgeException;
 import forge.api.TemplateException;
 import forge.http.hub.HubPull;
+import forge.runtime.catalog.AdapterFile;
 import forge.runtime.catalog.ModelCatalog;
 import forge.runtime.catalog.ModelEntry;
 import forge.runtime.catalog.ModelUnavailableException;
@@ -60,6 +61,7 @@ public final class ForgeServer implements AutoCloseable {
     private final Responses responses;
     private final TemplatesApi templates;
     private final ModelsApi modelsApi;
+    private final LoraAdapters loraAdapters;
     private final ApiKeys apiKeys;
     private final Completions completions;
     private final Embeddings embeddings;
@@ -101,6 +103,7 @@ public final class ForgeServer implements AutoCloseable {
         this.modelsApi = new ModelsApi(catalog);
         this.ollama = new OllamaApi(catalog, embeddings, modelsApi);
         this.ollamaChat = new OllamaChat(doors);
+        this.loraAdapters = new LoraAdapters(catalog);
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("forge-http");
         // Handlers block (reading bodies, waiting for tokens): virtual threads make that cheap.
@@ -203,6 +206,17 @@ public final class ForgeServer implements AutoCloseable {
             .post("/models/load", (s, x) -> sendJson(x, 200, s.modelsApi.load(s.modelBody(x))))
             .post("/models/unload", (s, x) -> sendJson(x, 200, s.modelsApi.unload(s.modelBody(x))))
             .post("/models/pull", (s, x) -> s.modelsApi.pull(s.modelBody(x), x.response(), x.callback()))
+            .get(
+                    "/lora-adapters",
+                    (s, x) -> sendJson(
+                            x, 200, s.loraAdapters.list(modelParam(x.request()).orElse(""))))
+            .post(
+                    "/lora-adapters",
+                    (s, x) -> sendJson(
+                            x,
+                            200,
+                            s.loraAdapters.set(
+                                    modelParam(x.request()).orElse(""), Json.parseValue(s.readBody(x.request())))))
             .get("/slots", (s, x) -> sendJson(x, 200, s.info.slots(modelParam(x.request()))))
             .get("/props", (s, x) -> sendJson(x, 200, s.info.props(modelParam(x.request()))))
             .get("/metrics", (s, x) -> {
@@ -581,6 +595,19 @@ public final class ForgeServer implements AutoCloseable {
         for (ModelEntry e : catalog.entries()) {
             for (String name : e.descriptor().names()) {
                 data.add(model(e, name));
+            }
+            // Each adapter is a model of its own (the base with it at scale 1), listed as vLLM lists
+            // one: its parent the base model, its root the adapter's file.
+            for (AdapterFile a : e.adapters()) {
+                ObjectNode m = model(e, e.id());
+                m.put("id", a.id());
+                m.putArray("aliases");
+                m.put("parent", e.id());
+                m.put("root", a.path().toString());
+                m.putObject("lora")
+                        .put("id", e.adapterNamed(a.id()).orElseThrow())
+                        .put("path", a.path().toString());
+                data.add(m);
             }
         }
         return list;

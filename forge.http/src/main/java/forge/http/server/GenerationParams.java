@@ -22,6 +22,7 @@ import java.util.Map;
  * @param ignoreEos    generate past end-of-generation tokens
  * @param speculation  n-gram speculative decoding for this request, from llama-server's
  *                     {@code speculative.*} fields; null (the engine's) when it names none
+ * @param lora         llama-server's per-request LoRA adapter list ({@link Lora})
  */
 record GenerationParams(
         SamplingParams sampling,
@@ -31,7 +32,8 @@ record GenerationParams(
         boolean stream,
         boolean includeUsage,
         boolean ignoreEos,
-        Speculation speculation) {
+        Speculation speculation,
+        Lora lora) {
 
     /** Each choice takes a slot (or a place in the queue): more than this is refused rather than queued. */
     static final int MAX_CHOICES = 16;
@@ -99,7 +101,8 @@ record GenerationParams(
                 stream,
                 includeUsage,
                 Params.bool(body, "ignore_eos", false),
-                speculation(body));
+                speculation(body),
+                Lora.read(body));
     }
 
     /**

@@ -43,11 +43,26 @@ final class Json {
         if (body.length == 0) {
             throw ApiError.badRequest(null, "the request body is empty; expected a JSON object");
         }
+        JsonNode node = parseValue(body);
+        if (!node.isObject()) {
+            throw ApiError.badRequest(null, "the request body must be a JSON object");
+        }
+        return node;
+    }
+
+    /**
+     * A body of any JSON value (an array, for {@code POST /lora-adapters}), checked as
+     * {@link #parse} checks an object: valid UTF-8, no lone surrogate, Jackson's limits.
+     */
+    static JsonNode parseValue(byte[] body) {
+        if (body.length == 0) {
+            throw ApiError.badRequest(null, "the request body is empty; expected JSON");
+        }
         String text = utf8(body);
         try {
             JsonNode node = MAPPER.readTree(text);
-            if (node == null || !node.isObject()) {
-                throw ApiError.badRequest(null, "the request body must be a JSON object");
+            if (node == null) {
+                throw ApiError.badRequest(null, "the request body holds no JSON value");
             }
             String bad = loneSurrogate(node, "");
             if (bad != null) {

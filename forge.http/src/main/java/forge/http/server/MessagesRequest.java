@@ -86,6 +86,7 @@ final class MessagesRequest {
         List<String> stops = GenerationParams.stops(stopNode, "stop_sequences");
         boolean stream = Params.bool(body, "stream", false);
         Map<String, Object> kwargs = thinking(body, ChatRequest.templateKwargs(body), maxTokens);
+        Lora lora = Lora.read(body); // as llama-server, which reads it from every generating body
         StructuredOutput structured = structured(body, tools);
         return new ChatRequest(
                 model,
@@ -99,7 +100,9 @@ final class MessagesRequest {
                 body.ignored(),
                 1,
                 -1,
-                structured);
+                structured,
+                null,
+                lora);
     }
 
     /** {@code system}: a string, or text blocks joined. */

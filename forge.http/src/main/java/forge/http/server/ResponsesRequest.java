@@ -149,6 +149,7 @@ record ResponsesRequest(
         echo.put("truncation", "disabled");
         echo.put("user", Params.string(body, "user", "", Requests.MAX_USER_LENGTH));
 
+        Lora lora = Lora.read(body); // as llama-server, which reads it from every generating body
         ChatRequest chat = new ChatRequest(
                 model,
                 new ChatPrompt(messages, tools, true, kwargs),
@@ -161,7 +162,9 @@ record ResponsesRequest(
                 body.ignored(),
                 1,
                 -1,
-                structured);
+                structured,
+                null,
+                lora);
         return new ResponsesRequest(
                 chat, conversation, keep, previous == null ? "" : previous, echo, Set.copyOf(custom));
     }

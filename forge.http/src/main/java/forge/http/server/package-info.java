@@ -61,6 +61,13 @@
  *     slot, each choice's text is parsed into deltas); {@code Completions} runs its prompts on the
  *     same core as they are. Each door then writes the events in its own wire format: SSE event
  *     names and order, usage names, finish reasons; Ollama's NDJSON lines with nanosecond durations.</li>
+ * <li><b>LoRA adapters.</b> llama-server's per-request {@code lora} ({@code [{"id","scale"}]}) is
+ *     read by {@code GenerationParams} (chat completions, completions) and by the Anthropic and
+ *     Responses doors through their {@code Fields}, so it is validated and counted like every field,
+ *     and resolved against the served model by {@code Lora}: the list, else the adapter the
+ *     {@code model} id names (served as a model of its own), else the scales of
+ *     {@code GET/POST /lora-adapters} ({@code LoraAdapters}). The engine never batches requests of
+ *     different sets together.</li>
  * <li><b>A door's own tool kinds.</b> Responses' freeform {@code custom} tools
  *     ({@code CustomTools}), read in its {@code Tools.list} door, are offered as functions of one
  *     string, their Lark or regex grammar ({@code forge.lib.grammar.LarkGrammar}) the rule of

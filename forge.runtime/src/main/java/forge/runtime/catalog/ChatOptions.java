@@ -1,5 +1,6 @@
 package forge.runtime.catalog;
 
+import forge.api.backend.AdapterScale;
 import forge.api.sampler.SamplingParams;
 import forge.runtime.engine.Speculation;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.Objects;
  * @param ignoreEos keep generating past end-of-generation tokens
  * @param logprobs  -1 for none; else each token's log-probability with this many alternatives
  * @param speculation n-gram speculative decoding for this request; null for the engine's
+ * @param adapters  the model's LoRA adapters applied, each at its scale
  */
 public record ChatOptions(
         String requestId,
@@ -23,7 +25,20 @@ public record ChatOptions(
         List<String> stops,
         boolean ignoreEos,
         int logprobs,
-        Speculation speculation) {
+        Speculation speculation,
+        List<AdapterScale> adapters) {
+
+    /** Options without LoRA adapters. */
+    public ChatOptions(
+            String requestId,
+            SamplingParams sampling,
+            int maxTokens,
+            List<String> stops,
+            boolean ignoreEos,
+            int logprobs,
+            Speculation speculation) {
+        this(requestId, sampling, maxTokens, stops, ignoreEos, logprobs, speculation, List.of());
+    }
 
     /** Options that speculate as the engine does. */
     public ChatOptions(
@@ -46,5 +61,6 @@ public record ChatOptions(
         Objects.requireNonNull(requestId);
         Objects.requireNonNull(sampling);
         stops = List.copyOf(stops);
+        adapters = List.copyOf(adapters);
     }
 }

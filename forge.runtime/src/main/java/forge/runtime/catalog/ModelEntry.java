@@ -5,10 +5,13 @@ import forge.api.model.ModelDescriptor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A model the catalog knows, loaded or not: where it came from, its state in the lifecycle, and
@@ -23,6 +26,7 @@ public final class ModelEntry {
     private final List<Path> parts;
     private final long fileBytes;
     private final String templateError; // the chosen template's own reason it cannot render; null when it can
+    private final List<AdapterFile> adapters = new CopyOnWriteArrayList<>();
 
     // guarded by this
     private ModelState state;
@@ -34,6 +38,7 @@ public final class ModelEntry {
     private CompletableFuture<ServedModel> loading;
     private long kvBytes;
     private int loads;
+    private float[] adapterScales = new float[0]; // by adapter index: what a request that names no lora applies
 
     ModelEntry(
             ModelDescriptor descriptor,
@@ -149,7 +154,60 @@ public final class ModelEntry {
         return lastUsed;
     }
 
+    /** Its LoRA adapters, by index (llama-server's adapter {@code id}). */
+    public List<AdapterFile> adapters() {
+        return List.copyOf(adapters);
+    }
+
+    /** The index of the adapter served under model id {@code name}, if it has one. */
+    public Optional<Integer> adapterNamed(String name) {
+        List<AdapterFile> all = adapters();
+        for (int i = 0; i < all.size(); i++) {
+            if (all.get(i).id().equals(name)) {
+                return Optional.of(i);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The scale of each adapter, by index, that a request naming no {@code lora} applies: 1 (or the
+     * {@code --lora-scaled} scale) for an adapter given at start, 0 for one found beside the model,
+     * as {@code POST /lora-adapters} last set them.
+     */
+    public synchronized float[] adapterScales() {
+        return adapterScales.clone();
+    }
+
+    /**
+     * Sets the scales of {@link #adapterScales()} ({@code POST /lora-adapters}): each adapter listed
+     * gets its scale, the others 0, as llama-server does.
+     *
+     * @throws IllegalArgumentException for an index that is no adapter of this model, or a scale that is not finite
+     */
+    public synchronized void adapterScales(Map<Integer, Float> scales) {
+        float[] next = new float[adapterScales.length];
+        scales.forEach((index, scale) -> {
+            if (index < 0 || index >= next.length) {
+                throw new IllegalArgumentException("no adapter " + index + ": " + id() + " has " + next.length
+                        + " (ids 0 to " + (next.length - 1) + ")");
+            }
+            if (!Float.isFinite(scale)) {
+                throw new IllegalArgumentException("the scale of adapter " + index + " is not a finite number");
+            }
+            next[index] = scale;
+        });
+        adapterScales = next;
+    }
+
     // ---- the catalog's side, all under this entry's monitor
+
+    /** Adds an adapter with the scale requests that name none apply. */
+    synchronized void addAdapter(AdapterFile adapter, float scale) {
+        adapters.add(adapter);
+        adapterScales = Arrays.copyOf(adapterScales, adapterScales.length + 1);
+        adapterScales[adapterScales.length - 1] = scale;
+    }
 
     synchronized void descriptor(ModelDescriptor d) {
         this.descriptor = d;

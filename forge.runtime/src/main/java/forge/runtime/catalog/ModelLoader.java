@@ -3,6 +3,7 @@ package forge.runtime.catalog;
 import forge.api.ForgeException;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
+import forge.api.backend.LoraAdapter;
 import forge.api.backend.ModelLoadParams;
 import forge.api.backend.Vocabulary;
 import forge.api.model.ModelDescriptor;
@@ -393,6 +394,11 @@ public final class ModelLoader implements AutoCloseable {
         };
         LoadedModel model = config.backend().load(new ModelLoadParams(d.path(), -1, config.mmap(), false), progress);
         try {
+            // The adapters belong to the model: llama.cpp frees them with it, after the engine's context.
+            List<LoraAdapter> adapters = new ArrayList<>();
+            for (AdapterFile a : entry.adapters()) {
+                adapters.add(model.loadAdapter(a.path()));
+            }
             Vocabulary vocab = model.vocabulary();
             ChatTemplate template = entry.template()
                     .provider()
@@ -425,7 +431,7 @@ public final class ModelLoader implements AutoCloseable {
             long kv = ContextSizing.kvBytesPerToken(d.metadata(), engineConfig.kvCacheType())
                             .orElse(0)
                     * context.contextSize();
-            return new ServedModel(d, model, engine, template, entry.template(), context, kv);
+            return new ServedModel(d, model, engine, template, entry.template(), context, kv, adapters);
         } catch (RuntimeException e) {
             model.close();
             throw e;

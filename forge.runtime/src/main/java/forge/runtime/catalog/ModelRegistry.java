@@ -5,6 +5,8 @@ import forge.api.model.ModelDescriptor;
 import forge.api.model.ModelMetadata;
 import forge.api.template.TemplateContext;
 import forge.lib.gguf.GgufReader;
+import forge.lib.gguf.GgufValue;
+import forge.lib.gguf.LoraFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,7 +68,75 @@ public final class ModelRegistry {
         }
         ModelSource.Found found = new ModelSource.Given(List.of(path)).scan().getFirst();
         return register(found, aliases, template)
-                .orElseThrow(() -> new ForgeException(path + " is a multimodal projector, not a model"));
+                .orElseThrow(() -> new ForgeException(path
+                        + " is not a model (a multimodal projector or a LoRA adapter: give an adapter with --lora)"));
+    }
+
+    /**
+     * Gives {@code entry} the LoRA adapter in {@code file} ({@code --lora}), served on its own under
+     * the file's stem, applied at {@code scale} to the requests that name no {@code lora}. The
+     * adapter's header is checked against the model's ({@link LoraFiles#mismatch}), so an adapter
+     * of another base model is refused here, with the reason, before anything is loaded.
+     *
+     * @throws ForgeException when the file is missing, is no LoRA adapter of this model, or its id is taken
+     */
+    public AdapterFile addAdapter(ModelEntry entry, Path file, float scale) {
+        Path path = file.toAbsolutePath().normalize();
+        if (!Files.isRegularFile(path)) {
+            throw new ForgeException("LoRA adapter file not found: " + path);
+        }
+        AdapterFile adapter = new AdapterFile(idOf(path), path, "flag");
+        mismatch(path, entry).ifPresent(why -> {
+            throw new ForgeException("the LoRA adapter " + path + " does not fit the model " + entry.id() + ": " + why);
+        });
+        attach(entry, adapter, scale);
+        return adapter;
+    }
+
+    /** Why the adapter in {@code file} cannot be applied to {@code entry}'s model; empty when it can. */
+    private static Optional<String> mismatch(Path file, ModelEntry entry) {
+        try {
+            return LoraFiles.mismatch(
+                    GgufReader.read(file), GgufReader.read(entry.descriptor().path()));
+        } catch (RuntimeException e) {
+            return Optional.of("it cannot be read: " + e.getMessage());
+        }
+    }
+
+    private void attach(ModelEntry entry, AdapterFile adapter, float scale) {
+        if (find(adapter.id()).isPresent()) {
+            throw new ForgeException("the LoRA adapter " + adapter.path() + " would be served as '" + adapter.id()
+                    + "', which already names a model");
+        }
+        entry.addAdapter(adapter, scale);
+        LOG.info("LoRA adapter {} [{}] ({}) of model {}", adapter.id(), adapter.source(), adapter.path(), entry.id());
+    }
+
+    /**
+     * Attaches an adapter a source found to the first model registered from the same folder that
+     * it fits (a models folder, a Hugging Face snapshot), under the id the source gave the file; an
+     * adapter that fits none is logged and left out. Found beside a model, it is not applied to
+     * requests that name no {@code lora} (scale 0) until {@code POST /lora-adapters} says so.
+     */
+    private void attachFound(ModelSource.Found found) {
+        for (ModelEntry entry : entries) {
+            if (!entry.descriptor().path().getParent().equals(found.path().getParent())
+                    || entry.adapters().stream().anyMatch(a -> a.path().equals(found.path()))) {
+                continue;
+            }
+            Optional<String> why = mismatch(found.path(), entry);
+            if (why.isEmpty()) {
+                try {
+                    attach(entry, new AdapterFile(found.id(), found.path(), found.source()), 0f);
+                } catch (ForgeException e) {
+                    LOG.warn("{}: skipping the LoRA adapter {}: {}", found.source(), found.path(), e.getMessage());
+                }
+                return;
+            }
+            LOG.debug(
+                    "{}: the LoRA adapter {} does not fit {}: {}", found.source(), found.path(), entry.id(), why.get());
+        }
+        LOG.warn("{}: the LoRA adapter {} fits no model beside it", found.source(), found.path());
     }
 
     /** Registers every model of a folder ({@code --models-dir}); the same as {@link #addSource} of a {@link ModelSource.Folder}. */
@@ -81,7 +151,12 @@ public final class ModelRegistry {
      */
     public List<ModelEntry> addSource(ModelSource source) {
         List<ModelEntry> added = new ArrayList<>();
+        List<ModelSource.Found> adapters = new ArrayList<>();
         for (ModelSource.Found f : source.scan()) {
+            if (f.problem().isEmpty() && isAdapter(f.path())) {
+                adapters.add(f); // attached below, once the models beside it are registered
+                continue;
+            }
             if (findExact(f.id())
                     .filter(e -> e.descriptor().path().equals(f.path()))
                     .isPresent()) {
@@ -93,6 +168,7 @@ public final class ModelRegistry {
                 LOG.warn("{}: skipping {} ({}): {}", source.name(), f.id(), f.path(), e.getMessage());
             }
         }
+        adapters.forEach(this::attachFound);
         return added;
     }
 
@@ -139,6 +215,10 @@ public final class ModelRegistry {
                         : why;
                 problem = why.startsWith("truncated") ? why : "not a readable GGUF file: " + why;
             }
+        }
+        if (LoraFiles.isAdapter(metadata)) {
+            LOG.debug("{}: {} is a LoRA adapter, not a model", found.source(), path);
+            return Optional.empty();
         }
         if (metadata.architecture().filter("clip"::equals).isPresent()) {
             LOG.debug("{}: {} is a multimodal projector, not a model", found.source(), path);
@@ -222,12 +302,29 @@ public final class ModelRegistry {
         return List.copyOf(entries);
     }
 
-    /** The model answering to {@code name}: its id or an alias, exactly, else ignoring case. */
+    /**
+     * The model answering to {@code name}: its id or an alias, exactly, else ignoring case; or the
+     * model one of whose adapters is served under {@code name} ({@link ModelEntry#adapterNamed}).
+     */
     public Optional<ModelEntry> find(String name) {
         return findExact(name)
                 .or(() -> entries.stream()
                         .filter(e -> e.descriptor().names().stream().anyMatch(n -> n.equalsIgnoreCase(name)))
+                        .findFirst())
+                .or(() -> entries.stream()
+                        .filter(e -> e.adapterNamed(name).isPresent())
                         .findFirst());
+    }
+
+    /** Whether the GGUF file says it is an adapter; a file that cannot be read is left to registration. */
+    private static boolean isAdapter(Path file) {
+        try (GgufReader reader = GgufReader.open(file)) {
+            return reader.value("general.type")
+                    .map(v -> v instanceof GgufValue.Str str && str.value().equals("adapter"))
+                    .orElse(false);
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     private Optional<ModelEntry> findExact(String name) {

@@ -1,6 +1,7 @@
 package forge.runtime.catalog;
 
 import forge.api.backend.LoadedModel;
+import forge.api.backend.LoraAdapter;
 import forge.api.backend.Vocabulary;
 import forge.api.model.ModelDescriptor;
 import forge.api.template.ChatPrompt;
@@ -29,6 +30,7 @@ public final class ServedModel implements AutoCloseable {
     private final Set<Integer> endOfTurnTokens;
     private final List<String> endOfTurnTexts;
     private final long kvBytes;
+    private final List<LoraAdapter> adapters;
     private Embedder embedder; // created on first use: most servers never embed
     private String halted; // why no decode may run any more (see halt); null while it serves; guarded by this
 
@@ -39,7 +41,9 @@ public final class ServedModel implements AutoCloseable {
             ChatTemplate template,
             TemplateSelection selection,
             ContextSizing.Choice context,
-            long kvBytes) {
+            long kvBytes,
+            List<LoraAdapter> adapters) {
+        this.adapters = List.copyOf(adapters);
         this.descriptor = descriptor;
         this.kvBytes = kvBytes;
         this.context = context;
@@ -77,6 +81,14 @@ public final class ServedModel implements AutoCloseable {
 
     public Engine engine() {
         return engine;
+    }
+
+    /**
+     * The LoRA adapters loaded with the model, by index: its entry's {@link ModelEntry#adapters()} as
+     * they were when it loaded (one added since loads with the model's next load).
+     */
+    public List<LoraAdapter> adapters() {
+        return adapters;
     }
 
     public ChatTemplate template() {
@@ -141,7 +153,8 @@ public final class ServedModel implements AutoCloseable {
                 options.ignoreEos(),
                 options.logprobs(),
                 false,
-                options.speculation()));
+                options.speculation(),
+                options.adapters()));
         return new ChatGeneration(generation, prepared.template().parser(prepared.prompt()), prepared.tokens().length);
     }
 

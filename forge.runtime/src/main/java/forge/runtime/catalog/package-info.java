@@ -26,6 +26,18 @@
  * ({@code name-00001-of-00003.gguf}) are one model under the id of {@code name}, loaded from the
  * first part (llama.cpp finds the others beside it); a missing part makes the model unavailable.
  * Multimodal projectors ({@code mmproj} in the name, or architecture {@code clip}) are not models.
+ * Nor are LoRA adapters ({@code general.type = adapter}): {@link forge.runtime.catalog.AdapterFile}s
+ * belong to a model. {@code --lora} / {@code --lora-scaled} give them to the model of {@code -m}
+ * (applied at 1 or the scale given to requests that name no {@code lora}); a source that finds one
+ * in the folder of a model it fits (a models folder, a Hugging Face snapshot) attaches it to the
+ * first such model, applied to no request until asked (scale 0). Whether an adapter fits is read
+ * from both headers ({@code forge.lib.gguf.LoraFiles}: architecture and every tensor's shape),
+ * so an adapter of another base model is refused (at start, with the reason) or left out (in a
+ * store, logged) before anything is loaded. Each adapter is also a model id of its own (the base
+ * with it at scale 1): {@code find} resolves it to its model's entry. The scales a request that
+ * names no {@code lora} applies belong to the entry ({@code POST /lora-adapters} sets them), so
+ * they outlive an unload. The native adapters are loaded with the model ({@code ServedModel.adapters})
+ * and freed with it, after its engine's context is closed.
  * Aliases come from {@code --alias} and from {@code ~/.forge/models.json}
  * (read by the server's {@code forge.http.cli.ModelsFile}); every alias is also an id in {@code /v1/models}.
  * When two sources give the same id, the first registered keeps it (flags, folders, Ollama,

@@ -4,10 +4,13 @@ import forge.api.ForgeException;
 import forge.api.backend.ContextParams;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.LoadedModel;
+import forge.api.backend.LoraAdapter;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.Vocabulary;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -133,6 +136,15 @@ public final class Engine implements AutoCloseable {
     /** The number of requests waiting for a slot. */
     public int queued() {
         return pending.size();
+    }
+
+    /** The LoRA adapters the requests waiting for a slot apply (vLLM's {@code waiting_lora_adapters}). */
+    public Set<LoraAdapter> waitingAdapters() {
+        Set<LoraAdapter> adapters = new HashSet<>();
+        for (Generation g : pending) { // weakly consistent: a scrape's view, no lock
+            g.request().adapters().forEach(a -> adapters.add(a.adapter()));
+        }
+        return adapters;
     }
 
     /**

@@ -1,6 +1,8 @@
 package forge.runtime.engine;
 
+import forge.api.backend.LoraAdapter;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The engine's state and counters, published by the engine thread as one immutable value (on
@@ -35,9 +37,43 @@ public record EngineSnapshot(
         long cacheRestores,
         long draftTokens,
         long draftAccepted,
-        long draftSteps) {
+        long draftSteps,
+        Set<LoraAdapter> runningAdapters) {
     public EngineSnapshot {
         slots = List.copyOf(slots);
+        runningAdapters = Set.copyOf(runningAdapters);
+    }
+
+    /** A snapshot without LoRA adapters in use. */
+    public EngineSnapshot(
+            List<SlotSnapshot> slots,
+            long prefilledTokens,
+            long reusedTokens,
+            long prefixCopies,
+            long prefixWaits,
+            int kvCellsUsed,
+            int kvCells,
+            long restoredTokens,
+            long cacheSaves,
+            long cacheRestores,
+            long draftTokens,
+            long draftAccepted,
+            long draftSteps) {
+        this(
+                slots,
+                prefilledTokens,
+                reusedTokens,
+                prefixCopies,
+                prefixWaits,
+                kvCellsUsed,
+                kvCells,
+                restoredTokens,
+                cacheSaves,
+                cacheRestores,
+                draftTokens,
+                draftAccepted,
+                draftSteps,
+                Set.of());
     }
 
     /** A snapshot without speculative decoding counters. */

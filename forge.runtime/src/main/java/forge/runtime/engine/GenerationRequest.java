@@ -1,5 +1,6 @@
 package forge.runtime.engine;
 
+import forge.api.backend.AdapterScale;
 import forge.api.backend.TokenLogprobs;
 import forge.api.sampler.SamplingParams;
 import java.util.List;
@@ -29,6 +30,9 @@ import java.util.Set;
  * @param speculation n-gram speculative decoding for this request; {@code null} for the engine's
  *                    ({@link EngineConfig#speculation()}). Greedy output is the same token for
  *                    token either way, sampled output the same in distribution.
+ * @param adapters    the LoRA adapters of the model applied to this request, each at its scale
+ *                    (an adapter at scale 0 is left out: it changes nothing). Requests with
+ *                    different sets never share a decode, nor each other's cached cells.
  */
 public record GenerationRequest(
         String id,
@@ -40,7 +44,34 @@ public record GenerationRequest(
         boolean ignoreEos,
         int logprobs,
         boolean scorePrompt,
-        Speculation speculation) {
+        Speculation speculation,
+        List<AdapterScale> adapters) {
+
+    /** A request without LoRA adapters. */
+    public GenerationRequest(
+            String id,
+            int[] prompt,
+            SamplingParams sampling,
+            int maxTokens,
+            List<String> stops,
+            Set<Integer> stopTokens,
+            boolean ignoreEos,
+            int logprobs,
+            boolean scorePrompt,
+            Speculation speculation) {
+        this(
+                id,
+                prompt,
+                sampling,
+                maxTokens,
+                stops,
+                stopTokens,
+                ignoreEos,
+                logprobs,
+                scorePrompt,
+                speculation,
+                List.of());
+    }
 
     /** A request that speculates as its engine does. */
     public GenerationRequest(
@@ -100,5 +131,6 @@ public record GenerationRequest(
         }
         stops = List.copyOf(stops);
         stopTokens = Set.copyOf(stopTokens);
+        adapters = adapters.stream().filter(a -> a.scale() != 0).toList();
     }
 }

@@ -1,14 +1,18 @@
 package forge.runtime.engine;
 
 import forge.api.ForgeException;
+import forge.api.backend.AdapterScale;
 import forge.api.backend.InferenceContext;
+import forge.api.backend.LoraAdapter;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenSampler;
 import forge.api.backend.Vocabulary;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +53,9 @@ final class Scheduler {
     private Speculation speculation = Speculation.OFF;
     /** False once the context could not drop a rejected draft's cells (a recurrent memory): no more drafts. */
     private boolean canSpeculate = true;
+
+    /** Where the next step starts looking for the adapter set it decodes: steps take turns between sets. */
+    private int turn;
 
     private long draftTokens;
     private long draftAccepted;
@@ -132,7 +139,8 @@ final class Scheduler {
      * Call only when {@link #anyFree()}.
      */
     void start(Generation generation) {
-        int id = SlotChoice.choose(generation.request().prompt(), views());
+        int id = SlotChoice.choose(
+                generation.request().prompt(), views(generation.request().adapters()));
         Slot slot = slots[id];
         slot.lastUsed = ++useClock;
         try {
@@ -153,9 +161,12 @@ final class Scheduler {
         ActiveRequest r = running[id];
         Slot slot = slots[id];
         int usable = r.scoring() ? 0 : r.prompt.length - 1;
-        PromptCache.Match hosted = key == null || usable <= 0 ? null : cache.longest(key, r.prompt, usable);
-        PrefixPlan plan =
-                PrefixPlan.of(id, r.prompt, r.scoring(), mayWait, views(), hosted == null ? 0 : hosted.tokens());
+        List<AdapterScale> adapters = r.request.adapters();
+        // The host cache holds states computed without adapters only (saveBeforeReplacing).
+        PromptCache.Match hosted =
+                key == null || usable <= 0 || !adapters.isEmpty() ? null : cache.longest(key, r.prompt, usable);
+        PrefixPlan plan = PrefixPlan.of(
+                id, r.prompt, r.scoring(), mayWait, views(adapters), hosted == null ? 0 : hosted.tokens());
         int keep;
         switch (plan) {
             case PrefixPlan.Wait w -> {
@@ -187,6 +198,8 @@ final class Scheduler {
                 r.restored = keep;
             }
         }
+        // From here on the slot's cells are this request's, computed with its adapters.
+        slot.adapters = adapters;
         r.reuse(keep);
         reusedTokens += keep;
     }
@@ -199,7 +212,12 @@ final class Scheduler {
     private void saveBeforeReplacing(int id, int kept) {
         Slot slot = slots[id];
         int cached = slot.cached();
-        if (key == null || !PromptCache.worthSaving(cached, kept) || cache.holds(key, slot.tokens(), cached)) {
+        // A state computed with adapters is only good for their set: its key would have to carry the
+        // adapters' identity, which outlives no process, so such states are not kept.
+        if (key == null
+                || !slot.adapters.isEmpty()
+                || !PromptCache.worthSaving(cached, kept)
+                || cache.holds(key, slot.tokens(), cached)) {
             return;
         }
         try {
@@ -252,13 +270,34 @@ final class Scheduler {
         return keep;
     }
 
-    /** Every slot as the cache policy sees it now. */
-    private List<SlotView> views() {
+    /**
+     * Every slot as the cache policy sees it now for a request with {@code adapters}: the cells of a
+     * slot computed with another set are no prefix of its prompt, whatever tokens they hold.
+     */
+    private List<SlotView> views(List<AdapterScale> adapters) {
         List<SlotView> views = new ArrayList<>(slots.length);
         for (int i = 0; i < slots.length; i++) {
-            views.add(slots[i].view(running[i]));
+            views.add(slots[i].view(running[i], slots[i].adapters.equals(adapters)));
         }
         return views;
+    }
+
+    /**
+     * The adapter set this step decodes: the set of the first request with work, looking from the
+     * slot after the one that chose last, so that sets take turns (one decode applies one set to
+     * all its tokens, as llama-server never batches requests whose adapters differ). Null when no
+     * request has work.
+     */
+    private List<AdapterScale> stepAdapters() {
+        for (int k = 0; k < slots.length; k++) {
+            int i = (turn + k) % slots.length;
+            ActiveRequest r = running[i];
+            if (r != null && r.waiting == null && (r.decoding() || r.prefilled < r.prompt.length)) {
+                turn = i + 1;
+                return r.request.adapters();
+            }
+        }
+        return null;
     }
 
     /** One decode for every active request: the next tokens of the decoding ones, then as much prefill as fits. */
@@ -292,10 +331,11 @@ final class Scheduler {
                 }
             }
         }
+        List<AdapterScale> adapters = stepAdapters();
         // Every decoding slot's next token has a place in the batch; drafts share what is left before prefill.
         int draftBudget = batch.capacity();
         for (ActiveRequest r : running) {
-            if (r != null && r.decoding()) {
+            if (r != null && r.decoding() && r.request.adapters().equals(adapters)) {
                 draftBudget--;
             }
         }
@@ -304,7 +344,7 @@ final class Scheduler {
             if (r != null) {
                 r.batchIndex = -1;
                 r.draftLength = 0;
-                if (r.decoding()) {
+                if (r.decoding() && r.request.adapters().equals(adapters)) {
                     Slot slot = slots[i];
                     int position = slot.append(r.lastToken);
                     r.batchIndex = batch.add(r.lastToken, position, i, true);
@@ -323,7 +363,10 @@ final class Scheduler {
         // Prefill in chunks, so decoding sequences keep moving while a long prompt is read.
         for (int i = 0; i < slots.length; i++) {
             ActiveRequest r = running[i];
-            if (r == null || r.decoding() || r.waiting != null) {
+            if (r == null
+                    || r.decoding()
+                    || r.waiting != null
+                    || !r.request.adapters().equals(adapters)) {
                 continue;
             }
             Slot slot = slots[i];
@@ -352,6 +395,7 @@ final class Scheduler {
             return;
         }
         try {
+            context.adapters(adapters);
             gate.decode(context);
         } catch (ForgeException e) {
             LOG.warn("decode failed for {} sequence(s): {}", batch.size(), e.getMessage());
@@ -525,6 +569,12 @@ final class Scheduler {
     /** Publishes a new snapshot for readers on other threads. */
     void publish() {
         SlotSnapshot[] views = new SlotSnapshot[slots.length];
+        Set<LoraAdapter> adapters = new HashSet<>();
+        for (ActiveRequest r : running) {
+            if (r != null) {
+                r.request.adapters().forEach(a -> adapters.add(a.adapter()));
+            }
+        }
         int cells = 0;
         for (int i = 0; i < slots.length; i++) {
             Slot s = slots[i];
@@ -557,6 +607,7 @@ final class Scheduler {
                 cacheRestores,
                 draftTokens,
                 draftAccepted,
-                draftSteps));
+                draftSteps,
+                adapters));
     }
 }

@@ -1,5 +1,8 @@
 package forge.runtime.engine;
 
+import forge.api.backend.AdapterScale;
+import java.util.List;
+
 /**
  * One sequence id of the context and what outlives a request there: the tokens its KV cells
  * hold, and when it was last used. The request it runs is the scheduler's business. Engine
@@ -20,6 +23,8 @@ final class Slot {
     private int inFlight;
     /** When a request last started or ended here, on the scheduler's logical clock. */
     long lastUsed;
+    /** The LoRA adapters (with their scales) its cells were computed with: cells of one set are no prefix for another. */
+    List<AdapterScale> adapters = List.of();
 
     Slot(int id, int capacity) {
         this.id = id;
@@ -80,6 +85,21 @@ final class Slot {
 
     /** This slot as the cache policy sees it, with the request it runs ({@code null} when free). */
     SlotView view(ActiveRequest running) {
+        return view(running, true);
+    }
+
+    /**
+     * This slot as the cache policy sees it for a request of another adapter set when
+     * {@code sameAdapters} is false: its cells are no prefix of that request's (they hold nothing for
+     * it), and a request of its own is no leader to wait for (it shows as decoding).
+     */
+    SlotView view(ActiveRequest running, boolean sameAdapters) {
+        if (!sameAdapters) {
+            return running == null
+                    ? SlotView.free(id, tokens, 0, lastUsed)
+                    : new SlotView(
+                            id, tokens, 0, lastUsed, SlotView.Activity.DECODING, running.prompt, running.prefilled);
+        }
         if (running == null) {
             return SlotView.free(id, tokens, cached, lastUsed);
         }

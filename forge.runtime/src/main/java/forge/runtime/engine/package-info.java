@@ -65,6 +65,23 @@
  *     written and deleted on a thread of its own, and reads a model's entries back before its
  *     engine starts; a file damaged, truncated, or saved from another identity of the model file
  *     or other settings is deleted unread.</li>
+ * <li><b>LoRA adapters</b>: a request carries the set of its model's adapters it applies, each
+ *     at its scale ({@code GenerationRequest.adapters}; scale 0 is left out, so it equals no
+ *     adapter). One decode applies one set to all its tokens ({@code InferenceContext.adapters},
+ *     llama.cpp's {@code llama_set_adapters_lora}, set before each decode and a no-op when
+ *     unchanged), so a step decodes the requests of one set only: the set of the first request with
+ *     work after the slot that chose last, so that sets take turns (in proportion to their
+ *     requests) and none starves; requests of one set still share every decode. As llama-server's
+ *     {@code can_batch_with}, requests of different sets are never batched together. A slot
+ *     remembers the set its cells were computed with ({@code Slot.adapters}), and to a request of
+ *     another set its cells are no prefix: the cache policy sees them as empty (and a request of
+ *     another set as no leader to wait for), so they are neither kept, nor copied, nor waited for.
+ *     The host prompt cache keeps only states computed without adapters, and a request with
+ *     adapters restores none: an adapter's identity does not outlive the process, so a saved state
+ *     could not say which set computed it. The snapshot names the adapters of the running requests,
+ *     the engine those of the queued ones ({@code waitingAdapters}), for vLLM's LoRA gauge. The
+ *     adapters themselves belong to the model, not the engine: loaded with it and freed with it,
+ *     after the engine's context is closed.</li>
  * <li><b>Snapshots</b>: the engine thread publishes an immutable
  *     {@link forge.runtime.engine.EngineSnapshot} (slot states, cached tokens, request ids,
  *     prefill/reuse/copy counters, KV cells used) on every state change and at most every 100 ms

@@ -1,6 +1,7 @@
 package forge.runtime.engine;
 
 import forge.api.SamplingException;
+import forge.api.backend.AdapterScale;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenLogprobs;
@@ -27,7 +28,8 @@ import java.util.function.IntConsumer;
  * (sampler, batch index, token), {@code close sampler 2}, {@code remove 0 [3,-1)},
  * {@code copy 1 -> 0 [0,12)}, {@code logprobs @1 14 top 2}, {@code save 0 (40)} (a sequence's
  * state, of 40 cells, saved), {@code restore 1 (40)} ({@code failed} when refused), {@code clear},
- * {@code idle}, {@code close}. A saved state is the sequence's tokens as bytes, behind a magic
+ * {@code idle}, {@code close}, {@code adapters [a@1.0, b@0.5]} (a set of LoRA adapters applied, written
+ * only when it differs from the last, as llama.cpp changes nothing for the same set). A saved state is the sequence's tokens as bytes, behind a magic
  * number, so a restore checks what it is given as llama.cpp does.
  */
 final class FakeContext implements InferenceContext {
@@ -48,6 +50,7 @@ final class FakeContext implements InferenceContext {
     private final Deque<int[]> scripts = new ArrayDeque<>();
     private int samplers;
     private int decodes;
+    private List<AdapterScale> adapters = List.of();
     /** What the last decode computed logits for, by batch index. */
     private boolean[] logits = new boolean[0];
 
@@ -158,6 +161,17 @@ final class FakeContext implements InferenceContext {
     @Override
     public TokenBatch batch() {
         return batch;
+    }
+
+    @Override
+    public void adapters(List<AdapterScale> set) {
+        if (!set.equals(adapters)) {
+            adapters = List.copyOf(set);
+            calls.add("adapters "
+                    + set.stream()
+                            .map(a -> a.adapter().path().getFileName() + "@" + a.scale())
+                            .toList());
+        }
     }
 
     @Override

@@ -12,7 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import forge.api.BackendException;
 import forge.api.ForgeException;
 import forge.api.SamplingException;
+import forge.api.backend.AdapterScale;
+import forge.api.backend.LoraAdapter;
 import forge.api.sampler.SamplingParams;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -121,6 +124,94 @@ class SchedulerTest {
     }
 
     private static final String SYSTEM = "you are a careful assistant";
+
+    // ------------------------------------------------------------------ LoRA adapters
+
+    /** An adapter as the engine sees one: only its identity matters. */
+    record FakeAdapter(String name) implements LoraAdapter {
+        @Override
+        public Path path() {
+            return Path.of(name);
+        }
+
+        @Override
+        public float alpha() {
+            return 0;
+        }
+    }
+
+    private static GenerationRequest request(String id, int[] prompt, int maxTokens, AdapterScale... adapters) {
+        return new GenerationRequest(
+                id,
+                prompt,
+                SamplingParams.GREEDY,
+                maxTokens,
+                List.of(),
+                Set.of(),
+                false,
+                -1,
+                false,
+                null,
+                List.of(adapters));
+    }
+
+    private static final AdapterScale X = new AdapterScale(new FakeAdapter("x"), 1f);
+    private static final AdapterScale X_HALF = new AdapterScale(new FakeAdapter("x"), 0.5f);
+
+    /**
+     * Requests whose adapter sets differ never share a decode: each decode carries the tokens of one
+     * set, applied just before it, and the sets take turns, so both requests progress.
+     */
+    @Test
+    void requestsWithDifferentAdapterSetsAreNeverDecodedTogether() throws Exception {
+        scheduler(3, 32, 16);
+        start(request("plain", prompt("abcde"), 4));
+        start(request("x", prompt("fghij"), 4, X));
+        start(request("x2", prompt("klmno"), 4, X));
+        finishAll();
+        String applied = "adapters []";
+        int switches = 0;
+        for (String line : context.calls()) {
+            if (line.startsWith("adapters")) {
+                applied = line;
+                switches++;
+            } else if (line.startsWith("decode")) {
+                boolean plain = line.contains(" 0@");
+                boolean x = line.contains(" 1@") || line.contains(" 2@");
+                assertFalse(plain && x, "one decode, two adapter sets: " + line);
+                assertEquals(plain ? "adapters []" : "adapters [x@1.0]", applied, line);
+            }
+        }
+        assertTrue(switches >= 2, "the sets took turns: " + context.calls());
+        assertTrue(
+                context.calls("decode").stream().anyMatch(l -> l.contains(" 1@") && l.contains(" 2@")),
+                "requests of one set still share decodes: " + context.calls("decode"));
+    }
+
+    /**
+     * A slot's cells are no prefix for a request of another adapter set (nor another scale of the
+     * same adapter), nor are they copied to one; a request of the same set reuses them. Scale 0 is
+     * no adapter.
+     */
+    @Test
+    void aCachedPrefixIsReusedOnlyWithinItsAdapterSet() throws Exception {
+        scheduler(3, 32, 32);
+        int[] p = prompt("abcdefgh");
+        start(request("first", p, 1, X));
+        finishAll();
+        context.clearCalls();
+        Generation plain = start(request("plain", p, 1, new AdapterScale(new FakeAdapter("x"), 0f)));
+        finishAll();
+        assertEquals(0, done(events(plain)).timings().cachedTokens(), "no adapter: the x cells are no prefix");
+        assertTrue(context.calls("copy").isEmpty(), "nor copied: " + context.calls());
+        context.clearCalls();
+        Generation half = start(request("half", p, 1, X_HALF));
+        finishAll();
+        assertEquals(0, done(events(half)).timings().cachedTokens(), "another scale is another set");
+        Generation again = start(request("again", p, 1, X));
+        finishAll();
+        assertEquals(p.length - 1, done(events(again)).timings().cachedTokens(), "the same set reuses its cells");
+    }
 
     // ------------------------------------------------------------------ prefill and decode
 
@@ -652,6 +743,35 @@ class SchedulerTest {
         assertEquals(1, snapshot().cacheRestores());
         assertEquals(2, snapshot().cacheSaves());
         assertArrayEquals(concat(session('a'), A + 1, A + 2), context.cells(0));
+    }
+
+    /**
+     * The host cache keeps only states computed without adapters: cells computed with an adapter
+     * are not saved when replaced, and a request with an adapter restores no entry (an entry says
+     * nothing of the adapters that computed it).
+     */
+    @Test
+    void theHostCacheIsNotSharedAcrossAdapterSets() throws InterruptedException {
+        PromptCache cache = hostCache(1, 64, 16, KEY);
+        start(request("a with x", session('a'), 1, X));
+        finishAll();
+        start("b", session('b'), 1);
+        finishAll();
+        assertEquals(0, cache.size(), "the x cells were not saved: " + context.calls());
+        context.clearCalls();
+        start("c", session('c'), 1); // b's plain cells are saved now
+        finishAll();
+        assertEquals(1, cache.size());
+        context.clearCalls();
+        Generation withX = start(request("b with x", session('b'), 1, X));
+        finishAll();
+        assertTrue(context.calls("restore").isEmpty(), "b's plain state is not restored for x: " + context.calls());
+        assertEquals(0, done(events(withX)).timings().cachedTokens());
+        context.clearCalls();
+        Generation plain = start("b again", session('b'), 1);
+        finishAll();
+        assertEquals(List.of("restore 0 (40)"), context.calls("restore"), "a plain request restores it");
+        assertEquals(39, done(events(plain)).timings().cachedTokens(), "all but the last prompt token");
     }
 
     @Test

@@ -1,8 +1,10 @@
 package forge.backend.llamacpp;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
 import forge.api.BackendException;
+import forge.api.backend.AdapterScale;
 import forge.api.backend.ContextParams;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
@@ -53,6 +55,8 @@ public final class LlamaContext implements InferenceContext {
 
     private int decoded;
     private boolean closed;
+    /** The LoRA adapters llama.cpp applies to the next decode, as last set. */
+    private List<AdapterScale> applied = List.of();
 
     /**
      * The largest sequence state kept in {@link #stateBuffer} between saves and restores: a slot
@@ -201,6 +205,39 @@ public final class LlamaContext implements InferenceContext {
                 throw new BackendException("llama.cpp rejected the batch as invalid: " + LlamaLog.takeLastError());
             default -> throw new BackendException("llama_decode failed with " + rc + ": " + LlamaLog.takeLastError());
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>{@code llama_set_adapters_lora}: llama.cpp keeps the set (adapters with a scale of 0 are
+     * left out, as it leaves them out itself) and the next decode builds its graph with it. The
+     * arrays are only read during the call.
+     */
+    @Override
+    public void adapters(List<AdapterScale> set) {
+        ensureOpen();
+        List<AdapterScale> given = List.copyOf(set);
+        if (given.equals(applied)) {
+            return;
+        }
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment pointers = call.allocate(ADDRESS, Math.max(1, given.size()));
+            MemorySegment scales = call.allocate(JAVA_FLOAT, Math.max(1, given.size()));
+            for (int i = 0; i < given.size(); i++) {
+                if (!(given.get(i).adapter() instanceof LlamaLoraAdapter a) || a.model() != model) {
+                    throw new BackendException("the LoRA adapter "
+                            + given.get(i).adapter().path() + " is not one of this context's model");
+                }
+                pointers.setAtIndex(ADDRESS, i, a.segment());
+                scales.setAtIndex(JAVA_FLOAT, i, given.get(i).scale());
+            }
+            int rc = Llama.llama_set_adapters_lora(ctx, pointers, given.size(), scales);
+            if (rc != 0) {
+                throw new BackendException("llama_set_adapters_lora failed with " + rc);
+            }
+        }
+        applied = given;
     }
 
     @Override

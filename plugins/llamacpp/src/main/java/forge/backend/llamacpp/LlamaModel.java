@@ -6,11 +6,17 @@ import forge.api.BackendException;
 import forge.api.backend.ContextParams;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.LoadedModel;
+import forge.api.backend.LoraAdapter;
 import forge.api.backend.ModelInfo;
 import forge.api.backend.Offload;
 import forge.api.backend.Vocabulary;
 import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.LlamaLibrary;
+import forge.backend.llamacpp.ffm.LlamaLog;
+import forge.lib.gguf.GgufException;
+import forge.lib.gguf.GgufFile;
+import forge.lib.gguf.GgufReader;
+import forge.lib.gguf.LoraFiles;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -114,6 +120,41 @@ public final class LlamaModel implements LoadedModel {
         } catch (RuntimeException | Error e) {
             openContexts.decrementAndGet();
             throw e;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The file's header is checked against the model's first ({@link LoraFiles#mismatch}: the
+     * checks {@code llama_adapter_lora_init} makes, with a reason that names the misfit), then
+     * {@code llama_adapter_lora_init} reads it. The adapter belongs to this model's arena:
+     * {@code llama_model_free} frees it with the model ({@link LlamaLoraAdapter}).
+     */
+    @Override
+    public LoraAdapter loadAdapter(Path file) {
+        ensureOpen();
+        if (vocabOnly) {
+            throw new BackendException("model " + path + " was loaded vocabulary-only; it takes no adapters");
+        }
+        GgufFile header;
+        try {
+            header = GgufReader.read(file);
+            LoraFiles.mismatch(header, GgufReader.read(path)).ifPresent(why -> {
+                throw new BackendException("the LoRA adapter " + file + " does not fit the model " + path + ": " + why);
+            });
+        } catch (GgufException e) {
+            throw new BackendException("the LoRA adapter " + file + " cannot be read: " + e.getMessage(), e);
+        }
+        float alpha = header.metadata().values().get("adapter.lora.alpha") instanceof Number n ? n.floatValue() : 0f;
+        try (Arena call = Arena.ofConfined()) {
+            LlamaLog.takeLastError(); // only this call's errors
+            MemorySegment raw = Llama.llama_adapter_lora_init(model, call.allocateFrom(file.toString()));
+            if (raw.equals(MemorySegment.NULL)) {
+                throw new BackendException(
+                        "llama.cpp could not load the LoRA adapter " + file + ": " + LlamaLog.takeLastError());
+            }
+            return new LlamaLoraAdapter(this, raw.reinterpret(arena, null), file, alpha);
         }
     }
 

@@ -14,6 +14,12 @@
  * <tr><td>{@link forge.backend.llamacpp.LlamaModel}</td><td>{@code llama_model}, its {@code llama_vocab}</td>
  *     <td>its own shared arena, {@code llama_model_free} attached as cleanup</td>
  *     <td>any (tokenize, detokenize, metadata)</td></tr>
+ * <tr><td>{@code LlamaLoraAdapter}</td><td>{@code llama_adapter_lora} ({@code llama_adapter_lora_init})</td>
+ *     <td>the model's arena, without a cleanup of its own: {@code llama_model_free} frees the adapters
+ *     the model holds, so an adapter lives exactly as long as its model; never freed by hand, so
+ *     never freed while a context (and its decode) could use it, since contexts close first</td>
+ *     <td>loaded on the model's loader thread; applied by a context's thread
+ *     ({@code llama_set_adapters_lora})</td></tr>
  * <tr><td>{@link forge.backend.llamacpp.LlamaContext}</td><td>{@code llama_context}, its {@code llama_memory_t}</td>
  *     <td>its own confined arena, {@code llama_free} attached</td><td>the creating (engine) thread only</td></tr>
  * <tr><td>{@code LlamaThreadpools}</td><td>one or two {@code ggml_threadpool}s (decode, prefill)</td>

@@ -133,6 +133,71 @@ public final class SyntheticModels {
         return w;
     }
 
+    /**
+     * The standard deviation of a synthetic adapter's weights: large enough that the adapter, at
+     * scale 1, outweighs the base weights it adapts (so greedy output changes with it and with its
+     * scale), small enough that activations stay finite.
+     */
+    static final float LORA_STD = 0.1f;
+
+    /**
+     * Writes a LoRA adapter for the model {@code base} describes to {@code out}: random weights,
+     * laid out as llama.cpp's {@code convert_lora_to_gguf.py} writes them ({@code general.type =
+     * adapter}, {@code adapter.type = lora}, {@code adapter.lora.alpha}; for every attention and
+     * feed-forward matrix {@code W} of {@code ne = [in, out]} a {@code W.lora_a} of {@code [in, rank]}
+     * and a {@code W.lora_b} of {@code [rank, out]}, F32). {@code seed} makes adapters of one base
+     * differ; the same arguments give the same bytes.
+     *
+     * @param rank  the adapter's rank, 1 to the base's embedding width
+     * @param alpha {@code adapter.lora.alpha}: the deltas are scaled by {@code alpha / rank}
+     */
+    public static void writeLora(SynthSpec base, int rank, float alpha, long seed, Path out) {
+        loraWriter(base, rank, alpha, seed).write(out, fraction -> {});
+    }
+
+    /** The writer of the adapter {@link #writeLora} writes. */
+    public static GgufWriter loraWriter(SynthSpec base, int rank, float alpha, long seed) {
+        Objects.requireNonNull(base, "base");
+        if (rank < 1 || rank > base.embedding()) {
+            throw new IllegalArgumentException("rank must be 1 to " + base.embedding() + ", not " + rank);
+        }
+        if (!Float.isFinite(alpha) || alpha < 0) {
+            throw new IllegalArgumentException("alpha must be a finite number >= 0, not " + alpha);
+        }
+        String arch = base.architecture();
+        GgufWriter w = new GgufWriter();
+        w.put("general.architecture", GgufValue.string(arch));
+        w.put("general.type", GgufValue.string("adapter"));
+        w.put("general.name", GgufValue.string(base.name() + " LoRA"));
+        w.put("general.file_type", GgufValue.uint32(0));
+        w.put("general.quantization_version", GgufValue.uint32(2));
+        w.put("adapter.type", GgufValue.string("lora"));
+        w.put("adapter.lora.alpha", GgufValue.float32(alpha));
+        long e = base.embedding();
+        long kv = (long) base.kvHeads() * base.headSize();
+        long f = base.ffn();
+        long r = rank;
+        for (int i = 0; i < base.layers(); i++) {
+            String blk = "blk." + i + ".";
+            long[][] shapes = {{e, e}, {e, kv}, {e, kv}, {e, e}, {e, f}, {e, f}, {f, e}};
+            String[] names = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
+            for (int j = 0; j < names.length; j++) {
+                String weight = blk + names[j] + ".weight";
+                w.tensor(
+                        weight + ".lora_a",
+                        GgmlType.F32,
+                        new long[] {shapes[j][0], r},
+                        random(seed, weight + "a", LORA_STD));
+                w.tensor(
+                        weight + ".lora_b",
+                        GgmlType.F32,
+                        new long[] {r, shapes[j][1]},
+                        random(seed, weight + "b", LORA_STD));
+            }
+        }
+        return w;
+    }
+
     /** The {@code tokenizer.*} keys of the model's vocabulary. */
     static Map<String, GgufValue> vocabularyMetadata(SynthSpec.Vocabulary vocabulary) {
         return switch (vocabulary) {
@@ -171,10 +236,14 @@ public final class SyntheticModels {
      * distribution would cost more than the disk for a 500 MB model).
      */
     private static GgufWriter.TensorData random(SynthSpec spec, String tensor) {
+        return random(spec.seed(), tensor, WEIGHT_STD);
+    }
+
+    private static GgufWriter.TensorData random(long seed, String tensor, float std) {
         return sink -> {
-            long[] state = {mix(spec.seed() ^ mix(nameHash(tensor)))};
-            float scale = (float) (WEIGHT_STD * Math.sqrt(3.0)) * 2f / (1 << 24);
-            float offset = (float) (WEIGHT_STD * Math.sqrt(3.0));
+            long[] state = {mix(seed ^ mix(nameHash(tensor)))};
+            float scale = (float) (std * Math.sqrt(3.0)) * 2f / (1 << 24);
+            float offset = (float) (std * Math.sqrt(3.0));
             float[] chunk = new float[CHUNK];
             fill(sink, chunk, () -> {
                 long[] s = state;

@@ -149,6 +149,17 @@ public final class Llama {
         static final class llama_model_free {
             static final MethodHandle H = downcall("llama_model_free", FunctionDescriptor.ofVoid(ADDRESS));
         }
+        // struct llama_adapter_lora * llama_adapter_lora_init(struct llama_model * model, const char * path_lora);
+        static final class llama_adapter_lora_init {
+            static final MethodHandle H =
+                    downcall("llama_adapter_lora_init", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        }
+        // int32_t llama_set_adapters_lora(struct llama_context * ctx, struct llama_adapter_lora ** adapters,
+        //         size_t n_adapters, float * scales);
+        static final class llama_set_adapters_lora {
+            static final MethodHandle H = downcall(
+                    "llama_set_adapters_lora", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+        }
         // int32_t llama_model_meta_count(const struct llama_model * model);
         static final class llama_model_meta_count {
             static final MethodHandle H = downcall("llama_model_meta_count", FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -632,6 +643,28 @@ public final class Llama {
     public static void llama_model_free(MemorySegment model) {
         try {
             Handles.llama_model_free.H.invokeExact(model);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code struct llama_adapter_lora * llama_adapter_lora_init(struct llama_model * model, const char * path_lora);} */
+    public static MemorySegment llama_adapter_lora_init(MemorySegment model, MemorySegment path_lora) {
+        try {
+            return (MemorySegment) Handles.llama_adapter_lora_init.H.invokeExact(model, path_lora);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /**
+     * {@code int32_t llama_set_adapters_lora(struct llama_context * ctx, struct llama_adapter_lora ** adapters,
+     * size_t n_adapters, float * scales);}
+     */
+    public static int llama_set_adapters_lora(
+            MemorySegment ctx, MemorySegment adapters, long n_adapters, MemorySegment scales) {
+        try {
+            return (int) Handles.llama_set_adapters_lora.H.invokeExact(ctx, adapters, n_adapters, scales);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
