@@ -1,11 +1,11 @@
 package forge.template.kimi;
 
+import static forge.template.testkit.Models.model;
+import static forge.template.testkit.OfficialTemplates.official;
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import forge.api.model.ModelDescriptor;
-import forge.api.model.ModelMetadata;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -16,10 +16,9 @@ import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.testkit.OfficialTemplates;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.KimiToolCalls;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,10 +34,6 @@ class KimiTemplatesTest implements ChatTemplateContract {
     @Override
     public TemplateCaps caps(String variant) {
         return KimiTemplate.CAPS;
-    }
-
-    private static ModelDescriptor model(String id, Map<String, Object> meta) {
-        return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(meta, Map.of()));
     }
 
     @Test
@@ -81,35 +76,21 @@ class KimiTemplatesTest implements ChatTemplateContract {
 
     @Test
     void claimsByFingerprintTokenizerAndName() throws Exception {
-        Path templates = Path.of(System.getProperty("forge.llama.home"), "src/models/templates");
         TemplateClaim orig = provider()
-                .claim(model(
-                        "x",
-                        Map.of(
-                                "tokenizer.chat_template",
-                                Files.readString(templates.resolve("moonshotai-Kimi-K2.jinja")))))
+                .claim(model("x", Map.of("tokenizer.chat_template", official("moonshotai-Kimi-K2.jinja"))))
                 .orElseThrow();
         assertEquals("kimi-k2", orig.variant());
         assertEquals(TemplateClaim.Rule.METADATA, orig.rule());
         assertEquals(
                 "kimi-k2-instruct",
                 provider()
-                        .claim(model(
-                                "x",
-                                Map.of(
-                                        "tokenizer.chat_template",
-                                        Files.readString(templates.resolve("Kimi-K2-Instruct.jinja")))))
+                        .claim(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Instruct.jinja"))))
                         .orElseThrow()
                         .variant());
         // K2 Thinking reasons in <think>: not a template of this family, so the generic plugin renders it.
         assertEquals(
                 Optional.empty(),
-                provider()
-                        .claim(model(
-                                "x",
-                                Map.of(
-                                        "tokenizer.chat_template",
-                                        Files.readString(templates.resolve("Kimi-K2-Thinking.jinja"))))));
+                provider().claim(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Thinking.jinja")))));
         TemplateClaim byTokenizer = provider()
                 .claim(model("x", Map.of("general.architecture", "deepseek2", "tokenizer.ggml.pre", "kimi-k2")))
                 .orElseThrow();
@@ -141,7 +122,7 @@ class KimiTemplatesTest implements ChatTemplateContract {
     @Test
     void claimsExactlyItsOwnOfficialTemplates() {
         // none of the other official templates, however much of this family's text they copy
-        forge.template.testkit.OfficialTemplates.assertClaimsExactly(
+        OfficialTemplates.assertClaimsExactly(
                 new KimiTemplates(),
                 Map.of("moonshotai-Kimi-K2.jinja", "kimi-k2", "Kimi-K2-Instruct.jinja", "kimi-k2-instruct"));
     }

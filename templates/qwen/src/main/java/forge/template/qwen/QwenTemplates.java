@@ -1,6 +1,7 @@
 package forge.template.qwen;
 
 import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
 import forge.api.template.ChatTemplate;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
@@ -55,23 +56,18 @@ public final class QwenTemplates extends TemplateFamily {
 
     @Override
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
-        var meta = model.metadata();
-        Optional<String> tpl = meta.chatTemplate().filter(t -> !t.isBlank());
-        if (tpl.isPresent()) {
-            // Only Qwen's own templates, exactly: Seed-OSS, Nemotron-3-Nano, StepFun-3.5, Reka-Edge
-            // and others copy Qwen's tool-calling prompt and render differently around it. A template
-            // that is not Qwen's own is rendered as written by the generic plugin, whatever the name.
-            return TemplateFingerprint.lookup(OFFICIAL, tpl.get())
-                    .map(v -> new TemplateClaim(
-                            v,
-                            TemplateClaim.Rule.METADATA,
-                            100,
-                            "tokenizer.chat_template is " + v + "'s official one"));
-        }
-        Optional<TemplateClaim> byName = claimByMetadataName(meta, QwenTemplates::variantOf);
-        if (byName.isPresent()) {
-            return byName;
-        }
+        // Only Qwen's own templates, exactly: Seed-OSS, Nemotron-3-Nano, StepFun-3.5, Reka-Edge
+        // and others copy Qwen's tool-calling prompt and render differently around it. A template
+        // that is not Qwen's own is rendered as written by the generic plugin, whatever the name.
+        return claimInOrder(
+                model,
+                OFFICIAL,
+                TemplateFamily::claimOfficial,
+                QwenTemplates::variantOf,
+                QwenTemplates::claimByArchitecture);
+    }
+
+    private static Optional<TemplateClaim> claimByArchitecture(ModelMetadata meta) {
         String arch = meta.architecture().orElse("");
         if (arch.equals("qwen35") || arch.equals("qwen35moe")) {
             return claim(QWEN35, 30, "general.architecture " + arch);
@@ -82,7 +78,7 @@ public final class QwenTemplates extends TemplateFamily {
         if (arch.equals("qwen2")) {
             return claim(QWEN25, 30, "general.architecture " + arch);
         }
-        return TemplateClaim.byName(model, QwenTemplates::variantOf);
+        return Optional.empty();
     }
 
     /**
