@@ -1,7 +1,6 @@
 package forge.template.gemma;
 
 import forge.api.model.ModelDescriptor;
-import forge.api.model.ModelMetadata;
 import forge.api.template.ChatTemplate;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
@@ -60,20 +59,16 @@ public final class GemmaTemplates extends TemplateFamily {
         return claimInOrder(
                 model,
                 OFFICIAL,
-                TemplateFamily::claimOfficial,
                 GemmaTemplates::variantOf,
-                GemmaTemplates::claimByArchitecture);
+                meta -> claimByArchitecture(meta, GemmaTemplates::variantOfArchitecture));
     }
 
-    private static Optional<TemplateClaim> claimByArchitecture(ModelMetadata meta) {
-        String arch = meta.architecture().orElse("");
+    /** The variant of a GGUF without a template, by its {@code general.architecture}: Gemma 3's is gemma2's. */
+    static Optional<String> variantOfArchitecture(String arch) {
         if (arch.equals("gemma4")) {
-            return claim(GEMMA4, 30, "general.architecture " + arch);
+            return Optional.of(GEMMA4);
         }
-        if (arch.equals("gemma2") || arch.startsWith("gemma3")) {
-            return claim(GEMMA2, 30, "general.architecture " + arch);
-        }
-        return Optional.empty();
+        return arch.equals("gemma2") || arch.startsWith("gemma3") ? Optional.of(GEMMA2) : Optional.empty();
     }
 
     /** gemma2 / gemma4 from a name such as {@code gemma-2-9b-it}, {@code gemma-3-4b-it-Q4_K_M} or {@code Gemma 4 31B}. */

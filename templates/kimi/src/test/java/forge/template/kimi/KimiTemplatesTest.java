@@ -83,10 +83,7 @@ class KimiTemplatesTest implements ChatTemplateContract {
         assertEquals(TemplateClaim.Rule.METADATA, orig.rule());
         assertEquals(
                 "kimi-k2-instruct",
-                provider()
-                        .claim(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Instruct.jinja"))))
-                        .orElseThrow()
-                        .variant());
+                claimedVariant(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Instruct.jinja")))));
         // K2 Thinking reasons in <think>: not a template of this family, so the generic plugin renders it.
         assertEquals(
                 Optional.empty(),
@@ -98,21 +95,9 @@ class KimiTemplatesTest implements ChatTemplateContract {
         assertEquals(40, byTokenizer.confidence());
         assertEquals(
                 Optional.empty(), provider().claim(model("DeepSeek-V3", Map.of("general.architecture", "deepseek2"))));
-        assertEquals(
-                "kimi-k2-instruct",
-                provider()
-                        .claim(model("x", Map.of("general.name", "Kimi K2 Instruct 0905")))
-                        .orElseThrow()
-                        .variant());
-        assertEquals(
-                "kimi-k2-instruct",
-                provider()
-                        .claim(model("Kimi-K2-Instruct-Q4_K_M", Map.of()))
-                        .orElseThrow()
-                        .variant());
-        assertEquals(
-                "kimi-k2",
-                provider().claim(model("kimi_k2", Map.of())).orElseThrow().variant());
+        assertEquals("kimi-k2-instruct", claimedVariant(model("x", Map.of("general.name", "Kimi K2 Instruct 0905"))));
+        assertEquals("kimi-k2-instruct", claimedVariant(model("Kimi-K2-Instruct-Q4_K_M", Map.of())));
+        assertEquals("kimi-k2", claimedVariant(model("kimi_k2", Map.of())));
         assertEquals(
                 TemplateClaim.Rule.NAME,
                 provider().claim(model("kimi_k2", Map.of())).orElseThrow().rule());

@@ -1,7 +1,6 @@
 package forge.template.qwen;
 
 import forge.api.model.ModelDescriptor;
-import forge.api.model.ModelMetadata;
 import forge.api.template.ChatTemplate;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
@@ -62,23 +61,18 @@ public final class QwenTemplates extends TemplateFamily {
         return claimInOrder(
                 model,
                 OFFICIAL,
-                TemplateFamily::claimOfficial,
                 QwenTemplates::variantOf,
-                QwenTemplates::claimByArchitecture);
+                meta -> claimByArchitecture(meta, QwenTemplates::variantOfArchitecture));
     }
 
-    private static Optional<TemplateClaim> claimByArchitecture(ModelMetadata meta) {
-        String arch = meta.architecture().orElse("");
-        if (arch.equals("qwen35") || arch.equals("qwen35moe")) {
-            return claim(QWEN35, 30, "general.architecture " + arch);
-        }
-        if (arch.equals("qwen3") || arch.equals("qwen3moe")) {
-            return claim(QWEN3, 30, "general.architecture " + arch);
-        }
-        if (arch.equals("qwen2")) {
-            return claim(QWEN25, 30, "general.architecture " + arch);
-        }
-        return Optional.empty();
+    /** The variant of a GGUF without a template, by its {@code general.architecture}. */
+    static Optional<String> variantOfArchitecture(String arch) {
+        return switch (arch) {
+            case "qwen35", "qwen35moe" -> Optional.of(QWEN35);
+            case "qwen3", "qwen3moe" -> Optional.of(QWEN3);
+            case "qwen2" -> Optional.of(QWEN25);
+            default -> Optional.empty();
+        };
     }
 
     /**

@@ -37,15 +37,8 @@ class QwenTemplatesTest implements ChatTemplateContract {
 
     @Test
     void claimsByNameTolerantOfVariantSpellings() {
-        assertEquals(
-                "qwen2.5",
-                provider()
-                        .claim(model("Qwen2.5-Coder-7B-Instruct-Q4_K_M", Map.of()))
-                        .orElseThrow()
-                        .variant());
-        assertEquals(
-                "qwen3",
-                provider().claim(model("qwen3_4b", Map.of())).orElseThrow().variant());
+        assertEquals("qwen2.5", claimedVariant(model("Qwen2.5-Coder-7B-Instruct-Q4_K_M", Map.of())));
+        assertEquals("qwen3", claimedVariant(model("qwen3_4b", Map.of())));
         assertEquals(
                 TemplateClaim.Rule.NAME,
                 provider().claim(model("qwen3_4b", Map.of())).orElseThrow().rule());
@@ -60,12 +53,7 @@ class QwenTemplatesTest implements ChatTemplateContract {
                 .orElseThrow();
         assertEquals("qwen3", c.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c.rule());
-        assertEquals(
-                "qwen2.5",
-                provider()
-                        .claim(model("x", Map.of("general.architecture", "qwen2")))
-                        .orElseThrow()
-                        .variant());
+        assertEquals("qwen2.5", claimedVariant(model("x", Map.of("general.architecture", "qwen2"))));
         // A qwen2 GGUF with its own, unofficial template (a fine-tune's ChatML) keeps it: the generic
         // engine renders it exactly.
         assertTrue(provider()

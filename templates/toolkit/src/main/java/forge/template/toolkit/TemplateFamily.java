@@ -28,7 +28,7 @@ import java.util.function.Function;
  *     }
  *
  *     public Optional<TemplateClaim> claim(ModelDescriptor model) {
- *         return claimInOrder(model, OFFICIAL, TemplateFamily::claimOfficial, KimiTemplates::variantOf, meta -> Optional.empty());
+ *         return claimInOrder(model, OFFICIAL, KimiTemplates::variantOf, meta -> Optional.empty());
  *     }
  * }
  * }
@@ -125,6 +125,29 @@ public abstract class TemplateFamily implements ChatTemplateProvider {
         return claimByMetadataName(meta, variantOf)
                 .or(() -> bySigns.apply(meta))
                 .or(() -> TemplateClaim.byName(model, variantOf));
+    }
+
+    /**
+     * {@link #claimInOrder(ModelDescriptor, Map, Function, Function, Function)} where the official
+     * template claims its variant as {@link #claimOfficial} words it.
+     */
+    protected static Optional<TemplateClaim> claimInOrder(
+            ModelDescriptor model,
+            Map<String, String> official,
+            Function<String, Optional<String>> variantOf,
+            Function<ModelMetadata, Optional<TemplateClaim>> bySigns) {
+        return claimInOrder(model, official, TemplateFamily::claimOfficial, variantOf, bySigns);
+    }
+
+    /**
+     * The claim, with confidence 30 (below the model's own names), of the variant that
+     * {@code variantOfArchitecture} gives for the model's {@code general.architecture}; empty
+     * without one.
+     */
+    protected static Optional<TemplateClaim> claimByArchitecture(
+            ModelMetadata meta, Function<String, Optional<String>> variantOfArchitecture) {
+        return meta.architecture()
+                .flatMap(a -> variantOfArchitecture.apply(a).flatMap(v -> claim(v, 30, "general.architecture " + a)));
     }
 
     /** The surest claim: the model's chat template is the family's official one for {@code variant}. */

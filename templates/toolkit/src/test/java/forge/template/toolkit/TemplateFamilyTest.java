@@ -51,11 +51,9 @@ class TemplateFamilyTest {
             return claimInOrder(
                     model,
                     OFFICIAL,
-                    TemplateFamily::claimOfficial,
                     Numbers::variantOf,
-                    meta -> meta.architecture()
-                            .filter(a -> a.equals("numbers2"))
-                            .flatMap(a -> claim("two", 30, "general.architecture " + a)));
+                    meta -> claimByArchitecture(
+                            meta, a -> a.equals("numbers2") ? Optional.of("two") : Optional.empty()));
         }
 
         static Optional<String> variantOf(String name) {
