@@ -57,10 +57,7 @@ public final class GemmaTemplates extends TemplateFamily {
         // first user turn), Gemma 4's "interleaved" one and other <start_of_turn> templates print
         // what neither variant prints, and the generic plugin renders them as written.
         return claimInOrder(
-                model,
-                OFFICIAL,
-                GemmaTemplates::variantOf,
-                meta -> claimByArchitecture(meta, GemmaTemplates::variantOfArchitecture));
+                model, OFFICIAL, GemmaTemplates::variantOf, byArchitecture(GemmaTemplates::variantOfArchitecture));
     }
 
     /** The variant of a GGUF without a template, by its {@code general.architecture}: Gemma 3's is gemma2's. */

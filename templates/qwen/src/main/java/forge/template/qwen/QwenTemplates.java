@@ -59,10 +59,7 @@ public final class QwenTemplates extends TemplateFamily {
         // and others copy Qwen's tool-calling prompt and render differently around it. A template
         // that is not Qwen's own is rendered as written by the generic plugin, whatever the name.
         return claimInOrder(
-                model,
-                OFFICIAL,
-                QwenTemplates::variantOf,
-                meta -> claimByArchitecture(meta, QwenTemplates::variantOfArchitecture));
+                model, OFFICIAL, QwenTemplates::variantOf, byArchitecture(QwenTemplates::variantOfArchitecture));
     }
 
     /** The variant of a GGUF without a template, by its {@code general.architecture}. */

@@ -140,13 +140,13 @@ public abstract class TemplateFamily implements ChatTemplateProvider {
     }
 
     /**
-     * The claim, with confidence 30 (below the model's own names), of the variant that
-     * {@code variantOfArchitecture} gives for the model's {@code general.architecture}; empty
-     * without one.
+     * The family's signs, for {@link #claimInOrder}, read from {@code general.architecture}: the
+     * claim, with confidence 30 (below the model's own names), of the variant that
+     * {@code variantOfArchitecture} gives for it; none without one.
      */
-    protected static Optional<TemplateClaim> claimByArchitecture(
-            ModelMetadata meta, Function<String, Optional<String>> variantOfArchitecture) {
-        return meta.architecture()
+    protected static Function<ModelMetadata, Optional<TemplateClaim>> byArchitecture(
+            Function<String, Optional<String>> variantOfArchitecture) {
+        return meta -> meta.architecture()
                 .flatMap(a -> variantOfArchitecture.apply(a).flatMap(v -> claim(v, 30, "general.architecture " + a)));
     }
 

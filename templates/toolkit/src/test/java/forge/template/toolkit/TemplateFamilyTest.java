@@ -48,12 +48,11 @@ class TemplateFamilyTest {
 
         @Override
         public Optional<TemplateClaim> claim(ModelDescriptor model) {
-            return claimInOrder(
-                    model,
-                    OFFICIAL,
-                    Numbers::variantOf,
-                    meta -> claimByArchitecture(
-                            meta, a -> a.equals("numbers2") ? Optional.of("two") : Optional.empty()));
+            return claimInOrder(model, OFFICIAL, Numbers::variantOf, byArchitecture(Numbers::variantOfArchitecture));
+        }
+
+        static Optional<String> variantOfArchitecture(String arch) {
+            return arch.equals("numbers2") ? Optional.of("two") : Optional.empty();
         }
 
         static Optional<String> variantOf(String name) {
