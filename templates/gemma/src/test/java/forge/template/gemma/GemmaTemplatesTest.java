@@ -2,6 +2,7 @@ package forge.template.gemma;
 
 import static forge.template.testkit.Models.model;
 import static forge.template.testkit.OfficialTemplates.official;
+import static forge.template.testkit.OutputFeeds.afterCall;
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -186,11 +187,7 @@ class GemmaTemplatesTest implements ChatTemplateContract {
         var t = provider().create("gemma4", context("gemma4"));
         var call = new ToolCall(
                 "c1", "get_weather", "{\"city\":\"Oslo\",\"unit\":null,\"days\":[1,2.5],\"x\":{\"b\":true}}");
-        String history = t.render(new ChatPrompt(
-                List.of(ChatMessage.of(Role.USER, "q"), new ChatMessage(Role.ASSISTANT, "", "", List.of(call), "", "")),
-                List.of(),
-                false,
-                Map.of()));
+        String history = t.render(afterCall(call, "", List.of()));
         String written = history.substring(
                 history.indexOf("<|tool_call>"), history.indexOf("<tool_call|>") + "<tool_call|>".length());
         var parsed = (ChatDelta.ToolCallDelta) feedCharByChar(

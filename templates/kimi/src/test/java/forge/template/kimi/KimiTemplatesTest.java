@@ -2,6 +2,7 @@ package forge.template.kimi;
 
 import static forge.template.testkit.Models.model;
 import static forge.template.testkit.OfficialTemplates.official;
+import static forge.template.testkit.OutputFeeds.afterCall;
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -45,19 +46,7 @@ class KimiTemplatesTest implements ChatTemplateContract {
         ChatDelta.ToolCallDelta c = (ChatDelta.ToolCallDelta) feedCharByChar(
                         t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), section)
                 .getFirst();
-        String rendered = t.render(new ChatPrompt(
-                List.of(
-                        ChatMessage.of(Role.USER, "q"),
-                        new ChatMessage(
-                                Role.ASSISTANT,
-                                "",
-                                "",
-                                List.of(new ToolCall(c.id(), c.name(), c.arguments())),
-                                "",
-                                "")),
-                List.of(),
-                false,
-                Map.of()));
+        String rendered = t.render(afterCall(new ToolCall(c.id(), c.name(), c.arguments()), "", List.of()));
         assertTrue(rendered.endsWith("<|im_assistant|>assistant<|im_middle|>" + section + "<|im_end|>"), rendered);
     }
 

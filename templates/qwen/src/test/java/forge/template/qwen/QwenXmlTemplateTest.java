@@ -2,6 +2,7 @@ package forge.template.qwen;
 
 import static forge.template.testkit.Models.model;
 import static forge.template.testkit.OfficialTemplates.official;
+import static forge.template.testkit.OutputFeeds.afterCall;
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,19 +57,8 @@ class QwenXmlTemplateTest {
                         .toList());
         ChatDelta.ToolCallDelta call = (ChatDelta.ToolCallDelta) deltas.getLast();
         // What the parser returns renders back to the text the model wrote.
-        String rendered = t.render(new ChatPrompt(
-                List.of(
-                        ChatMessage.of(Role.USER, "q"),
-                        new ChatMessage(
-                                Role.ASSISTANT,
-                                "",
-                                "",
-                                List.of(new ToolCall("c1", call.name(), call.arguments())),
-                                "",
-                                "plan")),
-                List.of(WEATHER),
-                false,
-                Map.of()));
+        String rendered =
+                t.render(afterCall(new ToolCall("c1", call.name(), call.arguments()), "plan", List.of(WEATHER)));
         assertTrue(
                 rendered.endsWith(
                         "<think>\nplan\n</think>\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
