@@ -325,6 +325,12 @@ done
 section() { # HEADING: that "## HEADING" section of bench/RESULTS.md, up to the next "## " heading
     awk -v h="## $1" 'index($0, h) == 1 { on = 1; print; next } on && /^## / { on = 0 } on' bench/RESULTS.md 2>/dev/null || true
 }
+then_kept() { # SECTION: a kept section of bench/RESULTS.md after a blank line, when there is one
+    if [ -n "$1" ]; then
+        echo
+        echo "$1"
+    fi
+}
 mapped_section() { # the mapped workload's section, from this run
     echo "## Mapped model start-up"
     echo
@@ -345,10 +351,7 @@ if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer && [ "${WORKLOADS[
         awk '/^## Mapped model start-up/ || /^## Soak/ { exit } { print }' bench/RESULTS.md
         mapped_section
         soak="$(sed -n '/^## Soak/,$p' bench/RESULTS.md 2>/dev/null || true)"
-        if [ -n "$soak" ]; then
-            echo
-            echo "$soak"
-        fi
+        then_kept "$soak"
     } > bench/RESULTS.md.part
     mv bench/RESULTS.md.part bench/RESULTS.md
     log "wrote the mapped section of bench/RESULTS.md"
@@ -390,14 +393,8 @@ elif [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
         echo '```'
         cat "$OUT/metrics.txt"
         echo '```'
-        if [ -n "$mapped" ]; then
-            echo
-            echo "$mapped"
-        fi
-        if [ -n "$soak" ]; then
-            echo
-            echo "$soak"
-        fi
+        then_kept "$mapped"
+        then_kept "$soak"
     } > bench/RESULTS.md.part
     mv bench/RESULTS.md.part bench/RESULTS.md
     log "wrote bench/RESULTS.md"

@@ -30,35 +30,9 @@ public record Completion(
         String error,
         double serverDecodeTps) {
 
-    /** A measurement without a server-reported decode speed. */
-    public Completion(
-            boolean ok,
-            int status,
-            double latencyMs,
-            double ttftMs,
-            double decodeMs,
-            int completionTokens,
-            int promptTokens,
-            int contentChunks,
-            boolean usageReported,
-            String error) {
-        this(
-                ok,
-                status,
-                latencyMs,
-                ttftMs,
-                decodeMs,
-                completionTokens,
-                promptTokens,
-                contentChunks,
-                usageReported,
-                error,
-                Double.NaN);
-    }
-
     /** A request that got no usable response. */
     public static Completion failed(int status, double latencyMs, String error) {
-        return new Completion(false, status, latencyMs, Double.NaN, Double.NaN, 0, -1, 0, false, error);
+        return new Completion(false, status, latencyMs, Double.NaN, Double.NaN, 0, -1, 0, false, error, Double.NaN);
     }
 
     /** Completion tokens per second over the whole request (the seed system's {@code completion_tps}). */

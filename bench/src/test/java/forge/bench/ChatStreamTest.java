@@ -64,7 +64,7 @@ class ChatStreamTest {
 
     @Test
     void decodeRateLeavesTheFirstTokenOut() {
-        Completion c = new Completion(true, 200, 1000, 100, 500, 11, 30, 11, true, "");
+        Completion c = new Completion(true, 200, 1000, 100, 500, 11, 30, 11, true, "", Double.NaN);
         assertEquals(20.0, c.decodeTps(), 1e-9); // 10 tokens after the first in 0.5 s
         assertEquals(11.0, c.completionTps(), 1e-9);
     }

@@ -17,7 +17,7 @@ class InterleaveTest {
     static final Target B = new Target("peer", URI.create("http://127.0.0.1:2"), "m");
 
     static Completion ok(double ms) {
-        return new Completion(true, 200, ms, Double.NaN, Double.NaN, 8, 10, 0, true, "");
+        return new Completion(true, 200, ms, Double.NaN, Double.NaN, 8, 10, 0, true, "", Double.NaN);
     }
 
     @Test

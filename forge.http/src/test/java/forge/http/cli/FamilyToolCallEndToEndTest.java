@@ -135,12 +135,7 @@ class FamilyToolCallEndToEndTest {
                 {"model": "demo", "max_tokens": 16, "temperature": 1, "seed": 3, "logit_bias": {"%d": -100},
                  "tools": [%s], "tool_choice": "auto",
                  "messages": [{"role": "user", "content": "Go."}]}""".formatted(toolCallToken(), StructuredOutputEndToEndTest.WEATHER));
-        JsonNode choice = ok(r).get("choices").get(0);
-        assertEquals("length", choice.get("finish_reason").asText(), r.body());
-        assertTrue(
-                choice.get("message").get("tool_calls") == null
-                        || choice.get("message").get("tool_calls").isEmpty(),
-                r.body());
+        JsonNode choice = lengthWithoutToolCalls(r);
         assertTrue(choice.get("message").get("content").isTextual());
     }
 
@@ -150,11 +145,17 @@ class FamilyToolCallEndToEndTest {
                 {"model": "demo", "max_tokens": 12, "temperature": 1, "seed": 3, "logit_bias": {"%d": 100},
                  "tools": [%s], "tool_choice": "none",
                  "messages": [{"role": "user", "content": "Go."}]}""".formatted(toolCallToken(), StructuredOutputEndToEndTest.WEATHER));
+        lengthWithoutToolCalls(r);
+    }
+
+    /** The response's one choice, checked to have run out of tokens without a tool call. */
+    private static JsonNode lengthWithoutToolCalls(HttpResponse<String> r) throws Exception {
         JsonNode choice = ok(r).get("choices").get(0);
         assertEquals("length", choice.get("finish_reason").asText(), r.body());
         assertTrue(
                 choice.get("message").get("tool_calls") == null
                         || choice.get("message").get("tool_calls").isEmpty(),
                 r.body());
+        return choice;
     }
 }

@@ -3,6 +3,7 @@ package forge.http.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import forge.api.template.ChatTemplateProvider;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -54,20 +55,17 @@ class PluginsCommandTest {
 
     /** Writes a one-class template plugin whose provider's body is {@code body}, and packs it with {@code --module-version}. */
     private Path templatePlugin(String module, String version, String body) throws Exception {
-        Path src = Files.createDirectories(work.resolve(module + "-src"));
-        Files.writeString(
-                src.resolve("module-info.java"),
-                "module " + module + " { requires forge.api; "
-                        + "provides forge.api.template.ChatTemplateProvider with " + module + ".T; }");
-        Path pkg = Files.createDirectories(src.resolve(module.replace('.', '/')));
-        Files.writeString(
-                pkg.resolve("T.java"),
+        Path jar = work.resolve("plugins").resolve(module + ".jar");
+        ThirdPartyTemplateTest.onePlugin(
+                work,
+                module,
+                ChatTemplateProvider.class,
+                "T",
+                jar,
                 "package " + module + ";\nimport forge.api.template.*;\nimport java.util.List;\n"
                         + "public final class T implements ChatTemplateProvider {\n" + body
                         + "\npublic ChatTemplate create(String v, TemplateContext c) { return new ChatTemplate() {"
                         + " public String name() { return v; } public String render(ChatPrompt p) { return \"x\"; } }; } }");
-        Path jar = work.resolve("plugins").resolve(module + ".jar");
-        ThirdPartyTemplateTest.pack(src, Files.createDirectories(work.resolve(module + "-classes")), jar);
         if (!version.isEmpty()) {
             var tool = java.util.spi.ToolProvider.findFirst("jar").orElseThrow();
             assertEquals(

@@ -124,21 +124,8 @@ class ServeEndToEndTest {
                 {"model": "demo", "max_tokens": 12, "temperature": 0, "ignore_eos": true, %s
                  "messages": [{"role": "user", "content": "Write a haiku"}]}
                 """;
-        String whole = JSON.readTree(
-                        http.post("/v1/chat/completions", request.formatted("")).body())
-                .get("choices")
-                .get(0)
-                .get("message")
-                .get("content")
-                .asText();
-        String again = JSON.readTree(
-                        http.post("/v1/chat/completions", request.formatted("")).body())
-                .get("choices")
-                .get(0)
-                .get("message")
-                .get("content")
-                .asText();
-        assertEquals(whole, again);
+        String whole = content(request.formatted(""));
+        assertEquals(whole, content(request.formatted("")));
 
         HttpResponse<String> r = http.post(
                 "/v1/chat/completions",
@@ -307,5 +294,15 @@ class ServeEndToEndTest {
             loads.complete(null);
             assertEquals(200, http.get("/health").statusCode());
         }
+    }
+
+    /** The message content of the chat completion {@code request} answers. */
+    private static String content(String request) throws Exception {
+        return JSON.readTree(http.post("/v1/chat/completions", request).body())
+                .get("choices")
+                .get(0)
+                .get("message")
+                .get("content")
+                .asText();
     }
 }

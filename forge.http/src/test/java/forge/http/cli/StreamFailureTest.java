@@ -56,14 +56,7 @@ class StreamFailureTest {
         }
         assertEquals(3, contentChunks, "the stream was running: " + data);
 
-        server.running()
-                .catalog()
-                .entries()
-                .getFirst()
-                .served()
-                .orElseThrow()
-                .engine()
-                .close();
+        closeTheEngine(server);
 
         while (lines.hasNext()) {
             String line = lines.next();
@@ -106,14 +99,7 @@ class StreamFailureTest {
                 line = lines.next();
                 raw.append(line).append('\n');
             } while (!line.isEmpty());
-            own.running()
-                    .catalog()
-                    .entries()
-                    .getFirst()
-                    .served()
-                    .orElseThrow()
-                    .engine()
-                    .close();
+            closeTheEngine(own);
             while (lines.hasNext()) {
                 raw.append(lines.next()).append('\n');
             }
@@ -150,5 +136,17 @@ class StreamFailureTest {
         for (int i = 0; i < events.size(); i++) {
             assertEquals(i, events.get(i).data().get("sequence_number").asInt());
         }
+    }
+
+    /** Shuts down the engine of the server's one model, as a failing backend would stop: its running generations fail. */
+    private static void closeTheEngine(TestServer server) {
+        server.running()
+                .catalog()
+                .entries()
+                .getFirst()
+                .served()
+                .orElseThrow()
+                .engine()
+                .close();
     }
 }

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import forge.api.sampler.SamplerProvider;
 import forge.lib.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,14 +36,9 @@ class ThirdPartySamplerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Path src = Files.createDirectories(work.resolve("src/com/example/ban"));
-        Files.writeString(work.resolve("src/module-info.java"), """
-                module com.example.ban {
-                    requires forge.api;
-                    provides forge.api.sampler.SamplerProvider with com.example.ban.BanStages;
-                }
-                """);
-        Files.writeString(src.resolve("BanStages.java"), """
+        Path plugins = work.resolve("plugins");
+        ThirdPartyTemplateTest.onePlugin(
+                work, "com.example.ban", SamplerProvider.class, "BanStages", plugins.resolve("ban.jar"), """
                 package com.example.ban;
 
                 import forge.api.sampler.*;
@@ -78,9 +73,6 @@ class ThirdPartySamplerTest {
                     }
                 }
                 """);
-        Path plugins = work.resolve("plugins");
-        ThirdPartyTemplateTest.pack(
-                work.resolve("src"), Files.createDirectories(work.resolve("classes")), plugins.resolve("ban.jar"));
         server = TestServer.serve(
                 TestServer.model("tiny", SynthSpec.tiny("qwen")),
                 "-c 1024 -np 1 -t 2",

@@ -54,15 +54,7 @@ class ThirdPartyTemplateTest {
 
     /** Compiles a one-class template plugin against forge.api only (the module path holds nothing else) and packs it. */
     static void buildPlugin(Path jar) throws Exception {
-        Path src = Files.createDirectories(work.resolve("plugin-src/com/example/shout"));
-        Path classes = Files.createDirectories(work.resolve("plugin-classes"));
-        Files.writeString(src.getParent().getParent().getParent().resolve("module-info.java"), """
-                module com.example.shout {
-                    requires forge.api;
-                    provides forge.api.template.ChatTemplateProvider with com.example.shout.ShoutTemplates;
-                }
-                """);
-        Files.writeString(src.resolve("ShoutTemplates.java"), """
+        onePlugin(work, "com.example.shout", ChatTemplateProvider.class, "ShoutTemplates", jar, """
                 package com.example.shout;
 
                 import forge.api.template.*;
@@ -86,19 +78,11 @@ class ThirdPartyTemplateTest {
                     }
                 }
                 """);
-        pack(work.resolve("plugin-src"), classes, jar);
     }
 
     /** A template plugin whose {@code variants()} answers at discovery and throws ever after. */
     static void buildFlakyPlugin(Path jar) throws Exception {
-        Path src = Files.createDirectories(work.resolve("flaky-src/com/example/flaky"));
-        Files.writeString(work.resolve("flaky-src/module-info.java"), """
-                module com.example.flaky {
-                    requires forge.api;
-                    provides forge.api.template.ChatTemplateProvider with com.example.flaky.FlakyTemplates;
-                }
-                """);
-        Files.writeString(src.resolve("FlakyTemplates.java"), """
+        onePlugin(work, "com.example.flaky", ChatTemplateProvider.class, "FlakyTemplates", jar, """
                 package com.example.flaky;
 
                 import forge.api.template.*;
@@ -119,7 +103,26 @@ class ThirdPartyTemplateTest {
                     }
                 }
                 """);
-        pack(work.resolve("flaky-src"), Files.createDirectories(work.resolve("flaky-classes")), jar);
+    }
+
+    /**
+     * A plugin of one provider class, packed into {@code jar}: module {@code module}, requiring
+     * forge.api alone and providing {@code service} with its class {@code className} (in the
+     * package named as the module), whose source (package line and imports included) is
+     * {@code source}; written and compiled under {@code work}.
+     */
+    static void onePlugin(Path work, String module, Class<?> service, String className, Path jar, String source)
+            throws Exception {
+        Path src = work.resolve(module + "-src");
+        Path pkg = Files.createDirectories(src.resolve(module.replace('.', '/')));
+        Files.writeString(src.resolve("module-info.java"), """
+                module %s {
+                    requires forge.api;
+                    provides %s with %s.%s;
+                }
+                """.formatted(module, service.getName(), module, className));
+        Files.writeString(pkg.resolve(className + ".java"), source);
+        pack(src, Files.createDirectories(work.resolve(module + "-classes")), jar);
     }
 
     /** Compiles the sources under {@code src} against the forge.api jar alone into {@code classes}, and packs them into {@code jar}. */

@@ -7,15 +7,18 @@ package forge.runtime.catalog;
 public sealed interface ModelState {
 
     /** {@code unloaded}, {@code loading} (also while reloading), {@code loaded}, {@code failed} or {@code unavailable}. */
-    String value();
+    default String value() {
+        return switch (this) {
+            case Unloaded _ -> "unloaded";
+            case Loading _, Reloading _ -> "loading";
+            case Loaded _ -> "loaded";
+            case Failed _ -> "failed";
+            case Unavailable _ -> "unavailable";
+        };
+    }
 
     /** Registered, not in memory: the next request loads it. */
-    record Unloaded() implements ModelState {
-        @Override
-        public String value() {
-            return "unloaded";
-        }
-    }
+    record Unloaded() implements ModelState {}
 
     /**
      * Being loaded on the loader thread.
@@ -23,20 +26,10 @@ public sealed interface ModelState {
      * @param progress the fraction of the weights read, 0 to 1
      * @param waiting  the requests waiting for it
      */
-    record Loading(double progress, int waiting) implements ModelState {
-        @Override
-        public String value() {
-            return "loading";
-        }
-    }
+    record Loading(double progress, int waiting) implements ModelState {}
 
     /** In memory with its engine. */
-    record Loaded(ServedModel model) implements ModelState {
-        @Override
-        public String value() {
-            return "loaded";
-        }
-    }
+    record Loaded(ServedModel model) implements ModelState {}
 
     /**
      * Its mapped file was changed in place while it was loaded: requests get 503 with
@@ -48,12 +41,7 @@ public sealed interface ModelState {
      * @param retiring the old model, until no request holds it and it is freed; null once freed
      * @param settled  whether the file has settled, so that freeing the old model starts the reload
      */
-    record Reloading(String reason, ServedModel retiring, boolean settled) implements ModelState {
-        @Override
-        public String value() {
-            return "loading";
-        }
-    }
+    record Reloading(String reason, ServedModel retiring, boolean settled) implements ModelState {}
 
     /**
      * Its last load failed: not tried again until its file changes.
@@ -61,18 +49,8 @@ public sealed interface ModelState {
      * @param reason what the load said
      * @param stamp  the file's size and modification time when it failed
      */
-    record Failed(String reason, String stamp) implements ModelState {
-        @Override
-        public String value() {
-            return "failed";
-        }
-    }
+    record Failed(String reason, String stamp) implements ModelState {}
 
     /** Registration found it unusable (not GGUF, truncated, unknown architecture, a template that does not parse). */
-    record Unavailable(String reason) implements ModelState {
-        @Override
-        public String value() {
-            return "unavailable";
-        }
-    }
+    record Unavailable(String reason) implements ModelState {}
 }

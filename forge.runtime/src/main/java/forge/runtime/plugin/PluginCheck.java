@@ -3,9 +3,11 @@ package forge.runtime.plugin;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.spi.ToolProvider;
 
 /**
  * Loads plugins folders as the server does and prints what it found: for plugin authors (and
@@ -51,6 +53,26 @@ public final class PluginCheck {
             throw new IllegalStateException("the plugin check failed:\n" + out);
         }
         return out;
+    }
+
+    /**
+     * Packs {@code classes} (a plugin's compiled classes and {@code module-info}) into {@code jar}
+     * with the JDK's {@code jar} tool, then runs {@link #fork} over the jar's folder, less the
+     * entries under {@code own}: a plugin's test checks the jar it would ship, dropped into a
+     * plugins folder as users install it.
+     *
+     * @return the check's output
+     * @throws IllegalStateException when the jar cannot be made or the check fails
+     */
+    public static String forkPacked(Path classes, Path jar, Path own) throws IOException, InterruptedException {
+        Files.createDirectories(jar.toAbsolutePath().getParent());
+        ToolProvider tool =
+                ToolProvider.findFirst("jar").orElseThrow(() -> new IllegalStateException("no jar tool in this JDK"));
+        int rc = tool.run(System.out, System.err, "--create", "--file", jar.toString(), "-C", classes.toString(), ".");
+        if (rc != 0) {
+            throw new IllegalStateException("jar --create " + jar + " exited " + rc);
+        }
+        return fork(jar.toAbsolutePath().getParent(), own);
     }
 
     public static void main(String[] args) {

@@ -75,6 +75,16 @@ final class JsonStringText {
         return out.toString();
     }
 
+    /** How many hex digits follow the escape letter {@code e} in a GBNF or Lark literal ({@code \\x41}, {@code \\u00e9}, {@code \\U0001F600}); 0 for other escapes. */
+    static int hexDigits(char e) {
+        return switch (e) {
+            case 'x' -> 2;
+            case 'u' -> 4;
+            case 'U' -> 8;
+            default -> 0;
+        };
+    }
+
     /** Reads one (maybe escaped) character of a literal or class at {@code i} into {@code to}; returns the next index. */
     private static int character(String s, int i, StringBuilder to) {
         if (s.charAt(i) != '\\') {
@@ -83,12 +93,7 @@ final class JsonStringText {
             return i + Character.charCount(cp);
         }
         char e = s.charAt(i + 1);
-        int hex = switch (e) {
-            case 'x' -> 2;
-            case 'u' -> 4;
-            case 'U' -> 8;
-            default -> 0;
-        };
+        int hex = hexDigits(e);
         if (hex > 0) {
             to.appendCodePoint(Integer.parseInt(s.substring(i + 2, i + 2 + hex), 16));
             return i + 2 + hex;

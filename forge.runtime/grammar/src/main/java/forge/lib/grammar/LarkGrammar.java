@@ -611,12 +611,7 @@ public final class LarkGrammar {
                 throw error(start, "the string literal is not closed on its line");
             }
             char e = src.charAt(pos++);
-            int hex = switch (e) {
-                case 'x' -> 2;
-                case 'u' -> 4;
-                case 'U' -> 8;
-                default -> 0;
-            };
+            int hex = JsonStringText.hexDigits(e);
             if (hex > 0) {
                 if (pos + hex > src.length()
                         || !src.substring(pos, pos + hex).chars().allMatch(d -> Character.digit(d, 16) >= 0)) {

@@ -53,27 +53,19 @@ public final class GemmaTemplates extends TemplateFamily {
 
     @Override
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
-        var meta = model.metadata();
-        Optional<String> tpl = meta.chatTemplate().filter(t -> !t.isBlank());
-        if (tpl.isPresent()) {
-            // Only Gemma's own templates, exactly: Gemma 3's (which folds a system turn into the
-            // first user turn), Gemma 4's "interleaved" one and other <start_of_turn> templates print
-            // what neither variant prints, and the generic plugin renders them as written.
-            return TemplateFingerprint.lookup(OFFICIAL, tpl.get())
-                    .flatMap(v -> claim(v, 100, "tokenizer.chat_template is " + v + "'s official one"));
-        }
-        Optional<TemplateClaim> byName = claimByMetadataName(meta, GemmaTemplates::variantOf);
-        if (byName.isPresent()) {
-            return byName;
-        }
-        String arch = meta.architecture().orElse("");
+        // Only Gemma's own templates, exactly: Gemma 3's (which folds a system turn into the
+        // first user turn), Gemma 4's "interleaved" one and other <start_of_turn> templates print
+        // what neither variant prints, and the generic plugin renders them as written.
+        return claimInOrder(
+                model, OFFICIAL, GemmaTemplates::variantOf, byArchitecture(GemmaTemplates::variantOfArchitecture));
+    }
+
+    /** The variant of a GGUF without a template, by its {@code general.architecture}: Gemma 3's is gemma2's. */
+    static Optional<String> variantOfArchitecture(String arch) {
         if (arch.equals("gemma4")) {
-            return claim(GEMMA4, 30, "general.architecture " + arch);
+            return Optional.of(GEMMA4);
         }
-        if (arch.equals("gemma2") || arch.startsWith("gemma3")) {
-            return claim(GEMMA2, 30, "general.architecture " + arch);
-        }
-        return TemplateClaim.byName(model, GemmaTemplates::variantOf);
+        return arch.equals("gemma2") || arch.startsWith("gemma3") ? Optional.of(GEMMA2) : Optional.empty();
     }
 
     /** gemma2 / gemma4 from a name such as {@code gemma-2-9b-it}, {@code gemma-3-4b-it-Q4_K_M} or {@code Gemma 4 31B}. */

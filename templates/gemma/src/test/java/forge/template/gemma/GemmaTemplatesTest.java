@@ -1,5 +1,8 @@
 package forge.template.gemma;
 
+import static forge.template.testkit.Models.model;
+import static forge.template.testkit.OfficialTemplates.official;
+import static forge.template.testkit.OutputFeeds.afterCall;
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,9 +21,9 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.lib.text.PythonJson;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.testkit.OfficialTemplates;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.Gemma4ToolCalls;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,18 +44,6 @@ class GemmaTemplatesTest implements ChatTemplateContract {
         return variant.equals("gemma4") ? Gemma4Template.CAPS : Gemma2Template.CAPS;
     }
 
-    private static ModelDescriptor model(String id, Map<String, Object> meta) {
-        return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(meta, Map.of()));
-    }
-
-    private static String official(String file) throws Exception {
-        return Files.readString(Path.of(System.getProperty("forge.llama.home"), "src/models/templates", file));
-    }
-
-    private String variant(ModelDescriptor m) {
-        return provider().claim(m).orElseThrow().variant();
-    }
-
     @Test
     void claimsByTemplateThenNameThenArchitectureThenId() throws Exception {
         TemplateClaim c = provider()
@@ -62,19 +53,20 @@ class GemmaTemplatesTest implements ChatTemplateContract {
         assertEquals(TemplateClaim.Rule.METADATA, c.rule());
         assertEquals(
                 "gemma2",
-                variant(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));
-        assertEquals("gemma2", variant(model("x", Map.of("general.name", "gemma-2-9b-it"))));
-        assertEquals("gemma4", variant(model("x", Map.of("general.basename", "Gemma 4"))));
-        assertEquals("gemma2", variant(model("x", Map.of("general.architecture", "gemma3"))));
-        assertEquals("gemma2", variant(model("x", Map.of("general.architecture", "gemma2"))));
-        assertEquals("gemma4", variant(model("x", Map.of("general.architecture", "gemma4"))));
+                claimedVariant(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));
+        assertEquals("gemma2", claimedVariant(model("x", Map.of("general.name", "gemma-2-9b-it"))));
+        assertEquals("gemma4", claimedVariant(model("x", Map.of("general.basename", "Gemma 4"))));
+        assertEquals("gemma2", claimedVariant(model("x", Map.of("general.architecture", "gemma3"))));
+        assertEquals("gemma2", claimedVariant(model("x", Map.of("general.architecture", "gemma2"))));
+        assertEquals("gemma4", claimedVariant(model("x", Map.of("general.architecture", "gemma4"))));
         TemplateClaim byId =
                 provider().claim(model("gemma-3-4b-it-Q4_K_M", Map.of())).orElseThrow();
         assertEquals("gemma2", byId.variant());
         assertEquals(TemplateClaim.Rule.NAME, byId.rule());
         assertEquals(
                 "gemma4",
-                variant(new ModelDescriptor("m", List.of("GEMMA_4_31B_IT"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
+                claimedVariant(
+                        new ModelDescriptor("m", List.of("GEMMA_4_31B_IT"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
         // Gemma 1 ("gemma-2b" is its 2B size) and other families are not claimed.
         assertEquals(Optional.empty(), provider().claim(model("gemma-2b-it", Map.of())));
         assertEquals(
@@ -195,11 +187,7 @@ class GemmaTemplatesTest implements ChatTemplateContract {
         var t = provider().create("gemma4", context("gemma4"));
         var call = new ToolCall(
                 "c1", "get_weather", "{\"city\":\"Oslo\",\"unit\":null,\"days\":[1,2.5],\"x\":{\"b\":true}}");
-        String history = t.render(new ChatPrompt(
-                List.of(ChatMessage.of(Role.USER, "q"), new ChatMessage(Role.ASSISTANT, "", "", List.of(call), "", "")),
-                List.of(),
-                false,
-                Map.of()));
+        String history = t.render(afterCall(call, "", List.of()));
         String written = history.substring(
                 history.indexOf("<|tool_call>"), history.indexOf("<tool_call|>") + "<tool_call|>".length());
         var parsed = (ChatDelta.ToolCallDelta) feedCharByChar(
@@ -221,7 +209,7 @@ class GemmaTemplatesTest implements ChatTemplateContract {
     @Test
     void claimsExactlyItsOwnOfficialTemplates() {
         // none of the other official templates, however much of this family's text they copy
-        forge.template.testkit.OfficialTemplates.assertClaimsExactly(
+        OfficialTemplates.assertClaimsExactly(
                 new GemmaTemplates(),
                 Map.of("google-gemma-2-2b-it.jinja", "gemma2", "google-gemma-4-31B-it.jinja", "gemma4"));
     }

@@ -1,6 +1,7 @@
 package forge.template.kimi;
 
 import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
 import forge.api.template.ChatTemplate;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
@@ -45,35 +46,33 @@ public final class KimiTemplates extends TemplateFamily {
 
     @Override
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
-        var meta = model.metadata();
-        Optional<String> tpl = meta.chatTemplate().filter(t -> !t.isBlank());
-        if (tpl.isPresent()) {
-            // Only Kimi's own K2 templates, exactly: K2 Thinking's, K3's and any other are rendered
-            // as written by the generic plugin.
-            return TemplateFingerprint.lookup(OFFICIAL, tpl.get())
-                    .map(v -> new TemplateClaim(
-                            v,
-                            TemplateClaim.Rule.METADATA,
-                            100,
-                            v.equals(KIMI_K2)
-                                    ? "tokenizer.chat_template is Kimi K2's (original)"
-                                    : "tokenizer.chat_template is Kimi K2 Instruct's (revised)"));
+        // Only Kimi's own K2 templates, exactly: K2 Thinking's, K3's and any other are rendered
+        // as written by the generic plugin.
+        return claimInOrder(
+                model,
+                OFFICIAL,
+                v -> claim(
+                        v,
+                        100,
+                        v.equals(KIMI_K2)
+                                ? "tokenizer.chat_template is Kimi K2's (original)"
+                                : "tokenizer.chat_template is Kimi K2 Instruct's (revised)"),
+                KimiTemplates::variantOf,
+                KimiTemplates::claimByTokenizer);
+    }
+
+    /** Kimi's own pre-tokenizer: outranks an architecture-only claim (confidence 30) by another family. */
+    private static Optional<TemplateClaim> claimByTokenizer(ModelMetadata meta) {
+        if (!meta.string("tokenizer.ggml.pre").orElse("").equals("kimi-k2")) {
+            return Optional.empty();
         }
-        Optional<TemplateClaim> byName = claimByMetadataName(meta, KimiTemplates::variantOf);
-        if (byName.isPresent()) {
-            return byName;
-        }
-        if (meta.string("tokenizer.ggml.pre").orElse("").equals("kimi-k2")) {
-            // Kimi's own tokenizer: outranks an architecture-only claim (confidence 30) by another family.
-            return claim(
-                    KIMI_K2_INSTRUCT,
-                    40,
-                    "tokenizer.ggml.pre kimi-k2"
-                            + meta.architecture()
-                                    .map(a -> ", general.architecture " + a)
-                                    .orElse(""));
-        }
-        return TemplateClaim.byName(model, KimiTemplates::variantOf);
+        return claim(
+                KIMI_K2_INSTRUCT,
+                40,
+                "tokenizer.ggml.pre kimi-k2"
+                        + meta.architecture()
+                                .map(a -> ", general.architecture " + a)
+                                .orElse(""));
     }
 
     /**

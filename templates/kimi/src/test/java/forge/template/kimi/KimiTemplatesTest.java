@@ -1,11 +1,12 @@
 package forge.template.kimi;
 
+import static forge.template.testkit.Models.model;
+import static forge.template.testkit.OfficialTemplates.official;
+import static forge.template.testkit.OutputFeeds.afterCall;
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import forge.api.model.ModelDescriptor;
-import forge.api.model.ModelMetadata;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -16,10 +17,9 @@ import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.testkit.OfficialTemplates;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.KimiToolCalls;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,10 +37,6 @@ class KimiTemplatesTest implements ChatTemplateContract {
         return KimiTemplate.CAPS;
     }
 
-    private static ModelDescriptor model(String id, Map<String, Object> meta) {
-        return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(meta, Map.of()));
-    }
-
     @Test
     void parsedCallsRenderBackAsTheModelWroteThem() {
         ChatTemplate t = provider().create("kimi-k2", context("kimi-k2"));
@@ -50,19 +46,7 @@ class KimiTemplatesTest implements ChatTemplateContract {
         ChatDelta.ToolCallDelta c = (ChatDelta.ToolCallDelta) feedCharByChar(
                         t.parser(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "q")))), section)
                 .getFirst();
-        String rendered = t.render(new ChatPrompt(
-                List.of(
-                        ChatMessage.of(Role.USER, "q"),
-                        new ChatMessage(
-                                Role.ASSISTANT,
-                                "",
-                                "",
-                                List.of(new ToolCall(c.id(), c.name(), c.arguments())),
-                                "",
-                                "")),
-                List.of(),
-                false,
-                Map.of()));
+        String rendered = t.render(afterCall(new ToolCall(c.id(), c.name(), c.arguments()), "", List.of()));
         assertTrue(rendered.endsWith("<|im_assistant|>assistant<|im_middle|>" + section + "<|im_end|>"), rendered);
     }
 
@@ -81,35 +65,18 @@ class KimiTemplatesTest implements ChatTemplateContract {
 
     @Test
     void claimsByFingerprintTokenizerAndName() throws Exception {
-        Path templates = Path.of(System.getProperty("forge.llama.home"), "src/models/templates");
         TemplateClaim orig = provider()
-                .claim(model(
-                        "x",
-                        Map.of(
-                                "tokenizer.chat_template",
-                                Files.readString(templates.resolve("moonshotai-Kimi-K2.jinja")))))
+                .claim(model("x", Map.of("tokenizer.chat_template", official("moonshotai-Kimi-K2.jinja"))))
                 .orElseThrow();
         assertEquals("kimi-k2", orig.variant());
         assertEquals(TemplateClaim.Rule.METADATA, orig.rule());
         assertEquals(
                 "kimi-k2-instruct",
-                provider()
-                        .claim(model(
-                                "x",
-                                Map.of(
-                                        "tokenizer.chat_template",
-                                        Files.readString(templates.resolve("Kimi-K2-Instruct.jinja")))))
-                        .orElseThrow()
-                        .variant());
+                claimedVariant(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Instruct.jinja")))));
         // K2 Thinking reasons in <think>: not a template of this family, so the generic plugin renders it.
         assertEquals(
                 Optional.empty(),
-                provider()
-                        .claim(model(
-                                "x",
-                                Map.of(
-                                        "tokenizer.chat_template",
-                                        Files.readString(templates.resolve("Kimi-K2-Thinking.jinja"))))));
+                provider().claim(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Thinking.jinja")))));
         TemplateClaim byTokenizer = provider()
                 .claim(model("x", Map.of("general.architecture", "deepseek2", "tokenizer.ggml.pre", "kimi-k2")))
                 .orElseThrow();
@@ -117,21 +84,9 @@ class KimiTemplatesTest implements ChatTemplateContract {
         assertEquals(40, byTokenizer.confidence());
         assertEquals(
                 Optional.empty(), provider().claim(model("DeepSeek-V3", Map.of("general.architecture", "deepseek2"))));
-        assertEquals(
-                "kimi-k2-instruct",
-                provider()
-                        .claim(model("x", Map.of("general.name", "Kimi K2 Instruct 0905")))
-                        .orElseThrow()
-                        .variant());
-        assertEquals(
-                "kimi-k2-instruct",
-                provider()
-                        .claim(model("Kimi-K2-Instruct-Q4_K_M", Map.of()))
-                        .orElseThrow()
-                        .variant());
-        assertEquals(
-                "kimi-k2",
-                provider().claim(model("kimi_k2", Map.of())).orElseThrow().variant());
+        assertEquals("kimi-k2-instruct", claimedVariant(model("x", Map.of("general.name", "Kimi K2 Instruct 0905"))));
+        assertEquals("kimi-k2-instruct", claimedVariant(model("Kimi-K2-Instruct-Q4_K_M", Map.of())));
+        assertEquals("kimi-k2", claimedVariant(model("kimi_k2", Map.of())));
         assertEquals(
                 TemplateClaim.Rule.NAME,
                 provider().claim(model("kimi_k2", Map.of())).orElseThrow().rule());
@@ -141,7 +96,7 @@ class KimiTemplatesTest implements ChatTemplateContract {
     @Test
     void claimsExactlyItsOwnOfficialTemplates() {
         // none of the other official templates, however much of this family's text they copy
-        forge.template.testkit.OfficialTemplates.assertClaimsExactly(
+        OfficialTemplates.assertClaimsExactly(
                 new KimiTemplates(),
                 Map.of("moonshotai-Kimi-K2.jinja", "kimi-k2", "Kimi-K2-Instruct.jinja", "kimi-k2-instruct"));
     }

@@ -1,6 +1,7 @@
 package forge.template.llama;
 
 import forge.api.model.ModelDescriptor;
+import forge.api.model.ModelMetadata;
 import forge.api.template.ChatTemplate;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
@@ -57,36 +58,36 @@ public final class LlamaTemplates extends TemplateFamily {
 
     @Override
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
-        var meta = model.metadata();
-        List<String> names = metadataNames(meta);
-        Optional<String> byMetaName = names.stream()
-                .map(LlamaTemplates::variantOf)
-                .flatMap(Optional::stream)
-                .findFirst();
-        String t = meta.chatTemplate().filter(x -> !x.isBlank()).orElse("");
-        if (!t.isEmpty()) {
-            // Only Llama's own templates, exactly: a GGUF with another (Llama 3.0's, a fine-tune's,
-            // Hermes' or Firefunction's on a Llama base) keeps it, and the generic plugin renders it as
-            // written, where llama3.x would add date lines and tool blocks that model never saw.
-            return TemplateFingerprint.lookup(OFFICIAL, t)
-                    .flatMap(v -> v.equals(LLAMA32)
-                            ? claim(LLAMA32, 100, "tokenizer.chat_template is Llama 3.2's official one")
-                            // 3.1 and 3.3 ship one template: the name says which model it is.
-                            : claim(
-                                    byMetaName.filter(n -> !n.equals(LLAMA32)).orElse(LLAMA31),
-                                    100,
-                                    "tokenizer.chat_template is Llama 3.1/3.3's official one"));
-        }
-        Optional<TemplateClaim> byName = claimByMetadataName(meta, LlamaTemplates::variantOf);
-        if (byName.isPresent()) {
-            return byName;
-        }
+        // Only Llama's own templates, exactly: a GGUF with another (Llama 3.0's, a fine-tune's,
+        // Hermes' or Firefunction's on a Llama base) keeps it, and the generic plugin renders it as
+        // written, where llama3.x would add date lines and tool blocks that model never saw.
+        return claimInOrder(
+                model,
+                OFFICIAL,
+                v -> v.equals(LLAMA32)
+                        ? claim(LLAMA32, 100, "tokenizer.chat_template is Llama 3.2's official one")
+                        // 3.1 and 3.3 ship one template: the name says which model it is.
+                        : claim(
+                                metadataNames(model.metadata()).stream()
+                                        .map(LlamaTemplates::variantOf)
+                                        .flatMap(Optional::stream)
+                                        .findFirst()
+                                        .filter(n -> !n.equals(LLAMA32))
+                                        .orElse(LLAMA31),
+                                100,
+                                "tokenizer.chat_template is Llama 3.1/3.3's official one"),
+                LlamaTemplates::variantOf,
+                LlamaTemplates::claimByLlama3Signs);
+    }
+
+    /** A GGUF without any template: Llama 3's signs, the llama architecture with the llama-bpe pre-tokenizer. */
+    private static Optional<TemplateClaim> claimByLlama3Signs(ModelMetadata meta) {
         String arch = meta.architecture().orElse("");
         if (arch.equals("llama") && meta.string("tokenizer.ggml.pre").orElse("").equals("llama-bpe")) {
             return claim(
                     LLAMA31, 30, "general.architecture llama with Llama 3's llama-bpe pre-tokenizer, no chat template");
         }
-        return TemplateClaim.byName(model, LlamaTemplates::variantOf);
+        return Optional.empty();
     }
 
     /**

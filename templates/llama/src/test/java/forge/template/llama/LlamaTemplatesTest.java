@@ -1,5 +1,7 @@
 package forge.template.llama;
 
+import static forge.template.testkit.Models.model;
+import static forge.template.testkit.OfficialTemplates.official;
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -17,9 +19,9 @@ import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.testkit.OfficialTemplates;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.LlamaToolCalls;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.List;
@@ -39,18 +41,6 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         return LlamaTemplate.CAPS;
     }
 
-    private static ModelDescriptor model(String id, Map<String, Object> meta) {
-        return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(meta, Map.of()));
-    }
-
-    private static String official(String file) throws Exception {
-        return Files.readString(Path.of(System.getProperty("forge.llama.home"), "src/models/templates", file));
-    }
-
-    private String variant(ModelDescriptor m) {
-        return provider().claim(m).orElseThrow().variant();
-    }
-
     @Test
     void claimsByOfficialTemplateThenNameThenLlama3Signs() throws Exception {
         String t31 = official("meta-llama-Llama-3.1-8B-Instruct.jinja");
@@ -61,22 +51,22 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         assertEquals("llama3.2", c.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c.rule());
         assertEquals(100, c.confidence());
-        assertEquals("llama3.1", variant(model("x", Map.of("tokenizer.chat_template", t31))));
+        assertEquals("llama3.1", claimedVariant(model("x", Map.of("tokenizer.chat_template", t31))));
         // 3.3 ships 3.1's template: general.name tells them apart.
         assertEquals(
                 "llama3.3",
-                variant(model(
+                claimedVariant(model(
                         "x",
                         Map.of(
                                 "tokenizer.chat_template",
                                 official("meta-llama-Llama-3.3-70B-Instruct.jinja"),
                                 "general.name",
                                 "Llama 3.3 70B Instruct"))));
-        assertEquals("llama3.1", variant(model("x", Map.of("general.name", "Meta-Llama-3.1-8B-Instruct"))));
-        assertEquals("llama3.2", variant(model("x", Map.of("general.basename", "Llama 3.2 3B"))));
+        assertEquals("llama3.1", claimedVariant(model("x", Map.of("general.name", "Meta-Llama-3.1-8B-Instruct"))));
+        assertEquals("llama3.2", claimedVariant(model("x", Map.of("general.basename", "Llama 3.2 3B"))));
         assertEquals(
                 "llama3.1",
-                variant(model("x", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "llama-bpe"))));
+                claimedVariant(model("x", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "llama-bpe"))));
         // A template of Llama 3's tokens that is none of the official 3.x ones (Llama 3.0's, a
         // fine-tune's) is left to the generic engine, which renders it exactly; so are Llama 3 signs
         // beside such a template.
@@ -109,12 +99,12 @@ class LlamaTemplatesTest implements ChatTemplateContract {
 
     @Test
     void claimsByIdsAndAliasesCaseInsensitiveAndTolerant() {
-        assertEquals("llama3.1", variant(model("Meta-Llama-3.1-8B", Map.of())));
-        assertEquals("llama3.3", variant(model("llama-3.3-70b-instruct-q4", Map.of())));
-        assertEquals("llama3.2", variant(model("LLAMA3_2_1B", Map.of())));
+        assertEquals("llama3.1", claimedVariant(model("Meta-Llama-3.1-8B", Map.of())));
+        assertEquals("llama3.3", claimedVariant(model("llama-3.3-70b-instruct-q4", Map.of())));
+        assertEquals("llama3.2", claimedVariant(model("LLAMA3_2_1B", Map.of())));
         assertEquals(
                 "llama3.2",
-                variant(new ModelDescriptor(
+                claimedVariant(new ModelDescriptor(
                         "my-model", List.of("llama3.2:3b"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
         assertEquals(
                 TemplateClaim.Rule.NAME,
@@ -224,7 +214,7 @@ class LlamaTemplatesTest implements ChatTemplateContract {
     @Test
     void claimsExactlyItsOwnOfficialTemplates() {
         // none of the other official templates, however much of this family's text they copy
-        forge.template.testkit.OfficialTemplates.assertClaimsExactly(
+        OfficialTemplates.assertClaimsExactly(
                 new LlamaTemplates(),
                 Map.of(
                         "meta-llama-Llama-3.1-8B-Instruct.jinja",

@@ -55,34 +55,21 @@ public final class QwenTemplates extends TemplateFamily {
 
     @Override
     public Optional<TemplateClaim> claim(ModelDescriptor model) {
-        var meta = model.metadata();
-        Optional<String> tpl = meta.chatTemplate().filter(t -> !t.isBlank());
-        if (tpl.isPresent()) {
-            // Only Qwen's own templates, exactly: Seed-OSS, Nemotron-3-Nano, StepFun-3.5, Reka-Edge
-            // and others copy Qwen's tool-calling prompt and render differently around it. A template
-            // that is not Qwen's own is rendered as written by the generic plugin, whatever the name.
-            return TemplateFingerprint.lookup(OFFICIAL, tpl.get())
-                    .map(v -> new TemplateClaim(
-                            v,
-                            TemplateClaim.Rule.METADATA,
-                            100,
-                            "tokenizer.chat_template is " + v + "'s official one"));
-        }
-        Optional<TemplateClaim> byName = claimByMetadataName(meta, QwenTemplates::variantOf);
-        if (byName.isPresent()) {
-            return byName;
-        }
-        String arch = meta.architecture().orElse("");
-        if (arch.equals("qwen35") || arch.equals("qwen35moe")) {
-            return claim(QWEN35, 30, "general.architecture " + arch);
-        }
-        if (arch.equals("qwen3") || arch.equals("qwen3moe")) {
-            return claim(QWEN3, 30, "general.architecture " + arch);
-        }
-        if (arch.equals("qwen2")) {
-            return claim(QWEN25, 30, "general.architecture " + arch);
-        }
-        return TemplateClaim.byName(model, QwenTemplates::variantOf);
+        // Only Qwen's own templates, exactly: Seed-OSS, Nemotron-3-Nano, StepFun-3.5, Reka-Edge
+        // and others copy Qwen's tool-calling prompt and render differently around it. A template
+        // that is not Qwen's own is rendered as written by the generic plugin, whatever the name.
+        return claimInOrder(
+                model, OFFICIAL, QwenTemplates::variantOf, byArchitecture(QwenTemplates::variantOfArchitecture));
+    }
+
+    /** The variant of a GGUF without a template, by its {@code general.architecture}. */
+    static Optional<String> variantOfArchitecture(String arch) {
+        return switch (arch) {
+            case "qwen35", "qwen35moe" -> Optional.of(QWEN35);
+            case "qwen3", "qwen3moe" -> Optional.of(QWEN3);
+            case "qwen2" -> Optional.of(QWEN25);
+            default -> Optional.empty();
+        };
     }
 
     /**

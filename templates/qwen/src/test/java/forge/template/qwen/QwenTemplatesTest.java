@@ -1,11 +1,11 @@
 package forge.template.qwen;
 
+import static forge.template.testkit.Models.model;
+import static forge.template.testkit.OfficialTemplates.official;
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import forge.api.model.ModelDescriptor;
-import forge.api.model.ModelMetadata;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -13,9 +13,9 @@ import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.template.testkit.ChatTemplateContract;
+import forge.template.testkit.OfficialTemplates;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.HermesToolCalls;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,21 +35,10 @@ class QwenTemplatesTest implements ChatTemplateContract {
                 : QwenTemplate.caps(variant);
     }
 
-    private static ModelDescriptor model(String id, Map<String, Object> meta) {
-        return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(meta, Map.of()));
-    }
-
     @Test
     void claimsByNameTolerantOfVariantSpellings() {
-        assertEquals(
-                "qwen2.5",
-                provider()
-                        .claim(model("Qwen2.5-Coder-7B-Instruct-Q4_K_M", Map.of()))
-                        .orElseThrow()
-                        .variant());
-        assertEquals(
-                "qwen3",
-                provider().claim(model("qwen3_4b", Map.of())).orElseThrow().variant());
+        assertEquals("qwen2.5", claimedVariant(model("Qwen2.5-Coder-7B-Instruct-Q4_K_M", Map.of())));
+        assertEquals("qwen3", claimedVariant(model("qwen3_4b", Map.of())));
         assertEquals(
                 TemplateClaim.Rule.NAME,
                 provider().claim(model("qwen3_4b", Map.of())).orElseThrow().rule());
@@ -58,19 +47,13 @@ class QwenTemplatesTest implements ChatTemplateContract {
 
     @Test
     void claimsByChatTemplateFingerprintBeforeNames() throws Exception {
-        String official = java.nio.file.Files.readString(
-                Path.of(System.getProperty("forge.llama.home"), "src/models/templates/Qwen-Qwen3-0.6B.jinja"));
+        String official = official("Qwen-Qwen3-0.6B.jinja");
         TemplateClaim c = provider()
                 .claim(model("some-model", Map.of("tokenizer.chat_template", official)))
                 .orElseThrow();
         assertEquals("qwen3", c.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c.rule());
-        assertEquals(
-                "qwen2.5",
-                provider()
-                        .claim(model("x", Map.of("general.architecture", "qwen2")))
-                        .orElseThrow()
-                        .variant());
+        assertEquals("qwen2.5", claimedVariant(model("x", Map.of("general.architecture", "qwen2"))));
         // A qwen2 GGUF with its own, unofficial template (a fine-tune's ChatML) keeps it: the generic
         // engine renders it exactly.
         assertTrue(provider()
@@ -133,7 +116,7 @@ class QwenTemplatesTest implements ChatTemplateContract {
     @Test
     void claimsExactlyItsOwnOfficialTemplates() {
         // none of the other official templates, however much of this family's text they copy
-        forge.template.testkit.OfficialTemplates.assertClaimsExactly(
+        OfficialTemplates.assertClaimsExactly(
                 new QwenTemplates(),
                 Map.of(
                         "Qwen-Qwen2.5-7B-Instruct.jinja",

@@ -1,11 +1,12 @@
 package forge.template.qwen;
 
+import static forge.template.testkit.Models.model;
+import static forge.template.testkit.OfficialTemplates.official;
+import static forge.template.testkit.OutputFeeds.afterCall;
 import static forge.template.testkit.OutputFeeds.feedCharByChar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import forge.api.model.ModelDescriptor;
-import forge.api.model.ModelMetadata;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -17,8 +18,6 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.lib.text.PythonJson;
 import forge.template.toolkit.calls.QwenXmlToolCalls;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -32,10 +31,6 @@ class QwenXmlTemplateTest {
             {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "number"}, "limit": {"type": "integer"},
              "exact": {"type": "boolean"}, "where": {"type": "object"}, "tags": {"type": "array"}, "note": {"type": ["string", "null"]},
              "unit": {"enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}"""));
-
-    private static ModelDescriptor model(String id, Map<String, Object> meta) {
-        return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(meta, Map.of()));
-    }
 
     private static ChatTemplate create(String variant) {
         return new QwenTemplates().create(variant, new TemplateContext(model("m", Map.of()), "", "<|im_end|>"));
@@ -62,19 +57,8 @@ class QwenXmlTemplateTest {
                         .toList());
         ChatDelta.ToolCallDelta call = (ChatDelta.ToolCallDelta) deltas.getLast();
         // What the parser returns renders back to the text the model wrote.
-        String rendered = t.render(new ChatPrompt(
-                List.of(
-                        ChatMessage.of(Role.USER, "q"),
-                        new ChatMessage(
-                                Role.ASSISTANT,
-                                "",
-                                "",
-                                List.of(new ToolCall("c1", call.name(), call.arguments())),
-                                "",
-                                "plan")),
-                List.of(WEATHER),
-                false,
-                Map.of()));
+        String rendered =
+                t.render(afterCall(new ToolCall("c1", call.name(), call.arguments()), "plan", List.of(WEATHER)));
         assertTrue(
                 rendered.endsWith(
                         "<think>\nplan\n</think>\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
@@ -103,20 +87,13 @@ class QwenXmlTemplateTest {
     @Test
     void claimsByFingerprintArchitectureAndName() throws Exception {
         QwenTemplates p = new QwenTemplates();
-        Path templates = Path.of(System.getProperty("forge.llama.home"), "src/models/templates");
-        TemplateClaim c35 = p.claim(model(
-                        "x",
-                        Map.of("tokenizer.chat_template", Files.readString(templates.resolve("Qwen3.5-4B.jinja")))))
+        TemplateClaim c35 = p.claim(model("x", Map.of("tokenizer.chat_template", official("Qwen3.5-4B.jinja"))))
                 .orElseThrow();
         assertEquals("qwen3.5", c35.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c35.rule());
         assertEquals(
                 "qwen3-coder",
-                p.claim(model(
-                                "x",
-                                Map.of(
-                                        "tokenizer.chat_template",
-                                        Files.readString(templates.resolve("Qwen3-Coder.jinja")))))
+                p.claim(model("x", Map.of("tokenizer.chat_template", official("Qwen3-Coder.jinja"))))
                         .orElseThrow()
                         .variant());
         assertEquals(

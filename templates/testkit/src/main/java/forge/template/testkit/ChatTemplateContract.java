@@ -35,6 +35,11 @@ public interface ChatTemplateContract {
     /** The family under test. */
     ChatTemplateProvider provider();
 
+    /** The variant the family claims {@code model} with; fails when it claims none. */
+    default String claimedVariant(ModelDescriptor model) {
+        return provider().claim(model).orElseThrow().variant();
+    }
+
     /** The BOS and EOS texts the golden corpus was rendered with for {@code variant}. */
     default TemplateContext context(String variant) {
         String bos = switch (provider().family()) {

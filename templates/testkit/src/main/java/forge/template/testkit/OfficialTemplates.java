@@ -3,8 +3,6 @@ package forge.template.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import forge.api.model.ModelDescriptor;
-import forge.api.model.ModelMetadata;
 import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import java.io.IOException;
@@ -12,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -26,9 +23,22 @@ public final class OfficialTemplates {
 
     private OfficialTemplates() {}
 
+    private static Path dir() {
+        return Path.of(System.getProperty("forge.llama.home"), "src/models/templates");
+    }
+
+    /** The official template in {@code file} ({@code Qwen-Qwen3-0.6B.jinja}). */
+    public static String official(String file) {
+        try {
+            return Files.readString(dir().resolve(file), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Every official template: file name to source, sorted by name. */
     public static Map<String, String> all() {
-        Path dir = Path.of(System.getProperty("forge.llama.home"), "src/models/templates");
+        Path dir = dir();
         Map<String, String> out = new TreeMap<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".jinja")).toList()) {
@@ -50,12 +60,8 @@ public final class OfficialTemplates {
         Map<String, String> all = all();
         assertTrue(all.keySet().containsAll(own.keySet()), "official templates " + own.keySet());
         for (var e : all.entrySet()) {
-            ModelDescriptor model = new ModelDescriptor(
-                    "x",
-                    List.of(),
-                    Path.of("x.gguf"),
-                    new ModelMetadata(Map.of("tokenizer.chat_template", e.getValue()), Map.of()));
-            Optional<TemplateClaim> claim = provider.claim(model);
+            Optional<TemplateClaim> claim =
+                    provider.claim(Models.model("x", Map.of("tokenizer.chat_template", e.getValue())));
             assertEquals(
                     Optional.ofNullable(own.get(e.getKey())),
                     claim.map(TemplateClaim::variant),

@@ -1,19 +1,21 @@
 package forge.template.toolkit;
 
+import forge.api.model.ModelDescriptor;
 import forge.api.model.ModelMetadata;
 import forge.api.template.ChatTemplateProvider;
 import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateVariant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 
 /**
  * What every family provider shares: its name and variants, given once; the refusal of a variant
- * it does not have; and the claim steps the families take alike (a claim from the model's own
- * names in its metadata).
+ * it does not have; and the claim steps the families take alike, in the order they take them
+ * ({@link #claimInOrder}).
  *
  * {@snippet :
  * public final class KimiTemplates extends TemplateFamily {
@@ -26,8 +28,7 @@ import java.util.function.Function;
  *     }
  *
  *     public Optional<TemplateClaim> claim(ModelDescriptor model) {
- *         return claimByMetadataName(model.metadata(), KimiTemplates::variantOf)
- *                 .or(() -> TemplateClaim.byName(model, KimiTemplates::variantOf));
+ *         return claimInOrder(model, OFFICIAL, KimiTemplates::variantOf, meta -> Optional.empty());
  *     }
  * }
  * }
@@ -99,5 +100,58 @@ public abstract class TemplateFamily implements ChatTemplateProvider {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The claim steps every family takes, in this order. A model that carries a chat template is
+     * claimed only when that template is one of the family's {@code official} ones (source
+     * fingerprint to variant, {@link TemplateFingerprint}), as {@code byOfficial} says for that
+     * variant: any other template, whatever the model's names say, is rendered as written by the
+     * generic plugin. A model without one is claimed by its own names ({@link #claimByMetadataName}),
+     * then by the family's signs in its metadata ({@code bySigns}: architecture, pre-tokenizer), then
+     * by its id and aliases ({@link TemplateClaim#byName}).
+     */
+    protected static Optional<TemplateClaim> claimInOrder(
+            ModelDescriptor model,
+            Map<String, String> official,
+            Function<String, Optional<TemplateClaim>> byOfficial,
+            Function<String, Optional<String>> variantOf,
+            Function<ModelMetadata, Optional<TemplateClaim>> bySigns) {
+        ModelMetadata meta = model.metadata();
+        Optional<String> template = meta.chatTemplate().filter(t -> !t.isBlank());
+        if (template.isPresent()) {
+            return TemplateFingerprint.lookup(official, template.get()).flatMap(byOfficial);
+        }
+        return claimByMetadataName(meta, variantOf)
+                .or(() -> bySigns.apply(meta))
+                .or(() -> TemplateClaim.byName(model, variantOf));
+    }
+
+    /**
+     * {@link #claimInOrder(ModelDescriptor, Map, Function, Function, Function)} where the official
+     * template claims its variant as {@link #claimOfficial} words it.
+     */
+    protected static Optional<TemplateClaim> claimInOrder(
+            ModelDescriptor model,
+            Map<String, String> official,
+            Function<String, Optional<String>> variantOf,
+            Function<ModelMetadata, Optional<TemplateClaim>> bySigns) {
+        return claimInOrder(model, official, TemplateFamily::claimOfficial, variantOf, bySigns);
+    }
+
+    /**
+     * The family's signs, for {@link #claimInOrder}, read from {@code general.architecture}: the
+     * claim, with confidence 30 (below the model's own names), of the variant that
+     * {@code variantOfArchitecture} gives for it; none without one.
+     */
+    protected static Function<ModelMetadata, Optional<TemplateClaim>> byArchitecture(
+            Function<String, Optional<String>> variantOfArchitecture) {
+        return meta -> meta.architecture()
+                .flatMap(a -> variantOfArchitecture.apply(a).flatMap(v -> claim(v, 30, "general.architecture " + a)));
+    }
+
+    /** The surest claim: the model's chat template is the family's official one for {@code variant}. */
+    protected static Optional<TemplateClaim> claimOfficial(String variant) {
+        return claim(variant, 100, "tokenizer.chat_template is " + variant + "'s official one");
     }
 }

@@ -41,8 +41,10 @@
  *     ({@link forge.template.toolkit.calls}) and the JSON-Schema grammar both use it.</li>
  * <li><b>What family providers share.</b> {@link forge.template.toolkit.TemplateFamily} holds a
  *     family's name and variants, refuses a variant the family has not with one message, and
- *     claims a model by the names in its metadata as every family does; a family adds only its
- *     own signs (its official templates, architectures, tokenizers).</li>
+ *     takes the claim steps every family takes, in their order ({@code claimInOrder}): the
+ *     model's own template only when it is one of the family's official ones, else the names in
+ *     its metadata, else the family's signs, else its id and aliases. A family adds only its own
+ *     signs (its official templates, architectures, tokenizers).</li>
  * </ul>
  *
  * {@snippet :

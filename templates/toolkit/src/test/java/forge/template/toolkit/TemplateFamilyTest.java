@@ -43,9 +43,16 @@ class TemplateFamilyTest {
             };
         }
 
+        /** Its one official template, for the variant "one". */
+        static final Map<String, String> OFFICIAL = Map.of(TemplateFingerprint.of("{{ one }}"), "one");
+
         @Override
         public Optional<TemplateClaim> claim(ModelDescriptor model) {
-            return claimByMetadataName(model.metadata(), Numbers::variantOf);
+            return claimInOrder(model, OFFICIAL, Numbers::variantOf, byArchitecture(Numbers::variantOfArchitecture));
+        }
+
+        static Optional<String> variantOfArchitecture(String arch) {
+            return arch.equals("numbers2") ? Optional.of("two") : Optional.empty();
         }
 
         static Optional<String> variantOf(String name) {
@@ -56,14 +63,18 @@ class TemplateFamilyTest {
     }
 
     private static ModelDescriptor model(String name, String basename) {
-        Map<String, Object> values = new HashMap<>();
+        return model("m", name, basename, Map.of());
+    }
+
+    private static ModelDescriptor model(String id, String name, String basename, Map<String, Object> more) {
+        Map<String, Object> values = new HashMap<>(more);
         if (name != null) {
             values.put("general.name", name);
         }
         if (basename != null) {
             values.put("general.basename", basename);
         }
-        return new ModelDescriptor("m", List.of(), Path.of("m.gguf"), new ModelMetadata(values, Map.of()));
+        return new ModelDescriptor(id, List.of(), Path.of(id + ".gguf"), new ModelMetadata(values, Map.of()));
     }
 
     @Test
@@ -98,5 +109,34 @@ class TemplateFamilyTest {
         assertEquals(Optional.empty(), f.claim(model(null, null)));
         assertEquals(
                 List.of("a", "b"), TemplateFamily.metadataNames(model("a", "b").metadata()));
+    }
+
+    @Test
+    void claimsInOrderTheOfficialTemplateThenTheNamesThenTheSignsThenTheId() {
+        Numbers f = new Numbers();
+        Map<String, Object> official = Map.of("tokenizer.chat_template", "{{ one }}");
+        assertEquals(
+                Optional.of(new TemplateClaim(
+                        "one", TemplateClaim.Rule.METADATA, 100, "tokenizer.chat_template is one's official one")),
+                f.claim(model("two", "two", "two", official)));
+        // Another template is the generic plugin's, whatever the names say.
+        assertEquals(
+                Optional.empty(), f.claim(model("two", "two", null, Map.of("tokenizer.chat_template", "{{ two }}"))));
+        // A blank template is none.
+        assertEquals(
+                "one",
+                f.claim(model("x", "one", null, Map.of("tokenizer.chat_template", " ")))
+                        .orElseThrow()
+                        .variant());
+        Map<String, Object> signs = Map.of("general.architecture", "numbers2");
+        assertEquals(
+                Optional.of(new TemplateClaim("one", TemplateClaim.Rule.METADATA, 50, "general.name 'one'")),
+                f.claim(model("x", "one", null, signs)));
+        assertEquals(
+                Optional.of(new TemplateClaim("two", TemplateClaim.Rule.METADATA, 30, "general.architecture numbers2")),
+                f.claim(model("one", null, null, signs)));
+        assertEquals(
+                Optional.of(new TemplateClaim("one", TemplateClaim.Rule.NAME, 50, "model name 'one'")),
+                f.claim(model("one", null, null, Map.of())));
     }
 }

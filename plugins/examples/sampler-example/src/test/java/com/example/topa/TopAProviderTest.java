@@ -5,10 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.sampler.StageArguments;
 import forge.api.sampler.TokenCandidates;
-import java.nio.file.Files;
+import forge.runtime.plugin.PluginCheck;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.spi.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,20 +57,7 @@ class TopAProviderTest {
     @Test
     void loadsFromAFolderAsADroppedInJar(@TempDir Path work) throws Exception {
         Path jar = work.resolve("plugins").resolve("top-a.jar");
-        Files.createDirectories(jar.getParent());
-        ToolProvider tool = ToolProvider.findFirst("jar").orElseThrow();
-        assertEquals(
-                0,
-                tool.run(
-                        System.out,
-                        System.err,
-                        "--create",
-                        "--file",
-                        jar.toString(),
-                        "-C",
-                        Path.of("target/classes").toString(),
-                        "."));
-        String out = forge.runtime.plugin.PluginCheck.fork(jar.getParent(), Path.of("target"));
+        String out = PluginCheck.forkPacked(Path.of("target/classes"), jar, Path.of("target"));
         assertTrue(out.contains("ok " + jar.toAbsolutePath()) && out.contains("[com.example.topa]"), out);
         assertTrue(out.contains("stage top_a (com.example.topa) [top_a_a=0.2]"), out);
     }

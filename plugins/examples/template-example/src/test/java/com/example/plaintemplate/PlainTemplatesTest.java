@@ -9,10 +9,9 @@ import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.TemplateContext;
-import java.nio.file.Files;
+import forge.runtime.plugin.PluginCheck;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.spi.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,20 +41,7 @@ class PlainTemplatesTest {
     @Test
     void loadsFromAFolderAsADroppedInJar(@TempDir Path work) throws Exception {
         Path jar = work.resolve("plugins").resolve("plain-template.jar");
-        Files.createDirectories(jar.getParent());
-        ToolProvider tool = ToolProvider.findFirst("jar").orElseThrow();
-        assertEquals(
-                0,
-                tool.run(
-                        System.out,
-                        System.err,
-                        "--create",
-                        "--file",
-                        jar.toString(),
-                        "-C",
-                        Path.of("target/classes").toString(),
-                        "."));
-        String out = forge.runtime.plugin.PluginCheck.fork(jar.getParent(), Path.of("target"));
+        String out = PluginCheck.forkPacked(Path.of("target/classes"), jar, Path.of("target"));
         assertTrue(out.contains("ok " + jar.toAbsolutePath()) && out.contains("[com.example.plaintemplate]"), out);
         assertTrue(out.contains("template plain-1 (com.example.plaintemplate)"), out);
     }

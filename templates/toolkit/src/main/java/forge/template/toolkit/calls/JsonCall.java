@@ -6,6 +6,7 @@ import forge.lib.text.Gbnf;
 import forge.lib.text.PythonJson;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The JSON call {@code {"name": "f", "<key>": {...}}} that the Hermes/Qwen and Llama 3 syntaxes
@@ -67,20 +68,30 @@ public final class JsonCall {
             String close,
             List<ToolDefinition> tools,
             Map<String, String> argumentRules) {
-        StringBuilder g = new StringBuilder("tc-call ::= ")
-                .append(Gbnf.literal(open + "{\"name\": "))
-                .append(" (");
-        for (int i = 0; i < tools.size(); i++) {
-            ToolDefinition t = tools.get(i);
+        return "tc-call ::= " + Gbnf.literal(open + "{\"name\": ") + " ("
+                + perTool(
+                        tools,
+                        argumentRules,
+                        t -> Gbnf.literal(PythonJson.quote(t.name()) + ", " + PythonJson.quote(argumentsKey) + ": "))
+                + ") " + Gbnf.literal("}" + close) + "\n";
+    }
+
+    /**
+     * One alternative per tool, joined by {@code |}: {@code head} of the tool, then the caller's
+     * rule for its JSON arguments (every syntax's arguments are JSON, whatever surrounds them).
+     *
+     * @throws IllegalArgumentException when a tool has no argument rule
+     */
+    static String perTool(
+            List<ToolDefinition> tools, Map<String, String> argumentRules, Function<ToolDefinition, String> head) {
+        StringBuilder g = new StringBuilder();
+        for (ToolDefinition t : tools) {
             String rule = argumentRules.get(t.name());
             if (rule == null) {
                 throw new IllegalArgumentException("no argument rule for tool " + t.name());
             }
-            g.append(i > 0 ? " | " : "")
-                    .append(Gbnf.literal(PythonJson.quote(t.name()) + ", " + PythonJson.quote(argumentsKey) + ": "))
-                    .append(' ')
-                    .append(rule);
+            g.append(g.isEmpty() ? "" : " | ").append(head.apply(t)).append(' ').append(rule);
         }
-        return g.append(") ").append(Gbnf.literal("}" + close)).append('\n').toString();
+        return g.toString();
     }
 }

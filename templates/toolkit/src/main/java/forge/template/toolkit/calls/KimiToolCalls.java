@@ -67,21 +67,16 @@ public final class KimiToolCalls implements ToolCallSyntax {
                 .append(' ')
                 .append(Gbnf.literal(SECTION_END))
                 .append('\n');
-        g.append("tc-call ::= ").append(Gbnf.literal(CALL_BEGIN + "functions.")).append(" (");
-        for (int i = 0; i < tools.size(); i++) {
-            ToolDefinition t = tools.get(i);
-            String rule = argumentRules.get(t.name());
-            if (rule == null) {
-                throw new IllegalArgumentException("no argument rule for tool " + t.name());
-            }
-            g.append(i > 0 ? " | " : "")
-                    .append(Gbnf.literal(t.name() + ":"))
-                    .append(" tc-index ")
-                    .append(Gbnf.literal(ARGS_BEGIN))
-                    .append(' ')
-                    .append(rule);
-        }
-        g.append(") ").append(Gbnf.literal(CALL_END)).append('\n');
+        g.append("tc-call ::= ")
+                .append(Gbnf.literal(CALL_BEGIN + "functions."))
+                .append(" (")
+                .append(JsonCall.perTool(
+                        tools,
+                        argumentRules,
+                        t -> Gbnf.literal(t.name() + ":") + " tc-index " + Gbnf.literal(ARGS_BEGIN)))
+                .append(") ")
+                .append(Gbnf.literal(CALL_END))
+                .append('\n');
         g.append("tc-index ::= [0-9] | [1-9] [0-9]{1,5}\n");
         return Optional.of(g.toString());
     }

@@ -179,11 +179,7 @@ class HermesToolCallsTest {
 
     @Test
     void grammarNamesEveryToolAndItsArgumentRule() {
-        String g = SYNTAX.grammar(
-                        List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())),
-                        Map.of("f", "f-args", "g", "g-args"),
-                        true)
-                .orElseThrow();
+        String g = ToolCallDeltas.grammarOfTwoTools(SYNTAX);
         assertTrue(g.startsWith("root ::= tc-call (\"\\n\" tc-call)*\n"), g);
         assertTrue(g.contains("\"\\\"f\\\", \\\"arguments\\\": \" f-args"), g);
         assertEquals(List.of("<tool_call>"), SYNTAX.triggers());

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.template.ChatDelta;
 import forge.api.template.OutputParser;
-import forge.api.template.ToolDefinition;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -27,23 +25,14 @@ class KimiToolCallsTest {
                 "Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
                         + "{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"
                         + "{\"query\": \"a<|b\", \"n\": 2}<|tool_call_end|><|tool_calls_section_end|>";
-        List<ChatDelta> deltas = feedCharByChar(parser(), out);
-        StringBuilder content = new StringBuilder();
-        List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
-        for (ChatDelta d : deltas) {
-            switch (d) {
-                case ChatDelta.Content c -> content.append(c.text());
-                case ChatDelta.ToolCallDelta c -> calls.add(c);
-                case ChatDelta.Reasoning r -> throw new AssertionError(r);
-            }
-        }
-        assertEquals("Checking.", content.toString());
+        var parsed = ToolCallDeltas.withoutReasoning(feedCharByChar(parser(), out));
+        assertEquals("Checking.", parsed.content());
         assertEquals(
                 List.of(
                         new ChatDelta.ToolCallDelta(
                                 0, "functions.get_weather:0", "get_weather", "{\"city\":\"Paris\"}"),
                         new ChatDelta.ToolCallDelta(1, "functions.search:1", "search", "{\"query\":\"a<|b\",\"n\":2}")),
-                calls);
+                parsed.calls());
         // A section cut short by the end of generation still yields its call.
         List<ChatDelta> cut = feedCharByChar(
                 parser(),
@@ -59,11 +48,7 @@ class KimiToolCallsTest {
 
     @Test
     void grammarWritesTheSectionAndUsesTheArgumentRules() {
-        String g = SYNTAX.grammar(
-                        List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())),
-                        Map.of("f", "f-args", "g", "g-args"),
-                        true)
-                .orElseThrow();
+        String g = ToolCallDeltas.grammarOfTwoTools(SYNTAX);
         assertTrue(
                 g.startsWith(
                         "root ::= \"<|tool_calls_section_begin|>\" tc-call tc-call* \"<|tool_calls_section_end|>\"\n"),

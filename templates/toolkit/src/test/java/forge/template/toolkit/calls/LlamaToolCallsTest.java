@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.template.ChatDelta;
 import forge.api.template.OutputParser;
-import forge.api.template.ToolDefinition;
 import forge.lib.text.PythonJson;
 import java.util.List;
 import java.util.Map;
@@ -77,11 +76,7 @@ class LlamaToolCallsTest {
 
     @Test
     void grammarWritesTheJsonCallTheParserReads() {
-        String g = SYNTAX.grammar(
-                        List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())),
-                        Map.of("f", "f-args", "g", "g-args"),
-                        true)
-                .orElseThrow();
+        String g = ToolCallDeltas.grammarOfTwoTools(SYNTAX);
         assertEquals(
                 "root ::= \"<|python_tag|>\"? tc-call\n"
                         + "tc-call ::= \"{\\\"name\\\": \" (\"\\\"f\\\", \\\"parameters\\\": \" f-args | \"\\\"g\\\", \\\"parameters\\\": \" g-args) \"}\"\n",

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import forge.api.template.ChatDelta;
 import forge.api.template.ToolDefinition;
 import forge.lib.text.PythonJson;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -36,17 +35,10 @@ class QwenXmlToolCallsTest {
         // Qwen3-Coder has no reasoning; Qwen 3.5 with thinking off has its markers but does not start inside them.
         for (Reasoning reasoning : List.of(Reasoning.NONE, new Reasoning("<think>", "</think>", false))) {
             String variant = reasoning.open().isEmpty() ? "qwen3-coder" : "qwen3.5";
-            List<ChatDelta> deltas = feedCharByChar(SYNTAX.parser(reasoning, List.of(WEATHER)), output);
-            StringBuilder content = new StringBuilder();
-            List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
-            for (ChatDelta d : deltas) {
-                switch (d) {
-                    case ChatDelta.Content c -> content.append(c.text());
-                    case ChatDelta.ToolCallDelta c -> calls.add(c);
-                    case ChatDelta.Reasoning r -> throw new AssertionError("reasoning " + r);
-                }
-            }
-            assertEquals("Let me check.\n\n", content.toString(), variant);
+            var parsed =
+                    ToolCallDeltas.withoutReasoning(feedCharByChar(SYNTAX.parser(reasoning, List.of(WEATHER)), output));
+            List<ChatDelta.ToolCallDelta> calls = parsed.calls();
+            assertEquals("Let me check.\n\n", parsed.content(), variant);
             assertEquals(2, calls.size(), variant);
             assertEquals("get_weather", calls.get(0).name());
             assertEquals(

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.template.ChatDelta;
 import forge.api.template.OutputParser;
+import forge.api.template.ToolDefinition;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Feeding output to a parser as a stream would, and checks on the tool-call deltas it emits, as OpenAI clients read them. */
 final class ToolCallDeltas {
@@ -49,5 +51,31 @@ final class ToolCallDeltas {
         text.codePoints().forEach(cp -> out.addAll(parser.feed(Character.toString(cp))));
         out.addAll(parser.finish());
         return out;
+    }
+
+    /** The grammar of {@code syntax} for two tools, {@code f} and {@code g}, whose argument rules are {@code f-args} and {@code g-args}, calls in parallel. */
+    static String grammarOfTwoTools(ToolCallSyntax syntax) {
+        return syntax.grammar(
+                        List.of(new ToolDefinition("f", "", Map.of()), new ToolDefinition("g", "", Map.of())),
+                        Map.of("f", "f-args", "g", "g-args"),
+                        true)
+                .orElseThrow();
+    }
+
+    /** A stream's content text and its calls, in order. */
+    record ContentAndCalls(String content, List<ChatDelta.ToolCallDelta> calls) {}
+
+    /** The content and calls of {@code deltas}, failing at a reasoning delta (the stream has none). */
+    static ContentAndCalls withoutReasoning(List<ChatDelta> deltas) {
+        StringBuilder content = new StringBuilder();
+        List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
+        for (ChatDelta d : deltas) {
+            switch (d) {
+                case ChatDelta.Content c -> content.append(c.text());
+                case ChatDelta.ToolCallDelta c -> calls.add(c);
+                case ChatDelta.Reasoning r -> throw new AssertionError("reasoning " + r);
+            }
+        }
+        return new ContentAndCalls(content.toString(), calls);
     }
 }
