@@ -156,8 +156,14 @@ final class OllamaChat {
                 read.unused(other);
             }
         }
-        GenerationParams params = GenerationParams.parse(read, -1);
-        int numPredict = Params.integer(read, "num_predict", -1, -2, Integer.MAX_VALUE);
+        GenerationParams params;
+        int numPredict;
+        try {
+            params = GenerationParams.parse(read, -1);
+            numPredict = Params.integer(read, "num_predict", -1, -2, Integer.MAX_VALUE);
+        } catch (ApiError e) {
+            throw inOptions(e);
+        }
         if (numPredict == 0) {
             throw ApiError.badRequest("options.num_predict", "'options.num_predict' must be positive, -1 or -2");
         }
@@ -191,6 +197,19 @@ final class OllamaChat {
         }
         return new Generation(
                 params, numPredict < 0 ? -1 : numPredict, grammar, kwargs, Params.bool(body, "stream", true));
+    }
+
+    /**
+     * A refusal of an option, naming it where the request wrote it ({@code options.temperature}):
+     * the shared reader names the fields of the body it is given.
+     */
+    private static ApiError inOptions(ApiError e) {
+        if (e.param() == null) {
+            return e;
+        }
+        String at = "options." + e.param();
+        return new ApiError(
+                e.status(), e.type(), e.code(), at, e.getMessage().replace("'" + e.param() + "'", "'" + at + "'"));
     }
 
     /**

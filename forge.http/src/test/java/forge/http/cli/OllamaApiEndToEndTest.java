@@ -265,8 +265,9 @@ class OllamaApiEndToEndTest {
         JsonNode think = error(http.post("/api/chat", """
                 {"model": "demo", "think": "hard", "messages": [{"role": "user", "content": "x"}]}"""), 400);
         assertTrue(think.get("error").asText().contains("think"), think.toString());
-        error(http.post("/api/chat", """
+        JsonNode option = error(http.post("/api/chat", """
                 {"model": "demo", "options": {"temperature": "hot"}, "messages": [{"role": "user", "content": "x"}]}"""), 400);
+        assertTrue(option.get("error").asText().contains("'options.temperature'"), option.toString());
         error(http.get("/api/nothing"), 404);
         error(http.get("/api/chat"), 405);
         JsonNode registry = error(http.post("/api/pull", "{\"model\": \"llama3.2\"}"), 400);

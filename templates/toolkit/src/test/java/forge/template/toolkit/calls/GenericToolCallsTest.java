@@ -12,6 +12,7 @@ import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -37,10 +38,16 @@ class GenericToolCallsTest {
         }
     };
 
-    private static final List<ToolDefinition> TOOLS = List.of(new ToolDefinition(
-            "get_weather",
-            "The weather",
-            Map.of("type", "object", "properties", Map.of("city", Map.of("type", "string")))));
+    private static final List<ToolDefinition> TOOLS =
+            List.of(new ToolDefinition("get_weather", "The weather", schema()));
+
+    /** The schema in the order a client wrote it (as the server reads it from JSON): Map.of has none. */
+    private static Map<String, Object> schema() {
+        Map<String, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "object");
+        schema.put("properties", Map.of("city", Map.of("type", "string")));
+        return schema;
+    }
 
     @Test
     void aTemplateWithASyntaxOfItsOwnIsLeftAsItIs() {
