@@ -156,7 +156,8 @@ public final class SyntheticModels {
         }
     }
 
-    private static GgufWriter.TensorData ones() {
+    /** A tensor of ones (norm weights). */
+    static GgufWriter.TensorData ones() {
         return sink -> {
             float[] chunk = new float[CHUNK];
             Arrays.fill(chunk, 1f);
@@ -171,8 +172,13 @@ public final class SyntheticModels {
      * distribution would cost more than the disk for a 500 MB model).
      */
     private static GgufWriter.TensorData random(SynthSpec spec, String tensor) {
+        return random(spec.seed(), tensor);
+    }
+
+    /** {@link #random(SynthSpec, String)} for any seed: what the projector generator shares. */
+    static GgufWriter.TensorData random(long seed, String tensor) {
         return sink -> {
-            long[] state = {mix(spec.seed() ^ mix(nameHash(tensor)))};
+            long[] state = {mix(seed ^ mix(nameHash(tensor)))};
             float scale = (float) (WEIGHT_STD * Math.sqrt(3.0)) * 2f / (1 << 24);
             float offset = (float) (WEIGHT_STD * Math.sqrt(3.0));
             float[] chunk = new float[CHUNK];
