@@ -11,6 +11,7 @@ import forge.runtime.catalog.ModelRegistry;
 import forge.runtime.catalog.TemplateSelector;
 import forge.runtime.gguf.GgmlType;
 import forge.runtime.gguf.GgufReader;
+import forge.runtime.gguf.synth.SynthProjector;
 import forge.runtime.gguf.synth.SynthSpec;
 import forge.runtime.gguf.synth.SyntheticModels;
 import java.io.IOException;
@@ -325,6 +326,19 @@ final class ModelCommand implements Callable<Integer> {
         @Option(names = "--name", description = "general.name of the model.")
         String name;
 
+        @Option(
+                names = "--mmproj",
+                paramLabel = "FILE",
+                description = "Also write a random-weight vision projector for the model (an mmproj GGUF of"
+                        + " --mmproj-family, as wide as the model).")
+        Path mmproj;
+
+        @Option(
+                names = "--mmproj-family",
+                defaultValue = "gemma3",
+                description = "The projector's family: gemma3 or mlp (LLaVA) (default: ${DEFAULT-VALUE}).")
+        String mmprojFamily;
+
         @Spec
         CommandSpec spec;
 
@@ -384,6 +398,18 @@ final class ModelCommand implements Callable<Integer> {
                 } finally {
                     Files.deleteIfExists(target);
                 }
+            }
+            if (mmproj != null) {
+                SynthProjector projector = SynthProjector.tiny(mmprojFamily, s.embedding());
+                projector.write(mmproj);
+                out.printf(
+                        "wrote %s (%d bytes): %s projector, %d embeddings an image of %dx%d%n",
+                        mmproj,
+                        Files.size(mmproj),
+                        mmprojFamily,
+                        projector.tokensPerImage(),
+                        projector.imageSize(),
+                        projector.imageSize());
             }
             out.printf(
                     "wrote %s (%d bytes): %s %dx%d, %d heads/%d kv, ffn %d, %s%n",
