@@ -20,6 +20,14 @@ public interface LoadedModel extends AutoCloseable {
     /** Creates a context (KV cache, compute buffers) for up to {@code params.seqMax()} sequences. */
     InferenceContext newContext(ContextParams params);
 
+    /**
+     * Whether the model reads images: a multimodal projector was loaded with it. A request with
+     * images to a model without one is refused before anything runs.
+     */
+    default boolean vision() {
+        return false;
+    }
+
     /** Frees the weights. Every context created from this model must be closed first. */
     @Override
     void close();

@@ -85,6 +85,10 @@ final class ChatRun {
             RunContext context, ChatRequest req, String id, boolean strict, Request request, Response response) {
         ModelEntry entry = Requests.entry(context.catalog(), req.model());
         ServedModel model = context.catalog().serve(entry);
+        if (!req.prompt().images().isEmpty() && !model.model().vision()) {
+            throw ApiError.badRequest(
+                    "messages", "model " + entry.id() + " has no vision projector; give --mmproj FILE to read images");
+        }
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
         StructuredOutput.Applied shaped = req.structured().apply(model.template(), req.prompt(), req.sampling());
         // A freeform tool's grammar the template cannot carry is named with the fields never read.

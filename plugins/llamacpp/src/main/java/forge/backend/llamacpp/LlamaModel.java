@@ -135,6 +135,13 @@ public final class LlamaModel implements LoadedModel {
         return projector;
     }
 
+    /** Whether a projector that reads images was loaded with the model. */
+    @Override
+    public boolean vision() {
+        LlamaProjector p = projector;
+        return p != null && p.vision();
+    }
+
     /** The projector loaded with {@link #loadProjector}, if any. */
     public Optional<LlamaProjector> projector() {
         return Optional.ofNullable(projector);

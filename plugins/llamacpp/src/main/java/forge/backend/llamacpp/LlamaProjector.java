@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import forge.api.BackendException;
+import forge.api.template.ChatImage;
 import forge.backend.llamacpp.ffm.LlamaLibrary;
 import forge.backend.llamacpp.ffm.LlamaLog;
 import forge.backend.llamacpp.ffm.Mtmd;
@@ -14,9 +15,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -34,16 +32,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code mtmd_encode_chunk} writes the projector's one output buffer.
  *
  * <p>An image is decoded by the {@code stb_image} compiled into libmtmd, but only after its format
- * is known from its first bytes and its size read from its header ({@code stbi_info_from_memory}),
+ * is known from its first bytes and its size read from its header ({@link ChatImage#dimensions}, in Java; then {@code stbi_info_from_memory} must agree),
  * so an unknown format or a decompression bomb is refused before any pixel is decoded. Each image
  * is named by the SHA-256 of its bytes: the media chunk carries that id, and it is what a cache
  * compares.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class LlamaProjector implements AutoCloseable {
-
-    /** The formats {@code stb_image} decodes that ForgeLM accepts. */
-    public static final List<String> FORMATS = List.of("png", "jpeg", "gif", "bmp");
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment mtmd;
@@ -124,13 +119,6 @@ public final class LlamaProjector implements AutoCloseable {
      */
     public record Evaluation(int position, int logitsIndex) {}
 
-    /** An encoded image (PNG, JPEG, GIF or BMP bytes) as a request carries it. */
-    public record Image(byte[] bytes) {
-        public Image {
-            bytes = bytes.clone();
-        }
-    }
-
     /**
      * Splits {@code prompt} at its {@link #marker() markers} into text and media chunks, the
      * {@code i}-th marker becoming {@code images.get(i)}: text chunks tokenized (special tokens
@@ -143,7 +131,7 @@ public final class LlamaProjector implements AutoCloseable {
      * @throws BackendException for an image that is no PNG, JPEG, GIF or BMP, one too large, one that
      *                          does not decode, or a count of images unlike the count of markers
      */
-    public MediaPrompt tokenize(String prompt, List<Image> images, boolean addSpecial, long maxPixels) {
+    public MediaPrompt tokenize(String prompt, List<ChatImage> images, boolean addSpecial, long maxPixels) {
         ensureOpen();
         if (!vision && !images.isEmpty()) {
             throw new BackendException("the projector " + path + " does not read images");
@@ -157,8 +145,7 @@ public final class LlamaProjector implements AutoCloseable {
             MemorySegment bitmaps = call.allocate(ADDRESS, Math.max(1, images.size()));
             try {
                 for (int i = 0; i < images.size(); i++) {
-                    byte[] bytes = images.get(i).bytes();
-                    bitmaps.setAtIndex(ADDRESS, i, decode(call, bytes, sha256(bytes), i, maxPixels));
+                    bitmaps.setAtIndex(ADDRESS, i, decode(call, images.get(i), i, maxPixels));
                 }
                 MemorySegment text = call.allocate(Structs.mtmd_input_text);
                 Structs.setAddress(text, Structs.mtmd_input_text, "text", call.allocateFrom(prompt));
@@ -259,18 +246,16 @@ public final class LlamaProjector implements AutoCloseable {
         }
     }
 
-    /** One image as an {@code mtmd_bitmap} of RGB pixels named by {@code id}; the caller frees it. */
-    private static MemorySegment decode(Arena call, byte[] bytes, String id, int index, long maxPixels) {
-        String format = format(bytes);
-        if (format == null) {
-            throw new BackendException("image " + index + " is not in a supported format (" + String.join(", ", FORMATS)
-                    + ")" + (isWebp(bytes) ? ": WebP is not supported" : ""));
-        }
-        long[] size = dimensions(format, bytes);
-        if (size == null) {
-            throw new BackendException(
-                    "image " + index + " (" + format + ") is truncated or malformed: its header" + " gives no size");
-        }
+    /** One image as an {@code mtmd_bitmap} of RGB pixels named by its id; the caller frees it. */
+    private static MemorySegment decode(Arena call, ChatImage image, int index, long maxPixels) {
+        byte[] bytes = image.data();
+        String format = image.format()
+                .orElseThrow(() -> new BackendException("image " + index + " is not in a supported format ("
+                        + String.join(", ", ChatImage.FORMATS) + ")"
+                        + (image.isWebp() ? ": WebP is not supported" : "")));
+        long[] size = image.dimensions()
+                .orElseThrow(() -> new BackendException(
+                        "image " + index + " (" + format + ") is truncated or malformed: its header gives no size"));
         long width = size[0];
         long height = size[1];
         if (width <= 0 || height <= 0 || width * height > maxPixels) {
@@ -301,121 +286,10 @@ public final class LlamaProjector implements AutoCloseable {
             if (bitmap.equals(MemorySegment.NULL)) {
                 throw new BackendException("image " + index + ": libmtmd refused a " + w + "x" + h + " bitmap");
             }
-            Mtmd.mtmd_bitmap_set_id(bitmap, call.allocateFrom(id));
+            Mtmd.mtmd_bitmap_set_id(bitmap, call.allocateFrom(image.id()));
             return bitmap;
         } finally {
             Mtmd.stbi_image_free(pixels);
-        }
-    }
-
-    /** The format named by the first bytes, or null for one not in {@link #FORMATS}. */
-    static String format(byte[] b) {
-        if (starts(b, 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A)) {
-            return "png";
-        }
-        if (starts(b, 0xFF, 0xD8, 0xFF)) {
-            return "jpeg";
-        }
-        if (starts(b, 'G', 'I', 'F', '8')) {
-            return "gif";
-        }
-        if (starts(b, 'B', 'M') && b.length >= 26) {
-            return "bmp";
-        }
-        return null;
-    }
-
-    /**
-     * The width and height the header of an image in {@code format} declares, read in Java before
-     * any native code sees the bytes; null when the header is cut short or names no size.
-     */
-    static long[] dimensions(String format, byte[] b) {
-        return switch (format) {
-            // IHDR is the first chunk: length, "IHDR", width, height (big-endian)
-            case "png" ->
-                b.length >= 24 && b[12] == 'I' && b[13] == 'H' && b[14] == 'D' && b[15] == 'R'
-                        ? new long[] {u32be(b, 16), u32be(b, 20)}
-                        : null;
-            // the logical screen: width, height (little-endian) after "GIF8?a"
-            case "gif" -> b.length >= 10 ? new long[] {u16le(b, 6), u16le(b, 8)} : null;
-            // BITMAPINFOHEADER: width, height (a negative height is a top-down bitmap)
-            case "bmp" ->
-                b.length >= 26 ? new long[] {Math.abs((long) s32le(b, 18)), Math.abs((long) s32le(b, 22))} : null;
-            case "jpeg" -> jpegDimensions(b);
-            default -> null;
-        };
-    }
-
-    /** A JPEG's size from its first start-of-frame segment (SOF0 to SOF15, not DHT, JPG or DAC). */
-    private static long[] jpegDimensions(byte[] b) {
-        int i = 2;
-        while (i + 3 < b.length) {
-            if ((b[i] & 0xFF) != 0xFF) {
-                return null;
-            }
-            int marker = b[i + 1] & 0xFF;
-            if (marker == 0xFF) {
-                i++; // fill byte
-                continue;
-            }
-            if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
-                i += 2; // no length
-                continue;
-            }
-            int length = ((b[i + 2] & 0xFF) << 8) | (b[i + 3] & 0xFF);
-            if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
-                if (i + 9 > b.length) {
-                    return null;
-                }
-                return new long[] {
-                    ((b[i + 7] & 0xFF) << 8) | (b[i + 8] & 0xFF), ((b[i + 5] & 0xFF) << 8) | (b[i + 6] & 0xFF)
-                };
-            }
-            if (marker == 0xDA || length < 2) {
-                return null; // image data before any frame header
-            }
-            i += 2 + length;
-        }
-        return null;
-    }
-
-    private static long u32be(byte[] b, int at) {
-        return ((long) (b[at] & 0xFF) << 24)
-                | ((b[at + 1] & 0xFF) << 16)
-                | ((b[at + 2] & 0xFF) << 8)
-                | (b[at + 3] & 0xFF);
-    }
-
-    private static int u16le(byte[] b, int at) {
-        return (b[at] & 0xFF) | ((b[at + 1] & 0xFF) << 8);
-    }
-
-    private static int s32le(byte[] b, int at) {
-        return (b[at] & 0xFF) | ((b[at + 1] & 0xFF) << 8) | ((b[at + 2] & 0xFF) << 16) | (b[at + 3] << 24);
-    }
-
-    private static boolean isWebp(byte[] b) {
-        return starts(b, 'R', 'I', 'F', 'F') && b.length >= 12 && b[8] == 'W' && b[9] == 'E' && b[10] == 'B';
-    }
-
-    private static boolean starts(byte[] b, int... magic) {
-        if (b.length < magic.length) {
-            return false;
-        }
-        for (int i = 0; i < magic.length; i++) {
-            if ((b[i] & 0xFF) != magic[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The lower-case hex SHA-256 of {@code bytes}: an image's id, as llama-server names it. */
-    public static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new AssertionError("every JDK has SHA-256", e);
         }
     }
 

@@ -17,6 +17,7 @@ import forge.api.backend.ModelLoadParams;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.TokenSampler;
 import forge.api.sampler.SamplingParams;
+import forge.api.template.ChatImage;
 import forge.backend.llamacpp.natives.LlamaNatives;
 import forge.runtime.gguf.synth.SynthProjector;
 import java.nio.file.Path;
@@ -87,7 +88,7 @@ class LlamaProjectorTest {
         assertFalse(projector.audio());
         byte[] png = TestImages.png(100, 80, 1);
         try (MediaPrompt prompt =
-                projector.tokenize(prompt(projector, 1), List.of(new LlamaProjector.Image(png)), true, MAX_PIXELS)) {
+                projector.tokenize(prompt(projector, 1), List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
             List<MediaPrompt.Chunk> chunks = prompt.chunks();
             assertEquals(3, chunks.size(), chunks.toString());
             assertInstanceOf(MediaPrompt.Text.class, chunks.get(0));
@@ -95,7 +96,7 @@ class LlamaProjectorTest {
             assertEquals(MediaPrompt.Kind.IMAGE, image.kind());
             assertEquals(SynthProjector.tiny("gemma3", 64).tokensPerImage(), image.embeddings());
             assertEquals(16, image.positions());
-            assertEquals(LlamaProjector.sha256(png), image.id(), "an image is named by the hash of its bytes");
+            assertEquals(ChatImage.sha256(png), image.id(), "an image is named by the hash of its bytes");
             assertInstanceOf(MediaPrompt.Text.class, chunks.get(2));
             // gemma3 wraps the image in <start_of_image> ... <end_of_image>, tokenized as the text around it
             int[] text = ((MediaPrompt.Text) chunks.get(0)).ids();
@@ -117,9 +118,8 @@ class LlamaProjectorTest {
     @Test
     void anMlpProjectorMakesOneMediaChunkPerImage() {
         LlamaProjector projector = mlp.projector().orElseThrow();
-        List<LlamaProjector.Image> images = List.of(
-                new LlamaProjector.Image(TestImages.png(40, 40, 2)),
-                new LlamaProjector.Image(TestImages.png(64, 20, 3)));
+        List<ChatImage> images =
+                List.of(ChatImage.of(TestImages.png(40, 40, 2)), ChatImage.of(TestImages.png(64, 20, 3)));
         try (MediaPrompt prompt = projector.tokenize(prompt(projector, 2), images, true, MAX_PIXELS)) {
             List<MediaPrompt.Media> media = prompt.chunks().stream()
                     .filter(MediaPrompt.Media.class::isInstance)
@@ -152,8 +152,8 @@ class LlamaProjectorTest {
         LlamaProjector projector = model.projector().orElseThrow();
         try (LlamaContext ctx = context(model);
                 TokenSampler sampler = ctx.sampler(SamplingParams.GREEDY);
-                MediaPrompt prompt = projector.tokenize(
-                        prompt(projector, 1), List.of(new LlamaProjector.Image(png)), true, MAX_PIXELS)) {
+                MediaPrompt prompt =
+                        projector.tokenize(prompt(projector, 1), List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
             LlamaProjector.Evaluation done = projector.eval(ctx, prompt, 0, 0, 0, true);
             assertEquals(prompt.positions(), done.position());
             assertEquals(prompt.positions() - 1, ctx.maxPosition(0));
@@ -198,60 +198,18 @@ class LlamaProjectorTest {
         // markers and images must pair up
         BackendException e = assertThrows(
                 BackendException.class,
-                () -> projector.tokenize(
-                        prompt(projector, 2), List.of(new LlamaProjector.Image(png)), true, MAX_PIXELS));
+                () -> projector.tokenize(prompt(projector, 2), List.of(ChatImage.of(png)), true, MAX_PIXELS));
         assertTrue(e.getMessage().contains("2 media markers for 1 images"), e.getMessage());
         // and the projector still works
-        try (MediaPrompt ok = projector.tokenize(one, List.of(new LlamaProjector.Image(png)), true, MAX_PIXELS)) {
+        try (MediaPrompt ok = projector.tokenize(one, List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
             assertEquals(3, ok.size());
         }
-    }
-
-    /** The size every format declares, read in Java: what the pixel limit is checked against. */
-    @Test
-    void theSizeIsReadFromTheHeaderOfEachFormat() {
-        assertArrayEquals(new long[] {100, 80}, LlamaProjector.dimensions("png", TestImages.png(100, 80, 1)));
-        byte[] gif = {'G', 'I', 'F', '8', '9', 'a', (byte) 0x2C, 0x01, (byte) 0xC8, 0x00};
-        assertArrayEquals(new long[] {300, 200}, LlamaProjector.dimensions("gif", gif));
-        byte[] bmp = new byte[26];
-        bmp[0] = 'B';
-        bmp[1] = 'M';
-        bmp[18] = 64; // width 64
-        bmp[22] = (byte) 0xE0; // height -32 (top-down): 32 rows
-        bmp[23] = (byte) 0xFF;
-        bmp[24] = (byte) 0xFF;
-        bmp[25] = (byte) 0xFF;
-        assertArrayEquals(new long[] {64, 32}, LlamaProjector.dimensions("bmp", bmp));
-        // SOI, an APP0 segment of 4 bytes, then SOF0: length, precision, height 480, width 640
-        byte[] jpeg = {
-            (byte) 0xFF,
-            (byte) 0xD8,
-            (byte) 0xFF,
-            (byte) 0xE0,
-            0,
-            4,
-            0,
-            0,
-            (byte) 0xFF,
-            (byte) 0xC0,
-            0,
-            17,
-            8,
-            0x01,
-            (byte) 0xE0,
-            0x02,
-            (byte) 0x80
-        };
-        assertEquals("jpeg", LlamaProjector.format(jpeg));
-        assertArrayEquals(new long[] {640, 480}, LlamaProjector.dimensions("jpeg", jpeg));
-        assertEquals(null, LlamaProjector.dimensions("jpeg", Arrays.copyOf(jpeg, 12)), "cut inside the frame header");
-        assertEquals(null, LlamaProjector.dimensions("png", Arrays.copyOf(TestImages.png(4, 4, 1), 20)));
     }
 
     private static void assertRefused(LlamaProjector projector, String prompt, byte[] image, String why) {
         BackendException e = assertThrows(
                 BackendException.class,
-                () -> projector.tokenize(prompt, List.of(new LlamaProjector.Image(image)), true, MAX_PIXELS));
+                () -> projector.tokenize(prompt, List.of(ChatImage.of(image)), true, MAX_PIXELS));
         assertTrue(e.getMessage().contains(why), e.getMessage());
     }
 
