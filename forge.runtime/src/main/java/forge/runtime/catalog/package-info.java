@@ -25,7 +25,9 @@
  * {@code user.home}. Each source but {@code -m} can be switched off. Split files
  * ({@code name-00001-of-00003.gguf}) are one model under the id of {@code name}, loaded from the
  * first part (llama.cpp finds the others beside it); a missing part makes the model unavailable.
- * Multimodal projectors ({@code mmproj} in the name, or architecture {@code clip}) are not models.
+ * Multimodal projectors ({@code mmproj} in the name, or architecture {@code clip}) are not models: each is
+ * found with the model it serves ({@code ModelSource.Found.projector}: the first {@code mmproj*.gguf} in
+ * the model's folder, LM Studio repo or HF snapshot; the blob of Ollama's projector layer).
  * Aliases come from {@code --alias} and from {@code ~/.forge/models.json}
  * (read by the server's {@code forge.http.cli.ModelsFile}); every alias is also an id in {@code /v1/models}.
  * When two sources give the same id, the first registered keeps it (flags, folders, Ollama,
