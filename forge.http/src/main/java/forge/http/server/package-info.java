@@ -36,7 +36,15 @@
  *     tools by one reader ({@code Tools}) that each door calls with its own field paths
  *     ({@code tools[i].function.parameters}, {@code tools[i].parameters},
  *     {@code tools[i].input_schema}), so each door's errors name its own fields as written.
- *     {@code count_tokens} reads a body exactly as {@code /v1/messages} does.</li>
+ *     {@code count_tokens} reads a body exactly as {@code /v1/messages} does. Images are read by
+ *     one reader too ({@code Images}): OpenAI's {@code image_url} parts, Anthropic's {@code image}
+ *     blocks and Responses' {@code input_image} each become a {@code forge.api.template.ChatImage}
+ *     (its bytes, named by their SHA-256) with {@code ChatImage.MARKER} in the message's text where
+ *     it was (and in the message as sent, which a model's own template reads), and the prompt lists
+ *     the images in marker order; everything refusable without decoding (a URL, bad base64, an
+ *     unknown format, a cut header, too many pixels by the header, too many images) is a 400 naming
+ *     the field as the door wrote it. A model without a projector refuses images in
+ *     {@code ChatRun} ("has no vision projector; give --mmproj").</li>
  * <li><b>Running.</b> {@code Run} is the one core: a request's sequences ({@code n} choices of each
  *     prompt, a fixed seed giving each choice its own), submitted together or not at all, the
  *     client's departure cancelling them, the response's headers (ignored fields, the effective
