@@ -168,6 +168,17 @@ class LlamaProjectorTest {
         }
     }
 
+    /** Extreme shapes are resized like any other image: nothing about a size reaches an assertion. */
+    @Test
+    void oddShapesEncodeLikeAnyImage() {
+        for (LlamaModel model : List.of(gemma3, mlp)) {
+            for (int[] size : new int[][] {{1, 1}, {3000, 1}, {1, 2000}, {7, 5}}) {
+                float[] out = logprobsAfter(model, TestImages.png(size[0], size[1], 9));
+                assertTrue(out.length > 0, model.path() + " " + size[0] + "x" + size[1]);
+            }
+        }
+    }
+
     @Test
     void aProjectorWhoseEmbeddingIsNotTheModelsIsRefusedAtLoad() {
         LlamaModel model = model();
