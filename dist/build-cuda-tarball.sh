@@ -23,6 +23,8 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/llamacpp-cuda/natives/lib"
 cp "${jars[0]}" "$stage/llamacpp-cuda/"
 cp "$CUDA_LIB"/*.so "$stage/llamacpp-cuda/natives/lib/"
+# libmtmd linked against these natives (plugins/llamacpp/mtmd.sh --cuda), beside them, when built.
+[ ! -f "$CUDA_LIB/../mtmd/libmtmd.so" ] || cp "$CUDA_LIB/../mtmd/libmtmd.so" "$stage/llamacpp-cuda/natives/lib/"
 cat > "$stage/llamacpp-cuda/README.txt" <<'TXT'
 ForgeLM's llama.cpp CUDA backend (llama.cpp v0.5.0, CUDA 13). It needs the NVIDIA driver
 (libcuda.so.1) and the CUDA 13 runtime: libcudart.so.13 and libcublas.so.13, from a CUDA toolkit or

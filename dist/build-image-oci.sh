@@ -39,6 +39,8 @@ if [ -n "${CUDA_PLUGIN_DIR:-}" ]; then
     mkdir -p "$work/llamacpp-cuda/natives/lib"
     cp "${jars[0]}" "$work/llamacpp-cuda/"
     cp -L "$CUDA_LIB"/*.so "$work/llamacpp-cuda/natives/lib/"
+    # libmtmd linked against these natives (plugins/llamacpp/mtmd.sh --cuda), beside them, when built.
+    [ ! -f "$CUDA_LIB/../mtmd/libmtmd.so" ] || cp "$CUDA_LIB/../mtmd/libmtmd.so" "$work/llamacpp-cuda/natives/lib/"
     cuda=(--cuda-plugin "$work/llamacpp-cuda")
     labels+=(--label "dev.forgelm.accelerator=cuda-13")
 fi

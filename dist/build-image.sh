@@ -48,6 +48,10 @@ install -m 755 "$here/src/bin/forge" "$IMAGE/bin/forge"
 # llama.cpp's libraries, where the backend looks: <forge home>/natives/llama/lib.
 mkdir -p "$IMAGE/natives/llama/lib"
 cp "${libs[@]}" "$IMAGE/natives/llama/lib/"
+# libmtmd (images in), built by plugins/llamacpp/mtmd.sh beside the cache's lib/: next to the
+# libraries it needs (its RUNPATH has $ORIGIN), where the backend looks for it.
+[ -f "$LLAMA_LIB/../mtmd/libmtmd.so" ] || die "no libmtmd in $LLAMA_LIB/../mtmd; build plugins/llamacpp first (its mtmd.sh builds it)"
+cp "$LLAMA_LIB/../mtmd/libmtmd.so" "$IMAGE/natives/llama/lib/"
 mkdir -p "$IMAGE/legal/llama.cpp"
 for f in "$LLAMA_SRC/LICENSE" "$LLAMA_SRC/licenses"; do
     [ -e "$f" ] && cp -R "$f" "$IMAGE/legal/llama.cpp/"

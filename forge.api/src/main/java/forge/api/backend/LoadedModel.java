@@ -33,6 +33,14 @@ public interface LoadedModel extends AutoCloseable {
         throw new BackendException("this backend cannot load LoRA adapters");
     }
 
+    /**
+     * Whether the model reads images: a multimodal projector was loaded with it. A request with
+     * images to a model without one is refused before anything runs.
+     */
+    default boolean vision() {
+        return false;
+    }
+
     /** Frees the weights. Every context created from this model must be closed first. */
     @Override
     void close();

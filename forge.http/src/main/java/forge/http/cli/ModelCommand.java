@@ -8,6 +8,7 @@ import forge.api.model.ModelMetadata;
 import forge.api.template.TemplateContext;
 import forge.lib.gguf.GgmlType;
 import forge.lib.gguf.GgufReader;
+import forge.lib.gguf.synth.SynthProjector;
 import forge.lib.gguf.synth.SynthSpec;
 import forge.lib.gguf.synth.SyntheticModels;
 import forge.runtime.ForgeRuntime;
@@ -339,6 +340,19 @@ final class ModelCommand implements Callable<Integer> {
                 description = "adapter.lora.alpha of the adapter (default: ${DEFAULT-VALUE}).")
         float loraAlpha;
 
+        @Option(
+                names = "--mmproj",
+                paramLabel = "FILE",
+                description = "Also write a random-weight vision projector for the model (an mmproj GGUF of"
+                        + " --mmproj-family, as wide as the model).")
+        Path mmproj;
+
+        @Option(
+                names = "--mmproj-family",
+                defaultValue = "gemma3",
+                description = "The projector's family: gemma3 or mlp (LLaVA) (default: ${DEFAULT-VALUE}).")
+        String mmprojFamily;
+
         @Spec
         CommandSpec spec;
 
@@ -409,6 +423,18 @@ final class ModelCommand implements Callable<Integer> {
                 } finally {
                     Files.deleteIfExists(target);
                 }
+            }
+            if (mmproj != null) {
+                SynthProjector projector = SynthProjector.tiny(mmprojFamily, s.embedding());
+                projector.write(mmproj);
+                out.printf(
+                        "wrote %s (%d bytes): %s projector, %d embeddings an image of %dx%d%n",
+                        mmproj,
+                        Files.size(mmproj),
+                        mmprojFamily,
+                        projector.tokensPerImage(),
+                        projector.imageSize(),
+                        projector.imageSize());
             }
             out.printf(
                     "wrote %s (%d bytes): %s %dx%d, %d heads/%d kv, ffn %d, %s%n",

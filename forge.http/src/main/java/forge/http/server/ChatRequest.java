@@ -1,8 +1,11 @@
 package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.backend.TokenLogprobs;
 import forge.api.sampler.SamplingParams;
+import forge.api.template.ChatImage;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
@@ -115,7 +118,8 @@ record ChatRequest(
     /** A chat body; what it holds that was never read is named in {@link #ignored()}. */
     static ChatRequest parse(Fields body) {
         String model = Requests.model(body);
-        List<ChatMessage> messages = messages(body.get("messages"));
+        Images images = new Images();
+        List<ChatMessage> messages = messages(body.get("messages"), images);
         List<ToolDefinition> tools = tools(body.get("tools"));
         Map<String, Object> kwargs = Thinking.effort(
                 templateKwargs(body), Params.string(body, "reasoning_effort", "", 16), "reasoning_effort");
@@ -130,7 +134,7 @@ record ChatRequest(
         StructuredOutput structured = StructuredOutput.parse(body, tools);
         return new ChatRequest(
                 model,
-                new ChatPrompt(messages, tools, true, kwargs),
+                new ChatPrompt(messages, tools, true, kwargs, images.images()),
                 gen.sampling(),
                 gen.maxTokens(),
                 gen.stops(),
@@ -145,7 +149,13 @@ record ChatRequest(
                 gen.lora());
     }
 
+    /** The messages of {@code node}, their images each replaced by {@link ChatImage#MARKER} (and dropped). */
     static List<ChatMessage> messages(JsonNode node) {
+        return messages(node, new Images());
+    }
+
+    /** The messages of {@code node}; their images go to {@code images}, a marker in their place. */
+    static List<ChatMessage> messages(JsonNode node, Images images) {
         if (node == null || !node.isArray() || node.isEmpty()) {
             throw ApiError.badRequest("messages", "'messages' is required and must be a non-empty array");
         }
@@ -166,7 +176,7 @@ record ChatRequest(
             } catch (IllegalArgumentException e) {
                 throw ApiError.badRequest(at + ".role", at + ": " + e.getMessage());
             }
-            String content = content(m.get("content"), at + ".content");
+            String content = content(m.get("content"), at + ".content", images);
             List<ToolCall> calls = toolCalls(m.get("tool_calls"), at + ".tool_calls");
             if (content == null) {
                 if (role != Role.ASSISTANT || calls.isEmpty()) {
@@ -189,13 +199,16 @@ record ChatRequest(
                     calls,
                     toolCallId,
                     text(m, "reasoning_content", at),
-                    Json.string(m)));
+                    Json.string(withMarkers(m))));
         }
         return out;
     }
 
-    /** A string, or text parts joined into one string; null when absent or null. */
-    private static String content(JsonNode node, String at) {
+    /**
+     * A string, or text and image parts joined into one string (each image a marker); null when
+     * absent or null.
+     */
+    private static String content(JsonNode node, String at, Images images) {
         if (node == null || node.isNull()) {
             return null;
         }
@@ -207,13 +220,25 @@ record ChatRequest(
             for (int i = 0; i < node.size(); i++) {
                 JsonNode part = node.get(i);
                 JsonNode type = part.get("type");
+                String pat = at + "[" + i + "]";
+                if (part.isObject() && type != null && "image_url".equals(type.asText())) {
+                    // {"type":"image_url","image_url":{"url":"data:..."}}; some clients send the URL as a string
+                    JsonNode image = part.get("image_url");
+                    JsonNode url = image != null && image.isObject() ? image.get("url") : image;
+                    String uat = pat + ".image_url" + (image != null && image.isObject() ? ".url" : "");
+                    if (url == null || !url.isTextual()) {
+                        throw ApiError.badRequest(uat, uat + " is required and must be a string");
+                    }
+                    sb.append(images.dataUri(url.asText(), uat));
+                    continue;
+                }
                 if (!part.isObject()
                         || type == null
                         || !"text".equals(type.asText())
                         || !part.path("text").isTextual()) {
                     throw ApiError.badRequest(
-                            at + "[" + i + "]",
-                            at + "[" + i + "] must be a text part {\"type\":\"text\",\"text\":...}"
+                            pat,
+                            pat + " must be a text part {\"type\":\"text\",\"text\":...} or an image_url part"
                                     + (type != null && !"text".equals(type.asText())
                                             ? "; '" + type.asText() + "' parts are not supported"
                                             : ""));
@@ -222,7 +247,29 @@ record ChatRequest(
             }
             return sb.toString();
         }
-        throw ApiError.badRequest(at, at + " must be a string or an array of text parts");
+        throw ApiError.badRequest(at, at + " must be a string or an array of text and image_url parts");
+    }
+
+    /**
+     * The message as sent, with each {@code image_url} part a text part holding the marker: a
+     * model's own Jinja template then renders the marker where the image was (as llama-server
+     * hands it the message), and the image's bytes stay out of the template.
+     */
+    private static JsonNode withMarkers(JsonNode message) {
+        JsonNode content = message.get("content");
+        if (content == null || !content.isArray()) {
+            return message;
+        }
+        ObjectNode copy = message.deepCopy();
+        ArrayNode parts = copy.putArray("content");
+        for (JsonNode part : content) {
+            if ("image_url".equals(part.path("type").asText())) {
+                parts.addObject().put("type", "text").put("text", ChatImage.MARKER);
+            } else {
+                parts.add(part);
+            }
+        }
+        return copy;
     }
 
     private static List<ToolCall> toolCalls(JsonNode node, String at) {

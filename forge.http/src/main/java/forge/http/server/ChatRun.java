@@ -88,6 +88,12 @@ final class ChatRun {
         ModelEntry entry = Requests.entry(context.catalog(), req.model());
         ServedModel model = context.catalog().serve(entry);
         List<AdapterScale> adapters = req.lora().resolve(req.model(), entry, model);
+        if (!req.prompt().images().isEmpty() && !model.model().vision()) {
+            throw ApiError.badRequest(
+                    "messages",
+                    "model " + entry.id() + " has no vision projector loaded: this version reads image parts but does"
+                            + " not run vision projectors yet, so no model takes images");
+        }
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
         // Tools offered to a model whose template has no tool-call syntax: the generic format (ModelCapabilities).
         ChatTemplate template =

@@ -61,7 +61,8 @@ final class MessagesRequest {
         if (!system.isEmpty()) {
             messages.add(new ChatMessage(Role.SYSTEM, system, "", List.of(), "", ""));
         }
-        messages.addAll(messages(body.get("messages")));
+        Images images = new Images();
+        messages.addAll(messages(body.get("messages"), images));
 
         if (generating
                 && (body.get("max_tokens") == null || body.get("max_tokens").isNull())) {
@@ -90,7 +91,7 @@ final class MessagesRequest {
         StructuredOutput structured = structured(body, tools);
         return new ChatRequest(
                 model,
-                new ChatPrompt(messages, tools, true, kwargs),
+                new ChatPrompt(messages, tools, true, kwargs, images.images()),
                 sampling,
                 maxTokens,
                 stops,
@@ -138,7 +139,7 @@ final class MessagesRequest {
      * {@code tool_use} calls form an assistant message; {@code tool_result} blocks become tool
      * messages (before the user's own text, as Anthropic orders them).
      */
-    private static List<ChatMessage> messages(JsonNode node) {
+    private static List<ChatMessage> messages(JsonNode node, Images images) {
         if (node == null || !node.isArray() || node.isEmpty()) {
             throw ApiError.badRequest("messages", "'messages' is required and must be a non-empty array");
         }
@@ -205,9 +206,10 @@ final class MessagesRequest {
                         out.add(new ChatMessage(
                                 Role.TOOL, result, "", List.of(), Params.required(block, "tool_use_id", bat), ""));
                     }
-                    case "image", "document" ->
+                    case "image" -> text.append(image(block, bat, images));
+                    case "document" ->
                         throw ApiError.badRequest(
-                                bat, bat + ": " + type + " blocks are not supported: this server reads text only");
+                                bat, bat + ": document blocks are not supported: this server reads text and images");
                     default ->
                         throw ApiError.badRequest(
                                 bat + ".type",
@@ -222,6 +224,37 @@ final class MessagesRequest {
             }
         }
         return out;
+    }
+
+    /**
+     * An {@code image} block's source: {@code {"type":"base64","media_type":...,"data":...}}, or
+     * {@code {"type":"url","url":...}} (a {@code data:} URI; this server fetches no URL). Returns
+     * the marker that takes its place in the text.
+     */
+    private static String image(JsonNode block, String at, Images images) {
+        JsonNode source = block.get("source");
+        if (source == null || !source.isObject()) {
+            throw ApiError.badRequest(at + ".source", at + ".source is required and must be an object");
+        }
+        String sat = at + ".source";
+        String kind = Params.required(source, "type", sat);
+        return switch (kind) {
+            case "base64" -> {
+                String mediaType = Params.required(source, "media_type", sat);
+                if (!List.of("image/png", "image/jpeg", "image/gif", "image/bmp")
+                        .contains(mediaType)) {
+                    throw ApiError.badRequest(
+                            sat + ".media_type",
+                            sat + ".media_type '" + mediaType
+                                    + "' is not supported; use image/png, image/jpeg, image/gif or image/bmp");
+                }
+                yield images.base64(Params.required(source, "data", sat), sat + ".data");
+            }
+            case "url" -> images.dataUri(Params.required(source, "url", sat), sat + ".url");
+            default ->
+                throw ApiError.badRequest(
+                        sat + ".type", sat + ".type '" + kind + "' is not supported; use base64 or url");
+        };
     }
 
     private static void requireRole(boolean assistant, String type, String at) {

@@ -64,7 +64,8 @@ record ResponsesRequest(
                                     + ResponseStore.DEFAULT_COUNT + " responses for a day)"))
                     .conversation());
         }
-        conversation.addAll(input(body.get("input"), store));
+        Images images = new Images();
+        conversation.addAll(input(body.get("input"), store, images));
         String instructions = Params.string(body, "instructions", "", Integer.MAX_VALUE);
         List<ChatMessage> messages = new ArrayList<>();
         if (instructions != null && !instructions.isEmpty()) {
@@ -152,7 +153,7 @@ record ResponsesRequest(
         Lora lora = Lora.read(body); // as llama-server, which reads it from every generating body
         ChatRequest chat = new ChatRequest(
                 model,
-                new ChatPrompt(messages, tools, true, kwargs),
+                new ChatPrompt(messages, tools, true, kwargs, images.images()),
                 sampling,
                 maxTokens,
                 List.of(),
@@ -173,7 +174,7 @@ record ResponsesRequest(
      * The input items as messages. Consecutive assistant items (a reasoning item, an output
      * message, function calls) make one assistant turn, as the model wrote them.
      */
-    private static List<ChatMessage> input(JsonNode node, ResponseStore store) {
+    private static List<ChatMessage> input(JsonNode node, ResponseStore store, Images images) {
         if (node == null || node.isNull()) {
             throw ApiError.badRequest("input", "'input' is required: a string or an array of input items");
         }
@@ -183,7 +184,7 @@ record ResponsesRequest(
         if (!node.isArray()) {
             throw ApiError.badRequest("input", "'input' must be a string or an array of input items");
         }
-        Turns turns = new Turns();
+        Turns turns = new Turns(images);
         for (int i = 0; i < node.size(); i++) {
             String at = "input[" + i + "]";
             JsonNode item = node.get(i);
@@ -207,9 +208,14 @@ record ResponsesRequest(
     /** Messages built item by item, an assistant turn kept open while its items come. */
     private static final class Turns {
         private final List<ChatMessage> out = new ArrayList<>();
+        private final Images images;
         private StringBuilder text;
         private StringBuilder reasoning;
         private List<ToolCall> calls;
+
+        Turns(Images images) {
+            this.images = images;
+        }
 
         void add(JsonNode item, String at) {
             String type = item.path("type").asText("message");
@@ -277,7 +283,7 @@ record ResponsesRequest(
                     throw ApiError.badRequest(at + ".role", at + ".role must be user, assistant, system or developer");
             };
             flush();
-            out.add(ChatMessage.of(r, textOf(item.get("content"), at + ".content", Set.of("input_text"))));
+            out.add(ChatMessage.of(r, textOf(item.get("content"), at + ".content", Set.of("input_text"), images)));
         }
 
         private void open() {
@@ -303,6 +309,15 @@ record ResponsesRequest(
 
     /** A string, or content parts of the given types joined; images and files are refused. */
     private static String textOf(JsonNode node, String at, Set<String> types) {
+        return textOf(node, at, types, null);
+    }
+
+    /**
+     * A string, or content parts of the given types joined; with {@code images}, each
+     * {@code input_image} part ({@code image_url}: a data URI) read into it and a marker in its
+     * place. Files are refused.
+     */
+    private static String textOf(JsonNode node, String at, Set<String> types, Images images) {
         if (node == null || node.isNull()) {
             throw ApiError.badRequest(at, at + " is required");
         }
@@ -320,13 +335,23 @@ record ResponsesRequest(
                 sb.append(node.get(i).path("refusal").asText(""));
                 continue;
             }
+            if (type.equals("input_image") && images != null) {
+                JsonNode url = node.get(i).get("image_url");
+                if (url == null || !url.isTextual()) {
+                    throw ApiError.badRequest(
+                            pat + ".image_url",
+                            pat + ".image_url is required and must be a data URI (file_id is not supported)");
+                }
+                sb.append(images.dataUri(url.asText(), pat + ".image_url"));
+                continue;
+            }
             if (!types.contains(type)) {
                 throw ApiError.badRequest(
                         pat,
                         pat + ".type '" + type + "' is not supported here"
-                                + (type.startsWith("input_image") || type.startsWith("input_file")
-                                        ? ": this server reads text only"
-                                        : "")
+                                + (type.startsWith("input_image")
+                                        ? ": images go in user messages"
+                                        : type.startsWith("input_file") ? ": this server reads text and images" : "")
                                 + "; use "
                                 + String.join(" or ", types.stream().sorted().toList()));
             }

@@ -219,7 +219,12 @@ record StructuredOutput(
         if (toolChoice == ToolChoice.NONE) {
             // OpenAI's "none": the model must not call tools; with no tools, none are parsed either.
             return new Applied(
-                    new ChatPrompt(prompt.messages(), List.of(), prompt.addGenerationPrompt(), prompt.options()),
+                    new ChatPrompt(
+                            prompt.messages(),
+                            List.of(),
+                            prompt.addGenerationPrompt(),
+                            prompt.options(),
+                            prompt.images()),
                     grammar.isEmpty()
                             ? sampling
                             : sampling.toBuilder().grammar(grammar).build());

@@ -50,7 +50,17 @@
  *     {@code /v1/completions} runs them, the same fill-in-the-middle ({@code Completions.infill}).
  *     {@code /api/embed} and {@code /api/embeddings} are the embedding core of
  *     {@code /v1/embeddings} ({@code Embeddings.embed}), {@code /api/pull} the hub pull of
- *     {@code /models/pull}.</li>
+ *     {@code /models/pull}.
+ *     Images are read by
+ *     one reader too ({@code Images}): OpenAI's {@code image_url} parts, Anthropic's {@code image}
+ *     blocks and Responses' {@code input_image} each become a {@code forge.api.template.ChatImage}
+ *     (its bytes, named by their SHA-256) with {@code ChatImage.MARKER} in the message's text where
+ *     it was (and in the message as sent, which a model's own template reads), and the prompt lists
+ *     the images in marker order; everything refusable without decoding (a URL, bad base64, an
+ *     unknown format, a cut header, too many pixels by the header, too many images) is a 400 naming
+ *     the field as the door wrote it. A model without a projector refuses images in
+ *     {@code ChatRun} ("has no vision projector loaded"). The engine does not run projectors yet
+ *     (no {@code --mmproj}), so today every model refuses images this way.</li>
  * <li><b>Running.</b> {@code Run} is the one core: a request's sequences ({@code n} choices of each
  *     prompt, a fixed seed giving each choice its own), submitted together or not at all, the
  *     client's departure cancelling them, the response's headers (ignored fields, the effective

@@ -89,12 +89,17 @@ class MessagesRequestTest {
     }
 
     @Test
-    void imagesAreAClear400NamingTheBlock() {
+    void anImageThatIsNoImageIsA400NamingItsDataAndDocumentsAreRefused() {
         ApiError e = refused("""
                 {"max_tokens": 5, "messages": [{"role": "user", "content": [{"type": "text", "text": "see"},
                  {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]}]}""");
-        assertEquals("messages[0].content[1]", e.param());
-        assertTrue(e.getMessage().contains("image"), e.getMessage());
+        assertEquals("messages[0].content[1].source.data", e.param());
+        assertTrue(e.getMessage().contains("is not a PNG, JPEG, GIF or BMP image"), e.getMessage());
+        ApiError d = refused("""
+                {"max_tokens": 5, "messages": [{"role": "user", "content": [
+                 {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "x"}}]}]}""");
+        assertEquals("messages[0].content[0]", d.param());
+        assertTrue(d.getMessage().contains("document blocks are not supported"), d.getMessage());
     }
 
     @Test

@@ -159,11 +159,14 @@ class ResponsesRequestTest {
     }
 
     @Test
-    void imagesAreRefusedClearly() {
+    void anImageThatIsNoDataUriIsA400NamingItsUrl() {
         ApiError e = refused("""
                 {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "data:..."}]}]}""");
-        assertEquals("input[0].content[0]", e.param());
-        assertTrue(e.getMessage().contains("text only"), e.getMessage());
+        assertEquals("input[0].content[0].image_url", e.param());
+        assertTrue(e.getMessage().contains("must be a base64 data URI"), e.getMessage());
+        ApiError id = refused("""
+                {"input": [{"role": "user", "content": [{"type": "input_image", "file_id": "file-1"}]}]}""");
+        assertTrue(id.getMessage().contains("file_id is not supported"), id.getMessage());
     }
 
     /** Flat function tools are read at their own paths; a duplicate or a bad schema names the tool as written. */

@@ -42,14 +42,22 @@ public sealed interface ModelSource {
      * @param path     the file to load (the first part of a split model)
      * @param parts    every file of the model (one unless split)
      * @param problem  why it cannot be served as found (a missing split part); empty when none
+     * @param projector the multimodal projector found with it ({@code mmproj*.gguf} in the same
+     *                  folder, Ollama's projector layer), if any: a companion, never a model of its own
      */
-    record Found(String id, String source, Path path, List<Path> parts, String problem) {
+    record Found(String id, String source, Path path, List<Path> parts, String problem, Optional<Path> projector) {
         public Found {
             Objects.requireNonNull(id);
             Objects.requireNonNull(source);
             Objects.requireNonNull(path);
             parts = List.copyOf(parts);
             Objects.requireNonNull(problem);
+            Objects.requireNonNull(projector);
+        }
+
+        /** A model found without a projector. */
+        public Found(String id, String source, Path path, List<Path> parts, String problem) {
+            this(id, source, path, parts, problem, Optional.empty());
         }
 
         /** The bytes of all its files. */
@@ -105,12 +113,16 @@ public sealed interface ModelSource {
 
     /**
      * Ollama's store: {@code manifests/<registry>/<namespace>/<model>/<tag>} (JSON naming layers by
-     * digest) and {@code blobs/sha256-<hex>}. Only the model layer is read: its GGUF carries the
+     * digest) and {@code blobs/sha256-<hex>}. The model layer is what is served (a vision model's
+     * projector layer, its mmproj GGUF, is found with it, never served on its own): its GGUF carries the
      * chat template ForgeLM renders; the template layer beside it is a Go template for Ollama's
      * own renderer, and the params layer holds Ollama's sampling defaults.
      */
     record Ollama(Path root) implements ModelSource {
         static final String MODEL_LAYER = "application/vnd.ollama.image.model";
+        /** The layer of a vision model's projector (llama.cpp's mmproj GGUF). */
+        static final String PROJECTOR_LAYER = "application/vnd.ollama.image.projector";
+
         static final String DEFAULT_REGISTRY = "registry.ollama.ai";
         private static final Pattern LAYER = Pattern.compile(
                 "\\{[^{}]*\"mediaType\"\\s*:\\s*\"([^\"]+)\"[^{}]*\"digest\"\\s*:\\s*\"(sha256[:-][0-9a-f]{64})\"[^{}]*}");
@@ -160,18 +172,22 @@ public sealed interface ModelSource {
                 id = registry + "/" + id;
             }
             Path model = null;
+            Path projector = null;
             Matcher layer = LAYER.matcher(json);
-            while (layer.find() && model == null) {
-                if (layer.group(1).equals(MODEL_LAYER)) {
-                    // the pattern admits 64 hex digits only: a blob path cannot leave blobs/
-                    model = root.resolve("blobs").resolve(layer.group(2).replace(':', '-'));
+            while (layer.find()) {
+                // the pattern admits 64 hex digits only: a blob path cannot leave blobs/
+                Path blob = root.resolve("blobs").resolve(layer.group(2).replace(':', '-'));
+                if (layer.group(1).equals(MODEL_LAYER) && model == null) {
+                    model = blob;
+                } else if (layer.group(1).equals(PROJECTOR_LAYER) && projector == null && Files.isRegularFile(blob)) {
+                    projector = blob;
                 }
             }
             if (model == null) {
                 return Optional.empty(); // an embedding-less or adapter-only manifest: nothing to serve
             }
             String problem = Files.isRegularFile(model) ? "" : "its model blob " + model.getFileName() + " is missing";
-            return Optional.of(new Found(id, name(), model, List.of(model), problem));
+            return Optional.of(new Found(id, name(), model, List.of(model), problem, Optional.ofNullable(projector)));
         }
     }
 
@@ -281,6 +297,13 @@ public sealed interface ModelSource {
         Map<String, Found> single = new LinkedHashMap<>();
         Map<Path, TreeMap<Integer, Path>> splits = new LinkedHashMap<>();
         Map<Path, Integer> counts = new LinkedHashMap<>();
+        // the projector of a folder: the first mmproj file in it (sorted), as a repo ships one
+        Map<Path, Path> projectors = new LinkedHashMap<>();
+        for (Path f : files) {
+            if (isProjector(f) && f.getParent() != null) {
+                projectors.putIfAbsent(f.getParent(), f);
+            }
+        }
         for (Path f : files) {
             if (isProjector(f)) {
                 continue;
@@ -291,7 +314,15 @@ public sealed interface ModelSource {
                 splits.computeIfAbsent(base, b -> new TreeMap<>()).put(Integer.parseInt(m.group(2)), f);
                 counts.merge(base, Integer.parseInt(m.group(3)), Math::max);
             } else {
-                single.putIfAbsent(f.toString(), new Found(idOf.apply(stemOf(f)), source, f, List.of(f), ""));
+                single.putIfAbsent(
+                        f.toString(),
+                        new Found(
+                                idOf.apply(stemOf(f)),
+                                source,
+                                f,
+                                List.of(f),
+                                "",
+                                Optional.ofNullable(projectors.get(f.getParent()))));
             }
         }
         List<Found> found = new ArrayList<>(single.values());
@@ -312,7 +343,12 @@ public sealed interface ModelSource {
                                     .reduce((a, b) -> a + ", " + b)
                                     .orElseThrow() + " of " + count + " missing";
             found.add(new Found(
-                    idOf.apply(base.getFileName().toString()), source, first, List.copyOf(parts.values()), problem));
+                    idOf.apply(base.getFileName().toString()),
+                    source,
+                    first,
+                    List.copyOf(parts.values()),
+                    problem,
+                    Optional.ofNullable(projectors.get(first.getParent()))));
         });
         return found;
     }

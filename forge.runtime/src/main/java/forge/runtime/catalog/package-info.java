@@ -25,7 +25,9 @@
  * {@code user.home}. Each source but {@code -m} can be switched off. Split files
  * ({@code name-00001-of-00003.gguf}) are one model under the id of {@code name}, loaded from the
  * first part (llama.cpp finds the others beside it); a missing part makes the model unavailable.
- * Multimodal projectors ({@code mmproj} in the name, or architecture {@code clip}) are not models.
+ * Multimodal projectors ({@code mmproj} in the name, or architecture {@code clip}) are not models: each is
+ * found with the model it serves ({@code ModelSource.Found.projector}: the first {@code mmproj*.gguf} in
+ * the model's folder, LM Studio repo or HF snapshot; the blob of Ollama's projector layer).
  * Nor are LoRA adapters ({@code general.type = adapter}): {@link forge.runtime.catalog.AdapterFile}s
  * belong to a model. {@code --lora} / {@code --lora-scaled} give them to the model of {@code -m}
  * (applied at 1 or the scale given to requests that name no {@code lora}); a source that finds one

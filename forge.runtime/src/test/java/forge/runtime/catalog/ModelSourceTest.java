@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -92,5 +94,52 @@ class ModelSourceTest {
         var hf = byId(new ModelSource.HfCache(home.resolve("hub")).scan());
         assertEquals(java.util.Set.of("org/repo/tiny-Q4_K_M"), hf.keySet());
         assertEquals(blob.toRealPath(), hf.get("org/repo/tiny-Q4_K_M").path().toRealPath());
+    }
+
+    /** A vision model's projector is found with it where users have it, and is never a model of its own. */
+    @Test
+    void aProjectorIsFoundBesideItsModelInEverySource(@TempDir Path home) throws Exception {
+        // a models folder: the projector beside the model, not beside the one in another folder
+        Path folder = home.resolve("models");
+        touch(folder.resolve("gemma-3-4b-it-Q4_K_M.gguf"));
+        Path projector = touch(folder.resolve("mmproj-gemma-3-4b-it-f16.gguf"));
+        touch(folder.resolve("text/plain-model.gguf"));
+        var found = byId(new ModelSource.Folder(folder).scan());
+        assertEquals(Set.of("gemma-3-4b-it-Q4_K_M", "plain-model"), found.keySet());
+        assertEquals(Optional.of(projector), found.get("gemma-3-4b-it-Q4_K_M").projector());
+        assertEquals(Optional.empty(), found.get("plain-model").projector());
+
+        // the HF cache: the snapshot's projector
+        Path snap = home.resolve("hub/models--ggml-org--gemma-3-4b-it-GGUF/snapshots/abc");
+        touch(snap.resolve("gemma-3-4b-it-Q4_K_M.gguf"));
+        Path hfProjector = touch(snap.resolve("mmproj-model-f16.gguf"));
+        var hf = byId(new ModelSource.HfCache(home.resolve("hub")).scan());
+        assertEquals(Set.of("ggml-org/gemma-3-4b-it-GGUF/gemma-3-4b-it-Q4_K_M"), hf.keySet());
+        assertEquals(Optional.of(hfProjector), hf.values().iterator().next().projector());
+
+        // LM Studio: the repo folder's projector
+        Path repo = home.resolve("lmstudio/lmstudio-community/gemma-3-4b-it-GGUF");
+        touch(repo.resolve("gemma-3-4b-it-Q4_K_M.gguf"));
+        Path lmProjector = touch(repo.resolve("mmproj-model-f16.gguf"));
+        var lm = new ModelSource.LmStudio(List.of(home.resolve("lmstudio"))).scan();
+        assertEquals(1, lm.size());
+        assertEquals(Optional.of(lmProjector), lm.getFirst().projector());
+
+        // Ollama: the manifest's projector layer, when its blob is there
+        Path ollama = home.resolve("ollama");
+        String model = "a".repeat(64);
+        String mmproj = "b".repeat(64);
+        touch(ollama.resolve("blobs/sha256-" + model));
+        Path blob = touch(ollama.resolve("blobs/sha256-" + mmproj));
+        touch(ollama.resolve("manifests/registry.ollama.ai/library/gemma3/4b"));
+        Files.writeString(
+                ollama.resolve("manifests/registry.ollama.ai/library/gemma3/4b"), """
+                {"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:%s","size":1},
+                 {"mediaType":"application/vnd.ollama.image.projector","digest":"sha256:%s","size":1}]}
+                """.formatted(model, mmproj));
+        var o = new ModelSource.Ollama(ollama).scan();
+        assertEquals(1, o.size());
+        assertEquals("gemma3:4b", o.getFirst().id());
+        assertEquals(Optional.of(blob), o.getFirst().projector());
     }
 }

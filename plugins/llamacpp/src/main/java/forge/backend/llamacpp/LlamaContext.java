@@ -20,6 +20,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -54,6 +55,7 @@ public final class LlamaContext implements InferenceContext {
     private final boolean[] outputs;
 
     private int decoded;
+    private final int ubatch;
     private boolean closed;
     /** The LoRA adapters llama.cpp applies to the next decode, as last set. */
     private List<AdapterScale> applied = List.of();
@@ -100,6 +102,7 @@ public final class LlamaContext implements InferenceContext {
     LlamaContext(LlamaModel model, ContextParams params) {
         this.model = model;
         this.unified = params.kvUnified();
+        this.ubatch = Math.min(params.ubatchSize(), params.batchSize());
         MemorySegment raw;
         LlamaThreadpools threadpools;
         try (Arena call = Arena.ofConfined()) {
@@ -525,6 +528,29 @@ public final class LlamaContext implements InferenceContext {
 
     void samplerClosed(LlamaSampler sampler) {
         samplers.remove(sampler);
+    }
+
+    /** The most tokens one physical batch computes ({@code n_ubatch}): a non-causal image must fit in one. */
+    int ubatchCapacity() {
+        return ubatch;
+    }
+
+    /** The most tokens one decode takes ({@code llama_n_batch}). */
+    int batchCapacity() {
+        return outputs.length;
+    }
+
+    /**
+     * Records a decode libmtmd ran on this context ({@link LlamaProjector#eval}): its last batch
+     * had {@code lastBatch} tokens, and with {@code logitsLast} the last of them has logits; the
+     * batch this context owns is left empty.
+     */
+    void evaluatedOutside(int lastBatch, boolean logitsLast) {
+        Arrays.fill(outputs, false);
+        decoded = logitsLast ? lastBatch : 0;
+        if (logitsLast && lastBatch > 0) {
+            outputs[lastBatch - 1] = true;
+        }
     }
 
     /** The {@code llama_context *}, attached to this context's arena. */

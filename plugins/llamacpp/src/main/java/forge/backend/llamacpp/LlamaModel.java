@@ -51,6 +51,8 @@ public final class LlamaModel implements LoadedModel {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger openContexts = new AtomicInteger();
     private final Offload offload;
+    /** The multimodal projector loaded with the model, if any; freed before the model. */
+    private volatile LlamaProjector projector;
 
     LlamaModel(MemorySegment rawModel, Path path, boolean vocabOnly) {
         this(rawModel, path, vocabOnly, new Offload(0, 0, List.of(), 0, "no GPU devices"));
@@ -158,6 +160,34 @@ public final class LlamaModel implements LoadedModel {
         }
     }
 
+    /**
+     * Loads the projector {@code mmproj} for this model (libmtmd from {@code libmtmd}): from then
+     * on it is this model's, and {@link #close} frees it first. A model holds one projector.
+     *
+     * @throws BackendException when the model already has one, or the projector does not load
+     *                          (see {@link LlamaProjector#load})
+     */
+    public synchronized LlamaProjector loadProjector(Path mmproj, Path libmtmd, int threads, boolean useGpu) {
+        ensureOpen();
+        if (projector != null) {
+            throw new BackendException("model " + path + " already has the projector " + projector.path());
+        }
+        projector = LlamaProjector.load(this, mmproj, libmtmd, threads, useGpu);
+        return projector;
+    }
+
+    /** Whether a projector that reads images was loaded with the model. */
+    @Override
+    public boolean vision() {
+        LlamaProjector p = projector;
+        return p != null && p.vision();
+    }
+
+    /** The projector loaded with {@link #loadProjector}, if any. */
+    public Optional<LlamaProjector> projector() {
+        return Optional.ofNullable(projector);
+    }
+
     void contextClosed() {
         openContexts.decrementAndGet();
     }
@@ -190,6 +220,15 @@ public final class LlamaModel implements LoadedModel {
             return;
         }
         try {
+            LlamaProjector p = projector;
+            if (p != null) {
+                try {
+                    p.close(); // libmtmd keeps the model's vocabulary: it goes first
+                } catch (BackendException e) {
+                    closed.set(false);
+                    throw e;
+                }
+            }
             arena.close();
         } catch (IllegalStateException e) {
             closed.set(false);

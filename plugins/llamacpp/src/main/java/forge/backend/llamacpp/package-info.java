@@ -29,6 +29,24 @@
  *     <td>its own confined arena; {@code llama_batch_free} before the arena closes</td><td>the context's thread</td></tr>
  * <tr><td>{@link forge.backend.llamacpp.LlamaSampler}</td><td>a {@code llama_sampler} chain and its stages</td>
  *     <td>its own confined arena, {@code llama_sampler_free} attached</td><td>the context's thread</td></tr>
+ * <tr><td>{@code Mtmd} (ffm)</td><td>libmtmd (built by {@code plugins/llamacpp/mtmd.sh} against the
+ *     loaded libllama and ggml, whose sonames its {@code DT_NEEDED} names, so the loader reuses them)</td>
+ *     <td>{@code Arena.global()}: loaded on the first projector, after llama.cpp, never unloaded</td>
+ *     <td>any</td></tr>
+ * <tr><td>{@link forge.backend.llamacpp.LlamaProjector}</td><td>{@code mtmd_context} (the CLIP
+ *     encoder's weights and compute buffers; it reads its model's vocabulary)</td>
+ *     <td>its own shared arena, {@code mtmd_free} attached; loaded with its model
+ *     ({@link forge.backend.llamacpp.LlamaModel#loadProjector}), closed by the model's
+ *     {@code close} before {@code llama_model_free}</td>
+ *     <td>{@code tokenize}: any; {@code eval}: the context's thread, one encode at a time (a lock:
+ *     {@code mtmd_encode_chunk} writes the projector's one output buffer)</td></tr>
+ * <tr><td>{@link forge.backend.llamacpp.MediaPrompt}</td><td>{@code mtmd_input_chunks} of one prompt</td>
+ *     <td>its own shared arena, {@code mtmd_input_chunks_free} attached; made by {@code tokenize} on
+ *     the request's thread, decoded by {@code eval} on the engine's, closed by its holder</td>
+ *     <td>any, one at a time</td></tr>
+ * <tr><td>an image being read</td><td>the {@code stb_image} pixels, the {@code mtmd_bitmap}</td>
+ *     <td>the tokenize call's confined arena; {@code stbi_image_free} once the bitmap has copied
+ *     them, {@code mtmd_bitmap_free} once {@code mtmd_tokenize} has preprocessed it</td><td>the caller</td></tr>
  * <tr><td>a single call</td><td>strings, params structs, token buffers, the load-progress stub</td>
  *     <td>{@code try (Arena call = Arena.ofConfined())}</td><td>the caller</td></tr>
  * </table>
@@ -79,6 +97,19 @@
  *     output (the patterns are literal, so its recursion is bounded by the pattern)</td>
  *     <td>{@link SamplingGuard} checks the replay on a strict copy before forwarding it</td>
  *     <td>{@code LlamaEngineTest.aTriggerWhoseReplayTheGrammarRefuses...}</td></tr>
+ * <tr><td>{@code stbi_load_from_memory} (libmtmd)</td><td>decodes whatever the header claims:
+ *     a small file can ask for gigabytes</td><td>the format is read from the first bytes (PNG, JPEG,
+ *     GIF, BMP; anything else refused) and the pixel count from the header
+ *     ({@code stbi_info_from_memory}) against a limit before decoding</td>
+ *     <td>{@code LlamaProjectorTest.badImagesAreRefusedBeforeAnyPixelIsDecoded}</td></tr>
+ * <tr><td>{@code mtmd_init_from_file}</td><td>C++ exceptions (a projector that is not one, of an
+ *     unknown type, or whose embedding width is not the model's) are caught and logged, NULL returned;
+ *     {@code GGML_ASSERT}s on malformed tensors inside the file are not</td><td>the refusal is a
+ *     {@code BackendException} with llama.cpp's own reason; projector files are the user's own, as
+ *     model files are</td><td>{@code LlamaProjectorTest.aProjectorWhoseEmbeddingIsNotTheModelsIsRefusedAtLoad}</td></tr>
+ * <tr><td>{@code mtmd_helper_eval_chunk_single}</td><td>a non-causal image batch (gemma3) larger than
+ *     {@code n_ubatch} asserts in {@code llama_decode}</td><td>the caller gives the context a ubatch
+ *     at least as large as one image's embeddings</td><td>{@code LlamaProjectorTest}</td></tr>
  * <tr><td>{@code llama_sampler_init_logit_bias}</td><td>tokens indexed unchecked</td><td>the engine
  *     refuses tokens outside the vocabulary (400); the sampler checks again</td>
  *     <td>{@code LlamaEngineTest.aLogitBiasOutsideTheVocabulary...}</td></tr>

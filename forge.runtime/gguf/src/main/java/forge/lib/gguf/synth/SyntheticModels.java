@@ -221,7 +221,8 @@ public final class SyntheticModels {
         }
     }
 
-    private static GgufWriter.TensorData ones() {
+    /** A tensor of ones (norm weights). */
+    static GgufWriter.TensorData ones() {
         return sink -> {
             float[] chunk = new float[CHUNK];
             Arrays.fill(chunk, 1f);
@@ -237,6 +238,11 @@ public final class SyntheticModels {
      */
     private static GgufWriter.TensorData random(SynthSpec spec, String tensor) {
         return random(spec.seed(), tensor, WEIGHT_STD);
+    }
+
+    /** {@link #random(SynthSpec, String)} for any seed: what the projector generator shares. */
+    static GgufWriter.TensorData random(long seed, String tensor) {
+        return random(seed, tensor, WEIGHT_STD);
     }
 
     private static GgufWriter.TensorData random(long seed, String tensor, float std) {

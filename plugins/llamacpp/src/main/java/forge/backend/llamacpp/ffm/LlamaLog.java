@@ -73,6 +73,12 @@ public final class LlamaLog {
         Llama.llama_log_set(stub, MemorySegment.NULL);
     }
 
+    /** The callback's stub ({@link #install} first), for libmtmd's own log setter ({@link Mtmd#load}). */
+    static synchronized MemorySegment stub() {
+        install();
+        return stub;
+    }
+
     /** The upcall. Never throws. */
     private static void callback(int level, MemorySegment text, MemorySegment userData) {
         try {

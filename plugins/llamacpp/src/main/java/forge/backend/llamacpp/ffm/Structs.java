@@ -190,6 +190,38 @@ public final class Structs {
                     )
             .withName("llama_chat_message");
 
+    /** {@code struct mtmd_context_params} of {@code tools/mtmd/mtmd.h}, 96 bytes. */
+    public static final StructLayout mtmd_context_params = MemoryLayout.structLayout(
+                    JAVA_BOOLEAN.withName("use_gpu"),
+                    MemoryLayout.paddingLayout(7),
+                    ADDRESS.withName("device"), // ggml_backend_dev_t
+                    JAVA_BOOLEAN.withName("print_timings"),
+                    MemoryLayout.paddingLayout(3),
+                    JAVA_INT.withName("n_threads"),
+                    ADDRESS.withName("image_marker"), // const char *, deprecated
+                    ADDRESS.withName("media_marker"), // const char *
+                    JAVA_INT.withName("flash_attn_type"), // enum llama_flash_attn_type
+                    JAVA_BOOLEAN.withName("warmup"),
+                    MemoryLayout.paddingLayout(3),
+                    JAVA_INT.withName("image_min_tokens"),
+                    JAVA_INT.withName("image_max_tokens"),
+                    ADDRESS.withName("cb_eval"), // ggml_backend_sched_eval_callback
+                    ADDRESS.withName("cb_eval_user_data"),
+                    JAVA_INT.withName("batch_max_tokens"),
+                    MemoryLayout.paddingLayout(4),
+                    ADDRESS.withName("progress_callback"), // mtmd_progress_callback
+                    ADDRESS.withName("progress_callback_user_data"))
+            .withName("mtmd_context_params");
+
+    /** {@code struct mtmd_input_text}, 24 bytes: the prompt {@code mtmd_tokenize} splits at its media markers. */
+    public static final StructLayout mtmd_input_text = MemoryLayout.structLayout(
+                    ADDRESS.withName("text"), // const char *
+                    SIZE_T.withName("text_len"),
+                    JAVA_BOOLEAN.withName("add_special"),
+                    JAVA_BOOLEAN.withName("parse_special"),
+                    MemoryLayout.paddingLayout(6))
+            .withName("mtmd_input_text");
+
     /** Every layout above, for the layout test. */
     public static final List<StructLayout> ALL = List.of(
             llama_model_params,
@@ -203,7 +235,9 @@ public final class Structs {
             llama_token_data_array,
             llama_sampler_i,
             llama_sampler,
-            llama_chat_message);
+            llama_chat_message,
+            mtmd_context_params,
+            mtmd_input_text);
 
     /** The byte offset of {@code field} in {@code struct}; fails for a name the layout lacks. */
     public static long offset(StructLayout struct, String field) {

@@ -61,6 +61,24 @@ public record LlamaNatives(Path directory, String ggml, String llama, List<Path>
         return new LlamaNatives(directory, ggml, llama, libraries);
     }
 
+    /** libmtmd's file name, as {@code plugins/llamacpp/mtmd.sh} builds it. */
+    public static final String MTMD = "libmtmd.so";
+
+    /**
+     * libmtmd for these natives (images in), where there is one: beside them (the image's
+     * layout), else in {@code ../mtmd/} (the build cache's: {@code mtmd.sh} writes it next to
+     * {@code lib/}). Empty when neither holds it: models then load without projectors.
+     */
+    public Optional<Path> mtmd() {
+        for (Path candidate : List.of(
+                directory.resolve(MTMD), directory.resolveSibling("mtmd").resolve(MTMD))) {
+            if (Files.isRegularFile(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The three libraries the binding looks its symbols up in, in dependency order. */
     public List<String> libraries() {
         return List.of(GGML_BASE, ggml, llama);

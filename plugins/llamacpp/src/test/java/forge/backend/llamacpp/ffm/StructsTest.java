@@ -36,6 +36,7 @@ class StructsTest {
                 #include <stddef.h>
                 #include <stdio.h>
                 #include "llama.h"
+                #include "mtmd.h"
                 #define STRUCT(s) printf("%s %zu %zu\\n", #s, (size_t) 0, sizeof(struct s));
                 #define FIELD(s, f) printf("%s.%s %zu %zu\\n", #s, #f, offsetof(struct s, f), sizeof(((struct s *) 0)->f));
                 int main(void) {
@@ -66,6 +67,8 @@ class StructsTest {
                 src.resolve("include").toString(),
                 "-I",
                 src.resolve("ggml/include").toString(),
+                "-I",
+                src.resolve("tools/mtmd").toString(),
                 source.toString(),
                 "-o",
                 exe.toString()));
@@ -128,6 +131,8 @@ class StructsTest {
         assertEquals(56, Structs.llama_batch.byteSize());
         assertEquals(1, Structs.llama_sampler_chain_params.byteSize());
         assertEquals(528, Structs.ggml_threadpool_params.byteSize());
+        assertEquals(96, Structs.mtmd_context_params.byteSize());
+        assertEquals(24, Structs.mtmd_input_text.byteSize());
         assertFalse(C.isEmpty());
     }
 }

@@ -1,0 +1,96 @@
+package forge.http.server;
+
+import forge.api.template.ChatImage;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The images of one request, as every door reads them: OpenAI's {@code image_url} parts and
+ * Responses' {@code input_image} (a {@code data:} URI), Anthropic's {@code image} blocks (a
+ * {@code base64} source). Each image read becomes a {@link ChatImage} and the
+ * {@link ChatImage#MARKER marker} that takes its place in the message's text, so the model's
+ * template renders the marker where the image was, and the prompt lists the images in marker order.
+ *
+ * <p>Everything that can be refused without decoding is refused here, as a 400 naming the field
+ * in the door's own terms: a URL that is not a {@code data:} URI (this server fetches nothing), a
+ * payload that is not base64, a format that is not PNG, JPEG, GIF or BMP, a header cut short, a
+ * size over {@link #MAX_PIXELS} (read from the header: a decompression bomb is a few bytes that
+ * declare gigapixels), more than {@link #MAX_IMAGES} images.
+ */
+final class Images {
+
+    /** The most images one request may carry. */
+    static final int MAX_IMAGES = 16;
+
+    /** The most pixels (width times height, as the header declares) one image may have. */
+    static final long MAX_PIXELS = 8192L * 8192;
+
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+
+    private final List<ChatImage> images = new ArrayList<>();
+
+    /** The images read so far, in the order their markers were handed out. */
+    List<ChatImage> images() {
+        return List.copyOf(images);
+    }
+
+    /**
+     * Reads the image of a {@code data:} URI ({@code data:image/png;base64,...}); returns the
+     * marker that stands for it in the text.
+     *
+     * @param at the field's path, such as {@code messages[0].content[1].image_url.url}
+     */
+    String dataUri(String url, String at) {
+        if (url.regionMatches(true, 0, "http://", 0, 7) || url.regionMatches(true, 0, "https://", 0, 8)) {
+            throw ApiError.badRequest(
+                    at,
+                    at + ": image URLs are not fetched by this server; send the image inline as a data URI"
+                            + " (data:image/png;base64,...)");
+        }
+        if (!url.regionMatches(true, 0, "data:", 0, 5)) {
+            throw ApiError.badRequest(at, at + " must be a data URI (data:image/png;base64,...)");
+        }
+        int comma = url.indexOf(',');
+        if (comma < 0 || !url.substring(5, comma).toLowerCase(Locale.ROOT).endsWith(";base64")) {
+            throw ApiError.badRequest(at, at + " must be a base64 data URI (data:image/png;base64,...)");
+        }
+        return base64(url.substring(comma + 1), at);
+    }
+
+    /** Reads base64 image bytes; returns the marker that stands for the image in the text. */
+    String base64(String data, String at) {
+        byte[] bytes;
+        try {
+            // strict (the MIME decoder skips any character it does not know), line breaks allowed
+            bytes = Base64.getDecoder().decode(WHITESPACE.matcher(data).replaceAll(""));
+        } catch (IllegalArgumentException e) {
+            throw ApiError.badRequest(at, at + " is not valid base64: " + e.getMessage());
+        }
+        return add(ChatImage.of(bytes), at);
+    }
+
+    private String add(ChatImage image, String at) {
+        if (images.size() >= MAX_IMAGES) {
+            throw ApiError.badRequest(at, "at most " + MAX_IMAGES + " images are accepted in one request");
+        }
+        if (image.format().isEmpty()) {
+            throw ApiError.badRequest(
+                    at,
+                    at + " is not a PNG, JPEG, GIF or BMP image" + (image.isWebp() ? " (WebP is not supported)" : ""));
+        }
+        long[] size = image.dimensions()
+                .orElseThrow(() -> ApiError.badRequest(
+                        at,
+                        at + " is a truncated or malformed "
+                                + image.format().get().toUpperCase(Locale.ROOT) + " image: its header gives no size"));
+        if (size[0] <= 0 || size[1] <= 0 || size[0] * size[1] > MAX_PIXELS) {
+            throw ApiError.badRequest(
+                    at, at + " is " + size[0] + "x" + size[1] + " pixels; at most " + MAX_PIXELS + " are accepted");
+        }
+        images.add(image);
+        return ChatImage.MARKER;
+    }
+}

@@ -1,0 +1,198 @@
+package forge.lib.gguf.synth;
+
+import forge.lib.gguf.GgmlType;
+import forge.lib.gguf.GgufValue;
+import forge.lib.gguf.GgufWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A synthetic multimodal projector ({@code mmproj}): a random-weight vision encoder and projector
+ * GGUF that llama.cpp's {@code libmtmd} loads beside a text model whose width is
+ * {@link #textEmbedding}, as it loads the {@code mmproj-*.gguf} of a real vision model's repository.
+ *
+ * <p>The keys and tensors are the ones {@code clip.cpp}'s {@code load_hparams} and
+ * {@code load_tensors} read in llama.cpp v0.5.0 ({@code tools/mtmd/clip.cpp}, names in
+ * {@code clip-impl.h}), for two families whose image preprocessing needs no special tokens in
+ * the text model's vocabulary:
+ *
+ * <ul>
+ * <li>{@code gemma3}: a SigLIP encoder (patch embedding with bias, learned positions, pre-norm
+ *     blocks with biases, GELU, a final {@code post_ln}), then {@code clip_graph_siglip}'s 2D average
+ *     pool by {@link #MERGE} per side, an RMS norm ({@code mm.soft_emb_norm.weight}) and the
+ *     projection {@code mm.input_projection.weight} of shape {@code [textEmbedding, embedding]};
+ *     {@code clip_n_mmproj_embd} is its {@code ne[0]}. One image is
+ *     {@code (imageSize / patchSize / 4)^2} tokens between {@code <start_of_image>} and
+ *     {@code <end_of_image>}, which the text model reads as plain text.</li>
+ * <li>{@code mlp} (LLaVA 1.5): a CLIP encoder (class embedding, learned positions for the class
+ *     token and every patch, {@code pre_ln}, blocks with biases, GELU); {@code clip_graph_llava}
+ *     stops one block before the last, drops the class token and projects through
+ *     {@code mm.0} (to {@code textEmbedding}), GELU and {@code mm.2}; {@code clip_n_mmproj_embd} is
+ *     {@code mm.2.bias}'s length. One image is {@code (imageSize / patchSize)^2} tokens, no markers.</li>
+ * </ul>
+ *
+ * <p>The feed-forward width must differ from the encoder's width: {@code clip.cpp} swaps up and
+ * down projections it finds in the legacy layout ({@code ffn_down.ne[0] == embedding}).
+ * Everything is F32 (a few MB), from the same seeded generator as {@link SyntheticModels}: the
+ * same spec always gives the same bytes.
+ *
+ * {@snippet :
+ * SyntheticModels.write(SynthSpec.tiny("gemma"), dir.resolve("tiny-gemma.gguf"));            // 64 wide
+ * SynthProjector.tiny("gemma3", 64).write(dir.resolve("mmproj-tiny-gemma.gguf"));             // 16 tokens an image
+ * }
+ *
+ * @param family        {@code gemma3} or {@code mlp}
+ * @param textEmbedding the width of the text model the projector feeds ({@code n_embd_inp})
+ * @param embedding     the encoder's width, a multiple of {@code heads}
+ * @param layers        encoder blocks, 2 to 64
+ * @param heads         attention heads of the encoder
+ * @param ffn           the encoder's feed-forward width, not equal to {@code embedding}
+ * @param imageSize     the side of the square the encoder sees, a multiple of {@code patchSize}
+ *                      (and for {@code gemma3} of {@code patchSize * 4})
+ * @param patchSize     the side of one patch
+ * @param seed          the seed of the random weights
+ */
+public record SynthProjector(
+        String family,
+        int textEmbedding,
+        int embedding,
+        int layers,
+        int heads,
+        int ffn,
+        int imageSize,
+        int patchSize,
+        long seed) {
+
+    /** The projector families a synthetic projector can have ({@code clip.projector_type}). */
+    public static final List<String> FAMILIES = List.of("gemma3", "mlp");
+
+    /** Gemma 3's pooling factor per side ({@code clip.cpp}'s default {@code n_merge} for gemma3). */
+    public static final int MERGE = 4;
+
+    public SynthProjector {
+        Objects.requireNonNull(family, "family");
+        if (!FAMILIES.contains(family)) {
+            throw new IllegalArgumentException("family must be one of " + FAMILIES + ", not '" + family + "'");
+        }
+        for (int v : new int[] {textEmbedding, embedding, heads, ffn, imageSize, patchSize}) {
+            if (v <= 0) {
+                throw new IllegalArgumentException("every width and size must be positive");
+            }
+        }
+        if (layers < 2 || layers > 64) {
+            // mlp reads the features one block before the last
+            throw new IllegalArgumentException("layers must be 2 to 64, not " + layers);
+        }
+        if (embedding % heads != 0) {
+            throw new IllegalArgumentException("heads (" + heads + ") must divide embedding (" + embedding + ")");
+        }
+        if (ffn == embedding) {
+            throw new IllegalArgumentException("ffn must differ from embedding (clip.cpp would swap up and down)");
+        }
+        int side = family.equals("gemma3") ? patchSize * MERGE : patchSize;
+        if (imageSize % side != 0) {
+            throw new IllegalArgumentException("imageSize (" + imageSize + ") must be a multiple of " + side);
+        }
+    }
+
+    /**
+     * A tiny projector for tests: a 32-wide encoder of 2 blocks and 2 heads, FFN 48, 8-pixel
+     * patches; {@code gemma3} sees 128x128 images (16 tokens each: 16x16 patches pooled by 4),
+     * {@code mlp} 32x32 (16 tokens each: 4x4 patches).
+     */
+    public static SynthProjector tiny(String family, int textEmbedding) {
+        int imageSize = "gemma3".equals(family) ? 128 : 32;
+        return new SynthProjector(family, textEmbedding, 32, 2, 2, 48, imageSize, 8, 7);
+    }
+
+    /** This spec with another text width (a projector that does not fit its model, for tests of the refusal). */
+    public SynthProjector withTextEmbedding(int width) {
+        return new SynthProjector(family, width, embedding, layers, heads, ffn, imageSize, patchSize, seed);
+    }
+
+    /** The patches along one side of the image. */
+    public int patchesPerSide() {
+        return imageSize / patchSize;
+    }
+
+    /** How many embeddings (positions in the text model's context) one image becomes. */
+    public int tokensPerImage() {
+        int side = patchesPerSide();
+        return family.equals("gemma3") ? (side / MERGE) * (side / MERGE) : side * side;
+    }
+
+    /** Writes the projector to {@code out}. */
+    public void write(Path out) {
+        writer().write(out);
+    }
+
+    /** The writer of this projector, ready to {@link GgufWriter#write(Path)}. */
+    public GgufWriter writer() {
+        boolean gemma3 = family.equals("gemma3");
+        GgufWriter w = new GgufWriter();
+        w.put("general.architecture", GgufValue.string("clip"));
+        w.put("general.type", GgufValue.string("mmproj"));
+        w.put("general.name", GgufValue.string("forge-synth-mmproj-" + family));
+        w.put("general.file_type", GgufValue.uint32(0)); // all F32
+        w.put("clip.has_vision_encoder", GgufValue.bool(true));
+        w.put("clip.projector_type", GgufValue.string(family));
+        w.put("clip.use_gelu", GgufValue.bool(true));
+        w.put("clip.vision.embedding_length", GgufValue.uint32(embedding));
+        w.put("clip.vision.feed_forward_length", GgufValue.uint32(ffn));
+        w.put("clip.vision.block_count", GgufValue.uint32(layers));
+        w.put("clip.vision.projection_dim", GgufValue.uint32(textEmbedding));
+        w.put("clip.vision.attention.head_count", GgufValue.uint32(heads));
+        w.put("clip.vision.attention.layer_norm_epsilon", GgufValue.float32(1e-6f));
+        w.put("clip.vision.image_size", GgufValue.uint32(imageSize));
+        w.put("clip.vision.patch_size", GgufValue.uint32(patchSize));
+        w.put("clip.vision.image_mean", GgufValue.float32s(0.5f, 0.5f, 0.5f));
+        w.put("clip.vision.image_std", GgufValue.float32s(0.5f, 0.5f, 0.5f));
+
+        long e = embedding;
+        long patches = (long) patchesPerSide() * patchesPerSide();
+        // ggml's conv_2d kernel: [KW, KH, C_in, C_out]
+        tensor(w, "v.patch_embd.weight", patchSize, patchSize, 3, e);
+        if (gemma3) {
+            tensor(w, "v.patch_embd.bias", e);
+            tensor(w, "v.position_embd.weight", e, patches);
+        } else {
+            tensor(w, "v.class_embd", e);
+            tensor(w, "v.position_embd.weight", e, patches + 1);
+            norm(w, "v.pre_ln", e);
+        }
+        for (int i = 0; i < layers; i++) {
+            String blk = "v.blk." + i + ".";
+            norm(w, blk + "ln1", e);
+            for (String attn : List.of("attn_q", "attn_k", "attn_v", "attn_out")) {
+                tensor(w, blk + attn + ".weight", e, e);
+                tensor(w, blk + attn + ".bias", e);
+            }
+            norm(w, blk + "ln2", e);
+            tensor(w, blk + "ffn_up.weight", e, ffn);
+            tensor(w, blk + "ffn_up.bias", ffn);
+            tensor(w, blk + "ffn_down.weight", ffn, e);
+            tensor(w, blk + "ffn_down.bias", e);
+        }
+        if (gemma3) {
+            norm(w, "v.post_ln", e);
+            w.tensor("mm.soft_emb_norm.weight", GgmlType.F32, new long[] {e}, SyntheticModels.ones());
+            tensor(w, "mm.input_projection.weight", textEmbedding, e);
+        } else {
+            tensor(w, "mm.0.weight", e, textEmbedding);
+            tensor(w, "mm.0.bias", textEmbedding);
+            tensor(w, "mm.2.weight", textEmbedding, textEmbedding);
+            tensor(w, "mm.2.bias", textEmbedding);
+        }
+        return w;
+    }
+
+    private void tensor(GgufWriter w, String name, long... dims) {
+        w.tensor(name, GgmlType.F32, dims, SyntheticModels.random(seed, name));
+    }
+
+    private static void norm(GgufWriter w, String prefix, long width) {
+        w.tensor(prefix + ".weight", GgmlType.F32, new long[] {width}, SyntheticModels.ones());
+        w.tensor(prefix + ".bias", GgmlType.F32, new long[] {width}, SyntheticModels.ones());
+    }
+}

@@ -1,0 +1,93 @@
+package forge.lib.gguf.synth;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.lib.gguf.GgmlType;
+import forge.lib.gguf.GgufFile;
+import forge.lib.gguf.GgufReader;
+import forge.lib.gguf.GgufTensorInfo;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The synthetic projectors carry the keys and tensor shapes {@code clip.cpp} reads for their
+ * family (plugins/llamacpp's {@code LlamaProjectorTest} loads them into libmtmd itself).
+ */
+class SynthProjectorTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aGemma3ProjectorHasASiglipEncoderAndTheGemma3Projection() throws IOException {
+        SynthProjector spec = SynthProjector.tiny("gemma3", 64);
+        Path file = dir.resolve("mmproj-gemma3.gguf");
+        spec.write(file);
+        GgufFile header = GgufReader.read(file);
+        var md = header.metadata();
+        assertEquals("clip", md.architecture().orElseThrow());
+        assertEquals("gemma3", md.string("clip.projector_type").orElseThrow());
+        assertEquals(32L, md.integer("clip.vision.embedding_length").orElseThrow());
+        assertEquals(48L, md.integer("clip.vision.feed_forward_length").orElseThrow());
+        assertEquals(128L, md.integer("clip.vision.image_size").orElseThrow());
+        assertEquals(8L, md.integer("clip.vision.patch_size").orElseThrow());
+        assertEquals(3L, md.arrayLength("clip.vision.image_mean").orElseThrow());
+        shape(header, "v.patch_embd.weight", 8, 8, 3, 32);
+        shape(header, "v.position_embd.weight", 32, 256);
+        shape(header, "v.blk.1.ffn_up.weight", 32, 48);
+        shape(header, "v.blk.1.ffn_down.weight", 48, 32);
+        shape(header, "mm.input_projection.weight", 64, 32); // clip_n_mmproj_embd reads ne[0]
+        shape(header, "mm.soft_emb_norm.weight", 32);
+        assertFalse(header.tensor("v.class_embd").isPresent());
+        assertEquals(16, spec.tokensPerImage());
+        assertTrue(Files.size(file) < 4 << 20, "a few MB at most: " + Files.size(file));
+    }
+
+    @Test
+    void anMlpProjectorHasAClipEncoderAndTheLlavaProjection() {
+        SynthProjector spec = SynthProjector.tiny("mlp", 96);
+        Path file = dir.resolve("mmproj-mlp.gguf");
+        spec.write(file);
+        GgufFile header = GgufReader.read(file);
+        assertEquals("mlp", header.metadata().string("clip.projector_type").orElseThrow());
+        shape(header, "v.class_embd", 32);
+        shape(header, "v.position_embd.weight", 32, 17); // the class token and 4x4 patches
+        shape(header, "v.pre_ln.weight", 32);
+        shape(header, "mm.0.weight", 32, 96);
+        shape(header, "mm.2.weight", 96, 96);
+        shape(header, "mm.2.bias", 96); // clip_n_mmproj_embd reads its length
+        assertEquals(16, spec.tokensPerImage());
+    }
+
+    @Test
+    void theSameSpecWritesTheSameBytes() throws IOException {
+        SynthProjector spec = SynthProjector.tiny("gemma3", 64);
+        spec.write(dir.resolve("a.gguf"));
+        spec.write(dir.resolve("b.gguf"));
+        assertArrayEquals(Files.readAllBytes(dir.resolve("a.gguf")), Files.readAllBytes(dir.resolve("b.gguf")));
+    }
+
+    @Test
+    void shapesClipCppCannotReadAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> SynthProjector.tiny("qwen2vl", 64));
+        // an FFN as wide as the encoder would be taken for the legacy layout and swapped
+        assertThrows(IllegalArgumentException.class, () -> new SynthProjector("mlp", 64, 32, 2, 2, 32, 32, 8, 1));
+        // gemma3 pools 4x4 patches: the image must hold whole pools
+        assertThrows(IllegalArgumentException.class, () -> new SynthProjector("gemma3", 64, 32, 2, 2, 48, 40, 8, 1));
+        assertThrows(IllegalArgumentException.class, () -> new SynthProjector("mlp", 64, 30, 2, 4, 48, 32, 8, 1));
+    }
+
+    private static void shape(GgufFile header, String name, long... dims) {
+        GgufTensorInfo t = header.tensor(name).orElseThrow(() -> new AssertionError("no tensor " + name));
+        assertEquals(GgmlType.F32, t.type(), name);
+        assertEquals(LongStream.of(dims).boxed().toList(), t.dims(), name);
+    }
+}

@@ -1,0 +1,159 @@
+package forge.backend.llamacpp;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import forge.api.BackendException;
+import forge.backend.llamacpp.ffm.LlamaLibrary;
+import forge.backend.llamacpp.ffm.Mtmd;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A prompt split by a {@link LlamaProjector} into text and media chunks: the Java view (each text
+ * chunk's tokens; each media chunk's kind, id, token count and positions) and the native
+ * {@code mtmd_input_chunks} it was read from, which {@link LlamaProjector#eval} decodes. The
+ * native chunks live in a shared arena of their own with {@code mtmd_input_chunks_free}
+ * attached: {@link #close} frees them, and a second close does nothing.
+ */
+@SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
+public final class MediaPrompt implements AutoCloseable {
+
+    /** What a media chunk holds. */
+    public enum Kind {
+        IMAGE,
+        AUDIO
+    }
+
+    /** One chunk of the prompt. */
+    public sealed interface Chunk permits Text, Media {
+        /** How many positions of the context the chunk takes. */
+        int positions();
+
+        /** How many tokens (text tokens or embeddings) the chunk is: what usage counts. */
+        int tokens();
+    }
+
+    /** Text, tokenized with the model's vocabulary. */
+    public record Text(int[] ids) implements Chunk {
+        @Override
+        public int positions() {
+            return ids.length;
+        }
+
+        @Override
+        public int tokens() {
+            return ids.length;
+        }
+    }
+
+    /**
+     * An image or audio clip.
+     *
+     * @param id         the SHA-256 of the image's bytes (lower-case hex): equal ids, equal embeddings
+     * @param embeddings how many embeddings the encoder makes of it
+     * @param positions  how many positions they take (fewer than embeddings with M-RoPE)
+     */
+    public record Media(Kind kind, String id, int embeddings, int positions) implements Chunk {
+        @Override
+        public int tokens() {
+            return embeddings;
+        }
+    }
+
+    private final LlamaProjector projector;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment chunks;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private List<Chunk> view = List.of();
+
+    MediaPrompt(LlamaProjector projector, MemorySegment rawChunks) {
+        this.projector = projector;
+        this.chunks = rawChunks.reinterpret(arena, Mtmd::mtmd_input_chunks_free);
+    }
+
+    /** Reads the Java view of the native chunks, once, right after {@code mtmd_tokenize} filled them. */
+    void read(Arena call) {
+        long n = Mtmd.mtmd_input_chunks_size(chunks);
+        List<Chunk> out = new ArrayList<>();
+        MemorySegment count = call.allocate(JAVA_LONG);
+        for (long i = 0; i < n; i++) {
+            MemorySegment chunk = Mtmd.mtmd_input_chunks_get(chunks, i);
+            int type = Mtmd.mtmd_input_chunk_get_type(chunk);
+            if (type == Mtmd.MTMD_INPUT_CHUNK_TYPE_TEXT) {
+                MemorySegment tokens = Mtmd.mtmd_input_chunk_get_tokens_text(chunk, count);
+                long size = count.get(JAVA_LONG, 0);
+                out.add(new Text(
+                        size == 0
+                                ? new int[0]
+                                : tokens.reinterpret(size * Integer.BYTES).toArray(JAVA_INT)));
+            } else {
+                out.add(new Media(
+                        type == Mtmd.MTMD_INPUT_CHUNK_TYPE_AUDIO ? Kind.AUDIO : Kind.IMAGE,
+                        LlamaLibrary.cString(Mtmd.mtmd_input_chunk_get_id(chunk)),
+                        (int) Mtmd.mtmd_input_chunk_get_n_tokens(chunk),
+                        Mtmd.mtmd_input_chunk_get_n_pos(chunk)));
+            }
+        }
+        view = List.copyOf(out);
+    }
+
+    /** The projector that split the prompt. */
+    LlamaProjector projector() {
+        return projector;
+    }
+
+    /** The native {@code mtmd_input_chunks *}. */
+    MemorySegment nativeChunks() {
+        ensureOpen();
+        return chunks;
+    }
+
+    /** The native chunk {@code i}. */
+    MemorySegment chunk(int i) {
+        ensureOpen();
+        return Mtmd.mtmd_input_chunks_get(chunks, i);
+    }
+
+    /** The chunks from index {@code from} on. */
+    public List<Chunk> chunks(int from) {
+        return view.subList(from, view.size());
+    }
+
+    /** The chunks, in prompt order. */
+    public List<Chunk> chunks() {
+        return view;
+    }
+
+    /** How many chunks. */
+    public int size() {
+        return view.size();
+    }
+
+    /** The tokens the prompt counts: text tokens and media embeddings together. */
+    public int tokens() {
+        return view.stream().mapToInt(Chunk::tokens).sum();
+    }
+
+    /** The context positions the prompt takes. */
+    public int positions() {
+        return view.stream().mapToInt(Chunk::positions).sum();
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw new BackendException("the media prompt is closed");
+        }
+    }
+
+    /** Frees the native chunks. Harmless when already closed. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package forge.backend.llamacpp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.BackendException;
+import forge.api.backend.ContextParams;
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
+import forge.api.backend.LoadProgress;
+import forge.api.backend.ModelLoadParams;
+import forge.api.backend.TokenLogprobs;
+import forge.api.backend.TokenSampler;
+import forge.api.sampler.SamplingParams;
+import forge.api.template.ChatImage;
+import forge.backend.llamacpp.natives.LlamaNatives;
+import forge.lib.gguf.synth.SynthProjector;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * libmtmd through the binding: synthetic projectors of two families ({@code gemma3}, {@code mlp})
+ * loaded beside a synthetic text model of their width, prompts split into text and media chunks,
+ * images encoded and decoded into a sequence, and every refusal that must come before native code
+ * could abort.
+ */
+class LlamaProjectorTest {
+    private static final long MAX_PIXELS = 4096L * 4096;
+    private static final String PROMPT =
+            "<start_of_turn>user\nLook: %s what is it?<end_of_turn>\n<start_of_turn>model\n";
+
+    private static Path libmtmd;
+    private static LlamaModel gemma3;
+    private static LlamaModel mlp;
+
+    @BeforeAll
+    static void load() {
+        LlamaHome.backend();
+        libmtmd = LlamaNatives.in(LlamaHome.lib())
+                .mtmd()
+                .orElseThrow(() -> new AssertionError("no libmtmd beside " + LlamaHome.lib() + " (mtmd.sh)"));
+        gemma3 = model();
+        gemma3.loadProjector(projector("gemma3", SynthProjector.tiny("gemma3", 64)), libmtmd, 2, false);
+        mlp = model();
+        mlp.loadProjector(projector("mlp", SynthProjector.tiny("mlp", 64)), libmtmd, 2, false);
+    }
+
+    @AfterAll
+    static void close() {
+        gemma3.close();
+        mlp.close();
+    }
+
+    private static LlamaModel model() {
+        return (LlamaModel)
+                LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("gemma")), LoadProgress.NONE);
+    }
+
+    private static Path projector(String name, SynthProjector spec) {
+        Path out = LlamaHome.models().resolve("mmproj-" + name + ".gguf");
+        spec.write(out);
+        return out;
+    }
+
+    private static LlamaContext context(LlamaModel model) {
+        return (LlamaContext) model.newContext(
+                new ContextParams(512, 128, 128, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
+    }
+
+    private static String prompt(LlamaProjector projector, int images) {
+        return PROMPT.formatted(String.join(" and ", Collections.nCopies(images, projector.marker())));
+    }
+
+    @Test
+    void aGemma3ProjectorSplitsThePromptAroundOneImageOfSixteenEmbeddings() {
+        LlamaProjector projector = gemma3.projector().orElseThrow();
+        assertTrue(projector.vision());
+        assertFalse(projector.audio());
+        byte[] png = TestImages.png(100, 80, 1);
+        try (MediaPrompt prompt =
+                projector.tokenize(prompt(projector, 1), List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
+            List<MediaPrompt.Chunk> chunks = prompt.chunks();
+            assertEquals(3, chunks.size(), chunks.toString());
+            assertInstanceOf(MediaPrompt.Text.class, chunks.get(0));
+            MediaPrompt.Media image = assertInstanceOf(MediaPrompt.Media.class, chunks.get(1));
+            assertEquals(MediaPrompt.Kind.IMAGE, image.kind());
+            assertEquals(SynthProjector.tiny("gemma3", 64).tokensPerImage(), image.embeddings());
+            assertEquals(16, image.positions());
+            assertEquals(ChatImage.sha256(png), image.id(), "an image is named by the hash of its bytes");
+            assertInstanceOf(MediaPrompt.Text.class, chunks.get(2));
+            // gemma3 wraps the image in <start_of_image> ... <end_of_image>, tokenized as the text around it
+            int[] text = ((MediaPrompt.Text) chunks.get(0)).ids();
+            int[] plain = gemma3.vocabulary()
+                    .tokenize(
+                            prompt(projector, 1)
+                                            .substring(0, prompt(projector, 1).indexOf(projector.marker()))
+                                    + "<start_of_image>",
+                            true,
+                            true);
+            assertArrayEquals(plain, text);
+            assertEquals(
+                    text.length + 16 + ((MediaPrompt.Text) chunks.get(2)).ids().length,
+                    prompt.tokens(),
+                    "media embeddings count as tokens");
+        }
+    }
+
+    @Test
+    void anMlpProjectorMakesOneMediaChunkPerImage() {
+        LlamaProjector projector = mlp.projector().orElseThrow();
+        List<ChatImage> images =
+                List.of(ChatImage.of(TestImages.png(40, 40, 2)), ChatImage.of(TestImages.png(64, 20, 3)));
+        try (MediaPrompt prompt = projector.tokenize(prompt(projector, 2), images, true, MAX_PIXELS)) {
+            List<MediaPrompt.Media> media = prompt.chunks().stream()
+                    .filter(MediaPrompt.Media.class::isInstance)
+                    .map(MediaPrompt.Media.class::cast)
+                    .toList();
+            assertEquals(2, media.size());
+            assertEquals(
+                    List.of(16, 16),
+                    media.stream().map(MediaPrompt.Media::embeddings).toList());
+            assertNotEquals(media.get(0).id(), media.get(1).id());
+        }
+    }
+
+    /**
+     * The image reaches the model: the same prompt and image give the same next-token
+     * distribution in a fresh context, and another image another one.
+     */
+    @Test
+    void anEvaluatedImageDecidesTheNextTokenDeterministically() {
+        for (LlamaModel model : List.of(gemma3, mlp)) {
+            float[] first = logprobsAfter(model, TestImages.png(64, 64, 4));
+            float[] again = logprobsAfter(model, TestImages.png(64, 64, 4));
+            float[] other = logprobsAfter(model, TestImages.png(64, 64, 5));
+            assertArrayEquals(first, again, model.path() + ": same image, same distribution");
+            assertFalse(Arrays.equals(first, other), model.path() + ": another image, another distribution");
+        }
+    }
+
+    private static float[] logprobsAfter(LlamaModel model, byte[] png) {
+        LlamaProjector projector = model.projector().orElseThrow();
+        try (LlamaContext ctx = context(model);
+                TokenSampler sampler = ctx.sampler(SamplingParams.GREEDY);
+                MediaPrompt prompt =
+                        projector.tokenize(prompt(projector, 1), List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
+            LlamaProjector.Evaluation done = projector.eval(ctx, prompt, 0, 0, 0, true);
+            assertEquals(prompt.positions(), done.position());
+            assertEquals(prompt.positions() - 1, ctx.maxPosition(0));
+            int token = sampler.sample(done.logitsIndex());
+            TokenLogprobs lp = ctx.logprobs(done.logitsIndex(), token, 5);
+            float[] out = new float[lp.top().size() * 2];
+            for (int i = 0; i < lp.top().size(); i++) {
+                out[2 * i] = lp.top().get(i).id();
+                out[2 * i + 1] = lp.top().get(i).logprob();
+            }
+            return out;
+        }
+    }
+
+    /** Extreme shapes are resized like any other image: nothing about a size reaches an assertion. */
+    @Test
+    void oddShapesEncodeLikeAnyImage() {
+        for (LlamaModel model : List.of(gemma3, mlp)) {
+            for (int[] size : new int[][] {{1, 1}, {3000, 1}, {1, 2000}, {7, 5}}) {
+                float[] out = logprobsAfter(model, TestImages.png(size[0], size[1], 9));
+                assertTrue(out.length > 0, model.path() + " " + size[0] + "x" + size[1]);
+            }
+        }
+    }
+
+    @Test
+    void aProjectorWhoseEmbeddingIsNotTheModelsIsRefusedAtLoad() {
+        LlamaModel model = model();
+        try {
+            Path wide = projector("mlp-96", SynthProjector.tiny("mlp", 64).withTextEmbedding(96));
+            BackendException e =
+                    assertThrows(BackendException.class, () -> model.loadProjector(wide, libmtmd, 2, false));
+            assertTrue(
+                    e.getMessage().contains("mismatch between text model (n_embd = 64) and mmproj (n_embd = 96)"),
+                    e.getMessage());
+            assertTrue(model.projector().isEmpty());
+        } finally {
+            model.close();
+        }
+    }
+
+    @Test
+    void badImagesAreRefusedBeforeAnyPixelIsDecoded() {
+        LlamaProjector projector = gemma3.projector().orElseThrow();
+        String one = prompt(projector, 1);
+        byte[] png = TestImages.png(32, 32, 6);
+        assertRefused(projector, one, "noise".getBytes(), "image 0 is not in a supported format");
+        byte[] webp = {'R', 'I', 'F', 'F', 0, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', ' '};
+        assertRefused(projector, one, webp, "WebP is not supported");
+        assertRefused(projector, one, Arrays.copyOf(png, png.length / 2), "does not decode"); // truncated in its data
+        // a bomb: a header claiming 100000 x 100000 pixels in a few bytes
+        assertRefused(projector, one, TestImages.png(100_000, 100_000, new byte[16]), "is 100000x100000 pixels");
+        // markers and images must pair up
+        BackendException e = assertThrows(
+                BackendException.class,
+                () -> projector.tokenize(prompt(projector, 2), List.of(ChatImage.of(png)), true, MAX_PIXELS));
+        assertTrue(e.getMessage().contains("2 media markers for 1 images"), e.getMessage());
+        // and the projector still works
+        try (MediaPrompt ok = projector.tokenize(one, List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
+            assertEquals(3, ok.size());
+        }
+    }
+
+    private static void assertRefused(LlamaProjector projector, String prompt, byte[] image, String why) {
+        BackendException e = assertThrows(
+                BackendException.class,
+                () -> projector.tokenize(prompt, List.of(ChatImage.of(image)), true, MAX_PIXELS));
+        assertTrue(e.getMessage().contains(why), e.getMessage());
+    }
+
+    @Test
+    void closingTheModelFreesItsProjector() {
+        LlamaModel model = model();
+        LlamaProjector projector =
+                model.loadProjector(projector("gemma3-closing", SynthProjector.tiny("gemma3", 64)), libmtmd, 2, false);
+        assertThrows(
+                BackendException.class,
+                () -> model.loadProjector(projector.path(), libmtmd, 2, false),
+                "a model holds one projector");
+        model.close();
+        BackendException e =
+                assertThrows(BackendException.class, () -> projector.tokenize("x", List.of(), true, MAX_PIXELS));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    }
+}
