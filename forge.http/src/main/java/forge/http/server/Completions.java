@@ -3,6 +3,7 @@ package forge.http.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import forge.api.backend.FimTokens;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.Vocabulary;
 import forge.api.sampler.SamplingParams;
@@ -15,7 +16,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.Set;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -33,11 +33,6 @@ final class Completions {
 
     /** OpenAI's default for this endpoint (chat has none). */
     static final int DEFAULT_MAX_TOKENS = 16;
-    /** FIM token texts by family: prefix, suffix, middle (Qwen and StarCoder; CodeLlama). */
-    private static final List<List<String>> FIM = List.of(
-            List.of("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"),
-            List.of("<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
-            List.of("<PRE>", "<SUF>", "<MID>"));
 
     private final RunContext context;
 
@@ -351,17 +346,12 @@ final class Completions {
         return ids;
     }
 
-    /** The model's prefix, suffix and middle tokens, or a 400 when it has none. */
+    /** The model's prefix, suffix and middle tokens, or a 400 when its vocabulary has none. */
     private static int[] fimTokens(Vocabulary vocab) {
-        for (List<String> texts : FIM) {
-            OptionalInt pre = vocab.tokenOf(texts.get(0));
-            OptionalInt suf = vocab.tokenOf(texts.get(1));
-            OptionalInt mid = vocab.tokenOf(texts.get(2));
-            if (pre.isPresent() && suf.isPresent() && mid.isPresent()) {
-                return new int[] {pre.getAsInt(), suf.getAsInt(), mid.getAsInt()};
-            }
-        }
-        throw ApiError.badRequest("suffix", "'suffix' needs fill-in-the-middle tokens, and this model has none");
+        FimTokens fim = vocab.fim()
+                .orElseThrow(() -> ApiError.badRequest(
+                        "suffix", "'suffix' needs fill-in-the-middle tokens, and this model has none"));
+        return new int[] {fim.prefix(), fim.suffix(), fim.middle()};
     }
 
     /** Prefix-suffix-middle order, as llama-server's infill: the model writes what goes between. */

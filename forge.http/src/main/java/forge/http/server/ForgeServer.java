@@ -62,6 +62,8 @@ public final class ForgeServer implements AutoCloseable {
     private final ApiKeys apiKeys;
     private final Completions completions;
     private final Embeddings embeddings;
+    private final Infill infill;
+    private final Rerank rerank;
     private final Tokenization tokenization;
     private final CorsPolicy cors;
     private final BrowserGuard browsers;
@@ -91,6 +93,8 @@ public final class ForgeServer implements AutoCloseable {
         this.apiKeys = new ApiKeys(config.apiKeys());
         this.completions = new Completions(doors);
         this.embeddings = new Embeddings(catalog);
+        this.infill = new Infill(doors);
+        this.rerank = new Rerank(catalog);
         this.tokenization = new Tokenization(catalog);
         this.cors = new CorsPolicy(config.corsOrigins());
         this.browsers = new BrowserGuard(cors, config.host(), config.allowedHosts());
@@ -239,10 +243,21 @@ public final class ForgeServer implements AutoCloseable {
             .post(
                     "/v1/embeddings",
                     (s, x) -> s.embeddings.handle(s.fields(x), s.config.strict(), x.response(), x.callback()))
+            .post(
+                    "/infill",
+                    (s, x) -> s.infill.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .post("/v1/rerank", ForgeServer::rerank)
+            .post("/rerank", ForgeServer::rerank)
+            .post("/v1/reranking", ForgeServer::rerank)
             .post("/tokenize", (s, x) -> sendJson(x, 200, s.tokenization.tokenize(s.modelBody(x))))
             .post("/detokenize", (s, x) -> sendJson(x, 200, s.tokenization.detokenize(s.modelBody(x))))
             .get("/v1/templates", (s, x) -> sendJson(x, 200, s.templates.list()))
             .post("/apply-template", (s, x) -> sendJson(x, 200, s.templates.apply(s.modelBody(x))));
+
+    /** {@code /v1/rerank} and llama-server's other names of it. */
+    private static void rerank(ForgeServer s, Routes.Exchange x) {
+        s.rerank.handle(s.fields(x), s.config.strict(), x.response(), x.callback());
+    }
 
     /** The request attribute holding the request's {@link ModelCatalog.RequestScope}. */
     private static final String SCOPE = "forge.scope";
@@ -582,6 +597,11 @@ public final class ForgeServer implements AutoCloseable {
         ArrayNode capabilities =
                 m.putArray("capabilities").add("chat").add("completions").add("embeddings");
         e.served().filter(s -> !s.template().toolCallTriggers().isEmpty()).ifPresent(s -> capabilities.add("tools"));
+        // A rank head is in the file's metadata; fill-in-the-middle tokens are known once loaded.
+        if (Rerank.ranks(e.descriptor().metadata())) {
+            capabilities.add("rerank");
+        }
+        e.served().filter(s -> s.vocabulary().fim().isPresent()).ifPresent(s -> capabilities.add("infill"));
         return m;
     }
 

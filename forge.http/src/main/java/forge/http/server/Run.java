@@ -59,6 +59,9 @@ final class Run {
     private final ForgeMetrics metrics;
     private final int[] promptTokens;
     private final int[] cachedTokens;
+    /** The sequences their door ended itself ({@link #stop}): their cancellation is their finish. */
+    private final boolean[] stopped;
+
     private int completionTokens;
     private ChoiceEvents merged;
     private int current;
@@ -71,6 +74,7 @@ final class Run {
         this.metrics = metrics;
         this.promptTokens = new int[prompts];
         this.cachedTokens = new int[prompts];
+        this.stopped = new boolean[sequences.size()];
     }
 
     /**
@@ -140,6 +144,17 @@ final class Run {
         return new Usage(prompt, cached, completionTokens);
     }
 
+    /**
+     * Ends sequence {@code index} because its door's own limit says so (a time or indentation limit
+     * checked on the text): the engine stops it at its next step, the text it still sends is the
+     * door's to drop, and it finishes with {@link FinishReason#LENGTH} instead of failing the run
+     * the way a departed client's cancellation does.
+     */
+    void stop(int index) {
+        stopped[index] = true;
+        sequences.get(index).cancel();
+    }
+
     /** Cancels every sequence; the engine frees their slots at its next step. */
     void cancel() {
         sequences.forEach(Generation::cancel);
@@ -202,7 +217,9 @@ final class Run {
         }
         if (event instanceof GenerationEvent.Done d) {
             metrics.generation(model, d.timings());
-            if (d.reason() == FinishReason.CANCELLED) {
+            if (d.reason() == FinishReason.CANCELLED && stopped[index]) {
+                event = new GenerationEvent.Done(FinishReason.LENGTH, d.timings(), "");
+            } else if (d.reason() == FinishReason.CANCELLED) {
                 cancel();
                 throw new EofException("client went away");
             }

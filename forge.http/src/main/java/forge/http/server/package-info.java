@@ -36,7 +36,13 @@
  *     tools by one reader ({@code Tools}) that each door calls with its own field paths
  *     ({@code tools[i].function.parameters}, {@code tools[i].parameters},
  *     {@code tools[i].input_schema}), so each door's errors name its own fields as written.
- *     {@code count_tokens} reads a body exactly as {@code /v1/messages} does.</li>
+ *     {@code count_tokens} reads a body exactly as {@code /v1/messages} does. llama-server's
+ *     {@code /infill} ({@code Infill}) reads the same generation fields, lays its prompt out with
+ *     the vocabulary's FIM tokens as llama-server does, runs on the same core and writes
+ *     llama-server's own completion objects; its editor limits ({@code t_max_predict_ms},
+ *     {@code n_indent}) end a sequence through {@code Run.stop}, a finish, not a departed client.
+ *     {@code /v1/rerank} ({@code Rerank}) generates nothing: like {@code /v1/embeddings} it runs
+ *     each query-document pair through the model's embedder (its rank head's score).</li>
  * <li><b>Running.</b> {@code Run} is the one core: a request's sequences ({@code n} choices of each
  *     prompt, a fixed seed giving each choice its own), submitted together or not at all, the
  *     client's departure cancelling them, the response's headers (ignored fields, the effective
