@@ -64,9 +64,20 @@ final class Run {
 
     private int completionTokens;
     private ChoiceEvents merged;
+    /** Probes a streaming client between events: a write finds a closed connection only a token or two late. */
+    private final ClientWatch watch;
+
     private int current;
 
-    private Run(String id, String model, List<Generation> sequences, int prompts, int n, ForgeMetrics metrics) {
+    private Run(
+            String id,
+            String model,
+            List<Generation> sequences,
+            int prompts,
+            int n,
+            ForgeMetrics metrics,
+            ClientWatch watch) {
+        this.watch = watch;
         this.id = id;
         this.model = model;
         this.sequences = sequences;
@@ -116,7 +127,7 @@ final class Run {
             response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", ignored));
         }
         response.getHeaders().put(ContextFit.HEADER, String.valueOf(maxTokens));
-        return new Run(id, model, List.copyOf(sequences), prompts, n, metrics);
+        return new Run(id, model, List.copyOf(sequences), prompts, n, metrics, new ClientWatch(request, response));
     }
 
     String id() {
@@ -194,13 +205,23 @@ final class Run {
         return new ChoiceEvents.Event(index, e);
     }
 
-    /** The next event of any sequence, in the order they happen, calling {@code idle} every {@code keepAliveMillis} without one. */
+    /**
+     * The next event of any sequence, in the order they happen, calling {@code idle} every
+     * {@code keepAliveMillis} without one. Before each event the connection is probed
+     * ({@link ClientWatch#gone}, a non-blocking read): a client that closed it, as an editor does to
+     * cancel a keystroke's completion, cancels the run at once instead of at the write that fails
+     * after the one the kernel still accepted.
+     */
     ChoiceEvents.Event next(Idle idle, long keepAliveMillis) throws InterruptedException, IOException {
         if (merged == null) {
             merged = new ChoiceEvents(sequences);
         }
         while (true) {
             ChoiceEvents.Event e = merged.next(keepAliveMillis);
+            if (watch.gone()) {
+                cancel();
+                throw new EofException("client went away");
+            }
             if (e == null) {
                 idle.waiting();
             } else {

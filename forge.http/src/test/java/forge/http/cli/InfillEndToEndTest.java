@@ -183,6 +183,14 @@ class InfillEndToEndTest {
                 r.headers().map().toString());
     }
 
+    @Test
+    void infillRequestsAndTheirGenerationsAreCounted() throws Exception {
+        ok(http.post("/infill", body().toString()));
+        String metrics = http.get("/metrics").body();
+        assertTrue(metrics.contains("forge_http_requests_total{route=\"/infill\",status=\"200\"}"), metrics);
+        assertTrue(metrics.contains("forge_time_to_first_token_seconds_count{model=\"tiny-coder\"}"), metrics);
+    }
+
     private static void assertParam(HttpResponse<String> r, String param) throws Exception {
         assertEquals(400, r.statusCode(), r.body());
         assertEquals(param, json(r).get("error").get("param").asText(), r.body());

@@ -155,6 +155,12 @@ class RerankEndToEndTest {
         }
     }
 
+    @Test
+    void rerankRequestsAreCounted() throws Exception {
+        ok(http.post("/v1/rerank", body().toString()));
+        assertTrue(http.get("/metrics").body().contains("route=\"/v1/rerank\",status=\"200\""));
+    }
+
     private static void assertParam(HttpResponse<String> r, String param) throws Exception {
         assertEquals(400, r.statusCode(), r.body());
         assertEquals(param, json(r).get("error").get("param").asText(), r.body());
