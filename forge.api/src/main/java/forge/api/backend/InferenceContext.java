@@ -98,7 +98,11 @@ public interface InferenceContext extends AutoCloseable {
         throw new UnsupportedOperationException("restoring a sequence's state is not supported by this backend");
     }
 
-    /** The embedding of a sequence after a decode with embeddings on, pooled by the model's pooling type. */
+    /**
+     * The embedding of a sequence after a decode with embeddings on, pooled by the model's pooling
+     * type; for a reranker's rank pooling, the scores of its classification head (one per output
+     * label, the first being the relevance).
+     */
     default float[] embedding(int sequence) {
         throw new UnsupportedOperationException("embeddings are not supported by this backend");
     }

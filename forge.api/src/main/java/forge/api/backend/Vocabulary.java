@@ -1,5 +1,6 @@
 package forge.api.backend;
 
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -42,5 +43,34 @@ public interface Vocabulary {
     default OptionalInt tokenOf(String text) {
         int[] ids = tokenize(text, false, true);
         return ids.length == 1 ? OptionalInt.of(ids[0]) : OptionalInt.empty();
+    }
+
+    /**
+     * The fill-in-the-middle tokens, when the vocabulary has the prefix, suffix and middle ones
+     * (what {@code /infill} and a completion's {@code suffix} need). A backend that cannot tell
+     * answers empty.
+     */
+    default Optional<FimTokens> fim() {
+        return Optional.empty();
+    }
+
+    /** The separator token ({@code [SEP]} of BERT-style vocabularies), when the model has one. */
+    default OptionalInt sep() {
+        return OptionalInt.empty();
+    }
+
+    /** Whether {@link #tokenize} with {@code addSpecial} puts the BOS token first. */
+    default boolean addsBos() {
+        return false;
+    }
+
+    /** Whether {@link #tokenize} with {@code addSpecial} puts the EOS token last. */
+    default boolean addsEos() {
+        return false;
+    }
+
+    /** Whether the model's inputs put a separator between paired texts (BERT-style rerankers). */
+    default boolean addsSep() {
+        return false;
     }
 }

@@ -8,6 +8,7 @@ import forge.api.model.ModelMetadata;
 import forge.api.template.TemplateContext;
 import forge.lib.gguf.GgmlType;
 import forge.lib.gguf.GgufReader;
+import forge.lib.gguf.GgufWriter;
 import forge.lib.gguf.synth.SynthProjector;
 import forge.lib.gguf.synth.SynthSpec;
 import forge.lib.gguf.synth.SyntheticModels;
@@ -265,11 +266,18 @@ final class ModelCommand implements Callable<Integer> {
                 names = "--family",
                 defaultValue = "qwen",
                 description =
-                        "Special tokens and chat template of a family: qwen, llama, gemma, kimi, generic (default: ${DEFAULT-VALUE}).")
+                        "Special tokens and chat template of a family: qwen, llama, gemma, kimi, generic, coder (qwen's with"
+                                + " fill-in-the-middle tokens) (default: ${DEFAULT-VALUE}).")
         String family;
 
-        @Option(names = "--arch", description = "Architecture: qwen2 or llama (default: by family).")
+        @Option(names = "--arch", description = "Architecture: qwen2, llama or qwen3 (default: by family).")
         String architecture;
+
+        @Option(
+                names = "--rerank",
+                description =
+                        "A reranker shaped like Qwen3-Reranker: the qwen3 architecture with a rank head and a rerank prompt template.")
+        boolean rerank;
 
         @Option(
                 names = "--preset",
@@ -365,6 +373,8 @@ final class ModelCommand implements Callable<Integer> {
             };
             if (architecture != null) {
                 s = s.withArchitecture(architecture);
+            } else if (rerank) {
+                s = s.withArchitecture("qwen3");
             }
             s = s.withShape(
                     embedding != null ? embedding : s.embedding(),
@@ -399,7 +409,8 @@ final class ModelCommand implements Callable<Integer> {
             }
             Path target = quantize == null ? output : output.resolveSibling(output.getFileName() + ".f.tmp");
             int[] lastTenth = {-1};
-            SyntheticModels.write(s, target, fraction -> {
+            GgufWriter writer = rerank ? SyntheticModels.reranker(s) : SyntheticModels.writer(s);
+            writer.write(target, fraction -> {
                 int tenth = (int) (fraction * 10);
                 if (tenth > lastTenth[0]) {
                     lastTenth[0] = tenth;

@@ -13,12 +13,14 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.BufferUtil;
 
 /**
- * Notices a client that went away while its non-streaming request waits for the whole answer.
+ * Notices a client that went away while its request waits for the whole answer, or between the
+ * events of a stream ({@code Run}).
  *
  * <p>Jetty learns of a closed connection only when it reads or writes, and while a handler waits
  * for the engine it does neither, so {@code Request.addFailureListener} never fires (measured:
- * {@code EngineEndToEndTest}). A streaming response finds out at its next write; a whole one has
- * nothing to write until the end. So the waiting handler probes the connection every few hundred
+ * {@code EngineEndToEndTest}). A streaming response finds out at a write, but only at the one after
+ * the first the kernel still accepts; a whole one has nothing to write until the end. So the
+ * waiting handler probes the connection every few hundred
  * milliseconds with a non-blocking read of one byte: {@code -1} means the client closed it.
  *
  * <p>The read is safe because after a POST a client sends nothing until the response: RFC 9112
@@ -62,7 +64,9 @@ final class ClientWatch {
             }
             if (n > 0) {
                 stopped = true;
-                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+                if (!response.isCommitted()) {
+                    response.getHeaders().put(HttpHeader.CONNECTION, "close");
+                }
             }
             return false;
         } catch (IOException e) {

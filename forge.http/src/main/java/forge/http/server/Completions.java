@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.backend.AdapterScale;
+import forge.api.backend.FimTokens;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.Vocabulary;
 import forge.api.sampler.SamplingParams;
@@ -16,8 +17,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -35,11 +34,6 @@ final class Completions {
 
     /** OpenAI's default for this endpoint (chat has none). */
     static final int DEFAULT_MAX_TOKENS = 16;
-    /** FIM token texts by family: prefix, suffix, middle (Qwen and StarCoder; CodeLlama). */
-    private static final List<List<String>> FIM = List.of(
-            List.of("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"),
-            List.of("<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
-            List.of("<PRE>", "<SUF>", "<MID>"));
 
     private final RunContext context;
 
@@ -360,28 +354,20 @@ final class Completions {
      * (the suffix field of the door that asks).
      */
     static int[] infill(Vocabulary vocab, int[] prefix, String suffix, String param) {
-        int[] fim = fimTokens(vocab)
-                .orElseThrow(() -> ApiError.badRequest(
-                        param, "'" + param + "' needs fill-in-the-middle tokens, and this model has none"));
-        return infill(fim, prefix, vocab.tokenize(suffix, false, false));
+        return infill(fimTokens(vocab, param), prefix, vocab.tokenize(suffix, false, false));
     }
 
     /** Whether the model has fill-in-the-middle tokens (Ollama's {@code insert} capability). */
     static boolean fillsInTheMiddle(Vocabulary vocab) {
-        return fimTokens(vocab).isPresent();
+        return vocab.fim().isPresent();
     }
 
-    /** The model's prefix, suffix and middle tokens, when it has them. */
-    private static Optional<int[]> fimTokens(Vocabulary vocab) {
-        for (List<String> texts : FIM) {
-            OptionalInt pre = vocab.tokenOf(texts.get(0));
-            OptionalInt suf = vocab.tokenOf(texts.get(1));
-            OptionalInt mid = vocab.tokenOf(texts.get(2));
-            if (pre.isPresent() && suf.isPresent() && mid.isPresent()) {
-                return Optional.of(new int[] {pre.getAsInt(), suf.getAsInt(), mid.getAsInt()});
-            }
-        }
-        return Optional.empty();
+    /** The model's prefix, suffix and middle tokens, or a 400 naming {@code param} when its vocabulary has none. */
+    private static int[] fimTokens(Vocabulary vocab, String param) {
+        FimTokens fim = vocab.fim()
+                .orElseThrow(() -> ApiError.badRequest(
+                        param, "'" + param + "' needs fill-in-the-middle tokens, and this model has none"));
+        return new int[] {fim.prefix(), fim.suffix(), fim.middle()};
     }
 
     /** Prefix-suffix-middle order, as llama-server's infill: the model writes what goes between. */

@@ -30,8 +30,8 @@ import java.util.function.ToDoubleFunction;
 final class ForgeMetrics {
 
     /** Routes that get their own label; anything else is {@code other}, so a scanner cannot grow the label set. */
-    private static final Set<String> ROUTES =
-            Set.of("/health", "/v1/models", "/v1/chat/completions", "/props", "/slots", "/metrics");
+    private static final Set<String> ROUTES = Set.of(
+            "/health", "/v1/models", "/v1/chat/completions", "/props", "/slots", "/metrics", "/infill", "/v1/rerank");
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();

@@ -65,6 +65,8 @@ public final class ForgeServer implements AutoCloseable {
     private final ApiKeys apiKeys;
     private final Completions completions;
     private final Embeddings embeddings;
+    private final Infill infill;
+    private final Rerank rerank;
     private final Tokenization tokenization;
     private final OllamaApi ollama;
     private final OllamaChat ollamaChat;
@@ -96,6 +98,8 @@ public final class ForgeServer implements AutoCloseable {
         this.apiKeys = new ApiKeys(config.apiKeys());
         this.completions = new Completions(doors);
         this.embeddings = new Embeddings(catalog);
+        this.infill = new Infill(doors);
+        this.rerank = new Rerank(catalog);
         this.tokenization = new Tokenization(catalog);
         this.cors = new CorsPolicy(config.corsOrigins());
         this.browsers = new BrowserGuard(cors, config.host(), config.allowedHosts());
@@ -258,6 +262,12 @@ public final class ForgeServer implements AutoCloseable {
             .post(
                     "/v1/embeddings",
                     (s, x) -> s.embeddings.handle(s.fields(x), s.config.strict(), x.response(), x.callback()))
+            .post(
+                    "/infill",
+                    (s, x) -> s.infill.handle(s.fields(x), s.config.strict(), x.request(), x.response(), x.callback()))
+            .post("/v1/rerank", ForgeServer::rerank)
+            .post("/rerank", ForgeServer::rerank)
+            .post("/v1/reranking", ForgeServer::rerank)
             .post("/tokenize", (s, x) -> sendJson(x, 200, s.tokenization.tokenize(s.modelBody(x))))
             .post("/detokenize", (s, x) -> sendJson(x, 200, s.tokenization.detokenize(s.modelBody(x))))
             .get("/v1/templates", (s, x) -> sendJson(x, 200, s.templates.list()))
@@ -279,6 +289,11 @@ public final class ForgeServer implements AutoCloseable {
             .post("/api/embed", (s, x) -> sendJson(x, 200, s.ollama.embed(s.fields(x), s.config.strict())))
             .post("/api/embeddings", (s, x) -> sendJson(x, 200, s.ollama.embeddings(s.fields(x), s.config.strict())))
             .post("/api/pull", (s, x) -> s.ollama.pull(s.modelBody(x), x.response(), x.callback()));
+
+    /** {@code /v1/rerank} and llama-server's other names of it. */
+    private static void rerank(ForgeServer s, Routes.Exchange x) {
+        s.rerank.handle(s.fields(x), s.config.strict(), x.response(), x.callback());
+    }
 
     /** The request attribute holding the request's {@link ModelCatalog.RequestScope}. */
     private static final String SCOPE = "forge.scope";
@@ -650,6 +665,11 @@ public final class ForgeServer implements AutoCloseable {
             capabilities.add("tools");
         }
         ModelCapabilities.toolFormat(e, config.strict()).ifPresent(f -> m.put("tool_format", f.wire()));
+        // A rank head is in the file's metadata; fill-in-the-middle tokens are known once loaded.
+        if (Rerank.ranks(e.descriptor().metadata())) {
+            capabilities.add("rerank");
+        }
+        e.served().filter(s -> s.vocabulary().fim().isPresent()).ifPresent(s -> capabilities.add("infill"));
         return m;
     }
 

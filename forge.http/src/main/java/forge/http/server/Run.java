@@ -59,11 +59,25 @@ final class Run {
     private final ForgeMetrics metrics;
     private final int[] promptTokens;
     private final int[] cachedTokens;
+    /** The sequences their door ended itself ({@link #stop}): their cancellation is their finish. */
+    private final boolean[] stopped;
+
     private int completionTokens;
     private ChoiceEvents merged;
+    /** Probes a streaming client between events: a write finds a closed connection only a token or two late. */
+    private final ClientWatch watch;
+
     private int current;
 
-    private Run(String id, String model, List<Generation> sequences, int prompts, int n, ForgeMetrics metrics) {
+    private Run(
+            String id,
+            String model,
+            List<Generation> sequences,
+            int prompts,
+            int n,
+            ForgeMetrics metrics,
+            ClientWatch watch) {
+        this.watch = watch;
         this.id = id;
         this.model = model;
         this.sequences = sequences;
@@ -71,6 +85,7 @@ final class Run {
         this.metrics = metrics;
         this.promptTokens = new int[prompts];
         this.cachedTokens = new int[prompts];
+        this.stopped = new boolean[sequences.size()];
     }
 
     /**
@@ -112,7 +127,7 @@ final class Run {
             response.getHeaders().put("X-Forge-Ignored-Params", String.join(", ", ignored));
         }
         response.getHeaders().put(ContextFit.HEADER, String.valueOf(maxTokens));
-        return new Run(id, model, List.copyOf(sequences), prompts, n, metrics);
+        return new Run(id, model, List.copyOf(sequences), prompts, n, metrics, new ClientWatch(request, response));
     }
 
     String id() {
@@ -138,6 +153,17 @@ final class Run {
             cached += cachedTokens[p];
         }
         return new Usage(prompt, cached, completionTokens);
+    }
+
+    /**
+     * Ends sequence {@code index} because its door's own limit says so (a time or indentation limit
+     * checked on the text): the engine stops it at its next step, the text it still sends is the
+     * door's to drop, and it finishes with {@link FinishReason#LENGTH} instead of failing the run
+     * the way a departed client's cancellation does.
+     */
+    void stop(int index) {
+        stopped[index] = true;
+        sequences.get(index).cancel();
     }
 
     /** Cancels every sequence; the engine frees their slots at its next step. */
@@ -179,13 +205,23 @@ final class Run {
         return new ChoiceEvents.Event(index, e);
     }
 
-    /** The next event of any sequence, in the order they happen, calling {@code idle} every {@code keepAliveMillis} without one. */
+    /**
+     * The next event of any sequence, in the order they happen, calling {@code idle} every
+     * {@code keepAliveMillis} without one. Before each event the connection is probed
+     * ({@link ClientWatch#gone}, a non-blocking read): a client that closed it, as an editor does to
+     * cancel a keystroke's completion, cancels the run at once instead of at the write that fails
+     * after the one the kernel still accepted.
+     */
     ChoiceEvents.Event next(Idle idle, long keepAliveMillis) throws InterruptedException, IOException {
         if (merged == null) {
             merged = new ChoiceEvents(sequences);
         }
         while (true) {
             ChoiceEvents.Event e = merged.next(keepAliveMillis);
+            if (watch.gone()) {
+                cancel();
+                throw new EofException("client went away");
+            }
             if (e == null) {
                 idle.waiting();
             } else {
@@ -202,7 +238,9 @@ final class Run {
         }
         if (event instanceof GenerationEvent.Done d) {
             metrics.generation(model, d.timings());
-            if (d.reason() == FinishReason.CANCELLED) {
+            if (d.reason() == FinishReason.CANCELLED && stopped[index]) {
+                event = new GenerationEvent.Done(FinishReason.LENGTH, d.timings(), "");
+            } else if (d.reason() == FinishReason.CANCELLED) {
                 cancel();
                 throw new EofException("client went away");
             }

@@ -60,7 +60,13 @@
  *     unknown format, a cut header, too many pixels by the header, too many images) is a 400 naming
  *     the field as the door wrote it. A model without a projector refuses images in
  *     {@code ChatRun} ("has no vision projector loaded"). The engine does not run projectors yet
- *     (no {@code --mmproj}), so today every model refuses images this way.</li>
+ *     (no {@code --mmproj}), so today every model refuses images this way.
+ *     {@code /infill} ({@code Infill}) reads the same generation fields, lays its prompt out with
+ *     the vocabulary's FIM tokens as llama-server does, runs on the same core and writes
+ *     llama-server's own completion objects; its editor limits ({@code t_max_predict_ms},
+ *     {@code n_indent}) end a sequence through {@code Run.stop}, a finish, not a departed client.
+ *     {@code /v1/rerank} ({@code Rerank}) generates nothing: like {@code /v1/embeddings} it runs
+ *     each query-document pair through the model's embedder (its rank head's score).</li>
  * <li><b>Running.</b> {@code Run} is the one core: a request's sequences ({@code n} choices of each
  *     prompt, a fixed seed giving each choice its own), submitted together or not at all, the
  *     client's departure cancelling them, the response's headers (ignored fields, the effective

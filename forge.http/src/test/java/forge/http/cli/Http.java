@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -65,6 +66,11 @@ public final class Http {
     /** POSTs {@code json} and returns as soon as the headers arrive: the body's lines come as the server writes them. */
     public HttpResponse<Stream<String>> stream(String path, String json) throws Exception {
         return client.send(postRequest(path, json).build(), HttpResponse.BodyHandlers.ofLines());
+    }
+
+    /** POSTs {@code json} and returns once the headers arrive, the body as raw bytes: a test may read part of it and close it. */
+    public HttpResponse<InputStream> open(String path, String json) throws Exception {
+        return client.send(postRequest(path, json).build(), HttpResponse.BodyHandlers.ofInputStream());
     }
 
     /** The body as JSON. */

@@ -80,6 +80,8 @@ class RoutesTest {
                 "/models/load",
                 "/apply-template",
                 "/detokenize",
+                "/infill",
+                "/rerank",
                 "/v1/responses/resp_1",
                 "/models")) {
             assertTrue(ForgeServer.apiPath(path), path);

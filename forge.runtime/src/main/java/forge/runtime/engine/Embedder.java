@@ -19,7 +19,8 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * Pooled embeddings of a loaded model, from a context of its own created with embeddings on.
  * It shares the weights with the model's {@link Engine} but not its KV cache, so embedding
- * requests never take a chat slot. Like the engine, one platform thread owns the context: the
+ * requests never take a chat slot. A reranker's context pools with its rank head: {@link #rank}
+ * reads the scores. Like the engine, one platform thread owns the context: the
  * native calls never run on a request's virtual thread. Inputs are embedded one after another.
  */
 public final class Embedder implements AutoCloseable {
@@ -56,6 +57,32 @@ public final class Embedder implements AutoCloseable {
      * @throws EngineException CONTEXT_LENGTH_EXCEEDED for an input longer than {@link #maxTokens()}
      */
     public List<float[]> embed(List<int[]> inputs) {
+        List<float[]> out = pooled(inputs);
+        out.forEach(Embedder::normalize);
+        return out;
+    }
+
+    /**
+     * The relevance score of each input by a reranker's classification head (rank pooling): the
+     * first output of the head, as it comes (not normalized), as llama-server's {@code /rerank}
+     * reads it.
+     *
+     * @throws EngineException CONTEXT_LENGTH_EXCEEDED for an input longer than {@link #maxTokens()}
+     */
+    public float[] rank(List<int[]> inputs) {
+        List<float[]> pooled = pooled(inputs);
+        float[] scores = new float[pooled.size()];
+        for (int i = 0; i < scores.length; i++) {
+            if (pooled.get(i).length == 0) {
+                throw new ForgeException("the model's rank head gave no score");
+            }
+            scores[i] = pooled.get(i)[0];
+        }
+        return scores;
+    }
+
+    /** Each input decoded alone, its pooled output as the backend gives it. */
+    private List<float[]> pooled(List<int[]> inputs) {
         for (int[] input : inputs) {
             if (input.length == 0) {
                 throw new IllegalArgumentException("an input has no tokens");
@@ -110,7 +137,7 @@ public final class Embedder implements AutoCloseable {
                     batch.add(input[i], i, 0, true);
                 }
                 ComputeGate.PROCESS.decode(context);
-                out.add(normalize(context.embedding(0)));
+                out.add(context.embedding(0));
             }
         } finally {
             // Until the next request, the context's CPU threads sleep instead of polling.
@@ -119,7 +146,7 @@ public final class Embedder implements AutoCloseable {
         return out;
     }
 
-    private static float[] normalize(float[] v) {
+    private static void normalize(float[] v) {
         double sum = 0;
         for (float x : v) {
             sum += (double) x * x;
@@ -130,7 +157,6 @@ public final class Embedder implements AutoCloseable {
                 v[i] *= scale;
             }
         }
-        return v;
     }
 
     /**

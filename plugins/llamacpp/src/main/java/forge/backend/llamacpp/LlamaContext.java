@@ -40,6 +40,8 @@ public final class LlamaContext implements InferenceContext {
     private final MemorySegment memory;
     /** {@code LLAMA_POOLING_TYPE_MEAN} of {@code enum llama_pooling_type}. */
     private static final int LLAMA_POOLING_TYPE_MEAN = 1;
+    /** {@code LLAMA_POOLING_TYPE_RANK}: a reranker's classification head, {@code n_cls_out} scores per sequence. */
+    private static final int LLAMA_POOLING_TYPE_RANK = 4;
 
     private final int contextSize;
     private final int seqMax;
@@ -396,7 +398,10 @@ public final class LlamaContext implements InferenceContext {
             throw new BackendException("no embedding for sequence " + sequence
                     + ": create the context with embeddings on and decode the sequence first");
         }
-        int n = model.info().embeddingSize();
+        // "when pooling_type == LLAMA_POOLING_TYPE_RANK, returns float[n_cls_out] with the rank(s) of the sequence"
+        int n = Llama.llama_pooling_type(ctx) == LLAMA_POOLING_TYPE_RANK
+                ? Llama.llama_model_n_cls_out(model.segment())
+                : model.info().embeddingSize();
         return e.reinterpret(4L * n).toArray(JAVA_FLOAT);
     }
 

@@ -4,12 +4,14 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import forge.api.BackendException;
+import forge.api.backend.FimTokens;
 import forge.api.backend.Vocabulary;
 import forge.backend.llamacpp.ffm.Llama;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -36,6 +38,11 @@ final class LlamaVocabulary implements Vocabulary {
     private final int bos;
     private final int eos;
     private final int eot;
+    private final int sep;
+    private final Optional<FimTokens> fim;
+    private final boolean addsBos;
+    private final boolean addsEos;
+    private final boolean addsSep;
     private final AtomicReferenceArray<byte[]> pieces;
     private final AtomicReferenceArray<byte[]> specialPieces;
 
@@ -46,6 +53,11 @@ final class LlamaVocabulary implements Vocabulary {
         this.bos = Llama.llama_vocab_bos(vocab);
         this.eos = Llama.llama_vocab_eos(vocab);
         this.eot = Llama.llama_vocab_eot(vocab);
+        this.sep = Llama.llama_vocab_sep(vocab);
+        this.fim = fim(vocab);
+        this.addsBos = Llama.llama_vocab_get_add_bos(vocab);
+        this.addsEos = Llama.llama_vocab_get_add_eos(vocab);
+        this.addsSep = Llama.llama_vocab_get_add_sep(vocab);
         this.pieces = new AtomicReferenceArray<>(size);
         this.specialPieces = new AtomicReferenceArray<>(size);
     }
@@ -202,6 +214,51 @@ final class LlamaVocabulary implements Vocabulary {
     @Override
     public OptionalInt eos() {
         return eos == LLAMA_TOKEN_NULL ? OptionalInt.empty() : OptionalInt.of(eos);
+    }
+
+    @Override
+    public OptionalInt sep() {
+        return sep == LLAMA_TOKEN_NULL ? OptionalInt.empty() : OptionalInt.of(sep);
+    }
+
+    @Override
+    public Optional<FimTokens> fim() {
+        return fim;
+    }
+
+    @Override
+    public boolean addsBos() {
+        return addsBos;
+    }
+
+    @Override
+    public boolean addsEos() {
+        return addsEos;
+    }
+
+    @Override
+    public boolean addsSep() {
+        return addsSep;
+    }
+
+    /**
+     * llama.cpp's FIM tokens: the ids the file names ({@code tokenizer.ggml.fim_pre_token_id}, ...)
+     * or, where it names none, the ones its loader found by text ({@code <|fim_prefix|>},
+     * {@code <fim-prefix>}, {@code <PRE>}, ...). Infill needs all of prefix, suffix and middle.
+     */
+    private static Optional<FimTokens> fim(MemorySegment vocab) {
+        int pre = Llama.llama_vocab_fim_pre(vocab);
+        int suf = Llama.llama_vocab_fim_suf(vocab);
+        int mid = Llama.llama_vocab_fim_mid(vocab);
+        if (pre == LLAMA_TOKEN_NULL || suf == LLAMA_TOKEN_NULL || mid == LLAMA_TOKEN_NULL) {
+            return Optional.empty();
+        }
+        return Optional.of(new FimTokens(
+                pre, suf, mid, present(Llama.llama_vocab_fim_rep(vocab)), present(Llama.llama_vocab_fim_sep(vocab))));
+    }
+
+    private static OptionalInt present(int token) {
+        return token == LLAMA_TOKEN_NULL ? OptionalInt.empty() : OptionalInt.of(token);
     }
 
     /** The end-of-turn token, when the model has one. */

@@ -20,6 +20,8 @@ import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.TokenSampler;
 import forge.api.sampler.SamplingParams;
+import forge.lib.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SyntheticModels;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -694,6 +696,27 @@ class LlamaContextTest {
             prefill(ctx, 0, p, 0);
             int t = s.sample(p.length - 1);
             assertTrue(t >= 0 && t < q.vocabulary().size());
+        }
+    }
+
+    @Test
+    void aRerankersContextPoolsWithItsRankHead(@TempDir Path dir) {
+        Path file = dir.resolve("rerank.gguf");
+        SyntheticModels.reranker(SynthSpec.tiny("qwen").withArchitecture("qwen3"))
+                .write(file);
+        try (LoadedModel reranker = LlamaHome.backend().load(ModelLoadParams.of(file), LoadProgress.NONE);
+                InferenceContext ctx = reranker.newContext(
+                        new ContextParams(128, 128, 128, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, true))) {
+            int[] tokens = reranker.vocabulary().tokenize("<|im_start|>user\nhello world<|im_end|>", false, true);
+            for (int i = 0; i < tokens.length; i++) {
+                ctx.batch().add(tokens[i], i, 0, true);
+            }
+            ctx.decode();
+            float[] scores = ctx.embedding(0);
+            // Two labels (yes, no) through Qwen3's softmax: not the 64 floats of an embedding.
+            assertEquals(2, scores.length);
+            assertEquals(1f, scores[0] + scores[1], 1e-5f);
+            assertTrue(scores[0] > 0 && scores[0] < 1);
         }
     }
 }

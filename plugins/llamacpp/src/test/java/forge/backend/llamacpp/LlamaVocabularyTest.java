@@ -8,10 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.BackendException;
 import forge.api.backend.ContextParams;
+import forge.api.backend.FimTokens;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
 import forge.api.backend.Vocabulary;
+import forge.lib.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SynthVocabulary;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,6 +25,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -246,5 +251,33 @@ class LlamaVocabularyTest {
                 () -> LlamaHome.backend().load(new ModelLoadParams(broken, 0, true, true), LoadProgress.NONE));
         assertTrue(e.getMessage().contains("no token for the byte 0x"), e.getMessage());
         assertTrue(e.getMessage().contains("no-bytes.gguf"), e.getMessage());
+    }
+
+    @Test
+    void fimTokensComeFromTheFilesFimKeys() {
+        SynthVocabulary coder = SynthVocabulary.generate(new SynthSpec.Generated("coder", 512));
+        try (LoadedModel m = LlamaHome.backend()
+                .load(new ModelLoadParams(LlamaHome.tinyModel("coder"), 0, true, true), LoadProgress.NONE)) {
+            assertEquals(
+                    Optional.of(new FimTokens(
+                            coder.id("<|fim_prefix|>"),
+                            coder.id("<|fim_suffix|>"),
+                            coder.id("<|fim_middle|>"),
+                            OptionalInt.of(coder.id("<|repo_name|>")),
+                            OptionalInt.of(coder.id("<|file_sep|>")))),
+                    m.vocabulary().fim());
+        }
+        try (LoadedModel m = LlamaHome.backend()
+                .load(new ModelLoadParams(LlamaHome.tinyModel("qwen"), 0, true, true), LoadProgress.NONE)) {
+            assertEquals(Optional.empty(), m.vocabulary().fim(), "no FIM tokens: no infill");
+        }
+    }
+
+    @Test
+    void whatTokenizingAddsIsTheVocabularys() {
+        assertTrue(llama.vocabulary().addsBos());
+        assertFalse(qwen.vocabulary().addsBos());
+        assertFalse(qwen.vocabulary().addsEos());
+        assertEquals(llama.vocabulary().bos().getAsInt(), llama.vocabulary().tokenize("x", true, false)[0]);
     }
 }

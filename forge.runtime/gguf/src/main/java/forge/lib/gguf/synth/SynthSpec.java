@@ -17,7 +17,8 @@ import java.util.Objects;
  * SynthSpec bench = SynthSpec.qwen25_05b();                      // Qwen2.5-0.5B's shape and vocabulary
  * }
  *
- * @param architecture   {@code general.architecture}: {@code qwen2} (with Q/K/V biases) or {@code llama}
+ * @param architecture   {@code general.architecture}: {@code qwen2} (with Q/K/V biases), {@code llama},
+ *                       or {@code qwen3} (no biases, Q/K norms; the architecture of Qwen3-Reranker)
  * @param embedding      {@code n_embd}, a multiple of {@code heads} with an even head size
  * @param layers         {@code n_layer}, 1 to 512
  * @param heads          attention heads
@@ -47,10 +48,10 @@ public record SynthSpec(
         boolean tiedEmbeddings) {
 
     /** The architectures a synthetic model can have. */
-    public static final List<String> ARCHITECTURES = List.of("qwen2", "llama");
+    public static final List<String> ARCHITECTURES = List.of("qwen2", "llama", "qwen3");
 
     /** The families a generated vocabulary can imitate. */
-    public static final List<String> FAMILIES = List.of("qwen", "llama", "gemma", "kimi", "generic");
+    public static final List<String> FAMILIES = List.of("qwen", "llama", "gemma", "kimi", "generic", "coder");
 
     /** {@code LLAMA_MAX_LAYERS}. */
     private static final int MAX_LAYERS = 512;
@@ -133,8 +134,8 @@ public record SynthSpec(
 
     /**
      * A tiny model for tests: 64 wide, 2 layers, 4 heads, 2 KV heads, FFN 128, context 1024, a
-     * generated vocabulary of 512 tokens, F32. {@code qwen}, {@code kimi} and {@code generic}
-     * get the {@code qwen2} architecture, {@code llama} and {@code gemma} the {@code llama} one.
+     * generated vocabulary of 512 tokens, F32. {@code qwen}, {@code kimi}, {@code generic} and
+     * {@code coder} get the {@code qwen2} architecture, {@code llama} and {@code gemma} the {@code llama} one.
      *
      * @param family one of {@link #FAMILIES}
      */

@@ -35,6 +35,10 @@ import java.util.Objects;
  *     and the tool-call section tokens; pre-tokenizer {@code kimi-k2}, no BOS added
  * <li>{@code generic}: {@code <|endoftext|>} (BOS, EOS), {@code <|im_start|>}, {@code <|im_end|>}
  *     (EOT); pre-tokenizer {@code qwen2}, a plain ChatML template
+ * <li>{@code coder} (Qwen2.5-Coder): {@code qwen}'s tokens and template, then the fill-in-the-middle
+ *     tokens {@code <|fim_prefix|>}, {@code <|fim_middle|>}, {@code <|fim_suffix|>}, {@code <|fim_pad|>},
+ *     {@code <|repo_name|>}, {@code <|file_sep|>}, named by {@code tokenizer.ggml.fim_*_token_id} as
+ *     the converter writes them: what {@code /infill} needs
  * </ul>
  * The EOT token is written as {@code tokenizer.ggml.eot_token_id}: llama.cpp would otherwise pick
  * one of several candidates by text in hash order.
@@ -107,7 +111,12 @@ public record SynthVocabulary(
         }
         md.put("tokenizer.ggml.add_bos_token", GgufValue.bool(family.addBos));
         md.put("tokenizer.ggml.add_eos_token", GgufValue.bool(false));
-        md.put("tokenizer.chat_template", GgufValue.string(template(family.name)));
+        for (Map.Entry<String, String> fim : FIM_KEYS.entrySet()) {
+            if (tokens.contains(fim.getValue())) {
+                md.put(fim.getKey(), GgufValue.uint32(tokens.indexOf(fim.getValue())));
+            }
+        }
+        md.put("tokenizer.chat_template", GgufValue.string(template(family.template)));
         return new SynthVocabulary(spec.family(), tokens, types, b.merges, md);
     }
 
@@ -155,6 +164,20 @@ public record SynthVocabulary(
         }
     }
 
+    /** The keys llama.cpp reads its FIM tokens from, with Qwen2.5-Coder's texts of them. */
+    private static final Map<String, String> FIM_KEYS = fimKeys();
+
+    private static Map<String, String> fimKeys() {
+        Map<String, String> keys = new LinkedHashMap<>();
+        keys.put("tokenizer.ggml.fim_pre_token_id", "<|fim_prefix|>");
+        keys.put("tokenizer.ggml.fim_suf_token_id", "<|fim_suffix|>");
+        keys.put("tokenizer.ggml.fim_mid_token_id", "<|fim_middle|>");
+        keys.put("tokenizer.ggml.fim_pad_token_id", "<|fim_pad|>");
+        keys.put("tokenizer.ggml.fim_rep_token_id", "<|repo_name|>");
+        keys.put("tokenizer.ggml.fim_sep_token_id", "<|file_sep|>");
+        return Collections.unmodifiableMap(keys);
+    }
+
     private record Special(String text, boolean userDefined) {
         static Special control(String text) {
             return new Special(text, false);
@@ -168,6 +191,7 @@ public record SynthVocabulary(
     /** What a family's vocabulary has besides the shared BPE part. */
     private enum Family {
         QWEN(
+                "qwen",
                 "qwen",
                 "qwen2",
                 false,
@@ -186,6 +210,7 @@ public record SynthVocabulary(
                         Special.user("</think>"))),
         LLAMA(
                 "llama",
+                "llama",
                 "llama-bpe",
                 true,
                 "<|begin_of_text|>",
@@ -203,6 +228,7 @@ public record SynthVocabulary(
                         Special.control("<|python_tag|>"))),
         GEMMA(
                 "gemma",
+                "gemma",
                 "default",
                 true,
                 "<bos>",
@@ -217,6 +243,7 @@ public record SynthVocabulary(
                         Special.control("<end_of_turn>"),
                         Special.control("<pad>"))),
         KIMI(
+                "kimi",
                 "kimi",
                 "kimi-k2",
                 false,
@@ -238,7 +265,32 @@ public record SynthVocabulary(
                         Special.control("<|tool_call_begin|>"),
                         Special.control("<|tool_call_argument_begin|>"),
                         Special.control("<|tool_call_end|>"))),
+        CODER(
+                "coder",
+                "qwen",
+                "qwen2",
+                false,
+                "<|endoftext|>",
+                "<|endoftext|>",
+                "<|im_end|>",
+                null,
+                "<|endoftext|>",
+                List.of(
+                        Special.control("<|endoftext|>"),
+                        Special.control("<|im_start|>"),
+                        Special.control("<|im_end|>"),
+                        Special.user("<tool_call>"),
+                        Special.user("</tool_call>"),
+                        Special.user("<think>"),
+                        Special.user("</think>"),
+                        Special.control("<|fim_prefix|>"),
+                        Special.control("<|fim_middle|>"),
+                        Special.control("<|fim_suffix|>"),
+                        Special.control("<|fim_pad|>"),
+                        Special.control("<|repo_name|>"),
+                        Special.control("<|file_sep|>"))),
         GENERIC(
+                "generic",
                 "generic",
                 "qwen2",
                 false,
@@ -253,6 +305,9 @@ public record SynthVocabulary(
                         Special.control("<|im_end|>")));
 
         final String name;
+        /** The chat template resource ({@code NAME.jinja}). */
+        final String template;
+
         final String pre;
         final boolean addBos;
         final String bos;
@@ -264,6 +319,7 @@ public record SynthVocabulary(
 
         Family(
                 String name,
+                String template,
                 String pre,
                 boolean addBos,
                 String bos,
@@ -273,6 +329,7 @@ public record SynthVocabulary(
                 String pad,
                 List<Special> specials) {
             this.name = name;
+            this.template = template;
             this.pre = pre;
             this.addBos = addBos;
             this.bos = bos;

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.DoubleConsumer;
@@ -78,6 +79,7 @@ public final class SyntheticModels {
 
         String arch = spec.architecture();
         boolean qwen2 = arch.equals("qwen2");
+        boolean qwen3 = arch.equals("qwen3");
         GgufWriter w = new GgufWriter();
         w.put("general.architecture", GgufValue.string(arch));
         w.put("general.type", GgufValue.string("model"));
@@ -92,8 +94,8 @@ public final class SyntheticModels {
         w.put(arch + ".attention.head_count", GgufValue.uint32(spec.heads()));
         w.put(arch + ".attention.head_count_kv", GgufValue.uint32(spec.kvHeads()));
         // Qwen2.5: 1e6 and 1e-6; Llama 3: 5e5 and 1e-5
-        w.put(arch + ".rope.freq_base", GgufValue.float32(qwen2 ? 1_000_000f : 500_000f));
-        w.put(arch + ".attention.layer_norm_rms_epsilon", GgufValue.float32(qwen2 ? 1e-6f : 1e-5f));
+        w.put(arch + ".rope.freq_base", GgufValue.float32(qwen2 || qwen3 ? 1_000_000f : 500_000f));
+        w.put(arch + ".attention.layer_norm_rms_epsilon", GgufValue.float32(qwen2 || qwen3 ? 1e-6f : 1e-5f));
         if (!qwen2) {
             w.put(arch + ".rope.dimension_count", GgufValue.uint32(spec.headSize()));
             w.put(arch + ".vocab_size", GgufValue.uint32(nVocab));
@@ -119,6 +121,10 @@ public final class SyntheticModels {
             w.tensor(blk + "attn_v.weight", t, new long[] {e, kv}, random(spec, blk + "attn_v.weight"));
             if (qwen2) {
                 w.tensor(blk + "attn_v.bias", GgmlType.F32, new long[] {kv}, random(spec, blk + "attn_v.bias"));
+            }
+            if (qwen3) {
+                w.tensor(blk + "attn_q_norm.weight", GgmlType.F32, new long[] {spec.headSize()}, ones());
+                w.tensor(blk + "attn_k_norm.weight", GgmlType.F32, new long[] {spec.headSize()}, ones());
             }
             w.tensor(blk + "attn_output.weight", t, new long[] {e, e}, random(spec, blk + "attn_output.weight"));
             w.tensor(blk + "ffn_norm.weight", GgmlType.F32, new long[] {e}, ones());
@@ -197,6 +203,44 @@ public final class SyntheticModels {
         }
         return w;
     }
+
+    /**
+     * The writer of a reranker shaped like Qwen3-Reranker: the {@code qwen3} model {@code spec}
+     * describes with rank pooling ({@code qwen3.pooling_type} 4, {@code LLAMA_POOLING_TYPE_RANK}),
+     * a classification head {@code cls.output.weight} over the labels {@code yes} and {@code no}
+     * (llama.cpp takes the last token's hidden state through it and a softmax; the score is
+     * {@code yes}'s), and the {@code rerank} chat template ({@code tokenizer.chat_template.rerank})
+     * that llama-server fills with {@code {query}} and {@code {document}}.
+     *
+     * @throws IllegalArgumentException when {@code spec}'s architecture is not {@code qwen3}
+     * @throws GgufException if a copied vocabulary cannot be read
+     */
+    public static GgufWriter reranker(SynthSpec spec) {
+        if (!spec.architecture().equals("qwen3")) {
+            throw new IllegalArgumentException(
+                    "a synthetic reranker has the qwen3 architecture, not " + spec.architecture());
+        }
+        GgufWriter w = writer(spec);
+        w.put("qwen3.pooling_type", GgufValue.uint32(RANK_POOLING));
+        w.put("qwen3.classifier.output_labels", GgufValue.strings(List.of("yes", "no")));
+        w.put("tokenizer.chat_template.rerank", GgufValue.string(RERANK_TEMPLATE));
+        w.tensor(
+                "cls.output.weight",
+                spec.tensorType(),
+                new long[] {spec.embedding(), 2},
+                random(spec, "cls.output.weight"));
+        return w;
+    }
+
+    /** {@code LLAMA_POOLING_TYPE_RANK} of llama.h's {@code enum llama_pooling_type}. */
+    static final int RANK_POOLING = 4;
+
+    /** Qwen3-Reranker's prompt, as its GGUF conversion stores it under {@code tokenizer.chat_template.rerank}. */
+    static final String RERANK_TEMPLATE = "<|im_start|>system\nJudge whether the Document meets the requirements"
+            + " based on the Query and the Instruct provided. Note that the answer can only be \"yes\" or \"no\"."
+            + "<|im_end|>\n<|im_start|>user\n<Instruct>: Given a web search query, retrieve relevant passages that"
+            + " answer the query\n<Query>: {query}\n<Document>: {document}<|im_end|>\n<|im_start|>assistant\n"
+            + "<think>\n\n</think>\n\n";
 
     /** The {@code tokenizer.*} keys of the model's vocabulary. */
     static Map<String, GgufValue> vocabularyMetadata(SynthSpec.Vocabulary vocabulary) {

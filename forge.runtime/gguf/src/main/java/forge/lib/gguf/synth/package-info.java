@@ -1,7 +1,11 @@
 /**
  * Synthetic models for tests and benchmarks: random-weight GGUF files of a chosen architecture
- * ({@code qwen2} or {@code llama}) and shape, which llama.cpp loads and runs at the cost of a
- * real model of that shape. No trained weights can be downloaded here, so ForgeLM makes its own.
+ * ({@code qwen2}, {@code llama} or {@code qwen3}) and shape, which llama.cpp loads and runs at the
+ * cost of a real model of that shape. No trained weights can be downloaded here, so ForgeLM makes
+ * its own. Two kinds serve the editor and RAG routes: the {@code coder} family's vocabulary has
+ * Qwen2.5-Coder's fill-in-the-middle tokens ({@code /infill}), and
+ * {@link forge.lib.gguf.synth.SyntheticModels#reranker} writes a Qwen3-Reranker-shaped model
+ * with a rank head ({@code /v1/rerank}).
  *
  * <p>The vocabulary is either generated ({@link forge.lib.gguf.synth.SynthVocabulary}: a small
  * byte-level BPE with the special tokens and a chat template of the family under test) or
@@ -20,6 +24,9 @@
  *
  * // which id ends a turn in the generated qwen vocabulary?
  * int imEnd = SynthVocabulary.generate(new SynthSpec.Generated("qwen", 512)).id("<|im_end|>");
+ *
+ * // a tiny reranker
+ * SyntheticModels.reranker(SynthSpec.tiny("qwen").withArchitecture("qwen3")).write(dir.resolve("rerank.gguf"));
  * }
  */
 package forge.lib.gguf.synth;

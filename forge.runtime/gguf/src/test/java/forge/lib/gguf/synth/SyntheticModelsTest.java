@@ -38,7 +38,7 @@ class SyntheticModelsTest {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"qwen", "llama", "gemma", "kimi", "generic"})
+    @ValueSource(strings = {"qwen", "llama", "gemma", "kimi", "generic", "coder"})
     void tinyModelsWriteFastWithTheTensorsLlamaCppExpects(String family) throws IOException {
         SynthSpec spec = SynthSpec.tiny(family);
         Path file = dir.resolve(family + ".gguf");
@@ -124,6 +124,53 @@ class SyntheticModelsTest {
         SyntheticModels.write(spec.withSeed(43), dir.resolve("c.gguf"));
         assertEquals(sha256(dir.resolve("a.gguf")), sha256(dir.resolve("b.gguf")));
         assertNotEquals(sha256(dir.resolve("a.gguf")), sha256(dir.resolve("c.gguf")));
+    }
+
+    @Test
+    void theCoderVocabularyNamesItsFimTokens() throws IOException {
+        Path file = dir.resolve("coder.gguf");
+        SyntheticModels.write(SynthSpec.tiny("coder"), file);
+        var md = GgufReader.read(file).metadata();
+        SynthVocabulary v = SynthVocabulary.generate(new SynthSpec.Generated("coder", 512));
+        assertEquals(
+                (long) v.id("<|fim_prefix|>"),
+                md.integer("tokenizer.ggml.fim_pre_token_id").orElseThrow());
+        assertEquals(
+                (long) v.id("<|fim_suffix|>"),
+                md.integer("tokenizer.ggml.fim_suf_token_id").orElseThrow());
+        assertEquals(
+                (long) v.id("<|fim_middle|>"),
+                md.integer("tokenizer.ggml.fim_mid_token_id").orElseThrow());
+        assertEquals(
+                (long) v.id("<|repo_name|>"),
+                md.integer("tokenizer.ggml.fim_rep_token_id").orElseThrow());
+        assertEquals(
+                (long) v.id("<|file_sep|>"),
+                md.integer("tokenizer.ggml.fim_sep_token_id").orElseThrow());
+        SyntheticModels.write(SynthSpec.tiny("qwen"), dir.resolve("qwen.gguf"));
+        assertFalse(GgufReader.read(dir.resolve("qwen.gguf"))
+                .metadata()
+                .integer("tokenizer.ggml.fim_pre_token_id")
+                .isPresent());
+    }
+
+    @Test
+    void aRerankerHasQwen3sNormsARankHeadAndItsPromptTemplate() throws IOException {
+        Path file = dir.resolve("rerank.gguf");
+        SyntheticModels.reranker(SynthSpec.tiny("qwen").withArchitecture("qwen3"))
+                .write(file);
+        GgufFile header = GgufReader.read(file);
+        var md = header.metadata();
+        assertEquals("qwen3", md.architecture().orElseThrow());
+        assertEquals(4L, md.integer("qwen3.pooling_type").orElseThrow());
+        assertEquals(
+                List.of("yes", "no"), md.list("qwen3.classifier.output_labels").orElseThrow());
+        assertTrue(md.string("tokenizer.chat_template.rerank").orElseThrow().contains("{query}"));
+        assertShape(header, "cls.output.weight", GgmlType.F32, 64, 2);
+        assertShape(header, "blk.1.attn_q_norm.weight", GgmlType.F32, 16);
+        assertShape(header, "blk.1.attn_k_norm.weight", GgmlType.F32, 16);
+        assertFalse(header.tensor("blk.0.attn_q.bias").isPresent(), "qwen3 has no Q/K/V biases");
+        assertThrows(IllegalArgumentException.class, () -> SyntheticModels.reranker(SynthSpec.tiny("qwen")));
     }
 
     @Test

@@ -256,6 +256,53 @@ public final class Llama {
         static final class llama_vocab_eot {
             static final MethodHandle H = downcall("llama_vocab_eot", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         }
+        // llama_token llama_vocab_sep(const struct llama_vocab * vocab);
+        static final class llama_vocab_sep {
+            static final MethodHandle H = downcall("llama_vocab_sep", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
+        // llama_token llama_vocab_fim_pre(const struct llama_vocab * vocab);
+        static final class llama_vocab_fim_pre {
+            static final MethodHandle H = downcall("llama_vocab_fim_pre", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
+        // llama_token llama_vocab_fim_suf(const struct llama_vocab * vocab);
+        static final class llama_vocab_fim_suf {
+            static final MethodHandle H = downcall("llama_vocab_fim_suf", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
+        // llama_token llama_vocab_fim_mid(const struct llama_vocab * vocab);
+        static final class llama_vocab_fim_mid {
+            static final MethodHandle H = downcall("llama_vocab_fim_mid", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
+        // llama_token llama_vocab_fim_rep(const struct llama_vocab * vocab);
+        static final class llama_vocab_fim_rep {
+            static final MethodHandle H = downcall("llama_vocab_fim_rep", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
+        // llama_token llama_vocab_fim_sep(const struct llama_vocab * vocab);
+        static final class llama_vocab_fim_sep {
+            static final MethodHandle H = downcall("llama_vocab_fim_sep", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
+        // bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);
+        static final class llama_vocab_get_add_bos {
+            static final MethodHandle H =
+                    downcall("llama_vocab_get_add_bos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
+        }
+        // bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);
+        static final class llama_vocab_get_add_eos {
+            static final MethodHandle H =
+                    downcall("llama_vocab_get_add_eos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
+        }
+        // bool llama_vocab_get_add_sep(const struct llama_vocab * vocab);
+        static final class llama_vocab_get_add_sep {
+            static final MethodHandle H =
+                    downcall("llama_vocab_get_add_sep", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
+        }
+        // enum llama_pooling_type llama_pooling_type(const struct llama_context * ctx);
+        static final class llama_pooling_type {
+            static final MethodHandle H = downcall("llama_pooling_type", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
+        // uint32_t llama_model_n_cls_out(const struct llama_model * model);
+        static final class llama_model_n_cls_out {
+            static final MethodHandle H = downcall("llama_model_n_cls_out", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        }
         // bool llama_vocab_is_eog(const struct llama_vocab * vocab, llama_token token);
         static final class llama_vocab_is_eog {
             static final MethodHandle H =
@@ -850,6 +897,105 @@ public final class Llama {
     public static int llama_vocab_eot(MemorySegment vocab) {
         try {
             return (int) Handles.llama_vocab_eot.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_vocab_sep(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_sep(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_sep.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_vocab_fim_pre(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_fim_pre(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_fim_pre.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_vocab_fim_suf(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_fim_suf(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_fim_suf.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_vocab_fim_mid(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_fim_mid(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_fim_mid.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_vocab_fim_rep(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_fim_rep(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_fim_rep.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code llama_token llama_vocab_fim_sep(const struct llama_vocab * vocab);} */
+    public static int llama_vocab_fim_sep(MemorySegment vocab) {
+        try {
+            return (int) Handles.llama_vocab_fim_sep.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);} */
+    public static boolean llama_vocab_get_add_bos(MemorySegment vocab) {
+        try {
+            return (boolean) Handles.llama_vocab_get_add_bos.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);} */
+    public static boolean llama_vocab_get_add_eos(MemorySegment vocab) {
+        try {
+            return (boolean) Handles.llama_vocab_get_add_eos.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code bool llama_vocab_get_add_sep(const struct llama_vocab * vocab);} */
+    public static boolean llama_vocab_get_add_sep(MemorySegment vocab) {
+        try {
+            return (boolean) Handles.llama_vocab_get_add_sep.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code enum llama_pooling_type llama_pooling_type(const struct llama_context * ctx);} */
+    public static int llama_pooling_type(MemorySegment ctx) {
+        try {
+            return (int) Handles.llama_pooling_type.H.invokeExact(ctx);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code uint32_t llama_model_n_cls_out(const struct llama_model * model);} */
+    public static int llama_model_n_cls_out(MemorySegment model) {
+        try {
+            return (int) Handles.llama_model_n_cls_out.H.invokeExact(model);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
