@@ -233,6 +233,16 @@ public final class Llama {
             static final MethodHandle H =
                     downcall("llama_vocab_get_text", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
         }
+        // bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);
+        static final class llama_vocab_get_add_bos {
+            static final MethodHandle H =
+                    downcall("llama_vocab_get_add_bos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
+        }
+        // bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);
+        static final class llama_vocab_get_add_eos {
+            static final MethodHandle H =
+                    downcall("llama_vocab_get_add_eos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
+        }
         // llama_token llama_vocab_bos(const struct llama_vocab * vocab);
         static final class llama_vocab_bos {
             static final MethodHandle H = downcall("llama_vocab_bos", FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -790,6 +800,24 @@ public final class Llama {
     public static int llama_vocab_n_tokens(MemorySegment vocab) {
         try {
             return (int) Handles.llama_vocab_n_tokens.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);} */
+    public static boolean llama_vocab_get_add_bos(MemorySegment vocab) {
+        try {
+            return (boolean) Handles.llama_vocab_get_add_bos.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);} */
+    public static boolean llama_vocab_get_add_eos(MemorySegment vocab) {
+        try {
+            return (boolean) Handles.llama_vocab_get_add_eos.H.invokeExact(vocab);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
