@@ -7,6 +7,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.runtime.engine.Speculation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -87,6 +88,8 @@ final class MessagesRequest {
         boolean stream = Params.bool(body, "stream", false);
         Map<String, Object> kwargs = thinking(body, ChatRequest.templateKwargs(body), maxTokens);
         StructuredOutput structured = structured(body, tools);
+        // llama-server's per-request speculative.* fields, read as chat completions reads them.
+        Speculation speculation = GenerationParams.speculation(body);
         return new ChatRequest(
                 model,
                 new ChatPrompt(messages, tools, true, kwargs),
@@ -99,7 +102,8 @@ final class MessagesRequest {
                 body.ignored(),
                 1,
                 -1,
-                structured);
+                structured,
+                speculation);
     }
 
     /** {@code system}: a string, or text blocks joined. */

@@ -8,6 +8,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.runtime.engine.Speculation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -149,6 +150,8 @@ record ResponsesRequest(
         echo.put("truncation", "disabled");
         echo.put("user", Params.string(body, "user", "", Requests.MAX_USER_LENGTH));
 
+        // llama-server's per-request speculative.* fields, read as chat completions reads them.
+        Speculation speculation = GenerationParams.speculation(body);
         ChatRequest chat = new ChatRequest(
                 model,
                 new ChatPrompt(messages, tools, true, kwargs),
@@ -161,7 +164,8 @@ record ResponsesRequest(
                 body.ignored(),
                 1,
                 -1,
-                structured);
+                structured,
+                speculation);
         return new ResponsesRequest(
                 chat, conversation, keep, previous == null ? "" : previous, echo, Set.copyOf(custom));
     }
