@@ -51,9 +51,14 @@
 # (the model as its own draft, n-max 4, llama-server's benchmark-only --spec-synth-len L: a step yields
 # L tokens on average, i.e. an acceptance rate of (L-1)/4 per draft token). Streamed requests as ttft's;
 # per configuration both servers interleaved, RATIO draft.* = ForgeLM / llama-server, and the summary
-# lines SPEC <config> <forge tps> <peer tps> <forge/plain> <peer/plain>.
+# lines SPEC <config> <forge tps> <peer tps> <forge/plain> <peer/plain>. small and small_lL are the
+# same with a small draft (the benchmark model's vocabulary, 2 layers, 128 wide, random weights): what
+# drafting with a cheap model costs when every draft is rejected, and gains at set acceptance rates.
+# A draft as large as the model (rejected, self_nN, synth_lL) costs as much per draft token as the
+# model itself: on a CPU the upper bound, not a speed-up.
 #   BENCH_DRAFT_RUNS=4 BENCH_DRAFT_TOKENS=64 BENCH_DRAFT_CONFIGS="plain rejected self_n2 self_n4 self_n8 synth_l2 synth_l3 synth_l4"
 #   BENCH_DRAFT_OTHER   the rejected configuration's draft (default: the benchmark model's shape, seed 2, cached)
+#   BENCH_DRAFT_SMALL   the small configurations' draft (default: made once, cached)
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -151,9 +156,12 @@ if [[ " ${WORKLOADS[*]} " == *" startup "* ]]; then
     synth "$SMALL_MODEL" --preset tiny
 fi
 DRAFT_OTHER="${BENCH_DRAFT_OTHER:-$CACHE/bench/qwen2.5-0.5b-q8_0-seed2.gguf}"
+DRAFT_SMALL="${BENCH_DRAFT_SMALL:-$CACHE/bench/qwen2-vocab-2x128-q8_0.gguf}"
 if [[ " ${WORKLOADS[*]} " == *" draft "* ]]; then
     # The same shape and vocabulary as the benchmark model, other random weights: a draft that is rejected.
     synth "$DRAFT_OTHER" --preset qwen2.5-0.5b --quantize Q8_0 --seed 2
+    # A small draft with the same vocabulary (2 layers, 128 wide): cheap to run, its drafts rejected.
+    synth "$DRAFT_SMALL" --preset qwen2.5-0.5b --embd 128 --layers 2 --heads 2 --kv-heads 1 --ffn 256 --quantize Q8_0 --seed 3
 fi
 if [[ " ${WORKLOADS[*]} " == *" mapped "* ]]; then
     # Qwen2.5-1.5B's shape (1536 wide, 28 layers, 12 heads, 2 KV heads, FFN 8960), written F16 then quantized.
@@ -297,6 +305,9 @@ for w in "${WORKLOADS[@]}"; do
                     rejected) echo "-md $DRAFT_OTHER --spec-draft-n-max 4|--spec-type draft-simple -md $DRAFT_OTHER --spec-draft-n-max 4" ;;
                     self_n*) n="${1#self_n}"
                         echo "-md $MODEL --spec-draft-n-max $n|--spec-type draft-simple -md $MODEL --spec-draft-n-max $n" ;;
+                    small) echo "-md $DRAFT_SMALL --spec-draft-n-max 4|--spec-type draft-simple -md $DRAFT_SMALL --spec-draft-n-max 4" ;;
+                    small_l*) l="${1#small_l}"
+                        echo "-md $DRAFT_SMALL --spec-draft-n-max 4 --spec-synth-len $l|--spec-type draft-simple -md $DRAFT_SMALL --spec-draft-n-max 4 --spec-synth-len $l" ;;
                     synth_l*) l="${1#synth_l}"
                         echo "-md $MODEL --spec-draft-n-max 4 --spec-synth-len $l|--spec-type draft-simple -md $MODEL --spec-draft-n-max 4 --spec-synth-len $l" ;;
                     *) die "unknown draft configuration $1" ;;
