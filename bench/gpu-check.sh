@@ -19,8 +19,16 @@
 # the Qwen2 vocabulary, no docs, no tests). Every step is timed and logged; any failure stops the
 # run with the step's log tail and leaves what was done under $OUT.
 #
+# Then speculative decoding with a draft model (bench/run.sh's draft workload, ForgeLM's side): the
+# model served with the same request with "speculative.n_max": 0 (plain) and with drafts from
+#   self    the model as its own draft (every draft accepted: the verify batch's upper bound),
+#   small   a Qwen2.5-0.5B-shape draft with the same vocabulary and other random weights (rejected:
+#           what drafting costs), and at set acceptance rates with --spec-synth-len 2 and 3,
+# each --spec-draft-n-max 4, interleaved with plain on the same server: spec.txt, RATIO lines.
+#
 # Knobs (run): GPU_CHECK_JOBS (default: nproc), GPU_CHECK_ARCH (90), GPU_CHECK_RUNS (seed/ttft
-# runs, default 10), GPU_CHECK_TOKENS (128), GPU_CHECK_WORK (build folder, default /tmp/gpu-check).
+# runs, default 10), GPU_CHECK_TOKENS (128), GPU_CHECK_WORK (build folder, default /tmp/gpu-check),
+# GPU_CHECK_SPEC (1; 0 leaves out the draft-model runs).
 set -euo pipefail
 
 SYNTH_PID=""
@@ -226,6 +234,33 @@ synth_f16() {
         --embd 2560 --layers 36 --heads 32 --kv-heads 8 --ffn 9728 --ctx 40960 --type F16 --name qwen3-4b-shape
 }
 
+# The draft model of the speculative runs: Qwen2.5-0.5B's shape, the same vocabulary, F16 (small: no quantizing).
+synth_draft() {
+    "$IMAGE/bin/forge" model synth -o "$DRAFT" --preset qwen2.5-0.5b \
+        --vocab-from "$WORK/payload/llama.cpp/models/ggml-vocab-qwen2.gguf" --ctx 40960 --type F16 --seed 2 --name draft
+}
+
+# spec_run NAME FLAGS...: ForgeLM serving the model with FLAGS, drafts against plain on the same server.
+spec_run() {
+    local name="$1" pid
+    shift
+    FORGE_CUDA_NATIVES="$WORK/build/bin" "$IMAGE/bin/forge" serve -m "$MODEL" --alias m --host 127.0.0.1 \
+        --port "$SPEC_PORT" --backend llama.cpp-cuda "${libflags[@]}" -ngl all -ngld all -fa on -np 1 -c 4096 "$@" \
+        > "$LOGS/serve-$name.log" 2>&1 &
+    pid=$!
+    SERVER_PID=$pid
+    wait_health "http://127.0.0.1:$SPEC_PORT" 240 "$pid" || return 1
+    "$IMAGE/bin/java" -p "$WORK/payload/bench/forge-bench.jar" -m forge.bench/forge.bench.LoadGenerator spec \
+        --server "$name=http://127.0.0.1:$SPEC_PORT" --server "plain=http://127.0.0.1:$SPEC_PORT" \
+        --body 'plain={"speculative.n_max": 0}' --runs "$SPEC_RUNS" --warmup 2 --max-tokens "$SPEC_TOKENS" \
+        | sed "s/^RATIO spec\./RATIO spec.$name./" >> "$OUT/spec.txt"
+    curl -sf "http://127.0.0.1:$SPEC_PORT/metrics" | grep -E '^llamacpp:spec_decode_num_(draft|accepted)_tokens_total' \
+        | sed "s/^/METRIC $name /" >> "$OUT/spec.txt" || true
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    SERVER_PID=""
+}
+
 # Waits for synth_f16 (started in the background), then quantizes its file to Q6_K with the fresh llama-quantize.
 quantize_model() {
     local rc=0
@@ -329,6 +364,17 @@ run() {
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=""
 
+    : > "$OUT/spec.txt"
+    if [ "${GPU_CHECK_SPEC:-1}" = 1 ]; then
+        DRAFT="$WORK/draft-0.5b-f16.gguf"
+        SPEC_PORT=$((port + 1)) SPEC_RUNS="$runs" SPEC_TOKENS="$tokens"
+        step synth-draft synth_draft
+        step spec-self spec_run self -md "$MODEL" --spec-draft-n-max 4
+        step spec-small spec_run small -md "$DRAFT" --spec-draft-n-max 4
+        step spec-synth2 spec_run synth_l2 -md "$DRAFT" --spec-draft-n-max 4 --spec-synth-len 2
+        step spec-synth3 spec_run synth_l3 -md "$DRAFT" --spec-draft-n-max 4 --spec-synth-len 3
+    fi
+
     {
         echo "# GPU check: ForgeLM llama.cpp-cuda vs llama-bench ($(date -u +%Y-%m-%dT%H:%MZ))"
         echo
@@ -338,7 +384,7 @@ run() {
         echo "- goal: decode >= 0.97 x llama-bench tg"
         echo
         echo '```'
-        cat "$OUT/seed.txt" "$OUT/ttft.txt"
+        cat "$OUT/seed.txt" "$OUT/ttft.txt" "$OUT/spec.txt"
         echo '```'
         echo
         echo "steps (seconds): $(tr '\n' ';' < "$LOGS/steps.txt")"

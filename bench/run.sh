@@ -42,6 +42,23 @@
 # BENCH_SPEC_ARGS) does the same for n-gram speculative decoding: requests as they come ("spec")
 # and with "speculative.n_max": 0 ("plain"); its METRIC lines add the drafted and accepted tokens
 # from /metrics. On random weights few drafts are accepted: the ratio is what rejected drafts cost.
+#
+# The draft workload (not in the default list; run it alone) measures draft-model speculative decoding
+# on both servers, the same flags on each, one configuration after the other (each starts its own pair
+# of servers, -np 1): plain (no drafts); rejected (a draft model of the same shape with other random
+# weights: its drafts are rejected, so the figure is what drafting costs); self_nN (the model as its
+# own draft, --spec-draft-n-max N: every draft accepted, the verify batch's upper bound); synth_lL
+# (the model as its own draft, n-max 4, llama-server's benchmark-only --spec-synth-len L: a step yields
+# L tokens on average, i.e. an acceptance rate of (L-1)/4 per draft token). Streamed requests as ttft's;
+# per configuration both servers interleaved, RATIO draft.* = ForgeLM / llama-server, and the summary
+# lines SPEC <config> <forge tps> <peer tps> <forge/plain> <peer/plain>. small and small_lL are the
+# same with a small draft (the benchmark model's vocabulary, 2 layers, 128 wide, random weights): what
+# drafting with a cheap model costs when every draft is rejected, and gains at set acceptance rates.
+# A draft as large as the model (rejected, self_nN, synth_lL) costs as much per draft token as the
+# model itself: on a CPU the upper bound, not a speed-up.
+#   BENCH_DRAFT_RUNS=4 BENCH_DRAFT_TOKENS=64 BENCH_DRAFT_CONFIGS="plain rejected self_n2 self_n4 self_n8 synth_l2 synth_l3 synth_l4"
+#   BENCH_DRAFT_OTHER   the rejected configuration's draft (default: the benchmark model's shape, seed 2, cached)
+#   BENCH_DRAFT_SMALL   the small configurations' draft (default: made once, cached)
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -137,6 +154,14 @@ for w in "${WORKLOADS[@]}"; do
 done
 if [[ " ${WORKLOADS[*]} " == *" startup "* ]]; then
     synth "$SMALL_MODEL" --preset tiny
+fi
+DRAFT_OTHER="${BENCH_DRAFT_OTHER:-$CACHE/bench/qwen2.5-0.5b-q8_0-seed2.gguf}"
+DRAFT_SMALL="${BENCH_DRAFT_SMALL:-$CACHE/bench/qwen2-vocab-2x128-q8_0.gguf}"
+if [[ " ${WORKLOADS[*]} " == *" draft "* ]]; then
+    # The same shape and vocabulary as the benchmark model, other random weights: a draft that is rejected.
+    synth "$DRAFT_OTHER" --preset qwen2.5-0.5b --quantize Q8_0 --seed 2
+    # A small draft with the same vocabulary (2 layers, 128 wide): cheap to run, its drafts rejected.
+    synth "$DRAFT_SMALL" --preset qwen2.5-0.5b --embd 128 --layers 2 --heads 2 --kv-heads 1 --ffn 256 --quantize Q8_0 --seed 3
 fi
 if [[ " ${WORKLOADS[*]} " == *" mapped "* ]]; then
     # Qwen2.5-1.5B's shape (1536 wide, 28 layers, 12 heads, 2 KV heads, FFN 8960), written F16 then quantized.
@@ -271,6 +296,56 @@ for w in "${WORKLOADS[@]}"; do
                 --max-tokens "${BENCH_SPEC_TOKENS:-128}"
             echo "METRIC forge.spec.draft_tokens=$(($(drafts draft_tokens) - d0))" | tee -a "$OUT/metrics.txt"
             echo "METRIC forge.spec.accepted_tokens=$(($(drafts accepted_tokens) - a0))" | tee -a "$OUT/metrics.txt"
+            ;;
+        draft)
+            # Each configuration: ForgeLM's flags | llama-server's flags (the same settings in each one's names).
+            draft_flags() { # CONFIG: "forge flags|peer flags"
+                case "$1" in
+                    plain) echo "|" ;;
+                    rejected) echo "-md $DRAFT_OTHER --spec-draft-n-max 4|--spec-type draft-simple -md $DRAFT_OTHER --spec-draft-n-max 4" ;;
+                    self_n*) n="${1#self_n}"
+                        echo "-md $MODEL --spec-draft-n-max $n|--spec-type draft-simple -md $MODEL --spec-draft-n-max $n" ;;
+                    small) echo "-md $DRAFT_SMALL --spec-draft-n-max 4|--spec-type draft-simple -md $DRAFT_SMALL --spec-draft-n-max 4" ;;
+                    small_l*) l="${1#small_l}"
+                        echo "-md $DRAFT_SMALL --spec-draft-n-max 4 --spec-synth-len $l|--spec-type draft-simple -md $DRAFT_SMALL --spec-draft-n-max 4 --spec-synth-len $l" ;;
+                    synth_l*) l="${1#synth_l}"
+                        echo "-md $MODEL --spec-draft-n-max 4 --spec-synth-len $l|--spec-type draft-simple -md $MODEL --spec-draft-n-max 4 --spec-synth-len $l" ;;
+                    *) die "unknown draft configuration $1" ;;
+                esac
+            }
+            dargs=(-c 4096 -np 1 -t "$THREADS")
+            for cfg in ${BENCH_DRAFT_CONFIGS:-plain rejected self_n2 self_n4 self_n8 synth_l2 synth_l3 synth_l4}; do
+                flags="$(draft_flags "$cfg")"
+                read -r -a fflags <<< "${flags%%|*}"
+                read -r -a pflags <<< "${flags#*|}"
+                log "draft configuration $cfg: forge ${fflags[*]} | peer ${pflags[*]}"
+                "$FORGE" serve -m "$MODEL" --host 127.0.0.1 --port $((PORT + 20)) "${dargs[@]}" "${fflags[@]}" \
+                    > "$OUT/forge-$cfg.log" 2>&1 &
+                fpid=$!
+                PIDS+=("$fpid")
+                "$LLAMA_SERVER" -m "$MODEL" --host 127.0.0.1 --port $((PORT + 21)) "${dargs[@]}" "${pflags[@]}" \
+                    > "$OUT/peer-$cfg.log" 2>&1 &
+                ppid=$!
+                PIDS+=("$ppid")
+                wait_ready "forge-$cfg" $((PORT + 20)) "$fpid"
+                wait_ready "peer-$cfg" $((PORT + 21)) "$ppid"
+                echo "CONFIG draft $cfg forge: ${fflags[*]} | peer: ${pflags[*]}" >> "$OUT/metrics.txt"
+                run draft --server "forge_$cfg=http://127.0.0.1:$((PORT + 20))" \
+                    --server "peer_$cfg=http://127.0.0.1:$((PORT + 21))" --runs "${BENCH_DRAFT_RUNS:-4}" --warmup 1 \
+                    --max-tokens "${BENCH_DRAFT_TOKENS:-64}"
+                kill "$fpid" "$ppid" 2>/dev/null || true
+                wait "$fpid" "$ppid" 2>/dev/null || true
+            done
+            # tokens/s the servers measured, per configuration, and each against its own plain run
+            awk -F'[ =]' '$1 == "METRIC" && $2 ~ /\.draft\.server_decode_tps_mean$/ {
+                    split($2, a, "."); side = substr(a[1], 1, index(a[1], "_") - 1); cfg = substr(a[1], index(a[1], "_") + 1)
+                    tps[side, cfg] = $3; if (!(cfg in seen)) { seen[cfg] = 1; order[n++] = cfg } }
+                END { for (i = 0; i < n; i++) { c = order[i]
+                    printf "SPEC %s forge_tps=%.3f peer_tps=%.3f forge/peer=%.3f forge/plain=%.3f peer/plain=%.3f\n", c,
+                        tps["forge", c], tps["peer", c], tps["peer", c] ? tps["forge", c] / tps["peer", c] : 0,
+                        tps["forge", "plain"] ? tps["forge", c] / tps["forge", "plain"] : 0,
+                        tps["peer", "plain"] ? tps["peer", c] / tps["peer", "plain"] : 0 } }' "$OUT/metrics.txt" \
+                | tee -a "$OUT/metrics.txt"
             ;;
         sessions)
             run sessions "${SERVER_ARGS[@]}" --clients "${BENCH_SESSIONS:-$((2 * NP))}" \

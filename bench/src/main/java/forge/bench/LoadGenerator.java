@@ -79,14 +79,14 @@ public final class LoadGenerator {
             case "startup", "rss" -> launches(options.workload());
             case "mapped" -> mapped();
             case "restart" -> restart();
-            case "seed", "ttft", "conc", "shared", "sessions", "sampler", "spec" -> {
+            case "seed", "ttft", "conc", "shared", "sessions", "sampler", "spec", "draft" -> {
                 try (ChatClient client = new ChatClient(Duration.ofSeconds(options.timeoutSec()))) {
                     List<Target> targets = targets(client);
                     switch (options.workload()) {
                         case "seed" -> seed(client, targets);
                         // sampler, spec: ttft's streamed requests, one server with and without a stage or
                         // speculative decoding (--body)
-                        case "ttft", "sampler", "spec" -> ttft(client, targets);
+                        case "ttft", "sampler", "spec", "draft" -> ttft(client, targets);
                         case "conc" -> conc(client, targets);
                         case "sessions" -> sessions(client, targets);
                         default -> shared(client, targets);

@@ -1,5 +1,6 @@
 package forge.api.backend;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -39,6 +40,33 @@ public interface Vocabulary {
     /** The end-of-sequence token, when the model has one. */
     OptionalInt eos();
 
+    /**
+     * The tokenizer's kind (llama.cpp's {@code llama_vocab_type}: SentencePiece, BPE, WordPiece...),
+     * as a name or number that is equal for equal kinds; empty when the backend does not say.
+     * A draft model is only used beside a target whose vocabulary is of the same kind.
+     */
+    default String type() {
+        return "";
+    }
+
+    /** Whether tokenizing with special tokens adds {@link #bos()} in front. */
+    default boolean addsBos() {
+        return false;
+    }
+
+    /** Whether tokenizing with special tokens adds {@link #eos()} at the end. */
+    default boolean addsEos() {
+        return false;
+    }
+
+    /**
+     * A token's text as the vocabulary stores it (llama.cpp's {@code llama_vocab_get_text}, before
+     * any rendering), for comparing two vocabularies token by token. By default its rendered bytes.
+     */
+    default String text(int token) {
+        return new String(piece(token, true), StandardCharsets.ISO_8859_1);
+    }
+
     /** The id of the token whose text is exactly {@code text} (a special token), if there is one. */
     default OptionalInt tokenOf(String text) {
         int[] ids = tokenize(text, false, true);
@@ -57,16 +85,6 @@ public interface Vocabulary {
     /** The separator token ({@code [SEP]} of BERT-style vocabularies), when the model has one. */
     default OptionalInt sep() {
         return OptionalInt.empty();
-    }
-
-    /** Whether {@link #tokenize} with {@code addSpecial} puts the BOS token first. */
-    default boolean addsBos() {
-        return false;
-    }
-
-    /** Whether {@link #tokenize} with {@code addSpecial} puts the EOS token last. */
-    default boolean addsEos() {
-        return false;
     }
 
     /** Whether the model's inputs put a separator between paired texts (BERT-style rerankers). */

@@ -111,14 +111,18 @@ record GenerationParams(
      * defaults for the others; one that names none speculates as its engine does.
      */
     static Speculation speculation(JsonNode body) {
-        if (!body.has("speculative.n_max") && !body.has("speculative.n_min") && !body.has("speculative.ngram_size_n")) {
+        if (!body.has("speculative.n_max")
+                && !body.has("speculative.n_min")
+                && !body.has("speculative.ngram_size_n")
+                && !body.has("speculative.p_min")) {
             return null;
         }
         int limit = Speculation.LIMIT;
         int max = Params.integer(body, "speculative.n_max", Speculation.DEFAULT_DRAFT_MAX, 0, limit);
         int min = Params.integer(body, "speculative.n_min", 0, 0, max);
         int ngram = Params.integer(body, "speculative.ngram_size_n", Speculation.DEFAULT_NGRAM, 1, limit);
-        return new Speculation(ngram, max, min);
+        float pMin = Params.number(body, "speculative.p_min", 0f, 0f, 1f);
+        return new Speculation(ngram, max, min, pMin, false);
     }
 
     /** OpenAI's {@code logit_bias}: token ids (as strings) to biases from -100 (banned) to 100. */

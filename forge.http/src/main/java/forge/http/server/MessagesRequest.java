@@ -7,6 +7,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.runtime.engine.Speculation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +90,8 @@ final class MessagesRequest {
         Map<String, Object> kwargs = thinking(body, ChatRequest.templateKwargs(body), maxTokens);
         Lora lora = Lora.read(body); // as llama-server, which reads it from every generating body
         StructuredOutput structured = structured(body, tools);
+        // llama-server's per-request speculative.* fields, read as chat completions reads them.
+        Speculation speculation = GenerationParams.speculation(body);
         return new ChatRequest(
                 model,
                 new ChatPrompt(messages, tools, true, kwargs, images.images()),
@@ -102,7 +105,7 @@ final class MessagesRequest {
                 1,
                 -1,
                 structured,
-                null,
+                speculation,
                 lora);
     }
 

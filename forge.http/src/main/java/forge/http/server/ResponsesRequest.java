@@ -8,6 +8,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
+import forge.runtime.engine.Speculation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -151,6 +152,8 @@ record ResponsesRequest(
         echo.put("user", Params.string(body, "user", "", Requests.MAX_USER_LENGTH));
 
         Lora lora = Lora.read(body); // as llama-server, which reads it from every generating body
+        // llama-server's per-request speculative.* fields, read as chat completions reads them.
+        Speculation speculation = GenerationParams.speculation(body);
         ChatRequest chat = new ChatRequest(
                 model,
                 new ChatPrompt(messages, tools, true, kwargs, images.images()),
@@ -164,7 +167,7 @@ record ResponsesRequest(
                 1,
                 -1,
                 structured,
-                null,
+                speculation,
                 lora);
         return new ResponsesRequest(
                 chat, conversation, keep, previous == null ? "" : previous, echo, Set.copyOf(custom));

@@ -142,6 +142,7 @@ final class ServerInfo {
         params.put("speculative.n_max", c.speculation().draftMax());
         params.put("speculative.n_min", c.speculation().draftMin());
         params.put("speculative.ngram_size_n", c.speculation().ngramSize());
+        params.put("speculative.p_min", c.speculation().pMin());
         n.put("model", entry.id());
         n.put("model_path", entry.descriptor().path().toString());
         n.put("loaded", served.isPresent());

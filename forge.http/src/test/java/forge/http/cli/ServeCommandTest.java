@@ -71,11 +71,51 @@ class ServeCommandTest {
                                 "2")
                         .speculation());
         var e = assertThrows(CommandLine.ParameterException.class, () -> config("--spec-type", "draft-simple"));
-        assertTrue(e.getMessage().contains("n-gram lookup only"), e.getMessage());
+        assertTrue(e.getMessage().contains("needs a draft model: --model-draft"), e.getMessage());
+        e = assertThrows(CommandLine.ParameterException.class, () -> config("--spec-type", "ngram-map-k"));
+        assertTrue(e.getMessage().contains("not supported"), e.getMessage());
         e = assertThrows(
                 CommandLine.ParameterException.class,
                 () -> config("--spec-type", "ngram-simple", "--draft-max", "2", "--draft-min", "3"));
         assertTrue(e.getMessage().contains("draft minimum"), e.getMessage());
+    }
+
+    @Test
+    void aDraftModelDraftsWithLlamaServersDraftSizesAndSyntheticAcceptanceIsCheckedAgainstThem() {
+        assertEquals(
+                forge.runtime.engine.Speculation.draftModel(3, 0, 0f),
+                config("-md", "draft.gguf").speculation(),
+                "--model-draft alone: draft-simple, llama.cpp's draft n_max 3");
+        assertEquals(
+                forge.runtime.engine.Speculation.draftModel(6, 1, 0.5f),
+                config(
+                                "--spec-type",
+                                "draft-simple",
+                                "--model-draft",
+                                "draft.gguf",
+                                "--spec-draft-n-max",
+                                "6",
+                                "--spec-draft-n-min",
+                                "1",
+                                "--spec-draft-p-min",
+                                "0.5")
+                        .speculation());
+        var e = assertThrows(
+                CommandLine.ParameterException.class, () -> config("-md", "draft.gguf", "--spec-draft-p-min", "1.5"));
+        assertTrue(e.getMessage().contains("minimum probability"), e.getMessage());
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs("-md", "d.gguf", "-ngld", "all", "--spec-synth-len", "2.5");
+        assertEquals(Integer.MAX_VALUE, serve.draftModel().gpuLayers());
+        assertEquals(2.5, serve.synthetic().meanLength(), 1e-6);
+        ServeCommand rates = new ServeCommand();
+        new CommandLine(rates).parseArgs("-md", "d.gguf", "--spec-synth-rates", "0.9,0.5");
+        e = assertThrows(CommandLine.ParameterException.class, rates::synthetic);
+        assertTrue(e.getMessage().contains("must contain 3 values"), e.getMessage());
+        ServeCommand ngram = new ServeCommand();
+        new CommandLine(ngram).parseArgs("--spec-type", "ngram-simple", "-md", "d.gguf");
+        e = assertThrows(CommandLine.ParameterException.class, ngram::draftModel);
+        assertTrue(e.getMessage().contains("draft-simple"), e.getMessage());
+        assertEquals(forge.runtime.engine.SyntheticAcceptance.OFF, new ServeCommand().synthetic());
     }
 
     @Test

@@ -75,6 +75,43 @@ class SpeculationEndToEndTest {
         assertTrue(EngineEndToEndTest.metric(scrape, "llamacpp:spec_decode_num_drafts_total") > 0, scrape);
     }
 
+    /** The draft tokens the server has counted so far. */
+    static long drafted() throws Exception {
+        return (long)
+                EngineEndToEndTest.metric(http.get("/metrics").body(), "llamacpp:spec_decode_num_draft_tokens_total");
+    }
+
+    @Test
+    void messagesAndResponsesReadTheSameSpeculativeFields() throws Exception {
+        String code = "int add(int a, int b) { return a + b; }\\n".repeat(3);
+        String messages = """
+                {"model": "tiny-qwen", "max_tokens": 60, "temperature": 0%s,
+                 "messages": [{"role": "user", "content": "%s"}]}
+                """;
+        String responses = """
+                {"model": "tiny-qwen", "max_output_tokens": 60, "temperature": 0%s, "input": "%s"}
+                """;
+        for (String[] door : new String[][] {{"/v1/messages", messages}, {"/v1/responses", responses}}) {
+            long before = drafted();
+            HttpResponse<String> on = http.post(door[0], door[1].formatted("", code));
+            assertEquals(200, on.statusCode(), on.body());
+            long afterOn = drafted();
+            HttpResponse<String> off = http.post(door[0], door[1].formatted(", \"speculative.n_max\": 0", code));
+            assertEquals(200, off.statusCode(), off.body());
+            assertEquals(afterOn, drafted(), door[0] + ": speculative.n_max 0 drafts nothing");
+            assertTrue(afterOn > before, door[0] + ": the engine's speculation drafts when the body names none");
+            String ignored = off.headers().firstValue("X-Forge-Ignored-Params").orElse("");
+            assertFalse(ignored.contains("speculative"), door[0] + " read the field: " + ignored);
+            HttpResponse<String> bad = http.post(door[0], door[1].formatted(", \"speculative.n_max\": -1", code));
+            assertEquals(400, bad.statusCode(), bad.body());
+            assertTrue(bad.body().contains("speculative.n_max"), bad.body());
+        }
+        HttpResponse<String> anthropic =
+                http.post("/v1/messages", messages.formatted(", \"speculative.p_min\": 2", code));
+        assertEquals(400, anthropic.statusCode(), anthropic.body());
+        assertEquals("error", Http.json(anthropic).get("type").asText(), "Anthropic's error shape");
+    }
+
     @Test
     void anOutOfRangeDraftSizeIsRefusedInTheRoutesShape() throws Exception {
         HttpResponse<String> r = http.post("/v1/chat/completions", chat(", \"speculative.n_max\": -1"));

@@ -5,6 +5,8 @@ import forge.runtime.BackendChoice;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.PromptCache;
 import forge.runtime.engine.PromptCacheStore;
+import forge.runtime.engine.SyntheticAcceptance;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,6 +46,8 @@ public final class CatalogConfig {
     private final PromptCacheStore promptCacheStore;
     private final ModelLoader.Lifecycle lifecycle;
     private final List<BackendChoice> backendChoices;
+    private final DraftModel draftModel;
+    private final SyntheticAcceptance synthetic;
 
     private CatalogConfig(Builder b) {
         this.backend = b.backend;
@@ -57,6 +61,8 @@ public final class CatalogConfig {
         this.templateSource = b.templateSource;
         this.mmap = b.mmap;
         this.fileSettle = b.fileSettle;
+        this.draftModel = b.draftModel;
+        this.synthetic = b.synthetic;
         this.promptCache = b.promptCache;
         this.promptCacheStore = b.promptCacheStore;
         this.lifecycle = b.lifecycle;
@@ -108,6 +114,30 @@ public final class CatalogConfig {
         return Optional.ofNullable(templateSource);
     }
 
+    /** The draft model every model is served with ({@code --model-draft}), if any. */
+    public Optional<DraftModel> draftModel() {
+        return Optional.ofNullable(draftModel);
+    }
+
+    /** Benchmark-only synthetic acceptance of draft tokens; {@link SyntheticAcceptance#OFF} unless given. */
+    public SyntheticAcceptance synthetic() {
+        return synthetic;
+    }
+
+    /**
+     * A draft model for speculative decoding ({@code --model-draft}): loaded beside each model the
+     * catalog serves, with the same mapping choice, and refused with that model's load when their
+     * vocabularies do not match.
+     *
+     * @param path      its GGUF file
+     * @param gpuLayers its layers on a GPU ({@code --gpu-layers-draft}); -1 for the backend's choice
+     */
+    public record DraftModel(Path path, int gpuLayers) {
+        public DraftModel {
+            Objects.requireNonNull(path, "path");
+        }
+    }
+
     /** Whether weights are mapped from their files (the default; {@code --no-mmap} turns it off) rather than read into memory. */
     public boolean mmap() {
         return mmap;
@@ -156,6 +186,8 @@ public final class CatalogConfig {
         private PromptCacheStore promptCacheStore;
         private ModelLoader.Lifecycle lifecycle = ModelLoader.Lifecycle.DEFAULT;
         private List<BackendChoice> backendChoices = List.of();
+        private DraftModel draftModel;
+        private SyntheticAcceptance synthetic = SyntheticAcceptance.OFF;
 
         private Builder(Backend backend, TemplateSelector templates) {
             this.backend = Objects.requireNonNull(backend);
@@ -237,6 +269,18 @@ public final class CatalogConfig {
         public Builder promptCache(PromptCache cache, PromptCacheStore store) {
             this.promptCache = Objects.requireNonNull(cache);
             this.promptCacheStore = store;
+            return this;
+        }
+
+        /** Every model is served with {@code draft} as its draft model; none unless given. */
+        public Builder draftModel(DraftModel draft) {
+            this.draftModel = draft;
+            return this;
+        }
+
+        /** Draft tokens are accepted at random as {@code s} says: benchmarks only. Off unless given. */
+        public Builder synthetic(SyntheticAcceptance s) {
+            this.synthetic = Objects.requireNonNull(s);
             return this;
         }
 

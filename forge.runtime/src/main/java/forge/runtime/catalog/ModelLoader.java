@@ -9,6 +9,7 @@ import forge.api.backend.Vocabulary;
 import forge.api.model.ModelDescriptor;
 import forge.api.template.ChatTemplate;
 import forge.api.template.TemplateContext;
+import forge.runtime.engine.DraftSetup;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.PromptCache;
@@ -422,7 +423,7 @@ public final class ModelLoader implements AutoCloseable {
                     context.reason());
             EngineConfig sized = engineConfig.withContext(context.contextSize(), engineConfig.slots());
             PromptCache.Key key = promptCacheKey(d, sized);
-            Engine engine = new Engine(d.id(), model, sized, config.promptCache(), key);
+            Engine engine = new Engine(d.id(), model, sized, config.promptCache(), key, draftSetup(d));
             LOG.info(
                     "loaded {} in {} ms: {}",
                     d.id(),
@@ -436,6 +437,21 @@ public final class ModelLoader implements AutoCloseable {
             model.close();
             throw e;
         }
+    }
+
+    /**
+     * The draft model (loaded now, for this model's engine, which owns it from then on) and the
+     * synthetic acceptance this model is served with.
+     */
+    private DraftSetup draftSetup(ModelDescriptor d) {
+        CatalogConfig.DraftModel draft = config.draftModel().orElse(null);
+        if (draft == null) {
+            return new DraftSetup(null, config.synthetic());
+        }
+        LOG.info("loading the draft model for {} from {}", d.id(), draft.path());
+        LoadedModel model = config.backend()
+                .load(new ModelLoadParams(draft.path(), draft.gpuLayers(), config.mmap(), false), LoadProgress.NONE);
+        return new DraftSetup(model, config.synthetic());
     }
 
     /** The key of a model's entries in the prompt cache, after reading its files from disk; null when there is no cache. */

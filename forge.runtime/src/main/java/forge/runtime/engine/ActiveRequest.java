@@ -7,6 +7,7 @@ import forge.api.backend.TokenSampler;
 import forge.api.backend.Vocabulary;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 
 /**
  * A request while it holds a slot: its sampler, the text on its way out (UTF-8 and stop strings),
@@ -36,8 +37,10 @@ final class ActiveRequest {
     /** The prompt's log-probabilities so far, for a generation that scores its prompt; null once sent, or when it does not. */
     private List<TokenLogprob> promptScores;
 
-    /** Its n-gram speculative decoding; {@link Speculation#OFF} when it drafts nothing. */
+    /** Its speculative decoding; {@link Speculation#OFF} when it drafts nothing. */
     final Speculation speculation;
+    /** Draws benchmark-only synthetic acceptance ({@link SyntheticAcceptance}); null for real verification. */
+    final Random synthetic;
     /** This step's draft: {@code draft[0..draftLength)} follow {@link #lastToken} in the batch. Sized once, at admission. */
     final int[] draft;
 
@@ -75,18 +78,23 @@ final class ActiveRequest {
      */
     ActiveRequest(
             Generation generation, TokenSampler sampler, InferenceContext context, Vocabulary vocab, int slotContext) {
-        this(generation, sampler, context, vocab, slotContext, Speculation.OFF);
+        this(generation, sampler, context, vocab, slotContext, Speculation.OFF, null);
     }
 
-    /** @param speculation how it drafts (the request's own, or its engine's) */
+    /**
+     * @param speculation how it drafts (the request's own, or its engine's)
+     * @param synthetic   its generator of benchmark-only synthetic acceptance; null for real verification
+     */
     ActiveRequest(
             Generation generation,
             TokenSampler sampler,
             InferenceContext context,
             Vocabulary vocab,
             int slotContext,
-            Speculation speculation) {
+            Speculation speculation,
+            Random synthetic) {
         this.speculation = speculation;
+        this.synthetic = synthetic;
         this.draft = new int[speculation.draftMax()];
         this.generation = generation;
         this.request = generation.request();

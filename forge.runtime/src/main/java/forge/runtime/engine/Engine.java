@@ -10,6 +10,7 @@ import forge.api.backend.Vocabulary;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -36,6 +37,7 @@ public final class Engine implements AutoCloseable {
     private final EngineConfig config;
     private final PromptCache cache;
     private final PromptCache.Key cacheKey;
+    private final DraftSetup draft;
     private final LinkedBlockingQueue<Generation> pending;
     private final Thread thread;
     private final CompletableFuture<Void> started = new CompletableFuture<>();
@@ -61,6 +63,7 @@ public final class Engine implements AutoCloseable {
 
     // Engine-thread state below: touched only by the engine thread.
     private InferenceContext context;
+    private Drafter drafter;
     private Scheduler scheduler;
     private long lastSnapshotNanos;
 
@@ -81,6 +84,45 @@ public final class Engine implements AutoCloseable {
      * @throws EngineException when the context cannot be created
      */
     public Engine(String name, LoadedModel model, EngineConfig config, PromptCache cache, PromptCache.Key cacheKey) {
+        this(name, model, config, cache, cacheKey, DraftSetup.NONE);
+    }
+
+    /**
+     * An engine that also drafts with {@code draft}'s model, in a context of its own with one
+     * sequence per slot, and owns that model from now on (it closes it when it stops, or here when
+     * it refuses it).
+     *
+     * @throws EngineException {@code UNAVAILABLE} when the draft model's vocabulary is not
+     *                         compatible with the target's, or the settings ask for a draft model
+     *                         and none is given, or when a context cannot be created
+     */
+    public Engine(
+            String name,
+            LoadedModel model,
+            EngineConfig config,
+            PromptCache cache,
+            PromptCache.Key cacheKey,
+            DraftSetup draft) {
+        this.draft = Objects.requireNonNull(draft, "draft");
+        if (draft.model() != null) {
+            Optional<String> why;
+            try {
+                why = Drafter.incompatibility(model.vocabulary(), draft.model().vocabulary());
+            } catch (RuntimeException e) {
+                draft.model().close();
+                throw e;
+            }
+            if (why.isPresent()) {
+                draft.model().close();
+                throw new EngineException(
+                        EngineException.Code.UNAVAILABLE,
+                        "the draft model cannot draft for " + name + ": " + why.get()
+                                + " (llama-server refuses it too: the vocabularies must match)");
+            }
+        } else if (config.speculation().model()) {
+            throw new EngineException(
+                    EngineException.Code.UNAVAILABLE, "speculation with a draft model needs one (--model-draft)");
+        }
         this.cache = Objects.requireNonNull(cache, "cache");
         this.cacheKey = cacheKey;
         this.name = name;
@@ -232,6 +274,7 @@ public final class Engine implements AutoCloseable {
             createContext();
         } catch (RuntimeException | Error e) {
             closeContext();
+            closeDraftModel();
             started.completeExceptionally(e);
             return;
         }
@@ -302,7 +345,29 @@ public final class Engine implements AutoCloseable {
                         this::published,
                         cache,
                         cacheKey)
-                .speculation(config.speculation());
+                .speculation(config.speculation())
+                .synthetic(draft.synthetic());
+        if (draft.model() != null) {
+            InferenceContext draftContext = draft.model()
+                    .newContext(new ContextParams(
+                            config.contextSize(),
+                            config.batchSize(),
+                            config.ubatchSize(),
+                            config.slots(),
+                            config.threads(),
+                            config.threadsBatch(),
+                            config.flashAttention(),
+                            config.kvCacheType(),
+                            false,
+                            false));
+            try {
+                drafter = new Drafter(draftContext, ComputeGate.PROCESS, config.slots(), config.slotContext());
+            } catch (RuntimeException | Error e) {
+                draftContext.close();
+                throw e;
+            }
+            scheduler.drafter(drafter);
+        }
         if (config.warmup()) {
             warmup();
         }
@@ -311,6 +376,14 @@ public final class Engine implements AutoCloseable {
     }
 
     private void closeContext() {
+        if (drafter != null) {
+            try {
+                drafter.close();
+            } catch (RuntimeException | Error e) {
+                LOG.warn("engine {}: closing its draft context failed: {}", name, e.toString());
+            }
+            drafter = null;
+        }
         if (context != null) {
             try {
                 context.close();
@@ -369,6 +442,7 @@ public final class Engine implements AutoCloseable {
                     if (busy) {
                         // Nothing to decode: let the backend's threads sleep instead of polling.
                         context.idle();
+                        scheduler.idle();
                         busy = false;
                     }
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
@@ -429,6 +503,27 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** Frees the draft model's weights, once its context is closed. */
+    private void closeDraftModel() {
+        if (draft.model() != null) {
+            try {
+                draft.model().close();
+            } catch (RuntimeException | Error e) {
+                LOG.warn("engine {}: closing its draft model failed: {}", name, e.toString());
+            }
+        }
+    }
+
+    /** llama-server's name of what requests that name none speculate with ({@code /props}). */
+    public String speculationType() {
+        return config.speculation().type();
+    }
+
+    /** Whether this engine has a draft model: a request's {@code speculative.*} sizes then apply to it. */
+    public boolean hasDraftModel() {
+        return draft.model() != null;
+    }
+
     private void failAll(ForgeException error) {
         if (scheduler != null) {
             scheduler.failAll(error);
@@ -450,6 +545,7 @@ public final class Engine implements AutoCloseable {
             }
         }
         closeContext();
+        closeDraftModel();
         if (failure == null) {
             health = new EngineHealth(EngineHealth.State.CLOSED, "", false, health.restarts());
         }

@@ -60,6 +60,12 @@ final class Scheduler {
     private long draftTokens;
     private long draftAccepted;
     private long draftSteps;
+    /** The draft model's context, when the engine has one; null for n-gram drafting only. */
+    private Drafter drafter;
+    /** This step's position of each decoding slot's last token. */
+    private final int[] positions;
+    /** Benchmark-only synthetic acceptance; {@link SyntheticAcceptance#OFF} for real verification. */
+    private SyntheticAcceptance synthetic = SyntheticAcceptance.OFF;
 
     /**
      * @param slots       sequence ids {@code 0..slots-1} of the context
@@ -99,6 +105,7 @@ final class Scheduler {
         this.published = published;
         this.slots = new Slot[slots];
         this.running = new ActiveRequest[slots];
+        this.positions = new int[slots];
         for (int i = 0; i < slots; i++) {
             this.slots[i] = new Slot(i, slotContext);
         }
@@ -108,6 +115,28 @@ final class Scheduler {
     Scheduler speculation(Speculation s) {
         this.speculation = Objects.requireNonNull(s);
         return this;
+    }
+
+    /**
+     * Drafts with {@code d}, the draft model's context: every request that speculates drafts with
+     * it (its own {@code speculative.*} sizes apply to the draft model).
+     */
+    Scheduler drafter(Drafter d) {
+        this.drafter = d;
+        return this;
+    }
+
+    /** Draft tokens are accepted at random, as {@code s} says, instead of by the target (benchmarks only). */
+    Scheduler synthetic(SyntheticAcceptance s) {
+        this.synthetic = Objects.requireNonNull(s);
+        return this;
+    }
+
+    /** The draft model's context's threads may sleep too. */
+    void idle() {
+        if (drafter != null) {
+            drafter.idle();
+        }
     }
 
     /** The number of slots. */
@@ -146,8 +175,12 @@ final class Scheduler {
         try {
             TokenSampler sampler = context.sampler(generation.request().sampling());
             Speculation own = generation.request().speculation();
+            Speculation chosen = own == null ? speculation : drafter != null ? own.onDraftModel() : own;
+            if (chosen.model() && drafter == null) {
+                chosen = Speculation.OFF; // a draft model's sizes, on an engine without one
+            }
             running[id] = new ActiveRequest(
-                    generation, sampler, context, vocab, slotContext, own != null ? own : speculation);
+                    generation, sampler, context, vocab, slotContext, chosen, synthetic.random(generation.request()));
             acquirePrefix(id, true);
         } catch (RuntimeException e) {
             // This request's sampler or prefix could not be set up: it ends, the others go on.
@@ -345,18 +378,26 @@ final class Scheduler {
                 r.batchIndex = -1;
                 r.draftLength = 0;
                 if (r.decoding() && r.request.adapters().equals(adapters)) {
-                    Slot slot = slots[i];
-                    int position = slot.append(r.lastToken);
-                    r.batchIndex = batch.add(r.lastToken, position, i, true);
+                    positions[i] = slots[i].append(r.lastToken);
+                }
+            }
+        }
+        draftBudget = draftWithModel(draftBudget, adapters);
+        for (int i = 0; i < slots.length; i++) {
+            ActiveRequest r = running[i];
+            if (r != null && r.decoding() && r.request.adapters().equals(adapters)) {
+                Slot slot = slots[i];
+                int position = positions[i];
+                r.batchIndex = batch.add(r.lastToken, position, i, true);
+                if (!r.speculation.model()) {
                     int room = Math.min(draftBudget, Math.min(r.draftRoom(), slotContext - 1 - position));
                     if (canSpeculate && room > 0) {
-                        int n = r.speculation.propose(slot.tokens(), position + 1, room, r.draft);
-                        for (int j = 0; j < n; j++) {
-                            batch.add(r.draft[j], slot.append(r.draft[j]), i, true);
-                        }
-                        r.draftLength = n;
-                        draftBudget -= n;
+                        r.draftLength = r.speculation.propose(slot.tokens(), position + 1, room, r.draft);
+                        draftBudget -= r.draftLength;
                     }
+                }
+                for (int j = 0; j < r.draftLength; j++) {
+                    batch.add(r.draft[j], slot.append(r.draft[j]), i, true);
                 }
             }
         }
@@ -441,6 +482,58 @@ final class Scheduler {
         }
     }
 
+    /**
+     * Has the draft model draft for every decoding request that drafts with it, all together, each
+     * within the room its limit, its slot and the batch leave.
+     *
+     * @param budget the batch places left for drafts
+     * @return the places left after these drafts
+     */
+    private int draftWithModel(int budget, List<AdapterScale> adapters) {
+        if (drafter == null || !canSpeculate) {
+            return budget;
+        }
+        List<Drafter.Job> jobs = null;
+        for (int i = 0; i < slots.length; i++) {
+            ActiveRequest r = running[i];
+            if (r == null
+                    || !r.decoding()
+                    || !r.speculation.model()
+                    || !r.request.adapters().equals(adapters)) {
+                continue; // only the requests this step decodes (one adapter set per decode)
+            }
+            int room = Math.min(budget, Math.min(r.draftRoom(), slotContext - 1 - positions[i]));
+            if (room > 0) {
+                if (jobs == null) {
+                    jobs = new ArrayList<>();
+                }
+                jobs.add(new Drafter.Job(
+                        i,
+                        slots[i].tokens(),
+                        positions[i] + 1,
+                        room,
+                        r.speculation.draftMin(),
+                        r.speculation.pMin(),
+                        r.draft));
+                budget -= room;
+            }
+        }
+        if (jobs == null) {
+            return budget;
+        }
+        // Each context's CPU workers spin for a while after its decode (LlamaThreadpools): paused while
+        // the other context computes, so that the two do not take the cores from each other. A paused
+        // pool resumes at its next decode.
+        context.idle();
+        drafter.draft(jobs);
+        drafter.idle();
+        for (Drafter.Job j : jobs) {
+            running[j.slot].draftLength = j.drafted;
+            budget += j.room - j.drafted;
+        }
+        return budget;
+    }
+
     /** The logits of slot {@code id}'s last batch token are ready: sample, emit, maybe finish. */
     private void sample(int id, ActiveRequest r, long now) {
         if (!r.decoding()) {
@@ -479,7 +572,14 @@ final class Scheduler {
         for (int j = 0; j <= drafted; j++) {
             r.batchIndex = first + j; // where its log-probabilities are read, if asked for
             int token = r.sampler.sample(first + j);
-            boolean match = j < drafted && token == r.draft[j];
+            boolean match;
+            if (r.synthetic == null) {
+                match = j < drafted && token == r.draft[j];
+            } else {
+                // Benchmarks only: the draft token stands or falls at random, whatever was sampled.
+                match = j < drafted && synthetic.accepts(r.synthetic, j, vocab, r.draft[j]);
+                token = match ? r.draft[j] : token;
+            }
             if (match) {
                 accepted++;
             }

@@ -144,7 +144,41 @@
  *         {@code draft_n_accepted}) and the snapshot's drafted, accepted and verify steps
  *         ({@code llamacpp:spec_decode_num_*_total}).</li>
  *     </ul>
- *     Draft-model drafting (a second context) is not implemented.</li>
+ *     </li>
+ * <li><b>Draft-model drafting</b> ({@code Drafter}; llama-server's {@code --model-draft},
+ *     {@code draft-simple}; {@code Speculation.model()}). The engine owns the draft model
+ *     ({@code DraftSetup}) and, on its thread, a second context of it with one sequence per slot,
+ *     as many cells per sequence as a slot has. At construction the two vocabularies are compared
+ *     as llama.cpp's {@code common_speculative_are_compatible} does (kind, BOS/EOS handling, sizes
+ *     within 128, every token's text from id 5): a draft that cannot draft for the model is refused
+ *     with the reason and closed. Lifecycle: made with the target's context, recreated with it after
+ *     a failure, told to idle with it, closed before it; the draft model's weights are closed when
+ *     the engine stops.
+ *     <ul>
+ *     <li><i>In step lazily</i>: each draft sequence remembers the tokens its cells hold. Before a
+ *         step's target batch is built, every decoding slot that drafts gives its history (cells'
+ *         tokens plus the token just sampled); the draft sequence keeps the longest prefix it shares
+ *         with it, drops the rest ({@code llama_memory_seq_rm}: this is where a rejected draft's
+ *         cells go, and where a slot that took another slot's prefix is followed) and computes what
+ *         is missing, at most a batch over all slots per step (a slot still catching up on a long
+ *         prompt drafts nothing that step, so no step stalls on it).</li>
+ *     <li><i>Drafting</i>: the slots draft together, one draft decode per draft position (the first
+ *         one carrying the catch-up), each taking the draft model's most likely token, until its
+ *         room (the same as an n-gram draft's) is used or the token's probability among the ten
+ *         likeliest is below {@code pMin} ({@code --spec-draft-p-min}); a draft shorter than
+ *         {@code draftMin} is dropped. The last draft token is not computed in the draft context:
+ *         the target computes it, and the next catch-up does too if it was accepted, so an accepted
+ *         token costs each model one computation (llama-server recomputes drafts).</li>
+ *     <li><i>Verify</i>, rollback of the target's cells, text, stops, logprobs and counters are the
+ *         n-gram path's, unchanged: only where the draft comes from differs. A request's own
+ *         {@code speculative.*} sizes apply to the draft model. A failed draft decode drafts
+ *         nothing that step and forgets the draft sequences; the target decodes on.</li>
+ *     </ul></li>
+ * <li><b>Synthetic acceptance</b> ({@code SyntheticAcceptance}; llama-server's
+ *     {@code --spec-synth-len} / {@code --spec-synth-rates}, benchmarks only): each draft position is
+ *     accepted at a set rate, drawn from the request's own seeded generator, instead of where the
+ *     target samples it; the sampled token is emitted where it is rejected. It measures speed against
+ *     acceptance rate on any model; its output is not the model's.</li>
  * <li><b>Failures are contained where they belong</b>: a request's own sampler, grammar, stop rule
  *     or log-probabilities failing (or its sampler failing to be made) fails that request and drops
  *     its slot's cells, whose state is then unknown; the others go on. A failed decode fails the

@@ -207,6 +207,23 @@ final class LlamaVocabulary implements Vocabulary {
     }
 
     @Override
+    public String type() {
+        model.ensureOpen();
+        return Integer.toString(Llama.llama_vocab_type(vocab));
+    }
+
+    /** The token's stored text, its bytes as Latin-1 characters (so that raw byte tokens compare as bytes). */
+    @Override
+    public String text(int token) {
+        checkToken(token);
+        model.ensureOpen();
+        MemorySegment text = Llama.llama_vocab_get_text(vocab, token);
+        return text.equals(MemorySegment.NULL)
+                ? ""
+                : text.reinterpret(Long.MAX_VALUE).getString(0, StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
     public OptionalInt bos() {
         return bos == LLAMA_TOKEN_NULL ? OptionalInt.empty() : OptionalInt.of(bos);
     }

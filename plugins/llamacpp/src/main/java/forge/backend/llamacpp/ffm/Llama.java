@@ -244,6 +244,16 @@ public final class Llama {
             static final MethodHandle H =
                     downcall("llama_vocab_get_text", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
         }
+        // bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);
+        static final class llama_vocab_get_add_bos {
+            static final MethodHandle H =
+                    downcall("llama_vocab_get_add_bos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
+        }
+        // bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);
+        static final class llama_vocab_get_add_eos {
+            static final MethodHandle H =
+                    downcall("llama_vocab_get_add_eos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
+        }
         // llama_token llama_vocab_bos(const struct llama_vocab * vocab);
         static final class llama_vocab_bos {
             static final MethodHandle H = downcall("llama_vocab_bos", FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -279,16 +289,6 @@ public final class Llama {
         // llama_token llama_vocab_fim_sep(const struct llama_vocab * vocab);
         static final class llama_vocab_fim_sep {
             static final MethodHandle H = downcall("llama_vocab_fim_sep", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        }
-        // bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);
-        static final class llama_vocab_get_add_bos {
-            static final MethodHandle H =
-                    downcall("llama_vocab_get_add_bos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
-        }
-        // bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);
-        static final class llama_vocab_get_add_eos {
-            static final MethodHandle H =
-                    downcall("llama_vocab_get_add_eos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
         }
         // bool llama_vocab_get_add_sep(const struct llama_vocab * vocab);
         static final class llama_vocab_get_add_sep {
@@ -875,6 +875,24 @@ public final class Llama {
         }
     }
 
+    /** {@code bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);} */
+    public static boolean llama_vocab_get_add_bos(MemorySegment vocab) {
+        try {
+            return (boolean) Handles.llama_vocab_get_add_bos.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /** {@code bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);} */
+    public static boolean llama_vocab_get_add_eos(MemorySegment vocab) {
+        try {
+            return (boolean) Handles.llama_vocab_get_add_eos.H.invokeExact(vocab);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
     /** {@code llama_token llama_vocab_bos(const struct llama_vocab * vocab);} */
     public static int llama_vocab_bos(MemorySegment vocab) {
         try {
@@ -951,24 +969,6 @@ public final class Llama {
     public static int llama_vocab_fim_sep(MemorySegment vocab) {
         try {
             return (int) Handles.llama_vocab_fim_sep.H.invokeExact(vocab);
-        } catch (Throwable failure) {
-            throw rethrow(failure);
-        }
-    }
-
-    /** {@code bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);} */
-    public static boolean llama_vocab_get_add_bos(MemorySegment vocab) {
-        try {
-            return (boolean) Handles.llama_vocab_get_add_bos.H.invokeExact(vocab);
-        } catch (Throwable failure) {
-            throw rethrow(failure);
-        }
-    }
-
-    /** {@code bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);} */
-    public static boolean llama_vocab_get_add_eos(MemorySegment vocab) {
-        try {
-            return (boolean) Handles.llama_vocab_get_add_eos.H.invokeExact(vocab);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }

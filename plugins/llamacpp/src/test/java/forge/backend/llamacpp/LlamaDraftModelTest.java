@@ -1,0 +1,424 @@
+package forge.backend.llamacpp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import forge.api.backend.Backend;
+import forge.api.backend.BackendContext;
+import forge.api.backend.FlashAttention;
+import forge.api.backend.KvCacheType;
+import forge.api.backend.LoadProgress;
+import forge.api.backend.LoadedModel;
+import forge.api.backend.ModelLoadParams;
+import forge.api.sampler.BuiltinStage;
+import forge.api.sampler.PluginStage;
+import forge.api.sampler.SamplerProvider;
+import forge.api.sampler.SamplerStage;
+import forge.api.sampler.SamplingParams;
+import forge.api.sampler.StageArguments;
+import forge.api.sampler.StageInfo;
+import forge.api.sampler.TokenCandidates;
+import forge.lib.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SyntheticModels;
+import forge.runtime.engine.DraftSetup;
+import forge.runtime.engine.Engine;
+import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.EngineException;
+import forge.runtime.engine.EngineSnapshot;
+import forge.runtime.engine.Generation;
+import forge.runtime.engine.GenerationEvent;
+import forge.runtime.engine.GenerationRequest;
+import forge.runtime.engine.PromptCache;
+import forge.runtime.engine.Speculation;
+import forge.runtime.engine.SyntheticAcceptance;
+import forge.runtime.engine.TokenLogprob;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Draft-model speculative decoding on real llama.cpp: a second context of the draft model, one
+ * sequence per slot, kept in step with the slots (rejected draft cells removed), its drafts verified
+ * in one batch on the target. The target is {@link LlamaSpeculationTest}'s synthetic model; the
+ * drafts come from the same file (every greedy draft accepted), from the same shape with other
+ * random weights (drafts mostly rejected), or from a model whose vocabulary differs (refused).
+ */
+class LlamaDraftModelTest {
+
+    @TempDir
+    static Path work;
+
+    static Backend backend;
+    static LoadedModel model;
+    static Path target;
+    static Path other;
+    static Path foreign;
+
+    @BeforeAll
+    static void load() {
+        target = work.resolve("tiny.gguf");
+        other = work.resolve("other.gguf");
+        foreign = work.resolve("foreign.gguf");
+        SyntheticModels.write(SynthSpec.tiny("qwen"), target);
+        SyntheticModels.write(SynthSpec.tiny("qwen").withSeed(7), other);
+        SyntheticModels.write(SynthSpec.tiny("llama"), foreign);
+        backend = new LlamaCppProvider()
+                .create(new BackendContext(
+                        work, Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
+        model = backend.load(ModelLoadParams.of(target), LoadProgress.NONE);
+    }
+
+    @AfterAll
+    static void unload() {
+        if (model != null) {
+            model.close();
+        }
+        if (backend != null) {
+            backend.close();
+        }
+    }
+
+    private static int[] prompt(String text) {
+        return model.vocabulary().tokenize(text, true, true);
+    }
+
+    private static final String CODE = """
+            int add(int a, int b) {
+                return a + b;
+            }
+            int add(int a,""";
+
+    private static EngineConfig config(int slots, Speculation speculation) {
+        return config(slots, speculation, 64);
+    }
+
+    private static EngineConfig config(int slots, Speculation speculation, int queue) {
+        return new EngineConfig(slots, 1024 * slots, 256, 256, 2, 2, queue, FlashAttention.AUTO, KvCacheType.F16)
+                .withSpeculation(speculation);
+    }
+
+    /** An engine drafting with {@code draft} (null: none), which it owns. */
+    private static Engine engine(EngineConfig config, Path draft, SyntheticAcceptance synthetic) {
+        LoadedModel d = draft == null ? null : backend.load(ModelLoadParams.of(draft), LoadProgress.NONE);
+        return new Engine("tiny", model, config, PromptCache.OFF, null, new DraftSetup(d, synthetic));
+    }
+
+    /** Each request's output (text, log-probabilities, end), its drafted and accepted tokens, and the counters. */
+    private record Run(List<String> outputs, List<int[]> drafts, EngineSnapshot snapshot) {}
+
+    private static Run run(Engine engine, List<GenerationRequest> requests) throws Exception {
+        List<Generation> generations = new ArrayList<>();
+        for (GenerationRequest r : requests) {
+            generations.add(engine.submit(r));
+        }
+        List<String> outputs = new ArrayList<>();
+        List<int[]> drafts = new ArrayList<>();
+        for (Generation g : generations) {
+            StringBuilder text = new StringBuilder();
+            GenerationEvent e;
+            while ((e = g.next(60, TimeUnit.SECONDS)) instanceof GenerationEvent.Text t) {
+                text.append(t.text());
+                for (TokenLogprob p : t.logprobs()) {
+                    text.append(String.format("[%.3f]", p.logprob()));
+                }
+            }
+            GenerationEvent.Done done = assertInstanceOf(GenerationEvent.Done.class, e, String.valueOf(e));
+            outputs.add(
+                    text + " | " + done.reason() + " " + done.timings().completionTokens() + " " + done.stopSequence());
+            drafts.add(new int[] {done.timings().draftTokens(), done.timings().draftAccepted()});
+        }
+        return new Run(outputs, drafts, engine.snapshot());
+    }
+
+    private static Run run(EngineConfig config, Path draft, List<GenerationRequest> requests) throws Exception {
+        try (Engine engine = engine(config, draft, SyntheticAcceptance.OFF)) {
+            return run(engine, requests);
+        }
+    }
+
+    /**
+     * A stateful plugin stage: bans the token it was last told the chain accepted, so that its output
+     * depends on seeing exactly the emitted tokens, in order (a rejected draft token passed to it would
+     * change what follows).
+     */
+    private static PluginStage noRepeat() {
+        SamplerProvider provider = new SamplerProvider() {
+            public List<StageInfo> stages() {
+                return List.of(new StageInfo("no_repeat", "test", List.of()));
+            }
+
+            public SamplerStage create(String stage, StageArguments arguments) {
+                return new SamplerStage() {
+                    private int last = -1;
+
+                    public void apply(TokenCandidates c) {
+                        for (int i = 0; i < c.size(); i++) {
+                            if (c.token(i) == last) {
+                                c.ban(i);
+                            }
+                        }
+                    }
+
+                    public void accept(int token) {
+                        last = token;
+                    }
+                };
+            }
+        };
+        return new PluginStage("no_repeat", provider, new StageArguments(Map.of()));
+    }
+
+    /** Requests that run together: greedy, seeded, a stop string, a grammar, log-probabilities and a plugin stage. */
+    private static List<GenerationRequest> requests() throws Exception {
+        String written = run(
+                        config(1, Speculation.OFF),
+                        null,
+                        List.of(new GenerationRequest(
+                                "probe", prompt(CODE + " b"), SamplingParams.GREEDY, 60, List.of(), Set.of(), true)))
+                .outputs()
+                .getFirst();
+        int middle = written.indexOf(" | ") / 2;
+        String word = written.substring(middle, middle + 2);
+        return List.of(
+                new GenerationRequest("greedy", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true),
+                new GenerationRequest(
+                        "seeded",
+                        prompt(CODE + " int"),
+                        SamplingParams.builder().temperature(0.7f).seed(42).build(),
+                        60,
+                        List.of(),
+                        Set.of(),
+                        true),
+                new GenerationRequest(
+                        "stop", prompt(CODE + " b"), SamplingParams.GREEDY, 60, List.of(word), Set.of(), true),
+                new GenerationRequest(
+                        "grammar",
+                        prompt("Repeat: abab abab abab ab"),
+                        SamplingParams.GREEDY.toBuilder()
+                                .grammar("root ::= ([a-z] | \" \")+")
+                                .build(),
+                        40,
+                        List.of(),
+                        Set.of(),
+                        true),
+                new GenerationRequest(
+                        "logprobs", prompt(CODE + " c"), SamplingParams.GREEDY, 40, List.of(), Set.of(), true, 2),
+                new GenerationRequest(
+                        "plugin",
+                        prompt(CODE),
+                        SamplingParams.GREEDY.toBuilder()
+                                .samplers(List.of(BuiltinStage.PENALTIES, noRepeat()))
+                                .build(),
+                        40,
+                        List.of(),
+                        Set.of(),
+                        true));
+    }
+
+    @Test
+    void theSameModelAsItsOwnDraftWritesTheSameTokensAndHasItsGreedyDraftsAccepted() throws Exception {
+        List<GenerationRequest> requests = requests();
+        Run plain = run(config(4, Speculation.OFF), null, requests);
+        Run drafted = run(config(4, Speculation.draftModel(4, 0, 0f)), target, requests);
+        assertEquals(plain.outputs(), drafted.outputs());
+        assertTrue(plain.outputs().get(2).contains("| STOP"), plain.outputs().get(2));
+        assertEquals(0, plain.snapshot().draftTokens());
+        for (int i = 0; i < requests.size(); i++) {
+            int[] d = drafted.drafts().get(i);
+            assertTrue(d[0] > 0, requests.get(i).id() + " drafted nothing: the comparison would not cover it");
+        }
+        // The draft model is the target: a greedy request's drafts are what it samples (up to the float
+        // differences of computing a position alone or in a batch).
+        int[] greedy = drafted.drafts().getFirst();
+        assertTrue(greedy[1] >= greedy[0] * 9 / 10, "greedy drafted " + greedy[0] + ", accepted " + greedy[1]);
+        EngineSnapshot s = drafted.snapshot();
+        int[] timed = {0, 0};
+        drafted.drafts().forEach(d -> {
+            timed[0] += d[0];
+            timed[1] += d[1];
+        });
+        assertEquals(s.draftTokens(), timed[0], "the snapshot counts what the requests' timings say");
+        assertEquals(s.draftAccepted(), timed[1]);
+    }
+
+    @Test
+    void aDraftModelWithOtherWeightsHasItsDraftsRejectedAndTheOutputIsUnchanged() throws Exception {
+        List<GenerationRequest> requests = requests();
+        Run plain = run(config(4, Speculation.OFF), null, requests);
+        Run drafted = run(config(4, Speculation.draftModel(6, 0, 0f)), other, requests);
+        assertEquals(plain.outputs(), drafted.outputs());
+        EngineSnapshot s = drafted.snapshot();
+        assertTrue(
+                s.draftTokens() > 2L * s.draftAccepted(),
+                "drafted " + s.draftTokens() + ", accepted " + s.draftAccepted() + ": the draft rarely agrees");
+    }
+
+    @Test
+    void aRequestsOwnSizesApplyToTheDraftModelAndPMinEndsDraftsOfUnlikelyTokens() throws Exception {
+        GenerationRequest two = new GenerationRequest(
+                "two",
+                prompt(CODE),
+                SamplingParams.GREEDY,
+                30,
+                List.of(),
+                Set.of(),
+                true,
+                -1,
+                false,
+                new Speculation(Speculation.DEFAULT_NGRAM, 2, 0));
+        try (Engine engine = engine(config(1, Speculation.draftModel(8, 0, 0f)), target, SyntheticAcceptance.OFF)) {
+            Run run = run(engine, List.of(two));
+            int[] d = run.drafts().getFirst();
+            long steps = run.snapshot().draftSteps();
+            assertTrue(d[0] > 0 && d[0] <= 2 * steps, "drafted " + d[0] + " in " + steps + " steps, at most 2 each");
+        }
+        // No token is certain among ten of a random model's: p_min 1 drafts nothing.
+        Run certain = run(
+                config(1, Speculation.draftModel(8, 0, 1f)),
+                target,
+                List.of(requests().getFirst()));
+        assertEquals(0, certain.snapshot().draftTokens());
+        Run off = run(
+                config(1, Speculation.draftModel(8, 0, 0f)),
+                target,
+                List.of(new GenerationRequest(
+                        "off",
+                        prompt(CODE),
+                        SamplingParams.GREEDY,
+                        30,
+                        List.of(),
+                        Set.of(),
+                        true,
+                        -1,
+                        false,
+                        Speculation.OFF)));
+        assertEquals(0, off.snapshot().draftTokens(), "speculative.n_max 0 turns drafting off");
+    }
+
+    @Test
+    void aDraftModelWhoseVocabularyDiffersIsRefusedWithTheReason() {
+        EngineException e = assertThrows(
+                EngineException.class,
+                () -> engine(config(1, Speculation.draftModel(3, 0, 0f)), foreign, SyntheticAcceptance.OFF)
+                        .close());
+        assertTrue(e.getMessage().contains("cannot draft for tiny"), e.getMessage());
+        EngineException none = assertThrows(
+                EngineException.class,
+                () -> engine(config(1, Speculation.draftModel(3, 0, 0f)), null, SyntheticAcceptance.OFF)
+                        .close());
+        assertTrue(none.getMessage().contains("--model-draft"), none.getMessage());
+    }
+
+    @Test
+    void syntheticAcceptanceAcceptsDraftsAtTheSetRateWhateverTheTargetSamples() throws Exception {
+        GenerationRequest r = new GenerationRequest(
+                "synthetic", prompt(CODE), SamplingParams.builder().seed(5).build(), 60, List.of(), Set.of(), true);
+        // The other weights' drafts are rejected by real verification; here every one stands.
+        try (Engine all = engine(
+                config(1, Speculation.draftModel(4, 0, 0f)),
+                other,
+                SyntheticAcceptance.rates(new double[] {1, 1, 1, 1}, 4))) {
+            int[] d = run(all, List.of(r)).drafts().getFirst();
+            assertTrue(d[0] > 0 && d[1] == d[0], "drafted " + d[0] + ", accepted " + d[1]);
+        }
+        try (Engine none = engine(
+                config(1, Speculation.draftModel(4, 0, 0f)), target, SyntheticAcceptance.rates(new double[4], 4))) {
+            int[] d = run(none, List.of(r)).drafts().getFirst();
+            assertTrue(d[0] > 0 && d[1] == 0, "drafted " + d[0] + ", accepted " + d[1]);
+        }
+    }
+
+    /**
+     * Seeded sampling is the same in distribution with and without draft-model speculation, as
+     * llama.cpp's server tests compare: many seeds, disjoint between the runs, and the distribution of
+     * each pair of consecutive tokens of the first few compared by total variation distance. The bound
+     * is checked to have power: a verify that lets every draft token stand (synthetic acceptance at
+     * rate 1, the broken verify a bug would make) exceeds it.
+     */
+    @Test
+    void seededSamplingIsTheSameInDistributionWithAndWithoutSpeculation() throws Exception {
+        int seeds = 240;
+        SamplingParams base = SamplingParams.builder().temperature(1.5f).topK(3).build();
+        int[] p = prompt("The quick brown fox");
+        EngineConfig plainConfig = config(4, Speculation.OFF, seeds);
+        EngineConfig spec = config(4, Speculation.draftModel(3, 0, 0f), seeds);
+        List<int[]> plain;
+        List<int[]> drafted;
+        List<int[]> broken;
+        try (Engine e = engine(plainConfig, null, SyntheticAcceptance.OFF)) {
+            plain = sample(e, p, base, 0, seeds);
+        }
+        try (Engine e = engine(spec, target, SyntheticAcceptance.OFF)) {
+            drafted = sample(e, p, base, 100_000, seeds);
+            assertTrue(e.snapshot().draftAccepted() > 0, "drafts were accepted: the comparison covers them");
+        }
+        try (Engine e = engine(spec, target, SyntheticAcceptance.rates(new double[] {1, 1, 1}, 3))) {
+            broken = sample(e, p, base, 100_000, seeds);
+        }
+        // Two independent samples of 240 from the same distribution differ by about 0.1 to 0.15 here
+        // (sampling noise); a verify that lets every draft stand differs by over 0.6.
+        double bound = 0.3;
+        for (int position = 1; position < 3; position++) {
+            double same = distance(plain, drafted, position);
+            double wrong = distance(plain, broken, position);
+            System.out.printf(
+                    "tokens %d-%d: TV %.3f with speculation, %.3f with a broken verify%n",
+                    position - 1, position, same, wrong);
+            assertTrue(same <= bound, "position " + position + ": total variation " + same + " > " + bound);
+            if (position == 1) {
+                assertTrue(wrong > bound, "a broken verify must fail the bound: " + wrong);
+            }
+        }
+    }
+
+    /** The first three tokens written from {@code prompt} with seeds {@code from..from+n-1}. */
+    private static List<int[]> sample(Engine engine, int[] prompt, SamplingParams base, int from, int n)
+            throws Exception {
+        List<Generation> gs = new ArrayList<>();
+        for (int s = from; s < from + n; s++) {
+            gs.add(engine.submit(new GenerationRequest(
+                    "s" + s, prompt, base.toBuilder().seed(s).build(), 3, List.of(), Set.of(), true, 0)));
+        }
+        List<int[]> out = new ArrayList<>();
+        for (Generation g : gs) {
+            List<Integer> tokens = new ArrayList<>();
+            GenerationEvent e;
+            while ((e = g.next(60, TimeUnit.SECONDS)) instanceof GenerationEvent.Text t) {
+                for (TokenLogprob lp : t.logprobs()) {
+                    tokens.add(Arrays.hashCode(lp.bytes()));
+                }
+            }
+            assertInstanceOf(GenerationEvent.Done.class, e, String.valueOf(e));
+            out.add(tokens.stream().mapToInt(Integer::intValue).toArray());
+        }
+        return out;
+    }
+
+    /** Total variation distance between the two samples' distributions of the token pair ending at {@code position}. */
+    private static double distance(List<int[]> a, List<int[]> b, int position) {
+        Map<String, double[]> counts = new HashMap<>();
+        for (int which = 0; which < 2; which++) {
+            List<int[]> runs = which == 0 ? a : b;
+            for (int[] r : runs) {
+                String key = r[position - 1] + "," + r[position];
+                counts.computeIfAbsent(key, k -> new double[2])[which] += 1.0 / runs.size();
+            }
+        }
+        double sum = 0;
+        for (double[] c : counts.values()) {
+            sum += Math.abs(c[0] - c[1]);
+        }
+        return sum / 2;
+    }
+}
