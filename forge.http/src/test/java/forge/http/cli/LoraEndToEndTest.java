@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -201,6 +202,30 @@ class LoraEndToEndTest {
                 .asText();
         assertNotEquals(aloneA, aloneB);
 
+        // While a request of lora-a runs, the gauge says so, as the gateway's picker reads it. The request is
+        // long (900 tokens) and read no further than its first chunk, so it is still running when /metrics is
+        // read; it is cancelled after.
+        String longBody = "{\"prompt\":\"" + PROMPT
+                + "\",\"max_tokens\":900,\"temperature\":0,\"ignore_eos\":true,\"model\":\"lora-a\",\"stream\":true}";
+        var running = http.stream("/v1/completions", longBody);
+        assertEquals(200, running.statusCode());
+        try (Stream<String> lines = running.body()) {
+            assertTrue(next(lines.iterator(), new StringBuilder()) != null, "a first chunk");
+            String info = "";
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!info.contains("running_lora_adapters=\"lora-a\"") && System.nanoTime() < deadline) {
+                String metrics = http.get("/metrics").body();
+                info = metrics.lines()
+                        .filter(l -> l.startsWith("vllm:lora_requests_info{"))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no vllm:lora_requests_info in\n" + metrics));
+            }
+            assertTrue(info.contains("running_lora_adapters=\"lora-a\""), info);
+            assertTrue(info.contains("max_lora=\"2\""), info);
+            assertTrue(info.contains("model_name=\"lora-base\""), info);
+            assertTrue(Double.parseDouble(info.substring(info.lastIndexOf(' ') + 1)) > 1.7e9, "a time: " + info);
+        }
+
         var stream = http.stream("/v1/completions", body + ",\"model\":\"lora-a\",\"stream\":true}");
         assertEquals(200, stream.statusCode());
         StringBuilder streamed = new StringBuilder();
@@ -208,16 +233,6 @@ class LoraEndToEndTest {
             Iterator<String> it = lines.iterator();
             String first = next(it, streamed);
             assertTrue(first != null, "a first chunk");
-            // A is running now: the gauge says so, as the gateway's picker reads it.
-            String metrics = http.get("/metrics").body();
-            String info = metrics.lines()
-                    .filter(l -> l.startsWith("vllm:lora_requests_info{"))
-                    .findFirst()
-                    .orElseThrow(() -> new AssertionError("no vllm:lora_requests_info in\n" + metrics));
-            assertTrue(info.contains("running_lora_adapters=\"lora-a\""), info);
-            assertTrue(info.contains("max_lora=\"2\""), info);
-            assertTrue(info.contains("model_name=\"lora-base\""), info);
-            assertTrue(Double.parseDouble(info.substring(info.lastIndexOf(' ') + 1)) > 1.7e9, "a time: " + info);
             CompletableFuture<String> b = CompletableFuture.supplyAsync(() -> {
                 try {
                     return Http.ok(http.post("/v1/completions", body + ",\"lora\":[{\"id\":1,\"scale\":1}]}"))
