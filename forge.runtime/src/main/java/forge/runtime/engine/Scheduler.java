@@ -333,6 +333,11 @@ final class Scheduler {
         return null;
     }
 
+    /** Whether {@code r} decodes its next token in this step: it is decoding, with the step's adapter set (one set per decode). */
+    private static boolean decodesThisStep(ActiveRequest r, List<AdapterScale> adapters) {
+        return r != null && r.decoding() && r.request.adapters().equals(adapters);
+    }
+
     /** One decode for every active request: the next tokens of the decoding ones, then as much prefill as fits. */
     void step() {
         TokenBatch batch = context.batch();
@@ -368,7 +373,7 @@ final class Scheduler {
         // Every decoding slot's next token has a place in the batch; drafts share what is left before prefill.
         int draftBudget = batch.capacity();
         for (ActiveRequest r : running) {
-            if (r != null && r.decoding() && r.request.adapters().equals(adapters)) {
+            if (decodesThisStep(r, adapters)) {
                 draftBudget--;
             }
         }
@@ -377,7 +382,7 @@ final class Scheduler {
             if (r != null) {
                 r.batchIndex = -1;
                 r.draftLength = 0;
-                if (r.decoding() && r.request.adapters().equals(adapters)) {
+                if (decodesThisStep(r, adapters)) {
                     positions[i] = slots[i].append(r.lastToken);
                 }
             }
@@ -385,7 +390,7 @@ final class Scheduler {
         draftBudget = draftWithModel(draftBudget, adapters);
         for (int i = 0; i < slots.length; i++) {
             ActiveRequest r = running[i];
-            if (r != null && r.decoding() && r.request.adapters().equals(adapters)) {
+            if (decodesThisStep(r, adapters)) {
                 Slot slot = slots[i];
                 int position = positions[i];
                 r.batchIndex = batch.add(r.lastToken, position, i, true);
@@ -496,11 +501,8 @@ final class Scheduler {
         List<Drafter.Job> jobs = null;
         for (int i = 0; i < slots.length; i++) {
             ActiveRequest r = running[i];
-            if (r == null
-                    || !r.decoding()
-                    || !r.speculation.model()
-                    || !r.request.adapters().equals(adapters)) {
-                continue; // only the requests this step decodes (one adapter set per decode)
+            if (!decodesThisStep(r, adapters) || !r.speculation.model()) {
+                continue;
             }
             int room = Math.min(budget, Math.min(r.draftRoom(), slotContext - 1 - positions[i]));
             if (room > 0) {
