@@ -5,6 +5,7 @@ import forge.lib.gguf.GgmlType;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The shape of a synthetic model: a random-weight transformer that llama.cpp loads and runs at
@@ -204,36 +205,18 @@ public record SynthSpec(
 
     /** This spec with another architecture. */
     public SynthSpec withArchitecture(String architecture) {
-        return new SynthSpec(
-                architecture,
-                embedding,
-                layers,
-                heads,
-                kvHeads,
-                ffn,
-                contextLength,
-                vocabulary,
-                tensorType,
-                seed,
-                name,
-                tiedEmbeddings);
+        return with(copy -> copy.architecture = architecture);
     }
 
     /** This spec with another shape, all at once (one field at a time may pass through invalid shapes). */
     public SynthSpec withShape(int embedding, int layers, int heads, int kvHeads, int ffn) {
-        return new SynthSpec(
-                architecture,
-                embedding,
-                layers,
-                heads,
-                kvHeads,
-                ffn,
-                contextLength,
-                vocabulary,
-                tensorType,
-                seed,
-                name,
-                tiedEmbeddings);
+        return with(copy -> {
+            copy.embedding = embedding;
+            copy.layers = layers;
+            copy.heads = heads;
+            copy.kvHeads = kvHeads;
+            copy.ffn = ffn;
+        });
     }
 
     /** This spec with another embedding width. */
@@ -263,104 +246,85 @@ public record SynthSpec(
 
     /** This spec with another training context length. */
     public SynthSpec withContextLength(int contextLength) {
-        return new SynthSpec(
-                architecture,
-                embedding,
-                layers,
-                heads,
-                kvHeads,
-                ffn,
-                contextLength,
-                vocabulary,
-                tensorType,
-                seed,
-                name,
-                tiedEmbeddings);
+        return with(copy -> copy.contextLength = contextLength);
     }
 
     /** This spec with another vocabulary. */
     public SynthSpec withVocabulary(Vocabulary vocabulary) {
-        return new SynthSpec(
-                architecture,
-                embedding,
-                layers,
-                heads,
-                kvHeads,
-                ffn,
-                contextLength,
-                vocabulary,
-                tensorType,
-                seed,
-                name,
-                tiedEmbeddings);
+        return with(copy -> copy.vocabulary = vocabulary);
     }
 
     /** This spec with another weight type ({@code F32} or {@code F16}). */
     public SynthSpec withTensorType(GgmlType tensorType) {
-        return new SynthSpec(
-                architecture,
-                embedding,
-                layers,
-                heads,
-                kvHeads,
-                ffn,
-                contextLength,
-                vocabulary,
-                tensorType,
-                seed,
-                name,
-                tiedEmbeddings);
+        return with(copy -> copy.tensorType = tensorType);
     }
 
     /** This spec with another seed. */
     public SynthSpec withSeed(long seed) {
-        return new SynthSpec(
-                architecture,
-                embedding,
-                layers,
-                heads,
-                kvHeads,
-                ffn,
-                contextLength,
-                vocabulary,
-                tensorType,
-                seed,
-                name,
-                tiedEmbeddings);
+        return with(copy -> copy.seed = seed);
     }
 
     /** This spec with another {@code general.name}. */
     public SynthSpec withName(String name) {
-        return new SynthSpec(
-                architecture,
-                embedding,
-                layers,
-                heads,
-                kvHeads,
-                ffn,
-                contextLength,
-                vocabulary,
-                tensorType,
-                seed,
-                name,
-                tiedEmbeddings);
+        return with(copy -> copy.name = name);
     }
 
     /** This spec with or without a separate {@code output.weight}. */
     public SynthSpec withTiedEmbeddings(boolean tiedEmbeddings) {
+        return with(copy -> copy.tiedEmbeddings = tiedEmbeddings);
+    }
+
+    /**
+     * This spec with the components {@code change} sets: every wither goes through one copy of the
+     * canonical constructor's argument list, and the result is validated there as any spec is.
+     */
+    private SynthSpec with(Consumer<Copy> change) {
+        Copy copy = new Copy(this);
+        change.accept(copy);
         return new SynthSpec(
-                architecture,
-                embedding,
-                layers,
-                heads,
-                kvHeads,
-                ffn,
-                contextLength,
-                vocabulary,
-                tensorType,
-                seed,
-                name,
-                tiedEmbeddings);
+                copy.architecture,
+                copy.embedding,
+                copy.layers,
+                copy.heads,
+                copy.kvHeads,
+                copy.ffn,
+                copy.contextLength,
+                copy.vocabulary,
+                copy.tensorType,
+                copy.seed,
+                copy.name,
+                copy.tiedEmbeddings);
+    }
+
+    /** The components of a spec being changed by a wither; never escapes {@link #with}. */
+    private static final class Copy {
+        String architecture;
+        int embedding;
+        int layers;
+        int heads;
+        int kvHeads;
+        int ffn;
+        int contextLength;
+        Vocabulary vocabulary;
+        GgmlType tensorType;
+        long seed;
+        String name;
+        boolean tiedEmbeddings;
+
+        Copy(SynthSpec spec) {
+            architecture = spec.architecture;
+            embedding = spec.embedding;
+            layers = spec.layers;
+            heads = spec.heads;
+            kvHeads = spec.kvHeads;
+            ffn = spec.ffn;
+            contextLength = spec.contextLength;
+            vocabulary = spec.vocabulary;
+            tensorType = spec.tensorType;
+            seed = spec.seed;
+            name = spec.name;
+            tiedEmbeddings = spec.tiedEmbeddings;
+        }
     }
 
     private static void positive(int value, String what) {
