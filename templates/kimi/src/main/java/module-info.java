@@ -6,7 +6,7 @@
  * @provides forge.api.template.ChatTemplateProvider
  */
 module forge.template.kimi {
-    requires forge.api;
+    // forge.api comes with the toolkit, whose API speaks its types (requires transitive).
     requires forge.template.toolkit;
     requires forge.template.mustache;
 
