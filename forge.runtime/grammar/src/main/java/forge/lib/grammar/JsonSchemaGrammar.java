@@ -133,6 +133,13 @@ public final class JsonSchemaGrammar {
     private static final Set<String> TYPES =
             Set.of("object", "array", "string", "number", "integer", "boolean", "null");
 
+    /** The keywords that constrain one type, in the order a schema without {@code type} is tried. */
+    private static final List<Map.Entry<String, List<String>>> TYPE_KEYWORDS = List.of(
+            Map.entry("object", List.of("properties", "additionalProperties", "required")),
+            Map.entry("array", List.of("items", "prefixItems", "minItems", "maxItems")),
+            Map.entry("string", List.of("pattern", "format", "minLength", "maxLength")),
+            Map.entry("number", List.of("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")));
+
     /**
      * The longest property name that additional properties can be told apart from: the grammar of
      * "any other name" nests one group per character (as llama.cpp's {@code _not_strings} does), and
@@ -363,26 +370,10 @@ public final class JsonSchemaGrammar {
 
     /** The type a schema without {@code type} constrains, from its keywords; "" for any value. */
     private static String inferType(Map<String, Object> s) {
-        if (s.containsKey("properties") || s.containsKey("additionalProperties") || s.containsKey("required")) {
-            return "object";
-        }
-        if (s.containsKey("items")
-                || s.containsKey("prefixItems")
-                || s.containsKey("minItems")
-                || s.containsKey("maxItems")) {
-            return "array";
-        }
-        if (s.containsKey("pattern")
-                || s.containsKey("format")
-                || s.containsKey("minLength")
-                || s.containsKey("maxLength")) {
-            return "string";
-        }
-        if (s.containsKey("minimum")
-                || s.containsKey("maximum")
-                || s.containsKey("exclusiveMinimum")
-                || s.containsKey("exclusiveMaximum")) {
-            return "number";
+        for (Map.Entry<String, List<String>> type : TYPE_KEYWORDS) {
+            if (type.getValue().stream().anyMatch(s::containsKey)) {
+                return type.getKey();
+            }
         }
         return "";
     }

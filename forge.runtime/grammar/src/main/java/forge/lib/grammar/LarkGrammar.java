@@ -1,15 +1,17 @@
 package forge.lib.grammar;
 
-import forge.lib.text.Gbnf;
-import java.util.ArrayDeque;
+import forge.lib.grammar.LarkNode.Alt;
+import forge.lib.grammar.LarkNode.Def;
+import forge.lib.grammar.LarkNode.Lit;
+import forge.lib.grammar.LarkNode.Range;
+import forge.lib.grammar.LarkNode.Re;
+import forge.lib.grammar.LarkNode.Ref;
+import forge.lib.grammar.LarkNode.Rep;
+import forge.lib.grammar.LarkNode.Seq;
 import java.util.ArrayList;
-import java.util.Deque;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -90,32 +92,15 @@ public final class LarkGrammar {
             SQL_COMMENT: /--[^\\n]*/
             """;
 
-    private sealed interface Node permits Lit, Range, Re, Ref, Seq, Alt, Rep {}
-
-    private record Lit(String text, boolean caseless) implements Node {}
-
-    private record Range(int from, int to) implements Node {}
-
-    private record Re(String regex, int pos) implements Node {}
-
-    private record Ref(String name, int pos) implements Node {}
-
-    private record Seq(List<Node> items) implements Node {}
-
-    private record Alt(List<Node> alternatives) implements Node {}
-
-    /** {@code max} -1: no bound. */
-    private record Rep(Node item, int min, int max) implements Node {}
-
-    private record Def(Node body, int pos) {}
-
     private static final Pattern NAME = Pattern.compile("[_a-zA-Z][_a-zA-Z0-9]*");
 
     private final String src;
     private int pos;
     private int depth;
-    private final Map<String, Def> defs = new LinkedHashMap<>();
-    private final List<Node> ignored = new ArrayList<>();
+    /** The definitions by name, in the order written; what {@link LarkEmitter} turns into rules. */
+    final Map<String, Def> defs = new LinkedHashMap<>();
+    /** What {@code %ignore} names. */
+    final List<LarkNode> ignored = new ArrayList<>();
 
     private LarkGrammar(String src) {
         this.src = src;
@@ -139,7 +124,7 @@ public final class LarkGrammar {
     public static String rules(String definition, String name, Encoding encoding) {
         LarkGrammar g = new LarkGrammar(definition);
         g.parse();
-        return g.emit(name, encoding);
+        return LarkEmitter.rules(g, name, encoding);
     }
 
     /**
@@ -151,16 +136,16 @@ public final class LarkGrammar {
     public static String regexRules(String regex, String name, Encoding encoding) {
         LarkGrammar g = new LarkGrammar(regex);
         g.defs.put("start", new Def(new Re(regex, 0), 0));
-        return g.emit(name, encoding);
+        return LarkEmitter.rules(g, name, encoding);
     }
 
     // ---------------------------------------------------------------- parsing
 
-    private LarkGrammarException error(int at, String message) {
+    LarkGrammarException error(int at, String message) {
         return new LarkGrammarException("line " + line(at), message);
     }
 
-    private int line(int at) {
+    int line(int at) {
         int line = 1;
         for (int i = 0; i < Math.min(at, src.length()); i++) {
             if (src.charAt(i) == '\n') {
@@ -236,7 +221,7 @@ public final class LarkGrammar {
         for (var e : defs.entrySet()) {
             checkRefs(e.getValue().body());
         }
-        for (Node n : ignored) {
+        for (LarkNode n : ignored) {
             checkRefs(n);
         }
     }
@@ -252,7 +237,7 @@ public final class LarkGrammar {
         return "";
     }
 
-    private void checkRefs(Node n) {
+    private void checkRefs(LarkNode n) {
         switch (n) {
             case Ref r -> {
                 if (!defs.containsKey(r.name())) {
@@ -309,7 +294,7 @@ public final class LarkGrammar {
                             + (peek() == '=' ? " (Lark writes rules 'name: ...', not with '=')" : ""));
         }
         pos++;
-        Node body = expansions();
+        LarkNode body = expansions();
         if (defs.containsKey(name)) {
             throw error(start, "'" + name + "' is defined twice");
         }
@@ -402,7 +387,7 @@ public final class LarkGrammar {
         defs.put(alias, new Def(renamed(def.body(), common, at), at));
     }
 
-    private Node renamed(Node n, Map<String, Def> common, int at) {
+    private LarkNode renamed(LarkNode n, Map<String, Def> common, int at) {
         return switch (n) {
             case Ref r -> {
                 String local = "common__" + r.name();
@@ -435,8 +420,8 @@ public final class LarkGrammar {
     }
 
     /** Alternatives, each maybe with an alias; a line starting with '|' continues them. */
-    private Node expansions() {
-        List<Node> alternatives = new ArrayList<>();
+    private LarkNode expansions() {
+        List<LarkNode> alternatives = new ArrayList<>();
         alternatives.add(alias());
         while (true) {
             int save = pos;
@@ -460,8 +445,8 @@ public final class LarkGrammar {
         return alternatives.size() == 1 ? alternatives.getFirst() : new Alt(alternatives);
     }
 
-    private Node alias() {
-        Node seq = expansion();
+    private LarkNode alias() {
+        LarkNode seq = expansion();
         blanks();
         if (src.startsWith("->", pos)) {
             pos += 2; // names the tree node: no effect on the language
@@ -471,8 +456,8 @@ public final class LarkGrammar {
         return seq;
     }
 
-    private Node expansion() {
-        List<Node> items = new ArrayList<>();
+    private LarkNode expansion() {
+        List<LarkNode> items = new ArrayList<>();
         while (true) {
             blanks();
             char c = peek();
@@ -484,8 +469,8 @@ public final class LarkGrammar {
         return items.size() == 1 ? items.getFirst() : new Seq(items);
     }
 
-    private Node expr() {
-        Node atom = atom();
+    private LarkNode expr() {
+        LarkNode atom = atom();
         char c = peek();
         if (c == '?' || c == '*' || c == '+') {
             pos++;
@@ -529,7 +514,7 @@ public final class LarkGrammar {
         return Integer.parseInt(src.substring(start, pos));
     }
 
-    private Node atom() {
+    private LarkNode atom() {
         int start = pos;
         char c = peek();
         if (c == '(' || c == '[') {
@@ -538,7 +523,7 @@ public final class LarkGrammar {
             }
             pos++;
             depth++;
-            Node inner = expansions();
+            LarkNode inner = expansions();
             blanks();
             char close = c == '(' ? ')' : ']';
             if (peek() != close) {
@@ -639,7 +624,7 @@ public final class LarkGrammar {
         }
     }
 
-    private Node regex() {
+    private LarkNode regex() {
         int start = pos;
         pos++;
         StringBuilder sb = new StringBuilder();
@@ -668,194 +653,5 @@ public final class LarkGrammar {
             throw error(flags, "regular-expression flags ('/.../" + src.substring(flags, pos) + "') are not supported");
         }
         return new Re(sb.toString(), start);
-    }
-
-    // ---------------------------------------------------------------- emitting
-
-    /** The rules being emitted and their names. */
-    private final class Emitter {
-        final JsonSchemaGrammar sink = JsonSchemaGrammar.builder();
-        final String prefix;
-        final String ignore;
-        final Map<String, String> regexRules = new HashMap<>();
-
-        Emitter(String prefix) {
-            this.prefix = prefix;
-            this.ignore = ignored.isEmpty() ? "" : prefix + "-0ignore";
-        }
-
-        /** A Lark name's rule: Lark names cannot start with a digit, so they never meet the rules made here. */
-        String rule(String larkName) {
-            return prefix + "-" + larkName.replace('_', '-');
-        }
-
-        /** Terminals are upper case; an imported terminal's own terminals are {@code common__NAME}. */
-        boolean terminal(String larkName) {
-            String n = larkName.startsWith("common__") ? larkName.substring("common__".length()) : larkName;
-            return n.equals(n.toUpperCase());
-        }
-
-        String emit(Node n, boolean inRule) {
-            String after = inRule && !ignore.isEmpty() ? " " + ignore : "";
-            return switch (n) {
-                case Lit l
-                when l.caseless() -> {
-                    StringBuilder sb = new StringBuilder("(");
-                    l.text().codePoints().forEach(cp -> {
-                        int lower = Character.toLowerCase(cp);
-                        int upper = Character.toUpperCase(cp);
-                        sb.append(sb.length() > 1 ? " " : "");
-                        if (lower == upper) {
-                            sb.append(Gbnf.literal(Character.toString(cp)));
-                        } else {
-                            sb.append('[');
-                            JsonStringText.appendClassChar(sb, lower);
-                            JsonStringText.appendClassChar(sb, upper);
-                            sb.append(']');
-                        }
-                    });
-                    yield (sb.length() == 1 ? "\"\"" : sb.append(')').toString()) + after;
-                }
-                case Lit l -> Gbnf.literal(l.text()) + after;
-                case Range r -> {
-                    StringBuilder sb = new StringBuilder("[");
-                    JsonStringText.appendClassChar(sb, r.from());
-                    sb.append('-');
-                    JsonStringText.appendClassChar(sb, r.to());
-                    yield sb.append(']') + after;
-                }
-                case Re r -> {
-                    String name = regexRules.get(r.regex());
-                    if (name == null) {
-                        try {
-                            name = RegexToGbnf.text(
-                                            sink,
-                                            r.regex(),
-                                            prefix + "-0re" + (regexRules.size() + 1),
-                                            "line " + line(r.pos()))
-                                    .rule();
-                        } catch (SchemaGrammarException e) {
-                            throw error(
-                                    r.pos(),
-                                    "the regular expression /" + r.regex() + "/ cannot be enforced: " + e.getMessage());
-                        }
-                        regexRules.put(r.regex(), name);
-                    }
-                    yield name + after;
-                }
-                case Ref r -> rule(r.name()) + (terminal(r.name()) ? after : "");
-                case Seq s ->
-                    s.items().isEmpty()
-                            ? "\"\""
-                            : String.join(
-                                    " ",
-                                    s.items().stream().map(i -> emit(i, inRule)).toList());
-                case Alt a -> "(" + alternatives(a.alternatives(), inRule) + ")";
-                case Rep r -> {
-                    String item = "(" + emit(r.item(), inRule) + ")";
-                    if (r.max() == 0) {
-                        yield "\"\"";
-                    }
-                    yield item
-                            + (r.min() == 0 && r.max() == 1
-                                    ? "?"
-                                    : r.min() == 0 && r.max() < 0
-                                            ? "*"
-                                            : r.min() == 1 && r.max() < 0
-                                                    ? "+"
-                                                    : "{" + r.min() + ","
-                                                            + (r.max() < 0 ? "" : Integer.toString(r.max())) + "}");
-                }
-            };
-        }
-
-        String alternatives(List<Node> alternatives, boolean inRule) {
-            return String.join(
-                    " | ", alternatives.stream().map(a -> emit(a, inRule)).toList());
-        }
-
-        /** A definition's body; direct left recursion ({@code a: a x | y}) as repetition ({@code (y) (x)*}). */
-        String body(String name, Node body) {
-            boolean inRule = !terminal(name);
-            List<Node> alternatives = body instanceof Alt a ? a.alternatives() : List.of(body);
-            List<Node> tails = new ArrayList<>();
-            List<Node> bases = new ArrayList<>();
-            for (Node alt : alternatives) {
-                List<Node> items = alt instanceof Seq s ? s.items() : List.of(alt);
-                if (!items.isEmpty()
-                        && items.getFirst() instanceof Ref r
-                        && r.name().equals(name)) {
-                    tails.add(new Seq(items.subList(1, items.size())));
-                } else {
-                    bases.add(alt);
-                }
-            }
-            if (tails.isEmpty()) {
-                return alternatives(alternatives, inRule);
-            }
-            if (bases.isEmpty()) {
-                throw error(defs.get(name).pos(), "'" + name + "' only refers to itself first: it matches no text");
-            }
-            return "(" + alternatives(bases, inRule) + ") (" + alternatives(tails, inRule) + ")*";
-        }
-    }
-
-    private String emit(String name, Encoding encoding) {
-        Emitter e = new Emitter(name);
-        for (var d : defs.entrySet()) {
-            e.sink.addRule(e.rule(d.getKey()), e.body(d.getKey(), d.getValue().body()));
-        }
-        if (!ignored.isEmpty()) {
-            e.sink.addRule(e.ignore, "(" + e.alternatives(ignored, false) + ")*");
-        }
-        e.sink.addRule(name, (ignored.isEmpty() ? "" : e.ignore + " ") + e.rule("start"));
-        Map<String, String> rules = new LinkedHashMap<>();
-        for (String line : e.sink.build().split("\n")) {
-            int sep = line.indexOf(" ::= ");
-            rules.put(line.substring(0, sep), line.substring(sep + 5));
-        }
-        StringBuilder out = new StringBuilder();
-        for (String rule : reachable(name, rules)) {
-            String body = rules.get(rule);
-            out.append(rule)
-                    .append(" ::= ")
-                    .append(encoding == Encoding.JSON_STRING ? JsonStringText.encode(body) : body)
-                    .append('\n');
-        }
-        String grammar = out.toString();
-        try {
-            GbnfGrammar.check("root ::= " + name + "\n" + grammar);
-        } catch (GbnfGrammar.InvalidGrammarException x) {
-            throw new LarkGrammarException(
-                    "the grammar",
-                    x.getMessage()
-                            .replace(name + "-", "")
-                            .replaceFirst(
-                                    "^invalid grammar( at line \\d+, column \\d+)?: ",
-                                    "its GBNF translation is refused: "));
-        }
-        return grammar;
-    }
-
-    private static final Pattern WORD =
-            Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"|\\[(?:[^\\]\\\\]|\\\\.)*]|([a-zA-Z0-9-]+)");
-
-    /** The rules {@code start} uses, itself first, in the order met. */
-    private static Set<String> reachable(String start, Map<String, String> rules) {
-        Set<String> seen = new LinkedHashSet<>();
-        Deque<String> todo = new ArrayDeque<>(List.of(start));
-        while (!todo.isEmpty()) {
-            String rule = todo.removeFirst();
-            if (!seen.add(rule)) {
-                continue;
-            }
-            Matcher m = WORD.matcher(rules.get(rule));
-            while (m.find()) {
-                if (m.group(1) != null && rules.containsKey(m.group(1))) {
-                    todo.addLast(m.group(1));
-                }
-            }
-        }
-        return seen;
     }
 }
