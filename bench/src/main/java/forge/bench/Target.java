@@ -1,7 +1,9 @@
 package forge.bench;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -20,6 +22,16 @@ public record Target(String name, URI base, String model) {
             throw new IllegalArgumentException("server name must match [a-z0-9_]+: " + name);
         }
         requireLoopback(base);
+    }
+
+    /**
+     * Server {@code name} at {@code base}, with its {@code --model} from {@code models}, else the
+     * first of its {@code /v1/models}.
+     */
+    static Target of(ChatClient client, String name, URI base, Map<String, String> models)
+            throws IOException, InterruptedException {
+        String model = models.get(name);
+        return new Target(name, base, model != null ? model : client.firstModelId(base));
     }
 
     /** The URL of {@code path} (which starts with {@code /}) on this server. */
