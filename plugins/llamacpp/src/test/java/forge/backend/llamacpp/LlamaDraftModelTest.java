@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.Backend;
-import forge.api.backend.BackendContext;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
@@ -42,7 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,33 +59,21 @@ class LlamaDraftModelTest {
     static Path work;
 
     static Backend backend;
-    static LoadedModel model;
     static Path target;
     static Path other;
     static Path foreign;
 
+    @AutoClose
+    static LoadedModel model;
+
     @BeforeAll
     static void load() {
-        target = work.resolve("tiny.gguf");
+        target = LlamaHome.tinyModel("qwen");
         other = work.resolve("other.gguf");
-        foreign = work.resolve("foreign.gguf");
-        SyntheticModels.write(SynthSpec.tiny("qwen"), target);
+        foreign = LlamaHome.tinyModel("llama");
         SyntheticModels.write(SynthSpec.tiny("qwen").withSeed(7), other);
-        SyntheticModels.write(SynthSpec.tiny("llama"), foreign);
-        backend = new LlamaCppProvider()
-                .create(new BackendContext(
-                        work, Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
+        backend = LlamaHome.backend();
         model = backend.load(ModelLoadParams.of(target), LoadProgress.NONE);
-    }
-
-    @AfterAll
-    static void unload() {
-        if (model != null) {
-            model.close();
-        }
-        if (backend != null) {
-            backend.close();
-        }
     }
 
     private static int[] prompt(String text) {

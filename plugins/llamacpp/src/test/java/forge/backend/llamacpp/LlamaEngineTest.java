@@ -6,16 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import forge.api.backend.Backend;
-import forge.api.backend.BackendContext;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
 import forge.api.sampler.SamplingParams;
-import forge.lib.gguf.synth.SynthSpec;
-import forge.lib.gguf.synth.SyntheticModels;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineException;
@@ -33,39 +29,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The runtime's engine (continuous batching, stops, cancellation, context contract) on real llama.cpp. */
 class LlamaEngineTest {
 
-    @TempDir
-    static Path work;
-
-    static Backend backend;
-    static LoadedModel model;
     static Path file;
+
+    @AutoClose
+    static LoadedModel model;
 
     @BeforeAll
     static void load() {
-        file = work.resolve("tiny.gguf");
-        SyntheticModels.write(SynthSpec.tiny("qwen"), file);
-        backend = new LlamaCppProvider()
-                .create(new BackendContext(
-                        work, Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
-        model = backend.load(ModelLoadParams.of(file), LoadProgress.NONE);
-    }
-
-    @AfterAll
-    static void unload() {
-        if (model != null) {
-            model.close();
-        }
-        if (backend != null) {
-            backend.close();
-        }
+        file = LlamaHome.tinyModel("qwen");
+        model = LlamaHome.backend().load(ModelLoadParams.of(file), LoadProgress.NONE);
     }
 
     private static EngineConfig config(int slots, int ctx, int queue) {

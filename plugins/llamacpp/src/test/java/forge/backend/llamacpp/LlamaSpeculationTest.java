@@ -4,16 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import forge.api.backend.Backend;
-import forge.api.backend.BackendContext;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.ModelLoadParams;
 import forge.api.sampler.SamplingParams;
-import forge.lib.gguf.synth.SynthSpec;
-import forge.lib.gguf.synth.SyntheticModels;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineSnapshot;
@@ -21,16 +17,13 @@ import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
 import forge.runtime.engine.Speculation;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * N-gram speculative decoding on real llama.cpp, with {@link LlamaEngineTest}'s synthetic model:
@@ -40,30 +33,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LlamaSpeculationTest {
 
-    @TempDir
-    static Path work;
-
-    static Backend backend;
+    @AutoClose
     static LoadedModel model;
 
     @BeforeAll
     static void load() {
-        Path file = work.resolve("tiny.gguf");
-        SyntheticModels.write(SynthSpec.tiny("qwen"), file);
-        backend = new LlamaCppProvider()
-                .create(new BackendContext(
-                        work, Map.of(LlamaCppProvider.LLAMA_HOME, System.getProperty("forge.llama.home"))));
-        model = backend.load(ModelLoadParams.of(file), LoadProgress.NONE);
-    }
-
-    @AfterAll
-    static void unload() {
-        if (model != null) {
-            model.close();
-        }
-        if (backend != null) {
-            backend.close();
-        }
+        model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
     }
 
     private static int[] prompt(String text) {
