@@ -8,6 +8,8 @@ import forge.template.jinja.Node.Target;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Jinja2's grammar ({@code jinja2/parser.py}), precedence for precedence: conditional
@@ -59,15 +61,16 @@ final class Parser {
     }
 
     private boolean skipOp(String op) {
-        if (peek().isOp(op)) {
-            at++;
-            return true;
-        }
-        return false;
+        return skip(Kind.OP, op);
     }
 
     private boolean skipName(String name) {
-        if (peek().isName(name)) {
+        return skip(Kind.NAME, name);
+    }
+
+    /** Whether the next token is {@code text} of {@code kind}, which it then consumes. */
+    private boolean skip(Kind kind, String text) {
+        if (peek().is(kind, text)) {
             at++;
             return true;
         }
@@ -122,14 +125,10 @@ final class Parser {
             switch (t.kind()) {
                 case EOF -> {
                     if (!ends.isEmpty()) {
+                        String wanted =
+                                ends.stream().sorted().map(e -> "'" + e + "'").collect(Collectors.joining(" or "));
                         throw new JinjaException(
-                                "Unexpected end of template. Jinja was looking for the following tags: "
-                                        + String.join(
-                                                " or ",
-                                                ends.stream()
-                                                        .sorted()
-                                                        .map(e -> "'" + e + "'")
-                                                        .toList()) + ".",
+                                "Unexpected end of template. Jinja was looking for the following tags: " + wanted + ".",
                                 t.line());
                     }
                     return out;
@@ -152,6 +151,13 @@ final class Parser {
                 default -> throw unexpected("template data");
             }
         }
+    }
+
+    /** The statements up to the block tag {@code {% name %}}, and that tag. */
+    private List<Stmt> bodyUpTo(String name) {
+        List<Stmt> body = body(Set.of(name));
+        end(name);
+        return body;
     }
 
     /** The block tag named {@code name} that closes a body: {@code {% name %}}. */
@@ -180,9 +186,7 @@ final class Parser {
             case "with" -> with(line);
             case "generation" -> {
                 expect(Kind.BLOCK_END);
-                List<Stmt> body = body(Set.of("endgeneration"));
-                end("endgeneration");
-                yield new Node.Generation(body, line);
+                yield new Node.Generation(bodyUpTo("endgeneration"), line);
             }
             case "break" -> {
                 expect(Kind.BLOCK_END);
@@ -258,9 +262,7 @@ final class Parser {
             filter = filters(new Expr.Hole(line));
         }
         expect(Kind.BLOCK_END);
-        List<Stmt> body = body(Set.of("endset"));
-        end("endset");
-        return new Node.SetBlock(target, filter, body, line);
+        return new Node.SetBlock(target, filter, bodyUpTo("endset"), line);
     }
 
     private Stmt macro(int line) {
@@ -269,9 +271,7 @@ final class Parser {
         List<Expr> defaults = new ArrayList<>();
         signature(params, defaults);
         expect(Kind.BLOCK_END);
-        List<Stmt> body = body(Set.of("endmacro"));
-        end("endmacro");
-        return new Node.Macro(name, List.copyOf(params), defaults, body, line);
+        return new Node.Macro(name, List.copyOf(params), defaults, bodyUpTo("endmacro"), line);
     }
 
     /** {@code (a, b=1)}: names and the defaults of the trailing ones (null where none). */
@@ -308,17 +308,13 @@ final class Parser {
             throw new JinjaException("expected call", line);
         }
         expect(Kind.BLOCK_END);
-        List<Stmt> body = body(Set.of("endcall"));
-        end("endcall");
-        return new Node.CallBlock(c, List.copyOf(params), defaults, body, line);
+        return new Node.CallBlock(c, List.copyOf(params), defaults, bodyUpTo("endcall"), line);
     }
 
     private Stmt filterBlock(int line) {
         Expr filter = filters(new Expr.Hole(line), true);
         expect(Kind.BLOCK_END);
-        List<Stmt> body = body(Set.of("endfilter"));
-        end("endfilter");
-        return new Node.FilterBlock(filter, body, line);
+        return new Node.FilterBlock(filter, bodyUpTo("endfilter"), line);
     }
 
     private Stmt with(int line) {
@@ -333,9 +329,7 @@ final class Parser {
             values.add(expression(true));
         }
         next();
-        List<Stmt> body = body(Set.of("endwith"));
-        end("endwith");
-        return new Node.With(targets, values, body, line);
+        return new Node.With(targets, values, bodyUpTo("endwith"), line);
     }
 
     /** A name, {@code ns.attr} (set only), or a tuple of names ({@code a, b} or {@code (a, b)}). */
@@ -419,21 +413,13 @@ final class Parser {
     }
 
     private Expr or() {
-        Expr left = and();
-        while (peek().isName("or")) {
-            int line = next().line();
-            left = new Expr.Or(left, and(), line);
-        }
-        return left;
+        return leftToRight(
+                this::and, Kind.NAME, List.of("or"), (op, left, right, line) -> new Expr.Or(left, right, line));
     }
 
     private Expr and() {
-        Expr left = not();
-        while (peek().isName("and")) {
-            int line = next().line();
-            left = new Expr.And(left, not(), line);
-        }
-        return left;
+        return leftToRight(
+                this::not, Kind.NAME, List.of("and"), (op, left, right, line) -> new Expr.And(left, right, line));
     }
 
     private Expr not() {
@@ -470,12 +456,7 @@ final class Parser {
     }
 
     private Expr math1() {
-        Expr left = concat();
-        while (peek().isOp("+") || peek().isOp("-")) {
-            Token op = next();
-            left = new Expr.Binary(op.text(), left, concat(), op.line());
-        }
-        return left;
+        return leftToRight(this::concat, Kind.OP, List.of("+", "-"), Expr.Binary::new);
     }
 
     private Expr concat() {
@@ -493,19 +474,27 @@ final class Parser {
     }
 
     private Expr math2() {
-        Expr left = pow();
-        while (peek().isOp("*") || peek().isOp("/") || peek().isOp("//") || peek().isOp("%")) {
-            Token op = next();
-            left = new Expr.Binary(op.text(), left, pow(), op.line());
-        }
-        return left;
+        return leftToRight(this::pow, Kind.OP, List.of("*", "/", "//", "%"), Expr.Binary::new);
     }
 
     private Expr pow() {
-        Expr left = unary(true);
-        while (peek().isOp("**")) {
+        return leftToRight(() -> unary(true), Kind.OP, List.of("**"), Expr.Binary::new);
+    }
+
+    /** How one level of the precedence ladder joins two operands. */
+    private interface Join {
+        Expr of(String op, Expr left, Expr right, int line);
+    }
+
+    /**
+     * One level of the ladder, as Jinja2's parser reads it: {@code operand}s joined left to right by
+     * any of {@code ops}, tokens of {@code kind} (operators, or the words {@code or} and {@code and}).
+     */
+    private Expr leftToRight(Supplier<Expr> operand, Kind kind, List<String> ops, Join join) {
+        Expr left = operand.get();
+        while (peek().kind() == kind && ops.contains(peek().text())) {
             Token op = next();
-            left = new Expr.Binary("**", left, unary(true), op.line());
+            left = join.of(op.text(), left, operand.get(), op.line());
         }
         return left;
     }
@@ -551,33 +540,17 @@ final class Parser {
                     }
                     case "[" -> {
                         List<Expr> items = new ArrayList<>();
-                        while (!peek().isOp("]")) {
-                            if (!items.isEmpty()) {
-                                expectOp(",");
-                                if (peek().isOp("]")) {
-                                    break;
-                                }
-                            }
-                            items.add(expression(true));
-                        }
-                        next();
+                        commaSeparated("]", () -> items.add(expression(true)));
                         yield new Expr.ListLit(List.copyOf(items), line);
                     }
                     case "{" -> {
                         List<Expr> keys = new ArrayList<>();
                         List<Expr> values = new ArrayList<>();
-                        while (!peek().isOp("}")) {
-                            if (!keys.isEmpty()) {
-                                expectOp(",");
-                                if (peek().isOp("}")) {
-                                    break;
-                                }
-                            }
+                        commaSeparated("}", () -> {
                             keys.add(expression(true));
                             expectOp(":");
                             values.add(expression(true));
-                        }
-                        next();
+                        });
                         yield new Expr.DictLit(List.copyOf(keys), List.copyOf(values), line);
                     }
                     default -> {
@@ -590,6 +563,28 @@ final class Parser {
                 throw unexpected("an expression");
             }
         };
+    }
+
+    /**
+     * Items read by {@code item}, separated by commas (a trailing one allowed), up to the operator
+     * {@code close}, which it consumes; whether there was a comma.
+     */
+    private boolean commaSeparated(String close, Runnable item) {
+        boolean first = true;
+        boolean comma = false;
+        while (!peek().isOp(close)) {
+            if (!first) {
+                expectOp(",");
+                comma = true;
+                if (peek().isOp(close)) {
+                    break;
+                }
+            }
+            first = false;
+            item.run();
+        }
+        next();
+        return comma;
     }
 
     /** Inside {@code ( )}: empty is the empty tuple, one expression without a comma is itself. */
@@ -617,18 +612,7 @@ final class Parser {
             } else if (t.isOp("[")) {
                 next();
                 List<Expr> keys = new ArrayList<>();
-                boolean comma = false;
-                while (!peek().isOp("]")) {
-                    if (!keys.isEmpty()) {
-                        expectOp(",");
-                        comma = true;
-                        if (peek().isOp("]")) {
-                            break;
-                        }
-                    }
-                    keys.add(subscript());
-                }
-                next();
+                boolean comma = commaSeparated("]", () -> keys.add(subscript()));
                 if (keys.isEmpty()) {
                     throw new JinjaException("expected subscript expression", t.line());
                 }
