@@ -133,10 +133,7 @@ public final class LoadGenerator {
         for (int k = 0; k < targets.size(); k++) {
             String p = targets.get(k).name() + "." + w + ".";
             List<Completion> ok = okOnes(results.get(k));
-            Stats lat = Stats.of(ok.stream().map(Completion::latencyMs).toList());
-            report.metricOut(p + "p50_ms", lat.p50());
-            report.metricOut(p + "p95_ms", lat.p95());
-            report.metricOut(p + "mean_ms", lat.mean());
+            distribution(p, Stats.of(lat(ok)));
             report.metricOut(p + "completion_tps_mean", mean(ok, Completion::completionTps));
             report.metricOut(p + "server_decode_tps_mean", mean(ok, Completion::serverDecodeTps));
             report.metricOut(p + "success_count", ok.size());
@@ -152,6 +149,13 @@ public final class LoadGenerator {
                         new Figure("p95_ms", cs -> Stats.of(lat(cs)).p95()),
                         new Figure("mean_ms", cs -> Stats.of(lat(cs)).mean()),
                         new Figure("completion_tps_mean", cs -> mean(cs, Completion::completionTps))));
+    }
+
+    /** The p50, p95 and mean of {@code ms}, as {@code <p>p50_ms} and so on. */
+    private void distribution(String p, Stats ms) {
+        report.metricOut(p + "p50_ms", ms.p50());
+        report.metricOut(p + "p95_ms", ms.p95());
+        report.metricOut(p + "mean_ms", ms.mean());
     }
 
     private void ttft(ChatClient client, List<Target> targets) throws IOException {
@@ -174,10 +178,7 @@ public final class LoadGenerator {
         for (int k = 0; k < targets.size(); k++) {
             String p = targets.get(k).name() + "." + w + ".";
             List<Completion> ok = okOnes(results.get(k));
-            Stats ttft = Stats.of(ok.stream().map(Completion::ttftMs).toList());
-            report.metricOut(p + "p50_ms", ttft.p50());
-            report.metricOut(p + "p95_ms", ttft.p95());
-            report.metricOut(p + "mean_ms", ttft.mean());
+            distribution(p, Stats.of(ok.stream().map(Completion::ttftMs).toList()));
             double decode = mean(ok, Completion::decodeTps);
             report.metricOut(p + "decode_tps_mean", decode);
             // What the server measured itself: the engine without the client's side of streaming.

@@ -14,16 +14,11 @@ import java.util.Locale;
  * workloads against running ones: {@code startup} and {@code rss} (a launch to {@code /health} 200),
  * {@code mapped} (a large model's start, and two processes on one file) and {@code restart} (sessions
  * across a restart).
+ *
+ * @param options the command line
+ * @param report  where the METRIC and RATIO lines go
  */
-final class ProcessWorkloads {
-
-    private final Options options;
-    private final Report report;
-
-    ProcessWorkloads(Options options, Report report) {
-        this.options = options;
-        this.report = report;
-    }
+record ProcessWorkloads(Options options, Report report) {
 
     void launches(String w) throws IOException, InterruptedException {
         requireCommands(w);
