@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import forge.lib.gguf.GgufValue;
-import forge.lib.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AutoClose;
@@ -31,18 +29,10 @@ class BrokenTemplateEndToEndTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Path broken = TestServer.model(
-                "tiny-broken",
-                SynthSpec.tiny("llama").withName("tiny-broken"),
-                gguf -> gguf.put(
-                        "tokenizer.chat_template",
-                        GgufValue.string("{{ bos_token }}\n{% for m in messages %}{{ m.content }}")));
-        Path good = TestServer.model(
-                "tiny-good",
-                SynthSpec.tiny("llama").withName("tiny-good"),
-                gguf -> gguf.put(
-                        "tokenizer.chat_template",
-                        GgufValue.string("{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}")));
+        Path broken =
+                TestServer.modelWithTemplate("tiny-broken", "{{ bos_token }}\n{% for m in messages %}{{ m.content }}");
+        Path good = TestServer.modelWithTemplate(
+                "tiny-good", "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}");
         server = TestServer.serve(broken, "-c 512 -np 1 -t 2", "-m", good.toString());
         http = server.http();
     }

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import forge.lib.gguf.GgufValue;
-import forge.lib.gguf.synth.SynthSpec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -29,10 +27,7 @@ class ChatTemplateOptionsTest {
     static Path work;
 
     private static Path model() {
-        return TestServer.model(
-                "tiny-opts",
-                SynthSpec.tiny("llama").withName("tiny-opts"),
-                gguf -> gguf.put("tokenizer.chat_template", GgufValue.string("{{ 'the GGUF template' }}")));
+        return TestServer.modelWithTemplate("tiny-opts", "{{ 'the GGUF template' }}");
     }
 
     /** A one-slot server of the test model with {@code options}. */

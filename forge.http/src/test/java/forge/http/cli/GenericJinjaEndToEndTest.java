@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import forge.lib.gguf.GgufValue;
-import forge.lib.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,10 +35,7 @@ class GenericJinjaEndToEndTest {
         String phi = Files.readString(
                 Path.of("../templates/golden/sources/microsoft-Phi-3.5-mini-instruct.jinja"), StandardCharsets.UTF_8);
         // A llama-architecture GGUF named like no family, with its own template.
-        Path model = TestServer.model(
-                "tiny-phi",
-                SynthSpec.tiny("llama").withName("tiny-phi"),
-                gguf -> gguf.put("tokenizer.chat_template", GgufValue.string(GUARD + phi)));
+        Path model = TestServer.modelWithTemplate("tiny-phi", GUARD + phi);
         server = TestServer.serve(model, "-c 512 -np 1 -t 2");
         http = server.http();
     }

@@ -32,20 +32,9 @@ class GenericToolCallsEndToEndTest {
     @BeforeAll
     static void start() throws Exception {
         server = new StructuredServer("qwen", "llama2");
-        strict = TestServer.start(
-                "-m",
-                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")).toString(),
-                "--alias",
-                "demo",
-                "-c",
-                "1024",
-                "-np",
-                "1",
-                "-t",
-                "1",
-                "--template",
-                "llama2",
-                "--strict");
+        strict = TestServer.serve(
+                TestServer.model("tiny-qwen", SynthSpec.tiny("qwen")),
+                "--alias demo -c 1024 -np 1 -t 1 --template llama2 --strict");
     }
 
     private static String call(String choice, String bias) {

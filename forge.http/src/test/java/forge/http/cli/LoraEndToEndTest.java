@@ -55,19 +55,8 @@ class LoraEndToEndTest {
         adapterB = dir.resolve("lora-b.gguf");
         SyntheticModels.writeLora(BASE, 8, 8f, 1, adapterA);
         SyntheticModels.writeLora(BASE, 4, 4f, 2, adapterB);
-        server = TestServer.start(
-                "-m",
-                model.toString(),
-                "--lora",
-                adapterA.toString(),
-                "--lora-scaled",
-                adapterB + ":0.5",
-                "-c",
-                "2048",
-                "-np",
-                "2",
-                "-t",
-                "2");
+        server = TestServer.serve(
+                model, "-c 2048 -np 2 -t 2", "--lora", adapterA.toString(), "--lora-scaled", adapterB + ":0.5");
         http = server.http();
     }
 

@@ -42,18 +42,7 @@ class ModelLifecycleEndToEndTest {
         for (String name : new String[] {"a", "b", "c", "d", "e", "f"}) {
             UserModels.folder(home, name + ".gguf", tiny);
         }
-        server = TestServer.start(
-                UserModels.environment(home),
-                "-c",
-                "256",
-                "-np",
-                "1",
-                "-t",
-                "2",
-                "--models-max",
-                "2",
-                "--models-ttl",
-                "3s");
+        server = TestServer.serve(UserModels.environment(home), "-c 256 -np 1 -t 2 --models-max 2 --models-ttl 3s");
         http = server.http();
     }
 

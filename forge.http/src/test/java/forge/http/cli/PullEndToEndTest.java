@@ -32,16 +32,8 @@ class PullEndToEndTest {
         try (FakeHub hub = new FakeHub()
                         .file("someone/Tiny-GGUF", "tiny-Q8_0.gguf", gguf)
                         .file("someone/Bad-GGUF", "bad-Q8_0.gguf", gguf.clone());
-                TestServer server = TestServer.start(
-                        Map.of("HOME", home.toString()),
-                        "-c",
-                        "256",
-                        "-np",
-                        "1",
-                        "-t",
-                        "2",
-                        "--hf-endpoint",
-                        hub.endpoint())) {
+                TestServer server = TestServer.serve(
+                        Map.of("HOME", home.toString()), "-c 256 -np 1 -t 2", "--hf-endpoint", hub.endpoint())) {
             Http http = server.http();
             HttpResponse<String> r = http.post("/models/pull", "{\"model\": \"someone/Tiny-GGUF:Q8_0\"}");
             assertEquals(200, r.statusCode(), r.body());

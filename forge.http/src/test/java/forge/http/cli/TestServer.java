@@ -1,5 +1,6 @@
 package forge.http.cli;
 
+import forge.lib.gguf.GgufValue;
 import forge.lib.gguf.GgufWriter;
 import forge.lib.gguf.synth.SynthSpec;
 import forge.lib.gguf.synth.SyntheticModels;
@@ -73,6 +74,17 @@ public final class TestServer implements AutoCloseable {
     }
 
     /**
+     * {@link #start(Map, String...)} with {@code flags} split at spaces, then {@code more} as they
+     * are: as {@link #serve(Path, String, String...)} does, for a server that finds its models in
+     * {@code environment} (a {@code HOME} with a model store, a hub endpoint).
+     */
+    public static TestServer serve(Map<String, String> environment, String flags, String... more) {
+        List<String> all = new ArrayList<>(List.of(flags.strip().split("\\s+")));
+        all.addAll(List.of(more));
+        return start(environment, all.toArray(String[]::new));
+    }
+
+    /**
      * {@link #start(String...)} in another environment: {@code HOME} and the variables the model
      * sources read ({@code OLLAMA_MODELS}, {@code HF_HUB_CACHE}, ...), as a user's shell would
      * give them. The plain {@code start} gives an empty {@code HOME}, so nothing from the
@@ -116,6 +128,17 @@ public final class TestServer implements AutoCloseable {
         edit.accept(writer);
         writer.write(file);
         return file;
+    }
+
+    /**
+     * {@code NAME.gguf}: a tiny llama-architecture model named {@code name} (like no family, unless
+     * the name says otherwise) with {@code chatTemplate} as its {@code tokenizer.chat_template}.
+     */
+    public static Path modelWithTemplate(String name, String chatTemplate) {
+        return model(
+                name,
+                SynthSpec.tiny("llama").withName(name),
+                gguf -> gguf.put("tokenizer.chat_template", GgufValue.string(chatTemplate)));
     }
 
     /** The started server: its catalog and engines, for tests that reach behind the HTTP API. */

@@ -148,10 +148,7 @@ class ThinkingEndToEndTest {
                 + "{% if thinking_budget is defined %}[budget {{ thinking_budget }}]{% endif %}"
                 + "{% if reasoning_effort is defined %}[effort {{ reasoning_effort }}]{% endif %}"
                 + "{% if enable_thinking is defined and not enable_thinking %}[no thinking]{% endif %}";
-        var model = TestServer.model(
-                "tiny-budget",
-                SynthSpec.tiny("llama").withName("tiny-budget"),
-                gguf -> gguf.put("tokenizer.chat_template", forge.lib.gguf.GgufValue.string(template)));
+        var model = TestServer.modelWithTemplate("tiny-budget", template);
         try (TestServer own = TestServer.serve(model, "-c 1024 -np 1 -t 2")) {
             java.util.function.Function<String, Integer> count = thinking -> {
                 try {

@@ -2,7 +2,6 @@ package forge.http.server;
 
 import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -31,21 +30,8 @@ class DraftModelEndToEndTest {
         Path model = TestServer.model("tiny-qwen", SynthSpec.tiny("qwen"));
         // The same shape and vocabulary with other weights: its drafts are mostly rejected.
         Path draft = TestServer.model("tiny-qwen-draft", SynthSpec.tiny("qwen").withSeed(11));
-        server = TestServer.start(
-                "-m",
-                model.toString(),
-                "-md",
-                draft.toString(),
-                "--spec-draft-n-max",
-                "4",
-                "--spec-draft-p-min",
-                "0.0",
-                "-c",
-                "2048",
-                "-np",
-                "2",
-                "-t",
-                "2");
+        server = TestServer.serve(
+                model, "--spec-draft-n-max 4 --spec-draft-p-min 0.0 -c 2048 -np 2 -t 2", "-md", draft.toString());
         http = server.http();
     }
 
@@ -86,18 +72,12 @@ class DraftModelEndToEndTest {
 
     @Test
     void theDraftModelDraftsAndTheAnswerIsTheModelsOwn() throws Exception {
-        JsonNode on = ok(http.post("/v1/chat/completions", chat("")));
-        JsonNode off = ok(http.post("/v1/chat/completions", chat(", \"speculative.n_max\": 0")));
-        assertEquals(
-                off.at("/choices/0/message/content").asText(),
-                on.at("/choices/0/message/content").asText());
-        JsonNode timings = on.get("timings");
-        assertTrue(timings.get("draft_n").asInt() > 0, timings.toString());
-        assertFalse(off.get("timings").has("draft_n"), off.get("timings").toString());
+        JsonNode on = SpeculationEndToEndTest.sameAnswerWithAndWithoutDrafts(
+                http, chat(""), chat(", \"speculative.n_max\": 0"));
         // A request's own size applies to the draft model: at most 1 token per draft.
         JsonNode one = ok(http.post("/v1/chat/completions", chat(", \"speculative.n_max\": 1")));
         assertEquals(
-                off.at("/choices/0/message/content").asText(),
+                on.at("/choices/0/message/content").asText(),
                 one.at("/choices/0/message/content").asText());
         int drafted = one.get("timings").get("draft_n").asInt();
         int predicted = one.get("timings").get("predicted_n").asInt();

@@ -56,15 +56,9 @@ class SpeculationEndToEndTest {
 
     @Test
     void draftsShowInTimingsAndMetricsAndARequestMayTurnThemOffWithTheSameAnswer() throws Exception {
-        JsonNode on = ok(http.post("/v1/chat/completions", chat("")));
-        JsonNode off = ok(http.post("/v1/chat/completions", chat(", \"speculative.n_max\": 0")));
-        assertEquals(
-                on.at("/choices/0/message/content").asText(),
-                off.at("/choices/0/message/content").asText());
+        JsonNode on = sameAnswerWithAndWithoutDrafts(http, chat(""), chat(", \"speculative.n_max\": 0"));
         JsonNode timings = on.get("timings");
-        assertTrue(timings.get("draft_n").asInt() > 0, timings.toString());
         assertTrue(timings.get("draft_n_accepted").asInt() > 0, timings.toString());
-        assertFalse(off.get("timings").has("draft_n"), "no drafts, no draft fields (as llama-server)");
         assertFalse(on.has("ignored_params") || on.toString().contains("speculative.n_max"));
         String scrape = http.get("/metrics").body();
         assertTrue(
@@ -73,6 +67,24 @@ class SpeculationEndToEndTest {
                 scrape);
         assertTrue(EngineEndToEndTest.metric(scrape, "llamacpp:spec_decode_num_accepted_tokens_total") > 0, scrape);
         assertTrue(EngineEndToEndTest.metric(scrape, "llamacpp:spec_decode_num_drafts_total") > 0, scrape);
+    }
+
+    /**
+     * Posts the chat {@code on} (drafting) and {@code off} (drafts turned off): the answers are the
+     * same, the first one drafted and the other has no draft fields (as llama-server); returns the
+     * first.
+     */
+    static JsonNode sameAnswerWithAndWithoutDrafts(Http http, String on, String off) throws Exception {
+        JsonNode drafting = ok(http.post("/v1/chat/completions", on));
+        JsonNode plain = ok(http.post("/v1/chat/completions", off));
+        assertEquals(
+                plain.at("/choices/0/message/content").asText(),
+                drafting.at("/choices/0/message/content").asText());
+        assertTrue(
+                drafting.get("timings").get("draft_n").asInt() > 0,
+                drafting.get("timings").toString());
+        assertFalse(plain.get("timings").has("draft_n"), "no drafts, no draft fields (as llama-server)");
+        return drafting;
     }
 
     /** The draft tokens the server has counted so far. */
