@@ -37,16 +37,10 @@ class CudaLibrariesTest {
         Path a = touch(venv.resolve("lib/python3.11/site-packages/nvidia/cu13/lib/libcudart.so.13"));
         assertEquals(
                 Optional.of(a),
-                CudaLibraries.find(List.of(), Map.of("VIRTUAL_ENV", venv.toString()), home, Map.of(), false)
-                        .runtime()
-                        .get("libcudart.so.13"));
+                runtimeLibrary(List.of(), Map.of("VIRTUAL_ENV", venv.toString()), home, "libcudart.so.13"));
         Path b = touch(
                 home.resolve("miniconda3/envs/ml/lib/python3.10/site-packages/nvidia/cublas/lib/libcublas.so.13"));
-        assertEquals(
-                Optional.of(b),
-                CudaLibraries.find(List.of(), Map.of(), home, Map.of(), false)
-                        .runtime()
-                        .get("libcublas.so.13"));
+        assertEquals(Optional.of(b), runtimeLibrary(List.of(), Map.of(), home, "libcublas.so.13"));
     }
 
     @Test
@@ -56,35 +50,32 @@ class CudaLibrariesTest {
         Path fromToolkit = touch(toolkit.resolve("targets/x86_64-linux/lib/libcudart.so.13"));
         assertEquals(
                 Optional.of(fromToolkit),
-                CudaLibraries.find(List.of(), Map.of("CUDA_HOME", toolkit.toString()), home, Map.of(), false)
-                        .runtime()
-                        .get("libcudart.so.13"));
+                runtimeLibrary(List.of(), Map.of("CUDA_HOME", toolkit.toString()), home, "libcudart.so.13"));
         Path ld = touch(home.resolve("ld/libcudart.so.13"));
         assertEquals(
                 Optional.of(ld),
-                CudaLibraries.find(
-                                List.of(),
-                                Map.of(
-                                        "CUDA_HOME",
-                                        toolkit.toString(),
-                                        "LD_LIBRARY_PATH",
-                                        home.resolve("ld").toString()),
-                                home,
-                                Map.of(),
-                                false)
-                        .runtime()
-                        .get("libcudart.so.13"));
+                runtimeLibrary(
+                        List.of(),
+                        Map.of(
+                                "CUDA_HOME",
+                                toolkit.toString(),
+                                "LD_LIBRARY_PATH",
+                                home.resolve("ld").toString()),
+                        home,
+                        "libcudart.so.13"));
         Path flag = touch(home.resolve("flag/libcudart.so.13"));
         assertEquals(
                 Optional.of(flag),
-                CudaLibraries.find(
-                                List.of(home.resolve("flag")),
-                                Map.of("LD_LIBRARY_PATH", home.resolve("ld").toString()),
-                                home,
-                                Map.of(),
-                                false)
-                        .runtime()
-                        .get("libcudart.so.13"));
+                runtimeLibrary(
+                        List.of(home.resolve("flag")),
+                        Map.of("LD_LIBRARY_PATH", home.resolve("ld").toString()),
+                        home,
+                        "libcudart.so.13"));
+    }
+
+    /** Where {@code find} puts runtime library {@code name}, with no loader cache and the system folders left out. */
+    private static Optional<Path> runtimeLibrary(List<Path> flag, Map<String, String> env, Path home, String name) {
+        return CudaLibraries.find(flag, env, home, Map.of(), false).runtime().get(name);
     }
 
     @Test
