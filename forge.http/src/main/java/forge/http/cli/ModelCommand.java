@@ -26,6 +26,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code forge model ...}: model tools. */
@@ -75,9 +76,7 @@ final class ModelCommand implements Callable<Integer> {
         @Mixin
         ModelSourceOptions sources = new ModelSourceOptions();
 
-        @picocli.CommandLine.Parameters(
-                paramLabel = "FILE|MODEL",
-                description = "A .gguf file, or the id or alias of a model.")
+        @Parameters(paramLabel = "FILE|MODEL", description = "A .gguf file, or the id or alias of a model.")
         String name;
 
         /** The file {@link #name} names: itself, or the file of the model with that id in the sources. */
