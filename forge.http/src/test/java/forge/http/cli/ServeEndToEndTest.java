@@ -290,6 +290,30 @@ class ServeEndToEndTest {
                     Http.json(loading).path("error").path("message").asText(),
                     "llama-server's answer");
             assertEquals("1", loading.headers().firstValue("Retry-After").orElse(""));
+            assertEquals(
+                    "{\"status\":\"loading\",\"error\":{\"code\":503,\"message\":\"Loading model\","
+                            + "\"type\":\"unavailable_error\"}}",
+                    loading.body(),
+                    "llama-server's whole body");
+            assertEquals(
+                    "application/json",
+                    loading.headers().firstValue("Content-Type").orElse(""));
+            // The loading answer comes after the browser guard and CORS, as every answer does.
+            HttpResponse<String> hostile = http.send(http.request("/health").header("Origin", "https://evil.example"));
+            assertEquals(403, hostile.statusCode(), hostile.body());
+            HttpResponse<String> local = http.send(http.request("/health").header("Origin", "http://localhost:3000"));
+            assertEquals(503, local.statusCode(), local.body());
+            assertEquals(
+                    "http://localhost:3000",
+                    local.headers().firstValue("Access-Control-Allow-Origin").orElse(""));
+            // Only GET is answered early: another method gets the route table's answer.
+            HttpResponse<String> post = http.post("/health", "{}");
+            assertEquals(405, post.statusCode(), post.body());
+            // Counted as every answer is, before the next request on the connection is read.
+            String metrics = http.get("/metrics").body();
+            assertTrue(
+                    metrics.contains("forge_http_requests_total{route=\"/health\",status=\"503\"} 2.0"),
+                    "each loading answer is counted: " + metrics);
             assertEquals(200, http.get("/v1/models").statusCode(), "the rest of the API answers meanwhile");
             loads.complete(null);
             assertEquals(200, http.get("/health").statusCode());

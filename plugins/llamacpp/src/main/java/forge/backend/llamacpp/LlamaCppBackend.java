@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -157,6 +158,88 @@ public final class LlamaCppBackend implements Backend {
         return library;
     }
 
+    /**
+     * The functions that a loaded model, its context and warm-up, and a first generation call, in
+     * that order (a start of bench/run.sh's mapped model and its first chat, with
+     * {@code -Xlog:class+init}). Their handles are made while llama.cpp reads the process's first
+     * model (see {@link #bindAhead}); one left out is made on its first call, as before.
+     */
+    static final List<String> AFTER_LOAD = List.of(
+            "llama_model_get_vocab",
+            "llama_vocab_n_tokens",
+            "llama_vocab_bos",
+            "llama_vocab_eos",
+            "llama_vocab_eot",
+            "llama_vocab_sep",
+            "llama_vocab_fim_pre",
+            "llama_vocab_fim_suf",
+            "llama_vocab_fim_mid",
+            "llama_vocab_get_add_bos",
+            "llama_vocab_get_add_eos",
+            "llama_vocab_get_add_sep",
+            "llama_vocab_type",
+            "llama_model_meta_count",
+            "llama_model_meta_key_by_index",
+            "llama_model_meta_val_str_by_index",
+            "llama_model_desc",
+            "llama_model_chat_template",
+            "llama_model_n_ctx_train",
+            "llama_model_n_embd",
+            "llama_model_n_layer",
+            "llama_model_n_params",
+            "llama_model_size",
+            "llama_token_to_piece",
+            "ggml_backend_dev_by_type",
+            "ggml_backend_dev_backend_reg",
+            "ggml_backend_reg_get_proc_address",
+            "ggml_threadpool_params_init",
+            "ggml_threadpool_new",
+            "llama_init_from_model",
+            "llama_attach_threadpool",
+            "llama_get_memory",
+            "llama_n_ctx",
+            "llama_n_seq_max",
+            "llama_n_batch",
+            "llama_batch_init",
+            "llama_decode",
+            "llama_memory_clear",
+            "ggml_threadpool_pause",
+            "llama_tokenize",
+            "llama_sampler_chain_default_params",
+            "llama_sampler_chain_init",
+            "llama_sampler_init_greedy",
+            "llama_sampler_chain_add",
+            "llama_memory_seq_rm",
+            "llama_sampler_sample",
+            "llama_vocab_is_eog",
+            "llama_sampler_free",
+            "llama_state_seq_get_size_ext",
+            "llama_state_seq_get_data_ext");
+
+    /** Whether this process made {@link #AFTER_LOAD}'s handles already (or is making them). */
+    private static final AtomicBoolean BOUND_AHEAD = new AtomicBoolean();
+
+    /**
+     * Makes {@link #AFTER_LOAD}'s handles on a thread of its own, while the first model's load
+     * runs in llama.cpp: a handle costs a few milliseconds before the JIT (its method-handle
+     * classes are spun; the AOT cache cannot hold them), and the loader, engine and request
+     * threads would otherwise make each on their first call, between the start and the first
+     * token. The load's llama.cpp work runs on one thread, so a second core is mostly free for
+     * this. A thread that calls a function while its handle is being made waits for it (class
+     * initialisation), and no handle is made twice. Every symbol was looked up when the library
+     * loaded, so making a handle does not fail; should it, the failure is logged here, and the
+     * function's calls fail with NoClassDefFoundError naming its holder class.
+     */
+    private static void bindAhead() {
+        Thread.ofPlatform().name("forge-llama-bind").daemon(true).start(() -> {
+            try {
+                Llama.bind(AFTER_LOAD);
+            } catch (RuntimeException | Error e) {
+                LOG.warn("making the llama.cpp handles of a first request ahead failed: {}", e.toString());
+            }
+        });
+    }
+
     @Override
     public LoadedModel load(ModelLoadParams params, LoadProgress progress) {
         if (closed) {
@@ -184,6 +267,9 @@ public final class LlamaCppBackend implements Backend {
             MemorySegment stub = Linker.nativeLinker().upcallStub(PROGRESS.bindTo(upcall), PROGRESS_DESCRIPTOR, call);
             Structs.setAddress(p, Structs.llama_model_params, "progress_callback", stub);
             LlamaLog.takeLastError();
+            if (!params.vocabOnly() && BOUND_AHEAD.compareAndSet(false, true)) {
+                bindAhead();
+            }
             long start = System.nanoTime();
             model = Llama.llama_model_load_from_file(call.allocateFrom(file.toString()), p);
             if (model.equals(MemorySegment.NULL)) {

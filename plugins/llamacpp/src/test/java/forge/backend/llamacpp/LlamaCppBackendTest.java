@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import forge.api.BackendException;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.ModelLoadParams;
+import forge.backend.llamacpp.ffm.Llama;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -124,6 +127,21 @@ class LlamaCppBackendTest {
         try (var model = backend.load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE)) {
             assertEquals(java.util.Optional.empty(), model.offload());
             assertTrue(model.info().layers() > 0);
+        }
+    }
+
+    @Test
+    void aModelLoadMakesTheFirstRequestsHandlesWithoutBeingCalled() throws InterruptedException {
+        try (var model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE)) {
+            assertTrue(model.info().layers() > 0);
+            // No context, no decode, no sampler: only the load ran, and its binding thread.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            List<String> missing = LlamaCppBackend.AFTER_LOAD;
+            while (!missing.isEmpty() && System.nanoTime() < deadline) {
+                missing = missing.stream().filter(f -> Llama.made(f) != 1).toList();
+                Thread.sleep(10);
+            }
+            assertEquals(List.of(), missing, "handles not made ahead");
         }
     }
 

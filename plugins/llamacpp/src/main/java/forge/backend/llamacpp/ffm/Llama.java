@@ -13,8 +13,13 @@ import java.lang.foreign.SegmentAllocator;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
  * The functions of {@code llama.h} (and one of {@code ggml-backend.h}) that ForgeLM calls, one
@@ -47,6 +52,9 @@ public final class Llama {
     /** How many handles have been made so far: binding is on first call. */
     private static final AtomicInteger BOUND = new AtomicInteger();
 
+    /** How many handles each function got (never more than one: its holder class is initialised once). */
+    private static final Map<String, AtomicInteger> MADE = new ConcurrentHashMap<>();
+
     /**
      * The C functions these bindings call that {@code lookup} does not find, in declaration
      * order: each holder class is named after its function. Looking up is cheap (no handle is
@@ -77,15 +85,54 @@ public final class Llama {
         return BOUND.get();
     }
 
+    /** How many handles the function {@code name} was given so far: 0 before its first call (or {@link #bind}), then 1. */
+    public static int made(String name) {
+        AtomicInteger n = MADE.get(name);
+        return n == null ? 0 : n.get();
+    }
+
+    /**
+     * Makes the handles of {@code functions} now, on the calling thread; those made already are
+     * skipped. A model load has the handles its context, warm-up and first request will call made
+     * on a thread of its own while llama.cpp reads the model ({@code LlamaCppBackend}), so that the
+     * engine and request threads find them made instead of spending milliseconds each on their
+     * first call. A caller that gets there first waits for the class initialisation in progress,
+     * as for any class, and never makes a handle twice.
+     *
+     * @throws IllegalArgumentException naming a function the bindings do not have, before any is made
+     */
+    public static void bind(List<String> functions) {
+        List<Class<?>> holders = new ArrayList<>();
+        for (String name : functions) {
+            holders.add(holder(name).orElseThrow(() -> new IllegalArgumentException("no binding of " + name)));
+        }
+        for (Class<?> holder : holders) {
+            try {
+                Class.forName(holder.getName(), true, holder.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new AssertionError("a nested class of Llama is always found", e);
+            }
+        }
+    }
+
+    /** The holder class of the function {@code name}, among those looked up by name and those called by address. */
+    private static Optional<Class<?>> holder(String name) {
+        return Stream.concat(SYMBOL_GROUPS.stream(), Stream.of(ProcHandles.class))
+                .flatMap(group -> Arrays.stream(group.getDeclaredClasses()))
+                .filter(c -> c.getSimpleName().equals(name))
+                .findFirst();
+    }
+
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
         MemorySegment symbol = LlamaLibrary.lookup()
                 .find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("unresolved symbol: " + name));
-        return counted(Linker.nativeLinker().downcallHandle(symbol, descriptor));
+        return counted(name, Linker.nativeLinker().downcallHandle(symbol, descriptor));
     }
 
-    private static MethodHandle counted(MethodHandle handle) {
+    private static MethodHandle counted(String name, MethodHandle handle) {
         BOUND.incrementAndGet();
+        MADE.computeIfAbsent(name, n -> new AtomicInteger()).incrementAndGet();
         return handle;
     }
 
@@ -581,18 +628,19 @@ public final class Llama {
         // struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * params); // the CPU backend, by
         // its proc address
         static final class ggml_threadpool_new {
-            static final MethodHandle H =
-                    counted(Linker.nativeLinker().downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS)));
+            static final MethodHandle H = counted(
+                    "ggml_threadpool_new",
+                    Linker.nativeLinker().downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS)));
         }
         // void ggml_threadpool_pause(struct ggml_threadpool * threadpool); // the CPU backend, by its proc address
         static final class ggml_threadpool_pause {
-            static final MethodHandle H =
-                    counted(Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS)));
+            static final MethodHandle H = counted(
+                    "ggml_threadpool_pause", Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS)));
         }
         // void ggml_threadpool_free(struct ggml_threadpool * threadpool); // the CPU backend, by its proc address
         static final class ggml_threadpool_free {
-            static final MethodHandle H =
-                    counted(Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS)));
+            static final MethodHandle H = counted(
+                    "ggml_threadpool_free", Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS)));
         }
     }
 

@@ -12,7 +12,9 @@
  * <li>{@link forge.backend.llamacpp.ffm.Llama} has one method handle and one static method per C
  *     function, named exactly like it. Each handle is made on the function's first call (its own
  *     holder class), so a start binds only what it calls; the load still looks every symbol up,
- *     and a missing one fails it with "unresolved symbol: NAME".</li>
+ *     and a missing one fails it with "unresolved symbol: NAME". {@code Llama.bind} makes named
+ *     handles ahead of their first call: the backend has those of a first request made on a
+ *     thread of its own while the process's first model loads.</li>
  * <li>{@link forge.backend.llamacpp.ffm.Structs} lays out the C structs the binding touches; a test
  *     compiles a C program against the real header and compares every size and offset.</li>
  * <li>{@link forge.backend.llamacpp.ffm.LlamaLog} is the log upcall: it never throws, gathers

@@ -1,6 +1,7 @@
 package forge.backend.llamacpp.ffm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.backend.llamacpp.LlamaHome;
@@ -23,10 +24,30 @@ class LazyBindingTest {
                 LlamaLibrary.handlesAtLoad() <= 10,
                 "load made " + LlamaLibrary.handlesAtLoad() + " of " + all
                         + " handles; the rest wait for their first call");
-        int before = Llama.bound();
         Llama.llama_max_parallel_sequences();
         Llama.llama_max_parallel_sequences();
-        assertTrue(Llama.bound() - before <= 1, "a second call makes no handle");
+        assertEquals(1, Llama.made("llama_max_parallel_sequences"), "a second call makes no handle");
+    }
+
+    @Test
+    void bindMakesTheNamedHandlesNowAndOnce() {
+        LlamaLibrary.load(LlamaHome.lib());
+        // Nothing calls llama_backend_free (the libraries stay loaded for the process): only bind makes its handle.
+        assertEquals(0, Llama.made("llama_backend_free"));
+        Llama.bind(List.of("llama_backend_free", "ggml_threadpool_pause"));
+        assertEquals(1, Llama.made("llama_backend_free"), "made by bind, before any call");
+        assertEquals(1, Llama.made("ggml_threadpool_pause"), "a function called by address too");
+        Llama.bind(List.of("llama_backend_free"));
+        assertEquals(1, Llama.made("llama_backend_free"), "a handle is made once");
+    }
+
+    @Test
+    void bindRefusesAnUnknownFunctionBeforeMakingAnyHandle() {
+        LlamaLibrary.load(LlamaHome.lib());
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> Llama.bind(List.of("llama_model_meta_val_str", "llama_no_such")));
+        assertEquals("no binding of llama_no_such", e.getMessage());
+        assertEquals(0, Llama.made("llama_model_meta_val_str"), "nothing was made");
     }
 
     @Test
