@@ -1,8 +1,9 @@
 // Images in the web UI's chat, in Chromium: attached with the file picker, pasted (a ClipboardEvent)
 // and dropped (a DataTransfer), shown as thumbnails that can be removed, sent as OpenAI image_url
-// parts with data URIs, shown in the user's turn and kept with the conversation across a reload;
-// refused in the browser when too big or of an unknown format, the attach control off for a model
-// without a vision projector, and the server's refusal shown in the conversation.
+// parts with data URIs to `vision` (a synthetic model with an mlp projector, which answers with
+// the images' embeddings in its prompt), shown in the user's turn and kept with the conversation
+// across a reload; refused in the browser when too big or of an unknown format, the attach control
+// off for `tiny` (no projector), and the server's refusal shown in the conversation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -14,8 +15,12 @@ import { png, pngDataUri } from './png.js';
 const here = import.meta.dirname ?? new URL('.', import.meta.url).pathname;
 const SHOTS = join(here, '../../../target/webui-screenshots');
 const KEY = 'ui-images-key';
-const VISION = 'tiny';
-const PLAIN = 'plain';
+const VISION = 'vision';
+const PLAIN = 'tiny';
+// The embeddings the tiny mlp projector of `forge model synth` makes of any image (ModelSynthCommandTest
+// pins it): what one more image adds to a prompt that has one, besides the newline that joins
+// content parts (llama-server joins text parts so for a template that takes a string).
+const TOKENS_PER_IMAGE = 16;
 
 const RED = png(32, 32, (x, y) => [200 + (x % 8), 16 * (y % 4), 20]);
 const BLUE = png(24, 40, (x, y) => [10, 4 * y, 220 - x]);
@@ -33,19 +38,13 @@ describe('web UI images in Chromium', { skip: browserSkip }, () => {
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    server = await startImageServer(KEY, [], { models: [['plain.gguf', '--family', 'llama']] });
+    server = await startImageServer(KEY, [], {
+      models: [['vision.gguf', '--mmproj', 'mmproj-vision.gguf', '--mmproj-family', 'mlp']],
+    });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 820 } });
     await context.addInitScript((key) => sessionStorage.setItem('forge.apiKey', key), KEY);
     page = await context.newPage();
-    // The model with a projector lists the vision capability; the synthetic one here has none yet.
-    await page.route((url) => url.pathname === '/v1/models', async (route) => {
-      const listed = await (await route.fetch()).json();
-      for (const m of listed.data) {
-        if (m.id === VISION) m.capabilities = [...m.capabilities, 'vision'];
-      }
-      await route.fulfill({ json: listed });
-    });
     page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
     page.on('pageerror', (e) => consoleErrors.push(e.message));
     await page.goto(server.base);
@@ -140,10 +139,12 @@ describe('web UI images in Chromium', { skip: browserSkip }, () => {
     await page.locator('.attach-error').filter({ hasText: 'fake.png is not a PNG, JPEG, GIF or BMP image.' }).waitFor();
   });
 
-  test('sent as image_url data-URI parts before the text; shown in the turn; the refusal shown in the conversation', async () => {
+  test('sent as image_url data-URI parts before the text, shown in the turn, answered by the vision model', async () => {
     await page.getByLabel('Max tokens').fill('4');
+    await page.getByLabel('Temperature').fill('0');
     await message().fill('What is this?');
     const request = page.waitForRequest((r) => r.url().endsWith('/v1/chat/completions'));
+    const response = page.waitForResponse((r) => r.url().endsWith('/v1/chat/completions'));
     await message().press('Enter');
     const body = (await request).postDataJSON();
     assert.equal(body.model, VISION);
@@ -162,11 +163,25 @@ describe('web UI images in Chromium', { skip: browserSkip }, () => {
     assert.deepEqual(await shown.evaluateAll((l) => l.map((i) => i.alt)), ['red.png', 'image.png']);
     assert.ok(await decoded(shown.first()) && await decoded(shown.nth(1)), 'the turn shows both images');
     assert.equal(await turn.locator('.content').textContent(), 'What is this?');
-    // the synthetic model has no projector: the server refuses, and the conversation says so
-    const error = page.locator('.message.assistant').last().getByRole('alert');
-    await error.waitFor();
-    assert.match(await error.textContent(), new RegExp(`model ${VISION} has no vision projector`));
-    await shot('11-images-sent');
+    // a real answer, whose prompt held both images' embeddings
+    const answer = page.locator('.message.assistant').last();
+    await answer.and(page.locator('[data-finish="stop"], [data-finish="length"]')).waitFor({ timeout: 60_000 });
+    assert.equal(await answer.getByRole('alert').count(), 0, 'no error');
+    assert.equal(await answer.locator('.role').textContent(), VISION);
+    assert.equal((await response).status(), 200);
+    // The page's request again, whole, against the same turn with its first image only: the second
+    // image's embeddings are what the page's prompt has more.
+    const post = (path, json) => fetch(`${server.base}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(json),
+    }).then((r) => r.json());
+    const [image, , text] = body.messages.at(-1).content;
+    const two = await post('/v1/chat/completions', { ...body, stream: false, stream_options: undefined });
+    const one = await post('/v1/chat/completions', { ...body, stream: false, stream_options: undefined, messages: [{ role: 'user', content: [image, text] }] });
+    const newline = (await post('/tokenize', { model: VISION, content: '\n' })).tokens.length;
+    assert.equal(two.usage.prompt_tokens - one.usage.prompt_tokens, TOKENS_PER_IMAGE + newline, 'both images are in the prompt');
+    await shot('11-images-answered');
   });
 
   test('kept with the conversation: after a reload the turn shows its images and the next turn sends them again', async () => {
@@ -184,7 +199,22 @@ describe('web UI images in Chromium', { skip: browserSkip }, () => {
     const sent = (await request).postDataJSON().messages.filter((m) => m.role === 'user');
     assert.deepEqual(sent.at(-2).content.slice(0, 2).map((p) => p.image_url.url), [pngDataUri(RED), pngDataUri(BLUE)]);
     assert.equal(sent.at(-1).content, 'And again?', 'a turn without images stays plain text');
-    await page.locator('.message.assistant').last().getByRole('alert').waitFor();
+    await page.locator('.message.assistant').nth(1).and(page.locator('[data-finish="stop"], [data-finish="length"]')).waitFor({ timeout: 60_000 });
+  });
+
+  test('an image sent to a model without a projector: the server refuses, and the conversation says so', async () => {
+    await paste([['green.png', GREEN, 'image/png']]);
+    await thumbnails().first().waitFor();
+    // attached for the vision model, then the model changed: the thumbnail stays, the control is off
+    await page.getByLabel('Model', { exact: true }).selectOption(PLAIN);
+    assert.equal(await page.getByRole('button', { name: 'Attach image', exact: true }).isDisabled(), true);
+    await message().fill('And this one?');
+    await message().press('Enter');
+    const error = page.locator('.message.assistant').last().getByRole('alert');
+    await error.waitFor();
+    assert.match(await error.textContent(), new RegExp(`model ${PLAIN} has no vision projector`));
+    assert.match(await page.getByRole('status').textContent(), /^Failed: model tiny has no vision projector/);
+    await shot('12-images-refused');
   });
 
   test('export carries the images; deleting the conversation deletes them; importing brings them back', async () => {
@@ -195,6 +225,7 @@ describe('web UI images in Chromium', { skip: browserSkip }, () => {
     const exported = JSON.parse(readFileSync(file, 'utf8'));
     const turn = exported.conversations[0].messages.find((m) => m.images);
     assert.deepEqual(turn.images.map((i) => exported.images[i.id]), [pngDataUri(RED), pngDataUri(BLUE)]);
+    assert.equal(Object.keys(exported.images).length, 3, 'the refused turn\'s image too');
     const storedIds = () => page.evaluate(() => new Promise((ok, fail) => {
       const open = indexedDB.open('forge.images');
       open.onsuccess = () => {
