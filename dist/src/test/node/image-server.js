@@ -22,7 +22,8 @@ function freePort() {
 /**
  * Starts the image's server; resolves to { base, key, stop() } once /health answers.
  * `extra` are more `forge serve` flags (e.g. a template); `models` are more models to synthesize
- * and serve besides `tiny`, each `[fileName, ...forge model synth flags]`; `synth` are more flags for
+ * and serve besides `tiny`, each `[fileName, ...forge model synth flags]` (with `--mmproj NAME`, the
+ * model's projector too, served with it); `synth` are more flags for
  * `tiny` itself and `context` the server's `-c` (for prompts over 1024 tokens, with `--ctx` in `synth`).
  */
 export async function startImageServer(key, extra = [], { models = [], synth = [], context = 2048 } = {}) {
@@ -37,8 +38,13 @@ export async function startImageServer(key, extra = [], { models = [], synth = [
   const model = join(work, 'tiny.gguf');
   execFileSync(forge, ['model', 'synth', '-o', model, ...synth], { env, stdio: 'ignore', timeout: 120_000 });
   const more = models.flatMap(([file, ...flags]) => {
+    // `--mmproj NAME` among the synth flags: the projector is written into the work folder and
+    // given to this model (`--mmproj ID=FILE`; the model's id is its file's name)
+    const at = flags.indexOf('--mmproj');
+    const projector = at >= 0 ? join(work, flags[at + 1]) : null;
+    if (projector) flags = flags.with(at + 1, projector);
     execFileSync(forge, ['model', 'synth', '-o', join(work, file), ...flags], { env, stdio: 'ignore', timeout: 120_000 });
-    return ['-m', join(work, file)];
+    return ['-m', join(work, file), ...(projector ? ['--mmproj', `${file.replace(/\.gguf$/, '')}=${projector}`] : [])];
   });
   const port = await freePort();
   const logFile = join(work, 'server.log');

@@ -3,9 +3,9 @@
 // families), --api-key on. Screenshots go to dist/target/webui-screenshots/ as test artifacts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { browserSkip, launchChromium, waitFor } from './browser.js';
 import { startImageServer } from './image-server.js';
 
 const here = import.meta.dirname ?? new URL('.', import.meta.url).pathname;
@@ -13,20 +13,7 @@ const SHOTS = join(here, '../../../target/webui-screenshots');
 const KEY = 'ui-key';
 const SLOW_SHAPE = ['--embd', '512', '--layers', '8', '--ffn', '1024', '--heads', '8', '--kv-heads', '2'];
 
-function findChromium() {
-  try {
-    return execSync('command -v chromium', { shell: '/bin/bash', encoding: 'utf8' }).trim();
-  } catch {
-    return '';
-  }
-}
-
-const chromiumPath = findChromium();
-// CI installs Chromium (.ci/run) and sets FORGE_BROWSER_TESTS=required: there a missing browser fails.
-const skip = !chromiumPath && process.env.FORGE_BROWSER_TESTS !== 'required'
-  ? 'no chromium on PATH (apt-get install -y chromium); the browser tests are skipped' : false;
-
-describe('web UI in Chromium', { skip }, () => {
+describe('web UI in Chromium', { skip: browserSkip }, () => {
   let server;
   let browser;
   let context;
@@ -45,18 +32,13 @@ describe('web UI in Chromium', { skip }, () => {
   const assistantMessages = () => page.locator('.message.assistant');
 
   before(async () => {
-    assert.ok(chromiumPath, 'chromium is not on PATH: .ci/run installs it with apt-get install -y chromium');
     mkdirSync(SHOTS, { recursive: true });
-    const { chromium } = await import('playwright-core');
     // `slow` is wide enough to decode at a few dozen tokens/s: the stop test must stop a generation
     // that is still running, and the tiny models finish 900 tokens in well under a second.
     server = await startImageServer(KEY, ['--alias', 'qwen-alias'], {
       models: [['llama-tiny.gguf', '--family', 'llama'], ['slow.gguf', ...SLOW_SHAPE]],
     });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 820 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
     page = await context.newPage();
@@ -211,7 +193,7 @@ describe('web UI in Chromium', { skip }, () => {
     assert.ok(exported.conversations[0].messages.some((m) => m.role === 'assistant' && m.timings?.predicted_n > 0));
     const renamed = { ...exported, conversations: [{ ...exported.conversations[0], title: 'Imported chat' }] };
     writeFileSync(file, JSON.stringify(renamed));
-    await page.locator('input[type=file]').setInputFiles(file);
+    await page.getByLabel('Import conversations (JSON file)').setInputFiles(file);
     await page.getByText('Imported 1 conversation.').waitFor();
     assert.deepEqual(await page.locator('.conversation').allTextContents(), ['Imported chat', title]);
     const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('forge.conversations')));
@@ -373,12 +355,3 @@ describe('web UI in Chromium', { skip }, () => {
     return line ? Number(line.split(' ').at(-1)) : 0;
   }
 });
-
-async function waitFor(check, what, timeout = 30_000) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-}

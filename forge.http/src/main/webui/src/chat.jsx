@@ -1,9 +1,12 @@
-// The chat playground: conversations (kept in the browser), model and sampling settings, and a
+// The chat playground: conversations (kept in the browser), model and sampling settings, images
+// attached to a message (picked, pasted or dropped; for a model with a vision projector), and a
 // streamed answer with its reasoning folded apart, tool calls as such, and the server's timings.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, sseEvents } from './api.js';
+import { imageFormat, refusal, userContent, visionRefusal } from './attachments.js';
+import { dataUris, imageId, imageIds, imageUrl, pruneImages, storeDataUris, storeImage } from './images.js';
 import { markdown } from './markdown.js';
-import { exportJson, importJson, newConversation } from './store.js';
+import { exportJson, importImages, importJson, newConversation } from './store.js';
 
 /** The request's sampling fields: blank ones are left to the server's defaults. */
 export function samplingFields(params) {
@@ -25,14 +28,17 @@ export function samplingFields(params) {
   return out;
 }
 
-/** The conversation as the API's messages: the system prompt first, then each turn's text and tool calls. */
-export function wireMessages(conversation) {
+/**
+ * The conversation as the API's messages: the system prompt first, then each turn's text, images
+ * (data URIs by id in `uris`) and tool calls.
+ */
+export function wireMessages(conversation, uris = new Map()) {
   const out = conversation.system.trim() ? [{ role: 'system', content: conversation.system }] : [];
   for (const m of conversation.messages) {
     if (m.role === 'assistant' && m.tool_calls?.length) {
       out.push({ role: 'assistant', content: m.content ?? '', tool_calls: m.tool_calls.map(({ id, type, function: f }) => ({ id, type, function: f })) });
     } else {
-      out.push({ role: m.role, content: m.content ?? '' });
+      out.push({ role: m.role, content: m.role === 'user' ? userContent(m.content, m.images, uris) : (m.content ?? '') });
     }
   }
   return out;
@@ -66,6 +72,20 @@ async function copyText(text) {
   }
 }
 
+/** A stored image, as its object URL once read from the browser's image store. */
+function StoredImage({ image }) {
+  const [url, setUrl] = useState(undefined);
+  useEffect(() => {
+    let live = true;
+    imageUrl(image.id).then((u) => live && setUrl(u), () => live && setUrl(null));
+    return () => { live = false; };
+  }, [image.id]);
+  if (url === null) {
+    return <span class="image-missing">{image.name}: no longer stored in this browser</span>;
+  }
+  return <img src={url} alt={image.name} title={image.name} />;
+}
+
 function Message({ message, last, busy, onRegenerate }) {
   const [copied, setCopied] = useState(false);
   const html = useMemo(() => markdown(message.content), [message.content]);
@@ -79,7 +99,14 @@ function Message({ message, last, busy, onRegenerate }) {
           <div class="reasoning-text">{message.reasoning}</div>
         </details>
       )}
-      {assistant ? <div class="content markdown" dangerouslySetInnerHTML={{ __html: html }} /> : <div class="content plain">{message.content}</div>}
+      {message.images?.length > 0 && (
+        <ul class="images" aria-label="Images">
+          {message.images.map((image) => <li><StoredImage image={image} /></li>)}
+        </ul>
+      )}
+      {assistant
+        ? <div class="content markdown" dangerouslySetInnerHTML={{ __html: html }} />
+        : (message.content || !message.images?.length) && <div class="content plain">{message.content}</div>}
       {message.tool_calls?.map((call) => (
         <div class="tool-call" role="group" aria-label={`Tool call ${call.function?.name ?? ''}`}>
           <div class="tool-head"><span class="badge">tool call</span> <code>{call.function?.name}</code> {call.id && <span class="hint">{call.id}</span>}</div>
@@ -148,6 +175,11 @@ function NumberField({ id, label, value, onInput, step, min, max, placeholder })
 
 export function Chat({ models, conversations, current, setCurrentId, update }) {
   const [draft, setDraft] = useState('');
+  // images attached to the draft: { id, name, type, size, blob, url } each (url: an object URL for its thumbnail)
+  const [attached, setAttached] = useState([]);
+  const [attachError, setAttachError] = useState('');
+  const [dragging, setDragging] = useState(false);
+  const imageInput = useRef(null);
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState('');
   const [streaming, setStreaming] = useState(null);
@@ -157,6 +189,8 @@ export function Chat({ models, conversations, current, setCurrentId, update }) {
   const wide = useMemo(() => matchMedia('(min-width: 900px)').matches, []);
 
   const model = current.model && models.some((m) => m.id === current.model) ? current.model : (models[0]?.id ?? '');
+  // why the selected model takes no images (null when it does): the attach control says it
+  const noVision = models.length ? visionRefusal(models.find((m) => m.id === model)) : 'Loading the models…';
 
   const patch = (fields, persist = true) => update((list) => list.map((c) => (c.id === current.id ? { ...c, ...fields, updated: Date.now() } : c)), persist);
   const setParam = (name, value) => patch({ params: { ...current.params, [name]: value } });
@@ -176,11 +210,12 @@ export function Chat({ models, conversations, current, setCurrentId, update }) {
     controller.current = abort;
     let frame = 0;
     try {
+      const uris = await dataUris(imageIds([conversation]));
       const response = await api('/v1/chat/completions', {
         method: 'POST',
         raw: true,
         signal: abort.signal,
-        body: { model, messages: wireMessages(conversation), stream: true, stream_options: { include_usage: true }, ...samplingFields(current.params) },
+        body: { model, messages: wireMessages(conversation, uris), stream: true, stream_options: { include_usage: true }, ...samplingFields(current.params) },
       });
       for await (const chunk of sseEvents(response)) {
         if (chunk.error) {
@@ -214,14 +249,68 @@ export function Chat({ models, conversations, current, setCurrentId, update }) {
     }
   }
 
-  const send = (e) => {
-    e?.preventDefault();
-    const text = draft.trim();
-    if (!text || busy || !model) {
+  /** Attaches the image files among `files` that pass the checks; says why for each that does not. */
+  async function attach(files) {
+    const list = [...files];
+    if (!list.length) {
       return;
     }
+    if (noVision) {
+      setAttachError(noVision);
+      return;
+    }
+    const added = [...attached];
+    const refused = [];
+    for (const file of list) {
+      const head = new Uint8Array(await file.slice(0, 16).arrayBuffer());
+      const why = refusal(file.name || 'the image', file.size, head, added.length);
+      if (why) {
+        refused.push(why);
+        continue;
+      }
+      const type = imageFormat(head);
+      const blob = new Blob([file], { type });
+      const id = await imageId(blob);
+      if (!added.some((a) => a.id === id)) {
+        added.push({ id, name: file.name || `image.${type.slice(6)}`, type, size: file.size, blob, url: URL.createObjectURL(blob) });
+      }
+    }
+    setAttached(added);
+    setAttachError(refused.join(' '));
+  }
+
+  const detach = (id) => {
+    setAttached((list) => list.filter((a) => {
+      if (a.id === id) URL.revokeObjectURL(a.url);
+      return a.id !== id;
+    }));
+    composer.current?.focus();
+  };
+
+  const send = async (e) => {
+    e?.preventDefault();
+    const text = draft.trim();
+    if ((!text && !attached.length) || busy || !model) {
+      return;
+    }
+    const images = attached;
+    const message = { role: 'user', content: text };
+    if (images.length) {
+      try {
+        for (const image of images) {
+          await storeImage(image.id, image.blob);
+        }
+      } catch (err) {
+        setAttachError(`The images could not be stored in this browser: ${err.message}`);
+        return;
+      }
+      message.images = images.map(({ id, name, type }) => ({ id, name, type }));
+      images.forEach((image) => URL.revokeObjectURL(image.url));
+    }
     setDraft('');
-    run([...current.messages, { role: 'user', content: text }]);
+    setAttached([]);
+    setAttachError('');
+    run([...current.messages, message]);
   };
 
   const regenerate = () => {
@@ -237,8 +326,8 @@ export function Chat({ models, conversations, current, setCurrentId, update }) {
   const stop = () => controller.current?.abort();
 
   const fileInput = useRef(null);
-  const doExport = () => {
-    const blob = new Blob([exportJson(conversations)], { type: 'application/json' });
+  const doExport = async () => {
+    const blob = new Blob([exportJson(conversations, await dataUris(imageIds(conversations)))], { type: 'application/json' });
     const a = document.createElement('a');
     a.href = URL.createObjectURL(blob);
     a.download = `forgelm-conversations-${new Date().toISOString().slice(0, 10)}.json`;
@@ -250,7 +339,9 @@ export function Chat({ models, conversations, current, setCurrentId, update }) {
     e.currentTarget.value = '';
     if (!file) return;
     try {
-      const imported = importJson(await file.text(), conversations);
+      const text = await file.text();
+      const imported = importJson(text, conversations);
+      await storeDataUris(importImages(text));
       update((list) => [...imported, ...list]);
       setCurrentId(imported[0]?.id ?? current.id);
       setStatus(`Imported ${imported.length} conversation${imported.length === 1 ? '' : 's'}.`);
@@ -270,6 +361,7 @@ export function Chat({ models, conversations, current, setCurrentId, update }) {
       const rest = list.filter((c) => c.id !== current.id);
       const next = rest.length ? rest : [newConversation(model)];
       setCurrentId(next[0].id);
+      pruneImages(next).catch(() => {}); // a leftover image costs space, nothing else
       return next;
     });
   };
@@ -300,24 +392,70 @@ export function Chat({ models, conversations, current, setCurrentId, update }) {
         </div>
       </details>
 
-      <section class="thread" aria-label="Conversation">
+      <section class={`thread${dragging ? ' dragging' : ''}`} aria-label="Conversation"
+        onDragOver={(e) => {
+          if ([...(e.dataTransfer?.types ?? [])].includes('Files')) {
+            e.preventDefault(); // else the browser opens the dropped file in place of the page
+            e.dataTransfer.dropEffect = noVision ? 'none' : 'copy';
+            setDragging(true);
+          }
+        }}
+        onDragLeave={(e) => { if (!e.currentTarget.contains(e.relatedTarget)) setDragging(false); }}
+        onDrop={(e) => {
+          if (e.dataTransfer?.files?.length) {
+            e.preventDefault();
+            setDragging(false);
+            attach(e.dataTransfer.files);
+          }
+        }}>
         <div class="messages" ref={log} role="log" aria-live="polite" aria-busy={busy ? 'true' : 'false'}>
           {shown.length === 0 && <p class="empty">Pick a model, type a message, press Enter.</p>}
           {shown.map((m, i) => (
             <Message message={m} last={i === lastAssistant && m.role === 'assistant'} busy={busy} onRegenerate={regenerate} />
           ))}
         </div>
+        {(attached.length > 0 || attachError) && (
+          <div class="attachments">
+            {attached.length > 0 && (
+              <ul class="thumbnails" aria-label="Attached images">
+                {attached.map((a) => (
+                  <li class="thumbnail">
+                    <img src={a.url} alt={a.name} title={`${a.name} (${Math.ceil(a.size / 1024)} KB)`} />
+                    <button type="button" class="remove" aria-label={`Remove ${a.name}`} title={`Remove ${a.name}`} onClick={() => detach(a.id)}>×</button>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {attachError && <p class="error attach-error" role="alert">{attachError}</p>}
+          </div>
+        )}
         <form class="composer" onSubmit={send}>
+          <span class="attach" title={noVision ?? 'Attach images (or paste them, or drop them here)'}>
+            <button type="button" class="attach-button" aria-label="Attach image" disabled={busy || Boolean(noVision)}
+              aria-describedby={noVision ? 'attach-why' : undefined} onClick={() => imageInput.current.click()}>
+              <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" d="M21 12.5l-8.2 8.2a5 5 0 01-7.1-7.1l8.5-8.5a3.3 3.3 0 014.7 4.7l-8.5 8.5a1.7 1.7 0 01-2.4-2.4l7.8-7.8" /></svg>
+            </button>
+          </span>
+          {noVision && <span id="attach-why" class="visually-hidden">{noVision}</span>}
+          <input ref={imageInput} type="file" accept="image/png,image/jpeg,image/gif,image/bmp" multiple class="visually-hidden"
+            aria-label="Attach image files" tabIndex={-1} onChange={(e) => { const files = [...e.currentTarget.files]; e.currentTarget.value = ''; attach(files); }} />
           <label for="composer-input" class="visually-hidden">Message</label>
           <textarea id="composer-input" ref={composer} rows={2} placeholder="Message (Enter sends, Shift+Enter for a new line)" value={draft}
             onInput={(e) => setDraft(e.currentTarget.value)}
+            onPaste={(e) => {
+              const images = [...(e.clipboardData?.files ?? [])].filter((f) => f.type.startsWith('image/'));
+              if (images.length) {
+                e.preventDefault(); // the image, not its file name as text
+                attach(images);
+              }
+            }}
             onKeyDown={(e) => {
               if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e);
               if (e.key === 'Escape' && busy) stop();
             }} />
           {busy
             ? <button type="button" class="danger" onClick={stop}>Stop</button>
-            : <button type="submit" class="primary" disabled={!model || !draft.trim()}>Send</button>}
+            : <button type="submit" class="primary" disabled={!model || (!draft.trim() && !attached.length)}>Send</button>}
         </form>
         <p class="status" role="status">{status}</p>
       </section>
@@ -352,6 +490,7 @@ export function Chat({ models, conversations, current, setCurrentId, update }) {
 }
 
 function titleOf(messages) {
-  const first = messages.find((m) => m.role === 'user')?.content ?? 'New chat';
+  const user = messages.find((m) => m.role === 'user');
+  const first = user?.content || (user?.images?.length ? user.images[0].name : 'New chat');
   return first.length > 40 ? `${first.slice(0, 40)}…` : first;
 }

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { wireMessages } from './chat.jsx';
+import { dataUris, imageIds } from './images.js';
 
 export function TemplatePreview({ models, conversation }) {
   const [model, setModel] = useState(conversation.model || models[0]?.id || '');
@@ -21,7 +22,7 @@ export function TemplatePreview({ models, conversation }) {
     if (!model) return;
     setBusy(true);
     try {
-      const messages = wireMessages(conversation);
+      const messages = wireMessages(conversation, await dataUris(imageIds([conversation])));
       if (extra.trim()) messages.push({ role: 'user', content: extra });
       const rendered = await api('/apply-template', { method: 'POST', body: { model, messages, add_generation_prompt: generationPrompt } });
       let tokens = null;
