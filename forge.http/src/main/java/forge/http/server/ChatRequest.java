@@ -118,7 +118,7 @@ record ChatRequest(
     /** A chat body; what it holds that was never read is named in {@link #ignored()}. */
     static ChatRequest parse(Fields body) {
         String model = Requests.model(body);
-        Images images = new Images();
+        Images images = body.images();
         List<ChatMessage> messages = messages(body.get("messages"), images);
         List<ToolDefinition> tools = tools(body.get("tools"));
         Map<String, Object> kwargs = Thinking.effort(

@@ -14,8 +14,12 @@ import java.util.regex.Pattern;
  * {@link ChatImage#MARKER marker} that takes its place in the message's text, so the model's
  * template renders the marker where the image was, and the prompt lists the images in marker order.
  *
+ * <p>An {@code http(s)} URL is fetched by the server's {@link ImageFetcher} when the server allows
+ * image URLs ({@code --allow-image-urls}), and its bytes checked as inline ones are; otherwise it
+ * is refused, naming the flag.
+ *
  * <p>Everything that can be refused without decoding is refused here, as a 400 naming the field
- * in the door's own terms: a URL that is not a {@code data:} URI (this server fetches nothing), a
+ * in the door's own terms: a URL that is not a {@code data:} URI nor an allowed image URL, a
  * payload that is not base64, a format that is not PNG, JPEG, GIF or BMP, a header cut short, a
  * size over {@link #MAX_PIXELS} (read from the header: a decompression bomb is a few bytes that
  * declare gigapixels), more than {@link #MAX_IMAGES} images.
@@ -31,6 +35,17 @@ final class Images {
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
     private final List<ChatImage> images = new ArrayList<>();
+    private final ImageFetcher fetcher;
+
+    /** A reader that refuses image URLs. */
+    Images() {
+        this(null);
+    }
+
+    /** A reader that fetches image URLs with {@code fetcher} (null: refuses them). */
+    Images(ImageFetcher fetcher) {
+        this.fetcher = fetcher;
+    }
 
     /** The images read so far, in the order their markers were handed out. */
     List<ChatImage> images() {
@@ -38,17 +53,22 @@ final class Images {
     }
 
     /**
-     * Reads the image of a {@code data:} URI ({@code data:image/png;base64,...}); returns the
-     * marker that stands for it in the text.
+     * Reads the image of a {@code data:} URI ({@code data:image/png;base64,...}), or of an
+     * {@code http(s)} URL where the server fetches them; returns the marker that stands for it in
+     * the text.
      *
      * @param at the field's path, such as {@code messages[0].content[1].image_url.url}
      */
     String dataUri(String url, String at) {
         if (url.regionMatches(true, 0, "http://", 0, 7) || url.regionMatches(true, 0, "https://", 0, 8)) {
-            throw ApiError.badRequest(
-                    at,
-                    at + ": image URLs are not fetched by this server; send the image inline as a data URI"
-                            + " (data:image/png;base64,...)");
+            if (fetcher == null) {
+                throw ApiError.badRequest(
+                        at,
+                        at + ": image URLs are not fetched unless the server runs with --allow-image-urls;"
+                                + " send the image inline as a data URI (data:image/png;base64,...)");
+            }
+            room(at); // before the fetch: a request over the limit costs no download
+            return add(ChatImage.of(fetcher.fetch(url, at)), at);
         }
         if (!url.regionMatches(true, 0, "data:", 0, 5)) {
             throw ApiError.badRequest(at, at + " must be a data URI (data:image/png;base64,...)");
@@ -72,10 +92,14 @@ final class Images {
         return add(ChatImage.of(bytes), at);
     }
 
-    private String add(ChatImage image, String at) {
+    private void room(String at) {
         if (images.size() >= MAX_IMAGES) {
             throw ApiError.badRequest(at, "at most " + MAX_IMAGES + " images are accepted in one request");
         }
+    }
+
+    private String add(ChatImage image, String at) {
+        room(at);
         if (image.format().isEmpty()) {
             throw ApiError.badRequest(
                     at,

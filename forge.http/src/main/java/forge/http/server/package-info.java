@@ -53,12 +53,20 @@
  *     {@code /models/pull}.
  *     Images are read by
  *     one reader too ({@code Images}): OpenAI's {@code image_url} parts, Anthropic's {@code image}
- *     blocks and Responses' {@code input_image} each become a {@code forge.api.template.ChatImage}
+ *     blocks, Responses' {@code input_image} and Ollama's {@code images} (base64 strings, their
+ *     markers before the message's text, or the prompt's) each become a {@code forge.api.template.ChatImage}
  *     (its bytes, named by their SHA-256) with {@code ChatImage.MARKER} in the message's text where
  *     it was (and in the message as sent, which a model's own template reads), and the prompt lists
  *     the images in marker order; everything refusable without decoding (a URL, bad base64, an
  *     unknown format, a cut header, too many pixels by the header, too many images) is a 400 naming
- *     the field as the door wrote it. A model without a projector refuses images in
+ *     the field as the door wrote it. An {@code http(s)} image URL is refused (naming
+ *     {@code --allow-image-urls}) unless the server allows image URLs; then {@code ImageFetcher}
+ *     fetches it while the body is read (the request's {@code Fields} carry the server's fetcher),
+ *     within {@code ImageUrls}' size and time limits, following a few redirects itself, each hop's
+ *     host resolved and every address checked against the loopback, private and reserved
+ *     networks (unless {@code --allow-image-url-net} names them) in the client's own address
+ *     resolver, so the connection goes to the address that was checked. The fetched bytes are
+ *     then checked as inline ones are. A model without a projector refuses images in
  *     {@code ChatRun} ("has no vision projector loaded"). The engine does not run projectors yet
  *     (no {@code --mmproj}), so today every model refuses images this way.
  *     {@code /infill} ({@code Infill}) reads the same generation fields, lays its prompt out with

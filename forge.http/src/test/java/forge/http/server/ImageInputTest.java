@@ -108,10 +108,43 @@ class ImageInputTest {
         assertEquals(List.of(ChatImage.of(a)), responses.prompt().images());
     }
 
+    /** Ollama's images go through the same reader: a raw prompt cannot carry them, a bad one is named by its field. */
+    @Test
+    void ollamaImagesAreReadByTheSameReader() throws Exception {
+        HttpResponse<String> raw = http.post("/api/generate", """
+                {"model": "tiny-text", "stream": false, "raw": true, "prompt": "x", "images": ["%s"]}
+                """.formatted(base64(png(8, 8))));
+        assertEquals(400, raw.statusCode(), raw.body());
+        assertTrue(raw.body().contains("cannot go with 'raw'"), raw.body());
+        HttpResponse<String> bomb =
+                http.post("/api/chat", """
+                {"model": "tiny-text", "stream": false, "messages": [
+                  {"role": "user", "content": "x"}, {"role": "assistant", "content": "y"},
+                  {"role": "user", "content": "z", "images": ["%s", "%s"]}]}
+                """.formatted(base64(png(8, 8)), base64(png(100_000, 100_000))));
+        assertEquals(400, bomb.statusCode(), bomb.body());
+        assertTrue(
+                Json.parse(bomb.body().getBytes(StandardCharsets.UTF_8))
+                        .get("error")
+                        .asText()
+                        .contains("messages[2].images[1] is 100000x100000 pixels"),
+                bomb.body());
+        HttpResponse<String> mixed = http.post("/api/chat", """
+                {"model": "tiny-text", "stream": false, "messages": [
+                  {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "%s"}}]},
+                  {"role": "user", "content": "z", "images": ["%s"]}]}
+                """.formatted(dataUri(png(8, 8)), base64(png(8, 8))));
+        assertEquals(400, mixed.statusCode(), mixed.body());
+        assertTrue(mixed.body().contains("messages[0].content[0]"), mixed.body());
+    }
+
     @Test
     void whatCanBeRefusedWithoutDecodingIsA400NamingTheField() {
         String at = "messages[0].content[0].image_url.url";
-        assertRefused(part("https://example.invalid/cat.png"), at, "image URLs are not fetched by this server");
+        assertRefused(
+                part("https://example.invalid/cat.png"),
+                at,
+                "image URLs are not fetched unless the server runs with --allow-image-urls");
         assertRefused(part("data:image/png;base64,@@@"), at, "is not valid base64");
         assertRefused(part("data:text/plain,hello"), at, "must be a base64 data URI");
         assertRefused(part(dataUri("plain text".getBytes())), at, "is not a PNG, JPEG, GIF or BMP image");
@@ -171,6 +204,29 @@ class ImageInputTest {
                 """.formatted(uri));
         assertEquals(400, responses.statusCode(), responses.body());
         assertTrue(responses.body().contains("has no vision projector"), responses.body());
+        // Ollama's images, in Ollama's error shape, on both of its generating routes
+        String b64 = base64(png(8, 8));
+        HttpResponse<String> ollama = http.post("/api/chat", """
+                {"model": "tiny-text", "stream": false, "messages": [
+                  {"role": "user", "content": "what is it?", "images": ["%s"]}]}
+                """.formatted(b64));
+        assertEquals(400, ollama.statusCode(), ollama.body());
+        assertTrue(
+                Json.parse(ollama.body().getBytes(StandardCharsets.UTF_8))
+                        .get("error")
+                        .asText()
+                        .contains("has no vision projector"),
+                ollama.body());
+        HttpResponse<String> generate = http.post("/api/generate", """
+                {"model": "tiny-text", "stream": false, "prompt": "what is it?", "images": ["%s"]}
+                """.formatted(b64));
+        assertEquals(400, generate.statusCode(), generate.body());
+        assertTrue(
+                Json.parse(generate.body().getBytes(StandardCharsets.UTF_8))
+                        .get("error")
+                        .asText()
+                        .contains("has no vision projector"),
+                generate.body());
         // and the server still serves text
         HttpResponse<String> text = http.post("/v1/chat/completions", """
                 {"model": "tiny-text", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}
