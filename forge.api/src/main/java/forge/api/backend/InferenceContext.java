@@ -42,6 +42,19 @@ public interface InferenceContext extends AutoCloseable {
         }
     }
 
+    /**
+     * Encodes media chunk {@code span} of {@code prompt} with the model's projector and decodes its
+     * embeddings into {@code sequence} at positions {@code position ..
+     * position + span.length() - 1}, in a decode of its own (the tokens before it must be decoded
+     * already; the {@link #batch()} is left as it was). Reads no logits.
+     *
+     * @throws BackendException when the model has no projector, or encoding or decoding fails (the
+     *                          sequence may then hold part of the chunk; the caller removes it)
+     */
+    default void decodeMedia(MediaTokens prompt, int span, int position, int sequence) {
+        throw new BackendException("this backend cannot decode media");
+    }
+
     /** Creates a sampler chain for one sequence. */
     TokenSampler sampler(SamplingParams params);
 

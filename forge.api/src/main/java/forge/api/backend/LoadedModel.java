@@ -1,7 +1,9 @@
 package forge.api.backend;
 
 import forge.api.BackendException;
+import forge.api.template.ChatImage;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -39,6 +41,30 @@ public interface LoadedModel extends AutoCloseable {
      */
     default boolean vision() {
         return false;
+    }
+
+    /** Whether the model reads audio: its projector encodes audio. */
+    default boolean audio() {
+        return false;
+    }
+
+    /** The projector file loaded with the model, if any. */
+    default Optional<Path> projectorFile() {
+        return Optional.empty();
+    }
+
+    /**
+     * Splits a rendered prompt at its {@link forge.api.template.ChatImage#MARKER markers} into text
+     * and media chunks, the {@code i}-th marker becoming {@code images.get(i)}: the text tokenized
+     * (special tokens parsed), each image decoded and preprocessed by the projector (not encoded:
+     * that is {@link InferenceContext#decodeMedia}). Call on any thread; the caller owns the result.
+     *
+     * @param addSpecial whether the model's BOS is added, as {@link Vocabulary#tokenize} adds it
+     * @throws BackendException for a model without a projector, an image that does not decode, or
+     *                          a count of images unlike the count of markers
+     */
+    default MediaTokens media(String prompt, List<ChatImage> images, boolean addSpecial) {
+        throw new BackendException("this model has no multimodal projector");
     }
 
     /** Frees the weights. Every context created from this model must be closed first. */

@@ -31,6 +31,12 @@ public record ChatImage(byte[] data, String id) {
      */
     public static final String MARKER = "<__media__>";
 
+    /**
+     * The most pixels (width times height, as the header declares) an image may have: the doors
+     * refuse a larger one with a 400, and the backend checks again before it decodes any pixel.
+     */
+    public static final long MAX_PIXELS = 8192L * 8192;
+
     /** The formats accepted, as {@link #format()} names them. */
     public static final List<String> FORMATS = List.of("png", "jpeg", "gif", "bmp");
 

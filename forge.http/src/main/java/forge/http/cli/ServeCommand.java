@@ -91,6 +91,19 @@ public final class ServeCommand implements Callable<Integer> {
     List<String> loraScaled = new ArrayList<>();
 
     @Option(
+            names = {"-mm", "--mmproj"},
+            paramLabel = "[MODEL=]FILE",
+            description = "A multimodal projector (mmproj GGUF): of the model given with -m (FILE), or of one model"
+                    + " by id or alias (MODEL=FILE; repeatable). Wins over a projector found beside the model;"
+                    + " its embedding width must be the model's (a projector that does not fit fails the load).")
+    List<String> mmproj = new ArrayList<>();
+
+    @Option(
+            names = "--no-mmproj",
+            description = "Load no projector found beside a model (only those given with --mmproj): no images in.")
+    boolean noMmproj;
+
+    @Option(
             names = "--lora-init-without-apply",
             description = "Load the --lora adapters at scale 0: requests apply them with lora, or POST /lora-adapters.")
     boolean loraWithoutApply;
@@ -584,6 +597,7 @@ public final class ServeCommand implements Callable<Integer> {
             }
             usePromptCache(config);
             perModel.forEach(config::modelTemplate);
+            Path ownProjector = projectors(config);
             catalog = new ModelCatalog(config.build());
             List<ModelEntry> preload = new ArrayList<>();
             if (!models.isEmpty()) {
@@ -591,9 +605,16 @@ public final class ServeCommand implements Callable<Integer> {
                     preload.add(catalog.add(models.get(i), i == 0 ? aliases : List.of()));
                 }
                 addAdapters(catalog, preload.getFirst());
+                if (ownProjector != null) {
+                    catalog.registry().setProjector(preload.getFirst(), ownProjector);
+                }
                 // -m serves what it names, as llama-server: only the folders named beside it are read too
                 sources.register(catalog, false);
             } else {
+                if (ownProjector != null) {
+                    throw new ForgeException("--mmproj FILE names the projector of the model given with -m;"
+                            + " without -m, give --mmproj MODEL=FILE, or keep it beside the model");
+                }
                 // Without -m: the user's models where they are (folders, Ollama, LM Studio, the HF cache)
                 if (!lora.isEmpty() || !loraScaled.isEmpty()) {
                     throw new ForgeException("--lora and --lora-scaled name adapters of the model given with -m;"
@@ -652,6 +673,38 @@ public final class ServeCommand implements Callable<Integer> {
             runtime.close();
             throw e;
         }
+    }
+
+    /**
+     * {@code --mmproj} and {@code --no-mmproj}: each {@code MODEL=FILE} becomes that model's
+     * projector in {@code config}; a plain {@code FILE} (an existing file, whatever its name holds)
+     * is the projector of the one model given with {@code -m}, returned for the caller to attach.
+     *
+     * @return the {@code -m} model's projector, or null
+     */
+    private Path projectors(CatalogConfig.Builder config) {
+        config.foundProjectors(!noMmproj);
+        Path own = null;
+        for (String given : mmproj) {
+            int eq = given.indexOf('=');
+            if (Files.isRegularFile(Path.of(given)) || eq <= 0) {
+                if (own != null || models.size() > 1) {
+                    throw new ForgeException("--mmproj FILE names the projector of the one model given with -m;"
+                            + " give --mmproj MODEL=FILE for each of several");
+                }
+                own = Path.of(given);
+                if (!Files.isRegularFile(own)) {
+                    throw new ForgeException("--mmproj " + given + ": multimodal projector file not found");
+                }
+            } else {
+                Path file = Path.of(given.substring(eq + 1));
+                if (!Files.isRegularFile(file)) {
+                    throw new ForgeException("--mmproj " + given + ": multimodal projector file not found: " + file);
+                }
+                config.modelProjector(given.substring(0, eq), file);
+            }
+        }
+        return own;
     }
 
     /**

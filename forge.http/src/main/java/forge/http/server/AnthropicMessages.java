@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatTemplate;
 import forge.api.template.ToolCall;
+import forge.runtime.catalog.PreparedChat;
 import forge.runtime.catalog.ServedModel;
 import forge.runtime.engine.FinishReason;
 import java.io.IOException;
@@ -63,9 +64,9 @@ final class AnthropicMessages {
         ChatTemplate template =
                 ModelCapabilities.template(model.template(), req.prompt().tools(), strict);
         StructuredOutput.Applied shaped = req.structured().apply(template, req.prompt(), req.sampling());
-        return Json.MAPPER
-                .createObjectNode()
-                .put("input_tokens", model.prepare(shaped.prompt(), template).tokens().length);
+        try (PreparedChat prepared = ChatRun.prepare(model, shaped.prompt(), template)) {
+            return Json.MAPPER.createObjectNode().put("input_tokens", prepared.tokens().length);
+        }
     }
 
     private void whole(ChatRun run, ClientWatch watch, Response response, Callback callback)

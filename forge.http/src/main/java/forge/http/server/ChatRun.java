@@ -1,7 +1,9 @@
 package forge.http.server;
 
+import forge.api.BackendException;
 import forge.api.backend.AdapterScale;
 import forge.api.template.ChatDelta;
+import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.api.template.ToolCall;
 import forge.runtime.catalog.ChatGeneration;
@@ -88,12 +90,6 @@ final class ChatRun {
         ModelEntry entry = Requests.entry(context.catalog(), req.model());
         ServedModel model = context.catalog().serve(entry);
         List<AdapterScale> adapters = req.lora().resolve(req.model(), entry, model);
-        if (!req.prompt().images().isEmpty() && !model.model().vision()) {
-            throw ApiError.badRequest(
-                    "messages",
-                    "model " + entry.id() + " has no vision projector loaded: this version reads image parts but does"
-                            + " not run vision projectors yet, so no model takes images");
-        }
         // The output's shape becomes a grammar before anything is generated: a bad one is a 400 here.
         // Tools offered to a model whose template has no tool-call syntax: the generic format (ModelCapabilities).
         ChatTemplate template =
@@ -103,40 +99,62 @@ final class ChatRun {
         SortedSet<String> ignored = new TreeSet<>(req.ignored());
         ignored.addAll(shaped.unenforced());
         Strictness.check(strict, new TreeSet<>(shaped.unenforced()));
-        PreparedChat prepared = model.prepare(shaped.prompt(), template);
-        ContextFit fit = ContextFit.of(
-                prepared.tokens().length,
-                req.maxTokens(),
-                model.engine().config().slotContext(),
-                strict);
-        List<ChatGeneration> choices = new ArrayList<>(req.n());
-        Run run = Run.start(
-                id,
-                entry.id(),
-                context.metrics(),
-                1,
-                req.n(),
-                shaped.sampling(),
-                (sequence, prompt, sampling) -> {
-                    ChatGeneration choice = model.chat(
-                            prepared,
-                            new ChatOptions(
-                                    sequence,
-                                    sampling,
-                                    fit.maxTokens(),
-                                    req.stops(),
-                                    req.ignoreEos(),
-                                    req.logprobs(),
-                                    req.speculation(),
-                                    adapters));
-                    choices.add(choice);
-                    return choice.generation();
-                },
-                ignored,
-                fit.maxTokens(),
-                request,
-                response);
-        return new ChatRun(run, req, List.copyOf(choices));
+        // Each submitted choice holds its own reference to the prompt's media; this one goes once all are.
+        try (PreparedChat prepared = prepare(model, shaped.prompt(), template)) {
+            ContextFit fit = ContextFit.of(
+                    prepared.tokens().length,
+                    req.maxTokens(),
+                    model.engine().config().slotContext(),
+                    strict);
+            List<ChatGeneration> choices = new ArrayList<>(req.n());
+            Run run = Run.start(
+                    id,
+                    entry.id(),
+                    context.metrics(),
+                    1,
+                    req.n(),
+                    shaped.sampling(),
+                    (sequence, prompt, sampling) -> {
+                        ChatGeneration choice = model.chat(
+                                prepared,
+                                new ChatOptions(
+                                        sequence,
+                                        sampling,
+                                        fit.maxTokens(),
+                                        req.stops(),
+                                        req.ignoreEos(),
+                                        req.logprobs(),
+                                        req.speculation(),
+                                        adapters));
+                        choices.add(choice);
+                        return choice.generation();
+                    },
+                    ignored,
+                    fit.maxTokens(),
+                    request,
+                    response);
+            return new ChatRun(run, req, List.copyOf(choices));
+        }
+    }
+
+    /**
+     * Renders and tokenizes {@code prompt} ({@link ServedModel#prepare}): images to a model without
+     * a vision projector, or an image the projector cannot read (it does not decode, or the
+     * template lost its marker), are the client's 400.
+     */
+    static PreparedChat prepare(ServedModel model, ChatPrompt prompt, ChatTemplate template) {
+        if (!prompt.images().isEmpty() && !model.model().vision()) {
+            throw ApiError.badRequest(
+                    "messages", "model " + model.descriptor().id() + " has no vision projector; give --mmproj");
+        }
+        try {
+            return model.prepare(prompt, template);
+        } catch (BackendException e) {
+            if (prompt.images().isEmpty()) {
+                throw e;
+            }
+            throw ApiError.badRequest("messages", e.getMessage());
+        }
     }
 
     /** The response's id, as the route chose it. */

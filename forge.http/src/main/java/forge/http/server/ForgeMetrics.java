@@ -117,6 +117,17 @@ final class ForgeMetrics {
                 "forge_prefix_copies_total",
                 "Prompt prefixes shared from one slot to another",
                 e -> e.snapshot().prefixCopies());
+        // Images: each encode is one the slots and the prompt cache did not hold already.
+        counter(
+                catalog,
+                "forge_media_encodes_total",
+                "Media chunks (images) encoded by the model's projector",
+                e -> e.snapshot().mediaEncodes());
+        counter(
+                catalog,
+                "forge_media_tokens_total",
+                "Embeddings the encoded media chunks decoded into the context",
+                e -> e.snapshot().mediaTokens());
         // Speculative decoding, in llama-server's names.
         counter(
                 catalog,

@@ -677,6 +677,12 @@ public final class ForgeServer implements AutoCloseable {
             capabilities.add("rerank");
         }
         e.served().filter(s -> s.vocabulary().fim().isPresent()).ifPresent(s -> capabilities.add("infill"));
+        if (ModelCapabilities.vision(e)) {
+            capabilities.add("vision");
+        }
+        if (ModelCapabilities.audio(e)) {
+            capabilities.add("audio");
+        }
         return m;
     }
 

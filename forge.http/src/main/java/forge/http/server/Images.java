@@ -39,7 +39,7 @@ final class Images {
     static final int MAX_AUDIO_SECONDS = 600;
 
     /** The most pixels (width times height, as the header declares) one image may have. */
-    static final long MAX_PIXELS = 8192L * 8192;
+    static final long MAX_PIXELS = ChatImage.MAX_PIXELS;
 
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 

@@ -19,6 +19,9 @@ import java.util.Optional;
  * in the system turn, calls in {@code <tool_call>} JSON, forced by grammar when required or named,
  * parsed when the model writes them in auto mode). {@code --strict} keeps such a template as it
  * is: tools are not offered to the model, and a forced call is refused.
+ *
+ * <p>Images and audio: a model with a multimodal projector reads them ({@link #vision},
+ * {@link #audio}); every listing says so from these two.
  */
 final class ModelCapabilities {
 
@@ -48,6 +51,21 @@ final class ModelCapabilities {
                 .flatMap(s -> !s.template().toolCallTriggers().isEmpty()
                         ? Optional.of(ToolFormat.TEMPLATE)
                         : strict ? Optional.empty() : Optional.of(ToolFormat.GENERIC));
+    }
+
+    /**
+     * Whether the model reads images: once loaded, whether its projector encodes images; before,
+     * whether it has a projector to load ({@code --mmproj}, or found beside it).
+     */
+    static boolean vision(ModelEntry e) {
+        return e.served()
+                .map(s -> s.model().vision())
+                .orElseGet(() -> e.projector().isPresent());
+    }
+
+    /** Whether the model reads audio: its loaded projector encodes audio (known once loaded). */
+    static boolean audio(ModelEntry e) {
+        return e.served().map(s -> s.model().audio()).orElse(false);
     }
 
     /** The template a request with {@code tools} renders with: the model's, or the generic format around it. */

@@ -155,7 +155,13 @@ final class ModelsApi {
             m.set("status", status(e));
             describe(e, m);
             ObjectNode arch = m.putObject("architecture");
-            arch.putArray("input_modalities").add("text");
+            ArrayNode input = arch.putArray("input_modalities").add("text");
+            if (ModelCapabilities.vision(e)) {
+                input.add("image");
+            }
+            if (ModelCapabilities.audio(e)) {
+                input.add("audio");
+            }
             arch.putArray("output_modalities").add("text");
         }
         return list;
@@ -186,6 +192,7 @@ final class ModelsApi {
         m.put("source", e.source());
         m.put("path", e.descriptor().path().toString());
         m.put("size", e.fileBytes());
+        e.projector().ifPresent(p -> m.put("mmproj", p.toString()));
         if (e.parts().size() > 1) {
             m.put("parts", e.parts().size());
         }

@@ -175,8 +175,8 @@ final class OllamaApi {
      * (a model without pooling of its own is mean-pooled); {@code tools} as {@code /v1/models}
      * reports it ({@link ModelCapabilities}); {@code insert} when it has fill-in-the-middle tokens
      * (known from its vocabulary once loaded, from its metadata before); {@code thinking} when its
-     * template reads a reasoning switch or opens a think block. No {@code vision}: images are not
-     * served yet.
+     * template reads a reasoning switch or opens a think block; {@code vision} and {@code audio}
+     * for a model with a projector that reads them ({@link ModelCapabilities}).
      */
     static List<String> capabilities(ModelEntry e, boolean strict) {
         ModelMetadata meta = e.descriptor().metadata();
@@ -192,6 +192,12 @@ final class OllamaApi {
             out.add("insert");
         }
         out.add("embedding");
+        if (ModelCapabilities.vision(e)) {
+            out.add("vision");
+        }
+        if (ModelCapabilities.audio(e)) {
+            out.add("audio");
+        }
         String template = meta.chatTemplate().orElse("");
         if (THINKING.matcher(template).find()) {
             out.add("thinking");

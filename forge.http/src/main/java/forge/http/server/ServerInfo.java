@@ -147,6 +147,11 @@ final class ServerInfo {
         n.put("model_path", entry.descriptor().path().toString());
         n.put("loaded", served.isPresent());
         n.put("n_ctx", c.contextSize());
+        // llama-server's multimodal flags; what a request may carry besides text
+        n.putObject("modalities")
+                .put("vision", ModelCapabilities.vision(entry))
+                .put("audio", ModelCapabilities.audio(entry));
+        entry.projector().ifPresent(p -> n.put("mmproj_path", p.toString()));
         n.put("chat_template", entry.template().variant());
         n.put("chat_template_family", entry.template().provider().family());
         String version = Optional.ofNullable(ServerInfo.class.getModule().getDescriptor())

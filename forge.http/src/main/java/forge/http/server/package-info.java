@@ -66,9 +66,14 @@
  *     host resolved and every address checked against the loopback, private and reserved
  *     networks (unless {@code --allow-image-url-net} names them) in the client's own address
  *     resolver, so the connection goes to the address that was checked. The fetched bytes are
- *     then checked as inline ones are. A model without a projector refuses images in
- *     {@code ChatRun} ("has no vision projector loaded"). The engine does not run projectors yet
- *     (no {@code --mmproj}), so today every model refuses images this way.
+ *     then checked as inline ones are.
+ *     {@code ChatRun.prepare} renders the prompt with the model's
+ *     own template (which writes each marker where its image was) and has the model's projector
+ *     split it into text and media chunks; a model without a projector refuses images there
+ *     ("model X has no vision projector; give --mmproj"), and an image that does not decode is a
+ *     400 too, before anything runs. The media embeddings count as prompt tokens in every door's
+ *     usage and in {@code ContextFit}; the engine encodes each image (see {@code forge.runtime.engine}).
+ *     The listings say {@code vision} (and {@code audio}) from one rule ({@code ModelCapabilities}).
  *     {@code /infill} ({@code Infill}) reads the same generation fields, lays its prompt out with
  *     the vocabulary's FIM tokens as llama-server does, runs on the same core and writes
  *     llama-server's own completion objects; its editor limits ({@code t_max_predict_ms},

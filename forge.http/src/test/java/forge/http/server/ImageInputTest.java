@@ -287,7 +287,7 @@ class ImageInputTest {
         JsonNode error =
                 Json.parse(openai.body().getBytes(StandardCharsets.UTF_8)).get("error");
         assertTrue(
-                error.get("message").asText().contains("model tiny-text has no vision projector loaded"),
+                error.get("message").asText().contains("model tiny-text has no vision projector; give --mmproj"),
                 openai.body());
         HttpResponse<String> anthropic = http.post("/v1/messages", """
                 {"model": "tiny-text", "max_tokens": 4, "messages": [{"role": "user", "content": [

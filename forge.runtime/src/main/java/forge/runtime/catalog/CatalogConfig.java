@@ -39,6 +39,8 @@ public final class CatalogConfig {
     private final ContextSizing.Policy contextPolicy;
     private final String templateName;
     private final Map<String, String> modelTemplates;
+    private final Map<String, Path> modelProjectors;
+    private final boolean foundProjectors;
     private final String templateSource;
     private final boolean mmap;
     private final Duration fileSettle;
@@ -58,6 +60,8 @@ public final class CatalogConfig {
                 b.contextPolicy != null ? b.contextPolicy : ContextSizing.Policy.fixed(b.engineConfig.contextSize());
         this.templateName = b.templateName;
         this.modelTemplates = Map.copyOf(b.modelTemplates);
+        this.modelProjectors = Map.copyOf(b.modelProjectors);
+        this.foundProjectors = b.foundProjectors;
         this.templateSource = b.templateSource;
         this.mmap = b.mmap;
         this.fileSettle = b.fileSettle;
@@ -107,6 +111,22 @@ public final class CatalogConfig {
     /** Every per-model template, by model name in lower case. */
     public Map<String, String> modelTemplates() {
         return modelTemplates;
+    }
+
+    /**
+     * The multimodal projector configured for the model answering to {@code name} (id or alias,
+     * ignoring case), if any: it wins over one found beside the model.
+     */
+    public Optional<Path> modelProjector(String name) {
+        return Optional.ofNullable(modelProjectors.get(name.toLowerCase(Locale.ROOT)));
+    }
+
+    /**
+     * Whether a projector found beside a model ({@code ModelSource.Found.projector}) is loaded with
+     * it: yes unless {@code --no-mmproj}.
+     */
+    public boolean foundProjectors() {
+        return foundProjectors;
     }
 
     /** The Jinja chat template every model uses instead of its GGUF's ({@code --chat-template-file}), if any. */
@@ -179,6 +199,8 @@ public final class CatalogConfig {
         private ContextSizing.Policy contextPolicy;
         private String templateName = "";
         private final Map<String, String> modelTemplates = new LinkedHashMap<>();
+        private final Map<String, Path> modelProjectors = new LinkedHashMap<>();
+        private boolean foundProjectors = true;
         private String templateSource;
         private boolean mmap = true;
         private Duration fileSettle = Duration.ofSeconds(2);
@@ -221,6 +243,26 @@ public final class CatalogConfig {
          */
         public Builder modelTemplate(String name, String template) {
             modelTemplates.put(name.toLowerCase(Locale.ROOT), Objects.requireNonNull(template));
+            return this;
+        }
+
+        /**
+         * The model answering to {@code name} (id or alias, ignoring case) is served with the
+         * multimodal projector {@code projector} (llama-server's {@code --mmproj}), whatever was
+         * found beside it.
+         */
+        public Builder modelProjector(String name, Path projector) {
+            modelProjectors.put(
+                    name.toLowerCase(Locale.ROOT), projector.toAbsolutePath().normalize());
+            return this;
+        }
+
+        /**
+         * Whether projectors found beside models are loaded with them (default yes; llama-server's
+         * {@code --no-mmproj} says no, and then only a configured projector is).
+         */
+        public Builder foundProjectors(boolean use) {
+            this.foundProjectors = use;
             return this;
         }
 

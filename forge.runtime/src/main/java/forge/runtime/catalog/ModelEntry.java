@@ -27,6 +27,8 @@ public final class ModelEntry {
     private final long fileBytes;
     private final String templateError; // the chosen template's own reason it cannot render; null when it can
     private final List<AdapterFile> adapters = new CopyOnWriteArrayList<>();
+    /** The multimodal projector loaded with it (found beside it, or configured); null for none. */
+    private volatile Path projector;
 
     // guarded by this
     private ModelState state;
@@ -82,9 +84,27 @@ public final class ModelEntry {
         return parts;
     }
 
-    /** The bytes of its files. */
+    /** The bytes of its files, its projector's included: what loading it takes from memory. */
     public long fileBytes() {
-        return fileBytes;
+        Path p = projector;
+        if (p == null) {
+            return fileBytes;
+        }
+        try {
+            return fileBytes + Files.size(p);
+        } catch (IOException e) {
+            return fileBytes; // a projector that is gone fails the load, with the reason
+        }
+    }
+
+    /** The multimodal projector ({@code mmproj-*.gguf}) served with it, if any: it then reads images. */
+    public Optional<Path> projector() {
+        return Optional.ofNullable(projector);
+    }
+
+    /** Serves it with {@code file} as its projector from its next load on; null for none. */
+    void projector(Path file) {
+        this.projector = file;
     }
 
     /**

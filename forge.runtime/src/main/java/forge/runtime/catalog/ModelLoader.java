@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -393,7 +394,8 @@ public final class ModelLoader implements AutoCloseable {
             }
             return true;
         };
-        LoadedModel model = config.backend().load(new ModelLoadParams(d.path(), -1, config.mmap(), false), progress);
+        LoadedModel model = config.backend()
+                .load(new ModelLoadParams(d.path(), -1, config.mmap(), false, entry.projector()), progress);
         try {
             // The adapters belong to the model: llama.cpp frees them with it, after the engine's context.
             List<LoraAdapter> adapters = new ArrayList<>();
@@ -422,7 +424,7 @@ public final class ModelLoader implements AutoCloseable {
                     context.source(),
                     context.reason());
             EngineConfig sized = engineConfig.withContext(context.contextSize(), engineConfig.slots());
-            PromptCache.Key key = promptCacheKey(d, sized);
+            PromptCache.Key key = promptCacheKey(d, model.projectorFile(), sized);
             Engine engine = new Engine(d.id(), model, sized, config.promptCache(), key, draftSetup(d));
             LOG.info(
                     "loaded {} in {} ms: {}",
@@ -455,12 +457,12 @@ public final class ModelLoader implements AutoCloseable {
     }
 
     /** The key of a model's entries in the prompt cache, after reading its files from disk; null when there is no cache. */
-    private PromptCache.Key promptCacheKey(ModelDescriptor d, EngineConfig sized) {
+    private PromptCache.Key promptCacheKey(ModelDescriptor d, Optional<Path> projector, EngineConfig sized) {
         if (!config.promptCache().enabled()) {
             return null;
         }
         try {
-            PromptCache.Key key = PromptCache.Key.of(d.path(), sized);
+            PromptCache.Key key = PromptCache.Key.of(d.path(), projector, sized);
             PromptCacheStore store = config.promptCacheStore().orElse(null);
             if (store != null) {
                 int loaded = store.load(key);

@@ -73,6 +73,23 @@ public final class ModelRegistry {
     }
 
     /**
+     * Serves {@code entry} with the multimodal projector in {@code file} ({@code --mmproj}), in
+     * place of one found beside it, from its next load on. Whether it fits the model (its
+     * embedding width) is checked when both load: a projector that does not fit fails the load
+     * with llama.cpp's reason, and the model is then listed as failed with it.
+     *
+     * @throws ForgeException when the file is missing
+     */
+    public void setProjector(ModelEntry entry, Path file) {
+        Path path = file.toAbsolutePath().normalize();
+        if (!Files.isRegularFile(path)) {
+            throw new ForgeException("multimodal projector file not found: " + path);
+        }
+        entry.projector(path);
+        LOG.info("model {}: multimodal projector {} (given)", entry.id(), path);
+    }
+
+    /**
      * Gives {@code entry} the LoRA adapter in {@code file} ({@code --lora}), served on its own under
      * the file's stem, applied at {@code scale} to the requests that name no {@code lora}. The
      * adapter's header is checked against the model's ({@link LoraFiles#mismatch}), so an adapter
@@ -257,6 +274,16 @@ public final class ModelRegistry {
         }
         ModelState state = problem.isEmpty() ? new ModelState.Unloaded() : new ModelState.Unavailable(problem);
         ModelEntry entry = new ModelEntry(descriptor, selection, found.source(), found.parts(), state, templateError);
+        // a configured projector wins over one found beside the model; --no-mmproj drops the found one
+        Optional<Path> projector = descriptor.names().stream()
+                .map(config::modelProjector)
+                .flatMap(Optional::stream)
+                .findFirst()
+                .or(() -> config.foundProjectors() ? found.projector() : Optional.empty());
+        projector.ifPresent(p -> {
+            entry.projector(p);
+            LOG.info("model {}: multimodal projector {}", descriptor.id(), p);
+        });
         entries.add(entry);
         if (problem.isEmpty()) {
             LOG.info(

@@ -2,6 +2,7 @@ package forge.runtime.catalog;
 
 import forge.api.backend.LoadedModel;
 import forge.api.backend.LoraAdapter;
+import forge.api.backend.MediaTokens;
 import forge.api.backend.Vocabulary;
 import forge.api.model.ModelDescriptor;
 import forge.api.template.ChatPrompt;
@@ -116,7 +117,9 @@ public final class ServedModel implements AutoCloseable {
 
     /** Renders, tokenizes and submits a chat completion. */
     public ChatGeneration chat(ChatPrompt prompt, ChatOptions options) {
-        return chat(prepare(prompt), options);
+        try (PreparedChat prepared = prepare(prompt)) {
+            return chat(prepared, options);
+        }
     }
 
     /**
@@ -136,6 +139,11 @@ public final class ServedModel implements AutoCloseable {
     public PreparedChat prepare(ChatPrompt prompt, ChatTemplate template) {
         String text = template.render(prompt);
         // A template that writes the BOS token as text gets no second one from the tokenizer.
+        if (!prompt.images().isEmpty()) {
+            // the template rendered each image's marker where it was; the projector splits there
+            MediaTokens media = model.media(text, prompt.images(), !template.rendersBos());
+            return new PreparedChat(prompt, media.tokens(), template, media);
+        }
         return new PreparedChat(prompt, model.vocabulary().tokenize(text, !template.rendersBos(), true), template);
     }
 
@@ -154,7 +162,8 @@ public final class ServedModel implements AutoCloseable {
                 options.logprobs(),
                 false,
                 options.speculation(),
-                options.adapters()));
+                options.adapters(),
+                prepared.media()));
         return new ChatGeneration(generation, prepared.template().parser(prepared.prompt()), prepared.tokens().length);
     }
 

@@ -38,13 +38,21 @@ final class ComputeGate {
 
     /** {@code context.decode()}, in turn with the other contexts when they do not all fit the cores. */
     void decode(InferenceContext context) {
+        compute(context, context::decode);
+    }
+
+    /**
+     * {@code work} on {@code context}'s thread (a decode, or a media chunk's encode and decode), in
+     * turn with the other contexts when they do not all fit the cores.
+     */
+    void compute(InferenceContext context, Runnable work) {
         if (threads.get() <= cores) {
-            context.decode();
+            work.run();
             return;
         }
         turn.lock();
         try {
-            context.decode();
+            work.run();
         } finally {
             if (turn.hasQueuedThreads()) {
                 context.idle();

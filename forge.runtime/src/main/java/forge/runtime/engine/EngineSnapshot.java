@@ -23,6 +23,10 @@ import java.util.Set;
  *                        {@code spec_decode_num_draft_tokens_total})
  * @param draftAccepted   of those, the ones accepted ({@code spec_decode_num_accepted_tokens_total})
  * @param draftSteps      decodes that verified a draft ({@code spec_decode_num_drafts_total})
+ * @param runningAdapters the LoRA adapters of the running requests
+ * @param mediaEncodes    media chunks (images) encoded by the projector: one per chunk that no
+ *                        slot and no prompt cache entry held already
+ * @param mediaTokens     the embeddings those encodes decoded (counted in {@code prefilledTokens} too)
  */
 public record EngineSnapshot(
         List<SlotSnapshot> slots,
@@ -38,10 +42,47 @@ public record EngineSnapshot(
         long draftTokens,
         long draftAccepted,
         long draftSteps,
-        Set<LoraAdapter> runningAdapters) {
+        Set<LoraAdapter> runningAdapters,
+        long mediaEncodes,
+        long mediaTokens) {
     public EngineSnapshot {
         slots = List.copyOf(slots);
         runningAdapters = Set.copyOf(runningAdapters);
+    }
+
+    /** A snapshot without media counters. */
+    public EngineSnapshot(
+            List<SlotSnapshot> slots,
+            long prefilledTokens,
+            long reusedTokens,
+            long prefixCopies,
+            long prefixWaits,
+            int kvCellsUsed,
+            int kvCells,
+            long restoredTokens,
+            long cacheSaves,
+            long cacheRestores,
+            long draftTokens,
+            long draftAccepted,
+            long draftSteps,
+            Set<LoraAdapter> runningAdapters) {
+        this(
+                slots,
+                prefilledTokens,
+                reusedTokens,
+                prefixCopies,
+                prefixWaits,
+                kvCellsUsed,
+                kvCells,
+                restoredTokens,
+                cacheSaves,
+                cacheRestores,
+                draftTokens,
+                draftAccepted,
+                draftSteps,
+                runningAdapters,
+                0,
+                0);
     }
 
     /** A snapshot without LoRA adapters in use. */

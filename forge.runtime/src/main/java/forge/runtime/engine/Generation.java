@@ -1,7 +1,9 @@
 package forge.runtime.engine;
 
+import forge.api.backend.MediaTokens;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -24,8 +26,15 @@ public final class Generation {
 
     private volatile boolean deferText;
 
+    /** The engine's reference to the request's media, dropped at its end; null when there is none or it ended. */
+    private final AtomicReference<MediaTokens> media = new AtomicReference<>();
+
+    /** Takes the engine's reference to the request's media, which {@link #emit} drops with the last event. */
     Generation(GenerationRequest request) {
         this.request = request;
+        if (request.media() != null) {
+            media.set(request.media().retain());
+        }
     }
 
     public GenerationRequest request() {
@@ -100,6 +109,13 @@ public final class Generation {
     }
 
     void emit(GenerationEvent event) {
+        if (event instanceof GenerationEvent.Done || event instanceof GenerationEvent.Failed) {
+            // the engine is done with the media: its last use (an encode) returned before this event
+            MediaTokens held = media.getAndSet(null);
+            if (held != null) {
+                held.close();
+            }
+        }
         events.add(event);
         if (deferText && event instanceof GenerationEvent.Text) {
             return;

@@ -1,6 +1,7 @@
 package forge.runtime.engine;
 
 import forge.api.backend.AdapterScale;
+import forge.api.backend.MediaTokens;
 import forge.api.backend.TokenLogprobs;
 import forge.api.sampler.SamplingParams;
 import java.util.List;
@@ -33,6 +34,10 @@ import java.util.Set;
  * @param adapters    the LoRA adapters of the model applied to this request, each at its scale
  *                    (an adapter at scale 0 is left out: it changes nothing). Requests with
  *                    different sets never share a decode, nor each other's cached cells.
+ * @param media       the prompt's media, when it has any ({@code prompt} is then its
+ *                    {@link MediaTokens#tokens()}: text ids and a run of placeholders per media
+ *                    chunk); null for a text prompt. The engine holds a reference from admission
+ *                    to the request's end; the maker closes its own.
  */
 public record GenerationRequest(
         String id,
@@ -45,7 +50,36 @@ public record GenerationRequest(
         int logprobs,
         boolean scorePrompt,
         Speculation speculation,
-        List<AdapterScale> adapters) {
+        List<AdapterScale> adapters,
+        MediaTokens media) {
+
+    /** A text request. */
+    public GenerationRequest(
+            String id,
+            int[] prompt,
+            SamplingParams sampling,
+            int maxTokens,
+            List<String> stops,
+            Set<Integer> stopTokens,
+            boolean ignoreEos,
+            int logprobs,
+            boolean scorePrompt,
+            Speculation speculation,
+            List<AdapterScale> adapters) {
+        this(
+                id,
+                prompt,
+                sampling,
+                maxTokens,
+                stops,
+                stopTokens,
+                ignoreEos,
+                logprobs,
+                scorePrompt,
+                speculation,
+                adapters,
+                null);
+    }
 
     /** A request without LoRA adapters. */
     public GenerationRequest(
@@ -132,5 +166,25 @@ public record GenerationRequest(
         stops = List.copyOf(stops);
         stopTokens = Set.copyOf(stopTokens);
         adapters = adapters.stream().filter(a -> a.scale() != 0).toList();
+        if (media != null) {
+            if (scorePrompt) {
+                throw new IllegalArgumentException("a prompt with media cannot be scored");
+            }
+            if (MediaTokens.isPlaceholder(prompt[prompt.length - 1])) {
+                // its last token's logits are sampled from, and a media chunk has none
+                throw new IllegalArgumentException("a prompt cannot end with media");
+            }
+        } else {
+            for (int token : prompt) {
+                if (MediaTokens.isPlaceholder(token)) {
+                    throw new IllegalArgumentException("a media placeholder in a prompt without media");
+                }
+            }
+        }
+    }
+
+    /** Whether the prompt has media chunks. */
+    public boolean hasMedia() {
+        return media != null && !media.media().isEmpty();
     }
 }

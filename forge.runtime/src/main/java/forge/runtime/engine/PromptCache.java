@@ -3,6 +3,7 @@ package forge.runtime.engine;
 import forge.api.backend.KvCacheType;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The prompt cache beyond the slots ({@code --cache-ram}, as llama-server's): sequence states saved
@@ -56,8 +58,18 @@ public final class PromptCache {
         /** How many of a model file's first bytes {@link #of} hashes: a GGUF header and its metadata. */
         static final int HEADER_BYTES = 1 << 20;
 
-        /** The key of a model file served with {@code config}. */
+        /** The key of a model file served with {@code config}, without a projector. */
         public static Key of(Path model, EngineConfig config) throws IOException {
+            return of(model, Optional.empty(), config);
+        }
+
+        /**
+         * The key of a model file served with {@code config} and {@code projector}: the projector's
+         * identity (its path, size, modification time and first bytes) is hashed into
+         * {@link #headerHash}, since a state holding an image's cells is that projector's encoding
+         * of it; its tokens name the image only by its hash ({@code MediaTokens}).
+         */
+        public static Key of(Path model, Optional<Path> projector, EngineConfig config) throws IOException {
             Path file = model.toAbsolutePath().normalize();
             BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
             MessageDigest sha;
@@ -68,6 +80,16 @@ public final class PromptCache {
             }
             try (InputStream in = Files.newInputStream(file)) {
                 sha.update(in.readNBytes(HEADER_BYTES));
+            }
+            if (projector.isPresent()) {
+                Path mmproj = projector.get().toAbsolutePath().normalize();
+                BasicFileAttributes p = Files.readAttributes(mmproj, BasicFileAttributes.class);
+                sha.update(
+                        (mmproj + "\0" + p.size() + "\0" + p.lastModifiedTime().toMillis())
+                                .getBytes(StandardCharsets.UTF_8));
+                try (InputStream in = Files.newInputStream(mmproj)) {
+                    sha.update(in.readNBytes(HEADER_BYTES));
+                }
             }
             return new Key(
                     file.toString(),

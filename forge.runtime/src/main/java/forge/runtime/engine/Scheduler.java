@@ -4,6 +4,7 @@ import forge.api.ForgeException;
 import forge.api.backend.AdapterScale;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.LoraAdapter;
+import forge.api.backend.MediaTokens;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenSampler;
 import forge.api.backend.Vocabulary;
@@ -43,6 +44,10 @@ final class Scheduler {
     private long restoredTokens;
     private long cacheSaves;
     private long cacheRestores;
+    /** Media chunks encoded (each an encode of the projector), and the embeddings they decoded. */
+    private long mediaEncodes;
+
+    private long mediaTokens;
     /** The host prompt cache and this context's key in it; {@code key} is null when there is none. */
     private final PromptCache cache;
 
@@ -179,6 +184,10 @@ final class Scheduler {
             if (chosen.model() && drafter == null) {
                 chosen = Speculation.OFF; // a draft model's sizes, on an engine without one
             }
+            if (generation.request().media() != null) {
+                // its history holds media placeholders, which neither an n-gram draft nor a draft model may propose
+                chosen = Speculation.OFF;
+            }
             running[id] = new ActiveRequest(
                     generation, sampler, context, vocab, slotContext, chosen, synthetic.random(generation.request()));
             acquirePrefix(id, true);
@@ -187,6 +196,49 @@ final class Scheduler {
             fail(id, generation, asForge(e, ""));
         }
         publish();
+    }
+
+    /**
+     * Encodes the media chunk that starts at request {@code r}'s next prompt position and decodes
+     * its embeddings into slot {@code id} ({@code InferenceContext.decodeMedia}), in a decode of its
+     * own before this step's batch, in turn with other contexts as decodes are. A failure fails this
+     * request alone (its cells are dropped).
+     *
+     * @return whether the chunk is in the cache now (false: the request failed and left its slot)
+     */
+    private boolean decodeMedia(int id, ActiveRequest r) {
+        Slot slot = slots[id];
+        MediaTokens media = r.request.media();
+        List<MediaTokens.Span> spans = media == null ? List.of() : media.media();
+        int index = -1;
+        for (int k = 0; k < spans.size(); k++) {
+            if (spans.get(k).start() == r.prefilled) {
+                index = k;
+            }
+        }
+        try {
+            if (index < 0) {
+                throw new IllegalStateException(
+                        "prompt position " + r.prefilled + " is inside a media chunk, which is decoded whole");
+            }
+            MediaTokens.Span span = spans.get(index);
+            int span0 = index;
+            int position = slot.cached();
+            gate.compute(context, () -> context.decodeMedia(media, span0, position, id));
+            for (int j = 0; j < span.length(); j++) {
+                slot.append(r.prompt[span.start() + j]);
+            }
+            slot.computed();
+            r.prefilled += span.length();
+            prefilledTokens += span.length();
+            mediaEncodes++;
+            mediaTokens += span.length();
+            return true;
+        } catch (RuntimeException e) {
+            LOG.warn("media chunk of request {} failed: {}", r.request.id(), e.getMessage());
+            fail(id, r.generation, asForge(e, "encoding the prompt's media failed: "));
+            return false;
+        }
     }
 
     /** Carries out the request's {@link PrefixPlan} in slot {@code id}. */
@@ -421,6 +473,15 @@ final class Scheduler {
             while (r.prefilled < prompt.length && batch.size() < batch.capacity()) {
                 boolean last = r.prefilled == prompt.length - 1;
                 int token = prompt[r.prefilled];
+                if (MediaTokens.isPlaceholder(token)) {
+                    // A media chunk is decoded on its own, once the text before it is in the cache:
+                    // a later step when this one holds that text.
+                    if (slot.inBatch() || !decodeMedia(i, r)) {
+                        break;
+                    }
+                    changed = true;
+                    continue;
+                }
                 int position = slot.append(token);
                 int index = batch.add(token, position, i, last || scoring);
                 if (scoring && r.scoreCount++ == 0) {
@@ -710,6 +771,8 @@ final class Scheduler {
                 draftTokens,
                 draftAccepted,
                 draftSteps,
-                adapters));
+                adapters,
+                mediaEncodes,
+                mediaTokens));
     }
 }

@@ -82,6 +82,31 @@
  *     the engine those of the queued ones ({@code waitingAdapters}), for vLLM's LoRA gauge. The
  *     adapters themselves belong to the model, not the engine: loaded with it and freed with it,
  *     after the engine's context is closed.</li>
+ * <li><b>Media (images) in the prompt</b>, as llama-server runs libmtmd. <i>Representation</i>: a
+ *     request with images carries a {@code forge.api.backend.MediaTokens} ({@code GenerationRequest.media}):
+ *     the projector's split of the rendered prompt into text and media chunks, and one token list in
+ *     which each media chunk is a run of negative placeholder ids, one per embedding, derived from
+ *     the image's SHA-256. So every part of the engine that compares tokens (slot choice, the
+ *     {@code PrefixPlan}, the host prompt cache and its disk entries) compares an image by its content,
+ *     as llama-server's {@code server_tokens} compares chunk ids, and counts its embeddings as prompt
+ *     tokens (usage, the context check). Only projectors that place one embedding per position are
+ *     run (no M-RoPE: refused when the prompt is split). A prompt never ends with media (its last
+ *     token's logits are sampled), and a media chunk is decoded whole, so a slot's cells never hold
+ *     part of one and a prefix match never ends inside one. <i>Decoding</i>: the prefill loop stops at
+ *     a chunk's first placeholder; once the slot has no tokens in the step's batch (the text before it
+ *     is in the cache), the engine thread encodes the chunk and decodes its embeddings into the slot's
+ *     sequence ({@code InferenceContext.decodeMedia}: libmtmd's {@code mtmd_helper_eval_chunk_single},
+ *     in a decode of its own, before the step's batch, through the {@code ComputeGate} as a decode),
+ *     then prefill goes on after it. A chunk whose cells a slot or the host cache holds already is never
+ *     encoded: the snapshot counts encodes ({@code mediaEncodes}) and their embeddings. A failure to
+ *     encode fails that request alone and drops its cells. A request with media does not speculate
+ *     (a draft cannot propose placeholders). <i>Lifecycle</i>: the request's thread makes the chunks
+ *     ({@code LoadedModel.media}, on its own thread: images are decoded and preprocessed there, not on
+ *     the engine's) and holds one reference; each admitted {@code Generation} takes one more, dropped
+ *     with its {@code Done} or {@code Failed} event (after the engine's last use of them); the route
+ *     drops its own once every choice is submitted, so whichever is last frees the native chunks, never
+ *     while the engine thread encodes. The host cache's key names the projector too (path, size, time,
+ *     first bytes), since a saved image's cells are that projector's encoding of it.</li>
  * <li><b>Snapshots</b>: the engine thread publishes an immutable
  *     {@link forge.runtime.engine.EngineSnapshot} (slot states, cached tokens, request ids,
  *     prefill/reuse/copy counters, KV cells used) on every state change and at most every 100 ms

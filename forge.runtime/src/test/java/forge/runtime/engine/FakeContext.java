@@ -3,6 +3,7 @@ package forge.runtime.engine;
 import forge.api.SamplingException;
 import forge.api.backend.AdapterScale;
 import forge.api.backend.InferenceContext;
+import forge.api.backend.MediaTokens;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.TokenSampler;
@@ -213,6 +214,39 @@ final class FakeContext implements InferenceContext {
             lastPos = Arrays.copyOf(batch.pos, batch.size);
             calls.add(line.toString());
         }
+    }
+
+    /**
+     * Records {@code media seq@pos:id xN} (the first 8 hex digits of the id, N embeddings), checks
+     * the position as a decode does, and puts the chunk's placeholders into the sequence's cells.
+     * Fails as an encoder would when {@link #failMedia} is set.
+     */
+    @Override
+    public synchronized void decodeMedia(MediaTokens prompt, int span, int position, int sequence) {
+        MediaTokens.Span s = prompt.media().get(span);
+        calls.add("media " + sequence + "@" + position + ":" + s.id().substring(0, 8) + " x" + s.length());
+        if (mediaFailure != null) {
+            throw mediaFailure;
+        }
+        if (position != held[sequence]) {
+            throw new AssertionError(
+                    "sequence " + sequence + " gets media at " + position + " after " + held[sequence] + " cells");
+        }
+        if (position + s.length() > cells[sequence].length) {
+            throw new AssertionError("sequence " + sequence + "'s stream is full");
+        }
+        int[] tokens = prompt.tokens();
+        System.arraycopy(tokens, s.start(), cells[sequence], position, s.length());
+        held[sequence] += s.length();
+        logits = new boolean[0]; // a media decode reads no logits
+    }
+
+    private volatile RuntimeException mediaFailure;
+
+    /** Every following {@link #decodeMedia} throws {@code failure} (null: none). */
+    FakeContext failMedia(RuntimeException failure) {
+        mediaFailure = failure;
+        return this;
     }
 
     @Override

@@ -3,16 +3,22 @@ package forge.runtime.engine;
 import static forge.runtime.engine.SlotViews.tokens;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.KvCacheType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What the host prompt cache saves, which entry a prompt restores, and what it evicts, on plain values. */
 class PromptCacheTest {
@@ -24,6 +30,29 @@ class PromptCacheTest {
 
     private static PromptCache.Entry entry(PromptCache.Key key, int stateBytes, int... tokens) {
         return new PromptCache.Entry(key, tokens, new byte[stateBytes]);
+    }
+
+    @TempDir
+    Path dir;
+
+    /**
+     * A state holding an image's cells is its projector's encoding of it, while its tokens name the
+     * image only by its hash: the key names the projector, so another projector (or none) restores
+     * nothing of it.
+     */
+    @Test
+    void theKeyOfAModelServedWithAProjectorNamesTheProjector() throws IOException {
+        Path model = Files.write(dir.resolve("m.gguf"), new byte[] {1, 2, 3});
+        Path a = Files.write(dir.resolve("mmproj-a.gguf"), new byte[] {4, 5});
+        Path b = Files.write(dir.resolve("mmproj-b.gguf"), new byte[] {6, 7});
+        EngineConfig config = EngineConfig.defaults();
+        PromptCache.Key none = PromptCache.Key.of(model, config);
+        PromptCache.Key withA = PromptCache.Key.of(model, Optional.of(a), config);
+        assertEquals(none, PromptCache.Key.of(model, Optional.empty(), config));
+        assertEquals(withA, PromptCache.Key.of(model, Optional.of(a), config));
+        assertNotEquals(none, withA);
+        assertNotEquals(withA, PromptCache.Key.of(model, Optional.of(b), config));
+        assertEquals(none.model(), withA.model(), "the entries are still the model's, on disk too");
     }
 
     @Test

@@ -15,6 +15,7 @@ import forge.api.SamplingException;
 import forge.api.backend.AdapterScale;
 import forge.api.backend.LoraAdapter;
 import forge.api.sampler.SamplingParams;
+import forge.api.template.ChatImage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -290,6 +291,91 @@ class SchedulerTest {
         assertEquals("remove 0 [8,-1)", context.calls().get(1), "the cells of the prompt and x y");
         assertEquals("decode 0@8:35 0@9:26*", context.calls().get(2));
         assertEquals(8, done(events(next)).timings().cachedTokens());
+    }
+
+    // ------------------------------------------------------------------ media
+
+    private static GenerationRequest media(String id, FakeMedia m, int maxTokens) {
+        return new GenerationRequest(
+                id,
+                m.tokens(),
+                SamplingParams.GREEDY,
+                maxTokens,
+                List.of(),
+                Set.of(),
+                false,
+                -1,
+                false,
+                null,
+                List.of(),
+                m);
+    }
+
+    @Test
+    void anImageIsDecodedWholeAfterTheTextBeforeItAndCountsAsPromptTokens() throws Exception {
+        scheduler(1, 64, 16);
+        FakeMedia m = FakeMedia.of(prompt("ab"), new FakeMedia.Image("cat", 6), FakeVocabulary.ids("cd"));
+        String cat = ChatImage.sha256("cat".getBytes()).substring(0, 8);
+        Generation g = new Generation(media("look", m, 1));
+        assertEquals(2, m.holders.get(), "the engine holds its own reference while the request runs");
+        scheduler.start(g);
+        finishAll();
+        assertEquals(
+                List.of(
+                        "sampler 1",
+                        "remove 0 [0,-1)",
+                        "decode 0@0:0 0@1:10 0@2:11",
+                        "media 0@3:" + cat + " x6",
+                        "decode 0@9:12 0@10:13*"),
+                context.calls().subList(0, 5),
+                "the text before the image first, then the image on its own, then the rest with its logits");
+        assertEquals(11, snapshot().prefilledTokens(), "the image's embeddings are prompt tokens");
+        assertEquals(1, snapshot().mediaEncodes());
+        assertEquals(6, snapshot().mediaTokens());
+        done(events(g));
+        assertEquals(1, m.holders.get(), "the engine dropped its reference with the request's end");
+    }
+
+    @Test
+    void aReturningTurnWithTheSameImageReusesItsCellsAndAnotherImageIsEncoded() throws Exception {
+        scheduler(1, 64, 16);
+        context.script(A + 23);
+        FakeMedia first = FakeMedia.of(prompt("ab"), new FakeMedia.Image("cat", 6), FakeVocabulary.ids("cd"));
+        start(media("turn-1", first, 1));
+        finishAll();
+        context.clearCalls();
+        FakeMedia next = FakeMedia.of(
+                prompt("ab"), new FakeMedia.Image("cat", 6), FakeVocabulary.ids("cd"), new int[] {A + 23, A + 16});
+        Generation again = start(media("turn-2", next, 1));
+        finishAll();
+        assertTrue(context.calls("media").isEmpty(), "the image's cells came from the slot: " + context.calls());
+        assertEquals(11, done(events(again)).timings().cachedTokens(), "the text and the image's 6 cells");
+        assertEquals(1, snapshot().mediaEncodes());
+        context.clearCalls();
+        // the same text with another image: the slot keeps what comes before the image, and encodes it
+        FakeMedia dog = FakeMedia.of(prompt("ab"), new FakeMedia.Image("dog", 6), FakeVocabulary.ids("cd"));
+        start(media("dog", dog, 1));
+        finishAll();
+        assertEquals("remove 0 [3,-1)", context.calls().get(1));
+        assertEquals(1, context.calls("media").size(), context.calls().toString());
+        assertEquals(2, snapshot().mediaEncodes());
+    }
+
+    @Test
+    void anEncodeThatFailsFailsItsRequestAloneAndDropsItsCells() throws Exception {
+        scheduler(2, 64, 16);
+        Generation text = start("text", prompt("abcdef"), 3);
+        context.failMedia(new BackendException("the encoder failed"));
+        FakeMedia m = FakeMedia.of(prompt("ab"), new FakeMedia.Image("cat", 6), FakeVocabulary.ids("cd"));
+        Generation image = start(media("image", m, 1));
+        finishAll();
+        assertTrue(failed(events(image)).getMessage().contains("the encoder failed"));
+        assertTrue(
+                context.calls("remove").contains("remove 1 [0,-1)"),
+                context.calls().toString());
+        done(events(text));
+        assertEquals(1, m.holders.get(), "a failed request drops its reference too");
+        assertEquals(0, snapshot().busySlots());
     }
 
     // ------------------------------------------------------------------ slot choice and copies
@@ -743,6 +829,28 @@ class SchedulerTest {
         assertEquals(1, snapshot().cacheRestores());
         assertEquals(2, snapshot().cacheSaves());
         assertArrayEquals(concat(session('a'), A + 1, A + 2), context.cells(0));
+    }
+
+    @Test
+    void anImagesCellsAreSavedToTheHostCacheAndRestoredWithoutEncodingItAgain() throws InterruptedException {
+        PromptCache cache = hostCache(1, 64, 16, KEY);
+        FakeMedia first = FakeMedia.of(prompt("ab"), new FakeMedia.Image("cat", 40), FakeVocabulary.ids("cd"));
+        start(media("image", first, 1));
+        finishAll();
+        assertEquals(1, snapshot().mediaEncodes());
+        start("b", session('b'), 1);
+        finishAll();
+        assertEquals(1, cache.size(), "the image's conversation was saved before its cells went");
+        context.clearCalls();
+        FakeMedia back = FakeMedia.of(
+                prompt("ab"), new FakeMedia.Image("cat", 40), FakeVocabulary.ids("cd"), new int[] {A + 16});
+        Generation g = start(media("image again", back, 1));
+        finishAll();
+        assertEquals(List.of("restore 0 (45)"), context.calls("restore"));
+        assertEquals(List.of(), context.calls("media"), "the image came back with the state: " + context.calls());
+        assertEquals(45, done(events(g)).timings().cachedTokens());
+        assertEquals(1, snapshot().mediaEncodes());
+        assertArrayEquals(back.tokens(), context.cells(0));
     }
 
     /**

@@ -9,6 +9,7 @@ import forge.api.backend.ContextParams;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.KvCacheType;
+import forge.api.backend.MediaTokens;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenLogprobs;
 import forge.api.backend.TokenSampler;
@@ -243,6 +244,17 @@ public final class LlamaContext implements InferenceContext {
             }
         }
         applied = given;
+    }
+
+    @Override
+    public void decodeMedia(MediaTokens prompt, int span, int position, int sequence) {
+        if (!(prompt instanceof MediaPrompt media)) {
+            throw new BackendException("the media prompt was not made by this backend");
+        }
+        LlamaProjector projector = model.projector()
+                .orElseThrow(() -> new BackendException("model " + model.path() + " has no multimodal projector"));
+        int chunk = media.chunkOf(span);
+        projector.eval(this, media, chunk, chunk + 1, position, sequence, false);
     }
 
     @Override

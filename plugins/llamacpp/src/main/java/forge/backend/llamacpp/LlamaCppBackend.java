@@ -17,6 +17,7 @@ import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.LlamaLibrary;
 import forge.backend.llamacpp.ffm.LlamaLog;
 import forge.backend.llamacpp.ffm.Structs;
+import forge.backend.llamacpp.natives.LlamaNatives;
 import forge.lib.gguf.GgufReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -219,7 +220,23 @@ public final class LlamaCppBackend implements Backend {
                     placement.devices(),
                     placement.reason());
         }
-        return new LlamaModel(model, file, params.vocabOnly(), placement);
+        LlamaModel loaded = new LlamaModel(model, file, params.vocabOnly(), placement);
+        if (params.projector().isPresent()) {
+            Path mmproj = params.projector().get();
+            try {
+                Path libmtmd = LlamaNatives.in(library.directory())
+                        .mtmd()
+                        .orElseThrow(() -> new BackendException("cannot load the projector " + mmproj
+                                + ": there is no libmtmd beside the llama.cpp libraries in " + library.directory()));
+                // the encoder runs where the layers went: on the GPU when any did, as llama-server's default
+                loaded.loadProjector(
+                        mmproj, libmtmd, Runtime.getRuntime().availableProcessors(), placement.offloaded() > 0);
+            } catch (RuntimeException e) {
+                loaded.close();
+                throw e;
+            }
+        }
+        return loaded;
     }
 
     /**

@@ -10,6 +10,7 @@ import forge.api.backend.LoraAdapter;
 import forge.api.backend.ModelInfo;
 import forge.api.backend.Offload;
 import forge.api.backend.Vocabulary;
+import forge.api.template.ChatImage;
 import forge.backend.llamacpp.ffm.Llama;
 import forge.backend.llamacpp.ffm.LlamaLibrary;
 import forge.backend.llamacpp.ffm.LlamaLog;
@@ -186,6 +187,26 @@ public final class LlamaModel implements LoadedModel {
     /** The projector loaded with {@link #loadProjector}, if any. */
     public Optional<LlamaProjector> projector() {
         return Optional.ofNullable(projector);
+    }
+
+    @Override
+    public boolean audio() {
+        LlamaProjector p = projector;
+        return p != null && p.audio();
+    }
+
+    @Override
+    public Optional<Path> projectorFile() {
+        return projector().map(LlamaProjector::path);
+    }
+
+    @Override
+    public MediaPrompt media(String prompt, List<ChatImage> images, boolean addSpecial) {
+        LlamaProjector p = projector;
+        if (p == null) {
+            throw new BackendException("model " + path + " has no multimodal projector");
+        }
+        return p.tokenize(prompt, images, addSpecial, ChatImage.MAX_PIXELS);
     }
 
     void contextClosed() {

@@ -164,6 +164,14 @@ public final class LlamaProjector implements AutoCloseable {
                                 + ")" + suffix(LlamaLog.takeLastError()));
                     }
                     result.read(call);
+                    for (MediaPrompt.Chunk c : result.chunks()) {
+                        if (c instanceof MediaPrompt.Media m && m.positions() != m.embeddings()) {
+                            // the engine places a chunk's embeddings at one position each (MediaTokens)
+                            throw new BackendException("the projector " + path + " places images by M-RoPE ("
+                                    + m.embeddings() + " embeddings at " + m.positions()
+                                    + " positions), which this version does not run");
+                        }
+                    }
                     return result;
                 } catch (RuntimeException | Error e) {
                     result.close();
@@ -196,18 +204,37 @@ public final class LlamaProjector implements AutoCloseable {
      */
     public Evaluation eval(
             LlamaContext context, MediaPrompt prompt, int first, int position, int sequence, boolean logitsLast) {
+        return eval(context, prompt, first, prompt.size(), position, sequence, logitsLast);
+    }
+
+    /**
+     * {@link #eval(LlamaContext, MediaPrompt, int, int, int, boolean)} of the chunks
+     * {@code [first, to)} only: the engine decodes one media chunk this way, between the text
+     * batches it builds itself.
+     */
+    public Evaluation eval(
+            LlamaContext context,
+            MediaPrompt prompt,
+            int first,
+            int to,
+            int position,
+            int sequence,
+            boolean logitsLast) {
         ensureOpen();
         context.ensureOpen();
         context.checkSequence(sequence);
         if (prompt.projector() != this || context.model().projector().orElse(null) != this) {
             throw new BackendException("the prompt or the context belongs to another projector than " + path);
         }
-        List<MediaPrompt.Chunk> chunks = prompt.chunks(first);
+        if (first < 0 || to > prompt.size() || first > to) {
+            throw new BackendException("chunks [" + first + ", " + to + ") of a prompt of " + prompt.size());
+        }
+        List<MediaPrompt.Chunk> chunks = prompt.chunks().subList(first, to);
         if (logitsLast && !chunks.isEmpty() && !(chunks.getLast() instanceof MediaPrompt.Text)) {
             throw new BackendException("a prompt that ends with media has no logits to sample from");
         }
         int batch = context.batchCapacity();
-        for (int i = first; i < prompt.size(); i++) {
+        for (int i = first; i < to; i++) {
             if (prompt.chunks().get(i) instanceof MediaPrompt.Media m
                     && m.embeddings() > context.ubatchCapacity()
                     && Mtmd.mtmd_decode_use_non_causal(mtmd, prompt.chunk(i))) {
@@ -222,10 +249,10 @@ public final class LlamaProjector implements AutoCloseable {
             MemorySegment next = call.allocate(JAVA_INT);
             int pos = position;
             int lastBatch = 0;
-            for (int i = first; i < prompt.size(); i++) {
+            for (int i = first; i < to; i++) {
                 LlamaLog.takeLastError();
                 next.set(JAVA_INT, 0, pos); // the helper adds to it
-                boolean last = i == prompt.size() - 1;
+                boolean last = i == to - 1;
                 int result = Mtmd.mtmd_helper_eval_chunk_single(
                         mtmd, context.segment(), prompt.chunk(i), pos, sequence, batch, logitsLast && last, next);
                 if (result != 0) {

@@ -4,23 +4,25 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import forge.api.BackendException;
+import forge.api.backend.MediaTokens;
 import forge.backend.llamacpp.ffm.LlamaLibrary;
 import forge.backend.llamacpp.ffm.Mtmd;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A prompt split by a {@link LlamaProjector} into text and media chunks: the Java view (each text
  * chunk's tokens; each media chunk's kind, id, token count and positions) and the native
  * {@code mtmd_input_chunks} it was read from, which {@link LlamaProjector#eval} decodes. The
  * native chunks live in a shared arena of their own with {@code mtmd_input_chunks_free}
- * attached: {@link #close} frees them, and a second close does nothing.
+ * attached. As a {@link MediaTokens} it is counted: {@link #retain} adds a holder, {@link #close}
+ * drops one, and the last close frees the chunks (a close beyond that does nothing).
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
-public final class MediaPrompt implements AutoCloseable {
+public final class MediaPrompt implements MediaTokens {
 
     /** What a media chunk holds. */
     public enum Kind {
@@ -67,8 +69,10 @@ public final class MediaPrompt implements AutoCloseable {
     private final LlamaProjector projector;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment chunks;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicInteger holders = new AtomicInteger(1);
     private List<Chunk> view = List.of();
+    private int[] tokens = new int[0];
+    private List<Span> spans = List.of();
 
     MediaPrompt(LlamaProjector projector, MemorySegment rawChunks) {
         this.projector = projector;
@@ -99,6 +103,53 @@ public final class MediaPrompt implements AutoCloseable {
             }
         }
         view = List.copyOf(out);
+        // the engine's view: text ids, and each media chunk as its run of placeholders (MediaTokens)
+        int[] all = new int[view.stream().mapToInt(Chunk::tokens).sum()];
+        List<Span> media = new ArrayList<>();
+        int at = 0;
+        for (Chunk c : view) {
+            switch (c) {
+                case Text t -> System.arraycopy(t.ids(), 0, all, at, t.ids().length);
+                case Media m -> {
+                    for (int j = 0; j < m.embeddings(); j++) {
+                        all[at + j] = MediaTokens.placeholder(m.id(), j);
+                    }
+                    media.add(new Span(m.id(), at, m.embeddings(), m.kind() == Kind.AUDIO));
+                }
+            }
+            at += c.tokens();
+        }
+        tokens = all;
+        spans = List.copyOf(media);
+    }
+
+    @Override
+    public int[] tokens() {
+        return tokens.clone();
+    }
+
+    @Override
+    public List<Span> media() {
+        return spans;
+    }
+
+    /** The index in {@link #chunks()} of media span {@code span}. */
+    int chunkOf(int span) {
+        int seen = -1;
+        for (int i = 0; i < view.size(); i++) {
+            if (view.get(i) instanceof Media && ++seen == span) {
+                return i;
+            }
+        }
+        throw new BackendException("the prompt has no media chunk " + span);
+    }
+
+    @Override
+    public MediaPrompt retain() {
+        if (holders.getAndUpdate(n -> n == 0 ? 0 : n + 1) == 0) {
+            throw new BackendException("the media prompt is closed");
+        }
+        return this;
     }
 
     /** The projector that split the prompt. */
@@ -134,7 +185,7 @@ public final class MediaPrompt implements AutoCloseable {
     }
 
     /** The tokens the prompt counts: text tokens and media embeddings together. */
-    public int tokens() {
+    public int tokenCount() {
         return view.stream().mapToInt(Chunk::tokens).sum();
     }
 
@@ -144,15 +195,15 @@ public final class MediaPrompt implements AutoCloseable {
     }
 
     private void ensureOpen() {
-        if (closed.get()) {
+        if (holders.get() == 0) {
             throw new BackendException("the media prompt is closed");
         }
     }
 
-    /** Frees the native chunks. Harmless when already closed. */
+    /** Drops one holder; the last frees the native chunks. Harmless when already freed. */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
+        if (holders.getAndUpdate(n -> n == 0 ? 0 : n - 1) == 1) {
             arena.close();
         }
     }

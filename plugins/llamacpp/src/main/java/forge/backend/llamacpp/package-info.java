@@ -40,9 +40,12 @@
  *     {@code close} before {@code llama_model_free}</td>
  *     <td>{@code tokenize}: any; {@code eval}: the context's thread, one encode at a time (a lock:
  *     {@code mtmd_encode_chunk} writes the projector's one output buffer)</td></tr>
- * <tr><td>{@link forge.backend.llamacpp.MediaPrompt}</td><td>{@code mtmd_input_chunks} of one prompt</td>
- *     <td>its own shared arena, {@code mtmd_input_chunks_free} attached; made by {@code tokenize} on
- *     the request's thread, decoded by {@code eval} on the engine's, closed by its holder</td>
+ * <tr><td>{@link forge.backend.llamacpp.MediaPrompt}</td><td>{@code mtmd_input_chunks} of one prompt
+ *     (text tokens, the preprocessed image tensors)</td>
+ *     <td>its own shared arena, {@code mtmd_input_chunks_free} attached; made by {@code tokenize}
+ *     ({@code LoadedModel.media}) on the request's thread, decoded chunk by chunk by {@code eval}
+ *     ({@code InferenceContext.decodeMedia}) on the engine's; counted holders (the route, each
+ *     admitted request), the last {@code close} frees it, so never during an encode</td>
  *     <td>any, one at a time</td></tr>
  * <tr><td>an image being read</td><td>the {@code stb_image} pixels, the {@code mtmd_bitmap}</td>
  *     <td>the tokenize call's confined arena; {@code stbi_image_free} once the bitmap has copied

@@ -10,6 +10,7 @@ import forge.api.backend.LoadProgress;
 import forge.api.backend.ModelLoadParams;
 import forge.api.template.ChatImage;
 import forge.backend.llamacpp.natives.LlamaNatives;
+import forge.lib.gguf.synth.SynthImages;
 import forge.lib.gguf.synth.SynthProjector;
 import java.nio.file.Path;
 import java.util.List;
@@ -41,7 +42,7 @@ class LlamaAudioProjectorTest {
                     BackendException.class,
                     () -> projector.tokenize(
                             "look: " + projector.marker(),
-                            List.of(ChatImage.of(TestImages.png(8, 8, 1))),
+                            List.of(ChatImage.of(SynthImages.png(8, 8, 1))),
                             true,
                             1 << 20));
             assertTrue(e.getMessage().contains("does not read images"), e.getMessage());

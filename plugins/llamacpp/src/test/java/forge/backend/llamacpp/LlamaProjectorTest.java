@@ -19,6 +19,7 @@ import forge.api.backend.TokenSampler;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatImage;
 import forge.backend.llamacpp.natives.LlamaNatives;
+import forge.lib.gguf.synth.SynthImages;
 import forge.lib.gguf.synth.SynthProjector;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -86,7 +87,7 @@ class LlamaProjectorTest {
         LlamaProjector projector = gemma3.projector().orElseThrow();
         assertTrue(projector.vision());
         assertFalse(projector.audio());
-        byte[] png = TestImages.png(100, 80, 1);
+        byte[] png = SynthImages.png(100, 80, 1);
         try (MediaPrompt prompt =
                 projector.tokenize(prompt(projector, 1), List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
             List<MediaPrompt.Chunk> chunks = prompt.chunks();
@@ -110,7 +111,7 @@ class LlamaProjectorTest {
             assertArrayEquals(plain, text);
             assertEquals(
                     text.length + 16 + ((MediaPrompt.Text) chunks.get(2)).ids().length,
-                    prompt.tokens(),
+                    prompt.tokenCount(),
                     "media embeddings count as tokens");
         }
     }
@@ -119,7 +120,7 @@ class LlamaProjectorTest {
     void anMlpProjectorMakesOneMediaChunkPerImage() {
         LlamaProjector projector = mlp.projector().orElseThrow();
         List<ChatImage> images =
-                List.of(ChatImage.of(TestImages.png(40, 40, 2)), ChatImage.of(TestImages.png(64, 20, 3)));
+                List.of(ChatImage.of(SynthImages.png(40, 40, 2)), ChatImage.of(SynthImages.png(64, 20, 3)));
         try (MediaPrompt prompt = projector.tokenize(prompt(projector, 2), images, true, MAX_PIXELS)) {
             List<MediaPrompt.Media> media = prompt.chunks().stream()
                     .filter(MediaPrompt.Media.class::isInstance)
@@ -140,9 +141,9 @@ class LlamaProjectorTest {
     @Test
     void anEvaluatedImageDecidesTheNextTokenDeterministically() {
         for (LlamaModel model : List.of(gemma3, mlp)) {
-            float[] first = logprobsAfter(model, TestImages.png(64, 64, 4));
-            float[] again = logprobsAfter(model, TestImages.png(64, 64, 4));
-            float[] other = logprobsAfter(model, TestImages.png(64, 64, 5));
+            float[] first = logprobsAfter(model, SynthImages.png(64, 64, 4));
+            float[] again = logprobsAfter(model, SynthImages.png(64, 64, 4));
+            float[] other = logprobsAfter(model, SynthImages.png(64, 64, 5));
             assertArrayEquals(first, again, model.path() + ": same image, same distribution");
             assertFalse(Arrays.equals(first, other), model.path() + ": another image, another distribution");
         }
@@ -173,7 +174,7 @@ class LlamaProjectorTest {
     void oddShapesEncodeLikeAnyImage() {
         for (LlamaModel model : List.of(gemma3, mlp)) {
             for (int[] size : new int[][] {{1, 1}, {3000, 1}, {1, 2000}, {7, 5}}) {
-                float[] out = logprobsAfter(model, TestImages.png(size[0], size[1], 9));
+                float[] out = logprobsAfter(model, SynthImages.png(size[0], size[1], 9));
                 assertTrue(out.length > 0, model.path() + " " + size[0] + "x" + size[1]);
             }
         }
@@ -199,13 +200,13 @@ class LlamaProjectorTest {
     void badImagesAreRefusedBeforeAnyPixelIsDecoded() {
         LlamaProjector projector = gemma3.projector().orElseThrow();
         String one = prompt(projector, 1);
-        byte[] png = TestImages.png(32, 32, 6);
+        byte[] png = SynthImages.png(32, 32, 6);
         assertRefused(projector, one, "noise".getBytes(), "image 0 is not in a supported format");
         byte[] webp = {'R', 'I', 'F', 'F', 0, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', ' '};
         assertRefused(projector, one, webp, "WebP is not supported");
         assertRefused(projector, one, Arrays.copyOf(png, png.length / 2), "does not decode"); // truncated in its data
         // a bomb: a header claiming 100000 x 100000 pixels in a few bytes
-        assertRefused(projector, one, TestImages.png(100_000, 100_000, new byte[16]), "is 100000x100000 pixels");
+        assertRefused(projector, one, SynthImages.png(100_000, 100_000, new byte[16]), "is 100000x100000 pixels");
         // markers and images must pair up
         BackendException e = assertThrows(
                 BackendException.class,

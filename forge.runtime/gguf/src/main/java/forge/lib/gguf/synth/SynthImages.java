@@ -1,4 +1,4 @@
-package forge.backend.llamacpp;
+package forge.lib.gguf.synth;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -7,12 +7,16 @@ import java.util.SplittableRandom;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 
-/** Images for the projector tests, written here: PNG (RGB, 8 bits) of seeded noise, and broken ones. */
-final class TestImages {
-    private TestImages() {}
+/**
+ * Images to go with the synthetic projectors ({@link SynthProjector}): PNG files (8-bit RGB) of
+ * seeded noise, so that tests and benchmarks send the same image bytes every time (an image is
+ * named by the SHA-256 of its bytes, and a cache test depends on that).
+ */
+public final class SynthImages {
+    private SynthImages() {}
 
     /** A {@code width} x {@code height} PNG of noise from {@code seed}. */
-    static byte[] png(int width, int height, long seed) {
+    public static byte[] png(int width, int height, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         ByteArrayOutputStream raw = new ByteArrayOutputStream();
         for (int y = 0; y < height; y++) {
@@ -33,8 +37,8 @@ final class TestImages {
         return png(width, height, z.toByteArray());
     }
 
-    /** A PNG whose header says {@code width} x {@code height} and whose data is {@code idat}. */
-    static byte[] png(int width, int height, byte[] idat) {
+    /** A PNG whose header says {@code width} x {@code height} and whose data is {@code idat} (broken on purpose, in tests). */
+    public static byte[] png(int width, int height, byte[] idat) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.writeBytes(new byte[] {(byte) 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A});
         ByteBuffer ihdr = ByteBuffer.allocate(13).putInt(width).putInt(height);
