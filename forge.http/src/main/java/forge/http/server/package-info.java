@@ -66,7 +66,11 @@
  *     host resolved and every address checked against the loopback, private and reserved
  *     networks (unless {@code --allow-image-url-net} names them) in the client's own address
  *     resolver, so the connection goes to the address that was checked. The fetched bytes are
- *     then checked as inline ones are.
+ *     then checked as inline ones are. OpenAI chat's {@code input_audio} parts (base64 WAV or MP3)
+ *     become the same media parts ({@code ChatImage.isAudio()}), checked from the container's
+ *     header (format as declared, a length, at most 600 seconds); a model whose projector reads no
+ *     audio refuses them in {@code ChatRun.prepare} ("has no audio projector"), as one without
+ *     vision refuses images.
  *     {@code ChatRun.prepare} renders the prompt with the model's
  *     own template (which writes each marker where its image was) and has the model's projector
  *     split it into text and media chunks; a model without a projector refuses images there

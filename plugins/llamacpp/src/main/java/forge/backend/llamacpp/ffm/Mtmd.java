@@ -179,6 +179,12 @@ public final class Mtmd {
                     downcall("mtmd_bitmap_init", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
         }
 
+        // mtmd_bitmap * mtmd_helper_bitmap_init_from_buf(mtmd_context * ctx, const unsigned char * buf, size_t len);
+        static final class mtmd_helper_bitmap_init_from_buf {
+            static final MethodHandle H = downcall(
+                    "mtmd_helper_bitmap_init_from_buf", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+        }
+
         // void mtmd_bitmap_free(mtmd_bitmap * bitmap);
         static final class mtmd_bitmap_free {
             static final MethodHandle H = downcall("mtmd_bitmap_free", FunctionDescriptor.ofVoid(ADDRESS));
@@ -371,6 +377,19 @@ public final class Mtmd {
     public static MemorySegment mtmd_bitmap_init(int nx, int ny, MemorySegment data) {
         try {
             return (MemorySegment) Handles.mtmd_bitmap_init.H.invokeExact(nx, ny, data);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /**
+     * {@code mtmd_bitmap * mtmd_helper_bitmap_init_from_buf(mtmd_context * ctx, const unsigned char * buf, size_t len);}
+     * ({@code mtmd-helper.h}): an audio file's samples (WAV, MP3, FLAC through miniaudio, resampled
+     * to the projector's rate), or an image's pixels; NULL when the bytes decode as neither.
+     */
+    public static MemorySegment mtmd_helper_bitmap_init_from_buf(MemorySegment ctx, MemorySegment buf, long len) {
+        try {
+            return (MemorySegment) Handles.mtmd_helper_bitmap_init_from_buf.H.invokeExact(ctx, buf, len);
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
