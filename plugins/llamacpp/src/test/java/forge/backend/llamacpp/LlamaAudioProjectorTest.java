@@ -1,5 +1,6 @@
 package forge.backend.llamacpp;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -74,10 +75,9 @@ class LlamaAudioProjectorTest {
 
     /**
      * Audio runs end to end: a WAV clip decoded by libmtmd's helper, one audio chunk of a whole
-     * window's embeddings between the text, encoded and decoded into the sequence, the same clip
-     * giving the same next-token distribution in a fresh context. (Two different clips give the
-     * same distribution with these random weights: whether a clip's content reaches the logits is
-     * not shown here.)
+     * window's embeddings between the text, encoded and decoded into the sequence; the same clip
+     * gives the same next-token distribution in a fresh context, another clip another one (as
+     * llama-server gives for the same pair).
      */
     @Test
     void anAudioClipIsEncodedAndDecidesTheNextToken() {
@@ -102,6 +102,11 @@ class LlamaAudioProjectorTest {
             }
             float[] first = logprobsAfter(model, projector, text, tone);
             float[] again = logprobsAfter(model, projector, text, tone);
+            float[] other = logprobsAfter(model, projector, text, wav(1.0, 0));
+            assertArrayEquals(first, again, "same clip, same distribution");
+            assertFalse(
+                    Arrays.equals(first, other),
+                    "another clip, another distribution: " + Arrays.toString(first) + " " + Arrays.toString(other));
             // a clip cut short is refused from its header, before any native code reads it
             byte[] broken = Arrays.copyOf(tone, 1000);
             BackendException e = assertThrows(
