@@ -27,6 +27,8 @@ module forge.http {
     // tools on any model: the generic tool-call format wrapped around a template without one.
     requires forge.template.toolkit;
     requires org.eclipse.jetty.server;
+    // image URLs, where --allow-image-urls allows them: a client whose address resolver checks and pins each hop.
+    requires org.eclipse.jetty.client;
     // ... and Jackson's tree types (an error's JSON body).
     requires transitive com.fasterxml.jackson.databind;
     requires info.picocli;

@@ -8,7 +8,9 @@ import java.util.Optional;
 
 /**
  * An image in a conversation: the encoded file a client sent (PNG, JPEG, GIF or BMP bytes), named
- * by the SHA-256 of those bytes. Every door that takes images (OpenAI's {@code image_url} parts,
+ * by the SHA-256 of those bytes; or, the same way, an audio clip (WAV or MP3 bytes, OpenAI's
+ * {@code input_audio}), which takes a marker and goes to the projector as an image does
+ * ({@link #isAudio()}). Every door that takes images (OpenAI's {@code image_url} parts,
  * Anthropic's {@code image} blocks, Responses' {@code input_image}, Ollama's {@code images}) makes
  * one of these; the message's text carries {@link #MARKER} where the image goes, and the
  * {@link ChatPrompt} lists the images in the order of their markers, which is the order the
@@ -164,6 +166,33 @@ public record ChatImage(byte[] data, String id) {
             }
         }
         return true;
+    }
+
+    /** The audio containers accepted (OpenAI's {@code input_audio.format} values), as {@link #audioFormat()} names them. */
+    public static final List<String> AUDIO_FORMATS = List.of("wav", "mp3");
+
+    /**
+     * The audio container the bytes are ({@code wav}, {@code mp3}), if they are one: a media part
+     * is an image or an audio clip, both going to the model's projector in marker order
+     * (libmtmd tells them apart by the same bytes).
+     */
+    public Optional<String> audioFormat() {
+        return Optional.ofNullable(AudioHeader.format(data));
+    }
+
+    /** Whether this part is an audio clip rather than an image. */
+    public boolean isAudio() {
+        return AudioHeader.format(data) != null;
+    }
+
+    /**
+     * The clip's length in seconds as its container declares it (WAV's data length over its byte
+     * rate, MP3's whole frames), read without decoding; empty when it is no audio or its header
+     * is cut short.
+     */
+    public Optional<Double> seconds() {
+        AudioHeader h = AudioHeader.of(data);
+        return h == null || h.seconds() < 0 ? Optional.empty() : Optional.of(h.seconds());
     }
 
     /** The lower-case hex SHA-256 of {@code bytes}. */

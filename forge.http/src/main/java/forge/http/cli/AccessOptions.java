@@ -1,6 +1,7 @@
 package forge.http.cli;
 
 import forge.api.ForgeException;
+import forge.http.server.ImageUrls;
 import forge.http.server.ServerConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +56,33 @@ final class AccessOptions {
     boolean strict;
 
     @Option(
+            names = "--allow-image-urls",
+            description =
+                    "Fetch images that requests name by http(s) URL (image_url, Anthropic url sources, input_image), at most --image-url-max-size each within --image-url-timeout; never from loopback, private or link-local addresses unless --allow-image-url-net names them. Off: such a URL is a 400.")
+    boolean allowImageUrls;
+
+    @Option(
+            names = "--allow-image-url-net",
+            paramLabel = "CIDR",
+            description =
+                    "A network image URLs may reach although it is loopback, private or link-local, e.g. 192.168.1.0/24 (repeatable; 0.0.0.0/0 and ::/0 for any).")
+    List<String> imageUrlNets = new ArrayList<>();
+
+    @Option(
+            names = "--image-url-max-size",
+            paramLabel = "SIZE",
+            defaultValue = "10m",
+            description = "The largest image fetched from a URL, in bytes or with k, m, g (default: ${DEFAULT-VALUE}).")
+    String imageUrlMaxSize;
+
+    @Option(
+            names = "--image-url-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "10",
+            description = "How long fetching one image URL may take, redirects included (default: ${DEFAULT-VALUE}).")
+    double imageUrlTimeout;
+
+    @Option(
             names = "--sse-keep-alive-ms",
             hidden = true,
             defaultValue = "5000",
@@ -78,16 +106,43 @@ final class AccessOptions {
                 throw new ForgeException("the API key file " + apiKeyFile + " holds no key");
             }
         }
+        if (!(imageUrlTimeout > 0) || imageUrlTimeout > 3600) {
+            throw new ForgeException(
+                    "--image-url-timeout: not a number of seconds from 0.001 to 3600: " + imageUrlTimeout);
+        }
+        long timeout = Math.max(1, Math.round(imageUrlTimeout * 1000));
+        ImageUrls urls;
+        try {
+            urls = base.imageUrls()
+                    .withAllowed(allowImageUrls)
+                    .withPrivateNets(imageUrlNets)
+                    .withLimits(
+                            size(imageUrlMaxSize, "--image-url-max-size"),
+                            Math.min(timeout, base.imageUrls().connectMillis()),
+                            timeout,
+                            base.imageUrls().maxRedirects());
+        } catch (IllegalArgumentException e) {
+            throw new ForgeException("--allow-image-url-net: " + e.getMessage(), e);
+        }
+        if (!allowImageUrls && !imageUrlNets.isEmpty()) {
+            throw new ForgeException("--allow-image-url-net has no effect without --allow-image-urls");
+        }
         return base.withApiKeys(keys)
                 .withCorsOrigins(corsOrigins)
-                .withBodyLimit(size(maxBody))
+                .withBodyLimit(size(maxBody, "--max-body"))
                 .withStrict(strict)
                 .withKeepAliveMillis(keepAliveMillis)
-                .withAllowedHosts(allowedHosts);
+                .withAllowedHosts(allowedHosts)
+                .withImageUrls(urls);
     }
 
     /** Parses 4096, 512k, 16m, 1g. */
     static long size(String text) {
+        return size(text, "--max-body");
+    }
+
+    /** Parses 4096, 512k, 16m, 1g, the value of {@code flag}. */
+    static long size(String text, String flag) {
         String t = text.strip().toLowerCase(Locale.ROOT);
         long unit = 1;
         if (t.endsWith("b")) {
@@ -109,7 +164,7 @@ final class AccessOptions {
             }
             return n * unit;
         } catch (NumberFormatException e) {
-            throw new ForgeException("--max-body: not a size from 1k to 2g: " + text);
+            throw new ForgeException(flag + ": not a size from 1k to 2g: " + text);
         }
     }
 }

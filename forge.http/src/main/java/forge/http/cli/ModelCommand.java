@@ -350,14 +350,15 @@ final class ModelCommand implements Callable<Integer> {
         @Option(
                 names = "--mmproj",
                 paramLabel = "FILE",
-                description = "Also write a random-weight vision projector for the model (an mmproj GGUF of"
+                description = "Also write a random-weight projector for the model (an mmproj GGUF of"
                         + " --mmproj-family, as wide as the model).")
         Path mmproj;
 
         @Option(
                 names = "--mmproj-family",
                 defaultValue = "gemma3",
-                description = "The projector's family: gemma3 or mlp (LLaVA) (default: ${DEFAULT-VALUE}).")
+                description =
+                        "The projector's family: gemma3 or mlp (LLaVA), vision; qwen2a (Qwen2-Audio's Whisper encoder), audio (default: ${DEFAULT-VALUE}).")
         String mmprojFamily;
 
         @Spec
@@ -437,14 +438,20 @@ final class ModelCommand implements Callable<Integer> {
             if (mmproj != null) {
                 SynthProjector projector = SynthProjector.tiny(mmprojFamily, s.embedding());
                 projector.write(mmproj);
-                out.printf(
-                        "wrote %s (%d bytes): %s projector, %d embeddings an image of %dx%d%n",
-                        mmproj,
-                        Files.size(mmproj),
-                        mmprojFamily,
-                        projector.tokensPerImage(),
-                        projector.imageSize(),
-                        projector.imageSize());
+                if (projector.audio()) {
+                    out.printf(
+                            "wrote %s (%d bytes): %s audio projector, %d embeddings a 30-second window%n",
+                            mmproj, Files.size(mmproj), mmprojFamily, SynthProjector.TOKENS_PER_AUDIO_WINDOW);
+                } else {
+                    out.printf(
+                            "wrote %s (%d bytes): %s projector, %d embeddings an image of %dx%d%n",
+                            mmproj,
+                            Files.size(mmproj),
+                            mmprojFamily,
+                            projector.tokensPerImage(),
+                            projector.imageSize(),
+                            projector.imageSize());
+                }
             }
             out.printf(
                     "wrote %s (%d bytes): %s %dx%d, %d heads/%d kv, ffn %d, %s%n",

@@ -273,7 +273,8 @@ final class ModelStoreCommands {
                 "Download a GGUF model from a Hugging Face repository into the Hugging Face cache (where forge serve, llama.cpp",
                 "and huggingface_hub find it): org/repo (Q4_K_M), org/repo:QUANT (by tag, every part of a split model) or",
                 "org/repo/file.gguf. Resumes an interrupted download; checks the sha256 the hub gives. HF_TOKEN is sent",
-                "for gated repositories; --hf-endpoint or HF_ENDPOINT names a mirror."
+                "for gated repositories; --hf-endpoint or HF_ENDPOINT names a mirror. The repository's multimodal projector",
+                "(mmproj) that goes with the model comes too, unless --no-mmproj."
             })
     static final class Pull implements Callable<Integer> {
         @Mixin
@@ -281,6 +282,12 @@ final class ModelStoreCommands {
 
         @Parameters(paramLabel = "REPO[:QUANT]|REPO/FILE.gguf")
         String target;
+
+        @Option(
+                names = {"--no-mmproj", "--no-mmproj-auto"},
+                description =
+                        "Do not also download the repository's multimodal projector (the mmproj GGUF that goes with the model, as llama-server's --mmproj-auto picks it).")
+        boolean noMmproj;
 
         @Spec
         CommandSpec spec;
@@ -294,7 +301,7 @@ final class ModelStoreCommands {
             HubPull pull = sources.hubPull();
             int[] lastTenth = {-1};
             String[] lastStatus = {""};
-            HubPull.Result r = pull.pull(HubPull.Target.parse(target), p -> {
+            HubPull.Result r = pull.pull(HubPull.Target.parse(target), !noMmproj, p -> {
                 if (p.total() > 0 && p.status().startsWith("pulling ")) {
                     int percent = (int) (p.completed() * 100 / p.total());
                     if (terminal) {
@@ -319,6 +326,9 @@ final class ModelStoreCommands {
                 out.flush();
             });
             out.printf("pulled %s into %s: serve it as %s%n", target, pull.repoDir(r.repo()), r.id());
+            r.projector()
+                    .ifPresent(p -> out.printf(
+                            "with its multimodal projector %s (served with the model, not as one)%n", p.getFileName()));
             out.flush();
             return 0;
         }

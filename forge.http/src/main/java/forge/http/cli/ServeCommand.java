@@ -103,6 +103,9 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Load no projector found beside a model (only those given with --mmproj): no images in.")
     boolean noMmproj;
 
+    /** The models {@code --mmproj MODEL=FILE} names: each must answer once the catalog is read. */
+    private final List<String> projectorModels = new ArrayList<>();
+
     @Option(
             names = "--lora-init-without-apply",
             description = "Load the --lora adapters at scale 0: requests apply them with lora, or POST /lora-adapters.")
@@ -637,6 +640,11 @@ public final class ServeCommand implements Callable<Integer> {
                 }
             }
             preload.removeIf(e -> !e.available());
+            for (String name : projectorModels) {
+                if (catalog.find(name).isEmpty()) {
+                    throw new ForgeException("--mmproj " + name + "=...: no model answers to '" + name + "'");
+                }
+            }
             for (String name : perModel.keySet()) {
                 if (catalog.find(name).isEmpty()) {
                     throw new ForgeException(
@@ -702,6 +710,7 @@ public final class ServeCommand implements Callable<Integer> {
                     throw new ForgeException("--mmproj " + given + ": multimodal projector file not found: " + file);
                 }
                 config.modelProjector(given.substring(0, eq), file);
+                projectorModels.add(given.substring(0, eq));
             }
         }
         return own;

@@ -24,6 +24,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -138,8 +139,9 @@ public final class HubPull {
      * @param commit the revision's commit
      * @param files  the snapshot paths of the model's files (the first is the one to load)
      * @param id     the model's id in the catalog ({@code org/repo/file-stem})
+     * @param projector the snapshot path of the multimodal projector pulled with it, if any
      */
-    public record Result(String repo, String commit, List<Path> files, String id) {}
+    public record Result(String repo, String commit, List<Path> files, String id, Optional<Path> projector) {}
 
     /** The hub cache it writes into. */
     public Path hub() {
@@ -158,10 +160,21 @@ public final class HubPull {
      * @throws ForgeException naming what failed; nothing partial is left where the catalog reads
      */
     public Result pull(Target target, Consumer<Progress> progress) {
+        return pull(target, true, progress);
+    }
+
+    /**
+     * Pulls {@code target} as {@link #pull(Target, Consumer)} does; with {@code projector}, also
+     * the repository's multimodal projector that goes with the model ({@link #bestProjector}, as
+     * llama-server's {@code --mmproj-auto} picks it), into the same snapshot, where the catalog
+     * finds it beside the model.
+     */
+    public Result pull(Target target, boolean projector, Consumer<Progress> progress) {
         progress.accept(Progress.of("pulling manifest"));
         String revision = "main";
+        List<String> siblings = target.file().isEmpty() || projector ? siblings(target.repo(), revision) : List.of();
         List<String> files =
-                target.file().isEmpty() ? choose(target, revision) : splitSiblings(target.file(), List.of());
+                target.file().isEmpty() ? choose(target, siblings) : splitSiblings(target.file(), List.of());
         String commit = null;
         List<Path> linked = new ArrayList<>();
         for (String file : files) {
@@ -170,34 +183,49 @@ public final class HubPull {
             Path blob = fetch(remote, progress);
             linked.add(link(target.repo(), remote.commit(), file, blob));
         }
+        Optional<Path> mmproj = Optional.empty();
+        Optional<String> best = projector ? bestProjector(siblings, files.getFirst()) : Optional.empty();
+        if (best.isPresent()) {
+            // by the model's commit, so that both land in one snapshot even if main moved meanwhile
+            Remote remote = head(target.repo(), commit, best.get());
+            mmproj = Optional.of(link(target.repo(), commit, best.get(), fetch(remote, progress)));
+        }
         progress.accept(Progress.of("writing manifest"));
         writeRef(target.repo(), revision, commit);
         String first = Path.of(files.getFirst()).getFileName().toString();
         Matcher split = SPLIT.matcher(first);
         String stem = split.matches() ? split.group(1) : first.substring(0, first.length() - ".gguf".length());
         progress.accept(Progress.of("success"));
-        return new Result(target.repo(), commit, linked, target.repo() + "/" + stem);
+        return new Result(target.repo(), commit, linked, target.repo() + "/" + stem, mmproj);
     }
 
-    /** The repository's GGUF files with the quant's tag (every part of a split one); never a projector. */
-    List<String> choose(Target target, String revision) {
-        URI uri = endpoint.resolve("/api/models/" + target.repo() + "/revision/" + revision);
+    /** The repository's files at {@code revision}, in the hub's order. */
+    List<String> siblings(String repo, String revision) {
+        URI uri = endpoint.resolve("/api/models/" + repo + "/revision/" + revision);
         HttpResponse<InputStream> r = send(HttpRequest.newBuilder(uri).GET(), true);
-        List<String> ggufs = new ArrayList<>();
+        List<String> names = new ArrayList<>();
         try (InputStream in = r.body()) {
             if (r.statusCode() != 200) {
-                throw status(r.statusCode(), target.repo(), uri);
+                throw status(r.statusCode(), repo, uri);
             }
             JsonNode body = JSON.readTree(in.readNBytes(16 << 20));
             for (JsonNode s : body.path("siblings")) {
-                String name = s.path("rfilename").asText("");
-                String lower = name.toLowerCase(Locale.ROOT);
-                if (lower.endsWith(".gguf") && !lower.contains("mmproj")) {
-                    ggufs.add(name);
-                }
+                names.add(s.path("rfilename").asText(""));
             }
         } catch (IOException e) {
-            throw new ForgeException("cannot read the file list of " + target.repo() + ": " + e.getMessage(), e);
+            throw new ForgeException("cannot read the file list of " + repo + ": " + e.getMessage(), e);
+        }
+        return names;
+    }
+
+    /** The repository's GGUF files with the quant's tag (every part of a split one); never a projector. */
+    List<String> choose(Target target, List<String> siblings) {
+        List<String> ggufs = new ArrayList<>();
+        for (String name : siblings) {
+            String lower = name.toLowerCase(Locale.ROOT);
+            if (lower.endsWith(".gguf") && !lower.contains("mmproj")) {
+                ggufs.add(name);
+            }
         }
         String quant = target.quantOrDefault();
         Pattern tag = Pattern.compile("(^|[-._/])" + Pattern.quote(quant.toUpperCase(Locale.ROOT)) + "([-._/]|$)");
@@ -216,6 +244,58 @@ public final class HubPull {
             }
         }
         return splitSiblings(matching.getFirst(), ggufs);
+    }
+
+    /**
+     * The projector to pull with {@code model}, as llama.cpp's {@code find_best_mmproj} picks it
+     * ({@code common/download.cpp}): a {@code .gguf} with {@code mmproj} in its path whose folder
+     * is the model's or one above it, the deepest such folder first, then the quant closest in bits
+     * to the model's ({@code F16} is 16, {@code Q8_0} 8); on a tie, the first the hub lists.
+     */
+    static Optional<String> bestProjector(List<String> siblings, String model) {
+        String[] modelParts = model.split("/", -1);
+        int modelBits = quantBits(model);
+        String best = null;
+        int bestDepth = 0;
+        int bestDiff = 0;
+        for (String f : siblings) {
+            if (!f.endsWith(".gguf") || !f.contains("mmproj")) {
+                continue;
+            }
+            String[] parts = f.split("/", -1);
+            int depth = parts.length - 1;
+            boolean above = depth <= modelParts.length - 1;
+            for (int i = 0; above && i < depth; i++) {
+                above = parts[i].equals(modelParts[i]);
+            }
+            if (!above) {
+                continue;
+            }
+            int diff = Math.abs(quantBits(f) - modelBits);
+            if (best == null || depth > bestDepth || (depth == bestDepth && diff < bestDiff)) {
+                best = f;
+                bestDepth = depth;
+                bestDiff = diff;
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    private static final Pattern QUANT_TAG = Pattern.compile("[-.]([A-Z0-9_]+)$", Pattern.CASE_INSENSITIVE);
+    private static final Pattern DIGITS = Pattern.compile("[0-9]{1,9}");
+
+    /** The bits of a file's quant tag, as llama.cpp reads them ({@code Q4_K_M} 4, {@code F16} 16); 0 for none. */
+    static int quantBits(String path) {
+        Matcher split = SPLIT.matcher(path);
+        String stem = split.matches()
+                ? split.group(1)
+                : path.endsWith(".gguf") ? path.substring(0, path.length() - ".gguf".length()) : path;
+        Matcher tag = QUANT_TAG.matcher(stem);
+        if (!tag.find()) {
+            return 0;
+        }
+        Matcher digits = DIGITS.matcher(tag.group(1));
+        return digits.find() ? Integer.parseInt(digits.group()) : 0;
     }
 
     /** {@code file} and, when it is a part of a split model, every part (named as llama-gguf-split names them). */

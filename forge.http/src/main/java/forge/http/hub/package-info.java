@@ -7,7 +7,13 @@
  * <li>What to fetch: {@code org/repo/path/file.gguf} names a file; {@code org/repo[:QUANT]} asks the
  *     hub for the repository's files ({@code GET /api/models/org/repo/revision/main}) and takes
  *     the GGUFs whose name carries the quant tag ({@code Q4_K_M} when none is given), every part
- *     of a split model, never a projector.</li>
+ *     of a split model, never a projector as a model. The projector that goes with the model
+ *     (llama-server's {@code --mmproj-auto}: an {@code mmproj} GGUF in the model's folder or one
+ *     above it, the deepest, then the quant closest in bits to the model's) is pulled too, unless
+ *     {@code --no-mmproj} (or {@code "mmproj": false} in a pull request's body) says not to, by the
+ *     model's commit into the same snapshot, where the catalog finds it beside the model as its
+ *     projector and never lists it as a model. (Ollama's projector layer needs no pull here:
+ *     {@code ollama pull} fetches it, and the catalog reads it from Ollama's store.)</li>
  * <li>Each file: {@code HEAD /org/repo/resolve/<rev>/<file>} (redirects not followed) gives the
  *     commit ({@code x-repo-commit}), the LFS sha256 ({@code x-linked-etag}) and the size
  *     ({@code x-linked-size}); the bytes come from where {@code GET} redirects (a blob host, sent

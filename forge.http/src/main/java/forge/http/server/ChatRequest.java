@@ -118,7 +118,7 @@ record ChatRequest(
     /** A chat body; what it holds that was never read is named in {@link #ignored()}. */
     static ChatRequest parse(Fields body) {
         String model = Requests.model(body);
-        Images images = new Images();
+        Images images = body.images();
         List<ChatMessage> messages = messages(body.get("messages"), images);
         List<ToolDefinition> tools = tools(body.get("tools"));
         Map<String, Object> kwargs = Thinking.effort(
@@ -232,13 +232,19 @@ record ChatRequest(
                     sb.append(images.dataUri(url.asText(), uat));
                     continue;
                 }
+                if (part.isObject() && type != null && "input_audio".equals(type.asText())) {
+                    // {"type":"input_audio","input_audio":{"data":base64,"format":"wav"}}
+                    sb.append(images.inputAudio(part.get("input_audio"), pat + ".input_audio"));
+                    continue;
+                }
                 if (!part.isObject()
                         || type == null
                         || !"text".equals(type.asText())
                         || !part.path("text").isTextual()) {
                     throw ApiError.badRequest(
                             pat,
-                            pat + " must be a text part {\"type\":\"text\",\"text\":...} or an image_url part"
+                            pat + " must be a text part {\"type\":\"text\",\"text\":...}, an image_url or an"
+                                    + " input_audio part"
                                     + (type != null && !"text".equals(type.asText())
                                             ? "; '" + type.asText() + "' parts are not supported"
                                             : ""));
@@ -247,7 +253,7 @@ record ChatRequest(
             }
             return sb.toString();
         }
-        throw ApiError.badRequest(at, at + " must be a string or an array of text and image_url parts");
+        throw ApiError.badRequest(at, at + " must be a string or an array of text, image_url and input_audio parts");
     }
 
     /**
@@ -263,7 +269,8 @@ record ChatRequest(
         ObjectNode copy = message.deepCopy();
         ArrayNode parts = copy.putArray("content");
         for (JsonNode part : content) {
-            if ("image_url".equals(part.path("type").asText())) {
+            if ("image_url".equals(part.path("type").asText())
+                    || "input_audio".equals(part.path("type").asText())) {
                 parts.addObject().put("type", "text").put("text", ChatImage.MARKER);
             } else {
                 parts.add(part);

@@ -3,6 +3,7 @@ package forge.http.server;
 import forge.api.BackendException;
 import forge.api.backend.AdapterScale;
 import forge.api.template.ChatDelta;
+import forge.api.template.ChatImage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.api.template.ToolCall;
@@ -143,9 +144,19 @@ final class ChatRun {
      * template lost its marker), are the client's 400.
      */
     static PreparedChat prepare(ServedModel model, ChatPrompt prompt, ChatTemplate template) {
-        if (!prompt.images().isEmpty() && !model.model().vision()) {
+        if (prompt.images().stream().anyMatch(m -> !m.isAudio())
+                && !model.model().vision()) {
             throw ApiError.badRequest(
                     "messages", "model " + model.descriptor().id() + " has no vision projector; give --mmproj");
+        }
+        if (prompt.images().stream().anyMatch(ChatImage::isAudio)
+                && !model.model().audio()) {
+            // an input_audio part (OpenAI's): only a projector with an audio encoder reads it
+            throw ApiError.badRequest(
+                    "messages",
+                    "model " + model.descriptor().id() + " has no audio projector"
+                            + (model.model().vision() ? " (its projector reads images only)" : "")
+                            + "; give --mmproj with one that reads audio");
         }
         try {
             return model.prepare(prompt, template);

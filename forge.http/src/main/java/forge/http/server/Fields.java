@@ -15,7 +15,7 @@ import java.util.TreeSet;
 /**
  * A request body as a door reads it: the JSON object, which records every field its parser
  * reads, and the run's context the reading needs (the plugin sampler stages a {@code samplers}
- * may name). What was never read had no effect: {@link #ignored()} names it, for
+ * may name, the fetcher of image URLs when the server allows them). What was never read had no effect: {@link #ignored()} names it, for
  * {@code X-Forge-Ignored-Params} and {@code --strict}. No door keeps a list of the fields it
  * handles; reading one is handling it.
  *
@@ -35,15 +35,17 @@ final class Fields extends ObjectNode {
 
     private final String at;
     private final SamplerStages stages;
+    private final ImageFetcher imageFetcher;
     private final Set<String> read = new HashSet<>();
     private final List<Fields> nested = new ArrayList<>();
     private final SortedSet<String> unused = new TreeSet<>();
 
-    private Fields(JsonNode object, String at, SamplerStages stages) {
+    private Fields(JsonNode object, String at, SamplerStages stages, ImageFetcher imageFetcher) {
         super(Json.MAPPER.getNodeFactory(), new LinkedHashMap<>());
         object.properties().forEach(e -> _children.put(e.getKey(), e.getValue()));
         this.at = at;
         this.stages = stages;
+        this.imageFetcher = imageFetcher;
     }
 
     /** {@code body} to be read, where no plugin sampler stage is installed. */
@@ -57,12 +59,25 @@ final class Fields extends ObjectNode {
      * then refuses its missing required fields).
      */
     static Fields of(JsonNode body, SamplerStages stages) {
-        return new Fields(body.isObject() ? body : Json.MAPPER.createObjectNode(), "", stages);
+        return of(body, stages, null);
+    }
+
+    /**
+     * {@code body} to be read as {@link #of(JsonNode, SamplerStages)} reads it, its image URLs
+     * fetched by {@code imageFetcher} (null: image URLs are refused).
+     */
+    static Fields of(JsonNode body, SamplerStages stages, ImageFetcher imageFetcher) {
+        return new Fields(body.isObject() ? body : Json.MAPPER.createObjectNode(), "", stages, imageFetcher);
     }
 
     /** The plugin sampler stages this request may name. */
     SamplerStages stages() {
         return stages;
+    }
+
+    /** The reader of this request's images, which fetches image URLs where the server allows it. */
+    Images images() {
+        return new Images(imageFetcher);
     }
 
     @Override
@@ -87,7 +102,7 @@ final class Fields extends ObjectNode {
         if (object == null) {
             return null;
         }
-        Fields fields = new Fields(object, Params.path(at, name), stages);
+        Fields fields = new Fields(object, Params.path(at, name), stages, imageFetcher);
         nested.add(fields);
         return fields;
     }

@@ -85,6 +85,9 @@ public final class ForgeServer implements AutoCloseable {
     /** The plugin sampler stages a request's {@code samplers} may name. */
     private final SamplerStages stages;
 
+    /** Fetches image URLs where {@code --allow-image-urls} allows them; null where it does not. */
+    private final ImageFetcher imageFetcher;
+
     private ForgeServer(ServerConfig config, ModelCatalog catalog, SamplerStages stages) {
         this.stages = stages;
         this.config = config;
@@ -115,6 +118,10 @@ public final class ForgeServer implements AutoCloseable {
         pool.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("forge-request-", 0).factory()));
         server = new Server(pool);
+        this.imageFetcher = config.imageUrls().allowed() ? new ImageFetcher(config.imageUrls()) : null;
+        if (imageFetcher != null) {
+            server.addBean(imageFetcher.lifeCycle()); // its client starts and stops with the server
+        }
         connector = new ServerConnector(server);
         connector.setHost(config.host());
         connector.setPort(config.port());
@@ -611,7 +618,7 @@ public final class ForgeServer implements AutoCloseable {
 
     /** A generating door's body, to be read by its parser with this server's sampler stages. */
     private Fields fields(Routes.Exchange x) {
-        return Fields.of(modelBody(x), stages);
+        return Fields.of(modelBody(x), stages, imageFetcher);
     }
 
     private ApiError tooLarge() {

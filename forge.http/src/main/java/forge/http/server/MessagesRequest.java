@@ -62,7 +62,7 @@ final class MessagesRequest {
         if (!system.isEmpty()) {
             messages.add(new ChatMessage(Role.SYSTEM, system, "", List.of(), "", ""));
         }
-        Images images = new Images();
+        Images images = body.images();
         messages.addAll(messages(body.get("messages"), images));
 
         if (generating

@@ -69,10 +69,16 @@ final class ModelsApi {
             throw ApiError.badRequest("model", e.getMessage());
         }
         boolean stream = !body.has("stream") || body.get("stream").asBoolean(true);
+        // the repository's projector comes with the model, as llama-server's --mmproj-auto; false skips it
+        JsonNode mmproj = body.get("mmproj");
+        if (mmproj != null && !mmproj.isNull() && !mmproj.isBoolean()) {
+            throw ApiError.badRequest("mmproj", "'mmproj' must be true or false");
+        }
+        boolean projector = mmproj == null || mmproj.asBoolean(true);
         if (!stream) {
             HubPull.Result r;
             try {
-                r = pull.pull(target, p -> {});
+                r = pull.pull(target, projector, p -> {});
             } catch (ForgeException e) {
                 throw new ApiError(502, "server_error", "pull_failed", "model", e.getMessage());
             }
@@ -87,7 +93,7 @@ final class ModelsApi {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/x-ndjson");
         ObjectNode last;
         try {
-            HubPull.Result r = pull.pull(target, p -> {
+            HubPull.Result r = pull.pull(target, projector, p -> {
                 if (p.status().equals("success")) {
                     return; // said below, with the model's id, once it is registered
                 }

@@ -73,11 +73,12 @@ final class OllamaChat {
             load(entry, name, true, start, strict, body, response, callback);
             return;
         }
-        List<ChatMessage> chat = ChatRequest.messages(openAi(messages));
+        Images images = body.images();
+        List<ChatMessage> chat = ChatRequest.messages(openAi(messages, images), images);
         run(
                 entry,
                 name,
-                new ChatPrompt(chat, tools, true, gen.kwargs()),
+                new ChatPrompt(chat, tools, true, gen.kwargs(), images.images()),
                 gen,
                 tools,
                 true,
@@ -98,7 +99,8 @@ final class OllamaChat {
         String suffix = orEmpty(Params.string(body, "suffix", "", Integer.MAX_VALUE));
         String system = orEmpty(Params.string(body, "system", "", Integer.MAX_VALUE));
         boolean raw = Params.bool(body, "raw", false);
-        images(body.get("images"), "images", entry);
+        Images images = body.images();
+        String markers = images(body.get("images"), "images", images);
         if (!orEmpty(Params.string(body, "template", "", Integer.MAX_VALUE)).isEmpty()) {
             body.unused("template"); // a Go template for Ollama's renderer: the model's own template renders here
         }
@@ -107,9 +109,14 @@ final class OllamaChat {
                     "context"); // the deprecated token context of an earlier answer: the prompt cache reuses it anyway
         }
         Generation gen = generation(body);
-        if (prompt.isEmpty() && suffix.isEmpty()) {
+        if (prompt.isEmpty() && suffix.isEmpty() && markers.isEmpty()) {
             load(entry, name, false, start, strict, body, response, callback);
             return;
+        }
+        if (!markers.isEmpty() && (raw || !suffix.isEmpty())) {
+            // such a prompt's tokens are submitted as written: no template places the images in it
+            throw ApiError.badRequest(
+                    "images", "'images' need the model's template: they cannot go with 'raw' or a 'suffix'");
         }
         if (raw || !suffix.isEmpty()) {
             if (!system.isEmpty()) {
@@ -125,11 +132,11 @@ final class OllamaChat {
         if (!system.isEmpty()) {
             messages.add(ChatMessage.of(Role.SYSTEM, system));
         }
-        messages.add(ChatMessage.of(Role.USER, prompt));
+        messages.add(ChatMessage.of(Role.USER, markers + prompt));
         run(
                 entry,
                 name,
-                new ChatPrompt(messages, List.of(), true, gen.kwargs()),
+                new ChatPrompt(messages, List.of(), true, gen.kwargs(), images.images()),
                 gen,
                 List.of(),
                 false,
@@ -215,11 +222,16 @@ final class OllamaChat {
     /**
      * Ollama's messages as OpenAI's chat messages, for the chat door's reader: {@code thinking}
      * is {@code reasoning_content}, a tool call gets its arguments as they are (an object), a tool
-     * result names the call it answers by {@code tool_name}. Images are refused as every door
-     * refuses image input today.
+     * result names the call it answers by {@code tool_name}. A message's {@code images} are read
+     * by {@code images} in message order, their markers before the message's text (where Ollama
+     * puts them).
      */
-    private JsonNode openAi(JsonNode messages) {
+    private JsonNode openAi(JsonNode messages, Images images) {
         ArrayNode out = Json.MAPPER.createArrayNode();
+        // The chat reader reads image parts of an array content after this pass has read every
+        // message's images: both in one request would list the images out of marker order.
+        String images0 = null;
+        String parts0 = null;
         for (int i = 0; i < messages.size(); i++) {
             JsonNode m = messages.get(i);
             String at = "messages[" + i + "]";
@@ -227,10 +239,33 @@ final class OllamaChat {
                 out.add(m); // refused by the reader, which names it
                 continue;
             }
-            images(m.get("images"), at + ".images", null);
+            String markers = images(m.get("images"), at + ".images", images);
+            JsonNode content = m.has("content") ? m.get("content") : TextNode.valueOf("");
+            if (!markers.isEmpty()) {
+                images0 = images0 == null ? at + ".images" : images0;
+                if (!content.isTextual()) {
+                    throw ApiError.badRequest(
+                            at + ".content", "'" + at + ".content' must be a string in a message with 'images'");
+                }
+                content = TextNode.valueOf(markers + content.asText());
+            }
+            if (parts0 == null && content.isArray()) {
+                for (int j = 0; j < content.size(); j++) {
+                    if (!content.get(j).path("type").asText().equals("text")) {
+                        parts0 = at + ".content[" + j + "]";
+                        break;
+                    }
+                }
+            }
+            if (images0 != null && parts0 != null) {
+                throw ApiError.badRequest(
+                        parts0,
+                        "'" + parts0 + "': images go in a message's 'images' (base64), not in its content, when '"
+                                + images0 + "' has some");
+            }
             ObjectNode o = Json.MAPPER.createObjectNode();
             o.set("role", m.get("role"));
-            o.set("content", m.has("content") ? m.get("content") : TextNode.valueOf(""));
+            o.set("content", content);
             if (m.hasNonNull("thinking")) {
                 o.set("reasoning_content", m.get("thinking"));
             }
@@ -258,16 +293,26 @@ final class OllamaChat {
         return out;
     }
 
-    /** {@code images}: refused while image input is not served, as the other doors refuse image parts. */
-    private static void images(JsonNode images, String at, ModelEntry entry) {
-        if (images == null || images.isNull() || (images.isArray() && images.isEmpty())) {
-            return;
+    /**
+     * Ollama's {@code images} (base64 strings) read by the one image reader, as every door's
+     * images are; returns their markers, in order, for the text they go before.
+     */
+    private static String images(JsonNode node, String at, Images images) {
+        if (node == null || node.isNull()) {
+            return "";
         }
-        throw ApiError.badRequest(
-                at,
-                "'" + at + "': image input is not supported"
-                        + (entry == null ? "" : " by the model '" + entry.id() + "'")
-                        + ": no model here has vision; send text only");
+        if (!node.isArray()) {
+            throw ApiError.badRequest(at, "'" + at + "' must be an array of base64-encoded images");
+        }
+        StringBuilder markers = new StringBuilder();
+        for (int j = 0; j < node.size(); j++) {
+            String iat = at + "[" + j + "]";
+            if (!node.get(j).isTextual()) {
+                throw ApiError.badRequest(iat, "'" + iat + "' must be a base64-encoded image");
+            }
+            markers.append(images.base64(node.get(j).asText(), iat));
+        }
+        return markers.toString();
     }
 
     /** An empty prompt or conversation: Ollama loads the model and says so. */

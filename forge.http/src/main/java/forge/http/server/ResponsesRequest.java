@@ -65,7 +65,7 @@ record ResponsesRequest(
                                     + ResponseStore.DEFAULT_COUNT + " responses for a day)"))
                     .conversation());
         }
-        Images images = new Images();
+        Images images = body.images();
         conversation.addAll(input(body.get("input"), store, images));
         String instructions = Params.string(body, "instructions", "", Integer.MAX_VALUE);
         List<ChatMessage> messages = new ArrayList<>();

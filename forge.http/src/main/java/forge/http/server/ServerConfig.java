@@ -17,6 +17,7 @@ import java.util.Objects;
  *                      keeps proxies and clients from timing out
  * @param allowedHosts  {@code Host} names answered besides loopback ones while bound to a loopback
  *                      address ({@code .domain} for a domain and its subdomains, {@code *} for any)
+ * @param imageUrls     whether and how image URLs in requests are fetched (off by default)
  */
 public record ServerConfig(
         String host,
@@ -26,7 +27,8 @@ public record ServerConfig(
         List<String> corsOrigins,
         boolean strict,
         long keepAliveMillis,
-        List<String> allowedHosts) {
+        List<String> allowedHosts,
+        ImageUrls imageUrls) {
 
     /** The default body limit: 16 MiB. */
     public static final long DEFAULT_BODY_LIMIT = 16L * 1024 * 1024;
@@ -47,13 +49,14 @@ public record ServerConfig(
         }
         corsOrigins = List.copyOf(corsOrigins);
         allowedHosts = List.copyOf(allowedHosts);
+        Objects.requireNonNull(imageUrls);
         if (keepAliveMillis < 1) {
             throw new IllegalArgumentException("keep-alive interval must be positive: " + keepAliveMillis);
         }
     }
 
     public ServerConfig(String host, int port, long bodyLimit) {
-        this(host, port, bodyLimit, List.of(), List.of(), false, 5_000, List.of());
+        this(host, port, bodyLimit, List.of(), List.of(), false, 5_000, List.of(), ImageUrls.DEFAULTS);
     }
 
     public static ServerConfig of(String host, int port) {
@@ -61,26 +64,35 @@ public record ServerConfig(
     }
 
     public ServerConfig withBodyLimit(long limit) {
-        return new ServerConfig(host, port, limit, apiKeys, corsOrigins, strict, keepAliveMillis, allowedHosts);
+        return new ServerConfig(
+                host, port, limit, apiKeys, corsOrigins, strict, keepAliveMillis, allowedHosts, imageUrls);
     }
 
     public ServerConfig withApiKeys(List<String> keys) {
-        return new ServerConfig(host, port, bodyLimit, keys, corsOrigins, strict, keepAliveMillis, allowedHosts);
+        return new ServerConfig(
+                host, port, bodyLimit, keys, corsOrigins, strict, keepAliveMillis, allowedHosts, imageUrls);
     }
 
     public ServerConfig withCorsOrigins(List<String> origins) {
-        return new ServerConfig(host, port, bodyLimit, apiKeys, origins, strict, keepAliveMillis, allowedHosts);
+        return new ServerConfig(
+                host, port, bodyLimit, apiKeys, origins, strict, keepAliveMillis, allowedHosts, imageUrls);
     }
 
     public ServerConfig withStrict(boolean on) {
-        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, on, keepAliveMillis, allowedHosts);
+        return new ServerConfig(
+                host, port, bodyLimit, apiKeys, corsOrigins, on, keepAliveMillis, allowedHosts, imageUrls);
     }
 
     public ServerConfig withKeepAliveMillis(long millis) {
-        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, strict, millis, allowedHosts);
+        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, strict, millis, allowedHosts, imageUrls);
     }
 
     public ServerConfig withAllowedHosts(List<String> hosts) {
-        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, strict, keepAliveMillis, hosts);
+        return new ServerConfig(host, port, bodyLimit, apiKeys, corsOrigins, strict, keepAliveMillis, hosts, imageUrls);
+    }
+
+    public ServerConfig withImageUrls(ImageUrls urls) {
+        return new ServerConfig(
+                host, port, bodyLimit, apiKeys, corsOrigins, strict, keepAliveMillis, allowedHosts, urls);
     }
 }

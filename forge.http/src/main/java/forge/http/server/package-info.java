@@ -53,12 +53,25 @@
  *     {@code /models/pull}.
  *     Images are read by
  *     one reader too ({@code Images}): OpenAI's {@code image_url} parts, Anthropic's {@code image}
- *     blocks and Responses' {@code input_image} each become a {@code forge.api.template.ChatImage}
+ *     blocks, Responses' {@code input_image} and Ollama's {@code images} (base64 strings, their
+ *     markers before the message's text, or the prompt's) each become a {@code forge.api.template.ChatImage}
  *     (its bytes, named by their SHA-256) with {@code ChatImage.MARKER} in the message's text where
  *     it was (and in the message as sent, which a model's own template reads), and the prompt lists
  *     the images in marker order; everything refusable without decoding (a URL, bad base64, an
  *     unknown format, a cut header, too many pixels by the header, too many images) is a 400 naming
- *     the field as the door wrote it. {@code ChatRun.prepare} renders the prompt with the model's
+ *     the field as the door wrote it. An {@code http(s)} image URL is refused (naming
+ *     {@code --allow-image-urls}) unless the server allows image URLs; then {@code ImageFetcher}
+ *     fetches it while the body is read (the request's {@code Fields} carry the server's fetcher),
+ *     within {@code ImageUrls}' size and time limits, following a few redirects itself, each hop's
+ *     host resolved and every address checked against the loopback, private and reserved
+ *     networks (unless {@code --allow-image-url-net} names them) in the client's own address
+ *     resolver, so the connection goes to the address that was checked. The fetched bytes are
+ *     then checked as inline ones are. OpenAI chat's {@code input_audio} parts (base64 WAV or MP3)
+ *     become the same media parts ({@code ChatImage.isAudio()}), checked from the container's
+ *     header (format as declared, a length, at most 600 seconds); a model whose projector reads no
+ *     audio refuses them in {@code ChatRun.prepare} ("has no audio projector"), as one without
+ *     vision refuses images.
+ *     {@code ChatRun.prepare} renders the prompt with the model's
  *     own template (which writes each marker where its image was) and has the model's projector
  *     split it into text and media chunks; a model without a projector refuses images there
  *     ("model X has no vision projector; give --mmproj"), and an image that does not decode is a

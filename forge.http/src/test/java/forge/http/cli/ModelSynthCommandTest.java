@@ -54,4 +54,36 @@ class ModelSynthCommandTest {
                         .integer("llama.embedding_length")
                         .orElseThrow());
     }
+
+    @Test
+    void anAudioProjectorIsWrittenAsWideAsTheModel() {
+        Path model = dir.resolve("tiny-audio.gguf");
+        Path projector = dir.resolve("mmproj-tiny-audio.gguf");
+        StringWriter out = new StringWriter();
+        int rc = new CommandLine(new ModelCommand.Synth())
+                .setOut(new PrintWriter(out))
+                .execute(
+                        "-o",
+                        model.toString(),
+                        "--family",
+                        "qwen",
+                        "--embd",
+                        "96",
+                        "--heads",
+                        "4",
+                        "--kv-heads",
+                        "2",
+                        "--mmproj",
+                        projector.toString(),
+                        "--mmproj-family",
+                        "qwen2a");
+        assertEquals(0, rc, out.toString());
+        assertTrue(
+                out.toString().contains("qwen2a audio projector, 750 embeddings a 30-second window"), out.toString());
+        GgufFile header = GgufReader.read(projector);
+        assertEquals("qwen2a", header.metadata().string("clip.projector_type").orElseThrow());
+        // clip_n_mmproj_embd of a qwen2a projector is mm.a.fc.weight's ne[1]: the model's width
+        assertEquals(
+                List.of(32L, 96L), header.tensor("mm.a.fc.weight").orElseThrow().dims());
+    }
 }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.http.hub.FakeHub;
+import forge.lib.gguf.synth.SynthProjector;
+import forge.lib.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,6 +60,30 @@ class PullEndToEndTest {
             ok(http.post("/v1/chat/completions", """
                     {"model": "someone/Tiny-GGUF/tiny-Q8_0", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}
                     """));
+
+            // the repository's projector comes with the model (llama-server's --mmproj-auto), never as a model
+            Path vl = UserModels.tiny("pull-vl");
+            Path projector = home.resolve("mmproj-vl-F16.gguf");
+            SynthProjector.tiny("mlp", SynthSpec.tiny("qwen").embedding()).write(projector);
+            hub.file("someone/Vl-GGUF", "vl-Q8_0.gguf", Files.readAllBytes(vl))
+                    .file("someone/Vl-GGUF", "mmproj-vl-F16.gguf", Files.readAllBytes(projector));
+            assertEquals(
+                    400,
+                    http.post("/models/pull", "{\"model\": \"someone/Vl-GGUF:Q8_0\", \"mmproj\": \"yes\"}")
+                            .statusCode());
+            Path snapshot = home.resolve(".cache/huggingface/hub/models--someone--Vl-GGUF/snapshots/" + FakeHub.COMMIT);
+            HttpResponse<String> bare = http.post(
+                    "/models/pull", "{\"model\": \"someone/Vl-GGUF:Q8_0\", \"mmproj\": false, \"stream\": false}");
+            assertEquals(200, bare.statusCode(), bare.body());
+            assertTrue(Files.exists(snapshot.resolve("vl-Q8_0.gguf")));
+            assertTrue(!Files.exists(snapshot.resolve("mmproj-vl-F16.gguf")), "asked not to, no projector");
+            HttpResponse<String> withIt =
+                    http.post("/models/pull", "{\"model\": \"someone/Vl-GGUF:Q8_0\", \"stream\": false}");
+            assertEquals(200, withIt.statusCode(), withIt.body());
+            assertTrue(Files.exists(snapshot.resolve("mmproj-vl-F16.gguf")));
+            String models = ok(http.get("/v1/models")).toString();
+            assertTrue(models.contains("someone/Vl-GGUF/vl-Q8_0"), models);
+            assertTrue(!models.contains("mmproj"), "a projector is no model: " + models);
 
             hub.corrupt = true;
             HttpResponse<String> bad = http.post("/models/pull", "{\"model\": \"someone/Bad-GGUF:Q8_0\"}");

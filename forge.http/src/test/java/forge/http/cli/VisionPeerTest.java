@@ -93,12 +93,18 @@ class VisionPeerTest {
             for (long seed : new long[] {21, 22}) {
                 String image =
                         "data:image/png;base64," + Base64.getEncoder().encodeToString(SynthImages.png(48, 40, seed));
-                String body = "{\"model\": \"m\", \"max_tokens\": 12, \"temperature\": 0, \"ignore_eos\": true,"
+                String body = "{\"model\": \"vision-peer-" + family
+                        + "\", \"max_tokens\": 12, \"temperature\": 0, \"ignore_eos\": true,"
                         + " \"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\":"
                         + " \"Describe this picture: \"}, {\"type\": \"image_url\", \"image_url\": {\"url\": \""
                         + image + "\"}}, {\"type\": \"text\", \"text\": \" in a few words.\"}]}]}";
                 JsonNode ours = Http.ok(forge.http().post("/v1/chat/completions", body));
                 JsonNode their = Http.ok(theirs.post("/v1/chat/completions", body));
+                assertTrue(
+                        ours.get("usage").get("prompt_tokens").asInt()
+                                > SynthProjector.tiny(projector, 64).tokensPerImage(),
+                        ours.toString());
+                assertEquals(12, ours.get("usage").get("completion_tokens").asInt(), ours.toString());
                 assertEquals(
                         their.get("usage").get("prompt_tokens").asInt(),
                         ours.get("usage").get("prompt_tokens").asInt(),

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
 /**
  * A loopback imitation of the Hugging Face hub's file API, on two ports like the hub and its
  * blob storage: {@code GET /api/models/ORG/REPO/revision/main} (the file list),
- * {@code HEAD|GET /ORG/REPO/resolve/main/FILE} (302 to the blob host, with {@code x-repo-commit},
+ * {@code HEAD|GET /ORG/REPO/resolve/main/FILE} (or by the commit) (302 to the blob host, with {@code x-repo-commit},
  * {@code x-linked-etag}, {@code x-linked-size}), and the blob host's {@code GET /blob/SHA} with
  * {@code Range}. It can cut a transfer halfway, serve wrong bytes, and ask for a token (401).
  * A plain socket server, so that a cut is a real connection closed mid-body.
@@ -85,7 +85,7 @@ public final class FakeHub implements AutoCloseable {
         }
     }
 
-    private static final Pattern RESOLVE = Pattern.compile("/([^/]+/[^/]+)/resolve/main/(.+)");
+    private static final Pattern RESOLVE = Pattern.compile("/([^/]+/[^/]+)/resolve/(?:main|" + COMMIT + ")/(.+)");
     private static final Pattern LIST = Pattern.compile("/api/models/([^/]+/[^/]+)/revision/main");
 
     private void serve(Socket socket, boolean isHub) {

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -99,6 +100,63 @@ class HubPullTest {
                 ForgeException.class, () -> pull(null).pull(HubPull.Target.parse("org/repo:IQ2_XS"), progress::add));
         assertTrue(e.getMessage().contains("no GGUF file for IQ2_XS"), e.getMessage());
         assertTrue(e.getMessage().contains("tiny-Q8_0.gguf"), "it lists what there is: " + e.getMessage());
+    }
+
+    /** As llama-server's --mmproj-auto: the projector that goes with the model comes with it, beside it, never as a model. */
+    @Test
+    void theModelsProjectorComesWithItAndIsFoundAsItsProjector() throws Exception {
+        byte[] mmprojQ8 = bytes(6, 1000);
+        hub.file("org/vl", "vl-Q4_K_M.gguf", q4)
+                .file("org/vl", "mmproj-vl-F16.gguf", bytes(7, 1000))
+                .file("org/vl", "mmproj-vl-Q8_0.gguf", mmprojQ8)
+                .file("org/vl", "other/mmproj-other-Q4_0.gguf", bytes(8, 1000));
+        HubPull.Result r = pull(null).pull(HubPull.Target.parse("org/vl:Q4_K_M"), progress::add);
+        // the closest in bits to the model's Q4 among those in its folder or above (not other/'s)
+        Path snapshot = repo("org/vl").resolve("snapshots").resolve(FakeHub.COMMIT);
+        assertEquals(Optional.of(snapshot.resolve("mmproj-vl-Q8_0.gguf")), r.projector());
+        assertTrue(java.util.Arrays.equals(
+                mmprojQ8, Files.readAllBytes(r.projector().orElseThrow())));
+        assertFalse(Files.exists(snapshot.resolve("mmproj-vl-F16.gguf")), "one projector, not every one");
+        var found = new ModelSource.HfCache(hubCache).scan();
+        assertEquals(
+                List.of("org/vl/vl-Q4_K_M"),
+                found.stream().map(ModelSource.Found::id).toList());
+        assertEquals(r.projector(), found.getFirst().projector());
+        assertTrue(
+                progress.stream().anyMatch(p -> p.digest().equals("sha256:" + FakeHub.sha256(mmprojQ8))),
+                "its download is reported as the model's is");
+        // asked not to (--no-mmproj), only the model comes
+        Files.walk(hubCache)
+                .sorted(java.util.Comparator.reverseOrder())
+                .forEach(p -> p.toFile().delete());
+        HubPull.Result bare = pull(null).pull(HubPull.Target.parse("org/vl:Q4_K_M"), false, progress::add);
+        assertEquals(Optional.empty(), bare.projector());
+        assertFalse(Files.exists(snapshot.resolve("mmproj-vl-Q8_0.gguf")));
+        assertEquals(
+                Optional.empty(),
+                new ModelSource.HfCache(hubCache).scan().getFirst().projector());
+        // a file named directly brings its projector too
+        HubPull.Result named = pull(null).pull(HubPull.Target.parse("org/vl/vl-Q4_K_M.gguf"), progress::add);
+        assertEquals(Optional.of(snapshot.resolve("mmproj-vl-Q8_0.gguf")), named.projector());
+    }
+
+    @Test
+    void theProjectorIsPickedAsLlamaCppPicksIt() {
+        // the deepest folder on the model's path first, then the closest quant
+        assertEquals(
+                Optional.of("Q4/mmproj-F32.gguf"),
+                HubPull.bestProjector(
+                        List.of("mmproj-F16.gguf", "Q4/mmproj-F32.gguf", "Q8/mmproj-Q8_0.gguf", "Q4/model-Q4_K_M.gguf"),
+                        "Q4/model-Q4_K_M.gguf"));
+        assertEquals(
+                Optional.of("mmproj-BF16.gguf"),
+                HubPull.bestProjector(
+                        List.of("mmproj-BF16.gguf", "mmproj-F32.gguf", "sub/mmproj-F16.gguf"), "model-F16.gguf"));
+        assertEquals(Optional.empty(), HubPull.bestProjector(List.of("model-Q4_K_M.gguf"), "model-Q4_K_M.gguf"));
+        assertEquals(4, HubPull.quantBits("a/model-Q4_K_M.gguf"));
+        assertEquals(16, HubPull.quantBits("mmproj-model-f16.gguf"));
+        assertEquals(8, HubPull.quantBits("big-Q8_0-00001-of-00002.gguf"));
+        assertEquals(0, HubPull.quantBits("mmproj.gguf"));
     }
 
     @Test

@@ -1,9 +1,11 @@
 package forge.http.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import forge.api.ForgeException;
 import forge.http.cli.Http;
 import forge.http.cli.TestServer;
 import forge.lib.gguf.synth.SynthImages;
@@ -36,6 +38,9 @@ class VisionEndToEndTest {
 
     static Http http;
 
+    /** The models folder: tiny-mlp with its projector, tiny-wide with one of another width, tiny-text. */
+    static Path store;
+
     static final int TOKENS_PER_IMAGE = SynthProjector.tiny("mlp", 64).tokensPerImage();
 
     @BeforeAll
@@ -43,7 +48,7 @@ class VisionEndToEndTest {
         Path gemma = TestServer.model("tiny-gemma", SynthSpec.tiny("gemma"));
         Path gemmaProjector = gemma.resolveSibling("gemma3-projector.gguf");
         SynthProjector.tiny("gemma3", 64).write(gemmaProjector);
-        Path store = Files.createTempDirectory("forge-vision-store-");
+        store = Files.createTempDirectory("forge-vision-store-");
         Path mlpFolder = Files.createDirectories(store.resolve("mlp"));
         Files.copy(TestServer.model("tiny-mlp", SynthSpec.tiny("qwen")), mlpFolder.resolve("tiny-mlp.gguf"));
         SynthProjector.tiny("mlp", 64).write(mlpFolder.resolve("mmproj-tiny-mlp.gguf"));
@@ -279,6 +284,37 @@ class VisionEndToEndTest {
         assertTrue(store.toString().contains("mismatch"), store.toString());
         // the process lives, and so do the other models
         ok(http.post("/v1/chat/completions", openAi("tiny-mlp", "Still there? ", SynthImages.png(20, 20, 18))));
+    }
+
+    @Test
+    void aProjectorGivenPerModelWinsAndNoMmprojDropsTheOnesFoundBesideModels() throws Exception {
+        Path given = store.resolveSibling(store.getFileName() + "-given-mmproj.gguf");
+        SynthProjector.tiny("mlp", 64).write(given);
+        try (TestServer other = TestServer.start(
+                "--models-dir",
+                store.toString(),
+                "--no-mmproj",
+                "--mmproj",
+                "tiny-wide=" + given,
+                "-c",
+                "512",
+                "-t",
+                "1")) {
+            Http h = other.http();
+            // tiny-wide's own (too wide) projector is not loaded: the one given is
+            HttpResponse<String> wide =
+                    h.post("/v1/chat/completions", openAi("tiny-wide", "What? ", SynthImages.png(20, 20, 19)));
+            assertEquals(200, wide.statusCode(), wide.body());
+            // tiny-mlp's projector, found beside it, is dropped by --no-mmproj
+            HttpResponse<String> mlp =
+                    h.post("/v1/chat/completions", openAi("tiny-mlp", "What? ", SynthImages.png(20, 20, 19)));
+            assertEquals(400, mlp.statusCode(), mlp.body());
+            assertTrue(mlp.body().contains("model tiny-mlp has no vision projector; give --mmproj"), mlp.body());
+        }
+        ForgeException unknown = assertThrows(
+                ForgeException.class,
+                () -> TestServer.start("--models-dir", store.toString(), "--mmproj", "nobody=" + given, "-t", "1"));
+        assertTrue(unknown.getMessage().contains("no model answers to 'nobody'"), unknown.getMessage());
     }
 
     @Test

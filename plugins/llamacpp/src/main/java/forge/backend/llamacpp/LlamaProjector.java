@@ -133,8 +133,11 @@ public final class LlamaProjector implements AutoCloseable {
      */
     public MediaPrompt tokenize(String prompt, List<ChatImage> images, boolean addSpecial, long maxPixels) {
         ensureOpen();
-        if (!vision && !images.isEmpty()) {
+        if (!vision && images.stream().anyMatch(m -> !m.isAudio())) {
             throw new BackendException("the projector " + path + " does not read images");
+        }
+        if (!audio && images.stream().anyMatch(ChatImage::isAudio)) {
+            throw new BackendException("the projector " + path + " does not read audio");
         }
         int markers = count(prompt, marker);
         if (markers != images.size()) {
@@ -145,7 +148,11 @@ public final class LlamaProjector implements AutoCloseable {
             MemorySegment bitmaps = call.allocate(ADDRESS, Math.max(1, images.size()));
             try {
                 for (int i = 0; i < images.size(); i++) {
-                    bitmaps.setAtIndex(ADDRESS, i, decode(call, images.get(i), i, maxPixels));
+                    ChatImage media = images.get(i);
+                    bitmaps.setAtIndex(
+                            ADDRESS,
+                            i,
+                            media.isAudio() ? decodeAudio(call, media, i) : decode(call, media, i, maxPixels));
                 }
                 MemorySegment text = call.allocate(Structs.mtmd_input_text);
                 Structs.setAddress(text, Structs.mtmd_input_text, "text", call.allocateFrom(prompt));
@@ -271,6 +278,30 @@ public final class LlamaProjector implements AutoCloseable {
         } finally {
             encoder.unlock();
         }
+    }
+
+    /**
+     * An audio clip's samples as an {@code mtmd_bitmap} named by its id, decoded by libmtmd's
+     * helper (miniaudio: WAV or MP3, resampled to the projector's rate) once the header gives a
+     * length; the caller frees it.
+     */
+    private MemorySegment decodeAudio(Arena call, ChatImage clip, int index) {
+        if (clip.seconds().isEmpty()) {
+            // as an image's header is read before stb_image sees it: nothing cut short reaches miniaudio
+            throw new BackendException("audio clip " + index + " ("
+                    + clip.audioFormat().orElse("?") + ") is truncated or malformed: its header gives no length");
+        }
+        byte[] bytes = clip.data();
+        MemorySegment data = call.allocate(bytes.length);
+        data.copyFrom(MemorySegment.ofArray(bytes));
+        LlamaLog.takeLastError();
+        MemorySegment bitmap = Mtmd.mtmd_helper_bitmap_init_from_buf(mtmd, data, bytes.length);
+        if (bitmap.equals(MemorySegment.NULL)) {
+            throw new BackendException("audio clip " + index + " ("
+                    + clip.audioFormat().orElse("?") + ") does not decode" + suffix(LlamaLog.takeLastError()));
+        }
+        Mtmd.mtmd_bitmap_set_id(bitmap, call.allocateFrom(clip.id()));
+        return bitmap;
     }
 
     /** One image as an {@code mtmd_bitmap} of RGB pixels named by its id; the caller frees it. */

@@ -30,6 +30,14 @@ import java.util.Objects;
  *     stops one block before the last, drops the class token and projects through
  *     {@code mm.0} (to {@code textEmbedding}), GELU and {@code mm.2}; {@code clip_n_mmproj_embd} is
  *     {@code mm.2.bias}'s length. One image is {@code (imageSize / patchSize)^2} tokens, no markers.</li>
+ * <li>{@code qwen2a} (Qwen2-Audio), an audio projector: a Whisper encoder ({@code clip_graph_whisper_enc}:
+ *     two 1D convolutions over {@link #MEL_BINS} mel bins, the second of stride 2, GELU; learned
+ *     positions for {@link #AUDIO_POSITIONS}; pre-norm blocks with biases but none on
+ *     {@code attn_k}, which the graph asserts; a 2-wide average pool; {@code post_ln}), then
+ *     {@code mm.a.fc} to {@code textEmbedding}. libmtmd reads it as audio only
+ *     ({@code clip.has_audio_encoder}); a clip becomes {@link #TOKENS_PER_AUDIO_WINDOW} tokens per
+ *     30-second window between {@code <|audio_bos|>} and {@code <|audio_eos|>} (plain text to a
+ *     vocabulary without them). {@code imageSize} and {@code patchSize} mean nothing to it.</li>
  * </ul>
  *
  * <p>The feed-forward width must differ from the encoder's width: {@code clip.cpp} swaps up and
@@ -42,7 +50,7 @@ import java.util.Objects;
  * SynthProjector.tiny("gemma3", 64).write(dir.resolve("mmproj-tiny-gemma.gguf"));             // 16 tokens an image
  * }
  *
- * @param family        {@code gemma3} or {@code mlp}
+ * @param family        {@code gemma3}, {@code mlp} or {@code qwen2a}
  * @param textEmbedding the width of the text model the projector feeds ({@code n_embd_inp})
  * @param embedding     the encoder's width, a multiple of {@code heads}
  * @param layers        encoder blocks, 2 to 64
@@ -65,7 +73,22 @@ public record SynthProjector(
         long seed) {
 
     /** The projector families a synthetic projector can have ({@code clip.projector_type}). */
-    public static final List<String> FAMILIES = List.of("gemma3", "mlp");
+    public static final List<String> FAMILIES = List.of("gemma3", "mlp", "qwen2a");
+
+    /** The audio families among {@link #FAMILIES}: their projector reads audio, not images. */
+    public static final List<String> AUDIO_FAMILIES = List.of("qwen2a");
+
+    /** The mel bins of an audio projector's input (Qwen2-Audio's Whisper encoder has 128). */
+    public static final int MEL_BINS = 128;
+
+    /**
+     * The positions an audio encoder has: a 30-second window is 3000 mel frames (16 kHz, hop
+     * 160), 1500 after the stride-2 convolution; the warm-up at load runs a whole window.
+     */
+    public static final int AUDIO_POSITIONS = 1500;
+
+    /** The embeddings one 30-second window of audio becomes: its positions, halved by the average pool. */
+    public static final int TOKENS_PER_AUDIO_WINDOW = AUDIO_POSITIONS / 2;
 
     /** Gemma 3's pooling factor per side ({@code clip.cpp}'s default {@code n_merge} for gemma3). */
     public static final int MERGE = 4;
@@ -90,7 +113,7 @@ public record SynthProjector(
         if (ffn == embedding) {
             throw new IllegalArgumentException("ffn must differ from embedding (clip.cpp would swap up and down)");
         }
-        int side = family.equals("gemma3") ? patchSize * MERGE : patchSize;
+        int side = family.equals("gemma3") ? patchSize * MERGE : patchSize; // qwen2a: read by no one
         if (imageSize % side != 0) {
             throw new IllegalArgumentException("imageSize (" + imageSize + ") must be a multiple of " + side);
         }
@@ -116,10 +139,15 @@ public record SynthProjector(
         return imageSize / patchSize;
     }
 
-    /** How many embeddings (positions in the text model's context) one image becomes. */
+    /** How many embeddings (positions in the text model's context) one image becomes (a vision family's). */
     public int tokensPerImage() {
         int side = patchesPerSide();
         return family.equals("gemma3") ? (side / MERGE) * (side / MERGE) : side * side;
+    }
+
+    /** Whether this projector reads audio (and not images). */
+    public boolean audio() {
+        return AUDIO_FAMILIES.contains(family);
     }
 
     /** Writes the projector to {@code out}. */
@@ -129,6 +157,9 @@ public record SynthProjector(
 
     /** The writer of this projector, ready to {@link GgufWriter#write(Path)}. */
     public GgufWriter writer() {
+        if (audio()) {
+            return audioWriter();
+        }
         boolean gemma3 = family.equals("gemma3");
         GgufWriter w = new GgufWriter();
         w.put("general.architecture", GgufValue.string("clip"));
@@ -184,6 +215,52 @@ public record SynthProjector(
             tensor(w, "mm.2.weight", textEmbedding, textEmbedding);
             tensor(w, "mm.2.bias", textEmbedding);
         }
+        return w;
+    }
+
+    /** {@code qwen2a}: the Whisper encoder's keys and tensors under {@code clip.audio.*} and {@code a.*}. */
+    private GgufWriter audioWriter() {
+        GgufWriter w = new GgufWriter();
+        w.put("general.architecture", GgufValue.string("clip"));
+        w.put("general.type", GgufValue.string("mmproj"));
+        w.put("general.name", GgufValue.string("forge-synth-mmproj-" + family));
+        w.put("general.file_type", GgufValue.uint32(0)); // all F32
+        w.put("clip.has_vision_encoder", GgufValue.bool(false));
+        w.put("clip.has_audio_encoder", GgufValue.bool(true));
+        w.put("clip.projector_type", GgufValue.string(family));
+        w.put("clip.audio.embedding_length", GgufValue.uint32(embedding));
+        w.put("clip.audio.feed_forward_length", GgufValue.uint32(ffn));
+        w.put("clip.audio.block_count", GgufValue.uint32(layers));
+        w.put("clip.audio.projection_dim", GgufValue.uint32(textEmbedding));
+        w.put("clip.audio.attention.head_count", GgufValue.uint32(heads));
+        w.put("clip.audio.attention.layer_norm_epsilon", GgufValue.float32(1e-5f));
+        w.put("clip.audio.num_mel_bins", GgufValue.uint32(MEL_BINS));
+
+        long e = embedding;
+        // ggml's conv_1d kernel: [K, C_in, C_out]; the bias broadcasts over the frames
+        tensor(w, "a.conv1d.1.weight", 3, MEL_BINS, e);
+        tensor(w, "a.conv1d.1.bias", 1, e);
+        tensor(w, "a.conv1d.2.weight", 3, e, e);
+        tensor(w, "a.conv1d.2.bias", 1, e);
+        tensor(w, "a.position_embd.weight", e, AUDIO_POSITIONS);
+        for (int i = 0; i < layers; i++) {
+            String blk = "a.blk." + i + ".";
+            norm(w, blk + "ln1", e);
+            for (String attn : List.of("attn_q", "attn_k", "attn_v", "attn_out")) {
+                tensor(w, blk + attn + ".weight", e, e);
+                if (!attn.equals("attn_k")) {
+                    tensor(w, blk + attn + ".bias", e); // Whisper's key projection has no bias
+                }
+            }
+            norm(w, blk + "ln2", e);
+            tensor(w, blk + "ffn_up.weight", e, ffn);
+            tensor(w, blk + "ffn_up.bias", ffn);
+            tensor(w, blk + "ffn_down.weight", ffn, e);
+            tensor(w, blk + "ffn_down.bias", e);
+        }
+        norm(w, "a.post_ln", e);
+        tensor(w, "mm.a.fc.weight", e, textEmbedding);
+        tensor(w, "mm.a.fc.bias", textEmbedding);
         return w;
     }
 

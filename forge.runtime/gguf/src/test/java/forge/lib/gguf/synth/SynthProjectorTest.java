@@ -52,6 +52,30 @@ class SynthProjectorTest {
     }
 
     @Test
+    void aQwen2aProjectorHasAWhisperEncoderForAudioOnly() throws IOException {
+        SynthProjector spec = SynthProjector.tiny("qwen2a", 64);
+        assertTrue(spec.audio());
+        Path file = dir.resolve("mmproj-qwen2a.gguf");
+        spec.write(file);
+        GgufFile header = GgufReader.read(file);
+        var md = header.metadata();
+        assertEquals("qwen2a", md.string("clip.projector_type").orElseThrow());
+        assertEquals(Boolean.TRUE, md.values().get("clip.has_audio_encoder"));
+        assertEquals(Boolean.FALSE, md.values().get("clip.has_vision_encoder"));
+        assertEquals(128L, md.integer("clip.audio.num_mel_bins").orElseThrow());
+        assertEquals(32L, md.integer("clip.audio.embedding_length").orElseThrow());
+        assertFalse(md.integer("clip.vision.image_size").isPresent());
+        shape(header, "a.conv1d.1.weight", 3, 128, 32);
+        shape(header, "a.conv1d.2.weight", 3, 32, 32);
+        shape(header, "a.position_embd.weight", 32, 1500);
+        shape(header, "a.blk.1.attn_q.bias", 32);
+        assertFalse(header.tensor("a.blk.1.attn_k.bias").isPresent(), "whisper's keys have no bias");
+        shape(header, "mm.a.fc.weight", 32, 64); // clip_n_mmproj_embd reads ne[1]
+        assertFalse(header.tensor("v.patch_embd.weight").isPresent());
+        assertTrue(Files.size(file) < 4 << 20, "a few MB at most: " + Files.size(file));
+    }
+
+    @Test
     void anMlpProjectorHasAClipEncoderAndTheLlavaProjection() {
         SynthProjector spec = SynthProjector.tiny("mlp", 96);
         Path file = dir.resolve("mmproj-mlp.gguf");

@@ -2,14 +2,17 @@ package forge.backend.llamacpp.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
+import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
@@ -177,6 +180,21 @@ public final class Mtmd {
         static final class mtmd_bitmap_init {
             static final MethodHandle H =
                     downcall("mtmd_bitmap_init", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+        }
+
+        // struct mtmd_helper_init_opt mtmd_helper_init_opt_default(void); // mtmd-helper.h
+        static final class mtmd_helper_init_opt_default {
+            static final MethodHandle H =
+                    downcall("mtmd_helper_init_opt_default", FunctionDescriptor.of(HELPER_INIT_OPT));
+        }
+
+        // struct mtmd_helper_bitmap_wrapper mtmd_helper_bitmap_init_from_buf(const mtmd_context * ctx,
+        //     const unsigned char * buf, size_t len, bool placeholder, struct mtmd_helper_init_opt opt);
+        static final class mtmd_helper_bitmap_init_from_buf {
+            static final MethodHandle H = downcall(
+                    "mtmd_helper_bitmap_init_from_buf",
+                    FunctionDescriptor.of(
+                            HELPER_BITMAP_WRAPPER, ADDRESS, ADDRESS, JAVA_LONG, JAVA_BOOLEAN, HELPER_INIT_OPT));
         }
 
         // void mtmd_bitmap_free(mtmd_bitmap * bitmap);
@@ -371,6 +389,48 @@ public final class Mtmd {
     public static MemorySegment mtmd_bitmap_init(int nx, int ny, MemorySegment data) {
         try {
             return (MemorySegment) Handles.mtmd_bitmap_init.H.invokeExact(nx, ny, data);
+        } catch (Throwable failure) {
+            throw rethrow(failure);
+        }
+    }
+
+    /**
+     * {@code struct mtmd_helper_init_opt { struct mtmd_helper_video_init_params { float fps_target;
+     * const char * ffmpeg_bin_dir; int64_t timestamp_interval_ms; } video_params; }} ({@code mtmd-helper.h}),
+     * passed by value.
+     */
+    static final StructLayout HELPER_INIT_OPT = MemoryLayout.structLayout(
+            JAVA_FLOAT.withName("fps_target"),
+            MemoryLayout.paddingLayout(4),
+            ADDRESS.withName("ffmpeg_bin_dir"),
+            JAVA_LONG.withName("timestamp_interval_ms"));
+
+    /** {@code struct mtmd_helper_bitmap_wrapper { mtmd_bitmap * bitmap; mtmd_helper_video * video_ctx; }}, returned by value. */
+    static final StructLayout HELPER_BITMAP_WRAPPER =
+            MemoryLayout.structLayout(ADDRESS.withName("bitmap"), ADDRESS.withName("video_ctx"));
+
+    /**
+     * {@code mtmd_helper_bitmap_init_from_buf(ctx, buf, len, false, mtmd_helper_init_opt_default())}
+     * ({@code mtmd-helper.h}): the bitmap of an audio file's samples (WAV, MP3, FLAC through
+     * miniaudio, resampled to the projector's rate) or of an image's pixels, NULL when the bytes
+     * decode as neither. Only the bitmap is returned: a video context comes only of a video (with
+     * ffmpeg at hand), never of the audio this is called with, whose header the caller checked;
+     * should one come, its bitmap is freed and NULL returned.
+     */
+    public static MemorySegment mtmd_helper_bitmap_init_from_buf(MemorySegment ctx, MemorySegment buf, long len) {
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment opt =
+                    (MemorySegment) Handles.mtmd_helper_init_opt_default.H.invokeExact((SegmentAllocator) call);
+            MemorySegment wrapper = (MemorySegment) Handles.mtmd_helper_bitmap_init_from_buf.H.invokeExact(
+                    (SegmentAllocator) call, ctx, buf, len, false, opt);
+            MemorySegment bitmap = wrapper.get(ADDRESS, 0);
+            if (!wrapper.get(ADDRESS, ADDRESS.byteSize()).equals(MemorySegment.NULL)) {
+                if (!bitmap.equals(MemorySegment.NULL)) {
+                    mtmd_bitmap_free(bitmap);
+                }
+                return MemorySegment.NULL;
+            }
+            return bitmap;
         } catch (Throwable failure) {
             throw rethrow(failure);
         }
