@@ -243,7 +243,7 @@ class EngineTest {
                     throw new IllegalStateException(e);
                 }
             }
-            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize());
+            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize(), p.kvUnified());
             if (contexts.isEmpty()) {
                 c.beforeDecode(n -> {
                     if (n == 1) {
@@ -306,7 +306,7 @@ class EngineTest {
             if (made.getAndIncrement() > 0) {
                 throw new BackendException("out of device memory");
             }
-            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize());
+            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize(), p.kvUnified());
             c.beforeDecode(n -> {
                 throw new IllegalStateException("native crash");
             });
