@@ -60,10 +60,11 @@
  *         sequences mirror the target's slots; an evicted slot's draft sequence is forgotten with
  *         it. A draft decode that finds no room drafts nothing that step (as any failed draft
  *         decode).</li>
- *     <li><i>The host prompt cache</i> keys states by cells per slot and slots, so a state saved
- *         from a pool (cells per slot: the whole context) is never restored into per-slot streams
- *         of other sizes, or back. A restore first evicts idle slots for the whole saved state,
- *         which llama.cpp restores before the tail is dropped.</li>
+ *     <li><i>The host prompt cache</i> works as before: a sequence's saved state holds its cells
+ *         and their positions, not the layout, so llama.cpp reads it into a pool as into a stream;
+ *         the key's cells per slot (the whole context, in a pool) and slots keep states to contexts
+ *         of the same sizes. A restore first evicts idle slots for the whole saved state, which
+ *         llama.cpp restores before the tail is dropped.</li>
  *     </ul>
  *     </li>
  * <li><b>One decode per step</b>: the next token of every decoding slot, then prompt tokens of

@@ -72,6 +72,31 @@ class ContextSizingTest {
         assertTrue(c.reason().contains("training context (32768)"), c.reason());
     }
 
+    /** One pool for all slots is sized as one slot's context: any one request may fill it. */
+    @Test
+    void oneSharedPoolIsSizedAsOneSlotsContext() {
+        var c = ContextSizing.choose(
+                ContextSizing.Policy.auto(64 * GIB), 32768, OptionalLong.of(57_344), 4 * GIB, 4, true);
+        assertEquals(32768, c.contextSize(), "the training context for all four slots together");
+        assertEquals(32768, c.slotContext(), "each may fill all of it");
+        assertTrue(c.reason().startsWith("one KV pool shared by 4 slot(s)"), c.reason());
+        var set = ContextSizing.choose(
+                ContextSizing.Policy.fixed(65536), 32768, OptionalLong.of(57_344), 4 * GIB, 2, true);
+        assertEquals(32768, set.contextSize(), "-c beyond the training context is capped at it");
+        var capped = ContextSizing.choose(
+                ContextSizing.Policy.auto(8 * GIB), 32768, OptionalLong.of(57_344), 4_724_464_025L, 2, true);
+        assertEquals(
+                ContextSizing.choose(
+                                ContextSizing.Policy.auto(8 * GIB), 32768, OptionalLong.of(57_344), 4_724_464_025L, 1)
+                        .contextSize(),
+                capped.contextSize(),
+                "the memory caps the pool as it would one slot");
+        assertEquals(
+                ContextSizing.choose(ContextSizing.Policy.auto(64 * GIB), 32768, OptionalLong.of(57_344), 4 * GIB, 2),
+                ContextSizing.choose(
+                        ContextSizing.Policy.auto(64 * GIB), 32768, OptionalLong.of(57_344), 4 * GIB, 2, false));
+    }
+
     @Test
     void onASmallMachineTheMemoryCapsIt() {
         // 8 GiB free, 4.4 GiB of weights (Q4_K_M): half of the rest, 1.8 GiB, over 2 slots of 56 KiB a token.

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.ForgeException;
+import forge.api.backend.AdapterScale;
+import forge.api.backend.KvCacheType;
 import forge.api.sampler.SamplingParams;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,7 +32,7 @@ class KvPoolTest {
     private final List<EngineSnapshot> snapshots = new ArrayList<>();
 
     private static final PromptCache.Key KEY =
-            new PromptCache.Key("/models/fake.gguf", 1, 2, "ab", 100, 3, forge.api.backend.KvCacheType.F16, "AUTO");
+            new PromptCache.Key("/models/fake.gguf", 1, 2, "ab", 100, 3, KvCacheType.F16, "AUTO");
 
     /** {@code slots} slots sharing a pool of {@code cells}; a host prompt cache when {@code cache} is not null. */
     private void pool(int slots, int cells, int batch, PromptCache cache) {
@@ -203,5 +205,37 @@ class KvPoolTest {
         finishAll();
         assertEquals(3, generated(events(a)));
         assertEquals(3, generated(events(b)));
+    }
+
+    /**
+     * Requests of different LoRA adapter sets share the pool: one decode carries one set, and the
+     * cell every decoding request needs next is kept for it whichever set the step decodes, so the
+     * pool never overflows and both finish.
+     */
+    @Test
+    void requestsOfDifferentAdapterSetsShareThePool() throws InterruptedException {
+        pool(2, 64, 16, null);
+        AdapterScale x = new AdapterScale(new SchedulerTest.FakeAdapter("x"), 1f);
+        // 20 + 10 cells each: both fit the pool of 64, with more than an equal share's 32 would leave spare.
+        Generation plain = start("plain", same(0, 20), 10);
+        Generation withX = new Generation(new GenerationRequest(
+                "with x",
+                same(1, 20),
+                SamplingParams.GREEDY,
+                10,
+                List.of(),
+                Set.of(),
+                false,
+                -1,
+                false,
+                null,
+                List.of(x)));
+        scheduler.start(withX);
+        finishAll();
+        assertEquals(10, generated(events(plain)));
+        assertEquals(10, generated(events(withX)));
+        assertTrue(context.calls().stream().anyMatch(l -> l.startsWith("adapters [x@1.0]")), "x was applied");
+        assertEquals(0, scheduler.poolRefusals());
+        assertEquals(58, context.pooled(), "both requests' cells stay cached in the pool");
     }
 }
