@@ -13,7 +13,7 @@ round by round. Per server:
 With a 4th argument, kvpool, the servers are instead 2 slots over 4096 cells with a KV stream per
 slot and with one pool for both (-kvu), ForgeLM and llama-server (PEER, default the peer build's
 llama-server), and one more request is measured:
-  long    an agent prompt of ~2600 tokens (more than a slot's 2048 share), 16 tokens, with an
+  long    an agent prompt of ~2300 tokens (more than a slot's 2048 share), 16 tokens, with an
           autocomplete sent when its first token arrives: served only by a pool (a stream per slot
           refuses it: 400), its CPU and the autocomplete's latency
 Usage: slots.py IMAGE MODEL [ROUNDS [kvpool]]
@@ -84,7 +84,7 @@ def chat(port, user, max_tokens, on_first=None):
     c.close()
     return timings
 
-LONG = "Here is the repository to work on:\n" + "".join(f"def f{i}(x):\n    return x * {i} + {i % 7}\n" for i in range(190))
+LONG = "Here is the repository to work on:\n" + "".join(f"def f{i}(x):\n    return x * {i} + {i % 7}\n" for i in range(140))
 
 def complete(port, out):
     t0 = time.time()

@@ -201,7 +201,12 @@ public final class ContextSizing {
                 one.contextSize(),
                 one.contextSize(),
                 one.source(),
-                "one KV pool shared by " + slots + " slot(s), sized as one slot's context: " + one.reason());
+                "one KV pool shared by " + slots + " slot(s), sized as one slot's context: "
+                        + one.reason()
+                                .replace(" shared by 1 slot(s)", "")
+                                .replace("each of the 1 slot(s)", "the pool")
+                                .replace(" per slot, 1 slot(s)", "")
+                                .replace(" per slot;", ";"));
     }
 
     private static long mib(long bytes) {
