@@ -13,6 +13,7 @@
 #   BENCH_THREADS=$(nproc)  -t of both servers and llama-bench
 #   BENCH_CTX=8192          -c of both servers (KV cells for all slots together, in both)
 #   BENCH_NP=8              -np of both servers (conc's 8-client variant needs 8 slots)
+#   BENCH_KV_UNIFIED=0      1: both servers with -kvu (one KV pool of BENCH_CTX cells for all slots)
 #   BENCH_PORT=18090        ForgeLM's port; llama-server gets +1, the startup/rss launches +10/+11
 #   BENCH_MODEL             the benchmark model (default: made once with forge model synth, cached)
 #   BENCH_SMALL_MODEL       the startup workload's model (default: the tiny preset, cached)
@@ -171,6 +172,11 @@ fi
 
 FORGE_ARGS=(-c "$CTX" -np "$NP" -t "$THREADS")
 PEER_ARGS=(-c "$CTX" -np "$NP" -t "$THREADS")
+# One KV pool for all slots on both servers (llama-server's -np N alone gives a stream per slot, as ForgeLM's default).
+if [ "${BENCH_KV_UNIFIED:-0}" = 1 ]; then
+    FORGE_ARGS+=(-kvu)
+    PEER_ARGS+=(-kvu)
+fi
 
 load="$(cut -d' ' -f1 /proc/loadavg)"
 if awk -v l="$load" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
@@ -428,7 +434,7 @@ elif [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer; then
         echo "- commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
         echo "- machine: $(nproc) CPUs, ${cpu:-unknown CPU}, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM; load average before the run: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
         echo "- model: $(basename "$MODEL") ($(du -m "$MODEL" | cut -f1) MiB; random weights, Qwen2.5-0.5B shape, Qwen2 vocabulary, Q8_0); startup model: $(basename "$SMALL_MODEL")"
-        echo "- both servers: \`-c $CTX -np $NP -t $THREADS\` on 127.0.0.1; llama-bench: \`-t $THREADS -p 512 -n 128\`"
+        echo "- both servers: \`-c $CTX -np $NP -t $THREADS$([ "${BENCH_KV_UNIFIED:-0}" = 1 ] && echo ' -kvu')\` on 127.0.0.1; llama-bench: \`-t $THREADS -p 512 -n 128\`"
         echo "- workloads: seed ${BENCH_SEED_RUNS:-30} runs (3 warmup) × ${BENCH_SEED_TOKENS:-32} tokens, non-streamed;" \
             "ttft ${BENCH_TTFT_RUNS:-10} runs (2 warmup) × ${BENCH_TTFT_TOKENS:-128} tokens, streamed;" \
             "conc ${BENCH_CONC_CLIENTS:-4,8} clients × ${BENCH_CONC_ROUNDS:-3} rounds (1 warmup) × ${BENCH_CONC_TOKENS:-32} tokens;" \

@@ -267,6 +267,20 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--no-warmup", description = "Skip the warmup decode at load.")
     boolean noWarmup;
 
+    @Option(
+            names = {"-kvu", "--kv-unified"},
+            description = {
+                "One KV pool of --ctx-size cells that all slots share, as llama-server's default: a request may use the",
+                "whole context when the others leave it room; idle slots' cached prompts give way to running requests,",
+                "and a request the pool cannot hold gets 503 and Retry-After (default: a KV stream per slot)."
+            })
+    boolean kvUnified;
+
+    @Option(
+            names = {"-no-kvu", "--no-kv-unified"},
+            description = "A KV stream of an equal share of --ctx-size per slot (the default).")
+    boolean noKvUnified;
+
     // Speculative decoding, in llama-server's flags: n-gram lookup, or a draft model.
     @Option(
             names = "--spec-type",
@@ -859,7 +873,8 @@ public final class ServeCommand implements Callable<Integer> {
                     kv,
                     p.name(),
                     !noWarmup,
-                    speculation());
+                    speculation(),
+                    kvUnified());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -947,6 +962,14 @@ public final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /** {@code -kvu} / {@code -no-kvu}: one KV pool for all slots, or a stream per slot (the default). */
+    boolean kvUnified() {
+        if (kvUnified && noKvUnified) {
+            throw new ParameterException(spec.commandLine(), "--kv-unified and --no-kv-unified contradict each other");
+        }
+        return kvUnified;
     }
 
     /** {@code -np}: a number of slots, or {@code auto}. */

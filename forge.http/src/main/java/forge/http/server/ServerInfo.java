@@ -170,7 +170,7 @@ final class ServerInfo {
         runtime.put("n_threads_batch", c.threadsBatch());
         runtime.put("flash_attn", c.flashAttention().wire());
         runtime.put("kv_cache_type", c.kvCacheType().wire());
-        runtime.put("kv_unified", false); // a KV stream per slot, as llama-server with -np N
+        runtime.put("kv_unified", c.kvUnified()); // one pool for all slots, or a KV stream per slot
         // Why this context and this many slots: the start-up log says the same.
         served.ifPresentOrElse(
                 s -> {

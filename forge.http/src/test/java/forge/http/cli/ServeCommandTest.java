@@ -128,6 +128,19 @@ class ServeCommandTest {
     }
 
     @Test
+    void kvUnifiedAsLlamaServerSpellsIt() {
+        assertFalse(config().kvUnified(), "a KV stream per slot by default");
+        assertTrue(config("--kv-unified").kvUnified());
+        assertTrue(config("-kvu", "-np", "4").kvUnified());
+        assertEquals(4096, config("-kvu", "-c", "4096", "-np", "4").slotContext(), "a request may fill the pool");
+        assertEquals(1024, config("-c", "4096", "-np", "4").slotContext());
+        assertFalse(config("--no-kv-unified").kvUnified());
+        assertFalse(config("-no-kvu").kvUnified());
+        var e = assertThrows(CommandLine.ParameterException.class, () -> config("-kvu", "-no-kvu"));
+        assertTrue(e.getMessage().contains("--no-kv-unified"), e.getMessage());
+    }
+
+    @Test
     void flagsWinOverTheProfile() {
         EngineConfig c = config("--profile", "low-memory", "-c", "3000", "-ub", "64", "-t", "3", "--no-warmup");
         assertEquals("low-memory", c.profile());

@@ -180,6 +180,35 @@ public final class ContextSizing {
                         + mib((long) train * slots * perToken) + " MiB of KV cache; " + figures);
     }
 
+    /**
+     * The context for a model whose slots share one KV pool ({@code unified}): the pool is sized as
+     * one slot's context would be (with {@code -c 0}, the training context, as llama-server's
+     * unified pool), since any one request may fill it; else as {@link #choose(Policy, int,
+     * OptionalLong, long, int)}.
+     */
+    public static Choice choose(
+            Policy policy,
+            int trainContext,
+            OptionalLong kvBytesPerToken,
+            long modelBytes,
+            int slots,
+            boolean unified) {
+        if (!unified) {
+            return choose(policy, trainContext, kvBytesPerToken, modelBytes, slots);
+        }
+        Choice one = choose(policy, trainContext, kvBytesPerToken, modelBytes, 1);
+        return new Choice(
+                one.contextSize(),
+                one.contextSize(),
+                one.source(),
+                "one KV pool shared by " + slots + " slot(s), sized as one slot's context: "
+                        + one.reason()
+                                .replace(" shared by 1 slot(s)", "")
+                                .replace("each of the 1 slot(s)", "the pool")
+                                .replace(" per slot, 1 slot(s)", "")
+                                .replace(" per slot;", ";"));
+    }
+
     private static long mib(long bytes) {
         return bytes >> 20;
     }

@@ -415,7 +415,8 @@ public final class ModelLoader implements AutoCloseable {
                     model.info().trainContext(),
                     ContextSizing.kvBytesPerToken(d.metadata(), engineConfig.kvCacheType()),
                     model.info().sizeBytes(),
-                    engineConfig.slots());
+                    engineConfig.slots(),
+                    engineConfig.kvUnified());
             LOG.info(
                     "context for {}: {} cells, {} per slot ({}: {})",
                     d.id(),

@@ -195,19 +195,20 @@ public final class Engine implements AutoCloseable {
      */
     public Generation submit(GenerationRequest request) {
         int slotCtx = config.slotContext();
+        // In one pool a request may fill all of it when the others leave it room: only more than all is refused here.
+        String perSlot = config.kvUnified() ? "context (one KV pool for all slots)" : "context per slot";
         int prompt = request.prompt().length;
         if (prompt >= slotCtx) {
             throw new EngineException(
                     EngineException.Code.CONTEXT_LENGTH_EXCEEDED,
-                    "the prompt has " + prompt + " tokens, and this model's context per slot is " + slotCtx
-                            + " tokens");
+                    "the prompt has " + prompt + " tokens, and this model's " + perSlot + " is " + slotCtx + " tokens");
         }
         if (request.maxTokens() > 0 && prompt + request.maxTokens() > slotCtx) {
             throw new EngineException(
                     EngineException.Code.CONTEXT_LENGTH_EXCEEDED,
                     "the prompt (" + prompt
                             + " tokens) plus max_tokens (" + request.maxTokens()
-                            + ") exceeds this model's context per slot of "
+                            + ") exceeds this model's " + perSlot + " of "
                             + slotCtx + " tokens");
         }
         for (int token : request.sampling().logitBias().keySet()) {
@@ -280,10 +281,11 @@ public final class Engine implements AutoCloseable {
         }
         started.complete(null);
         LOG.info(
-                "engine {} ready: {} slot(s) of {} tokens, batch {}/{}, {} threads, flash attention {}, KV {} (profile {})",
+                "engine {} ready: {} slot(s) of {} tokens{}, batch {}/{}, {} threads, flash attention {}, KV {} (profile {})",
                 name,
                 scheduler.slots(),
                 config.slotContext(),
+                config.kvUnified() ? " in one shared KV pool" : " each",
                 config.batchSize(),
                 config.ubatchSize(),
                 config.threads(),
@@ -333,7 +335,7 @@ public final class Engine implements AutoCloseable {
                 config.threadsBatch(),
                 config.flashAttention(),
                 config.kvCacheType(),
-                false,
+                config.kvUnified(),
                 false));
         gate = ComputeGate.PROCESS.enter(Math.max(config.threads(), config.threadsBatch()));
         scheduler = new Scheduler(
@@ -346,7 +348,8 @@ public final class Engine implements AutoCloseable {
                         cache,
                         cacheKey)
                 .speculation(config.speculation())
-                .synthetic(draft.synthetic());
+                .synthetic(draft.synthetic())
+                .pool(config.kvUnified() ? config.contextSize() : 0);
         if (draft.model() != null) {
             InferenceContext draftContext = draft.model()
                     .newContext(new ContextParams(
@@ -358,7 +361,7 @@ public final class Engine implements AutoCloseable {
                             config.threadsBatch(),
                             config.flashAttention(),
                             config.kvCacheType(),
-                            false,
+                            config.kvUnified(),
                             false));
             try {
                 drafter = new Drafter(draftContext, ComputeGate.PROCESS, config.slots(), config.slotContext());

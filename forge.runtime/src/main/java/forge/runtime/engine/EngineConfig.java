@@ -8,7 +8,8 @@ import java.util.Objects;
  * How an engine runs one model.
  *
  * @param slots          sequences decoded together ({@code --parallel})
- * @param contextSize    KV cells for all slots together ({@code --ctx-size}); each slot gets an equal share
+ * @param contextSize    KV cells for all slots together ({@code --ctx-size}); each slot gets an equal share,
+ *                       or with {@code kvUnified} any request may use all of them that the others leave
  * @param batchSize      the most tokens in one decode step (decode tokens plus a prefill chunk)
  * @param ubatchSize     the physical batch size
  * @param threads        threads for decoding
@@ -22,6 +23,8 @@ import java.util.Objects;
  *                       fast as the second
  * @param speculation    n-gram speculative decoding for requests that do not say otherwise
  *                       ({@link Speculation#OFF} by default, as llama-server's)
+ * @param kvUnified      one KV pool of {@code contextSize} cells that the slots share ({@code --kv-unified},
+ *                       llama.cpp's {@code kv_unified}) instead of a stream of an equal share per slot
  */
 public record EngineConfig(
         int slots,
@@ -35,7 +38,8 @@ public record EngineConfig(
         KvCacheType kvCacheType,
         String profile,
         boolean warmup,
-        Speculation speculation) {
+        Speculation speculation,
+        boolean kvUnified) {
 
     public EngineConfig {
         Objects.requireNonNull(speculation, "speculation");
@@ -69,6 +73,36 @@ public record EngineConfig(
             flashAttention = FlashAttention.ON;
         }
         profile = profile == null || profile.isBlank() ? "custom" : profile;
+    }
+
+    /** Settings with a KV stream per slot. */
+    public EngineConfig(
+            int slots,
+            int contextSize,
+            int batchSize,
+            int ubatchSize,
+            int threads,
+            int threadsBatch,
+            int queueCapacity,
+            FlashAttention flashAttention,
+            KvCacheType kvCacheType,
+            String profile,
+            boolean warmup,
+            Speculation speculation) {
+        this(
+                slots,
+                contextSize,
+                batchSize,
+                ubatchSize,
+                threads,
+                threadsBatch,
+                queueCapacity,
+                flashAttention,
+                kvCacheType,
+                profile,
+                warmup,
+                speculation,
+                false);
     }
 
     /** Settings without speculative decoding. */
@@ -129,9 +163,9 @@ public record EngineConfig(
         return EngineProfile.DEFAULT.config(1, Math.max(1, Runtime.getRuntime().availableProcessors()), 64);
     }
 
-    /** The context each slot may fill. */
+    /** The context each slot may fill: all of it in one pool, else an equal share. */
     public int slotContext() {
-        return contextSize / slots;
+        return kvUnified ? contextSize : contextSize / slots;
     }
 
     public EngineConfig withContext(int ctx, int parallel) {
@@ -147,7 +181,8 @@ public record EngineConfig(
                 kvCacheType,
                 profile,
                 warmup,
-                speculation);
+                speculation,
+                kvUnified);
     }
 
     /** These settings with {@code s} as the requests' default speculation. */
@@ -164,7 +199,8 @@ public record EngineConfig(
                 kvCacheType,
                 profile,
                 warmup,
-                s);
+                s,
+                kvUnified);
     }
 
     public EngineConfig withThreads(int t) {
@@ -180,6 +216,25 @@ public record EngineConfig(
                 kvCacheType,
                 profile,
                 warmup,
-                speculation);
+                speculation,
+                kvUnified);
+    }
+
+    /** These settings with one KV pool for all slots ({@code true}) or a stream per slot. */
+    public EngineConfig withKvUnified(boolean unified) {
+        return new EngineConfig(
+                slots,
+                contextSize,
+                batchSize,
+                ubatchSize,
+                threads,
+                threadsBatch,
+                queueCapacity,
+                flashAttention,
+                kvCacheType,
+                profile,
+                warmup,
+                speculation,
+                unified);
     }
 }

@@ -71,6 +71,15 @@ final class Scheduler {
     private final int[] positions;
     /** Benchmark-only synthetic acceptance; {@link SyntheticAcceptance#OFF} for real verification. */
     private SyntheticAcceptance synthetic = SyntheticAcceptance.OFF;
+    /**
+     * The cells of the one KV pool the slots share ({@code kv_unified}); 0 with a stream per slot,
+     * where each slot's own limit is all the accounting there is. See {@code package-info.java}.
+     */
+    private int poolCells;
+    /** Idle slots whose cells were given up for an active request's, and requests refused or ended for lack of cells. */
+    private long poolEvictions;
+
+    private long poolRefusals;
 
     /**
      * @param slots       sequence ids {@code 0..slots-1} of the context
@@ -137,6 +146,28 @@ final class Scheduler {
         return this;
     }
 
+    /**
+     * The slots share one KV pool of {@code cells} cells (the context's size): each may fill all of
+     * it that the others leave, and the scheduler keeps the count that decides who gets a cell.
+     */
+    Scheduler pool(int cells) {
+        if (cells < 0) {
+            throw new IllegalArgumentException("pool cells: " + cells);
+        }
+        this.poolCells = cells;
+        return this;
+    }
+
+    /** Idle slots' prefixes evicted for active requests, since the scheduler was made. */
+    long poolEvictions() {
+        return poolEvictions;
+    }
+
+    /** Requests refused (at admission) or ended (running) with 503 because the pool had no cells for them. */
+    long poolRefusals() {
+        return poolRefusals;
+    }
+
     /** The draft model's context's threads may sleep too. */
     void idle() {
         if (drafter != null) {
@@ -173,6 +204,16 @@ final class Scheduler {
      * Call only when {@link #anyFree()}.
      */
     void start(Generation generation) {
+        if (poolCells > 0 && !fitsPool(generation.request().prompt().length)) {
+            poolRefusals++;
+            generation.emit(new GenerationEvent.Failed(new EngineException(
+                    EngineException.Code.UNAVAILABLE,
+                    "the KV pool's " + poolCells + " cells are taken by the running requests ("
+                            + (poolCells - free(true)) + " held), and this prompt of "
+                            + generation.request().prompt().length
+                            + " tokens needs more than the rest: retry when they finish")));
+            return;
+        }
         int id = SlotChoice.choose(
                 generation.request().prompt(), views(generation.request().adapters()));
         Slot slot = slots[id];
@@ -333,6 +374,10 @@ final class Scheduler {
      */
     private int restore(int id, PromptCache.Entry entry, int tokens) {
         Slot slot = slots[id];
+        if (poolCells > 0) {
+            // llama.cpp restores the whole state before the tail is dropped: it needs that many free cells.
+            makeRoom(entry.tokens().length);
+        }
         if (!context.restoreSequence(id, entry.state())) {
             LOG.warn(
                     "the prompt cache's entry of {} tokens could not be restored into slot {}; computing it",
@@ -422,6 +467,11 @@ final class Scheduler {
             }
         }
         List<AdapterScale> adapters = stepAdapters();
+        boolean reclaimed = false;
+        if (poolCells > 0 && adapters != null) {
+            reclaimed = reclaimForDecode(adapters);
+            changed |= reclaimed;
+        }
         // Every decoding slot's next token has a place in the batch; drafts share what is left before prefill.
         int draftBudget = batch.capacity();
         for (ActiveRequest r : running) {
@@ -438,6 +488,10 @@ final class Scheduler {
                     positions[i] = slots[i].append(r.lastToken);
                 }
             }
+        }
+        if (poolCells > 0) {
+            // Drafts take free cells only: an idle slot's prefix is worth more than a guess.
+            draftBudget = Math.max(0, Math.min(draftBudget, free(false)));
         }
         draftBudget = draftWithModel(draftBudget, adapters);
         for (int i = 0; i < slots.length; i++) {
@@ -458,6 +512,7 @@ final class Scheduler {
                 }
             }
         }
+        int poolRoom = poolCells > 0 ? prefillRoom(adapters, batch) : Integer.MAX_VALUE;
         // Prefill in chunks, so decoding sequences keep moving while a long prompt is read.
         for (int i = 0; i < slots.length; i++) {
             ActiveRequest r = running[i];
@@ -470,7 +525,8 @@ final class Scheduler {
             Slot slot = slots[i];
             int[] prompt = r.prompt;
             boolean scoring = r.scoring();
-            while (r.prefilled < prompt.length && batch.size() < batch.capacity()) {
+            while (r.prefilled < prompt.length && batch.size() < batch.capacity() && poolRoom > 0) {
+                poolRoom--;
                 boolean last = r.prefilled == prompt.length - 1;
                 int token = prompt[r.prefilled];
                 if (MediaTokens.isPlaceholder(token)) {
@@ -496,6 +552,12 @@ final class Scheduler {
             }
         }
         if (batch.size() == 0) {
+            if (poolCells > 0 && adapters != null && !reclaimed && noneDecoding()) {
+                // Every active request is prefilling and the pool has no cell for any of them: none can
+                // move until one gives its cells up. The newest does, as when decoding runs out.
+                failNewest("its prompt no longer fits beside the other requests' cells");
+                changed = true;
+            }
             if (changed) {
                 publish();
             }
@@ -546,6 +608,148 @@ final class Scheduler {
         if (changed) {
             publish();
         }
+    }
+
+    /**
+     * Cells the slots hold or have in the batch now, counted per slot: a prefix one slot copied from
+     * another is counted twice, though the pool tags the same cells for both, so the count is an
+     * upper bound of what llama.cpp holds and a decode it allows always finds its cells.
+     *
+     * @param runningOnly count only the slots that run a request (idle ones' cells can be evicted)
+     */
+    private int held(boolean runningOnly) {
+        int n = 0;
+        for (int i = 0; i < slots.length; i++) {
+            if (!runningOnly || running[i] != null) {
+                n += slots[i].held();
+            }
+        }
+        return n;
+    }
+
+    /** The pool's cells not counted as held ({@code runningOnly}: as if every idle slot were evicted). */
+    private int free(boolean runningOnly) {
+        return poolCells - held(runningOnly);
+    }
+
+    /** Whether a prompt of {@code length} tokens and its first generated token fit beside the running requests. */
+    private boolean fitsPool(int length) {
+        return length + 1 <= free(true);
+    }
+
+    /**
+     * Evicts idle slots' cells, least recently used first, until {@code need} cells are free; each is
+     * offered to the host prompt cache first, so the prefix survives there.
+     *
+     * @return whether {@code need} cells are free now
+     */
+    private boolean makeRoom(int need) {
+        while (free(false) < need) {
+            int victim = -1;
+            for (int i = 0; i < slots.length; i++) {
+                if (running[i] == null
+                        && slots[i].cached() > 0
+                        && (victim < 0 || slots[i].lastUsed < slots[victim].lastUsed)) {
+                    victim = i;
+                }
+            }
+            if (victim < 0) {
+                return false;
+            }
+            Slot slot = slots[victim];
+            LOG.debug("evicting idle slot {}'s {} cells for an active request", victim, slot.cached());
+            saveBeforeReplacing(victim, 0);
+            context.removeTokens(victim, 0, -1);
+            slot.forget();
+            if (drafter != null) {
+                drafter.forget(victim); // its draft sequence mirrored those cells
+            }
+            poolEvictions++;
+        }
+        return true;
+    }
+
+    /**
+     * Makes room for the next token of every request decoding this step: idle slots' cells first;
+     * when they do not suffice, the newest request ends with 503 until the rest fit.
+     *
+     * @return whether a request was ended
+     */
+    private boolean reclaimForDecode(List<AdapterScale> adapters) {
+        boolean ended = false;
+        while (true) {
+            int need = 0;
+            for (ActiveRequest r : running) {
+                if (decodesThisStep(r, adapters)) {
+                    need++;
+                }
+            }
+            if (need == 0 || makeRoom(need)) {
+                return ended;
+            }
+            failNewest("the KV pool has no cell left for the running requests' next tokens");
+            ended = true;
+        }
+    }
+
+    /**
+     * The pool cells this step's prefill may take: what the batch can still carry of the prompts
+     * that prefill this step, evicting idle slots for it, less one cell for every decoding request's
+     * next token, so a prompt being read does not take the cell a running answer needs next.
+     */
+    private int prefillRoom(List<AdapterScale> adapters, TokenBatch batch) {
+        int want = 0;
+        int decoding = 0;
+        for (ActiveRequest r : running) {
+            if (r == null) {
+                continue;
+            }
+            if (r.decoding()) {
+                decoding++;
+            } else if (r.waiting == null && r.request.adapters().equals(adapters)) {
+                want += r.prompt.length - r.prefilled;
+            }
+        }
+        if (want == 0) {
+            return 0;
+        }
+        makeRoom(Math.min(want, batch.capacity() - batch.size()) + decoding);
+        return Math.max(0, free(false) - decoding);
+    }
+
+    private boolean noneDecoding() {
+        for (ActiveRequest r : running) {
+            if (r != null && r.decoding()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Ends the request admitted last with 503 ({@code UNAVAILABLE}, so the client retries): its cells
+     * go back to the pool, and the requests that were there first go on, as a full pool's newest
+     * arrival should wait for them rather than take their room.
+     */
+    private void failNewest(String why) {
+        int newest = -1;
+        for (int i = 0; i < slots.length; i++) {
+            if (running[i] != null && (newest < 0 || slots[i].lastUsed > slots[newest].lastUsed)) {
+                newest = i;
+            }
+        }
+        if (newest < 0) {
+            return;
+        }
+        ActiveRequest r = running[newest];
+        poolRefusals++;
+        LOG.info("request {} in slot {} ends: {}", r.request.id(), newest, why);
+        fail(
+                newest,
+                r.generation,
+                new EngineException(
+                        EngineException.Code.UNAVAILABLE,
+                        "the KV pool's " + poolCells + " cells are full: " + why + "; retry when others finish"));
     }
 
     /**

@@ -36,6 +36,11 @@ final class Slot {
         return cached;
     }
 
+    /** The cells this slot holds with those of the batch in flight: what it takes from a shared pool. */
+    int held() {
+        return cached + inFlight;
+    }
+
     /** Whether this step's batch has positions of this slot. */
     boolean inBatch() {
         return inFlight > 0;

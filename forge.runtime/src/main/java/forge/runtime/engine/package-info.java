@@ -16,8 +16,57 @@
  *     answer whole ({@code deferText}) is not woken per token: on two cores each wake-up cost the
  *     engine thread 0.1 to 0.8 ms.</li>
  * <li><b>Slots</b>: {@code --parallel N} sequence ids, each with its own KV stream of an equal
- *     share of {@code --ctx-size} cells. A slot is free, prefilling (or waiting, see below), or
- *     decoding.</li>
+ *     share of {@code --ctx-size} cells, or all of them sharing one pool (below). A slot is free,
+ *     prefilling (or waiting, see below), or decoding.</li>
+ * <li><b>One KV pool for all slots</b> ({@code --kv-unified}, {@code EngineConfig.kvUnified}; the
+ *     context is made with llama.cpp's {@code kv_unified} and {@code n_ctx} the total, as
+ *     llama-server's default {@code -np auto}): a request may fill all of the context that the
+ *     others leave, so one long agent prompt and an autocomplete run side by side.
+ *     <ul>
+ *     <li><i>Who owns cells</i>: a slot owns the cells of its sequence, positions
+ *         {@code [0, cached)} plus the batch in flight ({@code Slot.held()}); a running slot's are its
+ *         request's, an idle slot's are its retained prefix. llama.cpp keeps no count a caller can
+ *         read (only {@code llama_memory_seq_pos_min/max} per sequence, a range, not the cells of a
+ *         prefix two sequences share), so the scheduler keeps its own: the pool's used cells are the
+ *         sum of the slots' held cells. A prefix copied into a slot is counted for both though the
+ *         pool tags the same cells, so the count is an upper bound of what llama.cpp holds: a decode
+ *         the count allows always finds its cells (llama.cpp's unified {@code find_slot} needs free
+ *         cells, not contiguous ones).</li>
+ *     <li><i>Admission</i>: a request whose prompt plus one token exceeds the whole context is
+ *         refused at {@code submit} with the context error (400: it could never run). One that fits
+ *         the context but not what the running requests hold now (idle slots' cells count as free)
+ *         is refused when it would start, with {@code UNAVAILABLE} (503 and {@code Retry-After}: it
+ *         would fit once others finish), taking no slot and making no sampler.</li>
+ *     <li><i>Each step</i>: every request decoding this step needs a cell for its token. When the
+ *         pool has too few, idle slots' cells are evicted, least recently used first; each is first
+ *         offered to the host prompt cache ({@code saveBeforeReplacing}), so a prefix evicted from
+ *         the pool can come back from host memory. When no idle cells are left, the request admitted
+ *         last ends with {@code UNAVAILABLE} (its cells go back to the pool) until the rest fit: the
+ *         requests that came first keep going. Drafts take only free cells, never an idle slot's
+ *         (a guess is worth less than a prefix). Prefill takes what the batch and the pool leave,
+ *         evicting idle slots for it, less one cell per decoding request (the cell its next token
+ *         needs). When nothing can move (no request decodes and no prompt gets a cell), the newest
+ *         ends with 503, so the pool never deadlocks.</li>
+ *     <li><i>Cells come back</i> when a request's rejected draft tokens are removed, when a request
+ *         fails (its cells are dropped), and when an idle slot is evicted. A finished request's cells
+ *         stay as its slot's prefix until a request needs the room, so the prefix cache keeps working
+ *         while there is room.</li>
+ *     <li><i>A failed decode for lack of cells</i> ({@code llama_decode} returning 1, which
+ *         llama-server answers by purging idle slots and halving its batch) cannot happen while the
+ *         count is an upper bound; should it happen anyway (a memory that counts otherwise, such as
+ *         a sliding window's), it is handled as any failed decode: the requests of that batch fail
+ *         and their cells are dropped, the others go on, nothing crashes.</li>
+ *     <li><i>The draft model's context</i> is made the same way (one pool, the same size). Its
+ *         sequences mirror the target's slots; an evicted slot's draft sequence is forgotten with
+ *         it. A draft decode that finds no room drafts nothing that step (as any failed draft
+ *         decode).</li>
+ *     <li><i>The host prompt cache</i> works as before: a sequence's saved state holds its cells
+ *         and their positions, not the layout, so llama.cpp reads it into a pool as into a stream;
+ *         the key's cells per slot (the whole context, in a pool) and slots keep states to contexts
+ *         of the same sizes. A restore first evicts idle slots for the whole saved state, which
+ *         llama.cpp restores before the tail is dropped.</li>
+ *     </ul>
+ *     </li>
  * <li><b>One decode per step</b>: the next token of every decoding slot, then prompt tokens of
  *     prefilling slots until the batch is full (chunked prefill, so a long prompt never stalls
  *     the others). Logits are requested only where a token will be sampled (and at every prompt
@@ -31,12 +80,12 @@
  *     a request ends or is cancelled. A request goes to the free slot whose cells share the longest
  *     prefix with its prompt (least recently used among equals); when another slot, busy or not,
  *     holds a longer prefix, it is copied with {@code llama_memory_seq_cp}, replacing the slot's
- *     own cells; only the rest is prefilled. Each slot has its own KV stream (as llama-server's
- *     slots with {@code -np N}), so the copy moves the source stream's buffers (a memory copy at the
+ *     own cells; only the rest is prefilled. With a KV stream per slot (as llama-server's slots with
+ *     {@code -np N --no-kv-unified}) the copy moves the source stream's buffers (a memory copy at the
  *     next decode, milliseconds, against seconds of prefill) and the target then drops what lies
- *     past the prefix. A unified cache would copy nothing, but every decode's attention would span
- *     the cells of all slots: measured with llama-bench on the benchmark model, decoding at depth
- *     1024 instead of 0 costs 15% of the tokens per second. The prompt's last token is always
+ *     past the prefix. In one pool the copy only tags the cells for the target too, but every
+ *     decode's attention spans the cells of all slots: measured with llama-bench on the benchmark
+ *     model, decoding at depth 1024 instead of 0 costs 15% of the tokens per second. The prompt's last token is always
  *     computed, for its logits; a scored prompt takes nothing from a cache. A request whose
  *     prompt shares a longer prefix with one another slot is still prefilling waits for that slot
  *     to compute it and then copies it, when the tokens saved are at least half of what that slot

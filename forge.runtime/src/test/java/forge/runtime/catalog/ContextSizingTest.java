@@ -1,6 +1,7 @@
 package forge.runtime.catalog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.KvCacheType;
@@ -70,6 +71,33 @@ class ContextSizingTest {
         assertEquals(65536, c.contextSize());
         assertEquals("auto", c.source());
         assertTrue(c.reason().contains("training context (32768)"), c.reason());
+    }
+
+    /** One pool for all slots is sized as one slot's context: any one request may fill it. */
+    @Test
+    void oneSharedPoolIsSizedAsOneSlotsContext() {
+        var c = ContextSizing.choose(
+                ContextSizing.Policy.auto(64 * GIB), 32768, OptionalLong.of(57_344), 4 * GIB, 4, true);
+        assertEquals(32768, c.contextSize(), "the training context for all four slots together");
+        assertEquals(32768, c.slotContext(), "each may fill all of it");
+        assertTrue(c.reason().startsWith("one KV pool shared by 4 slot(s)"), c.reason());
+        assertFalse(c.reason().contains("1 slot(s)") || c.reason().contains("per slot"), c.reason());
+        var set = ContextSizing.choose(
+                ContextSizing.Policy.fixed(65536), 32768, OptionalLong.of(57_344), 4 * GIB, 2, true);
+        assertEquals(32768, set.contextSize(), "-c beyond the training context is capped at it");
+        assertFalse(set.reason().contains("1 slot(s)"), set.reason());
+        var capped = ContextSizing.choose(
+                ContextSizing.Policy.auto(8 * GIB), 32768, OptionalLong.of(57_344), 4_724_464_025L, 2, true);
+        assertEquals(
+                ContextSizing.choose(
+                                ContextSizing.Policy.auto(8 * GIB), 32768, OptionalLong.of(57_344), 4_724_464_025L, 1)
+                        .contextSize(),
+                capped.contextSize(),
+                "the memory caps the pool as it would one slot");
+        assertEquals(
+                ContextSizing.choose(ContextSizing.Policy.auto(64 * GIB), 32768, OptionalLong.of(57_344), 4 * GIB, 2),
+                ContextSizing.choose(
+                        ContextSizing.Policy.auto(64 * GIB), 32768, OptionalLong.of(57_344), 4 * GIB, 2, false));
     }
 
     @Test

@@ -123,6 +123,34 @@ class EngineTest {
         }
     }
 
+    /**
+     * In one KV pool a request may use the whole context: more than an equal share is served, and
+     * only more than the whole context is refused up front (400), before anything reaches it.
+     */
+    @Test
+    void inOnePoolARequestMayUseTheWholeContextAndOnlyMoreIsRefused() throws Exception {
+        try (Engine engine = new Engine("fake", model, config(2, 32, 4, false).withKvUnified(true))) {
+            ContextParams p = model.params;
+            assertTrue(p.kvUnified(), "one KV pool");
+            assertEquals(32, p.contextSize(), "n_ctx is the whole pool");
+            assertEquals(32, engine.config().slotContext());
+            EngineException tooLong =
+                    assertThrows(EngineException.class, () -> engine.submit(request("long", new int[32], 1)));
+            assertEquals(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, tooLong.code());
+            assertTrue(tooLong.getMessage().contains("one KV pool"), tooLong.getMessage());
+            EngineException tooMany =
+                    assertThrows(EngineException.class, () -> engine.submit(request("many", new int[20], 13)));
+            assertEquals(EngineException.Code.CONTEXT_LENGTH_EXCEEDED, tooMany.code());
+            // 20 + 8 cells: more than the 16 of a stream per slot.
+            List<GenerationEvent> events = drain(engine.submit(request("big", prompt("abcdefghijklmnopqrs"), 8)));
+            assertEquals(
+                    8,
+                    assertInstanceOf(GenerationEvent.Done.class, events.getLast())
+                            .timings()
+                            .completionTokens());
+        }
+    }
+
     @Test
     void whatCannotFitTheSlotIsRefusedUpFront() {
         try (Engine engine = new Engine("fake", model, config(2, 32, 4, false))) {
@@ -243,7 +271,7 @@ class EngineTest {
                     throw new IllegalStateException(e);
                 }
             }
-            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize());
+            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize(), p.kvUnified());
             if (contexts.isEmpty()) {
                 c.beforeDecode(n -> {
                     if (n == 1) {
@@ -306,7 +334,7 @@ class EngineTest {
             if (made.getAndIncrement() > 0) {
                 throw new BackendException("out of device memory");
             }
-            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize());
+            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize(), p.kvUnified());
             c.beforeDecode(n -> {
                 throw new IllegalStateException("native crash");
             });

@@ -20,9 +20,10 @@ import java.util.function.IntConsumer;
  * A test double of a backend's {@link InferenceContext}, for the engine without llama.cpp. It
  * records every call, in order, as a line ({@link #calls()}); keeps the tokens each sequence's KV
  * cells hold, with a stream of {@code contextSize / seqMax} cells per sequence as the engine's
- * contexts have, and fails the test (an {@link AssertionError}) where llama.cpp would misbehave:
- * a position out of order, a full stream, sampling where no logits were computed; and samples
- * scripted tokens.
+ * contexts have (or, unified, one pool of {@code contextSize} cells that every sequence may fill,
+ * each sequence's cells counted as its own), and fails the test (an {@link AssertionError}) where
+ * llama.cpp would misbehave: a position out of order, a full stream or pool, sampling where no
+ * logits were computed; and samples scripted tokens.
  *
  * <p>The lines: {@code decode 0@4:12 0@5:13* 1@9:20*} (sequence@position:token, {@code *} where
  * logits are computed), {@code sampler 2} (the second sampler created), {@code sample 2 @1 -> 14}
@@ -44,6 +45,9 @@ final class FakeContext implements InferenceContext {
 
     private final int contextSize;
     private final int seqMax;
+    /** One pool of {@code contextSize} cells for all sequences, as llama.cpp's {@code kv_unified}. */
+    private final boolean unified;
+
     private final Batch batch;
     private final int[][] cells;
     private final int[] held;
@@ -67,11 +71,21 @@ final class FakeContext implements InferenceContext {
     private int[] lastPos = new int[0];
 
     FakeContext(int contextSize, int seqMax, int batchCapacity) {
+        this(contextSize, seqMax, batchCapacity, false);
+    }
+
+    FakeContext(int contextSize, int seqMax, int batchCapacity, boolean unified) {
         this.contextSize = contextSize;
         this.seqMax = seqMax;
+        this.unified = unified;
         this.batch = new Batch(batchCapacity);
-        this.cells = new int[seqMax][contextSize / seqMax];
+        this.cells = new int[seqMax][unified ? contextSize : contextSize / seqMax];
         this.held = new int[seqMax];
+    }
+
+    /** The cells all sequences hold together (a unified pool's fill). */
+    synchronized int pooled() {
+        return Arrays.stream(held).sum();
     }
 
     // ------------------------------------------------------------------ scripting
@@ -208,6 +222,10 @@ final class FakeContext implements InferenceContext {
             for (int i = 0; i < batch.size; i++) {
                 cells[batch.seq[i]][batch.pos[i]] = batch.token[i];
             }
+            if (unified && Arrays.stream(next).sum() > contextSize) {
+                throw new AssertionError("the pool of " + contextSize + " cells is full: llama_decode would return 1"
+                        + " (sequences would hold " + Arrays.toString(next) + ")");
+            }
             System.arraycopy(next, 0, held, 0, seqMax);
             logits = Arrays.copyOf(batch.logits, batch.size);
             lastSeq = Arrays.copyOf(batch.seq, batch.size);
@@ -307,7 +325,10 @@ final class FakeContext implements InferenceContext {
     public synchronized boolean restoreSequence(int sequence, byte[] state) {
         java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(state);
         int n = state.length >= 8 && in.getInt() == STATE_MAGIC ? in.getInt() : -1;
-        if (n < 0 || n > cells[sequence].length || state.length != 8 + 4 * n) {
+        if (n < 0
+                || n > cells[sequence].length
+                || state.length != 8 + 4 * n
+                || (unified && pooled() - held[sequence] + n > contextSize)) {
             calls.add("restore " + sequence + " failed");
             held[sequence] = 0;
             return false;

@@ -31,7 +31,7 @@ public final class FakeModel implements LoadedModel {
     /** A model whose contexts are {@link FakeContext}s of the size asked; {@code created} receives each. */
     static FakeModel of(java.util.function.Consumer<FakeContext> created) {
         return new FakeModel(p -> {
-            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize());
+            FakeContext c = new FakeContext(p.contextSize(), p.seqMax(), p.batchSize(), p.kvUnified());
             created.accept(c);
             return c;
         });

@@ -41,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -237,6 +238,49 @@ class LlamaDraftModelTest {
         });
         assertEquals(s.draftTokens(), timed[0], "the snapshot counts what the requests' timings say");
         assertEquals(s.draftAccepted(), timed[1]);
+    }
+
+    /**
+     * With one KV pool for the slots, the draft model's context is one pool too, and the output is
+     * what the pool writes without drafts.
+     */
+    @Test
+    void inOneKvPoolTheDraftModelDraftsAndTheOutputIsUnchanged() throws Exception {
+        List<GenerationRequest> requests = requests();
+        Run plain = run(config(4, Speculation.OFF).withKvUnified(true), null, requests);
+        Run drafted = run(config(4, Speculation.draftModel(4, 0, 0f)).withKvUnified(true), target, requests);
+        // In one pool a sequence's attention spans the cells the others leave in the pool's view, so
+        // its sums run in another order with drafts in the batch: the greedy tokens are the same,
+        // log-probabilities equal to float noise, and a seeded draw (index 1) only in distribution.
+        for (int i : new int[] {0, 2, 3, 4, 5}) {
+            String p = plain.outputs().get(i);
+            String d = drafted.outputs().get(i);
+            assertEquals(
+                    p.replaceAll("\\[-?[0-9.]+\\]", "[]"),
+                    d.replaceAll("\\[-?[0-9.]+\\]", "[]"),
+                    requests.get(i).id());
+            double[] pl = logprobs(p);
+            double[] dl = logprobs(d);
+            assertEquals(pl.length, dl.length);
+            for (int j = 0; j < pl.length; j++) {
+                assertEquals(
+                        pl[j],
+                        dl[j],
+                        0.01,
+                        "log-probability " + j + " of " + requests.get(i).id());
+            }
+        }
+        assertTrue(logprobs(plain.outputs().get(4)).length > 0, "log-probabilities compared");
+        assertTrue(drafted.snapshot().draftAccepted() > 0, "the draft model's drafts were accepted");
+    }
+
+    /** The log-probabilities an output's text carries, as {@code [-5.801]} after each token, in order. */
+    private static double[] logprobs(String output) {
+        return Pattern.compile("\\[(-?[0-9.]+)\\]")
+                .matcher(output)
+                .results()
+                .mapToDouble(m -> Double.parseDouble(m.group(1)))
+                .toArray();
     }
 
     @Test

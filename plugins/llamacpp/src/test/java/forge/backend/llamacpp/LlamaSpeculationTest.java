@@ -158,6 +158,36 @@ class LlamaSpeculationTest {
         assertEquals(s.draftAccepted(), timed[1]);
     }
 
+    /**
+     * One KV pool for the busy slots ({@code kv_unified}) writes what a stream per slot writes, token
+     * for token, for the greedy requests (plain, a stop string, a grammar); a seeded one only in
+     * distribution, as attention over the pool sums in another order (its float differences move a
+     * random draw on this model's flat logits). In the pool, drafts change no greedy token either.
+     */
+    @Test
+    void inOneKvPoolTheBusySlotsWriteWhatTheyWriteWithAStreamEach() throws Exception {
+        List<GenerationRequest> requests = requests();
+        Run perSlot = run(config(4, Speculation.OFF), requests);
+        Run pooled = run(config(4, Speculation.OFF).withKvUnified(true), requests);
+        for (int i : new int[] {0, 2, 3}) {
+            assertTrue(
+                    requests.get(i).sampling().temperature() <= 0,
+                    requests.get(i).id() + " is greedy");
+            assertEquals(
+                    perSlot.outputs().get(i),
+                    pooled.outputs().get(i),
+                    requests.get(i).id());
+        }
+        Run pooledSpeculative = run(config(4, new Speculation(1, 16, 0)).withKvUnified(true), requests);
+        for (int i : new int[] {0, 2, 3}) {
+            assertEquals(
+                    pooled.outputs().get(i),
+                    pooledSpeculative.outputs().get(i),
+                    requests.get(i).id());
+        }
+        assertTrue(pooledSpeculative.snapshot().draftAccepted() > 0, "drafts were accepted in the pool");
+    }
+
     @Test
     void aRequestMayTurnSpeculationOffOnAnEngineThatHasItOn() throws Exception {
         GenerationRequest off = new GenerationRequest(
