@@ -105,7 +105,7 @@ def main():
     for r in range(args.rounds + 1):  # round 0 warms both servers up and is not counted
         image = "data:image/png;base64," + base64.b64encode(png(width, height, 1000 + r)).decode()
         for name, url in servers.items():
-            common = {"model": args.model, "max_tokens": args.max_tokens, "temperature": 0}
+            common = {"model": args.model, "max_tokens": args.max_tokens, "temperature": 0, "ignore_eos": True}
             text_only = dict(common, messages=[{"role": "user", "content": question}])
             user = {"role": "user", "content": [
                 {"type": "text", "text": question}, {"type": "image_url", "image_url": {"url": image}}]}

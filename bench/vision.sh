@@ -18,6 +18,8 @@
 #   BENCH_VISION_ROUNDS=5    counted rounds (one more warms up)
 #   BENCH_VISION_FAMILY=gemma3  the projector family (gemma3 or mlp)
 #   BENCH_VISION_SIZE=448x448   the images' size
+#   BENCH_VISION_PROJECTOR=256:6:448  the synthetic projector's encoder, EMBD:LAYERS:IMAGE (forge model
+#                               synth --mmproj-size; gemma3 at 448 pixels: 1024 patches, 64 embeddings)
 # Prints METRIC/RATIO lines; keeps them in bench/target/vision/metrics.txt.
 set -euo pipefail
 
@@ -71,7 +73,8 @@ MODEL="$OUT/vision-model.gguf"
 MMPROJ="$OUT/mmproj-vision-$FAMILY.gguf"
 log "making $MODEL and $MMPROJ"
 "$FORGE" model synth --family gemma --vocab-size 4096 --embd 256 --layers 4 --heads 4 --kv-heads 2 --ffn 768 \
-    --ctx 4096 --type F16 --mmproj "$MMPROJ" --mmproj-family "$FAMILY" -o "$MODEL" > "$OUT/synth.log" 2>&1 \
+    --ctx 4096 --type F16 --mmproj "$MMPROJ" --mmproj-family "$FAMILY" \
+    --mmproj-size "${BENCH_VISION_PROJECTOR:-256:6:448}" -o "$MODEL" > "$OUT/synth.log" 2>&1 \
     || die "forge model synth failed: see $OUT/synth.log"
 
 FLAGS=(-c 4096 -np 1 -b 512 -ub 512 --mmproj "$MMPROJ")

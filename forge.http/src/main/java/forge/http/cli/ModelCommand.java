@@ -26,6 +26,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -361,8 +362,33 @@ final class ModelCommand implements Callable<Integer> {
                         "The projector's family: gemma3 or mlp (LLaVA), vision; qwen2a (Qwen2-Audio's Whisper encoder), audio (default: ${DEFAULT-VALUE}).")
         String mmprojFamily;
 
+        @Option(
+                names = "--mmproj-size",
+                paramLabel = "EMBD:LAYERS:IMAGE",
+                description = "The projector's encoder: width, blocks and image size in pixels (14-pixel patches;"
+                        + " for benchmarks: 256:6:448 encodes 1024 patches); default the tiny test projector's.")
+        String mmprojSize;
+
         @Spec
         CommandSpec spec;
+
+        /** {@code --mmproj-size EMBD:LAYERS:IMAGE} as a projector of {@code textEmbedding}'s width. */
+        private SynthProjector sizedProjector(int textEmbedding) {
+            String[] parts = mmprojSize.split(":");
+            try {
+                if (parts.length != 3) {
+                    throw new IllegalArgumentException("expected EMBD:LAYERS:IMAGE");
+                }
+                return SynthProjector.sized(
+                        mmprojFamily,
+                        textEmbedding,
+                        Integer.parseInt(parts[0]),
+                        Integer.parseInt(parts[1]),
+                        Integer.parseInt(parts[2]));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--mmproj-size " + mmprojSize + ": " + e.getMessage());
+            }
+        }
 
         @Override
         public Integer call() throws IOException {
@@ -436,7 +462,9 @@ final class ModelCommand implements Callable<Integer> {
                 }
             }
             if (mmproj != null) {
-                SynthProjector projector = SynthProjector.tiny(mmprojFamily, s.embedding());
+                SynthProjector projector = mmprojSize == null
+                        ? SynthProjector.tiny(mmprojFamily, s.embedding())
+                        : sizedProjector(s.embedding());
                 projector.write(mmproj);
                 if (projector.audio()) {
                     out.printf(

@@ -86,4 +86,42 @@ class ModelSynthCommandTest {
         assertEquals(
                 List.of(32L, 96L), header.tensor("mm.a.fc.weight").orElseThrow().dims());
     }
+
+    @Test
+    void writesAProjectorOfTheSizeGivenForBenchmarks() {
+        Path model = dir.resolve("bench.gguf");
+        Path projector = dir.resolve("mmproj-bench.gguf");
+        StringWriter out = new StringWriter();
+        int rc = new CommandLine(new ModelCommand.Synth())
+                .setOut(new PrintWriter(out))
+                .execute(
+                        "-o",
+                        model.toString(),
+                        "--family",
+                        "gemma",
+                        "--mmproj",
+                        projector.toString(),
+                        "--mmproj-size",
+                        "128:3:224");
+        assertEquals(0, rc, out.toString());
+        // 224 pixels in 14-pixel patches: 16x16 patches, pooled by 4 per side into 4x4 embeddings
+        assertTrue(out.toString().contains("gemma3 projector, 16 embeddings an image of 224x224"), out.toString());
+        GgufFile header = GgufReader.read(projector);
+        assertEquals(
+                128L, header.metadata().integer("clip.vision.embedding_length").orElseThrow());
+        assertEquals(3L, header.metadata().integer("clip.vision.block_count").orElseThrow());
+        StringWriter err = new StringWriter();
+        assertEquals(
+                2,
+                new CommandLine(new ModelCommand.Synth())
+                        .setErr(new PrintWriter(err))
+                        .execute(
+                                "-o",
+                                model.toString(),
+                                "--mmproj",
+                                projector.toString(),
+                                "--mmproj-size",
+                                "128:3:200"));
+        assertTrue(err.toString().contains("must be a multiple of 56"), err.toString());
+    }
 }

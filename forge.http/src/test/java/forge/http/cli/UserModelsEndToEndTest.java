@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import forge.lib.gguf.synth.SynthProjector;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,7 +47,8 @@ class UserModelsEndToEndTest {
         UserModels.folder(home, "folder-model.gguf", tiny);
         UserModels.folder(home, "split-model-00001-of-00001.gguf", tiny);
         UserModels.folder(home, "half-00001-of-00002.gguf", tiny); // its second part is missing
-        UserModels.folder(home, "mmproj-folder-model-f16.gguf", tiny); // a projector is not a model
+        // a projector is not a model: it is loaded with the models of its folder (as wide as they are)
+        SynthProjector.tiny("mlp", 64).write(home.resolve(".forge/models/mmproj-folder-model-f16.gguf"));
         Files.writeString(home.resolve(".forge/models/broken.gguf"), "this is not a GGUF file");
         UserModels.folder(home, "bad-template.gguf", UserModels.badTemplate("bad-template"));
         UserModels.ollama(home, "tinyllama", "1b", tiny);
@@ -90,6 +92,10 @@ class UserModelsEndToEndTest {
                 models.keySet().stream().anyMatch(id -> id.contains("mmproj")),
                 models.keySet().toString());
         assertFalse(models.containsKey("split-model-00001-of-00001"));
+        // found beside them, the folder's projector makes its models read images
+        assertTrue(
+                models.get("folder-model").get("capabilities").toString().contains("\"vision\""),
+                models.get("folder-model").toString());
     }
 
     @Test

@@ -41,12 +41,17 @@ class VisionEndToEndTest {
     /** The models folder: tiny-mlp with its projector, tiny-wide with one of another width, tiny-text. */
     static Path store;
 
+    /** The -m model and the projector given to it. */
+    static Path gemma;
+
+    static Path gemmaProjector;
+
     static final int TOKENS_PER_IMAGE = SynthProjector.tiny("mlp", 64).tokensPerImage();
 
     @BeforeAll
     static void start() throws Exception {
-        Path gemma = TestServer.model("tiny-gemma", SynthSpec.tiny("gemma"));
-        Path gemmaProjector = gemma.resolveSibling("gemma3-projector.gguf");
+        gemma = TestServer.model("tiny-gemma", SynthSpec.tiny("gemma"));
+        gemmaProjector = gemma.resolveSibling("gemma3-projector.gguf");
         SynthProjector.tiny("gemma3", 64).write(gemmaProjector);
         store = Files.createTempDirectory("forge-vision-store-");
         Path mlpFolder = Files.createDirectories(store.resolve("mlp"));
@@ -345,6 +350,14 @@ class VisionEndToEndTest {
                     m.get("architecture").get("input_modalities").toString().contains("\"image\"");
             if (id.equals("tiny-gemma") || id.equals("tiny-text")) {
                 assertEquals(id.equals("tiny-gemma"), image, m.toString());
+            }
+            if (id.equals("tiny-gemma")) {
+                // the projector's memory is counted with the model's
+                assertEquals(
+                        Files.size(gemma) + Files.size(gemmaProjector),
+                        m.get("size").asLong(),
+                        m.toString());
+                assertEquals(gemmaProjector.toString(), m.get("mmproj").asText(), m.toString());
             }
         }
     }

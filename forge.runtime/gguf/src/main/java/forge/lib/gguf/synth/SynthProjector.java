@@ -129,6 +129,17 @@ public record SynthProjector(
         return new SynthProjector(family, textEmbedding, 32, 2, 2, 48, imageSize, 8, 7);
     }
 
+    /**
+     * A projector for benchmarks, whose encode costs what a small real one's does: an encoder
+     * {@code embedding} wide ({@code embedding / 64} heads, at least 2; FFN 4x) of {@code layers}
+     * blocks over {@code imageSize}-pixel images in 14-pixel patches, as SigLIP's (so
+     * {@code imageSize} is a multiple of 56 for {@code gemma3}, of 14 for {@code mlp}).
+     */
+    public static SynthProjector sized(String family, int textEmbedding, int embedding, int layers, int imageSize) {
+        return new SynthProjector(
+                family, textEmbedding, embedding, layers, Math.max(2, embedding / 64), 4 * embedding, imageSize, 14, 7);
+    }
+
     /** This spec with another text width (a projector that does not fit its model, for tests of the refusal). */
     public SynthProjector withTextEmbedding(int width) {
         return new SynthProjector(family, width, embedding, layers, heads, ffn, imageSize, patchSize, seed);
