@@ -623,7 +623,7 @@ public final class ServeCommand implements Callable<Integer> {
                 }
                 addAdapters(catalog, preload.getFirst());
                 if (ownProjector != null) {
-                    catalog.registry().setProjector(preload.getFirst(), ownProjector);
+                    catalog.registry().attachProjector(preload.getFirst(), ownProjector);
                 }
                 // -m serves what it names, as llama-server: only the folders named beside it are read too
                 sources.register(catalog, false);

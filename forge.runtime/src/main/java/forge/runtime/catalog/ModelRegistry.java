@@ -80,7 +80,7 @@ public final class ModelRegistry {
      *
      * @throws ForgeException when the file is missing
      */
-    public void setProjector(ModelEntry entry, Path file) {
+    public void attachProjector(ModelEntry entry, Path file) {
         Path path = file.toAbsolutePath().normalize();
         if (!Files.isRegularFile(path)) {
             throw new ForgeException("multimodal projector file not found: " + path);
