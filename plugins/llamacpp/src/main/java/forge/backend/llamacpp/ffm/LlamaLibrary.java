@@ -47,12 +47,14 @@ public final class LlamaLibrary {
     private final String version;
     private final String systemInfo;
     private final String cpuBackend;
+    private final boolean openMp;
 
-    private LlamaLibrary(Path directory, String version, String systemInfo, String cpuBackend) {
+    private LlamaLibrary(Path directory, String version, String systemInfo, String cpuBackend, boolean openMp) {
         this.directory = directory;
         this.version = version;
         this.systemInfo = systemInfo;
         this.cpuBackend = cpuBackend;
+        this.openMp = openMp;
     }
 
     /** {@link #load(LlamaNatives)} of the natives in {@code directory}, nothing preloaded. */
@@ -122,6 +124,7 @@ public final class LlamaLibrary {
         checkLayouts(dir);
         LlamaLog.install();
         String cpuBackend;
+        boolean openMp = false;
         try (Arena scratch = Arena.ofConfined()) {
             // The CPU package: load just the variant that suits this CPU (remembered after the
             // first start); any other package: let ggml load every backend it finds.
@@ -132,6 +135,7 @@ public final class LlamaLibrary {
                 Llama.ggml_backend_load_all_from_path(scratch.allocateFrom(dir.toString()));
                 cpuBackend = "the best of " + dir + " (ggml's choice)";
             } else if (CpuVariants.isOpenMp(cpu.get())) {
+                openMp = true;
                 cpuBackend = cpu.get() + " (threads: OpenMP, " + OpenMp.WAIT_POLICY + "="
                         + OpenMp.getenv(OpenMp.WAIT_POLICY).orElse("libgomp's default") + ")";
             } else {
@@ -142,7 +146,7 @@ public final class LlamaLibrary {
         Llama.llama_backend_init();
         String systemInfo = cString(Llama.llama_print_system_info()).strip();
         handlesAtLoad = Llama.bound();
-        loaded = new LlamaLibrary(dir, version, systemInfo, cpuBackend);
+        loaded = new LlamaLibrary(dir, version, systemInfo, cpuBackend, openMp);
         return loaded;
     }
 
@@ -206,6 +210,14 @@ public final class LlamaLibrary {
      */
     public String cpuBackend() {
         return cpuBackend;
+    }
+
+    /**
+     * Whether the CPU backend is an OpenMP build: its threads are then libgomp's team of the thread
+     * that decodes (made at its first decode, kept while that thread lives), not a pool per context.
+     */
+    public boolean openMp() {
+        return openMp;
     }
 
     /** A NUL-terminated C string as Java text; the empty string for NULL. */
