@@ -85,7 +85,7 @@ final class CpuVariants {
         List<Path> candidates = new ArrayList<>(variants);
         candidates.addAll(openMpBuilds(dir.resolveSibling(OPENMP_FOLDER)));
         if (candidates.stream().anyMatch(CpuVariants::isOpenMp)) {
-            // before libgomp is loaded (scoring opens the variant): it reads its environment once, then
+            // libgomp reads its environment once, when it is loaded, and scoring an OpenMP build loads it
             OpenMp.preferPassiveWait();
         }
         Path cache = cacheFile(candidates, home);

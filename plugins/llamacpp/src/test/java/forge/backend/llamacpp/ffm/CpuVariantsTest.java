@@ -79,7 +79,8 @@ class CpuVariantsTest {
     void prefersTheOpenMpBuildOnATieInTheImageLayout(@TempDir Path root, @TempDir Path home) throws Exception {
         String winner = copyPackage(root, home);
         Path lib = root.resolve("lib");
-        // beside the prebuilt variants, where its name sorts after the prebuilt one's
+        // beside the prebuilt variants, as the image has it (its name sorts before the prebuilt
+        // one's, so here the order alone would pick it; the cache layout above needs the tie rule)
         Path omp = lib.resolve(openMpName(winner));
         Files.copy(lib.resolve(winner), omp);
         assertEquals(omp, CpuVariants.best(lib, home).orElseThrow());
