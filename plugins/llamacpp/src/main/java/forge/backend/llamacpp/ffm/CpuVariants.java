@@ -79,14 +79,15 @@ final class CpuVariants {
         } catch (IOException e) {
             return Optional.empty();
         }
-        if (variants.isEmpty() || othersPresent) {
-            return Optional.empty();
-        }
         List<Path> candidates = new ArrayList<>(variants);
         candidates.addAll(openMpBuilds(dir.resolveSibling(OPENMP_FOLDER)));
         if (candidates.stream().anyMatch(CpuVariants::isOpenMp)) {
-            // libgomp reads its environment once, when it is loaded, and scoring an OpenMP build loads it
+            // libgomp reads its environment once, when it is loaded, and scoring an OpenMP build
+            // loads it (as does ggml's own loader, when the caller leaves the choice to it below)
             OpenMp.preferPassiveWait();
+        }
+        if (variants.isEmpty() || othersPresent) {
+            return Optional.empty();
         }
         Path cache = cacheFile(candidates, home);
         try {

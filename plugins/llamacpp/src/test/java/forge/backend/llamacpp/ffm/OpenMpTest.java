@@ -94,6 +94,27 @@ class OpenMpTest {
         }
     }
 
+    @Test
+    void theWaitPolicyIsSetAlsoWhenGgmlPicksTheVariant(@TempDir Path dir) throws Throwable {
+        assumeTrue(System.getenv("GOMP_SPINCOUNT") == null, "a spin count the user set keeps any policy out");
+        // a folder with another backend: CpuVariants leaves the choice to ggml's loader, which may open the OpenMP
+        // build
+        Files.writeString(dir.resolve("libggml-cuda.so"), "not really");
+        Files.writeString(dir.resolve("libggml-cpu-zen4" + CpuVariants.OPENMP_SUFFIX), "not really either");
+        String before = OpenMp.getenv(OpenMp.WAIT_POLICY).orElse(null);
+        try {
+            unsetenv(OpenMp.WAIT_POLICY);
+            assertTrue(CpuVariants.best(dir, dir).isEmpty());
+            assertEquals("PASSIVE", OpenMp.getenv(OpenMp.WAIT_POLICY).orElse(null));
+        } finally {
+            if (before != null) {
+                OpenMp.setenv(OpenMp.WAIT_POLICY, before);
+            } else {
+                unsetenv(OpenMp.WAIT_POLICY);
+            }
+        }
+    }
+
     private static void unsetenv(String name) throws Throwable {
         Linker linker = Linker.nativeLinker();
         MethodHandle unsetenv = linker.downcallHandle(
