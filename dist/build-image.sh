@@ -52,6 +52,22 @@ cp "${libs[@]}" "$IMAGE/natives/llama/lib/"
 # libraries it needs (its RUNPATH has $ORIGIN), where the backend looks for it.
 [ -f "$LLAMA_LIB/../mtmd/libmtmd.so" ] || die "no libmtmd in $LLAMA_LIB/../mtmd; build plugins/llamacpp first (its mtmd.sh builds it)"
 cp "$LLAMA_LIB/../mtmd/libmtmd.so" "$IMAGE/natives/llama/lib/"
+# The OpenMP build of this CPU's ggml-cpu variant and the libgomp it needs, built by
+# plugins/llamacpp/ggml-omp.sh beside the cache's lib/ (on x86-64 with a compiler; the backend
+# prefers it over the prebuilt variant of the same name): beside the variants, where the backend
+# looks for CPU variants and the variant's RUNPATH ($ORIGIN) finds libgomp.
+if [ -f "$LLAMA_LIB/../omp/.verified" ]; then
+    cp "$LLAMA_LIB/../omp/"libggml-cpu-*-omp.so "$LLAMA_LIB/../omp/libgomp.so.1" "$IMAGE/natives/llama/lib/"
+    # libgomp is GCC's (GPL 3 with the GCC Runtime Library Exception): its terms travel with it,
+    # as the build machine's package states them.
+    mkdir -p "$IMAGE/legal/libgomp"
+    for f in /usr/share/doc/libgomp1/copyright /usr/share/common-licenses/GPL-3; do
+        [ ! -f "$f" ] || cp "$f" "$IMAGE/legal/libgomp/"
+    done
+    [ -n "$(ls -A "$IMAGE/legal/libgomp")" ] || die "no license text for libgomp found (/usr/share/doc/libgomp1/copyright)"
+else
+    echo "build-image.sh: no OpenMP CPU variant in $LLAMA_LIB/../omp (plugins/llamacpp/ggml-omp.sh builds it on x86-64); the image uses the prebuilt variants" >&2
+fi
 mkdir -p "$IMAGE/legal/llama.cpp"
 for f in "$LLAMA_SRC/LICENSE" "$LLAMA_SRC/licenses"; do
     [ -e "$f" ] && cp -R "$f" "$IMAGE/legal/llama.cpp/"

@@ -24,6 +24,13 @@ import org.slf4j.LoggerFactory;
  * there are two pools, the decode one created paused (ggml wakes it when it is first used), as in
  * {@code common}. When the CPU backend does not offer {@code ggml_threadpool_new} (another backend
  * build), the context runs with ggml's per-graph pools as before.
+ *
+ * <p>With the OpenMP build of the CPU variant ({@code plugins/llamacpp/ggml-omp.sh}, preferred
+ * where it was built) a pool holds no threads: ggml computes in an OpenMP parallel region, on
+ * libgomp's team of the thread that calls {@code llama_decode} (the engine's own thread), made at
+ * its first decode and kept until that thread ends, whose waiting threads sleep
+ * ({@code OMP_WAIT_POLICY=PASSIVE}, see {@code forge.backend.llamacpp.ffm.OpenMp}); {@link #pause}
+ * is then a no-op in ggml.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 final class LlamaThreadpools {

@@ -122,7 +122,8 @@ class LlamaContextTest {
      * A context computes on threads it keeps (a ggml thread pool, as llama-server's): the workers
      * start with the context, live across decodes, and end when it closes. ggml's fallback starts
      * and joins them inside every decode instead. The workers are counted by the name Linux gives a
-     * new thread, its creator's.
+     * new thread, its creator's. With the OpenMP variant they are libgomp's team of the decoding
+     * thread instead (see LlamaThreadpools), kept across contexts while that thread lives.
      */
     @Test
     void keepsItsCpuThreadsFromOpenToClose() throws Exception {
@@ -144,6 +145,18 @@ class LlamaContextTest {
         t.start();
         t.join();
         assertEquals(1, counts[0], "only the test thread before the context");
+        if (LlamaHome.backend().library().openMp()) {
+            // libgomp's team of the decoding thread: made at its first decode, kept while it lives
+            assertEquals(1, counts[1], "no workers before the first decode");
+            assertEquals(3, counts[2], "the test thread's OpenMP team after two decodes");
+            assertEquals(3, counts[3], "the team outlives the context, not its thread");
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (threadsNamed(name) > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(0, threadsNamed(name), "the team ends with the thread that made it");
+            return;
+        }
         assertEquals(3, counts[1], "the test thread and two pool workers once the context is open");
         assertEquals(3, counts[2], "the same workers after two decodes");
         assertEquals(1, counts[3], "the workers end with the context");

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -30,12 +31,25 @@ import org.slf4j.LoggerFactory;
  * ask each for its {@code ggml_backend_score()} on every start; that is most of a small model's
  * start-up. The winner depends only on the CPU and the files, so it is cached under
  * {@code ~/.cache/forge/cpu-backend/} keyed by both, and later starts load just that one.
+ *
+ * <p>The OpenMP build of a variant ({@code libggml-cpu-zen4-omp.so}, which
+ * {@code plugins/llamacpp/ggml-omp.sh} builds, beside the prebuilt variants in the image and in
+ * {@code ../omp/} in the build cache) scores the same as the prebuilt one of that name; on that tie
+ * it wins, explicitly: its threads wait for each other in libgomp, which can sleep, where the
+ * prebuilt variants' own thread pool spins, and in a JVM one compute thread preempted by another
+ * thread keeps the others spinning. When it cannot load here it scores 0 and the prebuilt one wins.
+ * Before any OpenMP build is opened, {@link OpenMp#preferPassiveWait()} sets the wait policy
+ * libgomp reads when it loads.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 final class CpuVariants {
 
     private static final Logger LOG = LoggerFactory.getLogger(CpuVariants.class);
     private static final String PREFIX = "libggml-cpu-";
+    /** How {@code ggml-omp.sh} names the OpenMP build of a variant: {@code libggml-cpu-zen4-omp.so}. */
+    static final String OPENMP_SUFFIX = "-omp.so";
+    /** Where {@code ggml-omp.sh} writes it in the build cache, beside {@code lib/}. */
+    static final String OPENMP_FOLDER = "omp";
 
     private CpuVariants() {}
 
@@ -65,16 +79,25 @@ final class CpuVariants {
         } catch (IOException e) {
             return Optional.empty();
         }
+        List<Path> candidates = new ArrayList<>(variants);
+        candidates.addAll(openMpBuilds(dir.resolveSibling(OPENMP_FOLDER)));
+        if (candidates.stream().anyMatch(CpuVariants::isOpenMp)) {
+            // libgomp reads its environment once, when it is loaded, and scoring an OpenMP build
+            // loads it (as does ggml's own loader, when the caller leaves the choice to it below)
+            OpenMp.preferPassiveWait();
+        }
         if (variants.isEmpty() || othersPresent) {
             return Optional.empty();
         }
-        Path cache = cacheFile(variants, home);
+        Path cache = cacheFile(candidates, home);
         try {
             if (cache != null && Files.isRegularFile(cache)) {
-                Path remembered = dir.resolve(
-                        Files.readString(cache, StandardCharsets.UTF_8).strip());
-                if (variants.contains(remembered)) {
-                    return Optional.of(remembered);
+                String name = Files.readString(cache, StandardCharsets.UTF_8).strip();
+                Optional<Path> remembered = candidates.stream()
+                        .filter(p -> p.getFileName().toString().equals(name))
+                        .findFirst();
+                if (remembered.isPresent()) {
+                    return remembered;
                 }
             }
         } catch (IOException e) {
@@ -82,9 +105,10 @@ final class CpuVariants {
         }
         Path best = null;
         int bestScore = 0;
-        for (Path variant : variants) {
+        for (Path variant : candidates) {
             int score = score(variant);
-            if (score > bestScore) {
+            boolean openMpOnATie = score == bestScore && best != null && isOpenMp(variant) && !isOpenMp(best);
+            if (score > bestScore || openMpOnATie) {
                 best = variant;
                 bestScore = score;
             }
@@ -100,6 +124,24 @@ final class CpuVariants {
             }
         }
         return Optional.ofNullable(best);
+    }
+
+    /** Whether {@code variant} is the OpenMP build of a variant ({@code ggml-omp.sh}'s name). */
+    static boolean isOpenMp(Path variant) {
+        String n = variant.getFileName().toString();
+        return n.startsWith(PREFIX) && n.endsWith(OPENMP_SUFFIX);
+    }
+
+    /** The OpenMP builds in the build cache's {@code omp/} folder; none when there is none. */
+    private static List<Path> openMpBuilds(Path folder) {
+        if (!Files.isDirectory(folder)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.filter(CpuVariants::isOpenMp).sorted().toList();
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     /** {@code int ggml_backend_score(void)} of one variant, opened and closed again; 0 when it cannot run here. */

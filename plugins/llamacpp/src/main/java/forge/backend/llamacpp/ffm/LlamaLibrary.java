@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The llama.cpp shared libraries, loaded once per process by absolute path.
@@ -29,6 +31,8 @@ import java.util.Objects;
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class LlamaLibrary {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LlamaLibrary.class);
+
     /** The llama.cpp version these bindings and {@link Structs} were written against. */
     public static final String EXPECTED_VERSION_PREFIX = "0.5.";
 
@@ -42,11 +46,15 @@ public final class LlamaLibrary {
     private final Path directory;
     private final String version;
     private final String systemInfo;
+    private final String cpuBackend;
+    private final boolean openMp;
 
-    private LlamaLibrary(Path directory, String version, String systemInfo) {
+    private LlamaLibrary(Path directory, String version, String systemInfo, String cpuBackend, boolean openMp) {
         this.directory = directory;
         this.version = version;
         this.systemInfo = systemInfo;
+        this.cpuBackend = cpuBackend;
+        this.openMp = openMp;
     }
 
     /** {@link #load(LlamaNatives)} of the natives in {@code directory}, nothing preloaded. */
@@ -115,6 +123,8 @@ public final class LlamaLibrary {
         }
         checkLayouts(dir);
         LlamaLog.install();
+        String cpuBackend;
+        boolean openMp = false;
         try (Arena scratch = Arena.ofConfined()) {
             // The CPU package: load just the variant that suits this CPU (remembered after the
             // first start); any other package: let ggml load every backend it finds.
@@ -123,12 +133,20 @@ public final class LlamaLibrary {
                     || Llama.ggml_backend_load(scratch.allocateFrom(cpu.get().toString()))
                             .equals(MemorySegment.NULL)) {
                 Llama.ggml_backend_load_all_from_path(scratch.allocateFrom(dir.toString()));
+                cpuBackend = "the best of " + dir + " (ggml's choice)";
+            } else if (CpuVariants.isOpenMp(cpu.get())) {
+                openMp = true;
+                cpuBackend = cpu.get() + " (threads: OpenMP, " + OpenMp.WAIT_POLICY + "="
+                        + OpenMp.getenv(OpenMp.WAIT_POLICY).orElse("libgomp's default") + ")";
+            } else {
+                cpuBackend = cpu.get() + " (threads: ggml's thread pool)";
             }
         }
+        LOG.info("CPU backend: {}", cpuBackend);
         Llama.llama_backend_init();
         String systemInfo = cString(Llama.llama_print_system_info()).strip();
         handlesAtLoad = Llama.bound();
-        loaded = new LlamaLibrary(dir, version, systemInfo);
+        loaded = new LlamaLibrary(dir, version, systemInfo, cpuBackend, openMp);
         return loaded;
     }
 
@@ -184,6 +202,22 @@ public final class LlamaLibrary {
     /** {@code llama_print_system_info()} at load: the CPU features the chosen backend uses. */
     public String systemInfo() {
         return systemInfo;
+    }
+
+    /**
+     * The CPU backend loaded and how its threads wait for each other: the variant's path, then
+     * OpenMP with its wait policy (see {@link CpuVariants}) or ggml's own thread pool.
+     */
+    public String cpuBackend() {
+        return cpuBackend;
+    }
+
+    /**
+     * Whether the CPU backend is an OpenMP build: its threads are then libgomp's team of the thread
+     * that decodes (made at its first decode, kept while that thread lives), not a pool per context.
+     */
+    public boolean openMp() {
+        return openMp;
     }
 
     /** A NUL-terminated C string as Java text; the empty string for NULL. */
