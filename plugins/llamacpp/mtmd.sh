@@ -43,7 +43,8 @@ EXPORTS="mtmd_context_params_default mtmd_init_from_file mtmd_free mtmd_support_
 mtmd_default_marker mtmd_bitmap_init mtmd_bitmap_free mtmd_bitmap_set_id mtmd_input_chunks_init
 mtmd_input_chunks_size mtmd_input_chunks_get mtmd_input_chunks_free mtmd_input_chunk_get_type
 mtmd_input_chunk_get_tokens_text mtmd_input_chunk_get_n_tokens mtmd_input_chunk_get_n_pos
-mtmd_input_chunk_get_id mtmd_tokenize mtmd_helper_eval_chunk_single mtmd_decode_use_mrope"
+mtmd_input_chunk_get_id mtmd_tokenize mtmd_helper_eval_chunk_single mtmd_decode_use_mrope
+mtmd_decode_use_non_causal mtmd_helper_bitmap_init_from_buf mtmd_helper_init_opt_default mtmd_helper_log_set mtmd_log_set"
 
 # HOME's verified inputs, one line each: what the library was built from.
 inputs() {
