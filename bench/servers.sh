@@ -1,4 +1,4 @@
-# Sourced by the bench/ scripts that start servers side by side (run.sh, editors.sh), after they
+# Sourced by the bench/ scripts that start servers side by side (run.sh, editors.sh, vision.sh), after they
 # define log, die and $OUT: the servers' pids, stopped by cleanup (and on exit), and wait_ready.
 PIDS=()
 cleanup() { # stops every server started so far and forgets them

@@ -42,31 +42,8 @@ die() { echo "vision.sh: ERROR: $*" >&2; exit 1; }
 mkdir -p "$OUT"
 : > "$OUT/metrics.txt"
 
-PIDS=()
-cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do
-        kill "$pid" 2>/dev/null || true
-    done
-    for pid in "${PIDS[@]}"; do
-        wait "$pid" 2>/dev/null || true
-    done
-    PIDS=()
-}
-trap cleanup EXIT
-trap 'exit 143' INT TERM
-
-wait_ready() { # NAME PORT PID
-    local i
-    for i in $(seq 1 600); do
-        if curl -sf "http://127.0.0.1:$2/health" >/dev/null 2>&1; then
-            return 0
-        fi
-        kill -0 "$3" 2>/dev/null || die "$1 exited before it was ready: see $OUT/$1.log"
-        sleep 0.5
-    done
-    die "$1 not ready within 300 s: see $OUT/$1.log"
-}
+# shellcheck source=servers.sh
+. "$ROOT/bench/servers.sh"
 
 # The model and its projector, as wide as the model, written by the same generator for both servers.
 MODEL="$OUT/vision-model.gguf"
