@@ -3,6 +3,7 @@ package forge.runtime.engine;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * How an engine runs one model.
@@ -169,72 +170,82 @@ public record EngineConfig(
     }
 
     public EngineConfig withContext(int ctx, int parallel) {
-        return new EngineConfig(
-                parallel,
-                ctx,
-                batchSize,
-                ubatchSize,
-                threads,
-                threadsBatch,
-                queueCapacity,
-                flashAttention,
-                kvCacheType,
-                profile,
-                warmup,
-                speculation,
-                kvUnified);
+        return with(copy -> {
+            copy.contextSize = ctx;
+            copy.slots = parallel;
+        });
     }
 
     /** These settings with {@code s} as the requests' default speculation. */
     public EngineConfig withSpeculation(Speculation s) {
-        return new EngineConfig(
-                slots,
-                contextSize,
-                batchSize,
-                ubatchSize,
-                threads,
-                threadsBatch,
-                queueCapacity,
-                flashAttention,
-                kvCacheType,
-                profile,
-                warmup,
-                s,
-                kvUnified);
+        return with(copy -> copy.speculation = s);
     }
 
     public EngineConfig withThreads(int t) {
-        return new EngineConfig(
-                slots,
-                contextSize,
-                batchSize,
-                ubatchSize,
-                t,
-                t,
-                queueCapacity,
-                flashAttention,
-                kvCacheType,
-                profile,
-                warmup,
-                speculation,
-                kvUnified);
+        return with(copy -> {
+            copy.threads = t;
+            copy.threadsBatch = t;
+        });
     }
 
     /** These settings with one KV pool for all slots ({@code true}) or a stream per slot. */
     public EngineConfig withKvUnified(boolean unified) {
+        return with(copy -> copy.kvUnified = unified);
+    }
+
+    /**
+     * These settings with the components {@code change} sets: every wither goes through one copy of
+     * the canonical constructor's argument list, and the result is validated there as any config is.
+     */
+    private EngineConfig with(Consumer<Copy> change) {
+        Copy copy = new Copy(this);
+        change.accept(copy);
         return new EngineConfig(
-                slots,
-                contextSize,
-                batchSize,
-                ubatchSize,
-                threads,
-                threadsBatch,
-                queueCapacity,
-                flashAttention,
-                kvCacheType,
-                profile,
-                warmup,
-                speculation,
-                unified);
+                copy.slots,
+                copy.contextSize,
+                copy.batchSize,
+                copy.ubatchSize,
+                copy.threads,
+                copy.threadsBatch,
+                copy.queueCapacity,
+                copy.flashAttention,
+                copy.kvCacheType,
+                copy.profile,
+                copy.warmup,
+                copy.speculation,
+                copy.kvUnified);
+    }
+
+    /** The components of a config being changed by a wither; never escapes {@link #with}. */
+    private static final class Copy {
+        int slots;
+        int contextSize;
+        int batchSize;
+        int ubatchSize;
+        int threads;
+        int threadsBatch;
+        int queueCapacity;
+        FlashAttention flashAttention;
+        KvCacheType kvCacheType;
+        String profile;
+        boolean warmup;
+        Speculation speculation;
+        boolean kvUnified;
+
+        Copy(EngineConfig c) {
+            slots = c.slots;
+            contextSize = c.contextSize;
+            batchSize = c.batchSize;
+            ubatchSize = c.ubatchSize;
+            threads = c.threads;
+            threadsBatch = c.threadsBatch;
+            queueCapacity = c.queueCapacity;
+            flashAttention = c.flashAttention;
+            kvCacheType = c.kvCacheType;
+            profile = c.profile;
+            warmup = c.warmup;
+            speculation = c.speculation;
+            kvUnified = c.kvUnified;
+        }
     }
 }
