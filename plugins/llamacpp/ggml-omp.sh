@@ -14,9 +14,9 @@
 # barrier between graph operations is a pure spin (ggml_barrier in ggml/src/ggml-cpu/ggml-cpu.c).
 # In a JVM, whose own threads (JIT, GC, virtual-thread carriers) preempt a compute thread now and
 # then, the other compute thread spins until it runs again: a one-token request costs tens of
-# milliseconds of CPU on a busy machine. With OpenMP and a passive wait policy (set at run time,
-# see forge.backend.llamacpp.ffm.CpuVariants) a waiting thread sleeps instead, as llama-server's
-# own build (which links libgomp) does.
+# milliseconds of CPU on a busy machine. With OpenMP and a bounded spin (set at run time, see
+# forge.backend.llamacpp.ffm.OpenMp) a waiting thread sleeps soon instead, as in llama-server's own
+# build (which links libgomp; its default spin is ten times longer).
 #
 # Only one variant is built: the x86 one this CPU supports with the most features, read from the
 # ggml_add_cpu_backend_variant(NAME FEATURES...) table in the source's ggml/src/CMakeLists.txt

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * <p>With the OpenMP build of the CPU variant ({@code plugins/llamacpp/ggml-omp.sh}, preferred
  * where it was built) a pool holds no threads: ggml computes in an OpenMP parallel region, on
  * libgomp's team of the thread that calls {@code llama_decode} (the engine's own thread), made at
- * its first decode and kept until that thread ends, whose waiting threads sleep
- * ({@code OMP_WAIT_POLICY=PASSIVE}, see {@code forge.backend.llamacpp.ffm.OpenMp}); {@link #pause}
+ * its first decode and kept until that thread ends, whose waiting threads sleep after a bounded
+ * spin ({@code GOMP_SPINCOUNT}, see {@code forge.backend.llamacpp.ffm.OpenMp}); {@link #pause}
  * is then a no-op in ggml.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access

@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * it wins, explicitly: its threads wait for each other in libgomp, which can sleep, where the
  * prebuilt variants' own thread pool spins, and in a JVM one compute thread preempted by another
  * thread keeps the others spinning. When it cannot load here it scores 0 and the prebuilt one wins.
- * Before any OpenMP build is opened, {@link OpenMp#preferPassiveWait()} sets the wait policy
- * libgomp reads when it loads.
+ * Before any OpenMP build is opened, {@link OpenMp#boundSpinning()} sets the spin count libgomp
+ * reads when it loads.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 final class CpuVariants {
@@ -84,7 +84,7 @@ final class CpuVariants {
         if (candidates.stream().anyMatch(CpuVariants::isOpenMp)) {
             // libgomp reads its environment once, when it is loaded, and scoring an OpenMP build
             // loads it (as does ggml's own loader, when the caller leaves the choice to it below)
-            OpenMp.preferPassiveWait();
+            OpenMp.boundSpinning();
         }
         if (variants.isEmpty() || othersPresent) {
             return Optional.empty();

@@ -137,7 +137,8 @@ public final class LlamaLibrary {
             } else if (CpuVariants.isOpenMp(cpu.get())) {
                 openMp = true;
                 cpuBackend = cpu.get() + " (threads: OpenMP, " + OpenMp.WAIT_POLICY + "="
-                        + OpenMp.getenv(OpenMp.WAIT_POLICY).orElse("libgomp's default") + ")";
+                        + OpenMp.getenv(OpenMp.WAIT_POLICY).orElse("libgomp's default") + ", " + OpenMp.SPIN_COUNT
+                        + "=" + OpenMp.getenv(OpenMp.SPIN_COUNT).orElse("libgomp's default") + ")";
             } else {
                 cpuBackend = cpu.get() + " (threads: ggml's thread pool)";
             }

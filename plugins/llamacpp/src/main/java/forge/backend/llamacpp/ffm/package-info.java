@@ -19,8 +19,9 @@
  *     compiles a C program against the real header and compares every size and offset.</li>
  * <li>{@code CpuVariants} picks the CPU variant to load (remembered per CPU), preferring on a tie
  *     the OpenMP build {@code plugins/llamacpp/ggml-omp.sh} makes of this CPU's variant; before it
- *     opens that build, {@code OpenMp} puts {@code OMP_WAIT_POLICY=PASSIVE} into the C environment
- *     (unless the user set a wait policy), which libgomp reads once when it loads. The choice and
+ *     opens that build, {@code OpenMp} puts a bounded spin ({@code GOMP_SPINCOUNT}) into the C
+ *     environment (unless the user set a wait policy or spin count), which libgomp reads once when it
+ *     loads. The choice and
  *     its threading are logged once and kept as {@link forge.backend.llamacpp.ffm.LlamaLibrary#cpuBackend()}.</li>
  * <li>{@link forge.backend.llamacpp.ffm.LlamaLog} is the log upcall: it never throws, gathers
  *     pieces into lines per thread, and remembers each thread's last error line.</li>

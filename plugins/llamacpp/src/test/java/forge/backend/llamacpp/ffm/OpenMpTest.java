@@ -26,13 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * On x86-64, where {@code ggml-omp.sh} builds the OpenMP variant, a loaded model computes with it:
- * libgomp and the {@code -omp} variant are mapped, and libgomp waits passively.
+ * libgomp and the {@code -omp} variant are mapped, and libgomp spins only briefly before a waiting thread sleeps.
  */
 @SuppressWarnings("restricted")
 class OpenMpTest {
 
     @Test
-    void aLoadedModelComputesWithTheOpenMpVariantWaitingPassively(@TempDir Path tmp) throws Throwable {
+    void aLoadedModelComputesWithTheOpenMpVariantSpinningBriefly(@TempDir Path tmp) throws Throwable {
         assumeTrue(
                 System.getProperty("os.arch").equals("amd64"), "ggml-omp.sh builds the OpenMP variant on x86-64 only");
         boolean built = Files.isRegularFile(LlamaHome.home().resolve("omp/.verified"));
@@ -40,7 +40,9 @@ class OpenMpTest {
         assumeTrue(
                 built || "required".equals(System.getenv("FORGE_OMP")),
                 "plugins/llamacpp/ggml-omp.sh built no OpenMP variant (it needs gcc, g++, cmake and ninja)");
-        String userPolicy = System.getenv(OpenMp.WAIT_POLICY); // the JVM's copy: the environment it started with
+        // the JVM's copy: the environment it started with
+        String userPolicy = System.getenv(OpenMp.WAIT_POLICY);
+        String userSpins = System.getenv(OpenMp.SPIN_COUNT);
 
         try (LoadedModel model =
                         LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
@@ -65,15 +67,15 @@ class OpenMpTest {
         LlamaLibrary lib = LlamaLibrary.load(LlamaHome.lib());
         assertTrue(lib.cpuBackend().contains("threads: OpenMP"), lib.cpuBackend());
 
-        // What libgomp itself read at load (omp_display_env prints its settings to stderr): passive
-        // means no spinning at all (GOMP_SPINCOUNT 0; libgomp's default spins 300000 times first,
-        // and prints OMP_WAIT_POLICY 'PASSIVE' for its default too, so the spin count is the test).
+        // What libgomp itself read at load (omp_display_env prints its settings to stderr): the
+        // bounded spin (libgomp's default spins 300000 times before a waiting thread sleeps).
         String env = displayEnv(tmp.resolve("omp-env.txt"));
-        if (userPolicy == null && System.getenv("GOMP_SPINCOUNT") == null) {
-            assertTrue(env.contains("GOMP_SPINCOUNT = '0'"), env);
-            assertEquals("PASSIVE", OpenMp.getenv(OpenMp.WAIT_POLICY).orElseThrow());
+        if (userPolicy == null && userSpins == null) {
+            assertTrue(env.contains("GOMP_SPINCOUNT = '" + OpenMp.SPINS + "'"), env);
+            assertTrue(lib.cpuBackend().contains(OpenMp.SPIN_COUNT + "=" + OpenMp.SPINS), lib.cpuBackend());
         } else {
             assertEquals(userPolicy, OpenMp.getenv(OpenMp.WAIT_POLICY).orElse(null), "the user's policy is kept");
+            assertEquals(userSpins, OpenMp.getenv(OpenMp.SPIN_COUNT).orElse(null), "the user's spin count is kept");
         }
     }
 
@@ -83,7 +85,7 @@ class OpenMpTest {
         String before = OpenMp.getenv(OpenMp.WAIT_POLICY).orElse(null);
         try {
             OpenMp.setenv(OpenMp.WAIT_POLICY, "active");
-            OpenMp.preferPassiveWait();
+            OpenMp.boundSpinning();
             assertEquals("active", OpenMp.getenv(OpenMp.WAIT_POLICY).orElseThrow());
         } finally {
             if (before != null) {
@@ -95,22 +97,22 @@ class OpenMpTest {
     }
 
     @Test
-    void theWaitPolicyIsSetAlsoWhenGgmlPicksTheVariant(@TempDir Path dir) throws Throwable {
-        assumeTrue(System.getenv("GOMP_SPINCOUNT") == null, "a spin count the user set keeps any policy out");
+    void theSpinIsBoundedAlsoWhenGgmlPicksTheVariant(@TempDir Path dir) throws Throwable {
+        assumeTrue(System.getenv(OpenMp.WAIT_POLICY) == null, "a wait policy the user set keeps any spin count out");
         // a folder with another backend: CpuVariants leaves the choice to ggml's loader, which may open the OpenMP
         // build
         Files.writeString(dir.resolve("libggml-cuda.so"), "not really");
         Files.writeString(dir.resolve("libggml-cpu-zen4" + CpuVariants.OPENMP_SUFFIX), "not really either");
-        String before = OpenMp.getenv(OpenMp.WAIT_POLICY).orElse(null);
+        String before = OpenMp.getenv(OpenMp.SPIN_COUNT).orElse(null);
         try {
-            unsetenv(OpenMp.WAIT_POLICY);
+            unsetenv(OpenMp.SPIN_COUNT);
             assertTrue(CpuVariants.best(dir, dir).isEmpty());
-            assertEquals("PASSIVE", OpenMp.getenv(OpenMp.WAIT_POLICY).orElse(null));
+            assertEquals(OpenMp.SPINS, OpenMp.getenv(OpenMp.SPIN_COUNT).orElse(null));
         } finally {
             if (before != null) {
-                OpenMp.setenv(OpenMp.WAIT_POLICY, before);
+                OpenMp.setenv(OpenMp.SPIN_COUNT, before);
             } else {
-                unsetenv(OpenMp.WAIT_POLICY);
+                unsetenv(OpenMp.SPIN_COUNT);
             }
         }
     }
