@@ -27,16 +27,19 @@ import org.junit.jupiter.api.io.TempDir;
 class ReplicasTest {
 
     /**
-     * The tiny model with room for long answers: a 1000-token answer takes far longer than starting
-     * the other streams (the test checks that the stopped replica's streams still run when it is
-     * stopped), yet ends well within the grace on a 2-core machine shared with other builds. One
-     * thread per replica: two replicas of two spinning llama.cpp threads each on two loaded cores
-     * decoded at about 3 tokens a second per stream, and outlived a 300 s grace.
+     * A model wide enough to decode at a few dozen tokens a second (the web UI tests' slow shape),
+     * with room for long answers: a 400-token answer takes far longer than starting the other
+     * streams (the test checks that the stopped replica's streams still run when it is stopped),
+     * yet ends well within the grace on a 2-core machine shared with other builds. The tiny model
+     * answered 1000 tokens on a quiet machine before the fourth stream had started. One thread per
+     * replica: two replicas of two spinning llama.cpp threads each on two loaded cores decoded at
+     * about 3 tokens a second per stream, and outlived a 300 s grace.
      */
-    private static final List<String> MODEL = List.of("--ctx", "4096");
+    private static final List<String> MODEL = List.of(
+            "--ctx", "4096", "--embd", "512", "--layers", "8", "--ffn", "1024", "--heads", "8", "--kv-heads", "2");
 
     private static final String STREAM = """
-            {"model": "tiny", "stream": true, "max_tokens": 1000, "ignore_eos": true,
+            {"model": "tiny", "stream": true, "max_tokens": 400, "ignore_eos": true,
              "messages": [{"role": "user", "content": "Tell me a story, %d."}]}""";
     private static final String SHORT = """
             {"model": "tiny", "max_tokens": 4, "messages": [{"role": "user", "content": "Hi, %d."}]}""";
