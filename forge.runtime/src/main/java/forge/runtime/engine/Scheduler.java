@@ -9,7 +9,6 @@ import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenSampler;
 import forge.api.backend.Vocabulary;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -38,20 +37,14 @@ final class Scheduler {
     private final ActiveRequest[] running;
 
     private long prefilledTokens;
-    private long reusedTokens;
-    private long prefixCopies;
-    private long prefixWaits;
-    private long restoredTokens;
-    private long cacheSaves;
-    private long cacheRestores;
     /** Media chunks encoded (each an encode of the projector), and the embeddings they decoded. */
     private long mediaEncodes;
 
     private long mediaTokens;
-    /** The host prompt cache and this context's key in it; {@code key} is null when there is none. */
-    private final PromptCache cache;
-
-    private final PromptCache.Key key;
+    /** The one KV pool's count, when the slots share one. */
+    private final KvPool pool;
+    /** What a slot holds before a prompt is prefilled there: kept, copied, restored, saved. */
+    private final SlotPrefixes prefixes;
     /** The logical clock of {@link Slot#lastUsed}. */
     private long useClock;
     /** How requests that name none speculate. */
@@ -71,15 +64,6 @@ final class Scheduler {
     private final int[] positions;
     /** Benchmark-only synthetic acceptance; {@link SyntheticAcceptance#OFF} for real verification. */
     private SyntheticAcceptance synthetic = SyntheticAcceptance.OFF;
-    /**
-     * The cells of the one KV pool the slots share ({@code kv_unified}); 0 with a stream per slot,
-     * where each slot's own limit is all the accounting there is. See {@code package-info.java}.
-     */
-    private int poolCells;
-    /** Idle slots whose cells were given up for an active request's, and requests refused or ended for lack of cells. */
-    private long poolEvictions;
-
-    private long poolRefusals;
 
     /**
      * @param slots       sequence ids {@code 0..slots-1} of the context
@@ -110,8 +94,6 @@ final class Scheduler {
             Consumer<EngineSnapshot> published,
             PromptCache cache,
             PromptCache.Key key) {
-        this.cache = cache;
-        this.key = cache.enabled() && context.savesSequences() ? key : null;
         this.context = context;
         this.vocab = vocab;
         this.slotContext = slotContext;
@@ -123,6 +105,8 @@ final class Scheduler {
         for (int i = 0; i < slots; i++) {
             this.slots[i] = new Slot(i, slotContext);
         }
+        this.pool = new KvPool(this, this.slots, running);
+        this.prefixes = new SlotPrefixes(context, this.slots, running, pool, cache, key);
     }
 
     /** Requests that do not name their own speculation get {@code s}. */
@@ -151,21 +135,18 @@ final class Scheduler {
      * it that the others leave, and the scheduler keeps the count that decides who gets a cell.
      */
     Scheduler pool(int cells) {
-        if (cells < 0) {
-            throw new IllegalArgumentException("pool cells: " + cells);
-        }
-        this.poolCells = cells;
+        pool.cells(cells);
         return this;
     }
 
     /** Idle slots' prefixes evicted for active requests, since the scheduler was made. */
     long poolEvictions() {
-        return poolEvictions;
+        return pool.evictions();
     }
 
     /** Requests refused (at admission) or ended (running) with 503 because the pool had no cells for them. */
     long poolRefusals() {
-        return poolRefusals;
+        return pool.refusals();
     }
 
     /** The draft model's context's threads may sleep too. */
@@ -204,18 +185,19 @@ final class Scheduler {
      * Call only when {@link #anyFree()}.
      */
     void start(Generation generation) {
-        if (poolCells > 0 && !fitsPool(generation.request().prompt().length)) {
-            poolRefusals++;
+        if (pool.enabled() && !pool.fits(generation.request().prompt().length)) {
+            pool.refused();
             generation.emit(new GenerationEvent.Failed(new EngineException(
                     EngineException.Code.UNAVAILABLE,
-                    "the KV pool's " + poolCells + " cells are taken by the running requests ("
-                            + (poolCells - free(true)) + " held), and this prompt of "
+                    "the KV pool's " + pool.cells() + " cells are taken by the running requests ("
+                            + (pool.cells() - pool.free(true)) + " held), and this prompt of "
                             + generation.request().prompt().length
                             + " tokens needs more than the rest: retry when they finish")));
             return;
         }
         int id = SlotChoice.choose(
-                generation.request().prompt(), views(generation.request().adapters()));
+                generation.request().prompt(),
+                prefixes.views(generation.request().adapters()));
         Slot slot = slots[id];
         slot.lastUsed = ++useClock;
         try {
@@ -231,7 +213,7 @@ final class Scheduler {
             }
             running[id] = new ActiveRequest(
                     generation, sampler, context, vocab, slotContext, chosen, synthetic.random(generation.request()));
-            acquirePrefix(id, true);
+            prefixes.acquire(id, true);
         } catch (RuntimeException e) {
             // This request's sampler or prefix could not be set up: it ends, the others go on.
             fail(id, generation, asForge(e, ""));
@@ -282,80 +264,6 @@ final class Scheduler {
         }
     }
 
-    /** Carries out the request's {@link PrefixPlan} in slot {@code id}. */
-    private void acquirePrefix(int id, boolean mayWait) {
-        ActiveRequest r = running[id];
-        Slot slot = slots[id];
-        int usable = r.scoring() ? 0 : r.prompt.length - 1;
-        List<AdapterScale> adapters = r.request.adapters();
-        // The host cache holds states computed without adapters only (saveBeforeReplacing).
-        PromptCache.Match hosted =
-                key == null || usable <= 0 || !adapters.isEmpty() ? null : cache.longest(key, r.prompt, usable);
-        PrefixPlan plan = PrefixPlan.of(
-                id, r.prompt, r.scoring(), mayWait, views(adapters), hosted == null ? 0 : hosted.tokens());
-        int keep;
-        switch (plan) {
-            case PrefixPlan.Wait w -> {
-                r.waiting = new ActiveRequest.Waiting(w.leader(), running[w.leader()], w.tokens());
-                prefixWaits++;
-                return;
-            }
-            case PrefixPlan.Keep k -> {
-                keep = k.tokens();
-                saveBeforeReplacing(id, keep);
-                if (!context.removeTokens(id, keep, -1)) {
-                    // Some memories (recurrent, sliding window) cannot drop a tail: start over.
-                    context.removeTokens(id, 0, -1);
-                    keep = 0;
-                }
-                slot.keep(keep);
-            }
-            case PrefixPlan.Copy c -> {
-                keep = c.tokens();
-                saveBeforeReplacing(id, 0);
-                context.removeTokens(id, 0, -1);
-                context.copySequence(c.source(), id, 0, keep);
-                slot.copyFrom(slots[c.source()], keep);
-                prefixCopies++;
-            }
-            case PrefixPlan.Restore h -> {
-                saveBeforeReplacing(id, 0);
-                keep = restore(id, hosted.entry(), h.tokens());
-                r.restored = keep;
-            }
-        }
-        // From here on the slot's cells are this request's, computed with its adapters.
-        slot.adapters = adapters;
-        r.reuse(keep);
-        reusedTokens += keep;
-    }
-
-    /**
-     * Saves slot {@code id}'s cells into the host cache when a request is about to keep only the
-     * first {@code kept} of them and {@link PromptCache#worthSaving} says so. A state that cannot be
-     * saved is only logged: the request goes on without it.
-     */
-    private void saveBeforeReplacing(int id, int kept) {
-        Slot slot = slots[id];
-        int cached = slot.cached();
-        // A state computed with adapters is only good for their set: its key would have to carry the
-        // adapters' identity, which outlives no process, so such states are not kept.
-        if (key == null
-                || !slot.adapters.isEmpty()
-                || !PromptCache.worthSaving(cached, kept)
-                || cache.holds(key, slot.tokens(), cached)) {
-            return;
-        }
-        try {
-            byte[] state = context.saveSequence(id);
-            if (cache.put(new PromptCache.Entry(key, Arrays.copyOf(slot.tokens(), cached), state))) {
-                cacheSaves++;
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("could not save slot {}'s {} cached tokens to the prompt cache: {}", id, cached, e.getMessage());
-        }
-    }
-
     /**
      * Saves every slot's cells into the host cache (those worth it and not there already), when the
      * context is about to go: at shutdown, so that a cache kept on disk has each slot's conversation
@@ -363,53 +271,18 @@ final class Scheduler {
      */
     void saveAll() {
         for (int id = 0; id < slots.length; id++) {
-            saveBeforeReplacing(id, 0);
+            prefixes.saveBeforeReplacing(id, 0);
         }
     }
 
-    /**
-     * Restores {@code entry} into slot {@code id} and keeps its first {@code tokens} cells.
-     *
-     * @return the cells kept: 0 when the backend refused the state (the slot then holds nothing)
-     */
-    private int restore(int id, PromptCache.Entry entry, int tokens) {
-        Slot slot = slots[id];
-        if (poolCells > 0) {
-            // llama.cpp restores the whole state before the tail is dropped: it needs that many free cells.
-            makeRoom(entry.tokens().length);
+    /** Gives idle slot {@code id}'s cells back to the pool, offering them to the host cache first. */
+    void evict(int id) {
+        prefixes.saveBeforeReplacing(id, 0);
+        context.removeTokens(id, 0, -1);
+        slots[id].forget();
+        if (drafter != null) {
+            drafter.forget(id); // its draft sequence mirrored those cells
         }
-        if (!context.restoreSequence(id, entry.state())) {
-            LOG.warn(
-                    "the prompt cache's entry of {} tokens could not be restored into slot {}; computing it",
-                    entry.tokens().length,
-                    id);
-            context.removeTokens(id, 0, -1);
-            slot.forget();
-            return 0;
-        }
-        slot.restore(entry.tokens());
-        int keep = tokens;
-        if (keep < entry.tokens().length && !context.removeTokens(id, keep, -1)) {
-            context.removeTokens(id, 0, -1);
-            keep = 0;
-        }
-        slot.keep(keep);
-        cache.touch(entry);
-        cacheRestores++;
-        restoredTokens += keep;
-        return keep;
-    }
-
-    /**
-     * Every slot as the cache policy sees it now for a request with {@code adapters}: the cells of a
-     * slot computed with another set are no prefix of its prompt, whatever tokens they hold.
-     */
-    private List<SlotView> views(List<AdapterScale> adapters) {
-        List<SlotView> views = new ArrayList<>(slots.length);
-        for (int i = 0; i < slots.length; i++) {
-            views.add(slots[i].view(running[i], slots[i].adapters.equals(adapters)));
-        }
-        return views;
     }
 
     /**
@@ -431,7 +304,7 @@ final class Scheduler {
     }
 
     /** Whether {@code r} decodes its next token in this step: it is decoding, with the step's adapter set (one set per decode). */
-    private static boolean decodesThisStep(ActiveRequest r, List<AdapterScale> adapters) {
+    static boolean decodesThisStep(ActiveRequest r, List<AdapterScale> adapters) {
         return r != null && r.decoding() && r.request.adapters().equals(adapters);
     }
 
@@ -458,7 +331,7 @@ final class Scheduler {
                         w.awaited())) {
                     r.waiting = null;
                     try {
-                        acquirePrefix(i, false);
+                        prefixes.acquire(i, false);
                     } catch (RuntimeException e) {
                         fail(i, r.generation, asForge(e, "generation failed: "));
                     }
@@ -468,8 +341,8 @@ final class Scheduler {
         }
         List<AdapterScale> adapters = stepAdapters();
         boolean reclaimed = false;
-        if (poolCells > 0 && adapters != null) {
-            reclaimed = reclaimForDecode(adapters);
+        if (pool.enabled() && adapters != null) {
+            reclaimed = pool.reclaimForDecode(adapters);
             changed |= reclaimed;
         }
         // Every decoding slot's next token has a place in the batch; drafts share what is left before prefill.
@@ -489,9 +362,9 @@ final class Scheduler {
                 }
             }
         }
-        if (poolCells > 0) {
+        if (pool.enabled()) {
             // Drafts take free cells only: an idle slot's prefix is worth more than a guess.
-            draftBudget = Math.max(0, Math.min(draftBudget, free(false)));
+            draftBudget = Math.max(0, Math.min(draftBudget, pool.free(false)));
         }
         draftBudget = draftWithModel(draftBudget, adapters);
         for (int i = 0; i < slots.length; i++) {
@@ -512,7 +385,7 @@ final class Scheduler {
                 }
             }
         }
-        int poolRoom = poolCells > 0 ? prefillRoom(adapters, batch) : Integer.MAX_VALUE;
+        int poolRoom = pool.enabled() ? pool.prefillRoom(adapters, batch) : Integer.MAX_VALUE;
         // Prefill in chunks, so decoding sequences keep moving while a long prompt is read.
         for (int i = 0; i < slots.length; i++) {
             ActiveRequest r = running[i];
@@ -552,10 +425,10 @@ final class Scheduler {
             }
         }
         if (batch.size() == 0) {
-            if (poolCells > 0 && adapters != null && !reclaimed && noneDecoding()) {
+            if (pool.enabled() && adapters != null && !reclaimed && pool.noneDecoding()) {
                 // Every active request is prefilling and the pool has no cell for any of them: none can
                 // move until one gives its cells up. The newest does, as when decoding runs out.
-                failNewest("its prompt no longer fits beside the other requests' cells");
+                pool.failNewest("its prompt no longer fits beside the other requests' cells");
                 changed = true;
             }
             if (changed) {
@@ -608,148 +481,6 @@ final class Scheduler {
         if (changed) {
             publish();
         }
-    }
-
-    /**
-     * Cells the slots hold or have in the batch now, counted per slot: a prefix one slot copied from
-     * another is counted twice, though the pool tags the same cells for both, so the count is an
-     * upper bound of what llama.cpp holds and a decode it allows always finds its cells.
-     *
-     * @param runningOnly count only the slots that run a request (idle ones' cells can be evicted)
-     */
-    private int held(boolean runningOnly) {
-        int n = 0;
-        for (int i = 0; i < slots.length; i++) {
-            if (!runningOnly || running[i] != null) {
-                n += slots[i].held();
-            }
-        }
-        return n;
-    }
-
-    /** The pool's cells not counted as held ({@code runningOnly}: as if every idle slot were evicted). */
-    private int free(boolean runningOnly) {
-        return poolCells - held(runningOnly);
-    }
-
-    /** Whether a prompt of {@code length} tokens and its first generated token fit beside the running requests. */
-    private boolean fitsPool(int length) {
-        return length + 1 <= free(true);
-    }
-
-    /**
-     * Evicts idle slots' cells, least recently used first, until {@code need} cells are free; each is
-     * offered to the host prompt cache first, so the prefix survives there.
-     *
-     * @return whether {@code need} cells are free now
-     */
-    private boolean makeRoom(int need) {
-        while (free(false) < need) {
-            int victim = -1;
-            for (int i = 0; i < slots.length; i++) {
-                if (running[i] == null
-                        && slots[i].cached() > 0
-                        && (victim < 0 || slots[i].lastUsed < slots[victim].lastUsed)) {
-                    victim = i;
-                }
-            }
-            if (victim < 0) {
-                return false;
-            }
-            Slot slot = slots[victim];
-            LOG.debug("evicting idle slot {}'s {} cells for an active request", victim, slot.cached());
-            saveBeforeReplacing(victim, 0);
-            context.removeTokens(victim, 0, -1);
-            slot.forget();
-            if (drafter != null) {
-                drafter.forget(victim); // its draft sequence mirrored those cells
-            }
-            poolEvictions++;
-        }
-        return true;
-    }
-
-    /**
-     * Makes room for the next token of every request decoding this step: idle slots' cells first;
-     * when they do not suffice, the newest request ends with 503 until the rest fit.
-     *
-     * @return whether a request was ended
-     */
-    private boolean reclaimForDecode(List<AdapterScale> adapters) {
-        boolean ended = false;
-        while (true) {
-            int need = 0;
-            for (ActiveRequest r : running) {
-                if (decodesThisStep(r, adapters)) {
-                    need++;
-                }
-            }
-            if (need == 0 || makeRoom(need)) {
-                return ended;
-            }
-            failNewest("the KV pool has no cell left for the running requests' next tokens");
-            ended = true;
-        }
-    }
-
-    /**
-     * The pool cells this step's prefill may take: what the batch can still carry of the prompts
-     * that prefill this step, evicting idle slots for it, less one cell for every decoding request's
-     * next token, so a prompt being read does not take the cell a running answer needs next.
-     */
-    private int prefillRoom(List<AdapterScale> adapters, TokenBatch batch) {
-        int want = 0;
-        int decoding = 0;
-        for (ActiveRequest r : running) {
-            if (r == null) {
-                continue;
-            }
-            if (r.decoding()) {
-                decoding++;
-            } else if (r.waiting == null && r.request.adapters().equals(adapters)) {
-                want += r.prompt.length - r.prefilled;
-            }
-        }
-        if (want == 0) {
-            return 0;
-        }
-        makeRoom(Math.min(want, batch.capacity() - batch.size()) + decoding);
-        return Math.max(0, free(false) - decoding);
-    }
-
-    private boolean noneDecoding() {
-        for (ActiveRequest r : running) {
-            if (r != null && r.decoding()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Ends the request admitted last with 503 ({@code UNAVAILABLE}, so the client retries): its cells
-     * go back to the pool, and the requests that were there first go on, as a full pool's newest
-     * arrival should wait for them rather than take their room.
-     */
-    private void failNewest(String why) {
-        int newest = -1;
-        for (int i = 0; i < slots.length; i++) {
-            if (running[i] != null && (newest < 0 || slots[i].lastUsed > slots[newest].lastUsed)) {
-                newest = i;
-            }
-        }
-        if (newest < 0) {
-            return;
-        }
-        ActiveRequest r = running[newest];
-        poolRefusals++;
-        LOG.info("request {} in slot {} ends: {}", r.request.id(), newest, why);
-        fail(
-                newest,
-                r.generation,
-                new EngineException(
-                        EngineException.Code.UNAVAILABLE,
-                        "the KV pool's " + poolCells + " cells are full: " + why + "; retry when others finish"));
     }
 
     /**
@@ -890,7 +621,7 @@ final class Scheduler {
      * Fails the generation in slot {@code id} (its request, or one that could not start there): the
      * slot's cells are removed, since what they hold is not known to be sound.
      */
-    private void fail(int id, Generation generation, ForgeException error) {
+    void fail(int id, Generation generation, ForgeException error) {
         context.removeTokens(id, 0, -1);
         slots[id].forget();
         ActiveRequest r = running[id];
@@ -964,14 +695,14 @@ final class Scheduler {
         published.accept(new EngineSnapshot(
                 List.of(views),
                 prefilledTokens,
-                reusedTokens,
-                prefixCopies,
-                prefixWaits,
+                prefixes.reusedTokens,
+                prefixes.prefixCopies,
+                prefixes.prefixWaits,
                 cells,
                 context.contextSize(),
-                restoredTokens,
-                cacheSaves,
-                cacheRestores,
+                prefixes.restoredTokens,
+                prefixes.cacheSaves,
+                prefixes.cacheRestores,
                 draftTokens,
                 draftAccepted,
                 draftSteps,

@@ -272,10 +272,15 @@
  *     scheduler's steps while any request is active, idles the context otherwise, holds the
  *     published snapshot, and shuts down.</li>
  * <li><b>The step</b>: {@code Scheduler}, no thread and no queue of its own, owns the slots and
- *     the counters: it starts a request in a slot (carrying out the cache policy's decision with
- *     {@code removeTokens} / {@code copySequence}), builds and decodes each step's batch, hands the
- *     logits to the requests, ends and fails requests, and builds snapshots. Tests drive it step
- *     by step against a fake {@code InferenceContext} and assert the exact calls it makes.</li>
+ *     the requests running in them: it starts a request in a slot, builds and decodes each step's
+ *     batch (decoding media chunks before it), hands the logits to the requests (verifying drafts),
+ *     ends and fails requests, and builds snapshots. Tests drive it step by step against a fake
+ *     {@code InferenceContext} and assert the exact calls it makes. Two parts of it are classes of
+ *     their own, over the same slot and request arrays: {@code SlotPrefixes} carries out the cache
+ *     policy's decision for a starting request ({@code removeTokens} / {@code copySequence} /
+ *     {@code restoreSequence}), saves slots into the host cache, and counts what was reused;
+ *     {@code KvPool} keeps the count of the one KV pool (held and free cells, which idle slot is
+ *     evicted, which request ends with 503, how much a step's prefill may take).</li>
  * <li><b>The cache policy, as pure logic</b> (STYLE.md rule 8): {@code SlotView} is a slot as plain
  *     values (cells, cached count, last use, what it does, its request's prompt and progress);
  *     {@code SlotChoice} says which free slot a request gets; {@code PrefixPlan} says whether it
