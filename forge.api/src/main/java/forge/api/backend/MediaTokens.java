@@ -25,17 +25,31 @@ public interface MediaTokens extends AutoCloseable {
     /**
      * One media chunk: its placeholder ids are {@code tokens()[start .. start + length)}.
      *
-     * @param id     the SHA-256 (lower-case hex) of the image's bytes
-     * @param start  the index of its first placeholder in {@link #tokens()}
-     * @param length how many embeddings (and positions) it takes
-     * @param audio  whether it is audio rather than an image
+     * @param id        the SHA-256 (lower-case hex) of the image's bytes
+     * @param start     the index of its first placeholder in {@link #tokens()}
+     * @param length    how many embeddings it takes: KV cells, and prompt tokens in usage
+     * @param audio     whether it is audio rather than an image
+     * @param positions how far it advances the position of what follows it: {@code length} for a
+     *                  projector that places one embedding per position, fewer for one that places
+     *                  an image by M-RoPE (Qwen2-VL and later: {@code max(width, height)} in merged
+     *                  patches, libmtmd's {@code mtmd_input_chunk_get_n_pos}). Equal ids have equal
+     *                  positions, as they have equal embeddings.
      */
-    record Span(String id, int start, int length, boolean audio) {
+    record Span(String id, int start, int length, boolean audio, int positions) {
         public Span {
             Objects.requireNonNull(id);
             if (start < 0 || length <= 0) {
                 throw new IllegalArgumentException("a media span needs a start >= 0 and a length > 0");
             }
+            if (positions <= 0 || positions > length) {
+                throw new IllegalArgumentException(
+                        "a media span takes 1 to length (" + length + ") positions, not " + positions);
+            }
+        }
+
+        /** A chunk that places one embedding per position. */
+        public Span(String id, int start, int length, boolean audio) {
+            this(id, start, length, audio, length);
         }
 
         /** The index after its last placeholder. */

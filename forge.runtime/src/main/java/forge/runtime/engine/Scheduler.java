@@ -246,11 +246,10 @@ final class Scheduler {
             }
             MediaTokens.Span span = spans.get(index);
             int span0 = index;
-            int position = slot.cached();
+            // libmtmd lays the chunk's positions out from its first (in 2-D with M-RoPE)
+            int position = slot.position(slot.cached());
             gate.compute(context, () -> context.decodeMedia(media, span0, position, id));
-            for (int j = 0; j < span.length(); j++) {
-                slot.append(r.prompt[span.start() + j]);
-            }
+            slot.appendMedia(r.prompt, span.start(), span.length(), span.positions());
             slot.computed();
             r.prefilled += span.length();
             prefilledTokens += span.length();
@@ -415,7 +414,7 @@ final class Scheduler {
                 int index = batch.add(token, position, i, last || scoring);
                 if (scoring && r.scoreCount++ == 0) {
                     r.scoreIndex = index;
-                    r.scorePosition = position;
+                    r.scorePosition = r.prefilled; // a prompt index: a scored prompt reuses no cells
                 }
                 r.prefilled++;
                 prefilledTokens++;
@@ -596,7 +595,7 @@ final class Scheduler {
         }
         int keep = base + 1 + accepted;
         if (keep < slot.cached()) {
-            if (!context.removeTokens(id, keep, -1)) {
+            if (!context.removeTokens(id, slot.position(keep), -1)) {
                 // This memory cannot drop a tail (recurrent state): it cannot speculate at all.
                 canSpeculate = false;
                 throw new ForgeException("this model's memory cannot drop rejected draft tokens, so it cannot decode"

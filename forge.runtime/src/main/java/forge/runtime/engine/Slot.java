@@ -1,22 +1,34 @@
 package forge.runtime.engine;
 
 import forge.api.backend.AdapterScale;
+import forge.api.backend.MediaTokens;
 import java.util.List;
 
 /**
  * One sequence id of the context and what outlives a request there: the tokens its KV cells
- * hold, and when it was last used. The request it runs is the scheduler's business. Engine
- * thread only.
+ * hold, the position of each, and when it was last used. The request it runs is the scheduler's
+ * business. Engine thread only.
  *
- * <p>Positions {@code [0, cached)} are in the KV cache; a step appends the positions it puts in
- * the batch after them, and the decode either computes them ({@link #computed}) or fails, and
- * then the slot forgets everything ({@link #forget}).
+ * <p>Cells {@code [0, cached)} are in the KV cache; a step appends the cells it puts in the batch
+ * after them, and the decode either computes them ({@link #computed}) or fails, and then the slot
+ * forgets everything ({@link #forget}).
+ *
+ * <p><b>Cells and positions</b> (see {@code package-info.java}, "Media"): cell {@code i} is the
+ * {@code i}-th token of {@link #tokens()}; its position is {@code i} unless a media chunk placed by
+ * M-RoPE comes before it, which takes more cells (one per embedding) than positions. The slot keeps,
+ * for every cell, the position of the cell after it ({@code ends}), written as cells are appended
+ * and copied with them, so {@link #position(int)} is an array read and text needs no allocation.
  */
 final class Slot {
 
     final int id;
     /** {@code tokens[p]} is the token at position {@code p}: valid below {@code cached + inFlight}. */
     private final int[] tokens;
+    /**
+     * {@code ends[i]} is the position the cell after cell {@code i} takes, were it text: {@code i + 1}
+     * but after a media chunk placed by M-RoPE. Valid below {@code cached + inFlight}.
+     */
+    private final int[] ends;
 
     private int cached;
     /** Positions after {@code cached} in the batch being decoded. */
@@ -29,6 +41,7 @@ final class Slot {
     Slot(int id, int capacity) {
         this.id = id;
         this.tokens = new int[capacity];
+        this.ends = new int[capacity];
     }
 
     /** The cells this slot's sequence holds in the KV cache. */
@@ -46,11 +59,42 @@ final class Slot {
         return inFlight > 0;
     }
 
-    /** Puts {@code token} at the next position; returns that position, for the batch. */
+    /**
+     * The position of cell {@code cell} (below {@link #held()}), or with {@code cell == held()} the
+     * position the next text token takes: what {@code llama_memory_seq_rm/cp} and a batch are given
+     * where the slot counts cells.
+     */
+    int position(int cell) {
+        return cell == 0 ? 0 : ends[cell - 1];
+    }
+
+    /** Puts text {@code token} in the next cell; returns its position, for the batch. */
     int append(int token) {
-        int position = cached + inFlight;
-        tokens[position] = token;
+        int cell = cached + inFlight;
+        int position = position(cell);
+        tokens[cell] = token;
+        ends[cell] = position + 1;
         inFlight++;
+        return position;
+    }
+
+    /**
+     * Puts a media chunk in the next cells: its placeholders {@code prompt[start .. start + length)},
+     * which advance the position by {@code positions} ({@code length} but with M-RoPE). A chunk is
+     * never cut (a prefix never ends inside one), so the cells inside it need only lie between its
+     * first position and its end; they get {@code min(j + 1, positions)} after the first, which is
+     * the plain {@code j + 1} of a chunk of one position per embedding.
+     *
+     * @return the chunk's first position, where its decode places it
+     */
+    int appendMedia(int[] prompt, int start, int length, int positions) {
+        int cell = cached + inFlight;
+        int position = position(cell);
+        for (int j = 0; j < length; j++) {
+            tokens[cell + j] = prompt[start + j];
+            ends[cell + j] = position + Math.min(j + 1, positions);
+        }
+        inFlight += length;
         return position;
     }
 
@@ -69,12 +113,38 @@ final class Slot {
     /** The KV cache holds the first {@code n} of {@code source}'s cells for this slot now. */
     void copyFrom(Slot source, int n) {
         System.arraycopy(source.tokens, 0, tokens, 0, n);
+        System.arraycopy(source.ends, 0, ends, 0, n);
         keep(n);
     }
 
-    /** The KV cache holds {@code restored} at positions {@code 0..restored.length-1} for this slot now. */
-    void restore(int[] restored) {
+    /**
+     * The KV cache holds {@code restored} in cells {@code 0..restored.length-1} for this slot now,
+     * laid out as a prompt whose media chunks are {@code media} would be: a saved state carries its
+     * cells' positions but the host cache's entry only their tokens, and the part of it a request
+     * keeps is a prefix of that request's prompt, whose chunks say how many positions each takes.
+     * Cells past the last chunk that starts before them count one position each, which is right
+     * for every cell the request keeps; the rest it removes.
+     */
+    void restore(int[] restored, List<MediaTokens.Span> media) {
         System.arraycopy(restored, 0, tokens, 0, restored.length);
+        int position = 0;
+        int cell = 0;
+        for (MediaTokens.Span span : media) {
+            if (span.end() > restored.length) {
+                break;
+            }
+            for (; cell < span.start(); cell++) {
+                ends[cell] = ++position;
+            }
+            for (int j = 0; j < span.length(); j++) {
+                ends[cell + j] = position + Math.min(j + 1, span.positions());
+            }
+            cell += span.length();
+            position += span.positions();
+        }
+        for (; cell < restored.length; cell++) {
+            ends[cell] = ++position;
+        }
         keep(restored.length);
     }
 

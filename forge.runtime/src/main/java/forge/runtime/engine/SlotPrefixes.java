@@ -2,6 +2,7 @@ package forge.runtime.engine;
 
 import forge.api.backend.AdapterScale;
 import forge.api.backend.InferenceContext;
+import forge.api.backend.MediaTokens;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * {@link PrefixPlan} (keep the slot's own prefix, copy another slot's, restore the host prompt
  * cache's, or wait for a leader), saves a slot's state into the host cache before its cells are
  * replaced, and counts what was reused. The decisions are the pure classes' ({@code PrefixPlan},
- * {@code PromptCache}); this class makes the native calls. Engine thread only.
+ * {@code PromptCache}); this class makes the native calls, which take positions where the slot
+ * counts cells ({@link Slot#position}). Engine thread only.
  */
 final class SlotPrefixes {
 
@@ -71,7 +73,7 @@ final class SlotPrefixes {
             case PrefixPlan.Keep k -> {
                 keep = k.tokens();
                 saveBeforeReplacing(id, keep);
-                if (!context.removeTokens(id, keep, -1)) {
+                if (!context.removeTokens(id, slot.position(keep), -1)) {
                     // Some memories (recurrent, sliding window) cannot drop a tail: start over.
                     context.removeTokens(id, 0, -1);
                     keep = 0;
@@ -82,13 +84,13 @@ final class SlotPrefixes {
                 keep = c.tokens();
                 saveBeforeReplacing(id, 0);
                 context.removeTokens(id, 0, -1);
-                context.copySequence(c.source(), id, 0, keep);
+                context.copySequence(c.source(), id, 0, slots[c.source()].position(keep));
                 slot.copyFrom(slots[c.source()], keep);
                 prefixCopies++;
             }
             case PrefixPlan.Restore h -> {
                 saveBeforeReplacing(id, 0);
-                keep = restore(id, hosted.entry(), h.tokens());
+                keep = restore(id, hosted.entry(), h.tokens(), r.request.media());
                 r.restored = keep;
             }
         }
@@ -129,7 +131,7 @@ final class SlotPrefixes {
      *
      * @return the cells kept: 0 when the backend refused the state (the slot then holds nothing)
      */
-    private int restore(int id, PromptCache.Entry entry, int tokens) {
+    private int restore(int id, PromptCache.Entry entry, int tokens, MediaTokens media) {
         Slot slot = slots[id];
         if (pool.enabled()) {
             // llama.cpp restores the whole state before the tail is dropped: it needs that many free cells.
@@ -144,9 +146,10 @@ final class SlotPrefixes {
             slot.forget();
             return 0;
         }
-        slot.restore(entry.tokens());
+        // the kept cells are a prefix of the request's prompt, whose media say their positions
+        slot.restore(entry.tokens(), media == null ? List.of() : media.media());
         int keep = tokens;
-        if (keep < entry.tokens().length && !context.removeTokens(id, keep, -1)) {
+        if (keep < entry.tokens().length && !context.removeTokens(id, slot.position(keep), -1)) {
             context.removeTokens(id, 0, -1);
             keep = 0;
         }

@@ -138,10 +138,32 @@
  *     the image's SHA-256. So every part of the engine that compares tokens (slot choice, the
  *     {@code PrefixPlan}, the host prompt cache and its disk entries) compares an image by its content,
  *     as llama-server's {@code server_tokens} compares chunk ids, and counts its embeddings as prompt
- *     tokens (usage, the context check). Only projectors that place one embedding per position are
- *     run (no M-RoPE: refused when the prompt is split). A prompt never ends with media (its last
- *     token's logits are sampled), and a media chunk is decoded whole, so a slot's cells never hold
- *     part of one and a prefix match never ends inside one. <i>Decoding</i>: the prefill loop stops at
+ *     tokens (usage, the context check). A prompt never ends with media (its last token's logits are
+ *     sampled), and a media chunk is decoded whole, so a slot's cells never hold part of one and a
+ *     prefix match never ends inside one. <i>Cells and positions</i>: a projector that places images
+ *     by M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL: libmtmd's {@code mtmd_decode_use_mrope}) decodes an
+ *     image of {@code w x h} merged patches into {@code w * h} embeddings, each a KV cell, all at the
+ *     chunk's first position in the sequential dimension (libmtmd lays out the 2-D ones), and the
+ *     text after it starts {@code max(w, h)} positions later ({@code Span.positions()},
+ *     {@code mtmd_input_chunk_get_n_pos}); llama.cpp expands a text token's one position to all of
+ *     M-RoPE's dimensions and wants positions to grow. So everything the engine counts stays in
+ *     cells (a slot's tokens, {@code cached}, the prefix plans, the KV pool's count, the context
+ *     check, usage: KV capacity is cells), and every native call that takes a position gets the
+ *     slot's position of that cell ({@code Slot.position(cell)}): a batch's positions, the start
+ *     of a media decode, {@code removeTokens} (a Keep's tail, a restored entry's tail, rejected
+ *     drafts), {@code copySequence}'s end. A cut at cell {@code k} removes the cells at positions
+ *     from {@code position(k)} on, which are exactly cells {@code k} and after, since a cut never
+ *     falls inside a chunk and an image's cells share a position below the next chunk's. The slot
+ *     keeps, for each cell, the position after it ({@code ends}), written as cells are appended (a
+ *     text token: one more; a chunk's last cell: its first position plus its positions) and copied
+ *     with the tokens when a prefix is copied, so text costs an array write and no allocation, and a
+ *     model without M-RoPE (positions equal cells) pays nothing else. Equal placeholders are equal
+ *     images with equal positions, so cells a slot keeps for a later request are laid out as that
+ *     request's own prompt would be. A host cache entry keeps only tokens (its state keeps the
+ *     native positions): a restored slot's positions are laid out from the restoring request's
+ *     media ({@code Slot.restore}), right for every cell it keeps, which are a prefix of its prompt.
+ *     A request with media does not draft, so drafts never meet a cell whose position differs.
+ *     <i>Decoding</i>: the prefill loop stops at
  *     a chunk's first placeholder; once the slot has no tokens in the step's batch (the text before it
  *     is in the cache), the engine thread encodes the chunk and decodes its embeddings into the slot's
  *     sequence ({@code InferenceContext.decodeMedia}: libmtmd's {@code mtmd_helper_eval_chunk_single},

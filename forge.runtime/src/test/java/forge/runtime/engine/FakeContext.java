@@ -23,10 +23,15 @@ import java.util.function.IntConsumer;
  * contexts have (or, unified, one pool of {@code contextSize} cells that every sequence may fill,
  * each sequence's cells counted as its own), and fails the test (an {@link AssertionError}) where
  * llama.cpp would misbehave: a position out of order, a full stream or pool, sampling where no
- * logits were computed; and samples scripted tokens.
+ * logits were computed; and samples scripted tokens. Cells and positions differ as with an M-RoPE
+ * model: a media chunk of fewer positions than embeddings ({@code Span.positions()}) takes one cell
+ * per embedding, all at its first position (the first of llama.cpp's M-RoPE dimensions), and
+ * advances the next position by its positions only; every decode, copy and removal checks the
+ * positions it is given against the cells' own, so an engine that took cells for positions fails.
  *
  * <p>The lines: {@code decode 0@4:12 0@5:13* 1@9:20*} (sequence@position:token, {@code *} where
- * logits are computed), {@code sampler 2} (the second sampler created), {@code sample 2 @1 -> 14}
+ * logits are computed), {@code media 0@2:9f86d081 x6} (a media chunk of 6 embeddings decoded at
+ * position 2; {@code x6 p2} when it takes 2 positions), {@code sampler 2} (the second sampler created), {@code sample 2 @1 -> 14}
  * (sampler, batch index, token), {@code close sampler 2}, {@code remove 0 [3,-1)},
  * {@code copy 1 -> 0 [0,12)}, {@code logprobs @1 14 top 2}, {@code save 0 (40)} (a sequence's
  * state, of 40 cells, saved), {@code restore 1 (40)} ({@code failed} when refused), {@code clear},
@@ -51,6 +56,11 @@ final class FakeContext implements InferenceContext {
     private final Batch batch;
     private final int[][] cells;
     private final int[] held;
+    /** {@code positions[seq][i]}: the position of sequence {@code seq}'s cell {@code i}. */
+    private final int[][] positions;
+    /** The position the next text token of each sequence must take. */
+    private final int[] next;
+
     private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
     private final Deque<int[]> scripts = new ArrayDeque<>();
     private int samplers;
@@ -68,7 +78,7 @@ final class FakeContext implements InferenceContext {
     /** The sequence and position of each index of the last decode, for {@link #model}. */
     private int[] lastSeq = new int[0];
 
-    private int[] lastPos = new int[0];
+    private int[] lastCell = new int[0];
 
     FakeContext(int contextSize, int seqMax, int batchCapacity) {
         this(contextSize, seqMax, batchCapacity, false);
@@ -81,6 +91,8 @@ final class FakeContext implements InferenceContext {
         this.batch = new Batch(batchCapacity);
         this.cells = new int[seqMax][unified ? contextSize : contextSize / seqMax];
         this.held = new int[seqMax];
+        this.positions = new int[seqMax][cells[0].length];
+        this.next = new int[seqMax];
     }
 
     /** The cells all sequences hold together (a unified pool's fill). */
@@ -198,19 +210,22 @@ final class FakeContext implements InferenceContext {
         beforeDecode.accept(n);
         synchronized (this) {
             StringBuilder line = new StringBuilder("decode");
-            int[] next = held.clone();
+            int[] filled = held.clone();
+            int[] expected = this.next.clone();
+            int[] cellOf = new int[batch.size];
             for (int i = 0; i < batch.size; i++) {
                 int seq = batch.seq[i];
                 int pos = batch.pos[i];
-                if (pos != next[seq]) {
-                    throw new AssertionError(
-                            "sequence " + seq + " gets position " + pos + " after " + next[seq] + " cells");
+                if (pos != expected[seq]) {
+                    throw new AssertionError("sequence " + seq + " gets position " + pos + " where " + expected[seq]
+                            + " comes next (after " + filled[seq] + " cells)");
                 }
-                if (pos >= cells[seq].length) {
+                if (filled[seq] >= cells[seq].length) {
                     throw new AssertionError(
                             "sequence " + seq + "'s stream of " + cells[seq].length + " cells is full");
                 }
-                next[seq]++;
+                cellOf[i] = filled[seq]++;
+                expected[seq]++;
                 line.append(' ')
                         .append(seq)
                         .append('@')
@@ -220,16 +235,18 @@ final class FakeContext implements InferenceContext {
                         .append(batch.logits[i] ? "*" : "");
             }
             for (int i = 0; i < batch.size; i++) {
-                cells[batch.seq[i]][batch.pos[i]] = batch.token[i];
+                cells[batch.seq[i]][cellOf[i]] = batch.token[i];
+                positions[batch.seq[i]][cellOf[i]] = batch.pos[i];
             }
-            if (unified && Arrays.stream(next).sum() > contextSize) {
+            if (unified && Arrays.stream(filled).sum() > contextSize) {
                 throw new AssertionError("the pool of " + contextSize + " cells is full: llama_decode would return 1"
-                        + " (sequences would hold " + Arrays.toString(next) + ")");
+                        + " (sequences would hold " + Arrays.toString(filled) + ")");
             }
-            System.arraycopy(next, 0, held, 0, seqMax);
+            System.arraycopy(filled, 0, held, 0, seqMax);
+            System.arraycopy(expected, 0, this.next, 0, seqMax);
             logits = Arrays.copyOf(batch.logits, batch.size);
             lastSeq = Arrays.copyOf(batch.seq, batch.size);
-            lastPos = Arrays.copyOf(batch.pos, batch.size);
+            lastCell = cellOf;
             calls.add(line.toString());
         }
     }
@@ -242,20 +259,27 @@ final class FakeContext implements InferenceContext {
     @Override
     public synchronized void decodeMedia(MediaTokens prompt, int span, int position, int sequence) {
         MediaTokens.Span s = prompt.media().get(span);
-        calls.add("media " + sequence + "@" + position + ":" + s.id().substring(0, 8) + " x" + s.length());
+        boolean mrope = s.positions() < s.length();
+        calls.add("media " + sequence + "@" + position + ":" + s.id().substring(0, 8) + " x" + s.length()
+                + (mrope ? " p" + s.positions() : ""));
         if (mediaFailure != null) {
             throw mediaFailure;
         }
-        if (position != held[sequence]) {
-            throw new AssertionError(
-                    "sequence " + sequence + " gets media at " + position + " after " + held[sequence] + " cells");
+        if (position != next[sequence]) {
+            throw new AssertionError("sequence " + sequence + " gets media at " + position + " where " + next[sequence]
+                    + " comes next (after " + held[sequence] + " cells)");
         }
-        if (position + s.length() > cells[sequence].length) {
+        int at = held[sequence];
+        if (at + s.length() > cells[sequence].length) {
             throw new AssertionError("sequence " + sequence + "'s stream is full");
         }
         int[] tokens = prompt.tokens();
-        System.arraycopy(tokens, s.start(), cells[sequence], position, s.length());
+        System.arraycopy(tokens, s.start(), cells[sequence], at, s.length());
+        for (int j = 0; j < s.length(); j++) {
+            positions[sequence][at + j] = mrope ? position : position + j;
+        }
         held[sequence] += s.length();
+        next[sequence] += s.positions();
         logits = new boolean[0]; // a media decode reads no logits
     }
 
@@ -287,19 +311,32 @@ final class FakeContext implements InferenceContext {
         if (cannotTrim && from > 0) {
             return false;
         }
-        held[sequence] = Math.min(held[sequence], from);
+        held[sequence] = below(sequence, from);
+        next[sequence] = Math.min(next[sequence], from);
         return true;
+    }
+
+    /** How many of the sequence's cells lie below position {@code position} (positions never fall along the cells). */
+    private int below(int sequence, int position) {
+        int n = 0;
+        while (n < held[sequence] && positions[sequence][n] < position) {
+            n++;
+        }
+        return n;
     }
 
     @Override
     public synchronized void copySequence(int source, int target, int from, int to) {
         calls.add("copy " + source + " -> " + target + " [" + from + "," + to + ")");
-        if (from != 0 || to > held[source]) {
+        if (from != 0 || to > next[source]) {
             throw new AssertionError("a stream per sequence copies a prefix the source holds: [" + from + "," + to
-                    + ") of " + held[source]);
+                    + ") of positions below " + next[source]);
         }
-        System.arraycopy(cells[source], 0, cells[target], 0, to);
-        held[target] = to;
+        int n = below(source, to);
+        System.arraycopy(cells[source], 0, cells[target], 0, n);
+        System.arraycopy(positions[source], 0, positions[target], 0, n);
+        held[target] = n;
+        next[target] = to;
     }
 
     /** The first bytes of every state this fake saves. */
@@ -313,10 +350,10 @@ final class FakeContext implements InferenceContext {
     @Override
     public synchronized byte[] saveSequence(int sequence) {
         calls.add("save " + sequence + " (" + held[sequence] + ")");
-        java.nio.ByteBuffer state = java.nio.ByteBuffer.allocate(8 + 4 * held[sequence]);
-        state.putInt(STATE_MAGIC).putInt(held[sequence]);
+        java.nio.ByteBuffer state = java.nio.ByteBuffer.allocate(12 + 8 * held[sequence]);
+        state.putInt(STATE_MAGIC).putInt(held[sequence]).putInt(next[sequence]);
         for (int i = 0; i < held[sequence]; i++) {
-            state.putInt(cells[sequence][i]);
+            state.putInt(cells[sequence][i]).putInt(positions[sequence][i]);
         }
         return state.array();
     }
@@ -327,15 +364,18 @@ final class FakeContext implements InferenceContext {
         int n = state.length >= 8 && in.getInt() == STATE_MAGIC ? in.getInt() : -1;
         if (n < 0
                 || n > cells[sequence].length
-                || state.length != 8 + 4 * n
+                || state.length != 12 + 8 * n
                 || (unified && pooled() - held[sequence] + n > contextSize)) {
             calls.add("restore " + sequence + " failed");
             held[sequence] = 0;
+            next[sequence] = 0;
             return false;
         }
         calls.add("restore " + sequence + " (" + n + ")");
+        next[sequence] = in.getInt();
         for (int i = 0; i < n; i++) {
             cells[sequence][i] = in.getInt();
+            positions[sequence][i] = in.getInt();
         }
         held[sequence] = n;
         return true;
@@ -343,13 +383,14 @@ final class FakeContext implements InferenceContext {
 
     @Override
     public synchronized int maxPosition(int sequence) {
-        return held[sequence] - 1;
+        return next[sequence] - 1;
     }
 
     @Override
     public synchronized void clearMemory() {
         calls.add("clear");
         Arrays.fill(held, 0);
+        Arrays.fill(next, 0);
     }
 
     @Override
@@ -448,7 +489,7 @@ final class FakeContext implements InferenceContext {
                 int token = next < script.length
                         ? script[next++]
                         : m != null
-                                ? m.applyAsInt(Arrays.copyOf(cells[lastSeq[batchIndex]], lastPos[batchIndex] + 1))
+                                ? m.applyAsInt(Arrays.copyOf(cells[lastSeq[batchIndex]], lastCell[batchIndex] + 1))
                                 : FILLER;
                 if (token == THROW) {
                     throw new IllegalStateException("scripted failure of sampler " + id);

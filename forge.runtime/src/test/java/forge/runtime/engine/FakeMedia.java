@@ -22,8 +22,16 @@ final class FakeMedia implements MediaTokens {
         this.spans = List.copyOf(spans);
     }
 
-    /** An image of {@code embeddings} embeddings, named by the hash of {@code seed}. */
-    record Image(String seed, int embeddings) {}
+    /**
+     * An image of {@code embeddings} embeddings that advances the position by {@code positions}
+     * (fewer than its embeddings as an M-RoPE projector places it), named by the hash of {@code seed}.
+     */
+    record Image(String seed, int embeddings, int positions) {
+        /** An image of one position per embedding. */
+        Image(String seed, int embeddings) {
+            this(seed, embeddings, embeddings);
+        }
+    }
 
     /** The prompt of {@code parts}: {@code int[]} text ids and {@link Image}s, in order. */
     static FakeMedia of(Object... parts) {
@@ -38,7 +46,7 @@ final class FakeMedia implements MediaTokens {
                 }
                 case Image image -> {
                     String id = ChatImage.sha256(image.seed().getBytes());
-                    spans.add(new Span(id, out.size(), image.embeddings(), false));
+                    spans.add(new Span(id, out.size(), image.embeddings(), false, image.positions()));
                     for (int j = 0; j < image.embeddings(); j++) {
                         out.add(MediaTokens.placeholder(id, j));
                     }

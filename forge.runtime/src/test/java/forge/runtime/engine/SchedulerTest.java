@@ -378,6 +378,86 @@ class SchedulerTest {
         assertEquals(0, snapshot().busySlots());
     }
 
+    /** Text "ab", a cat of 6 embeddings that an M-RoPE projector places at 2 positions, then {@code after}. */
+    private static FakeMedia mropeCat(int[] after) {
+        return FakeMedia.of(prompt("ab"), new FakeMedia.Image("cat", 6, 2), after);
+    }
+
+    @Test
+    void anMRopeImageAdvancesThePositionByItsPositionsWhileItTakesACellPerEmbedding() throws Exception {
+        scheduler(1, 64, 16);
+        FakeMedia m = mropeCat(FakeVocabulary.ids("cd"));
+        String cat = ChatImage.sha256("cat".getBytes()).substring(0, 8);
+        Generation g = start(media("look", m, 2));
+        finishAll();
+        assertEquals(
+                List.of(
+                        "decode 0@0:0 0@1:10 0@2:11",
+                        "media 0@3:" + cat + " x6 p2",
+                        "decode 0@5:12 0@6:13*",
+                        "decode 0@7:" + FakeContext.FILLER + "*"),
+                context.calls().stream()
+                        .filter(c -> c.startsWith("decode") || c.startsWith("media"))
+                        .toList(),
+                "the text after the image starts 2 positions after its first, 6 cells after it");
+        assertEquals(11, snapshot().prefilledTokens(), "its embeddings are prompt tokens, one per cell");
+        assertEquals(12, snapshot().slots().get(0).cachedTokens(), "cells, not positions");
+        assertEquals(11, done(events(g)).timings().promptTokens());
+    }
+
+    @Test
+    void aReturningMRopeTurnKeepsTheImageAndGoesOnAtItsPositions() throws Exception {
+        scheduler(1, 64, 16);
+        context.script(A + 23);
+        start(media("turn-1", mropeCat(FakeVocabulary.ids("cd")), 1));
+        finishAll();
+        context.clearCalls();
+        // the slot's 11 cells end at position 7: the next turn removes nothing and goes on there
+        Generation next = start(media("turn-2", mropeCat(concat(FakeVocabulary.ids("cd"), A + 23, A + 16)), 1));
+        finishAll();
+        assertEquals(
+                List.of("remove 0 [7,-1)", "decode 0@7:" + (A + 23) + " 0@8:" + (A + 16) + "*"),
+                context.calls().stream()
+                        .filter(c -> c.startsWith("decode") || c.startsWith("remove") || c.startsWith("media"))
+                        .toList());
+        assertEquals(11, done(events(next)).timings().cachedTokens());
+        context.clearCalls();
+        // a prompt that leaves the conversation inside the text after the image: cut at that text's position
+        Generation cut = start(media("cut", mropeCat(FakeVocabulary.ids("cx")), 1));
+        finishAll();
+        assertEquals(
+                List.of("remove 0 [6,-1)", "decode 0@6:" + FakeVocabulary.ids("x")[0] + "*"),
+                context.calls().stream()
+                        .filter(c -> c.startsWith("decode") || c.startsWith("remove") || c.startsWith("media"))
+                        .toList(),
+                "cell 10 is position 6");
+        assertEquals(10, done(events(cut)).timings().cachedTokens());
+        assertEquals(1, snapshot().mediaEncodes());
+        context.clearCalls();
+        // a prompt that leaves it before the image drops the image's cells with its first position
+        start("text", prompt("abz"), 1);
+        finishAll();
+        assertEquals("remove 0 [3,-1)", context.calls("remove").getFirst());
+        assertArrayEquals(prompt("abz"), context.cells(0));
+    }
+
+    @Test
+    void anMRopePrefixCopiedFromABusySlotEndsAtItsPosition() throws Exception {
+        scheduler(2, 64, 64);
+        Generation running = start(media("busy", mropeCat(FakeVocabulary.ids("cdef")), 20));
+        untilDecoding(0);
+        context.clearCalls();
+        FakeMedia other = mropeCat(FakeVocabulary.ids("cdxy"));
+        Generation copied = start(media("copy", other, 1));
+        // 11 cells are shared (BOS a b, 6 of the image, c d): cell 11 is position 7
+        assertEquals(List.of("sampler 2", "remove 1 [0,-1)", "copy 0 -> 1 [0,7)"), context.calls());
+        running.cancel();
+        finishAll();
+        assertEquals(11, done(events(copied)).timings().cachedTokens());
+        assertArrayEquals(other.tokens(), Arrays.copyOf(context.cells(1), other.tokens().length));
+        assertEquals(1, snapshot().mediaEncodes(), "the copy took the image with it");
+    }
+
     // ------------------------------------------------------------------ slot choice and copies
 
     @Test
@@ -851,6 +931,30 @@ class SchedulerTest {
         assertEquals(45, done(events(g)).timings().cachedTokens());
         assertEquals(1, snapshot().mediaEncodes());
         assertArrayEquals(back.tokens(), context.cells(0));
+    }
+
+    @Test
+    void anMRopeImagesRestoredCellsGoOnAtTheirPositionsAndATrimCutsAtOne() throws InterruptedException {
+        PromptCache cache = hostCache(1, 64, 16, KEY);
+        FakeMedia first = FakeMedia.of(prompt("ab"), new FakeMedia.Image("cat", 40, 5), FakeVocabulary.ids("cdef"));
+        start(media("image", first, 1));
+        finishAll();
+        start("b", session('b'), 1);
+        finishAll();
+        assertEquals(1, cache.size());
+        context.clearCalls();
+        // 45 cells shared (BOS a b, 40 of the image, c d) of the entry's 47: cell 45 is position 10
+        FakeMedia back = FakeMedia.of(prompt("ab"), new FakeMedia.Image("cat", 40, 5), FakeVocabulary.ids("cdxy"));
+        Generation g = start(media("image again", back, 1));
+        finishAll();
+        assertEquals(List.of("restore 0 (47)"), context.calls("restore"));
+        assertTrue(context.calls().contains("remove 0 [10,-1)"), context.calls().toString());
+        assertEquals(List.of(), context.calls("media"));
+        assertTrue(
+                context.calls("decode").getFirst().startsWith("decode 0@10:"),
+                context.calls().toString());
+        assertEquals(45, done(events(g)).timings().cachedTokens());
+        assertArrayEquals(back.tokens(), Arrays.copyOf(context.cells(0), back.tokens().length));
     }
 
     /**

@@ -111,10 +111,15 @@ public final class MediaPrompt implements MediaTokens {
             switch (c) {
                 case Text t -> System.arraycopy(t.ids(), 0, all, at, t.ids().length);
                 case Media m -> {
+                    if (m.positions() < 1 || m.positions() > m.embeddings()) {
+                        // M-RoPE takes fewer positions than embeddings, never more: the engine counts cells
+                        throw new BackendException("a media chunk of " + m.embeddings() + " embeddings at "
+                                + m.positions() + " positions, which the engine cannot place");
+                    }
                     for (int j = 0; j < m.embeddings(); j++) {
                         all[at + j] = MediaTokens.placeholder(m.id(), j);
                     }
-                    media.add(new Span(m.id(), at, m.embeddings(), m.kind() == Kind.AUDIO));
+                    media.add(new Span(m.id(), at, m.embeddings(), m.kind() == Kind.AUDIO, m.positions()));
                 }
             }
             at += c.tokens();
