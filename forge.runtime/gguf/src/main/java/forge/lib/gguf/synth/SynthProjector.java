@@ -38,6 +38,18 @@ import java.util.Objects;
  *     ({@code clip.has_audio_encoder}); a clip becomes {@link #TOKENS_PER_AUDIO_WINDOW} tokens per
  *     30-second window between {@code <|audio_bos|>} and {@code <|audio_eos|>} (plain text to a
  *     vocabulary without them). {@code imageSize} and {@code patchSize} mean nothing to it.</li>
+ * <li>{@code qwen2vl_merger} (Qwen2-VL), a projector that places images by M-RoPE: two patch
+ *     convolutions without bias ({@code v.patch_embd.weight} and {@code .weight.1}, the two frames
+ *     of a temporal patch, which a still image feeds both), no class token and no learned positions
+ *     ({@code clip_graph_qwen2vl} rotates by the patch's row and column), pre-norm blocks with
+ *     biases, GELU, {@code post_ln}, then 2x2 patches merged and projected through {@code mm.0}
+ *     ({@code 4 * embedding} wide), GELU and {@code mm.2} to {@code textEmbedding}. Images keep
+ *     their aspect (resized to multiples of {@code 2 * patchSize}, at least 8 and at most 4096
+ *     tokens, as Qwen's preprocessor), and an image of {@code w x h} merged patches is {@code w * h}
+ *     embeddings at {@code max(w, h)} positions of a {@code qwen2vl} text model, between
+ *     {@code <|vision_start|>} and {@code <|vision_end|>}. The head size must be a multiple of 4
+ *     (four rotary sections). libmtmd warms it up with an image of 46x46 merged patches (some
+ *     seconds for the tiny one).</li>
  * </ul>
  *
  * <p>The feed-forward width must differ from the encoder's width: {@code clip.cpp} swaps up and
@@ -50,14 +62,15 @@ import java.util.Objects;
  * SynthProjector.tiny("gemma3", 64).write(dir.resolve("mmproj-tiny-gemma.gguf"));             // 16 tokens an image
  * }
  *
- * @param family        {@code gemma3}, {@code mlp} or {@code qwen2a}
+ * @param family        {@code gemma3}, {@code mlp}, {@code qwen2a} or {@code qwen2vl_merger}
  * @param textEmbedding the width of the text model the projector feeds ({@code n_embd_inp})
  * @param embedding     the encoder's width, a multiple of {@code heads}
  * @param layers        encoder blocks, 2 to 64
  * @param heads         attention heads of the encoder
  * @param ffn           the encoder's feed-forward width, not equal to {@code embedding}
  * @param imageSize     the side of the square the encoder sees, a multiple of {@code patchSize}
- *                      (and for {@code gemma3} of {@code patchSize * 4})
+ *                      (and for {@code gemma3} of {@code patchSize * 4}, for {@code qwen2vl_merger}
+ *                      of {@code patchSize * 2})
  * @param patchSize     the side of one patch
  * @param seed          the seed of the random weights
  */
@@ -73,7 +86,10 @@ public record SynthProjector(
         long seed) {
 
     /** The projector families a synthetic projector can have ({@code clip.projector_type}). */
-    public static final List<String> FAMILIES = List.of("gemma3", "mlp", "qwen2a");
+    public static final List<String> FAMILIES = List.of("gemma3", "mlp", "qwen2a", "qwen2vl_merger");
+
+    /** The families that place an image by M-RoPE: their text model has the {@code qwen2vl} architecture. */
+    public static final List<String> MROPE_FAMILIES = List.of("qwen2vl_merger");
 
     /** The audio families among {@link #FAMILIES}: their projector reads audio, not images. */
     public static final List<String> AUDIO_FAMILIES = List.of("qwen2a");
@@ -113,7 +129,14 @@ public record SynthProjector(
         if (ffn == embedding) {
             throw new IllegalArgumentException("ffn must differ from embedding (clip.cpp would swap up and down)");
         }
-        int side = family.equals("gemma3") ? patchSize * MERGE : patchSize; // qwen2a: read by no one
+        boolean mrope = MROPE_FAMILIES.contains(family); // the parameter: the fields are not set yet
+        if (mrope && (embedding / heads) % 4 != 0) {
+            throw new IllegalArgumentException("the head size embedding/heads = " + embedding / heads
+                    + " must be a multiple of 4 (M-RoPE's sections)");
+        }
+        int side = family.equals("gemma3")
+                ? patchSize * MERGE
+                : mrope ? patchSize * 2 : patchSize; // qwen2a: read by no one
         if (imageSize % side != 0) {
             throw new IllegalArgumentException("imageSize (" + imageSize + ") must be a multiple of " + side);
         }
@@ -122,10 +145,11 @@ public record SynthProjector(
     /**
      * A tiny projector for tests: a 32-wide encoder of 2 blocks and 2 heads, FFN 48, 8-pixel
      * patches; {@code gemma3} sees 128x128 images (16 tokens each: 16x16 patches pooled by 4),
-     * {@code mlp} 32x32 (16 tokens each: 4x4 patches).
+     * {@code mlp} 32x32 (16 tokens each: 4x4 patches), {@code qwen2vl_merger} 64x64 (16 tokens at 4
+     * positions: 8x8 patches merged by 2x2).
      */
     public static SynthProjector tiny(String family, int textEmbedding) {
-        int imageSize = "gemma3".equals(family) ? 128 : 32;
+        int imageSize = "gemma3".equals(family) ? 128 : MROPE_FAMILIES.contains(family) ? 64 : 32;
         return new SynthProjector(family, textEmbedding, 32, 2, 2, 48, imageSize, 8, 7);
     }
 
@@ -150,10 +174,28 @@ public record SynthProjector(
         return imageSize / patchSize;
     }
 
-    /** How many embeddings (positions in the text model's context) one image becomes (a vision family's). */
+    /**
+     * How many embeddings (cells of the text model's context) one image of {@code imageSize} square
+     * becomes (a vision family's).
+     */
     public int tokensPerImage() {
         int side = patchesPerSide();
-        return family.equals("gemma3") ? (side / MERGE) * (side / MERGE) : side * side;
+        return family.equals("gemma3")
+                ? (side / MERGE) * (side / MERGE)
+                : mrope() ? (side / 2) * (side / 2) : side * side;
+    }
+
+    /**
+     * How many positions one image of {@code imageSize} square advances the text by: its
+     * {@link #tokensPerImage()} but with M-RoPE, where it is the merged patches along its longer side.
+     */
+    public int positionsPerImage() {
+        return mrope() ? patchesPerSide() / 2 : tokensPerImage();
+    }
+
+    /** Whether this projector places images by M-RoPE (its text model is a {@code qwen2vl} one). */
+    public boolean mrope() {
+        return MROPE_FAMILIES.contains(family);
     }
 
     /** Whether this projector reads audio (and not images). */
@@ -170,6 +212,9 @@ public record SynthProjector(
     public GgufWriter writer() {
         if (audio()) {
             return audioWriter();
+        }
+        if (mrope()) {
+            return mropeWriter();
         }
         boolean gemma3 = family.equals("gemma3");
         GgufWriter w = new GgufWriter();
@@ -226,6 +271,54 @@ public record SynthProjector(
             tensor(w, "mm.2.weight", textEmbedding, textEmbedding);
             tensor(w, "mm.2.bias", textEmbedding);
         }
+        return w;
+    }
+
+    /** {@code qwen2vl_merger}: Qwen2-VL's vision tower and merger, as {@code clip.cpp} loads them. */
+    private GgufWriter mropeWriter() {
+        GgufWriter w = new GgufWriter();
+        w.put("general.architecture", GgufValue.string("clip"));
+        w.put("general.type", GgufValue.string("mmproj"));
+        w.put("general.name", GgufValue.string("forge-synth-mmproj-" + family));
+        w.put("general.file_type", GgufValue.uint32(0)); // all F32
+        w.put("clip.has_vision_encoder", GgufValue.bool(true));
+        w.put("clip.projector_type", GgufValue.string(family));
+        w.put("clip.use_gelu", GgufValue.bool(true));
+        w.put("clip.vision.embedding_length", GgufValue.uint32(embedding));
+        w.put("clip.vision.feed_forward_length", GgufValue.uint32(ffn));
+        w.put("clip.vision.block_count", GgufValue.uint32(layers));
+        w.put("clip.vision.projection_dim", GgufValue.uint32(textEmbedding));
+        w.put("clip.vision.attention.head_count", GgufValue.uint32(heads));
+        w.put("clip.vision.attention.layer_norm_epsilon", GgufValue.float32(1e-6f));
+        w.put("clip.vision.image_size", GgufValue.uint32(imageSize));
+        w.put("clip.vision.patch_size", GgufValue.uint32(patchSize));
+        w.put("clip.vision.spatial_merge_size", GgufValue.uint32(2));
+        w.put("clip.vision.image_mean", GgufValue.float32s(0.5f, 0.5f, 0.5f));
+        w.put("clip.vision.image_std", GgufValue.float32s(0.5f, 0.5f, 0.5f));
+
+        long e = embedding;
+        // ggml's conv_2d kernel: [KW, KH, C_in, C_out]; one per frame of a temporal patch, no bias
+        tensor(w, "v.patch_embd.weight", patchSize, patchSize, 3, e);
+        tensor(w, "v.patch_embd.weight.1", patchSize, patchSize, 3, e);
+        for (int i = 0; i < layers; i++) {
+            String blk = "v.blk." + i + ".";
+            norm(w, blk + "ln1", e);
+            for (String attn : List.of("attn_q", "attn_k", "attn_v", "attn_out")) {
+                tensor(w, blk + attn + ".weight", e, e);
+                tensor(w, blk + attn + ".bias", e);
+            }
+            norm(w, blk + "ln2", e);
+            tensor(w, blk + "ffn_up.weight", e, ffn);
+            tensor(w, blk + "ffn_up.bias", ffn);
+            tensor(w, blk + "ffn_down.weight", ffn, e);
+            tensor(w, blk + "ffn_down.bias", e);
+        }
+        norm(w, "v.post_ln", e);
+        // the merger: 2x2 patches side by side (4 * embedding), an MLP to the text model's width
+        tensor(w, "mm.0.weight", 4 * e, 4 * e);
+        tensor(w, "mm.0.bias", 4 * e);
+        tensor(w, "mm.2.weight", 4 * e, textEmbedding);
+        tensor(w, "mm.2.bias", textEmbedding);
         return w;
     }
 

@@ -19,7 +19,9 @@ import java.util.function.Consumer;
  * }
  *
  * @param architecture   {@code general.architecture}: {@code qwen2} (with Q/K/V biases), {@code llama},
- *                       or {@code qwen3} (no biases, Q/K norms; the architecture of Qwen3-Reranker)
+ *                       {@code qwen3} (no biases, Q/K norms; the architecture of Qwen3-Reranker), or
+ *                       {@code qwen2vl} (Qwen2-VL's and Qwen2.5-VL's text model: {@code qwen2}'s tensors,
+ *                       positions by M-RoPE over {@code rope.dimension_sections})
  * @param embedding      {@code n_embd}, a multiple of {@code heads} with an even head size
  * @param layers         {@code n_layer}, 1 to 512
  * @param heads          attention heads
@@ -49,7 +51,7 @@ public record SynthSpec(
         boolean tiedEmbeddings) {
 
     /** The architectures a synthetic model can have. */
-    public static final List<String> ARCHITECTURES = List.of("qwen2", "llama", "qwen3");
+    public static final List<String> ARCHITECTURES = List.of("qwen2", "llama", "qwen3", "qwen2vl");
 
     /** The families a generated vocabulary can imitate. */
     public static final List<String> FAMILIES = List.of("qwen", "llama", "gemma", "kimi", "generic", "coder");

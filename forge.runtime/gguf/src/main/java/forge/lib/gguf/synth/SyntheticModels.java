@@ -67,6 +67,18 @@ public final class SyntheticModels {
     }
 
     /**
+     * The M-RoPE sections of a {@code qwen2vl} model of head size {@code headSize}: the rotated
+     * pairs ({@code headSize / 2}) split between time, height and width as Qwen2-VL's
+     * {@code [16, 24, 24]} splits its 64, the fourth empty ({@code llama-model.cpp} reads four).
+     */
+    static int[] mropeSections(int headSize) {
+        int pairs = headSize / 2;
+        int time = pairs / 4;
+        int height = (pairs - time) / 2;
+        return new int[] {time, height, pairs - time - height, 0};
+    }
+
+    /**
      * The writer of the model {@code spec} describes, ready to {@link GgufWriter#write(Path)}, for
      * callers that add metadata of their own first. A copied vocabulary is read now.
      *
@@ -78,7 +90,7 @@ public final class SyntheticModels {
         long nVocab = ((GgufValue.Array) vocabulary.get("tokenizer.ggml.tokens")).size();
 
         String arch = spec.architecture();
-        boolean qwen2 = arch.equals("qwen2");
+        boolean qwen2 = arch.equals("qwen2") || arch.equals("qwen2vl");
         boolean qwen3 = arch.equals("qwen3");
         GgufWriter w = new GgufWriter();
         w.put("general.architecture", GgufValue.string(arch));
@@ -99,6 +111,9 @@ public final class SyntheticModels {
         if (!qwen2) {
             w.put(arch + ".rope.dimension_count", GgufValue.uint32(spec.headSize()));
             w.put(arch + ".vocab_size", GgufValue.uint32(nVocab));
+        }
+        if (arch.equals("qwen2vl")) {
+            w.put(arch + ".rope.dimension_sections", GgufValue.int32s(mropeSections(spec.headSize())));
         }
         w.putAll(vocabulary);
 

@@ -76,6 +76,36 @@ class SynthProjectorTest {
     }
 
     @Test
+    void aQwen2vlMergerHasTwoPatchConvolutionsNoLearnedPositionsAndTheMerger() throws IOException {
+        SynthProjector spec = SynthProjector.tiny("qwen2vl_merger", 64);
+        assertTrue(spec.mrope());
+        Path file = dir.resolve("mmproj-qwen2vl.gguf");
+        spec.write(file);
+        GgufFile header = GgufReader.read(file);
+        var md = header.metadata();
+        assertEquals("qwen2vl_merger", md.string("clip.projector_type").orElseThrow());
+        assertEquals(2L, md.integer("clip.vision.spatial_merge_size").orElseThrow());
+        shape(header, "v.patch_embd.weight", 8, 8, 3, 32);
+        shape(header, "v.patch_embd.weight.1", 8, 8, 3, 32);
+        assertFalse(header.tensor("v.patch_embd.bias").isPresent(), "clip_graph_qwen2vl asserts there is none");
+        assertFalse(header.tensor("v.class_embd").isPresent(), "clip_graph_qwen2vl asserts there is none");
+        assertFalse(header.tensor("v.position_embd.weight").isPresent(), "positions are rotated, not learned");
+        shape(header, "v.blk.1.ffn_down.weight", 48, 32); // ne[0] != embedding: not taken for swapped
+        shape(header, "v.post_ln.weight", 32);
+        shape(header, "mm.0.weight", 128, 128); // 2x2 merged patches
+        shape(header, "mm.2.weight", 128, 64);
+        shape(header, "mm.2.bias", 64); // clip_n_mmproj_embd reads its length
+        assertEquals(16, spec.tokensPerImage(), "64x64: 8x8 patches, 4x4 merged");
+        assertEquals(4, spec.positionsPerImage(), "M-RoPE: the longer side's merged patches");
+        assertTrue(Files.size(file) < 4 << 20, "a few MB at most: " + Files.size(file));
+        // M-RoPE rotates four sections of the head: its size must be a multiple of 4
+        assertThrows(
+                IllegalArgumentException.class, () -> new SynthProjector("qwen2vl_merger", 64, 36, 2, 2, 48, 64, 8, 1));
+        assertThrows(
+                IllegalArgumentException.class, () -> new SynthProjector("qwen2vl_merger", 64, 32, 2, 2, 48, 56, 8, 1));
+    }
+
+    @Test
     void anMlpProjectorHasAClipEncoderAndTheLlavaProjection() {
         SynthProjector spec = SynthProjector.tiny("mlp", 96);
         Path file = dir.resolve("mmproj-mlp.gguf");

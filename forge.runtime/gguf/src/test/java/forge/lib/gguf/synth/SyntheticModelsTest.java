@@ -155,6 +155,23 @@ class SyntheticModelsTest {
     }
 
     @Test
+    void aQwen2vlModelHasQwen2sTensorsAndTheMRopeSectionsOfItsHead() throws IOException {
+        Path file = dir.resolve("qwen2vl.gguf");
+        SyntheticModels.write(SynthSpec.tiny("qwen").withArchitecture("qwen2vl"), file);
+        GgufFile header = GgufReader.read(file);
+        var md = header.metadata();
+        assertEquals("qwen2vl", md.architecture().orElseThrow());
+        // a head of 16: 8 rotated pairs, split as Qwen2-VL's [16, 24, 24, 0] splits its 64
+        assertEquals(
+                List.of(2, 3, 3, 0),
+                md.list("qwen2vl.rope.dimension_sections").orElseThrow().stream()
+                        .map(v -> ((Number) v).intValue())
+                        .toList());
+        assertTrue(header.tensor("blk.1.attn_q.bias").isPresent(), "qwen2's Q/K/V biases");
+        assertEquals(1_000_000f, ((Number) md.values().get("qwen2vl.rope.freq_base")).floatValue());
+    }
+
+    @Test
     void aRerankerHasQwen3sNormsARankHeadAndItsPromptTemplate() throws IOException {
         Path file = dir.resolve("rerank.gguf");
         SyntheticModels.reranker(SynthSpec.tiny("qwen").withArchitecture("qwen3"))
