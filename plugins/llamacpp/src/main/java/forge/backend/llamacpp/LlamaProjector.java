@@ -171,14 +171,6 @@ public final class LlamaProjector implements AutoCloseable {
                                 + ")" + suffix(LlamaLog.takeLastError()));
                     }
                     result.read(call);
-                    for (MediaPrompt.Chunk c : result.chunks()) {
-                        if (c instanceof MediaPrompt.Media m && m.positions() != m.embeddings()) {
-                            // the engine places a chunk's embeddings at one position each (MediaTokens)
-                            throw new BackendException("the projector " + path + " places images by M-RoPE ("
-                                    + m.embeddings() + " embeddings at " + m.positions()
-                                    + " positions), which this version does not run");
-                        }
-                    }
                     return result;
                 } catch (RuntimeException | Error e) {
                     result.close();

@@ -21,6 +21,8 @@ import forge.api.template.ChatImage;
 import forge.backend.llamacpp.natives.LlamaNatives;
 import forge.lib.gguf.synth.SynthImages;
 import forge.lib.gguf.synth.SynthProjector;
+import forge.lib.gguf.synth.SynthSpec;
+import forge.lib.gguf.synth.SyntheticModels;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
@@ -30,8 +32,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * libmtmd through the binding: synthetic projectors of two families ({@code gemma3}, {@code mlp})
- * loaded beside a synthetic text model of their width, prompts split into text and media chunks,
+ * libmtmd through the binding: synthetic projectors of three families ({@code gemma3}, {@code mlp},
+ * and {@code qwen2vl_merger}, which places images by M-RoPE) loaded beside a synthetic text model of
+ * their width, prompts split into text and media chunks,
  * images encoded and decoded into a sequence, and every refusal that must come before native code
  * could abort.
  */
@@ -43,6 +46,8 @@ class LlamaProjectorTest {
     private static Path libmtmd;
     private static LlamaModel gemma3;
     private static LlamaModel mlp;
+    /** A {@code qwen2vl} text model with a {@code qwen2vl_merger} projector: images placed by M-RoPE. */
+    private static LlamaModel qwen2vl;
 
     @BeforeAll
     static void load() {
@@ -54,12 +59,17 @@ class LlamaProjectorTest {
         gemma3.loadProjector(projector("gemma3", SynthProjector.tiny("gemma3", 64)), libmtmd, 2, false);
         mlp = model();
         mlp.loadProjector(projector("mlp", SynthProjector.tiny("mlp", 64)), libmtmd, 2, false);
+        Path text = LlamaHome.models().resolve("tiny-qwen2vl.gguf");
+        SyntheticModels.write(SynthSpec.tiny("qwen").withArchitecture("qwen2vl"), text);
+        qwen2vl = (LlamaModel) LlamaHome.backend().load(ModelLoadParams.of(text), LoadProgress.NONE);
+        qwen2vl.loadProjector(projector("qwen2vl", SynthProjector.tiny("qwen2vl_merger", 64)), libmtmd, 2, false);
     }
 
     @AfterAll
     static void close() {
         gemma3.close();
         mlp.close();
+        qwen2vl.close();
     }
 
     private static LlamaModel model() {
@@ -135,12 +145,35 @@ class LlamaProjectorTest {
     }
 
     /**
+     * A projector that places images by M-RoPE: an image of 4x3 merged patches is 12 embeddings at
+     * 4 positions, and the prompt's positions are fewer than its tokens by the difference.
+     */
+    @Test
+    void aQwen2vlImageTakesAnEmbeddingPerMergedPatchAndThePositionsOfItsLongerSide() {
+        LlamaProjector projector = qwen2vl.projector().orElseThrow();
+        byte[] png = SynthImages.png(64, 48, 6);
+        try (MediaPrompt prompt =
+                projector.tokenize(prompt(projector, 1), List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
+            MediaPrompt.Media image = prompt.chunks().stream()
+                    .filter(MediaPrompt.Media.class::isInstance)
+                    .map(MediaPrompt.Media.class::cast)
+                    .findFirst()
+                    .orElseThrow();
+            assertEquals(12, image.embeddings(), "64x48 pixels: 8x6 patches of 8, merged 2x2");
+            assertEquals(4, image.positions());
+            assertEquals(prompt.tokenCount() - 8, prompt.positions());
+            assertEquals(4, prompt.media().getFirst().positions(), "the engine's view carries them");
+            assertEquals(12, prompt.media().getFirst().length());
+        }
+    }
+
+    /**
      * The image reaches the model: the same prompt and image give the same next-token
      * distribution in a fresh context, and another image another one.
      */
     @Test
     void anEvaluatedImageDecidesTheNextTokenDeterministically() {
-        for (LlamaModel model : List.of(gemma3, mlp)) {
+        for (LlamaModel model : List.of(gemma3, mlp, qwen2vl)) {
             float[] first = logprobsAfter(model, SynthImages.png(64, 64, 4));
             float[] again = logprobsAfter(model, SynthImages.png(64, 64, 4));
             float[] other = logprobsAfter(model, SynthImages.png(64, 64, 5));
