@@ -270,7 +270,10 @@ final class ModelCommand implements Callable<Integer> {
                                 + " fill-in-the-middle tokens) (default: ${DEFAULT-VALUE}).")
         String family;
 
-        @Option(names = "--arch", description = "Architecture: qwen2, llama or qwen3 (default: by family).")
+        @Option(
+                names = "--arch",
+                description = "Architecture: qwen2, llama, qwen3 or qwen2vl (default: by family; qwen2vl with an"
+                        + " M-RoPE --mmproj-family).")
         String architecture;
 
         @Option(
@@ -359,7 +362,9 @@ final class ModelCommand implements Callable<Integer> {
                 names = "--mmproj-family",
                 defaultValue = "gemma3",
                 description =
-                        "The projector's family: gemma3 or mlp (LLaVA), vision; qwen2a (Qwen2-Audio's Whisper encoder), audio (default: ${DEFAULT-VALUE}).")
+                        "The projector's family: gemma3 or mlp (LLaVA), vision; qwen2vl_merger (Qwen2-VL's, images placed by"
+                                + " M-RoPE, for a qwen2vl model); qwen2a (Qwen2-Audio's Whisper encoder), audio (default:"
+                                + " ${DEFAULT-VALUE}).")
         String mmprojFamily;
 
         @Option(
@@ -399,6 +404,8 @@ final class ModelCommand implements Callable<Integer> {
             };
             if (architecture != null) {
                 s = s.withArchitecture(architecture);
+            } else if (mmproj != null && SynthProjector.MROPE_FAMILIES.contains(mmprojFamily)) {
+                s = s.withArchitecture("qwen2vl"); // the text model of a projector that places images by M-RoPE
             } else if (rerank) {
                 s = s.withArchitecture("qwen3");
             }
@@ -472,11 +479,12 @@ final class ModelCommand implements Callable<Integer> {
                             mmproj, Files.size(mmproj), mmprojFamily, SynthProjector.TOKENS_PER_AUDIO_WINDOW);
                 } else {
                     out.printf(
-                            "wrote %s (%d bytes): %s projector, %d embeddings an image of %dx%d%n",
+                            "wrote %s (%d bytes): %s projector, %d embeddings at %d positions an image of %dx%d%n",
                             mmproj,
                             Files.size(mmproj),
                             mmprojFamily,
                             projector.tokensPerImage(),
+                            projector.positionsPerImage(),
                             projector.imageSize(),
                             projector.imageSize());
                 }

@@ -42,7 +42,9 @@ class ModelSynthCommandTest {
                         "--mmproj-family",
                         "mlp");
         assertEquals(0, rc, out.toString());
-        assertTrue(out.toString().contains("mlp projector, 16 embeddings an image of 32x32"), out.toString());
+        assertTrue(
+                out.toString().contains("mlp projector, 16 embeddings at 16 positions an image of 32x32"),
+                out.toString());
         GgufFile header = GgufReader.read(projector);
         assertEquals("mlp", header.metadata().string("clip.projector_type").orElseThrow());
         // clip_n_mmproj_embd of an mlp projector is mm.2.bias's length: the model's width
@@ -53,6 +55,31 @@ class ModelSynthCommandTest {
                         .metadata()
                         .integer("llama.embedding_length")
                         .orElseThrow());
+    }
+
+    @Test
+    void anMRopeProjectorComesWithAQwen2vlTextModel() {
+        Path model = dir.resolve("tiny-qwen2vl.gguf");
+        Path projector = dir.resolve("mmproj-tiny-qwen2vl.gguf");
+        StringWriter out = new StringWriter();
+        int rc = new CommandLine(new ModelCommand.Synth())
+                .setOut(new PrintWriter(out))
+                .execute("-o", model.toString(), "--mmproj", projector.toString(), "--mmproj-family", "qwen2vl_merger");
+        assertEquals(0, rc, out.toString());
+        assertTrue(
+                out.toString().contains("qwen2vl_merger projector, 16 embeddings at 4 positions an image of 64x64"),
+                out.toString());
+        assertEquals(
+                "qwen2vl_merger",
+                GgufReader.read(projector)
+                        .metadata()
+                        .string("clip.projector_type")
+                        .orElseThrow());
+        GgufFile text = GgufReader.read(model);
+        assertEquals("qwen2vl", text.metadata().architecture().orElseThrow(), "the architecture M-RoPE needs");
+        assertEquals(
+                4L,
+                text.metadata().arrayLength("qwen2vl.rope.dimension_sections").orElseThrow());
     }
 
     @Test
@@ -105,7 +132,9 @@ class ModelSynthCommandTest {
                         "128:3:224");
         assertEquals(0, rc, out.toString());
         // 224 pixels in 14-pixel patches: 16x16 patches, pooled by 4 per side into 4x4 embeddings
-        assertTrue(out.toString().contains("gemma3 projector, 16 embeddings an image of 224x224"), out.toString());
+        assertTrue(
+                out.toString().contains("gemma3 projector, 16 embeddings at 16 positions an image of 224x224"),
+                out.toString());
         GgufFile header = GgufReader.read(projector);
         assertEquals(
                 128L, header.metadata().integer("clip.vision.embedding_length").orElseThrow());
