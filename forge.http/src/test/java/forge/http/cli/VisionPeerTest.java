@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.lib.gguf.synth.SynthImages;
 import forge.lib.gguf.synth.SynthProjector;
 import forge.lib.gguf.synth.SynthSpec;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bench/run.sh} into {@code ~/.cache/forge/peer/build}), on the same synthetic model and
  * projector files of each projector family and one Jinja chat template given to both
  * ({@code --chat-template-file}): the same image gives the same prompt token count and the same
- * greedy continuation. Tagged {@code peer}: the build leaves it out; {@code bench/peer-tests.sh}
+ * greedy continuation, in a first turn and in the returning turn that reuses its cells. Tagged {@code peer}: the build leaves it out; {@code bench/peer-tests.sh}
  * runs it.
  */
 @Tag("peer")
@@ -47,17 +48,29 @@ class VisionPeerTest {
 
     @Test
     void aGemma3ProjectorGivesLlamaServersPromptTokensAndGreedyContinuation() throws Exception {
-        compare("gemma3", "gemma");
+        compare("gemma3", "gemma", SynthSpec.tiny("gemma"));
     }
 
     @Test
     void anMlpProjectorGivesLlamaServersPromptTokensAndGreedyContinuation() throws Exception {
-        compare("mlp", "qwen");
+        compare("mlp", "qwen", SynthSpec.tiny("qwen"));
     }
 
-    private void compare(String projector, String family) throws Exception {
+    /**
+     * Images placed by M-RoPE (a {@code qwen2vl} text model and a {@code qwen2vl_merger} projector):
+     * the text after the image continues at the image's first position plus its positions, not
+     * its embeddings, as llama-server places it, in the first turn and in a returning turn that
+     * reuses the image's cells.
+     */
+    @Test
+    void anMRopeProjectorGivesLlamaServersPromptTokensAndGreedyContinuation() throws Exception {
+        compare("qwen2vl_merger", "qwen2vl", SynthSpec.tiny("qwen").withArchitecture("qwen2vl"));
+    }
+
+    private void compare(String projector, String name, SynthSpec spec) throws Exception {
         assertTrue(Files.isExecutable(PEER), "llama-server is not built at " + PEER + " (bench/run.sh builds it)");
-        Path model = TestServer.model("vision-peer-" + family, SynthSpec.tiny(family));
+        String family = name;
+        Path model = TestServer.model("vision-peer-" + family, spec);
         Path mmproj = dir.resolve("mmproj-" + projector + ".gguf");
         SynthProjector.tiny(projector, 64).write(mmproj);
         Path template = dir.resolve("chatml.jinja");
@@ -117,6 +130,34 @@ class VisionPeerTest {
                                 .asText(),
                         ours.get("choices").get(0).get("message").get("content").asText(),
                         projector + ": the greedy continuation");
+                // the next turn: its prompt starts with the first one's, image included, which both
+                // servers keep in the slot and compute only the rest after
+                String said =
+                        ours.get("choices").get(0).get("message").get("content").asText();
+                String next = body.replace("\"max_tokens\": 12", "\"max_tokens\": 8")
+                        .replace(
+                                "}]}]}",
+                                "}]}, {\"role\": \"assistant\", \"content\": "
+                                        + new ObjectMapper().writeValueAsString(said)
+                                        + "}, {\"role\": \"user\", \"content\": \"And then?\"}]}");
+                JsonNode ours2 = Http.ok(forge.http().post("/v1/chat/completions", next));
+                JsonNode their2 = Http.ok(theirs.post("/v1/chat/completions", next));
+                assertEquals(
+                        their2.get("usage").get("prompt_tokens").asInt(),
+                        ours2.get("usage").get("prompt_tokens").asInt(),
+                        projector + ": the returning turn's prompt tokens");
+                assertEquals(
+                        their2.get("choices")
+                                .get(0)
+                                .get("message")
+                                .get("content")
+                                .asText(),
+                        ours2.get("choices")
+                                .get(0)
+                                .get("message")
+                                .get("content")
+                                .asText(),
+                        projector + ": the returning turn's greedy continuation");
             }
         } finally {
             peer.destroy();
