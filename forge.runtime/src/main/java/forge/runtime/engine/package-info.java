@@ -315,7 +315,8 @@
  *     ({@code put}); the scheduler makes the native calls. {@code PromptCacheStore} keeps it on
  *     disk.</li>
  * <li><b>What outlives a request</b>: {@code Slot}, its sequence id, the tokens its KV cells hold
- *     (with the positions of the batch in flight) and its last use.</li>
+ *     (with those of the batch in flight), each cell's position (the same number but after a media
+ *     chunk placed by M-RoPE) and its last use.</li>
  * <li><b>What lives as long as a request</b>: {@code ActiveRequest}, made when the request is
  *     admitted and dropped when it ends, so nothing is ever reset by hand: its sampler, the UTF-8
  *     and stop-string state of its text, its counters and limit, its log-probabilities and prompt

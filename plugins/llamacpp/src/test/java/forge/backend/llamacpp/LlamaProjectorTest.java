@@ -32,8 +32,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * libmtmd through the binding: synthetic projectors of three families ({@code gemma3}, {@code mlp},
- * and {@code qwen2vl_merger}, which places images by M-RoPE) loaded beside a synthetic text model of
+ * libmtmd through the binding: synthetic projectors of four families ({@code gemma3}, {@code mlp},
+ * and {@code qwen2vl_merger} and {@code qwen2.5vl_merger}, which place images by M-RoPE) loaded beside a synthetic text model of
  * their width, prompts split into text and media chunks,
  * images encoded and decoded into a sequence, and every refusal that must come before native code
  * could abort.
@@ -48,6 +48,8 @@ class LlamaProjectorTest {
     private static LlamaModel mlp;
     /** A {@code qwen2vl} text model with a {@code qwen2vl_merger} projector: images placed by M-RoPE. */
     private static LlamaModel qwen2vl;
+    /** The same text model with Qwen2.5-VL's projector ({@code qwen2.5vl_merger}). */
+    private static LlamaModel qwen25vl;
 
     @BeforeAll
     static void load() {
@@ -63,6 +65,8 @@ class LlamaProjectorTest {
         SyntheticModels.write(SynthSpec.tiny("qwen").withArchitecture("qwen2vl"), text);
         qwen2vl = (LlamaModel) LlamaHome.backend().load(ModelLoadParams.of(text), LoadProgress.NONE);
         qwen2vl.loadProjector(projector("qwen2vl", SynthProjector.tiny("qwen2vl_merger", 64)), libmtmd, 2, false);
+        qwen25vl = (LlamaModel) LlamaHome.backend().load(ModelLoadParams.of(text), LoadProgress.NONE);
+        qwen25vl.loadProjector(projector("qwen25vl", SynthProjector.tiny("qwen2.5vl_merger", 64)), libmtmd, 2, false);
     }
 
     @AfterAll
@@ -70,6 +74,7 @@ class LlamaProjectorTest {
         gemma3.close();
         mlp.close();
         qwen2vl.close();
+        qwen25vl.close();
     }
 
     private static LlamaModel model() {
@@ -173,7 +178,7 @@ class LlamaProjectorTest {
      */
     @Test
     void anEvaluatedImageDecidesTheNextTokenDeterministically() {
-        for (LlamaModel model : List.of(gemma3, mlp, qwen2vl)) {
+        for (LlamaModel model : List.of(gemma3, mlp, qwen2vl, qwen25vl)) {
             float[] first = logprobsAfter(model, SynthImages.png(64, 64, 4));
             float[] again = logprobsAfter(model, SynthImages.png(64, 64, 4));
             float[] other = logprobsAfter(model, SynthImages.png(64, 64, 5));

@@ -50,6 +50,11 @@ import java.util.Objects;
  *     {@code <|vision_start|>} and {@code <|vision_end|>}. The head size must be a multiple of 4
  *     (four rotary sections). libmtmd warms it up with an image of 46x46 merged patches (some
  *     seconds for the tiny one).</li>
+ * <li>{@code qwen2.5vl_merger} (Qwen2.5-VL): the same tower and merger placed the same way, with
+ *     Qwen2.5-VL's RMS norms (weights only) and gated SiLU feed-forward ({@code ffn_gate});
+ *     {@code clip.vision.n_wa_pattern} is 0, so every block attends to the whole image (the real
+ *     model's windowed blocks are a cost of the encoder, not of where the text model places the
+ *     image).</li>
  * </ul>
  *
  * <p>The feed-forward width must differ from the encoder's width: {@code clip.cpp} swaps up and
@@ -62,7 +67,8 @@ import java.util.Objects;
  * SynthProjector.tiny("gemma3", 64).write(dir.resolve("mmproj-tiny-gemma.gguf"));             // 16 tokens an image
  * }
  *
- * @param family        {@code gemma3}, {@code mlp}, {@code qwen2a} or {@code qwen2vl_merger}
+ * @param family        {@code gemma3}, {@code mlp}, {@code qwen2a}, {@code qwen2vl_merger} or
+ *                      {@code qwen2.5vl_merger}
  * @param textEmbedding the width of the text model the projector feeds ({@code n_embd_inp})
  * @param embedding     the encoder's width, a multiple of {@code heads}
  * @param layers        encoder blocks, 2 to 64
@@ -86,10 +92,11 @@ public record SynthProjector(
         long seed) {
 
     /** The projector families a synthetic projector can have ({@code clip.projector_type}). */
-    public static final List<String> FAMILIES = List.of("gemma3", "mlp", "qwen2a", "qwen2vl_merger");
+    public static final List<String> FAMILIES =
+            List.of("gemma3", "mlp", "qwen2a", "qwen2vl_merger", "qwen2.5vl_merger");
 
     /** The families that place an image by M-RoPE: their text model has the {@code qwen2vl} architecture. */
-    public static final List<String> MROPE_FAMILIES = List.of("qwen2vl_merger");
+    public static final List<String> MROPE_FAMILIES = List.of("qwen2vl_merger", "qwen2.5vl_merger");
 
     /** The audio families among {@link #FAMILIES}: their projector reads audio, not images. */
     public static final List<String> AUDIO_FAMILIES = List.of("qwen2a");
@@ -274,8 +281,12 @@ public record SynthProjector(
         return w;
     }
 
-    /** {@code qwen2vl_merger}: Qwen2-VL's vision tower and merger, as {@code clip.cpp} loads them. */
+    /**
+     * {@code qwen2vl_merger} and {@code qwen2.5vl_merger}: Qwen2-VL's and Qwen2.5-VL's vision tower
+     * and merger, as {@code clip.cpp} loads them.
+     */
     private GgufWriter mropeWriter() {
+        boolean qwen25 = family.equals("qwen2.5vl_merger");
         GgufWriter w = new GgufWriter();
         w.put("general.architecture", GgufValue.string("clip"));
         w.put("general.type", GgufValue.string("mmproj"));
@@ -283,7 +294,7 @@ public record SynthProjector(
         w.put("general.file_type", GgufValue.uint32(0)); // all F32
         w.put("clip.has_vision_encoder", GgufValue.bool(true));
         w.put("clip.projector_type", GgufValue.string(family));
-        w.put("clip.use_gelu", GgufValue.bool(true));
+        w.put(qwen25 ? "clip.use_silu" : "clip.use_gelu", GgufValue.bool(true));
         w.put("clip.vision.embedding_length", GgufValue.uint32(embedding));
         w.put("clip.vision.feed_forward_length", GgufValue.uint32(ffn));
         w.put("clip.vision.block_count", GgufValue.uint32(layers));
@@ -293,6 +304,9 @@ public record SynthProjector(
         w.put("clip.vision.image_size", GgufValue.uint32(imageSize));
         w.put("clip.vision.patch_size", GgufValue.uint32(patchSize));
         w.put("clip.vision.spatial_merge_size", GgufValue.uint32(2));
+        if (qwen25) {
+            w.put("clip.vision.n_wa_pattern", GgufValue.uint32(0)); // clip.cpp requires it for 2.5
+        }
         w.put("clip.vision.image_mean", GgufValue.float32s(0.5f, 0.5f, 0.5f));
         w.put("clip.vision.image_std", GgufValue.float32s(0.5f, 0.5f, 0.5f));
 
@@ -302,24 +316,37 @@ public record SynthProjector(
         tensor(w, "v.patch_embd.weight.1", patchSize, patchSize, 3, e);
         for (int i = 0; i < layers; i++) {
             String blk = "v.blk." + i + ".";
-            norm(w, blk + "ln1", e);
+            mropeNorm(w, blk + "ln1", qwen25);
             for (String attn : List.of("attn_q", "attn_k", "attn_v", "attn_out")) {
                 tensor(w, blk + attn + ".weight", e, e);
                 tensor(w, blk + attn + ".bias", e);
             }
-            norm(w, blk + "ln2", e);
+            mropeNorm(w, blk + "ln2", qwen25);
+            if (qwen25) {
+                tensor(w, blk + "ffn_gate.weight", e, ffn);
+                tensor(w, blk + "ffn_gate.bias", ffn);
+            }
             tensor(w, blk + "ffn_up.weight", e, ffn);
             tensor(w, blk + "ffn_up.bias", ffn);
             tensor(w, blk + "ffn_down.weight", ffn, e);
             tensor(w, blk + "ffn_down.bias", e);
         }
-        norm(w, "v.post_ln", e);
+        mropeNorm(w, "v.post_ln", qwen25);
         // the merger: 2x2 patches side by side (4 * embedding), an MLP to the text model's width
         tensor(w, "mm.0.weight", 4 * e, 4 * e);
         tensor(w, "mm.0.bias", 4 * e);
         tensor(w, "mm.2.weight", 4 * e, textEmbedding);
         tensor(w, "mm.2.bias", textEmbedding);
         return w;
+    }
+
+    /** A layer norm with bias (Qwen2-VL), or Qwen2.5-VL's RMS norm, a weight only. */
+    private void mropeNorm(GgufWriter w, String prefix, boolean rms) {
+        if (rms) {
+            w.tensor(prefix + ".weight", GgmlType.F32, new long[] {embedding}, SyntheticModels.ones());
+        } else {
+            norm(w, prefix, embedding);
+        }
     }
 
     /** {@code qwen2a}: the Whisper encoder's keys and tensors under {@code clip.audio.*} and {@code a.*}. */

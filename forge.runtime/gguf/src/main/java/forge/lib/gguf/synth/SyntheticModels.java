@@ -43,6 +43,16 @@ public final class SyntheticModels {
     /** The standard deviation of the random weights: small enough that activations stay finite. */
     static final float WEIGHT_STD = 0.02f;
 
+    /**
+     * The standard deviation of a {@code qwen2vl} model's query and key weights. At
+     * {@link #WEIGHT_STD} a random model's attention scores are near 0 and its attention nearly
+     * uniform, so where its tokens sit hardly changes what it computes; at 0.25 the scores of a
+     * 16-wide head spread over a few units, as a trained model's do, so text placed at other
+     * positions than its M-RoPE image implies changes the next token's probabilities, which is what
+     * tests of M-RoPE placement compare.
+     */
+    static final float MROPE_QK_STD = 0.25f;
+
     private static final int CHUNK = 1 << 16;
 
     private SyntheticModels() {}
@@ -125,11 +135,12 @@ public final class SyntheticModels {
         for (int i = 0; i < spec.layers(); i++) {
             String blk = "blk." + i + ".";
             w.tensor(blk + "attn_norm.weight", GgmlType.F32, new long[] {e}, ones());
-            w.tensor(blk + "attn_q.weight", t, new long[] {e, e}, random(spec, blk + "attn_q.weight"));
+            float qk = arch.equals("qwen2vl") ? MROPE_QK_STD : WEIGHT_STD;
+            w.tensor(blk + "attn_q.weight", t, new long[] {e, e}, random(spec.seed(), blk + "attn_q.weight", qk));
             if (qwen2) {
                 w.tensor(blk + "attn_q.bias", GgmlType.F32, new long[] {e}, random(spec, blk + "attn_q.bias"));
             }
-            w.tensor(blk + "attn_k.weight", t, new long[] {e, kv}, random(spec, blk + "attn_k.weight"));
+            w.tensor(blk + "attn_k.weight", t, new long[] {e, kv}, random(spec.seed(), blk + "attn_k.weight", qk));
             if (qwen2) {
                 w.tensor(blk + "attn_k.bias", GgmlType.F32, new long[] {kv}, random(spec, blk + "attn_k.bias"));
             }

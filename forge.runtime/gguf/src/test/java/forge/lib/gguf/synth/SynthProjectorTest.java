@@ -106,6 +106,24 @@ class SynthProjectorTest {
     }
 
     @Test
+    void aQwen25vlMergerHasRmsNormsAndAGatedFeedForward() {
+        SynthProjector spec = SynthProjector.tiny("qwen2.5vl_merger", 64);
+        assertTrue(spec.mrope());
+        Path file = dir.resolve("mmproj-qwen25vl.gguf");
+        spec.write(file);
+        GgufFile header = GgufReader.read(file);
+        var md = header.metadata();
+        assertEquals("qwen2.5vl_merger", md.string("clip.projector_type").orElseThrow());
+        assertEquals(0L, md.integer("clip.vision.n_wa_pattern").orElseThrow(), "clip.cpp requires it for 2.5");
+        assertEquals(Boolean.TRUE, md.values().get("clip.use_silu"));
+        shape(header, "v.blk.0.ffn_gate.weight", 32, 48);
+        shape(header, "v.blk.0.ln1.weight", 32);
+        assertFalse(header.tensor("v.blk.0.ln1.bias").isPresent(), "an RMS norm has no bias");
+        shape(header, "mm.2.weight", 128, 64);
+        assertEquals(4, spec.positionsPerImage());
+    }
+
+    @Test
     void anMlpProjectorHasAClipEncoderAndTheLlavaProjection() {
         SynthProjector spec = SynthProjector.tiny("mlp", 96);
         Path file = dir.resolve("mmproj-mlp.gguf");
