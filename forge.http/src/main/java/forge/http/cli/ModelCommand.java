@@ -362,8 +362,8 @@ final class ModelCommand implements Callable<Integer> {
                 names = "--mmproj-family",
                 defaultValue = "gemma3",
                 description =
-                        "The projector's family: gemma3 or mlp (LLaVA), vision; qwen2vl_merger (Qwen2-VL's, images placed by"
-                                + " M-RoPE, for a qwen2vl model); qwen2a (Qwen2-Audio's Whisper encoder), audio (default:"
+                        "The projector's family: gemma3 or mlp (LLaVA), vision; qwen2vl_merger or qwen2.5vl_merger"
+                                + " (Qwen2-VL's and Qwen2.5-VL's, images placed by M-RoPE, for a qwen2vl model); qwen2a (Qwen2-Audio's Whisper encoder), audio (default:"
                                 + " ${DEFAULT-VALUE}).")
         String mmprojFamily;
 
