@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import forge.api.backend.MediaTokens;
 import forge.api.sampler.SamplingParams;
+import forge.api.template.ChatImage;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -52,6 +54,35 @@ class SlotTest {
         assertEquals(0, target.cached());
         assertFalse(target.inBatch(), "what was in flight is gone too");
         assertEquals(4, source.cached(), "the source keeps its cells");
+    }
+
+    @Test
+    void anMRopeChunkTakesACellPerEmbeddingAndFewerPositionsWhereverItsCellsGo() {
+        String cat = ChatImage.sha256("cat".getBytes());
+        int[] prompt = {1, 2, -5, -6, -7, -8, -9, -10, 3, 4};
+        Slot slot = new Slot(0, 32);
+        slot.append(1);
+        slot.append(2);
+        assertEquals(2, slot.appendMedia(prompt, 2, 6, 2), "the chunk starts at the next position");
+        assertEquals(4, slot.append(3), "6 cells later, 2 positions later");
+        slot.append(4);
+        slot.computed();
+        assertEquals(10, slot.cached(), "cells, not positions");
+        assertEquals(6, slot.position(10));
+        assertEquals(2, slot.position(2), "a cut before the chunk is at its first position");
+        assertEquals(4, slot.position(8), "a cut after it is at its end");
+        Slot copy = new Slot(1, 32);
+        copy.copyFrom(slot, 9);
+        assertEquals(5, copy.position(9), "positions travel with a copied prefix");
+        assertEquals(5, copy.append(4));
+        Slot restored = new Slot(2, 32);
+        restored.restore(prompt, List.of(new MediaTokens.Span(cat, 2, 6, false, 2)));
+        assertEquals(6, restored.position(10), "a restored entry is laid out from the request's media");
+        assertEquals(4, restored.position(8));
+        Slot plain = new Slot(3, 32);
+        plain.append(1);
+        plain.appendMedia(prompt, 2, 6, 6);
+        assertEquals(7, plain.position(7), "one position per embedding: positions are cells");
     }
 
     @Test
