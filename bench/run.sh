@@ -258,7 +258,7 @@ start_pair() { # NAME PORT FORGE_FLAGS PEER_FLAGS SERVER_ARGS...: ForgeLM on POR
     "$FORGE" serve -m "$MODEL" --host 127.0.0.1 --port "$port" "$@" "${fflags[@]}" > "$OUT/forge-$name.log" 2>&1 &
     local fpid=$!
     PIDS+=("$fpid")
-    "$LLAMA_SERVER" -m "$MODEL" --host 127.0.0.1 --port $((port + 1)) "$@" "${pflags[@]}" > "$OUT/peer-$name.log" 2>&1 &
+    "$LLAMA_SERVER" -m "$MODEL" --host 127.0.0.1 --port $((port + 1)) --metrics "$@" "${pflags[@]}" > "$OUT/peer-$name.log" 2>&1 &
     local ppid=$!
     PIDS+=("$ppid")
     wait_ready "forge-$name" "$port" "$fpid"
@@ -274,7 +274,7 @@ stop_pair() { # PID PID
 # beside it, all four interleaved request by request; KIND decode (the ttft request, decode tokens/s)
 # or sessions (the sessions workload, returning TTFT p50). Prints the RATIO and SPEC lines.
 beside_plain() {
-    local w="$1" flags_of="$2" runs="$3" tokens="$4" kind="$5" cfg flags plain cargs sargs
+    local w="$1" flags_of="$2" runs="$3" tokens="$4" kind="$5" cfg flags plain cargs sargs side port m
     shift 5
     wants forge && wants peer || die "the $w workload measures both servers"
     # One slot for the decode workloads (llama-server drafts for -np 1 as for more); the sessions need many.
@@ -294,6 +294,15 @@ beside_plain() {
         else
             run "$w" "${cargs[@]}" --runs "$runs" --warmup 1 --max-tokens "$tokens"
         fi
+        # What was drafted and accepted (/metrics, llama-server's names on both): a configuration
+        # whose server drafted nothing measured nothing of drafting.
+        for side in forge peer; do
+            port=$((PORT + 22)); [ "$side" = peer ] && port=$((PORT + 23))
+            for m in draft_tokens accepted_tokens; do
+                echo "METRIC ${side}_$cfg.$w.$m=$(curl -sf "http://127.0.0.1:$port/metrics" \
+                    | awk -v m="llamacpp:spec_decode_num_${m}_total" '$1 ~ "^" m "([{]|$)" { s += $NF } END { print s + 0 }')"
+            done
+        done | tee -a "$OUT/metrics.txt"
         stop_pair "${PAIR[@]}"
     done
     stop_pair "${plain[@]}"
