@@ -29,7 +29,6 @@
 #   BENCH_BUILD=0           1: rebuild the ForgeLM image (mvn -B package -DskipTests) first
 #   BENCH_RESULTS=1         0: do not rewrite bench/RESULTS.md
 #   BENCH_SAMPLER_RUNS=10 BENCH_SAMPLER_TOKENS=128 BENCH_SAMPLER_STAGE=loop_guard
-#   BENCH_SPEC_RUNS=10 BENCH_SPEC_TOKENS=128 BENCH_SPEC_ARGS="--spec-type ngram-simple"
 #
 # The mapped workload (not in the default list: it makes a ~2 GB model) starts each server on a large
 # model, BENCH_LAUNCHES times, interleaved: time to /health 200 and to a one-token completion's answer;
@@ -39,27 +38,39 @@
 # The sampler workload (not in the default list) measures ForgeLM against itself: the same
 # streamed requests with and without a plugin sampler stage in the chain, interleaved request by
 # request; its RATIO lines are with / without (ttft.decode_tps_mean is the decode speed's).
-# The spec workload (not in the default list; run it alone, as it starts ForgeLM with
-# BENCH_SPEC_ARGS) does the same for n-gram speculative decoding: requests as they come ("spec")
-# and with "speculative.n_max": 0 ("plain"); its METRIC lines add the drafted and accepted tokens
-# from /metrics. On random weights few drafts are accepted: the ratio is what rejected drafts cost.
+# The spec, draft and kvpool workloads (not in the default list; run each alone) compare a setting
+# with its absence on both servers in one run: the plain pair (no drafts; kvpool: a stream per slot)
+# runs for the whole workload, and for each configuration a pair of servers with its flags (the same
+# settings in each one's names) is started beside it; all four are interleaved request by request
+# (A B C D, B C D A, ...), so a change of the machine's load reaches each alike. Besides each server's
+# METRIC lines, per configuration: RATIO <w>.<config>.forge_vs_peer (ForgeLM / llama-server with the
+# setting), .forge_vs_plain and .peer_vs_plain (each server with the setting / without it, decode
+# tokens/s as the servers' timings say), and a summary line SPEC <w> <config> with the tokens/s.
 #
-# The draft workload (not in the default list; run it alone) measures draft-model speculative decoding
-# on both servers, the same flags on each, one configuration after the other (each starts its own pair
-# of servers, -np 1): plain (no drafts); rejected (a draft model of the same shape with other random
-# weights: its drafts are rejected, so the figure is what drafting costs); self_nN (the model as its
-# own draft, --spec-draft-n-max N: every draft accepted, the verify batch's upper bound); synth_lL
-# (the model as its own draft, n-max 4, llama-server's benchmark-only --spec-synth-len L: a step yields
-# L tokens on average, i.e. an acceptance rate of (L-1)/4 per draft token). Streamed requests as ttft's;
-# per configuration both servers interleaved, RATIO draft.* = ForgeLM / llama-server, and the summary
-# lines SPEC <config> <forge tps> <peer tps> <forge/plain> <peer/plain>. small and small_lL are the
-# same with a small draft (the benchmark model's vocabulary, 2 layers, 128 wide, random weights): what
-# drafting with a cheap model costs when every draft is rejected, and gains at set acceptance rates.
-# A draft as large as the model (rejected, self_nN, synth_lL) costs as much per draft token as the
-# model itself: on a CPU the upper bound, not a speed-up.
-#   BENCH_DRAFT_RUNS=4 BENCH_DRAFT_TOKENS=64 BENCH_DRAFT_CONFIGS="plain rejected self_n2 self_n4 self_n8 synth_l2 synth_l3 synth_l4"
+# spec: n-gram drafting (--spec-type ngram-simple, draft max 48, n 12), the ttft workload's streamed
+# request, -c 4096 -np 1. Configurations: ngram (real verification: on random weights the greedy
+# output repeats itself, so nearly every draft is accepted); ngram_lL (llama-server's benchmark-only
+# --spec-synth-len L on both: a step yields L tokens on average; ngram_l1: every draft rejected, what
+# drafting costs, issue 26's goal (a) of at most 3% slower than plain).
+#   BENCH_SPEC_RUNS=6 BENCH_SPEC_TOKENS=256 BENCH_SPEC_CONFIGS="ngram_l1 ngram ngram_l2 ngram_l3 ngram_l4"
+#
+# draft: draft-model drafting, -c 4096 -np 1. Configurations: small_lL (a small draft with the
+# benchmark model's vocabulary, 2 layers, 128 wide, random weights, n-max 4, --spec-synth-len L;
+# small_l1: every draft rejected, goal (a) with a draft model); small (its own verification: on these
+# random weights both fall into the same repeated token, so its drafts are accepted); self_nN (the
+# model as its own draft, --spec-draft-n-max N: every draft accepted, the verify batch's upper bound);
+# synth_lL (the model as its own draft, n-max 4, --spec-synth-len L); rejected (a draft of the model's
+# shape with other weights, n-max 4). A draft as large as the model costs as much per draft token as
+# the model itself: on a CPU the upper bound, not a speed-up.
+#   BENCH_DRAFT_RUNS=3 BENCH_DRAFT_TOKENS=256
+#   BENCH_DRAFT_CONFIGS="small_l1 small_l2 small_l3 small_l4 self_n4 synth_l2 synth_l3 synth_l4"
 #   BENCH_DRAFT_OTHER   the rejected configuration's draft (default: the benchmark model's shape, seed 2, cached)
 #   BENCH_DRAFT_SMALL   the small configurations' draft (default: made once, cached)
+#
+# kvpool: the sessions workload (more sessions than slots, each returning after all the others had a
+# turn) on -c BENCH_CTX -np BENCH_NP, each server with -kvu (one KV pool for all slots) beside itself
+# with a stream per slot; its ratios are of returning_ttft_p50_ms (lower is better: kvu_vs_slots < 1
+# means the pool is faster).
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -160,7 +171,9 @@ DRAFT_OTHER="${BENCH_DRAFT_OTHER:-$CACHE/bench/qwen2.5-0.5b-q8_0-seed2.gguf}"
 DRAFT_SMALL="${BENCH_DRAFT_SMALL:-$CACHE/bench/qwen2-vocab-2x128-q8_0.gguf}"
 if [[ " ${WORKLOADS[*]} " == *" draft "* ]]; then
     # The same shape and vocabulary as the benchmark model, other random weights: a draft that is rejected.
-    synth "$DRAFT_OTHER" --preset qwen2.5-0.5b --quantize Q8_0 --seed 2
+    if [[ " ${BENCH_DRAFT_CONFIGS:-} " == *" rejected "* ]]; then
+        synth "$DRAFT_OTHER" --preset qwen2.5-0.5b --quantize Q8_0 --seed 2
+    fi
     # A small draft with the same vocabulary (2 layers, 128 wide): cheap to run, its drafts rejected.
     synth "$DRAFT_SMALL" --preset qwen2.5-0.5b --embd 128 --layers 2 --heads 2 --kv-heads 1 --ffn 256 --quantize Q8_0 --seed 3
 fi
@@ -205,11 +218,7 @@ fi
 SERVER_ARGS=()
 needs_servers=0
 for w in "${WORKLOADS[@]}"; do
-    case "$w" in seed | ttft | conc | shared | sessions | sampler | spec) needs_servers=1 ;; esac
-    if [ "$w" = spec ]; then
-        read -r -a spec_args <<< "${BENCH_SPEC_ARGS:---spec-type ngram-simple}"
-        FORGE_ARGS+=("${spec_args[@]}")
-    fi
+    case "$w" in seed | ttft | conc | shared | sessions | sampler) needs_servers=1 ;; esac
 done
 if [ "$needs_servers" = 1 ]; then
     if wants forge; then
@@ -239,6 +248,79 @@ launch_args() { # MODEL: --server/--cmd pairs of the startup and rss launches
             --cmd "peer=$LLAMA_SERVER -m $1 --host 127.0.0.1 --port $((PORT + 11)) ${PEER_ARGS[*]}")
     fi
     printf '%s\n' "${args[@]}"
+}
+
+start_pair() { # NAME PORT FORGE_FLAGS PEER_FLAGS SERVER_ARGS...: ForgeLM on PORT, llama-server on PORT+1; sets PAIR
+    local name="$1" port="$2" fflags pflags
+    read -r -a fflags <<< "$3"
+    read -r -a pflags <<< "$4"
+    shift 4
+    "$FORGE" serve -m "$MODEL" --host 127.0.0.1 --port "$port" "$@" "${fflags[@]}" > "$OUT/forge-$name.log" 2>&1 &
+    local fpid=$!
+    PIDS+=("$fpid")
+    "$LLAMA_SERVER" -m "$MODEL" --host 127.0.0.1 --port $((port + 1)) --metrics "$@" "${pflags[@]}" > "$OUT/peer-$name.log" 2>&1 &
+    local ppid=$!
+    PIDS+=("$ppid")
+    wait_ready "forge-$name" "$port" "$fpid"
+    wait_ready "peer-$name" $((port + 1)) "$ppid"
+    PAIR=("$fpid" "$ppid")
+}
+stop_pair() { # PID PID
+    kill "$@" 2>/dev/null || true
+    wait "$@" 2>/dev/null || true
+}
+# WORKLOAD FLAGS_FUNCTION RUNS TOKENS KIND CONFIG...: the plain pair of servers for the whole workload,
+# and for each configuration a pair with its flags (FLAGS_FUNCTION CONFIG: "forge flags|peer flags")
+# beside it, all four interleaved request by request; KIND decode (the ttft request, decode tokens/s)
+# or sessions (the sessions workload, returning TTFT p50). Prints the RATIO and SPEC lines.
+beside_plain() {
+    local w="$1" flags_of="$2" runs="$3" tokens="$4" kind="$5" cfg flags plain cargs sargs side port m
+    shift 5
+    wants forge && wants peer || die "the $w workload measures both servers"
+    # One slot for the decode workloads (llama-server drafts for -np 1 as for more); the sessions need many.
+    sargs=(-c 4096 -np 1 -t "$THREADS")
+    [ "$kind" = sessions ] && sargs=(-c "$CTX" -np "$NP" -t "$THREADS")
+    start_pair "$w-plain" $((PORT + 20)) "" "" "${sargs[@]}"
+    plain=("${PAIR[@]}")
+    for cfg in "$@"; do
+        flags="$($flags_of "$cfg")"
+        log "$w configuration $cfg: forge ${flags%%|*} | peer ${flags#*|}"
+        start_pair "$w-$cfg" $((PORT + 22)) "${flags%%|*}" "${flags#*|}" "${sargs[@]}"
+        echo "CONFIG $w $cfg forge: ${flags%%|*} | peer: ${flags#*|}" >> "$OUT/metrics.txt"
+        cargs=(--server "forge_$cfg=http://127.0.0.1:$((PORT + 22))" --server "peer_$cfg=http://127.0.0.1:$((PORT + 23))"
+            --server "forge_plain=http://127.0.0.1:$((PORT + 20))" --server "peer_plain=http://127.0.0.1:$((PORT + 21))")
+        if [ "$kind" = sessions ]; then
+            run sessions "${cargs[@]}" --clients "${BENCH_SESSIONS:-$((2 * NP))}" --runs "$runs" --max-tokens "$tokens"
+        else
+            run "$w" "${cargs[@]}" --runs "$runs" --warmup 1 --max-tokens "$tokens"
+        fi
+        # What was drafted and accepted (/metrics, llama-server's names on both): a configuration
+        # whose server drafted nothing measured nothing of drafting.
+        for side in forge peer; do
+            port=$((PORT + 22)); [ "$side" = peer ] && port=$((PORT + 23))
+            for m in draft_tokens accepted_tokens; do
+                echo "METRIC ${side}_$cfg.$w.$m=$(curl -sf "http://127.0.0.1:$port/metrics" \
+                    | awk -v m="llamacpp:spec_decode_num_${m}_total" '$1 ~ "^" m "([{]|$)" { s += $NF } END { print s + 0 }')"
+            done
+        done | tee -a "$OUT/metrics.txt"
+        stop_pair "${PAIR[@]}"
+    done
+    stop_pair "${plain[@]}"
+    # Each configuration against the plain pair measured in the same run (its CONFIG line starts it).
+    awk -F'[ =]' -v w="$w" -v kind="$kind" '
+        $1 == "CONFIG" { cfg = $2 == w ? $3 : ""; if (cfg != "") order[n++] = cfg; next }
+        $1 == "METRIC" && cfg != "" {
+            split($2, a, "."); side = substr(a[1], 1, index(a[1], "_") - 1); c = substr(a[1], index(a[1], "_") + 1)
+            if (a[2] != (kind == "sessions" ? "sessions" : w)) next
+            if (a[3] != (kind == "sessions" ? "returning_ttft_p50_ms" : "server_decode_tps_mean")) next
+            v[side, c == "plain" ? "plain:" cfg : cfg] = $3 }
+        END { for (i = 0; i < n; i++) { c = order[i]; f = v["forge", c]; p = v["peer", c]; fp = v["forge", "plain:" c]; pp = v["peer", "plain:" c]
+            printf "RATIO %s.%s.forge_vs_peer=%.3f\n", w, c, p ? f / p : 0
+            printf "RATIO %s.%s.forge_vs_plain=%.3f\n", w, c, fp ? f / fp : 0
+            printf "RATIO %s.%s.peer_vs_plain=%.3f\n", w, c, pp ? p / pp : 0
+            printf "SPEC %s %s forge=%.3f peer=%.3f forge_plain=%.3f peer_plain=%.3f (%s)\n", w, c, f, p, fp, pp,
+                kind == "sessions" ? "returning TTFT p50 ms" : "decode tokens/s" } }' "$OUT/metrics.txt" \
+        | tee -a "$OUT/metrics.txt"
 }
 
 for w in "${WORKLOADS[@]}"; do
@@ -271,21 +353,20 @@ for w in "${WORKLOADS[@]}"; do
                 --max-tokens "${BENCH_SAMPLER_TOKENS:-128}"
             ;;
         spec)
-            wants forge || die "the spec workload measures ForgeLM (BENCH_SERVERS=forge)"
-            drafts() { curl -sf "http://127.0.0.1:$PORT/metrics" | awk -v m="llamacpp:spec_decode_num_$1_total" \
-                '$1 ~ "^" m "([{]|$)" { s += $NF } END { print s + 0 }'; }
-            d0=$(drafts draft_tokens) a0=$(drafts accepted_tokens)
-            run spec --server "spec=http://127.0.0.1:$PORT" --server "plain=http://127.0.0.1:$PORT" \
-                --body 'plain={"speculative.n_max": 0}' --runs "${BENCH_SPEC_RUNS:-10}" --warmup 2 \
-                --max-tokens "${BENCH_SPEC_TOKENS:-128}"
-            echo "METRIC forge.spec.draft_tokens=$(($(drafts draft_tokens) - d0))" | tee -a "$OUT/metrics.txt"
-            echo "METRIC forge.spec.accepted_tokens=$(($(drafts accepted_tokens) - a0))" | tee -a "$OUT/metrics.txt"
+            spec_flags() { # CONFIG: "forge flags|peer flags"
+                case "$1" in
+                    ngram) echo "--spec-type ngram-simple|--spec-type ngram-simple" ;;
+                    ngram_l*) l="${1#ngram_l}"
+                        echo "--spec-type ngram-simple --spec-synth-len $l|--spec-type ngram-simple --spec-synth-len $l" ;;
+                    *) die "unknown spec configuration $1" ;;
+                esac
+            }
+            beside_plain spec spec_flags "${BENCH_SPEC_RUNS:-6}" "${BENCH_SPEC_TOKENS:-256}" decode \
+                ${BENCH_SPEC_CONFIGS:-ngram_l1 ngram ngram_l2 ngram_l3 ngram_l4}
             ;;
         draft)
-            # Each configuration: ForgeLM's flags | llama-server's flags (the same settings in each one's names).
             draft_flags() { # CONFIG: "forge flags|peer flags"
                 case "$1" in
-                    plain) echo "|" ;;
                     rejected) echo "-md $DRAFT_OTHER --spec-draft-n-max 4|--spec-type draft-simple -md $DRAFT_OTHER --spec-draft-n-max 4" ;;
                     self_n*) n="${1#self_n}"
                         echo "-md $MODEL --spec-draft-n-max $n|--spec-type draft-simple -md $MODEL --spec-draft-n-max $n" ;;
@@ -297,39 +378,12 @@ for w in "${WORKLOADS[@]}"; do
                     *) die "unknown draft configuration $1" ;;
                 esac
             }
-            dargs=(-c 4096 -np 1 -t "$THREADS")
-            for cfg in ${BENCH_DRAFT_CONFIGS:-plain rejected self_n2 self_n4 self_n8 synth_l2 synth_l3 synth_l4}; do
-                flags="$(draft_flags "$cfg")"
-                read -r -a fflags <<< "${flags%%|*}"
-                read -r -a pflags <<< "${flags#*|}"
-                log "draft configuration $cfg: forge ${fflags[*]} | peer ${pflags[*]}"
-                "$FORGE" serve -m "$MODEL" --host 127.0.0.1 --port $((PORT + 20)) "${dargs[@]}" "${fflags[@]}" \
-                    > "$OUT/forge-$cfg.log" 2>&1 &
-                fpid=$!
-                PIDS+=("$fpid")
-                "$LLAMA_SERVER" -m "$MODEL" --host 127.0.0.1 --port $((PORT + 21)) "${dargs[@]}" "${pflags[@]}" \
-                    > "$OUT/peer-$cfg.log" 2>&1 &
-                ppid=$!
-                PIDS+=("$ppid")
-                wait_ready "forge-$cfg" $((PORT + 20)) "$fpid"
-                wait_ready "peer-$cfg" $((PORT + 21)) "$ppid"
-                echo "CONFIG draft $cfg forge: ${fflags[*]} | peer: ${pflags[*]}" >> "$OUT/metrics.txt"
-                run draft --server "forge_$cfg=http://127.0.0.1:$((PORT + 20))" \
-                    --server "peer_$cfg=http://127.0.0.1:$((PORT + 21))" --runs "${BENCH_DRAFT_RUNS:-4}" --warmup 1 \
-                    --max-tokens "${BENCH_DRAFT_TOKENS:-64}"
-                kill "$fpid" "$ppid" 2>/dev/null || true
-                wait "$fpid" "$ppid" 2>/dev/null || true
-            done
-            # tokens/s the servers measured, per configuration, and each against its own plain run
-            awk -F'[ =]' '$1 == "METRIC" && $2 ~ /\.draft\.server_decode_tps_mean$/ {
-                    split($2, a, "."); side = substr(a[1], 1, index(a[1], "_") - 1); cfg = substr(a[1], index(a[1], "_") + 1)
-                    tps[side, cfg] = $3; if (!(cfg in seen)) { seen[cfg] = 1; order[n++] = cfg } }
-                END { for (i = 0; i < n; i++) { c = order[i]
-                    printf "SPEC %s forge_tps=%.3f peer_tps=%.3f forge/peer=%.3f forge/plain=%.3f peer/plain=%.3f\n", c,
-                        tps["forge", c], tps["peer", c], tps["peer", c] ? tps["forge", c] / tps["peer", c] : 0,
-                        tps["forge", "plain"] ? tps["forge", c] / tps["forge", "plain"] : 0,
-                        tps["peer", "plain"] ? tps["peer", c] / tps["peer", "plain"] : 0 } }' "$OUT/metrics.txt" \
-                | tee -a "$OUT/metrics.txt"
+            beside_plain draft draft_flags "${BENCH_DRAFT_RUNS:-3}" "${BENCH_DRAFT_TOKENS:-256}" decode \
+                ${BENCH_DRAFT_CONFIGS:-small_l1 small_l2 small_l3 small_l4 self_n4 synth_l2 synth_l3 synth_l4}
+            ;;
+        kvpool)
+            kvpool_flags() { [ "$1" = kvu ] || die "unknown kvpool configuration $1"; echo "-kvu|-kvu"; }
+            beside_plain kvpool kvpool_flags "${BENCH_SESSION_TURNS:-3}" "${BENCH_SESSION_TOKENS:-16}" sessions kvu
             ;;
         sessions)
             run sessions "${SERVER_ARGS[@]}" --clients "${BENCH_SESSIONS:-$((2 * NP))}" \
@@ -404,7 +458,14 @@ mapped_section() { # the mapped workload's section, from this run
     grep -E '(^| )([a-z_]+\.)?mapped\.' "$OUT/metrics.txt" || true
     echo '```'
 }
-if [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer && [ "${WORKLOADS[*]}" = mapped ]; then
+compared_only=1
+for w in "${WORKLOADS[@]}"; do
+    case "$w" in spec | draft | kvpool) ;; *) compared_only=0 ;; esac
+done
+if [ "$compared_only" = 1 ]; then
+    # spec, draft and kvpool alone: their figures are in metrics.txt; RESULTS.md's sections on them are written by hand.
+    log "figures in $OUT/metrics.txt (bench/RESULTS.md is not rewritten by spec, draft or kvpool alone)"
+elif [ "${BENCH_RESULTS:-1}" = 1 ] && wants forge && wants peer && [ "${WORKLOADS[*]}" = mapped ]; then
     # The mapped workload alone: only its section is replaced, before the soak's (which runs to the end).
     {
         awk '/^## Mapped model start-up/ || /^## Soak/ { exit } { print }' bench/RESULTS.md

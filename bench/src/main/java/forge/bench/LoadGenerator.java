@@ -98,8 +98,12 @@ public final class LoadGenerator {
     }
 
     private List<Target> targets(ChatClient client) throws IOException, InterruptedException {
-        if (options.servers().isEmpty() || options.servers().size() > 2) {
-            throw new IllegalArgumentException("give one or two --server NAME=URL");
+        // spec, draft, sessions: two servers with a setting and two without it, all four interleaved
+        // request by request, so that a change of the machine's load reaches each alike (run.sh's ratios).
+        int most = List.of("spec", "draft", "sessions").contains(options.workload()) ? 4 : 2;
+        if (options.servers().isEmpty() || options.servers().size() > most) {
+            throw new IllegalArgumentException(
+                    most == 2 ? "give one or two --server NAME=URL" : "give one to four --server NAME=URL");
         }
         List<Target> targets = new ArrayList<>();
         for (Map.Entry<String, String> s : options.servers().entrySet()) {

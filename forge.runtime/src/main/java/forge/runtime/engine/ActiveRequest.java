@@ -50,6 +50,22 @@ final class ActiveRequest {
 
     int draftAccepted;
 
+    // Adaptive drafting (the engine package's "Adaptive drafting"): how long its next draft may be, and
+    // how many decode steps it skips drafting after drafts that were rejected whole.
+    private int draftAllowed;
+    private int draftMisses;
+    private int coolDown;
+    private int nextPause = FIRST_PAUSE;
+
+    /** The longest first draft: a request proves its drafts are accepted before it drafts more. */
+    static final int FIRST_DRAFT = 8;
+    /** The steps a request skips drafting after its second draft in a row with nothing accepted. */
+    static final int FIRST_PAUSE = 4;
+    /** Each further draft with nothing accepted multiplies the pause by this. */
+    static final int PAUSE_GROWTH = 4;
+    /** The longest pause: with every draft rejected, one draft of the floor length per {@code MAX_PAUSE + 1} steps. */
+    static final int MAX_PAUSE = 64;
+
     /** What it waits for before it takes a cached prefix; null when it does not wait. */
     Waiting waiting;
     /** Of the reused prompt tokens, those restored from the host prompt cache. */
@@ -96,6 +112,7 @@ final class ActiveRequest {
         this.speculation = speculation;
         this.synthetic = synthetic;
         this.draft = new int[speculation.draftMax()];
+        this.draftAllowed = Math.min(speculation.draftMax(), Math.max(FIRST_DRAFT, draftFloor()));
         this.generation = generation;
         this.request = generation.request();
         this.prompt = request.prompt();
@@ -131,11 +148,43 @@ final class ActiveRequest {
     }
 
     /**
-     * The most tokens it may draft this step: a step yields at most its draft plus one token, and
-     * never more than its limit leaves (llama-server's {@code n_remaining - 1}).
+     * The most tokens it may draft this step: what its drafts so far allow (none while it pauses after
+     * rejected drafts, see {@link #verified}), and, as a step yields at most its draft plus one token,
+     * never more than its limit leaves minus one (llama-server's {@code n_remaining - 1}).
      */
     int draftRoom() {
-        return speculation.enabled() ? Math.min(speculation.draftMax(), limit - generated - 1) : 0;
+        return speculation.enabled() && coolDown == 0 ? Math.min(draftAllowed, limit - generated - 1) : 0;
+    }
+
+    /** The shortest draft it may be cut to: {@code draftMin}, and at least one token. */
+    private int draftFloor() {
+        return Math.max(1, speculation.draftMin());
+    }
+
+    /**
+     * Counts a verified draft of {@code drafted} tokens of which {@code accepted} were, and sets how long
+     * its next draft may be: twice as long when all were accepted (up to {@code draftMax}), twice the
+     * accepted ones when some were, half as long when none was; from the second draft in a row with
+     * none accepted, it also skips drafting for a pause that grows by {@value #PAUSE_GROWTH} times
+     * each time up to {@value #MAX_PAUSE} steps. An accepted token ends the pauses' growth.
+     */
+    void verified(int drafted, int accepted) {
+        draftTokens += drafted;
+        draftAccepted += accepted;
+        int max = speculation.draftMax();
+        if (accepted > 0) {
+            draftMisses = 0;
+            nextPause = FIRST_PAUSE;
+            draftAllowed = accepted == drafted
+                    ? Math.min(max, draftAllowed * 2)
+                    : Math.clamp(2L * accepted, draftFloor(), max);
+            return;
+        }
+        draftAllowed = Math.max(draftFloor(), draftAllowed / 2);
+        if (++draftMisses >= 2) {
+            coolDown = nextPause;
+            nextPause = Math.min(MAX_PAUSE, nextPause * PAUSE_GROWTH);
+        }
     }
 
     /** The first {@code n} prompt tokens are in its slot's cache already: prefill starts after them. */
@@ -187,6 +236,9 @@ final class ActiveRequest {
      */
     FinishReason sampled(int token, long now) {
         generated++;
+        if (draftLength == 0 && coolDown > 0) {
+            coolDown--; // a step without a draft: one step of the pause is over
+        }
         if (firstTokenNanos == 0) {
             firstTokenNanos = now;
         }

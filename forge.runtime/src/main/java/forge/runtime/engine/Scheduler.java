@@ -565,7 +565,6 @@ final class Scheduler {
         int accepted = 0;
         draftSteps++;
         draftTokens += drafted;
-        r.draftTokens += drafted;
         for (int j = 0; j <= drafted; j++) {
             r.batchIndex = first + j; // where its log-probabilities are read, if asked for
             int token = r.sampler.sample(first + j);
@@ -583,7 +582,7 @@ final class Scheduler {
             FinishReason end = r.sampled(token, now);
             if (end != null || !match) {
                 draftAccepted += accepted;
-                r.draftAccepted += accepted;
+                r.verified(drafted, accepted);
                 if (end != null) {
                     // The cells past the last token hold the draft, computed after the tokens before it:
                     // true to slot.tokens(), so they stay cached like any other.

@@ -275,6 +275,37 @@
  *     accepted at a set rate, drawn from the request's own seeded generator, instead of where the
  *     target samples it; the sampled token is emitted where it is rejected. It measures speed against
  *     acceptance rate on any model; its output is not the model's.</li>
+ * <li><b>Adaptive drafting</b> ({@code ActiveRequest.draftRoom/verified}, per request, for n-gram
+ *     and draft-model drafts alike). A draft's verify tokens cost compute whether or not they are
+ *     accepted (on a CPU nearly a decode step each), so a request whose drafts are rejected (random
+ *     weights, text that does not repeat, a draft model that does not know the domain) must stop
+ *     paying for them, and one whose drafts are accepted must keep its full draft length. llama.cpp
+ *     does not adapt {@code ngram-simple} or {@code draft-simple} (a draft of {@code n_max} every
+ *     step, whatever happened); its {@code ngram-map-k} drafts as many tokens as were accepted
+ *     last time for that key, and {@code ngram-mod} resets its table after five drafts in a row
+ *     with under a quarter accepted. Here, as TCP's congestion window:
+ *     <ul>
+ *     <li><i>Length</i>: the first draft is at most {@code ActiveRequest.FIRST_DRAFT} (8) tokens
+ *         (n-gram's default maximum is 48: one rejected 48-token verify costs a 256-token request
+ *         about as much as everything below); a fully accepted draft doubles the next one's
+ *         allowance up to {@code draftMax}, a partly accepted one sets it to twice the accepted
+ *         tokens, one with none accepted halves it, never below {@code max(1, draftMin)}.</li>
+ *     <li><i>Pause</i>: from the second draft in a row with nothing accepted, the request also skips
+ *         drafting for a pause of 4 decode steps, then 16, then 64 (the cap) after each further
+ *         miss; one accepted token ends the growth (the next pause is 4 again). A single miss never
+ *         pauses: at an acceptance rate of one half, half the drafts miss and still pay. A paused
+ *         request proposes nothing, so a draft model's decodes are skipped too; its draft sequence
+ *         falls behind and catches up in one batch at the next draft (as after a long prompt).</li>
+ *     <li><i>Bound</i>: with every draft rejected, the drafts are 8, 4, 2 tokens (for a maximum of 8
+ *         or more; 4, 2 for 4) and then one of the floor length every 65 steps: at most
+ *         {@code max(1, draftMin) / 65} verify tokens per emitted token once the pauses are at their
+ *         cap (1.5% of a token for the default minimum), 18 in all over a 256-token request (0.07
+ *         per token; 11, 0.04, for a maximum of 4), where drafting every step verifies
+ *         {@code draftMax} per token. With every draft accepted the length reaches {@code draftMax}
+ *         after {@code log2(draftMax/8)} drafts and stays there. Only which tokens are verified
+ *         changes, never how a token is chosen: greedy output is the same token for token, and the
+ *         counters count what was drafted and verified.</li>
+ *     </ul></li>
  * <li><b>Failures are contained where they belong</b>: a request's own sampler, grammar, stop rule
  *     or log-probabilities failing (or its sampler failing to be made) fails that request and drops
  *     its slot's cells, whose state is then unknown; the others go on. A failed decode fails the

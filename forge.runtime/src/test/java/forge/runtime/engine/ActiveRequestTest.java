@@ -225,4 +225,89 @@ class ActiveRequestTest {
                 t.toString());
         assertEquals(0, context.openSamplers());
     }
+
+    /** A request that drafts with these settings, room for 1000 tokens. */
+    private ActiveRequest drafting(Speculation speculation) {
+        GenerationRequest request = new GenerationRequest(
+                "r", new int[] {A, A + 1}, SamplingParams.GREEDY, 1000, List.of(), Set.of(), false);
+        generation = new Generation(request);
+        return new ActiveRequest(
+                generation,
+                context.sampler(request.sampling()),
+                context,
+                new FakeVocabulary(),
+                2000,
+                speculation,
+                null);
+    }
+
+    /** Steps without a draft (the scheduler's draftLength 0): each samples one token. */
+    private static void stepsWithoutDraft(ActiveRequest r, int n) {
+        for (int i = 0; i < n; i++) {
+            r.draftLength = 0;
+            assertNull(r.sampled(A, 1));
+        }
+    }
+
+    /** How many steps it skips drafting from now: steps without a draft until it may draft again. */
+    private static int pause(ActiveRequest r) {
+        int steps = 0;
+        while (r.draftRoom() == 0) {
+            stepsWithoutDraft(r, 1);
+            steps++;
+        }
+        return steps;
+    }
+
+    @Test
+    void acceptedDraftsGrowToTheMaximumAndPartlyAcceptedOnesFollowWhatWasAccepted() {
+        ActiveRequest r = drafting(new Speculation(2, 48, 0));
+        assertEquals(ActiveRequest.FIRST_DRAFT, r.draftRoom(), "a first draft of 8, not 48");
+        r.verified(8, 8);
+        assertEquals(16, r.draftRoom());
+        r.verified(16, 16);
+        assertEquals(32, r.draftRoom());
+        r.verified(32, 32);
+        assertEquals(48, r.draftRoom());
+        r.verified(48, 48);
+        assertEquals(48, r.draftRoom(), "at the maximum it stays");
+        r.verified(48, 5);
+        assertEquals(10, r.draftRoom(), "twice what was accepted");
+        r.verified(10, 10);
+        assertEquals(20, r.draftRoom());
+        assertEquals(8 + 16 + 32 + 48 + 48 + 10, r.draftTokens);
+        assertEquals(8 + 16 + 32 + 48 + 5 + 10, r.draftAccepted);
+
+        ActiveRequest small = drafting(new Speculation(2, 3, 0));
+        assertEquals(3, small.draftRoom(), "a maximum under the first draft's is the first draft");
+    }
+
+    @Test
+    void draftsWithNothingAcceptedHalveTheNextThenPauseForLongerEachTimeUntilOneIsAccepted() {
+        ActiveRequest r = drafting(new Speculation(2, 48, 2));
+        r.verified(8, 0);
+        assertEquals(4, r.draftRoom(), "one miss halves, and never pauses");
+        r.verified(4, 0);
+        assertEquals(4, pause(r), "the second miss in a row pauses");
+        assertEquals(2, r.draftRoom(), "halved down to the minimum, 2");
+        r.verified(2, 0);
+        assertEquals(16, pause(r));
+        assertEquals(2, r.draftRoom());
+        r.verified(2, 0);
+        assertEquals(ActiveRequest.MAX_PAUSE, pause(r));
+        r.verified(2, 0);
+        assertEquals(ActiveRequest.MAX_PAUSE, pause(r), "the longest pause");
+        r.verified(2, 1);
+        assertEquals(2, r.draftRoom(), "an accepted token ends the pauses");
+        r.verified(2, 0);
+        assertEquals(2, r.draftRoom(), "and a single miss does not pause again");
+        r.verified(2, 0);
+        assertEquals(ActiveRequest.FIRST_PAUSE, pause(r), "the pauses start over");
+
+        // A step with a draft is not a step of a pause: only steps without one count down.
+        r.verified(2, 0);
+        r.draftLength = 2;
+        r.sampled(A, 1);
+        assertEquals(16, pause(r));
+    }
 }

@@ -1246,6 +1246,97 @@ class SchedulerTest {
         assertTrue(accepted > 100 && drafted > accepted, "drafted " + drafted + ", accepted " + accepted);
     }
 
+    // ------------------------------------------------------------------ adaptive drafting
+
+    /** The alphabet, over and over: the fake model's next token is the one 26 cells back. */
+    private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz";
+
+    private void alphabetModel(FakeContext c) {
+        c.model(cells -> cells[cells.length - ALPHABET.length()]);
+    }
+
+    /** The tokens each decode after the first (the prompt's) verified: its draft's length. */
+    private List<Integer> draftLengths() {
+        List<String> decodes = context.calls("decode");
+        List<Integer> out = new ArrayList<>();
+        for (String d : decodes.subList(1, decodes.size())) {
+            out.add(d.split(" ").length - 2); // "decode", the sampled token, then the draft
+        }
+        return out;
+    }
+
+    @Test
+    void whenEveryDraftIsRejectedARequestDraftsAtMostOneTokenPerPauseAfterWarmUpAndWritesTheSameText()
+            throws Exception {
+        int tokens = 600;
+        scheduler(1, 1024, 64);
+        scheduler.synthetic(SyntheticAcceptance.length(1, 16)); // benchmark-only: every draft rejected
+        alphabetModel(context);
+        Generation g =
+                start(speculating("g", prompt(ALPHABET + ALPHABET), tokens, new Speculation(2, 16, 0), List.of()));
+        finishAll();
+        List<GenerationEvent> events = events(g);
+        assertEquals(ALPHABET.repeat(30).substring(0, tokens), text(events), "the model's own text");
+        List<Integer> lengths = draftLengths();
+        assertEquals(tokens - 1, lengths.size(), "one token per step: every draft rejected");
+        // Without adaptation every step would verify 16 tokens; the lookup finds the alphabet every step.
+        assertEquals(List.of(8, 4), lengths.subList(0, 2), "the first draft, then half of it");
+        int warmUp = 100;
+        int late = lengths.subList(warmUp, lengths.size()).stream()
+                .mapToInt(Integer::intValue)
+                .sum();
+        int steps = lengths.size() - warmUp;
+        assertTrue(
+                late <= 1 + steps / (ActiveRequest.MAX_PAUSE + 1),
+                late + " tokens verified in vain over the last " + steps + " steps");
+        Timings timings = done(events).timings();
+        assertEquals(lengths.stream().mapToInt(Integer::intValue).sum(), timings.draftTokens());
+        assertEquals(0, timings.draftAccepted());
+        assertTrue(timings.draftTokens() <= 0.05 * tokens, timings.draftTokens() + " drafted");
+    }
+
+    @Test
+    void whenEveryDraftIsAcceptedTheDraftGrowsToItsMaximumAndStaysThere() throws Exception {
+        scheduler(1, 1024, 64);
+        scheduler.synthetic(SyntheticAcceptance.length(25, 24)); // every draft accepted
+        alphabetModel(context);
+        Generation g = start(speculating("g", prompt(ALPHABET + ALPHABET), 300, new Speculation(2, 24, 0), List.of()));
+        finishAll();
+        List<GenerationEvent> events = events(g);
+        assertEquals(ALPHABET.repeat(12).substring(0, 300), text(events));
+        List<Integer> lengths = draftLengths();
+        // 1 + 9 + 17 + 25 * 10 = 277 tokens, then the 23 left: a draft of 22 and its one more.
+        assertEquals(List.of(8, 16, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 22), lengths);
+        assertEquals(
+                done(events).timings().draftTokens(), done(events).timings().draftAccepted());
+    }
+
+    @Test
+    void aPausedRequestRunsNoDraftModelDecodes() throws Exception {
+        int tokens = 400;
+        scheduler(1, 1024, 64);
+        // A batch that holds a pause's tokens: the draft sequence catches up in the draft's one decode.
+        FakeContext draftContext = new FakeContext(1024, 1, 2 * ActiveRequest.MAX_PAUSE);
+        alphabetModel(draftContext);
+        Drafter drafter = new Drafter(draftContext, new ComputeGate(64), 1, 1024);
+        scheduler.drafter(drafter);
+        scheduler.synthetic(SyntheticAcceptance.length(1, 4)); // every draft rejected
+        alphabetModel(context);
+        Generation g = start(
+                speculating("g", prompt(ALPHABET + ALPHABET), tokens, Speculation.draftModel(4, 0, 0f), List.of()));
+        for (int i = 0; i < 100; i++) {
+            scheduler.step();
+        }
+        long warm = drafter.decodes();
+        finishAll();
+        assertEquals(ALPHABET.repeat(20).substring(0, tokens), text(events(g)));
+        // Drafting every step would take 4 draft decodes per step (one per draft token).
+        long late = drafter.decodes() - warm;
+        assertTrue(late <= 1 + (tokens - 100) / (ActiveRequest.MAX_PAUSE + 1), late + " draft decodes after warm-up");
+        assertEquals(List.of(4, 2, 0, 0, 0, 0, 1), draftLengths().subList(0, 7), "a pause of 4 after two misses");
+        drafter.close();
+    }
+
     /** Runs requests through the fake model, as many at once as there are slots; each one's text, end and count. */
     private List<String> runModel(int slots, int slotContext, int batch, List<GenerationRequest> requests)
             throws Exception {
