@@ -37,7 +37,9 @@ class EngineTest {
                 forge.api.backend.FlashAttention.AUTO,
                 forge.api.backend.KvCacheType.F16,
                 "test",
-                warmup);
+                warmup,
+                Speculation.OFF,
+                false);
     }
 
     private static GenerationRequest request(String id, int[] prompt, int maxTokens) {

@@ -25,6 +25,7 @@ import forge.runtime.engine.DraftSetup;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineException;
+import forge.runtime.engine.EngineProfile;
 import forge.runtime.engine.EngineSnapshot;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
@@ -92,7 +93,9 @@ class LlamaDraftModelTest {
     }
 
     private static EngineConfig config(int slots, Speculation speculation, int queue) {
-        return new EngineConfig(slots, 1024 * slots, 256, 256, 2, 2, queue, FlashAttention.AUTO, KvCacheType.F16)
+        return new EngineProfile(
+                        "test", "LlamaDraftModelTest", 1024 * slots, 256, 256, FlashAttention.AUTO, KvCacheType.F16)
+                .config(slots, 2, queue)
                 .withSpeculation(speculation);
     }
 
@@ -201,7 +204,8 @@ class LlamaDraftModelTest {
                         Set.of(),
                         true),
                 new GenerationRequest(
-                        "logprobs", prompt(CODE + " c"), SamplingParams.GREEDY, 40, List.of(), Set.of(), true, 2),
+                                "logprobs", prompt(CODE + " c"), SamplingParams.GREEDY, 40, List.of(), Set.of(), true)
+                        .withLogprobs(2),
                 new GenerationRequest(
                         "plugin",
                         prompt(CODE),
@@ -298,16 +302,8 @@ class LlamaDraftModelTest {
     @Test
     void aRequestsOwnSizesApplyToTheDraftModelAndPMinEndsDraftsOfUnlikelyTokens() throws Exception {
         GenerationRequest two = new GenerationRequest(
-                "two",
-                prompt(CODE),
-                SamplingParams.GREEDY,
-                30,
-                List.of(),
-                Set.of(),
-                true,
-                -1,
-                false,
-                new Speculation(Speculation.DEFAULT_NGRAM, 2, 0));
+                        "two", prompt(CODE), SamplingParams.GREEDY, 30, List.of(), Set.of(), true)
+                .withSpeculation(new Speculation(Speculation.DEFAULT_NGRAM, 2, 0));
         try (Engine engine = engine(config(1, Speculation.draftModel(8, 0, 0f)), target, SyntheticAcceptance.OFF)) {
             Run run = run(engine, List.of(two));
             int[] d = run.drafts().getFirst();
@@ -323,17 +319,8 @@ class LlamaDraftModelTest {
         Run off = run(
                 config(1, Speculation.draftModel(8, 0, 0f)),
                 target,
-                List.of(new GenerationRequest(
-                        "off",
-                        prompt(CODE),
-                        SamplingParams.GREEDY,
-                        30,
-                        List.of(),
-                        Set.of(),
-                        true,
-                        -1,
-                        false,
-                        Speculation.OFF)));
+                List.of(new GenerationRequest("off", prompt(CODE), SamplingParams.GREEDY, 30, List.of(), Set.of(), true)
+                        .withSpeculation(Speculation.OFF)));
         assertEquals(0, off.snapshot().draftTokens(), "speculative.n_max 0 turns drafting off");
     }
 
@@ -419,7 +406,8 @@ class LlamaDraftModelTest {
         List<Generation> gs = new ArrayList<>();
         for (int s = from; s < from + n; s++) {
             gs.add(engine.submit(new GenerationRequest(
-                    "s" + s, prompt, base.toBuilder().seed(s).build(), 3, List.of(), Set.of(), true, 0)));
+                            "s" + s, prompt, base.toBuilder().seed(s).build(), 3, List.of(), Set.of(), true)
+                    .withLogprobs(0)));
         }
         List<int[]> out = new ArrayList<>();
         for (Generation g : gs) {

@@ -12,6 +12,7 @@ import forge.api.backend.ModelLoadParams;
 import forge.api.sampler.SamplingParams;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.EngineProfile;
 import forge.runtime.engine.EngineSnapshot;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
@@ -56,7 +57,9 @@ class LlamaSpeculationTest {
             int add(int a,""";
 
     private static EngineConfig config(int slots, Speculation speculation) {
-        return new EngineConfig(slots, 2048 * slots, 256, 256, 2, 2, 16, FlashAttention.AUTO, KvCacheType.F16)
+        return new EngineProfile(
+                        "test", "LlamaSpeculationTest", 2048 * slots, 256, 256, FlashAttention.AUTO, KvCacheType.F16)
+                .config(slots, 2, 16)
                 .withSpeculation(speculation);
     }
 
@@ -191,7 +194,8 @@ class LlamaSpeculationTest {
     @Test
     void aRequestMayTurnSpeculationOffOnAnEngineThatHasItOn() throws Exception {
         GenerationRequest off = new GenerationRequest(
-                "off", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true, -1, false, Speculation.OFF);
+                        "off", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true)
+                .withSpeculation(Speculation.OFF);
         Run run = run(config(1, new Speculation(2, 16, 0)), List.of(off));
         assertEquals(0, run.snapshot().draftTokens());
     }
