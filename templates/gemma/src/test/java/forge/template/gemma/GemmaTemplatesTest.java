@@ -14,7 +14,6 @@ import forge.api.model.ModelMetadata;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
@@ -22,7 +21,6 @@ import forge.api.template.ToolDefinition;
 import forge.lib.text.PythonJson;
 import forge.template.testkit.ChatTemplateContract;
 import forge.template.testkit.OfficialTemplates;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.Gemma4ToolCalls;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,16 +30,10 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class GemmaTemplatesTest implements ChatTemplateContract {
+class GemmaTemplatesTest extends ChatTemplateContract {
 
-    @Override
-    public ChatTemplateProvider provider() {
-        return new GemmaTemplates();
-    }
-
-    @Override
-    public TemplateCaps caps(String variant) {
-        return variant.equals("gemma4") ? Gemma4Template.CAPS : Gemma2Template.CAPS;
+    GemmaTemplatesTest() {
+        super(new GemmaTemplates(), variant -> variant.equals("gemma4") ? Gemma4Template.CAPS : Gemma2Template.CAPS);
     }
 
     @Test

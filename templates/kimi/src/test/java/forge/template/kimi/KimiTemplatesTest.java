@@ -11,30 +11,22 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
 import forge.template.testkit.OfficialTemplates;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.KimiToolCalls;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class KimiTemplatesTest implements ChatTemplateContract {
+class KimiTemplatesTest extends ChatTemplateContract {
 
-    @Override
-    public ChatTemplateProvider provider() {
-        return new KimiTemplates();
-    }
-
-    @Override
-    public TemplateCaps caps(String variant) {
-        return KimiTemplate.CAPS;
+    KimiTemplatesTest() {
+        super(new KimiTemplates(), variant -> KimiTemplate.CAPS);
     }
 
     @Test

@@ -13,14 +13,12 @@ import forge.api.model.ModelMetadata;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
 import forge.template.testkit.OfficialTemplates;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.LlamaToolCalls;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -29,16 +27,10 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class LlamaTemplatesTest implements ChatTemplateContract {
+class LlamaTemplatesTest extends ChatTemplateContract {
 
-    @Override
-    public ChatTemplateProvider provider() {
-        return new LlamaTemplates();
-    }
-
-    @Override
-    public TemplateCaps caps(String variant) {
-        return LlamaTemplate.CAPS;
+    LlamaTemplatesTest() {
+        super(new LlamaTemplates(), variant -> LlamaTemplate.CAPS);
     }
 
     @Test

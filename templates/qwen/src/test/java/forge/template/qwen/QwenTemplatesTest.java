@@ -9,30 +9,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.template.testkit.ChatTemplateContract;
 import forge.template.testkit.OfficialTemplates;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.HermesToolCalls;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class QwenTemplatesTest implements ChatTemplateContract {
+class QwenTemplatesTest extends ChatTemplateContract {
 
-    @Override
-    public ChatTemplateProvider provider() {
-        return new QwenTemplates();
-    }
-
-    @Override
-    public TemplateCaps caps(String variant) {
-        return variant.equals(QwenTemplates.QWEN35) || variant.equals(QwenTemplates.QWEN3_CODER)
-                ? QwenXmlTemplate.caps(variant)
-                : QwenTemplate.caps(variant);
+    QwenTemplatesTest() {
+        super(
+                new QwenTemplates(),
+                variant -> variant.equals(QwenTemplates.QWEN35) || variant.equals(QwenTemplates.QWEN3_CODER)
+                        ? QwenXmlTemplate.caps(variant)
+                        : QwenTemplate.caps(variant));
     }
 
     @Test
