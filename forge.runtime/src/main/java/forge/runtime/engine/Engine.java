@@ -490,7 +490,7 @@ public final class Engine implements AutoCloseable {
             Generation next;
             while ((next = pending.poll()) != null && next.cancelled()) {
                 next.emit(new GenerationEvent.Done(
-                        FinishReason.CANCELLED, new Timings(0, next.request().prompt().length, 0, 0, 0, 0, 0)));
+                        FinishReason.CANCELLED, new Timings(0, next.request().prompt().length, 0, 0, 0, 0, 0, 0, 0)));
             }
             if (next == null) {
                 return;

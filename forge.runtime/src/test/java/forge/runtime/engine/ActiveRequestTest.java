@@ -222,7 +222,7 @@ class ActiveRequestTest {
         r.sampled(A, now);
         r.sampled(A, now + 1_000_000);
         Timings t = r.end(FinishReason.LENGTH);
-        assertEquals(new Timings(t.queueMs(), 4, 3, t.promptMs(), t.firstTokenMs(), 2, t.decodeMs()), t);
+        assertEquals(new Timings(t.queueMs(), 4, 3, t.promptMs(), t.firstTokenMs(), 2, t.decodeMs(), 0, 0), t);
         assertTrue(
                 t.queueMs() >= 0 && t.promptMs() >= 0 && t.firstTokenMs() >= t.promptMs() && t.decodeMs() >= 0,
                 t.toString());
