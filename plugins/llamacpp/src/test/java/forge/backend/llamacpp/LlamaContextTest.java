@@ -526,6 +526,16 @@ class LlamaContextTest {
         return text.toString(StandardCharsets.UTF_8);
     }
 
+    /** Sampling with {@code p} from the prompt ends (its grammar completes) within {@code max} tokens, as {@code regex}. */
+    private static void assertGrammarEnds(SamplingParams p, int max, String regex) {
+        try (InferenceContext ctx = context(1);
+                TokenSampler s = ctx.sampler(p)) {
+            boolean[] ended = {false};
+            String out = run(ctx, s, max, ended);
+            assertTrue(ended[0] && out.matches(regex), out);
+        }
+    }
+
     @Test
     void aLazyGrammarEngagesAtATriggerToken() {
         // <tool_call> is one (user-defined) token of the qwen vocabulary: it triggers as a token.
@@ -534,12 +544,7 @@ class LlamaContextTest {
                 .logitBias(Map.of(trigger, 30f))
                 .lazyGrammar("root ::= \"<tool_call>\" [0-9] [0-9] [0-9]", List.of("<tool_call>"))
                 .build();
-        try (InferenceContext ctx = context(1);
-                TokenSampler s = ctx.sampler(p)) {
-            boolean[] ended = {false};
-            String out = run(ctx, s, 20, ended);
-            assertTrue(ended[0] && out.matches("<tool_call>[0-9]{3}"), out);
-        }
+        assertGrammarEnds(p, 20, "<tool_call>[0-9]{3}");
     }
 
     @Test
@@ -553,12 +558,7 @@ class LlamaContextTest {
                 .logitBias(Map.of(a, 30f, b, 30f))
                 .lazyGrammar("root ::= \"ab\" [0-9] [0-9] [0-9]", List.of("ab"))
                 .build();
-        try (InferenceContext ctx = context(1);
-                TokenSampler s = ctx.sampler(p)) {
-            boolean[] ended = {false};
-            String out = run(ctx, s, 60, ended);
-            assertTrue(ended[0] && out.matches("[ab]*ab[0-9]{3}"), out);
-        }
+        assertGrammarEnds(p, 60, "[ab]*ab[0-9]{3}");
     }
 
     @Test
