@@ -167,8 +167,7 @@ class JinjaChatTemplateTest {
 
     @Test
     void toolCallArgumentsAreObjectsPrintedWithPythonsJson() {
-        var call = new ChatMessage(
-                Role.ASSISTANT, "", "", List.of(new ToolCall("c1", "f", "{\"x\":1.0,\"y\":null}")), "", "");
+        var call = ChatMessage.calling("", List.of(new ToolCall("c1", "f", "{\"x\":1.0,\"y\":null}")));
         assertEquals(
                 "f {\"x\": 1.0, \"y\": null} 1.0",
                 render(

@@ -160,8 +160,7 @@ class LlamaServerTemplateTest {
 
     @Test
     void rendersRolesAndTextOnly() {
-        var call = new ChatMessage(
-                Role.ASSISTANT, "", "", List.of(new forge.api.template.ToolCall("c1", "f", "{}")), "", "");
+        var call = ChatMessage.calling("", List.of(new forge.api.template.ToolCall("c1", "f", "{}")));
         String prompt = LlamaServerTemplate.of("phi3")
                 .render(new ChatPrompt(
                         List.of(ChatMessage.of(Role.USER, "q"), call, ChatMessage.of(Role.TOOL, "42")),

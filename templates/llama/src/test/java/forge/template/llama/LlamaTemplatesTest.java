@@ -138,14 +138,8 @@ class LlamaTemplatesTest extends ChatTemplateContract {
         var messages = List.of(
                 ChatMessage.of(Role.SYSTEM, " Be brief. "),
                 ChatMessage.of(Role.USER, "Search cats"),
-                new ChatMessage(
-                        Role.ASSISTANT,
-                        "",
-                        "",
-                        List.of(new ToolCall("c1", "brave_search", "{\"query\":\"cats\"}")),
-                        "",
-                        ""),
-                new ChatMessage(Role.TOOL, "[]", "", List.of(), "c1", ""));
+                ChatMessage.calling("", List.of(new ToolCall("c1", "brave_search", "{\"query\":\"cats\"}"))),
+                ChatMessage.toolResult("c1", "[]"));
         String out = t.render(new ChatPrompt(
                 messages,
                 List.of(),
