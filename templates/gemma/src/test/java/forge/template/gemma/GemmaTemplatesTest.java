@@ -38,9 +38,7 @@ class GemmaTemplatesTest extends ChatTemplateContract {
 
     @Test
     void claimsByTemplateThenNameThenArchitectureThenId() throws Exception {
-        TemplateClaim c = provider()
-                .claim(model("x", Map.of("tokenizer.chat_template", official("google-gemma-4-31B-it.jinja"))))
-                .orElseThrow();
+        TemplateClaim c = claimOfTemplate(official("google-gemma-4-31B-it.jinja"));
         assertEquals("gemma4", c.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c.rule());
         assertEquals(
@@ -60,41 +58,25 @@ class GemmaTemplatesTest extends ChatTemplateContract {
                 claimedVariant(
                         new ModelDescriptor("m", List.of("GEMMA_4_31B_IT"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
         // Gemma 1 ("gemma-2b" is its 2B size) and other families are not claimed.
-        assertEquals(Optional.empty(), provider().claim(model("gemma-2b-it", Map.of())));
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model(
-                                "x",
-                                Map.of(
-                                        "tokenizer.chat_template",
-                                        official("meta-llama-Llama-3.1-8B-Instruct.jinja")))));
-        assertEquals(
-                Optional.empty(),
-                provider().claim(model("Meta-Llama-3.1-8B", Map.of("general.architecture", "llama"))));
+        assertUnclaimed("gemma-2b-it", Map.of());
+        assertUnclaimed("x", Map.of("tokenizer.chat_template", official("meta-llama-Llama-3.1-8B-Instruct.jinja")));
+        assertUnclaimed("Meta-Llama-3.1-8B", Map.of("general.architecture", "llama"));
         // Templates these variants would not reproduce byte for byte go to the generic Jinja engine.
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model(
-                                "gemma-4-31b-it",
-                                Map.of(
-                                        "general.architecture",
-                                        "gemma4",
-                                        "tokenizer.chat_template",
-                                        official("google-gemma-4-31B-it-interleaved.jinja")))));
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(
-                                model(
-                                        "gemma-3-4b-it",
-                                        Map.of(
-                                                "general.architecture",
-                                                "gemma3",
-                                                "tokenizer.chat_template",
-                                                "{%- if messages[0]['role'] == 'system' -%}{%- set first_user_prefix = messages[0]['content'] + '\\n\\n' -%}"
-                                                        + "{%- endif -%}<start_of_turn>user\n{{ first_user_prefix }}<end_of_turn>"))));
+        assertUnclaimed(
+                "gemma-4-31b-it",
+                Map.of(
+                        "general.architecture",
+                        "gemma4",
+                        "tokenizer.chat_template",
+                        official("google-gemma-4-31B-it-interleaved.jinja")));
+        assertUnclaimed(
+                "gemma-3-4b-it",
+                Map.of(
+                        "general.architecture",
+                        "gemma3",
+                        "tokenizer.chat_template",
+                        "{%- if messages[0]['role'] == 'system' -%}{%- set first_user_prefix = messages[0]['content'] + '\\n\\n' -%}"
+                                + "{%- endif -%}<start_of_turn>user\n{{ first_user_prefix }}<end_of_turn>"));
     }
 
     @Test

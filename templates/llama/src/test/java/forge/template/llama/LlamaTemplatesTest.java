@@ -24,7 +24,6 @@ import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class LlamaTemplatesTest extends ChatTemplateContract {
@@ -37,9 +36,7 @@ class LlamaTemplatesTest extends ChatTemplateContract {
     void claimsByOfficialTemplateThenNameThenLlama3Signs() throws Exception {
         String t31 = official("meta-llama-Llama-3.1-8B-Instruct.jinja");
         String t32 = official("meta-llama-Llama-3.2-3B-Instruct.jinja");
-        TemplateClaim c = provider()
-                .claim(model("x", Map.of("tokenizer.chat_template", t32)))
-                .orElseThrow();
+        TemplateClaim c = claimOfTemplate(t32);
         assertEquals("llama3.2", c.variant());
         assertEquals(TemplateClaim.Rule.METADATA, c.rule());
         assertEquals(100, c.confidence());
@@ -64,29 +61,19 @@ class LlamaTemplatesTest extends ChatTemplateContract {
         // beside such a template.
         String llama30 =
                 "{{ bos_token }}{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content }}<|eot_id|>{% endfor %}";
-        assertEquals(Optional.empty(), provider().claim(model("x", Map.of("tokenizer.chat_template", llama30))));
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model(
-                                "x",
-                                Map.of(
-                                        "tokenizer.chat_template",
-                                        llama30,
-                                        "general.architecture",
-                                        "llama",
-                                        "tokenizer.ggml.pre",
-                                        "llama-bpe"))));
+        assertUnclaimed("x", Map.of("tokenizer.chat_template", llama30));
+        assertUnclaimed(
+                "x",
+                Map.of(
+                        "tokenizer.chat_template",
+                        llama30,
+                        "general.architecture",
+                        "llama",
+                        "tokenizer.ggml.pre",
+                        "llama-bpe"));
         // Llama architecture alone is no sign: Mistral and many others use it.
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model(
-                                "mystery", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "default"))));
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));
+        assertUnclaimed("mystery", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "default"));
+        assertUnclaimed("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")));
     }
 
     @Test
@@ -102,9 +89,9 @@ class LlamaTemplatesTest extends ChatTemplateContract {
                 TemplateClaim.Rule.NAME,
                 provider().claim(model("llama3.2-1b", Map.of())).orElseThrow().rule());
         // Llama 3 (without a minor version) has a different template; "3-1b" is a size, not 3.1.
-        assertEquals(Optional.empty(), provider().claim(model("Meta-Llama-3-8B-Instruct", Map.of())));
-        assertEquals(Optional.empty(), provider().claim(model("llama-3-1b", Map.of())));
-        assertEquals(Optional.empty(), provider().claim(model("qwen3_4b", Map.of())));
+        assertUnclaimed("Meta-Llama-3-8B-Instruct", Map.of());
+        assertUnclaimed("llama-3-1b", Map.of());
+        assertUnclaimed("qwen3_4b", Map.of());
     }
 
     private static ChatPrompt prompt(List<ChatMessage> messages, Map<String, Object> options) {

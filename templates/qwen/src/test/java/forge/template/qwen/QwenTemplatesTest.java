@@ -16,7 +16,6 @@ import forge.template.testkit.OfficialTemplates;
 import forge.template.toolkit.calls.HermesToolCalls;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class QwenTemplatesTest extends ChatTemplateContract {
@@ -36,7 +35,7 @@ class QwenTemplatesTest extends ChatTemplateContract {
         assertEquals(
                 TemplateClaim.Rule.NAME,
                 provider().claim(model("qwen3_4b", Map.of())).orElseThrow().rule());
-        assertEquals(Optional.empty(), provider().claim(model("Meta-Llama-3.1-8B", Map.of())));
+        assertUnclaimed("Meta-Llama-3.1-8B", Map.of());
     }
 
     @Test

@@ -15,6 +15,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
+import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
 import forge.template.toolkit.TemplateCaps;
@@ -22,6 +23,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -52,6 +55,17 @@ public abstract class ChatTemplateContract {
     /** The variant the family claims {@code model} with; fails when it claims none. */
     public String claimedVariant(ModelDescriptor model) {
         return provider().claim(model).orElseThrow().variant();
+    }
+
+    /** The family's claim of a model whose GGUF carries the chat template {@code template}; fails when it claims none. */
+    public TemplateClaim claimOfTemplate(String template) {
+        return provider.claim(Models.model("x", Map.of("tokenizer.chat_template", template)))
+                .orElseThrow();
+    }
+
+    /** Asserts that the family claims no model {@code id} with {@code metadata}: another family or the generic engine does. */
+    public void assertUnclaimed(String id, Map<String, Object> metadata) {
+        assertEquals(Optional.empty(), provider.claim(Models.model(id, metadata)), id + " " + metadata);
     }
 
     /** The BOS and EOS texts the golden corpus was rendered with for {@code variant}. */
