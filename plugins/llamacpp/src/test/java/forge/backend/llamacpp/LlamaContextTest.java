@@ -58,6 +58,12 @@ class LlamaContextTest {
                 new ContextParams(512, 128, 128, seqMax, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
     }
 
+    /** Two sequences with a KV stream each (the engine's layout, as llama-server's slots). */
+    private static InferenceContext twoStreams() {
+        return model.newContext(
+                new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
+    }
+
     /**
      * With a KV stream per sequence (the engine's layout, as llama-server's slots) a prefix copy
      * copies the source stream and drops the rest: the copy continues exactly as the source does.
@@ -67,8 +73,7 @@ class LlamaContextTest {
     void copiesAPrefixBetweenSeparateKvStreams() {
         int k = prompt.length - 3;
         int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
-        try (InferenceContext ctx = model.newContext(
-                        new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
+        try (InferenceContext ctx = twoStreams();
                 TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
                 TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             prefill(ctx, 0, prompt, 0);
@@ -91,8 +96,7 @@ class LlamaContextTest {
     void savesAndRestoresASequenceThroughOneKeptBuffer() {
         int k = prompt.length - 3;
         int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
-        try (InferenceContext ctx = model.newContext(
-                        new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
+        try (InferenceContext ctx = twoStreams();
                 TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
                 TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             LlamaContext llama = (LlamaContext) ctx;
