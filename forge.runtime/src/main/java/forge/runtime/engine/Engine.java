@@ -371,21 +371,22 @@ public final class Engine implements AutoCloseable {
                 false);
     }
 
+    /** Runs {@code close}; a failure is logged as {@code failed}, not thrown: the engine goes on without what it closed. */
+    private void closeLogging(Runnable close, String failed) {
+        try {
+            close.run();
+        } catch (RuntimeException | Error e) {
+            LOG.warn("engine {}: {}: {}", name, failed, e.toString());
+        }
+    }
+
     private void closeContext() {
         if (drafter != null) {
-            try {
-                drafter.close();
-            } catch (RuntimeException | Error e) {
-                LOG.warn("engine {}: closing its draft context failed: {}", name, e.toString());
-            }
+            closeLogging(drafter::close, "closing its draft context failed");
             drafter = null;
         }
         if (context != null) {
-            try {
-                context.close();
-            } catch (RuntimeException | Error e) {
-                LOG.warn("engine {}: closing its failed context failed too: {}", name, e.toString());
-            }
+            closeLogging(context::close, "closing its failed context failed too");
             context = null;
         }
         if (gate != null) {
@@ -502,11 +503,7 @@ public final class Engine implements AutoCloseable {
     /** Frees the draft model's weights, once its context is closed. */
     private void closeDraftModel() {
         if (draft.model() != null) {
-            try {
-                draft.model().close();
-            } catch (RuntimeException | Error e) {
-                LOG.warn("engine {}: closing its draft model failed: {}", name, e.toString());
-            }
+            closeLogging(draft.model()::close, "closing its draft model failed");
         }
     }
 
