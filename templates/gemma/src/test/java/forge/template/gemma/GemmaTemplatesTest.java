@@ -38,9 +38,7 @@ class GemmaTemplatesTest extends ChatTemplateContract {
 
     @Test
     void claimsByTemplateThenNameThenArchitectureThenId() throws Exception {
-        TemplateClaim c = claimOfTemplate(official("google-gemma-4-31B-it.jinja"));
-        assertEquals("gemma4", c.variant());
-        assertEquals(TemplateClaim.Rule.METADATA, c.rule());
+        assertClaimedByTemplate(official("google-gemma-4-31B-it.jinja"), "gemma4");
         assertEquals(
                 "gemma2",
                 claimedVariant(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));

@@ -56,9 +56,7 @@ class KimiTemplatesTest extends ChatTemplateContract {
 
     @Test
     void claimsByFingerprintTokenizerAndName() throws Exception {
-        TemplateClaim orig = claimOfTemplate(official("moonshotai-Kimi-K2.jinja"));
-        assertEquals("kimi-k2", orig.variant());
-        assertEquals(TemplateClaim.Rule.METADATA, orig.rule());
+        assertClaimedByTemplate(official("moonshotai-Kimi-K2.jinja"), "kimi-k2");
         assertEquals(
                 "kimi-k2-instruct",
                 claimedVariant(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Instruct.jinja")))));

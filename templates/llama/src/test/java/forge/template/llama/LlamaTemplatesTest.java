@@ -36,10 +36,7 @@ class LlamaTemplatesTest extends ChatTemplateContract {
     void claimsByOfficialTemplateThenNameThenLlama3Signs() throws Exception {
         String t31 = official("meta-llama-Llama-3.1-8B-Instruct.jinja");
         String t32 = official("meta-llama-Llama-3.2-3B-Instruct.jinja");
-        TemplateClaim c = claimOfTemplate(t32);
-        assertEquals("llama3.2", c.variant());
-        assertEquals(TemplateClaim.Rule.METADATA, c.rule());
-        assertEquals(100, c.confidence());
+        assertEquals(100, assertClaimedByTemplate(t32, "llama3.2").confidence());
         assertEquals("llama3.1", claimedVariant(model("x", Map.of("tokenizer.chat_template", t31))));
         // 3.3 ships 3.1's template: general.name tells them apart.
         assertEquals(

@@ -57,10 +57,18 @@ public abstract class ChatTemplateContract {
         return provider().claim(model).orElseThrow().variant();
     }
 
-    /** The family's claim of a model whose GGUF carries the chat template {@code template}; fails when it claims none. */
-    public TemplateClaim claimOfTemplate(String template) {
-        return provider.claim(Models.model("x", Map.of("tokenizer.chat_template", template)))
+    /**
+     * Asserts that the family claims a model whose GGUF carries the chat template {@code template}
+     * as {@code variant}, by that metadata.
+     *
+     * @return the claim, for its other fields
+     */
+    public TemplateClaim assertClaimedByTemplate(String template, String variant) {
+        TemplateClaim c = provider.claim(Models.model("x", Map.of("tokenizer.chat_template", template)))
                 .orElseThrow();
+        assertEquals(variant, c.variant());
+        assertEquals(TemplateClaim.Rule.METADATA, c.rule());
+        return c;
     }
 
     /** Asserts that the family claims no model {@code id} with {@code metadata}: another family or the generic engine does. */
