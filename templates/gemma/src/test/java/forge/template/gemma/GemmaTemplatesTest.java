@@ -23,7 +23,6 @@ import forge.template.testkit.ChatTemplateContract;
 import forge.template.testkit.OfficialTemplates;
 import forge.template.toolkit.calls.Gemma4ToolCalls;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -136,22 +135,13 @@ class GemmaTemplatesTest extends ChatTemplateContract {
                 t.parser(prompt),
                 "<|channel>thought\nNeed weather.<channel|>Checking.<|tool_call>call:get_weather{city:<|\"|>Zürich, \"CH\"<|\"|>,days:2.0,"
                         + "opts:{deep:[true,null,None],n:-3}}<tool_call|><|tool_call>call:search{query:<|\"|>a<b<|\"|>}<tool_call|>");
-        StringBuilder reasoning = new StringBuilder();
-        StringBuilder content = new StringBuilder();
-        List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
-        for (ChatDelta d : deltas) {
-            switch (d) {
-                case ChatDelta.Reasoning r -> reasoning.append(r.text());
-                case ChatDelta.Content c -> content.append(c.text());
-                case ChatDelta.ToolCallDelta c -> calls.add(c);
-            }
-        }
+        ChatDelta.Joined out = ChatDelta.Joined.of(deltas);
         // The blank after <|channel>thought is dropped; the calls are Gemma4ToolCalls' (tested in the toolkit).
-        assertEquals("Need weather.", reasoning.toString());
-        assertEquals("Checking.", content.toString());
+        assertEquals("Need weather.", out.reasoning());
+        assertEquals("Checking.", out.content());
         assertEquals(
                 List.of("get_weather", "search"),
-                calls.stream().map(ChatDelta.ToolCallDelta::name).toList());
+                out.calls().stream().map(ChatDelta.ToolCallDelta::name).toList());
     }
 
     @Test

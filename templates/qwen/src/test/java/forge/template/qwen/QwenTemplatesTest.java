@@ -86,23 +86,15 @@ class QwenTemplatesTest extends ChatTemplateContract {
                     HermesToolCalls.SYNTAX.grammar(tools, Map.of("f", "f-args"), true),
                     t.toolCallGrammar(tools, Map.of("f", "f-args"), true));
             assertEquals(HermesToolCalls.SYNTAX.triggers(), t.toolCallTriggers());
-            StringBuilder reasoning = new StringBuilder();
-            StringBuilder content = new StringBuilder();
-            int calls = 0;
-            for (ChatDelta d : feedCharByChar(
+            ChatDelta.Joined out = ChatDelta.Joined.of(feedCharByChar(
                     t.parser(prompt),
-                    "<think>x</think><tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>")) {
-                switch (d) {
-                    case ChatDelta.Reasoning r -> reasoning.append(r.text());
-                    case ChatDelta.Content c -> content.append(c.text());
-                    case ChatDelta.ToolCallDelta c ->
-                        calls += c.name().isEmpty() ? 0 : 1; // a call's first delta names it
-                }
-            }
+                    "<think>x</think><tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>"));
             // Qwen 2.5 has no reasoning: its markers are text.
-            assertEquals(variant.equals("qwen3") ? "x" : "", reasoning.toString(), variant);
-            assertEquals(variant.equals("qwen3") ? "" : "<think>x</think>", content.toString(), variant);
-            assertEquals(1, calls, variant);
+            assertEquals(variant.equals("qwen3") ? "x" : "", out.reasoning(), variant);
+            assertEquals(variant.equals("qwen3") ? "" : "<think>x</think>", out.content(), variant);
+            // a call's first delta names it
+            assertEquals(
+                    1, out.calls().stream().filter(c -> !c.name().isEmpty()).count(), variant);
         }
     }
 
