@@ -55,13 +55,33 @@ public record SamplingParams(
         Mirostat mirostat,
         List<SamplerStep> samplers) {
 
-    /** Always the most likely token. */
-    public static final SamplingParams GREEDY =
-            new SamplingParams(0f, 0, 1f, 0f, 1f, 64, 0f, 0f, -1, Map.of(), "", List.of());
+    /**
+     * llama-server's defaults: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05, repeat penalty off
+     * over the last 64 tokens, a random seed, no grammar, and every later stage off in its default order.
+     */
+    public static final SamplingParams DEFAULTS = new SamplingParams(
+            0.8f,
+            40,
+            0.95f,
+            0.05f,
+            1f,
+            64,
+            0f,
+            0f,
+            -1,
+            Map.of(),
+            "",
+            List.of(),
+            1f,
+            -1f,
+            Xtc.OFF,
+            Dry.OFF,
+            Mirostat.OFF,
+            BuiltinStage.DEFAULT_ORDER);
 
-    /** llama-server's defaults: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05. */
-    public static final SamplingParams DEFAULTS =
-            new SamplingParams(0.8f, 40, 0.95f, 0.05f, 1f, 64, 0f, 0f, -1, Map.of(), "", List.of());
+    /** Always the most likely token: {@link #DEFAULTS} with temperature 0 and top-k, top-p, min-p off. */
+    public static final SamplingParams GREEDY =
+            DEFAULTS.toBuilder().temperature(0f).topK(0).topP(1f).minP(0f).build();
 
     /**
      * XTC, "exclude top choices": with {@code probability}, drop every token above
@@ -130,41 +150,6 @@ public record SamplingParams(
             check(Float.isFinite(tau), "mirostat_tau", tau);
             check(Float.isFinite(eta), "mirostat_eta", eta);
         }
-    }
-
-    /** The twelve fields of before the chain had an order: every other field at its default. */
-    public SamplingParams(
-            float temperature,
-            int topK,
-            float topP,
-            float minP,
-            float repeatPenalty,
-            int repeatLastN,
-            float frequencyPenalty,
-            float presencePenalty,
-            long seed,
-            Map<Integer, Float> logitBias,
-            String grammar,
-            List<String> grammarTriggers) {
-        this(
-                temperature,
-                topK,
-                topP,
-                minP,
-                repeatPenalty,
-                repeatLastN,
-                frequencyPenalty,
-                presencePenalty,
-                seed,
-                logitBias,
-                grammar,
-                grammarTriggers,
-                1f,
-                -1f,
-                Xtc.OFF,
-                Dry.OFF,
-                Mirostat.OFF,
-                BuiltinStage.DEFAULT_ORDER);
     }
 
     public SamplingParams {

@@ -1,5 +1,7 @@
 package forge.api.template;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /** A piece of parsed output: content, reasoning, or part of a tool call. */
@@ -33,6 +35,36 @@ public sealed interface ChatDelta {
             Objects.requireNonNull(id);
             Objects.requireNonNull(name);
             Objects.requireNonNull(arguments);
+        }
+    }
+
+    /**
+     * What a run of deltas adds up to, as a client that reads a whole reply sees it.
+     *
+     * @param reasoning the reasoning texts joined
+     * @param content   the content texts joined
+     * @param calls     the tool-call deltas in order (a call's arguments span several)
+     */
+    record Joined(String reasoning, String content, List<ToolCallDelta> calls) {
+        public Joined {
+            Objects.requireNonNull(reasoning);
+            Objects.requireNonNull(content);
+            calls = List.copyOf(calls);
+        }
+
+        /** {@code deltas} joined. */
+        public static Joined of(List<ChatDelta> deltas) {
+            StringBuilder reasoning = new StringBuilder();
+            StringBuilder content = new StringBuilder();
+            List<ToolCallDelta> calls = new ArrayList<>();
+            for (ChatDelta d : deltas) {
+                switch (d) {
+                    case Reasoning r -> reasoning.append(r.text());
+                    case Content c -> content.append(c.text());
+                    case ToolCallDelta c -> calls.add(c);
+                }
+            }
+            return new Joined(reasoning.toString(), content.toString(), calls);
         }
     }
 }

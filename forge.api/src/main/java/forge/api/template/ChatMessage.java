@@ -52,4 +52,14 @@ public record ChatMessage(
     public static ChatMessage of(Role role, String content) {
         return new ChatMessage(role, content, "", List.of(), "", "");
     }
+
+    /** An assistant message that calls {@code calls} after {@code content} (empty for none). */
+    public static ChatMessage calling(String content, List<ToolCall> calls) {
+        return new ChatMessage(Role.ASSISTANT, content, "", calls, "", "");
+    }
+
+    /** A tool message: {@code content} answers the call {@code toolCallId}. */
+    public static ChatMessage toolResult(String toolCallId, String content) {
+        return new ChatMessage(Role.TOOL, content, "", List.of(), toolCallId, "");
+    }
 }

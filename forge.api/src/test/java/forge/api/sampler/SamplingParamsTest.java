@@ -33,11 +33,10 @@ class SamplingParamsTest {
                 .seed(42)
                 .logitBias(Map.of(5, -1f))
                 .build();
-        assertEquals(
-                new SamplingParams(0.3f, 7, 0.5f, 0.1f, 1.2f, -1, 0.4f, -0.6f, 42, Map.of(5, -1f), "", List.of()), p);
+        assertEquals(defaultsBut(0.3f, 7, 0.5f, 0.1f, 1.2f, -1, 0.4f, -0.6f, 42, Map.of(5, -1f)), p);
         assertEquals(
                 SamplingParams.GREEDY.toBuilder().seed(9).build(),
-                new SamplingParams(0f, 0, 1f, 0f, 1f, 64, 0f, 0f, 9, Map.of(), "", List.of()));
+                defaultsBut(0f, 0, 1f, 0f, 1f, 64, 0f, 0f, 9, Map.of()));
     }
 
     @Test
@@ -130,5 +129,38 @@ class SamplingParamsTest {
         assertThrows(
                 IllegalArgumentException.class,
                 () -> SamplingParams.builder().typicalP(0f).build());
+    }
+
+    /** The record with these twelve first fields and every later one at its default, from the canonical constructor. */
+    private static SamplingParams defaultsBut(
+            float t,
+            int k,
+            float p,
+            float m,
+            float rp,
+            int rn,
+            float fp,
+            float pp,
+            long seed,
+            Map<Integer, Float> bias) {
+        return new SamplingParams(
+                t,
+                k,
+                p,
+                m,
+                rp,
+                rn,
+                fp,
+                pp,
+                seed,
+                bias,
+                "",
+                List.of(),
+                1f,
+                -1f,
+                SamplingParams.Xtc.OFF,
+                SamplingParams.Dry.OFF,
+                SamplingParams.Mirostat.OFF,
+                BuiltinStage.DEFAULT_ORDER);
     }
 }

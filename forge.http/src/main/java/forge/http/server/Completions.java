@@ -101,17 +101,17 @@ final class Completions {
                 sampling,
                 (sequence, prompt, own) -> model.engine()
                         .submit(new GenerationRequest(
-                                sequence,
-                                asked.get(prompt),
-                                own,
-                                fits.get(prompt).maxTokens(),
-                                common.stops(),
-                                Set.of(),
-                                common.ignoreEos(),
-                                logprobs,
-                                score,
-                                common.speculation(),
-                                adapters)),
+                                        sequence,
+                                        asked.get(prompt),
+                                        own,
+                                        fits.get(prompt).maxTokens(),
+                                        common.stops(),
+                                        Set.of(),
+                                        common.ignoreEos())
+                                .withLogprobs(logprobs)
+                                .withScorePrompt(score)
+                                .withSpeculation(common.speculation())
+                                .withAdapters(adapters)),
                 ignored,
                 fits.stream().mapToInt(ContextFit::maxTokens).min().orElseThrow(),
                 request,

@@ -28,35 +28,6 @@ public record ChatOptions(
         Speculation speculation,
         List<AdapterScale> adapters) {
 
-    /** Options without LoRA adapters. */
-    public ChatOptions(
-            String requestId,
-            SamplingParams sampling,
-            int maxTokens,
-            List<String> stops,
-            boolean ignoreEos,
-            int logprobs,
-            Speculation speculation) {
-        this(requestId, sampling, maxTokens, stops, ignoreEos, logprobs, speculation, List.of());
-    }
-
-    /** Options that speculate as the engine does. */
-    public ChatOptions(
-            String requestId,
-            SamplingParams sampling,
-            int maxTokens,
-            List<String> stops,
-            boolean ignoreEos,
-            int logprobs) {
-        this(requestId, sampling, maxTokens, stops, ignoreEos, logprobs, null);
-    }
-
-    /** Options without log-probabilities. */
-    public ChatOptions(
-            String requestId, SamplingParams sampling, int maxTokens, List<String> stops, boolean ignoreEos) {
-        this(requestId, sampling, maxTokens, stops, ignoreEos, -1);
-    }
-
     public ChatOptions {
         Objects.requireNonNull(requestId);
         Objects.requireNonNull(sampling);

@@ -8,7 +8,6 @@ import forge.api.backend.LoraAdapter;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.Vocabulary;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -59,7 +58,7 @@ public final class Engine implements AutoCloseable {
     /** How often a running engine republishes its snapshot besides state changes. */
     static final long SNAPSHOT_INTERVAL_MS = 100;
 
-    private volatile EngineSnapshot snapshot = new EngineSnapshot(List.of(), 0, 0, 0, 0, 0, 0);
+    private volatile EngineSnapshot snapshot = EngineSnapshot.empty();
 
     // Engine-thread state below: touched only by the engine thread.
     private InferenceContext context;
@@ -326,17 +325,7 @@ public final class Engine implements AutoCloseable {
 
     /** Makes the context, its scheduler and (when configured) warms it up. Engine thread only. */
     private void createContext() {
-        context = model.newContext(new ContextParams(
-                config.contextSize(),
-                config.batchSize(),
-                config.ubatchSize(),
-                config.slots(),
-                config.threads(),
-                config.threadsBatch(),
-                config.flashAttention(),
-                config.kvCacheType(),
-                config.kvUnified(),
-                false));
+        context = model.newContext(contextParams());
         gate = ComputeGate.PROCESS.enter(Math.max(config.threads(), config.threadsBatch()));
         scheduler = new Scheduler(
                         context,
@@ -351,18 +340,7 @@ public final class Engine implements AutoCloseable {
                 .synthetic(draft.synthetic())
                 .pool(config.kvUnified() ? config.contextSize() : 0);
         if (draft.model() != null) {
-            InferenceContext draftContext = draft.model()
-                    .newContext(new ContextParams(
-                            config.contextSize(),
-                            config.batchSize(),
-                            config.ubatchSize(),
-                            config.slots(),
-                            config.threads(),
-                            config.threadsBatch(),
-                            config.flashAttention(),
-                            config.kvCacheType(),
-                            config.kvUnified(),
-                            false));
+            InferenceContext draftContext = draft.model().newContext(contextParams());
             try {
                 drafter = new Drafter(draftContext, ComputeGate.PROCESS, config.slots(), config.slotContext());
             } catch (RuntimeException | Error e) {
@@ -378,21 +356,37 @@ public final class Engine implements AutoCloseable {
         scheduler.publish();
     }
 
+    /** The context the configuration asks for: the model's and its draft model's are made alike. */
+    private ContextParams contextParams() {
+        return new ContextParams(
+                config.contextSize(),
+                config.batchSize(),
+                config.ubatchSize(),
+                config.slots(),
+                config.threads(),
+                config.threadsBatch(),
+                config.flashAttention(),
+                config.kvCacheType(),
+                config.kvUnified(),
+                false);
+    }
+
+    /** Runs {@code close}; a failure is logged as {@code failed}, not thrown: the engine goes on without what it closed. */
+    private void closeLogging(Runnable close, String failed) {
+        try {
+            close.run();
+        } catch (RuntimeException | Error e) {
+            LOG.warn("engine {}: {}: {}", name, failed, e.toString());
+        }
+    }
+
     private void closeContext() {
         if (drafter != null) {
-            try {
-                drafter.close();
-            } catch (RuntimeException | Error e) {
-                LOG.warn("engine {}: closing its draft context failed: {}", name, e.toString());
-            }
+            closeLogging(drafter::close, "closing its draft context failed");
             drafter = null;
         }
         if (context != null) {
-            try {
-                context.close();
-            } catch (RuntimeException | Error e) {
-                LOG.warn("engine {}: closing its failed context failed too: {}", name, e.toString());
-            }
+            closeLogging(context::close, "closing its failed context failed too");
             context = null;
         }
         if (gate != null) {
@@ -497,7 +491,7 @@ public final class Engine implements AutoCloseable {
             Generation next;
             while ((next = pending.poll()) != null && next.cancelled()) {
                 next.emit(new GenerationEvent.Done(
-                        FinishReason.CANCELLED, new Timings(0, next.request().prompt().length, 0, 0, 0, 0, 0)));
+                        FinishReason.CANCELLED, new Timings(0, next.request().prompt().length, 0, 0, 0, 0, 0, 0, 0)));
             }
             if (next == null) {
                 return;
@@ -509,11 +503,7 @@ public final class Engine implements AutoCloseable {
     /** Frees the draft model's weights, once its context is closed. */
     private void closeDraftModel() {
         if (draft.model() != null) {
-            try {
-                draft.model().close();
-            } catch (RuntimeException | Error e) {
-                LOG.warn("engine {}: closing its draft model failed: {}", name, e.toString());
-            }
+            closeLogging(draft.model()::close, "closing its draft model failed");
         }
     }
 

@@ -3,7 +3,6 @@ package forge.runtime.engine;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
 import java.util.Objects;
-import java.util.function.Consumer;
 
 /**
  * How an engine runs one model.
@@ -76,89 +75,6 @@ public record EngineConfig(
         profile = profile == null || profile.isBlank() ? "custom" : profile;
     }
 
-    /** Settings with a KV stream per slot. */
-    public EngineConfig(
-            int slots,
-            int contextSize,
-            int batchSize,
-            int ubatchSize,
-            int threads,
-            int threadsBatch,
-            int queueCapacity,
-            FlashAttention flashAttention,
-            KvCacheType kvCacheType,
-            String profile,
-            boolean warmup,
-            Speculation speculation) {
-        this(
-                slots,
-                contextSize,
-                batchSize,
-                ubatchSize,
-                threads,
-                threadsBatch,
-                queueCapacity,
-                flashAttention,
-                kvCacheType,
-                profile,
-                warmup,
-                speculation,
-                false);
-    }
-
-    /** Settings without speculative decoding. */
-    public EngineConfig(
-            int slots,
-            int contextSize,
-            int batchSize,
-            int ubatchSize,
-            int threads,
-            int threadsBatch,
-            int queueCapacity,
-            FlashAttention flashAttention,
-            KvCacheType kvCacheType,
-            String profile,
-            boolean warmup) {
-        this(
-                slots,
-                contextSize,
-                batchSize,
-                ubatchSize,
-                threads,
-                threadsBatch,
-                queueCapacity,
-                flashAttention,
-                kvCacheType,
-                profile,
-                warmup,
-                Speculation.OFF);
-    }
-
-    /** Settings without a profile name, warmed up at load. */
-    public EngineConfig(
-            int slots,
-            int contextSize,
-            int batchSize,
-            int ubatchSize,
-            int threads,
-            int threadsBatch,
-            int queueCapacity,
-            FlashAttention flashAttention,
-            KvCacheType kvCacheType) {
-        this(
-                slots,
-                contextSize,
-                batchSize,
-                ubatchSize,
-                threads,
-                threadsBatch,
-                queueCapacity,
-                flashAttention,
-                kvCacheType,
-                "custom",
-                true);
-    }
-
     /** Defaults like llama-server's: one slot, 4096 cells, batch 512, all cores. */
     public static EngineConfig defaults() {
         return EngineProfile.DEFAULT.config(1, Math.max(1, Runtime.getRuntime().availableProcessors()), 64);
@@ -170,82 +86,41 @@ public record EngineConfig(
     }
 
     public EngineConfig withContext(int ctx, int parallel) {
-        return with(copy -> {
-            copy.contextSize = ctx;
-            copy.slots = parallel;
-        });
+        return with(parallel, ctx, threads, threadsBatch, speculation, kvUnified);
     }
 
     /** These settings with {@code s} as the requests' default speculation. */
     public EngineConfig withSpeculation(Speculation s) {
-        return with(copy -> copy.speculation = s);
+        return with(slots, contextSize, threads, threadsBatch, s, kvUnified);
     }
 
     public EngineConfig withThreads(int t) {
-        return with(copy -> {
-            copy.threads = t;
-            copy.threadsBatch = t;
-        });
+        return with(slots, contextSize, t, t, speculation, kvUnified);
     }
 
     /** These settings with one KV pool for all slots ({@code true}) or a stream per slot. */
     public EngineConfig withKvUnified(boolean unified) {
-        return with(copy -> copy.kvUnified = unified);
+        return with(slots, contextSize, threads, threadsBatch, speculation, unified);
     }
 
     /**
-     * These settings with the components {@code change} sets: every wither goes through one copy of
-     * the canonical constructor's argument list, and the result is validated there as any config is.
+     * These settings with the components a wither changes: every wither goes through this one copy
+     * of the canonical constructor's argument list, and the result is validated there as any config is.
      */
-    private EngineConfig with(Consumer<Copy> change) {
-        Copy copy = new Copy(this);
-        change.accept(copy);
+    private EngineConfig with(int parallel, int ctx, int t, int tBatch, Speculation s, boolean unified) {
         return new EngineConfig(
-                copy.slots,
-                copy.contextSize,
-                copy.batchSize,
-                copy.ubatchSize,
-                copy.threads,
-                copy.threadsBatch,
-                copy.queueCapacity,
-                copy.flashAttention,
-                copy.kvCacheType,
-                copy.profile,
-                copy.warmup,
-                copy.speculation,
-                copy.kvUnified);
-    }
-
-    /** The components of a config being changed by a wither; never escapes {@link #with}. */
-    private static final class Copy {
-        int slots;
-        int contextSize;
-        int batchSize;
-        int ubatchSize;
-        int threads;
-        int threadsBatch;
-        int queueCapacity;
-        FlashAttention flashAttention;
-        KvCacheType kvCacheType;
-        String profile;
-        boolean warmup;
-        Speculation speculation;
-        boolean kvUnified;
-
-        Copy(EngineConfig c) {
-            slots = c.slots;
-            contextSize = c.contextSize;
-            batchSize = c.batchSize;
-            ubatchSize = c.ubatchSize;
-            threads = c.threads;
-            threadsBatch = c.threadsBatch;
-            queueCapacity = c.queueCapacity;
-            flashAttention = c.flashAttention;
-            kvCacheType = c.kvCacheType;
-            profile = c.profile;
-            warmup = c.warmup;
-            speculation = c.speculation;
-            kvUnified = c.kvUnified;
-        }
+                parallel,
+                ctx,
+                batchSize,
+                ubatchSize,
+                t,
+                tBatch,
+                queueCapacity,
+                flashAttention,
+                kvCacheType,
+                profile,
+                warmup,
+                s,
+                unified);
     }
 }

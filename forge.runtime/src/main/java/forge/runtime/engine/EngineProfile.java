@@ -111,6 +111,8 @@ public record EngineProfile(
                 flashAttention,
                 kvCacheType,
                 name.toLowerCase(Locale.ROOT),
-                true);
+                true,
+                Speculation.OFF,
+                false);
     }
 }

@@ -53,75 +53,10 @@ public record GenerationRequest(
         List<AdapterScale> adapters,
         MediaTokens media) {
 
-    /** A text request. */
-    public GenerationRequest(
-            String id,
-            int[] prompt,
-            SamplingParams sampling,
-            int maxTokens,
-            List<String> stops,
-            Set<Integer> stopTokens,
-            boolean ignoreEos,
-            int logprobs,
-            boolean scorePrompt,
-            Speculation speculation,
-            List<AdapterScale> adapters) {
-        this(
-                id,
-                prompt,
-                sampling,
-                maxTokens,
-                stops,
-                stopTokens,
-                ignoreEos,
-                logprobs,
-                scorePrompt,
-                speculation,
-                adapters,
-                null);
-    }
-
-    /** A request without LoRA adapters. */
-    public GenerationRequest(
-            String id,
-            int[] prompt,
-            SamplingParams sampling,
-            int maxTokens,
-            List<String> stops,
-            Set<Integer> stopTokens,
-            boolean ignoreEos,
-            int logprobs,
-            boolean scorePrompt,
-            Speculation speculation) {
-        this(
-                id,
-                prompt,
-                sampling,
-                maxTokens,
-                stops,
-                stopTokens,
-                ignoreEos,
-                logprobs,
-                scorePrompt,
-                speculation,
-                List.of());
-    }
-
-    /** A request that speculates as its engine does. */
-    public GenerationRequest(
-            String id,
-            int[] prompt,
-            SamplingParams sampling,
-            int maxTokens,
-            List<String> stops,
-            Set<Integer> stopTokens,
-            boolean ignoreEos,
-            int logprobs,
-            boolean scorePrompt) {
-        this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, logprobs, scorePrompt, null);
-    }
-
-    /** A request without log-probabilities. */
+    /**
+     * A text request without log-probabilities, speculating as its engine does, without LoRA
+     * adapters; the withers below add what a request asks beyond that.
+     */
     public GenerationRequest(
             String id,
             int[] prompt,
@@ -130,20 +65,7 @@ public record GenerationRequest(
             List<String> stops,
             Set<Integer> stopTokens,
             boolean ignoreEos) {
-        this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, -1);
-    }
-
-    /** A request that does not score its prompt. */
-    public GenerationRequest(
-            String id,
-            int[] prompt,
-            SamplingParams sampling,
-            int maxTokens,
-            List<String> stops,
-            Set<Integer> stopTokens,
-            boolean ignoreEos,
-            int logprobs) {
-        this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, logprobs, false);
+        this(id, prompt, sampling, maxTokens, stops, stopTokens, ignoreEos, -1, false, null, List.of(), null);
     }
 
     public GenerationRequest {
@@ -181,6 +103,47 @@ public record GenerationRequest(
                 }
             }
         }
+    }
+
+    /** This request with log-probabilities: {@code -1} for none, else this many alternatives. */
+    public GenerationRequest withLogprobs(int logprobs) {
+        return withOptions(logprobs, scorePrompt, speculation, adapters);
+    }
+
+    /** This request scoring its prompt or not; scoring needs log-probabilities ({@link #withLogprobs}) first. */
+    public GenerationRequest withScorePrompt(boolean scorePrompt) {
+        return withOptions(logprobs, scorePrompt, speculation, adapters);
+    }
+
+    /** This request with its own n-gram speculation; {@code null} for the engine's. */
+    public GenerationRequest withSpeculation(Speculation speculation) {
+        return withOptions(logprobs, scorePrompt, speculation, adapters);
+    }
+
+    /** This request with these LoRA adapters applied. */
+    public GenerationRequest withAdapters(List<AdapterScale> adapters) {
+        return withOptions(logprobs, scorePrompt, speculation, adapters);
+    }
+
+    /**
+     * Every wither goes through this one copy of the canonical argument list, and the result is
+     * validated there as any request is.
+     */
+    private GenerationRequest withOptions(
+            int logprobs, boolean scorePrompt, Speculation speculation, List<AdapterScale> adapters) {
+        return new GenerationRequest(
+                id,
+                prompt,
+                sampling,
+                maxTokens,
+                stops,
+                stopTokens,
+                ignoreEos,
+                logprobs,
+                scorePrompt,
+                speculation,
+                adapters,
+                media);
     }
 
     /** Whether the prompt has media chunks. */

@@ -24,18 +24,6 @@ public record Timings(
         int draftTokens,
         int draftAccepted) {
 
-    /** Timings of a generation that drafted nothing. */
-    public Timings(
-            double queueMs,
-            int promptTokens,
-            int cachedTokens,
-            double promptMs,
-            double firstTokenMs,
-            int completionTokens,
-            double decodeMs) {
-        this(queueMs, promptTokens, cachedTokens, promptMs, firstTokenMs, completionTokens, decodeMs, 0, 0);
-    }
-
     /** Prefill speed, prompt tokens computed per second. */
     public double promptTokensPerSecond() {
         int computed = promptTokens - cachedTokens;

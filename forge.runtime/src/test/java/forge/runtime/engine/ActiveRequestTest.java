@@ -146,7 +146,8 @@ class ActiveRequestTest {
     @Test
     void logprobsComeWithTheTextThatReleasesTheirTokens() throws Exception {
         ActiveRequest r = active(
-                new GenerationRequest("l", new int[] {A}, SamplingParams.GREEDY, 10, List.of(), Set.of(), false, 2),
+                new GenerationRequest("l", new int[] {A}, SamplingParams.GREEDY, 10, List.of(), Set.of(), false)
+                        .withLogprobs(2),
                 32);
         logits(r);
         r.sampled(E_ACUTE_1, 1);
@@ -176,7 +177,9 @@ class ActiveRequestTest {
     @Test
     void promptScoresAreSentOnceBeforeAnyText() throws Exception {
         ActiveRequest r = active(new GenerationRequest(
-                "s", new int[] {A, A + 1, A + 2}, SamplingParams.GREEDY, 10, List.of(), Set.of(), false, 0, true));
+                        "s", new int[] {A, A + 1, A + 2}, SamplingParams.GREEDY, 10, List.of(), Set.of(), false)
+                .withLogprobs(0)
+                .withScorePrompt(true));
         assertTrue(r.scoring());
         context.batch().clear();
         r.scoreIndex = context.batch().add(A, 0, 0, true);
@@ -219,7 +222,7 @@ class ActiveRequestTest {
         r.sampled(A, now);
         r.sampled(A, now + 1_000_000);
         Timings t = r.end(FinishReason.LENGTH);
-        assertEquals(new Timings(t.queueMs(), 4, 3, t.promptMs(), t.firstTokenMs(), 2, t.decodeMs()), t);
+        assertEquals(new Timings(t.queueMs(), 4, 3, t.promptMs(), t.firstTokenMs(), 2, t.decodeMs(), 0, 0), t);
         assertTrue(
                 t.queueMs() >= 0 && t.promptMs() >= 0 && t.firstTokenMs() >= t.promptMs() && t.decodeMs() >= 0,
                 t.toString());

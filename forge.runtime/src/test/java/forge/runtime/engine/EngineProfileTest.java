@@ -32,22 +32,24 @@ class EngineProfileTest {
 
     @Test
     void aQuantizedKvCacheTurnsFlashAttentionOnAndRefusesItOff() {
-        EngineConfig auto = new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.AUTO, KvCacheType.Q8_0);
+        EngineConfig auto = custom(1, 1024, 64, FlashAttention.AUTO, KvCacheType.Q8_0);
         assertEquals(FlashAttention.ON, auto.flashAttention());
         assertEquals(
                 FlashAttention.AUTO,
-                new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.AUTO, KvCacheType.F16).flashAttention());
+                custom(1, 1024, 64, FlashAttention.AUTO, KvCacheType.F16).flashAttention());
         IllegalArgumentException e = assertThrows(
-                IllegalArgumentException.class,
-                () -> new EngineConfig(1, 1024, 64, 64, 1, 1, 4, FlashAttention.OFF, KvCacheType.Q4_0));
+                IllegalArgumentException.class, () -> custom(1, 1024, 64, FlashAttention.OFF, KvCacheType.Q4_0));
         assertTrue(e.getMessage().contains("needs flash attention"), e.getMessage());
         assertEquals(FlashAttention.ON, EngineProfile.LOW_MEMORY.config(1, 1, 1).flashAttention());
     }
 
     @Test
     void theBatchMustLeaveRoomForPrefillBesideTheDecodingSlots() {
-        assertThrows(
-                IllegalArgumentException.class,
-                () -> new EngineConfig(8, 4096, 8, 8, 1, 1, 4, FlashAttention.AUTO, KvCacheType.F16));
+        assertThrows(IllegalArgumentException.class, () -> custom(8, 4096, 8, FlashAttention.AUTO, KvCacheType.F16));
+    }
+
+    /** The settings of a profile of its own: one thread, a queue of 4, batch and ubatch {@code batch}. */
+    private static EngineConfig custom(int slots, int ctx, int batch, FlashAttention fa, KvCacheType kv) {
+        return new EngineProfile("test", "a test's own", ctx, batch, batch, fa, kv).config(slots, 1, 4);
     }
 }

@@ -37,7 +37,9 @@ class EngineTest {
                 forge.api.backend.FlashAttention.AUTO,
                 forge.api.backend.KvCacheType.F16,
                 "test",
-                warmup);
+                warmup,
+                Speculation.OFF,
+                false);
     }
 
     private static GenerationRequest request(String id, int[] prompt, int maxTokens) {
@@ -222,7 +224,7 @@ class EngineTest {
             List<GenerationEvent> events = drain(queued);
             GenerationEvent.Done done = assertInstanceOf(GenerationEvent.Done.class, events.getFirst());
             assertEquals(FinishReason.CANCELLED, done.reason());
-            assertEquals(new Timings(0, 4, 0, 0, 0, 0, 0), done.timings());
+            assertEquals(new Timings(0, 4, 0, 0, 0, 0, 0, 0, 0), done.timings());
             assertEquals(
                     List.of("sampler 1"), context.get().calls("sampler "), "only the running request had a sampler");
         }

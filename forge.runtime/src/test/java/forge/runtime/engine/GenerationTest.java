@@ -27,7 +27,7 @@ class GenerationTest {
     }
 
     private static GenerationEvent.Done done() {
-        return new GenerationEvent.Done(FinishReason.STOP, new Timings(0, 2, 0, 0, 0, 1, 0));
+        return new GenerationEvent.Done(FinishReason.STOP, new Timings(0, 2, 0, 0, 0, 1, 0, 0, 0));
     }
 
     @Test

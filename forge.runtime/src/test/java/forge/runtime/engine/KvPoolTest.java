@@ -218,18 +218,9 @@ class KvPoolTest {
         AdapterScale x = new AdapterScale(new SchedulerTest.FakeAdapter("x"), 1f);
         // 20 + 10 cells each: both fit the pool of 64, with more than an equal share's 32 would leave spare.
         Generation plain = start("plain", same(0, 20), 10);
-        Generation withX = new Generation(new GenerationRequest(
-                "with x",
-                same(1, 20),
-                SamplingParams.GREEDY,
-                10,
-                List.of(),
-                Set.of(),
-                false,
-                -1,
-                false,
-                null,
-                List.of(x)));
+        Generation withX = new Generation(
+                new GenerationRequest("with x", same(1, 20), SamplingParams.GREEDY, 10, List.of(), Set.of(), false)
+                        .withAdapters(List.of(x)));
         scheduler.start(withX);
         finishAll();
         assertEquals(10, generated(events(plain)));

@@ -142,18 +142,8 @@ class SchedulerTest {
     }
 
     private static GenerationRequest request(String id, int[] prompt, int maxTokens, AdapterScale... adapters) {
-        return new GenerationRequest(
-                id,
-                prompt,
-                SamplingParams.GREEDY,
-                maxTokens,
-                List.of(),
-                Set.of(),
-                false,
-                -1,
-                false,
-                null,
-                List.of(adapters));
+        return new GenerationRequest(id, prompt, SamplingParams.GREEDY, maxTokens, List.of(), Set.of(), false)
+                .withAdapters(List.of(adapters));
     }
 
     private static final AdapterScale X = new AdapterScale(new FakeAdapter("x"), 1f);
@@ -776,7 +766,8 @@ class SchedulerTest {
         scheduler(2, 32, 32);
         context.noLogprobs();
         Generation asks = start(new GenerationRequest(
-                "asks", FakeVocabulary.ids("abc"), SamplingParams.GREEDY, 3, List.of(), Set.of(), false, 2));
+                        "asks", FakeVocabulary.ids("abc"), SamplingParams.GREEDY, 3, List.of(), Set.of(), false)
+                .withLogprobs(2));
         Generation plain = start("plain", FakeVocabulary.ids("def"), 3);
         finishAll();
         assertEquals(
@@ -806,8 +797,10 @@ class SchedulerTest {
         scheduler(1, 32, 4);
         int[] p = prompt("abcde");
         cache(p);
-        Generation scored = start(
-                new GenerationRequest("scored", p, SamplingParams.GREEDY, 1, List.of(), Set.of(), false, 1, true));
+        Generation scored =
+                start(new GenerationRequest("scored", p, SamplingParams.GREEDY, 1, List.of(), Set.of(), false)
+                        .withLogprobs(1)
+                        .withScorePrompt(true));
         finishAll();
         assertEquals("remove 0 [0,-1)", context.calls().get(1), "its cells from the warm-up are not reused");
         assertEquals(
@@ -1055,8 +1048,8 @@ class SchedulerTest {
 
     private static GenerationRequest speculating(
             String id, int[] prompt, int maxTokens, Speculation speculation, List<String> stops) {
-        return new GenerationRequest(
-                id, prompt, SamplingParams.GREEDY, maxTokens, stops, Set.of(), false, -1, false, speculation);
+        return new GenerationRequest(id, prompt, SamplingParams.GREEDY, maxTokens, stops, Set.of(), false)
+                .withSpeculation(speculation);
     }
 
     @Test
@@ -1100,17 +1093,10 @@ class SchedulerTest {
     void eachVerifiedTokensLogprobsAreReadAtItsOwnPositionOfTheBatch() throws Exception {
         scheduler(1, 32, 16);
         context.script(A + 2, A + 3, A, A + 23);
-        Generation g = start(new GenerationRequest(
-                "g",
-                prompt("abcdab"),
-                SamplingParams.GREEDY,
-                4,
-                List.of(),
-                Set.of(),
-                false,
-                0,
-                false,
-                new Speculation(2, 3, 0)));
+        Generation g =
+                start(new GenerationRequest("g", prompt("abcdab"), SamplingParams.GREEDY, 4, List.of(), Set.of(), false)
+                        .withLogprobs(0)
+                        .withSpeculation(new Speculation(2, 3, 0)));
         finishAll();
         assertEquals(
                 List.of("logprobs @6 12 top 0", "logprobs @0 13 top 0", "logprobs @1 10 top 0", "logprobs @2 33 top 0"),

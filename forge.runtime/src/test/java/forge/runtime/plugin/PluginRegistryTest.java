@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.model.ModelDescriptor;
 import forge.api.model.ModelMetadata;
+import forge.api.sampler.TokenCandidates;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
@@ -268,23 +269,7 @@ class PluginRegistryTest {
         assertEquals(1, registry.samplerStages().all().size());
         var s = stage.provider().create("ban_one", new forge.api.sampler.StageArguments(Map.of("ban_one_token", 2L)));
         float[] logits = {1, 2, 3};
-        s.apply(new forge.api.sampler.TokenCandidates() {
-            public int size() {
-                return 3;
-            }
-
-            public int token(int i) {
-                return i;
-            }
-
-            public float logit(int i) {
-                return logits[i];
-            }
-
-            public void logit(int i, float v) {
-                logits[i] = v;
-            }
-        });
+        s.apply(TokenCandidates.over(logits));
         assertEquals(Float.NEGATIVE_INFINITY, logits[2]);
         assertEquals(1f, logits[0]);
         PluginSource lost = registry.sources().stream()

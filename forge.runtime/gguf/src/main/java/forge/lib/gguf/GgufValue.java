@@ -1,8 +1,8 @@
 package forge.lib.gguf;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.stream.IntStream;
 
 /**
  * One metadata value of a GGUF file, with its exact on-disk type: llama.cpp checks the type of
@@ -19,7 +19,15 @@ public sealed interface GgufValue {
     GgufType type();
 
     /** The value as {@link forge.api.model.ModelMetadata} holds it. */
-    Object toMetadata();
+    default Object toMetadata() {
+        return switch (this) {
+            case Str s -> s.value();
+            case Bool b -> b.value();
+            case Int i -> i.value();
+            case Real r -> r.value();
+            case Array a -> a.items();
+        };
+    }
 
     /** A {@code STRING}. */
     static Str string(String value) {
@@ -31,54 +39,14 @@ public sealed interface GgufValue {
         return new Bool(value);
     }
 
-    /** A {@code UINT8} in {@code [0, 255]}. */
-    static Int uint8(int value) {
-        return new Int(GgufType.UINT8, value);
-    }
-
-    /** An {@code INT8}. */
-    static Int int8(byte value) {
-        return new Int(GgufType.INT8, value);
-    }
-
-    /** A {@code UINT16} in {@code [0, 65535]}. */
-    static Int uint16(int value) {
-        return new Int(GgufType.UINT16, value);
-    }
-
-    /** An {@code INT16}. */
-    static Int int16(short value) {
-        return new Int(GgufType.INT16, value);
-    }
-
     /** A {@code UINT32} in {@code [0, 2^32)}. */
     static Int uint32(long value) {
         return new Int(GgufType.UINT32, value);
     }
 
-    /** An {@code INT32}. */
-    static Int int32(int value) {
-        return new Int(GgufType.INT32, value);
-    }
-
-    /** A {@code UINT64}; values of 2^63 and above are given as negative longs (two's complement). */
-    static Int uint64(long value) {
-        return new Int(GgufType.UINT64, value);
-    }
-
-    /** An {@code INT64}. */
-    static Int int64(long value) {
-        return new Int(GgufType.INT64, value);
-    }
-
     /** A {@code FLOAT32}. */
     static Real float32(float value) {
         return new Real(GgufType.FLOAT32, value);
-    }
-
-    /** A {@code FLOAT64}. */
-    static Real float64(double value) {
-        return new Real(GgufType.FLOAT64, value);
     }
 
     /** An array of {@code STRING}s. */
@@ -88,20 +56,17 @@ public sealed interface GgufValue {
 
     /** An array of {@code INT32}s. */
     static Array int32s(int... items) {
-        List<Long> list = new ArrayList<>(items.length);
-        for (int i : items) {
-            list.add((long) i);
-        }
-        return new Array(GgufType.INT32, list);
+        return new Array(
+                GgufType.INT32, IntStream.of(items).asLongStream().boxed().toList());
     }
 
     /** An array of {@code FLOAT32}s. */
     static Array float32s(float... items) {
-        List<Double> list = new ArrayList<>(items.length);
-        for (float f : items) {
-            list.add((double) f);
-        }
-        return new Array(GgufType.FLOAT32, list);
+        return new Array(
+                GgufType.FLOAT32,
+                IntStream.range(0, items.length)
+                        .mapToObj(i -> (double) items[i])
+                        .toList());
     }
 
     /** A {@code STRING} value. */
@@ -114,11 +79,6 @@ public sealed interface GgufValue {
         public GgufType type() {
             return GgufType.STRING;
         }
-
-        @Override
-        public Object toMetadata() {
-            return value;
-        }
     }
 
     /** A {@code BOOL} value (one byte on disk). */
@@ -126,11 +86,6 @@ public sealed interface GgufValue {
         @Override
         public GgufType type() {
             return GgufType.BOOL;
-        }
-
-        @Override
-        public Object toMetadata() {
-            return value;
         }
     }
 
@@ -144,11 +99,6 @@ public sealed interface GgufValue {
         public Int {
             Objects.requireNonNull(type, "type");
             checkInteger(type, value);
-        }
-
-        @Override
-        public Object toMetadata() {
-            return value;
         }
     }
 
@@ -164,11 +114,6 @@ public sealed interface GgufValue {
             if (!type.isFloat()) {
                 throw new IllegalArgumentException("not a float type: " + type);
             }
-        }
-
-        @Override
-        public Object toMetadata() {
-            return value;
         }
     }
 
@@ -195,11 +140,6 @@ public sealed interface GgufValue {
         @Override
         public GgufType type() {
             return GgufType.ARRAY;
-        }
-
-        @Override
-        public Object toMetadata() {
-            return items;
         }
 
         /** The number of items. */
@@ -257,40 +197,18 @@ public sealed interface GgufValue {
     }
 
     private static void checkInteger(GgufType type, long value) {
-        long min;
-        long max;
-        switch (type) {
-            case UINT8 -> {
-                min = 0;
-                max = 0xFF;
-            }
-            case INT8 -> {
-                min = Byte.MIN_VALUE;
-                max = Byte.MAX_VALUE;
-            }
-            case UINT16 -> {
-                min = 0;
-                max = 0xFFFF;
-            }
-            case INT16 -> {
-                min = Short.MIN_VALUE;
-                max = Short.MAX_VALUE;
-            }
-            case UINT32 -> {
-                min = 0;
-                max = 0xFFFF_FFFFL;
-            }
-            case INT32 -> {
-                min = Integer.MIN_VALUE;
-                max = Integer.MAX_VALUE;
-            }
-            case UINT64, INT64 -> {
-                min = Long.MIN_VALUE;
-                max = Long.MAX_VALUE;
-            }
+        // {min, max} of each integer type; a 64-bit type takes any long
+        long[] range = switch (type) {
+            case UINT8 -> new long[] {0, 0xFF};
+            case INT8 -> new long[] {Byte.MIN_VALUE, Byte.MAX_VALUE};
+            case UINT16 -> new long[] {0, 0xFFFF};
+            case INT16 -> new long[] {Short.MIN_VALUE, Short.MAX_VALUE};
+            case UINT32 -> new long[] {0, 0xFFFF_FFFFL};
+            case INT32 -> new long[] {Integer.MIN_VALUE, Integer.MAX_VALUE};
+            case UINT64, INT64 -> new long[] {Long.MIN_VALUE, Long.MAX_VALUE};
             default -> throw new IllegalArgumentException("not an integer type: " + type);
-        }
-        if (value < min || value > max) {
+        };
+        if (value < range[0] || value > range[1]) {
             throw new IllegalArgumentException(value + " is out of range for " + type);
         }
     }

@@ -32,16 +32,16 @@ class GgufWriterTest {
         List<String> bigStrings =
                 IntStream.range(0, 3000).mapToObj(i -> "tok" + i).toList();
         Map<String, GgufValue> values = new java.util.LinkedHashMap<>();
-        values.put("u8", GgufValue.uint8(255));
-        values.put("i8", GgufValue.int8(Byte.MIN_VALUE));
-        values.put("u16", GgufValue.uint16(65535));
-        values.put("i16", GgufValue.int16(Short.MIN_VALUE));
+        values.put("u8", new GgufValue.Int(GgufType.UINT8, 255));
+        values.put("i8", new GgufValue.Int(GgufType.INT8, Byte.MIN_VALUE));
+        values.put("u16", new GgufValue.Int(GgufType.UINT16, 65535));
+        values.put("i16", new GgufValue.Int(GgufType.INT16, Short.MIN_VALUE));
         values.put("u32", GgufValue.uint32(0xFFFF_FFFFL));
-        values.put("i32", GgufValue.int32(-123456789));
-        values.put("u64", GgufValue.uint64(-1L)); // 2^64 - 1
-        values.put("i64", GgufValue.int64(Long.MIN_VALUE));
+        values.put("i32", new GgufValue.Int(GgufType.INT32, -123456789));
+        values.put("u64", new GgufValue.Int(GgufType.UINT64, -1L)); // 2^64 - 1
+        values.put("i64", new GgufValue.Int(GgufType.INT64, Long.MIN_VALUE));
         values.put("f32", GgufValue.float32(1.5e-6f));
-        values.put("f64", GgufValue.float64(Math.PI));
+        values.put("f64", new GgufValue.Real(GgufType.FLOAT64, Math.PI));
         values.put("bool.true", GgufValue.bool(true));
         values.put("bool.false", GgufValue.bool(false));
         values.put("str", GgufValue.string("héllo\n{{ bos_token }} ✓ Ġ"));
@@ -221,8 +221,10 @@ class GgufWriterTest {
         w.tensor("t", GgmlType.F32, new long[] {1}, none);
         assertThrows(IllegalArgumentException.class, () -> w.tensor("t", GgmlType.F32, new long[] {1}, none));
         assertThrows(IllegalArgumentException.class, () -> w.alignment(48));
-        assertThrows(IllegalArgumentException.class, () -> w.put("general.alignment", GgufValue.uint64(32)));
-        assertThrows(IllegalArgumentException.class, () -> GgufValue.uint8(256));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> w.put("general.alignment", new GgufValue.Int(GgufType.UINT64, 32)));
+        assertThrows(IllegalArgumentException.class, () -> new GgufValue.Int(GgufType.UINT8, 256));
         assertThrows(IllegalArgumentException.class, () -> GgufValue.uint32(-1));
         assertThrows(IllegalArgumentException.class, () -> new GgufValue.Array(GgufType.ARRAY, List.of()));
         assertThrows(IllegalArgumentException.class, () -> new GgufValue.Array(GgufType.INT32, List.of("x")));

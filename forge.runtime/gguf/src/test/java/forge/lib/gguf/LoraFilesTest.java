@@ -34,18 +34,10 @@ class LoraFilesTest {
         // 2 layers x 7 matrices x (a, b)
         assertEquals(28, a.tensors().size());
         // attn_k.weight is [64, 32] (2 kv heads of 16): a is [in, rank], b is [rank, out]
-        assertEquals(
-                List.of(64L, 8L),
-                a.tensor("blk.1.attn_k.weight.lora_a").orElseThrow().dims());
-        assertEquals(
-                List.of(8L, 32L),
-                a.tensor("blk.1.attn_k.weight.lora_b").orElseThrow().dims());
-        assertEquals(
-                List.of(128L, 8L),
-                a.tensor("blk.0.ffn_down.weight.lora_a").orElseThrow().dims());
-        assertEquals(
-                List.of(8L, 64L),
-                a.tensor("blk.0.ffn_down.weight.lora_b").orElseThrow().dims());
+        assertDims(List.of(64L, 8L), a, "blk.1.attn_k.weight.lora_a");
+        assertDims(List.of(8L, 32L), a, "blk.1.attn_k.weight.lora_b");
+        assertDims(List.of(128L, 8L), a, "blk.0.ffn_down.weight.lora_a");
+        assertDims(List.of(8L, 64L), a, "blk.0.ffn_down.weight.lora_b");
         assertEquals(Optional.empty(), LoraFiles.mismatch(a, GgufReader.read(model)));
     }
 
@@ -67,5 +59,9 @@ class LoraFilesTest {
 
         why = LoraFiles.mismatch(GgufReader.read(model), GgufReader.read(model)).orElseThrow();
         assertTrue(why.startsWith("it is not an adapter"), why);
+    }
+
+    private static void assertDims(List<Long> expected, GgufFile file, String tensor) {
+        assertEquals(expected, file.tensor(tensor).orElseThrow().dims(), tensor);
     }
 }

@@ -595,13 +595,9 @@ public final class JsonSchemaGrammar {
     }
 
     private String array(Map<String, Object> schema, String sub, String ruleName, String at) {
-        int min = intOr(schema, "minItems", 0, at);
-        int max = intOr(schema, "maxItems", Integer.MAX_VALUE, at);
-        if (min > max) {
-            throw new InvalidSchemaException(at + "/maxItems", "maxItems is less than minItems");
-        }
-        checkRepetitions(min, at + "/minItems", "minItems");
-        checkRepetitions(max, at + "/maxItems", "maxItems");
+        int[] bounds = bounds(schema, "minItems", "maxItems", at);
+        int min = bounds[0];
+        int max = bounds[1];
         Object prefix = schema.containsKey("prefixItems")
                 ? schema.get("prefixItems")
                 : schema.get("items") instanceof List<?> l ? l : null;
@@ -660,13 +656,9 @@ public final class JsonSchemaGrammar {
                     ? visitPrimitive(ruleName, "uuid")
                     : addRule(ruleName, addPrimitive(primitive, primitive));
         }
-        int min = intOr(schema, "minLength", 0, at);
-        int max = intOr(schema, "maxLength", Integer.MAX_VALUE, at);
-        if (min > max) {
-            throw new InvalidSchemaException(at + "/maxLength", "maxLength is less than minLength");
-        }
-        checkRepetitions(min, at + "/minLength", "minLength");
-        checkRepetitions(max, at + "/maxLength", "maxLength");
+        int[] bounds = bounds(schema, "minLength", "maxLength", at);
+        int min = bounds[0];
+        int max = bounds[1];
         if (min > 0 || max != Integer.MAX_VALUE) {
             String charRule = addPrimitive("char", "char");
             return addRule(ruleName, "\"\\\"\" " + repetition(charRule, min, max, "") + " \"\\\"\"");
@@ -712,6 +704,24 @@ public final class JsonSchemaGrammar {
         @SuppressWarnings("unchecked")
         List<Object> out = (List<Object>) l;
         return out;
+    }
+
+    /**
+     * The bounds {@code minKey} and {@code maxKey} of {@code schema} give a repetition (0 and
+     * unbounded when absent), each checked by {@link #checkRepetitions}.
+     *
+     * @return {@code {min, max}}
+     * @throws InvalidSchemaException when the maximum is below the minimum
+     */
+    private static int[] bounds(Map<String, Object> schema, String minKey, String maxKey, String at) {
+        int min = intOr(schema, minKey, 0, at);
+        int max = intOr(schema, maxKey, Integer.MAX_VALUE, at);
+        if (min > max) {
+            throw new InvalidSchemaException(at + "/" + maxKey, maxKey + " is less than " + minKey);
+        }
+        checkRepetitions(min, at + "/" + minKey, minKey);
+        checkRepetitions(max, at + "/" + maxKey, maxKey);
+        return new int[] {min, max};
     }
 
     /**

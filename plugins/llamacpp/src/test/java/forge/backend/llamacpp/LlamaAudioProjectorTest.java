@@ -12,7 +12,6 @@ import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
 import forge.api.backend.LoadProgress;
 import forge.api.backend.ModelLoadParams;
-import forge.api.backend.TokenLogprobs;
 import forge.api.backend.TokenSampler;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatImage;
@@ -126,13 +125,7 @@ class LlamaAudioProjectorTest {
             LlamaProjector.Evaluation done = projector.eval(ctx, prompt, 0, 0, 0, true);
             assertEquals(prompt.positions(), done.position());
             int token = sampler.sample(done.logitsIndex());
-            TokenLogprobs lp = ctx.logprobs(done.logitsIndex(), token, 5);
-            float[] out = new float[lp.top().size() * 2];
-            for (int i = 0; i < lp.top().size(); i++) {
-                out[2 * i] = lp.top().get(i).id();
-                out[2 * i + 1] = lp.top().get(i).logprob();
-            }
-            return out;
+            return LlamaProjectorTest.top5(ctx.logprobs(done.logitsIndex(), token, 5));
         }
     }
 }

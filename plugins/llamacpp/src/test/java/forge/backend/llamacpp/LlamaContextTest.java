@@ -44,9 +44,7 @@ class LlamaContextTest {
     @BeforeAll
     static void load() {
         model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
-        prompt = model.vocabulary()
-                .tokenize(
-                        "<|im_start|>user\nHello there, how are you?<|im_end|>\n<|im_start|>assistant\n", false, true);
+        prompt = LlamaHome.qwenChatPrompt(model);
         assertTrue(prompt.length > 5);
     }
 
@@ -60,6 +58,12 @@ class LlamaContextTest {
                 new ContextParams(512, 128, 128, seqMax, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false));
     }
 
+    /** Two sequences with a KV stream each (the engine's layout, as llama-server's slots). */
+    private static InferenceContext twoStreams() {
+        return model.newContext(
+                new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
+    }
+
     /**
      * With a KV stream per sequence (the engine's layout, as llama-server's slots) a prefix copy
      * copies the source stream and drops the rest: the copy continues exactly as the source does.
@@ -69,8 +73,7 @@ class LlamaContextTest {
     void copiesAPrefixBetweenSeparateKvStreams() {
         int k = prompt.length - 3;
         int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
-        try (InferenceContext ctx = model.newContext(
-                        new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
+        try (InferenceContext ctx = twoStreams();
                 TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
                 TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             prefill(ctx, 0, prompt, 0);
@@ -93,8 +96,7 @@ class LlamaContextTest {
     void savesAndRestoresASequenceThroughOneKeptBuffer() {
         int k = prompt.length - 3;
         int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
-        try (InferenceContext ctx = model.newContext(
-                        new ContextParams(512, 128, 128, 2, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false));
+        try (InferenceContext ctx = twoStreams();
                 TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
                 TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             LlamaContext llama = (LlamaContext) ctx;
@@ -528,6 +530,16 @@ class LlamaContextTest {
         return text.toString(StandardCharsets.UTF_8);
     }
 
+    /** Sampling with {@code p} from the prompt ends (its grammar completes) within {@code max} tokens, as {@code regex}. */
+    private static void assertGrammarEnds(SamplingParams p, int max, String regex) {
+        try (InferenceContext ctx = context(1);
+                TokenSampler s = ctx.sampler(p)) {
+            boolean[] ended = {false};
+            String out = run(ctx, s, max, ended);
+            assertTrue(ended[0] && out.matches(regex), out);
+        }
+    }
+
     @Test
     void aLazyGrammarEngagesAtATriggerToken() {
         // <tool_call> is one (user-defined) token of the qwen vocabulary: it triggers as a token.
@@ -536,12 +548,7 @@ class LlamaContextTest {
                 .logitBias(Map.of(trigger, 30f))
                 .lazyGrammar("root ::= \"<tool_call>\" [0-9] [0-9] [0-9]", List.of("<tool_call>"))
                 .build();
-        try (InferenceContext ctx = context(1);
-                TokenSampler s = ctx.sampler(p)) {
-            boolean[] ended = {false};
-            String out = run(ctx, s, 20, ended);
-            assertTrue(ended[0] && out.matches("<tool_call>[0-9]{3}"), out);
-        }
+        assertGrammarEnds(p, 20, "<tool_call>[0-9]{3}");
     }
 
     @Test
@@ -555,12 +562,7 @@ class LlamaContextTest {
                 .logitBias(Map.of(a, 30f, b, 30f))
                 .lazyGrammar("root ::= \"ab\" [0-9] [0-9] [0-9]", List.of("ab"))
                 .build();
-        try (InferenceContext ctx = context(1);
-                TokenSampler s = ctx.sampler(p)) {
-            boolean[] ended = {false};
-            String out = run(ctx, s, 60, ended);
-            assertTrue(ended[0] && out.matches("[ab]*ab[0-9]{3}"), out);
-        }
+        assertGrammarEnds(p, 60, "[ab]*ab[0-9]{3}");
     }
 
     @Test

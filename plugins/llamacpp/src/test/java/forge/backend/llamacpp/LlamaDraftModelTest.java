@@ -25,6 +25,7 @@ import forge.runtime.engine.DraftSetup;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineException;
+import forge.runtime.engine.EngineProfile;
 import forge.runtime.engine.EngineSnapshot;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
@@ -92,7 +93,9 @@ class LlamaDraftModelTest {
     }
 
     private static EngineConfig config(int slots, Speculation speculation, int queue) {
-        return new EngineConfig(slots, 1024 * slots, 256, 256, 2, 2, queue, FlashAttention.AUTO, KvCacheType.F16)
+        return new EngineProfile(
+                        "test", "LlamaDraftModelTest", 1024 * slots, 256, 256, FlashAttention.AUTO, KvCacheType.F16)
+                .config(slots, 2, queue)
                 .withSpeculation(speculation);
     }
 
@@ -102,34 +105,12 @@ class LlamaDraftModelTest {
         return new Engine("tiny", model, config, PromptCache.OFF, null, new DraftSetup(d, synthetic));
     }
 
-    /** Each request's output (text, log-probabilities, end), its drafted and accepted tokens, and the counters. */
-    private record Run(List<String> outputs, List<int[]> drafts, EngineSnapshot snapshot) {}
-
-    private static Run run(Engine engine, List<GenerationRequest> requests) throws Exception {
-        List<Generation> generations = new ArrayList<>();
-        for (GenerationRequest r : requests) {
-            generations.add(engine.submit(r));
-        }
-        List<String> outputs = new ArrayList<>();
-        List<int[]> drafts = new ArrayList<>();
-        for (Generation g : generations) {
-            StringBuilder text = new StringBuilder();
-            GenerationEvent e;
-            while ((e = g.next(60, TimeUnit.SECONDS)) instanceof GenerationEvent.Text t) {
-                text.append(t.text());
-                for (TokenLogprob p : t.logprobs()) {
-                    text.append(String.format("[%.3f]", p.logprob()));
-                }
-            }
-            GenerationEvent.Done done = assertInstanceOf(GenerationEvent.Done.class, e, String.valueOf(e));
-            outputs.add(
-                    text + " | " + done.reason() + " " + done.timings().completionTokens() + " " + done.stopSequence());
-            drafts.add(new int[] {done.timings().draftTokens(), done.timings().draftAccepted()});
-        }
-        return new Run(outputs, drafts, engine.snapshot());
+    private static SpeculativeRun run(Engine engine, List<GenerationRequest> requests) throws Exception {
+        return SpeculativeRun.of(engine, requests);
     }
 
-    private static Run run(EngineConfig config, Path draft, List<GenerationRequest> requests) throws Exception {
+    private static SpeculativeRun run(EngineConfig config, Path draft, List<GenerationRequest> requests)
+            throws Exception {
         try (Engine engine = engine(config, draft, SyntheticAcceptance.OFF)) {
             return run(engine, requests);
         }
@@ -201,7 +182,8 @@ class LlamaDraftModelTest {
                         Set.of(),
                         true),
                 new GenerationRequest(
-                        "logprobs", prompt(CODE + " c"), SamplingParams.GREEDY, 40, List.of(), Set.of(), true, 2),
+                                "logprobs", prompt(CODE + " c"), SamplingParams.GREEDY, 40, List.of(), Set.of(), true)
+                        .withLogprobs(2),
                 new GenerationRequest(
                         "plugin",
                         prompt(CODE),
@@ -217,27 +199,16 @@ class LlamaDraftModelTest {
     @Test
     void theSameModelAsItsOwnDraftWritesTheSameTokensAndHasItsGreedyDraftsAccepted() throws Exception {
         List<GenerationRequest> requests = requests();
-        Run plain = run(config(4, Speculation.OFF), null, requests);
-        Run drafted = run(config(4, Speculation.draftModel(4, 0, 0f)), target, requests);
+        SpeculativeRun plain = run(config(4, Speculation.OFF), null, requests);
+        SpeculativeRun drafted = run(config(4, Speculation.draftModel(4, 0, 0f)), target, requests);
         assertEquals(plain.outputs(), drafted.outputs());
         assertTrue(plain.outputs().get(2).contains("| STOP"), plain.outputs().get(2));
         assertEquals(0, plain.snapshot().draftTokens());
-        for (int i = 0; i < requests.size(); i++) {
-            int[] d = drafted.drafts().get(i);
-            assertTrue(d[0] > 0, requests.get(i).id() + " drafted nothing: the comparison would not cover it");
-        }
+        drafted.assertEachDraftedAndCounted(requests);
         // The draft model is the target: a greedy request's drafts are what it samples (up to the float
         // differences of computing a position alone or in a batch).
         int[] greedy = drafted.drafts().getFirst();
         assertTrue(greedy[1] >= greedy[0] * 9 / 10, "greedy drafted " + greedy[0] + ", accepted " + greedy[1]);
-        EngineSnapshot s = drafted.snapshot();
-        int[] timed = {0, 0};
-        drafted.drafts().forEach(d -> {
-            timed[0] += d[0];
-            timed[1] += d[1];
-        });
-        assertEquals(s.draftTokens(), timed[0], "the snapshot counts what the requests' timings say");
-        assertEquals(s.draftAccepted(), timed[1]);
     }
 
     /**
@@ -247,8 +218,8 @@ class LlamaDraftModelTest {
     @Test
     void inOneKvPoolTheDraftModelDraftsAndTheOutputIsUnchanged() throws Exception {
         List<GenerationRequest> requests = requests();
-        Run plain = run(config(4, Speculation.OFF).withKvUnified(true), null, requests);
-        Run drafted = run(config(4, Speculation.draftModel(4, 0, 0f)).withKvUnified(true), target, requests);
+        SpeculativeRun plain = run(config(4, Speculation.OFF).withKvUnified(true), null, requests);
+        SpeculativeRun drafted = run(config(4, Speculation.draftModel(4, 0, 0f)).withKvUnified(true), target, requests);
         // In one pool a sequence's attention spans the cells the others leave in the pool's view, so
         // its sums run in another order with drafts in the batch: the greedy tokens are the same,
         // log-probabilities equal to float noise, and a seeded draw (index 1) only in distribution.
@@ -286,8 +257,8 @@ class LlamaDraftModelTest {
     @Test
     void aDraftModelWithOtherWeightsHasItsDraftsRejectedAndTheOutputIsUnchanged() throws Exception {
         List<GenerationRequest> requests = requests();
-        Run plain = run(config(4, Speculation.OFF), null, requests);
-        Run drafted = run(config(4, Speculation.draftModel(6, 0, 0f)), other, requests);
+        SpeculativeRun plain = run(config(4, Speculation.OFF), null, requests);
+        SpeculativeRun drafted = run(config(4, Speculation.draftModel(6, 0, 0f)), other, requests);
         assertEquals(plain.outputs(), drafted.outputs());
         EngineSnapshot s = drafted.snapshot();
         assertTrue(
@@ -298,42 +269,25 @@ class LlamaDraftModelTest {
     @Test
     void aRequestsOwnSizesApplyToTheDraftModelAndPMinEndsDraftsOfUnlikelyTokens() throws Exception {
         GenerationRequest two = new GenerationRequest(
-                "two",
-                prompt(CODE),
-                SamplingParams.GREEDY,
-                30,
-                List.of(),
-                Set.of(),
-                true,
-                -1,
-                false,
-                new Speculation(Speculation.DEFAULT_NGRAM, 2, 0));
+                        "two", prompt(CODE), SamplingParams.GREEDY, 30, List.of(), Set.of(), true)
+                .withSpeculation(new Speculation(Speculation.DEFAULT_NGRAM, 2, 0));
         try (Engine engine = engine(config(1, Speculation.draftModel(8, 0, 0f)), target, SyntheticAcceptance.OFF)) {
-            Run run = run(engine, List.of(two));
+            SpeculativeRun run = run(engine, List.of(two));
             int[] d = run.drafts().getFirst();
             long steps = run.snapshot().draftSteps();
             assertTrue(d[0] > 0 && d[0] <= 2 * steps, "drafted " + d[0] + " in " + steps + " steps, at most 2 each");
         }
         // No token is certain among ten of a random model's: p_min 1 drafts nothing.
-        Run certain = run(
+        SpeculativeRun certain = run(
                 config(1, Speculation.draftModel(8, 0, 1f)),
                 target,
                 List.of(requests().getFirst()));
         assertEquals(0, certain.snapshot().draftTokens());
-        Run off = run(
+        SpeculativeRun off = run(
                 config(1, Speculation.draftModel(8, 0, 0f)),
                 target,
-                List.of(new GenerationRequest(
-                        "off",
-                        prompt(CODE),
-                        SamplingParams.GREEDY,
-                        30,
-                        List.of(),
-                        Set.of(),
-                        true,
-                        -1,
-                        false,
-                        Speculation.OFF)));
+                List.of(new GenerationRequest("off", prompt(CODE), SamplingParams.GREEDY, 30, List.of(), Set.of(), true)
+                        .withSpeculation(Speculation.OFF)));
         assertEquals(0, off.snapshot().draftTokens(), "speculative.n_max 0 turns drafting off");
     }
 
@@ -419,7 +373,8 @@ class LlamaDraftModelTest {
         List<Generation> gs = new ArrayList<>();
         for (int s = from; s < from + n; s++) {
             gs.add(engine.submit(new GenerationRequest(
-                    "s" + s, prompt, base.toBuilder().seed(s).build(), 3, List.of(), Set.of(), true, 0)));
+                            "s" + s, prompt, base.toBuilder().seed(s).build(), 3, List.of(), Set.of(), true)
+                    .withLogprobs(0)));
         }
         List<int[]> out = new ArrayList<>();
         for (Generation g : gs) {

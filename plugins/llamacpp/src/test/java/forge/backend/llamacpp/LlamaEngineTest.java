@@ -15,6 +15,7 @@ import forge.api.sampler.SamplingParams;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineException;
+import forge.runtime.engine.EngineProfile;
 import forge.runtime.engine.EngineSnapshot;
 import forge.runtime.engine.FinishReason;
 import forge.runtime.engine.Generation;
@@ -48,7 +49,8 @@ class LlamaEngineTest {
     }
 
     private static EngineConfig config(int slots, int ctx, int queue) {
-        return new EngineConfig(slots, ctx, 64, 64, 2, 2, queue, FlashAttention.AUTO, KvCacheType.F16);
+        return new EngineProfile("test", "LlamaEngineTest", ctx, 64, 64, FlashAttention.AUTO, KvCacheType.F16)
+                .config(slots, 2, queue);
     }
 
     private static int[] prompt(String text) {
@@ -133,7 +135,10 @@ class LlamaEngineTest {
     @Test
     void anIdleEngineLeavesTheCpuAlone() throws Exception {
         try (Engine engine = new Engine(
-                "idle-check", model, new EngineConfig(1, 512, 64, 64, 3, 3, 4, FlashAttention.AUTO, KvCacheType.F16))) {
+                "idle-check",
+                model,
+                new EngineProfile("test", "LlamaEngineTest", 512, 64, 64, FlashAttention.AUTO, KvCacheType.F16)
+                        .config(1, 3, 4))) {
             String comm = "forge-engine-idle-check".substring(0, 15); // Linux keeps 15 bytes of a thread's name
             drain(engine.submit(new GenerationRequest(
                     "a", prompt("Hello there"), SamplingParams.GREEDY, 8, List.of(), Set.of(), true)));
@@ -322,8 +327,10 @@ class LlamaEngineTest {
             int[] p = prompt("Once upon a time there was a tiny model that wrote stories");
             drain(engine.submit(new GenerationRequest("warm", p, SamplingParams.GREEDY, 2, List.of(), Set.of(), true)));
 
-            Generation scored = engine.submit(
-                    new GenerationRequest("score", p, SamplingParams.GREEDY, 2, List.of(), Set.of(), true, 3, true));
+            Generation scored =
+                    engine.submit(new GenerationRequest("score", p, SamplingParams.GREEDY, 2, List.of(), Set.of(), true)
+                            .withLogprobs(3)
+                            .withScorePrompt(true));
             GenerationEvent first = scored.next(60, TimeUnit.SECONDS);
             GenerationEvent.PromptLogprobs entries =
                     assertInstanceOf(GenerationEvent.PromptLogprobs.class, first, "before any text");
@@ -342,8 +349,9 @@ class LlamaEngineTest {
             }
             for (int k : new int[] {2, p.length / 2, p.length - 2}) {
                 int[] prefix = java.util.Arrays.copyOf(p, k + 1);
-                Generation g = engine.submit(new GenerationRequest(
-                        "gen" + k, prefix, SamplingParams.GREEDY, 1, List.of(), Set.of(), true, 3));
+                Generation g = engine.submit(
+                        new GenerationRequest("gen" + k, prefix, SamplingParams.GREEDY, 1, List.of(), Set.of(), true)
+                                .withLogprobs(3));
                 List<TokenLogprob> sampled = new ArrayList<>();
                 for (GenerationEvent e = g.next(60, TimeUnit.SECONDS);
                         !(e instanceof GenerationEvent.Done);
@@ -375,8 +383,9 @@ class LlamaEngineTest {
             int[] p = prompt("Once upon a time");
             Generation plain = engine.submit(
                     new GenerationRequest("plain", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true));
-            Generation asked = engine.submit(
-                    new GenerationRequest("asked", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true, 5));
+            Generation asked =
+                    engine.submit(new GenerationRequest("asked", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)
+                            .withLogprobs(5));
             List<forge.runtime.engine.TokenLogprob> got = new ArrayList<>();
             StringBuilder bytes = new StringBuilder();
             StringBuilder text = new StringBuilder();
@@ -410,7 +419,8 @@ class LlamaEngineTest {
             }
             assertThrows(
                     IllegalArgumentException.class,
-                    () -> new GenerationRequest("bad", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true, 21));
+                    () -> new GenerationRequest("bad", p, SamplingParams.GREEDY, 8, List.of(), Set.of(), true)
+                            .withLogprobs(21));
         }
     }
 

@@ -1,6 +1,7 @@
 package forge.backend.llamacpp;
 
 import forge.api.backend.BackendContext;
+import forge.api.backend.LoadedModel;
 import forge.lib.gguf.synth.SynthSpec;
 import forge.lib.gguf.synth.SyntheticModels;
 import java.io.IOException;
@@ -66,6 +67,13 @@ public final class LlamaHome {
             SyntheticModels.write(SynthSpec.tiny(f), out);
             return out;
         });
+    }
+
+    /** One user turn of the tiny qwen model's chat format and the assistant's opening: a prompt to decode and sample after. */
+    public static int[] qwenChatPrompt(LoadedModel model) {
+        return model.vocabulary()
+                .tokenize(
+                        "<|im_start|>user\nHello there, how are you?<|im_end|>\n<|im_start|>assistant\n", false, true);
     }
 
     /** A scratch folder for model files, under target/. */

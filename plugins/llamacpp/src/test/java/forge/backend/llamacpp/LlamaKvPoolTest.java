@@ -18,6 +18,7 @@ import forge.lib.gguf.synth.SyntheticModels;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineException;
+import forge.runtime.engine.EngineProfile;
 import forge.runtime.engine.EngineSnapshot;
 import forge.runtime.engine.Generation;
 import forge.runtime.engine.GenerationEvent;
@@ -69,7 +70,8 @@ class LlamaKvPoolTest {
     }
 
     private static EngineConfig config(int slots, int ctx) {
-        return new EngineConfig(slots, ctx, 64, 64, 2, 2, 8, FlashAttention.AUTO, KvCacheType.F16);
+        return new EngineProfile("test", "LlamaKvPoolTest", ctx, 64, 64, FlashAttention.AUTO, KvCacheType.F16)
+                .config(slots, 2, 8);
     }
 
     /** A prompt of at least {@code tokens} tokens that starts with {@code first} (no other prompt here does). */

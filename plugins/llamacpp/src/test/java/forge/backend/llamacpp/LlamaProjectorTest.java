@@ -197,13 +197,7 @@ class LlamaProjectorTest {
             assertEquals(prompt.positions(), done.position());
             assertEquals(prompt.positions() - 1, ctx.maxPosition(0));
             int token = sampler.sample(done.logitsIndex());
-            TokenLogprobs lp = ctx.logprobs(done.logitsIndex(), token, 5);
-            float[] out = new float[lp.top().size() * 2];
-            for (int i = 0; i < lp.top().size(); i++) {
-                out[2 * i] = lp.top().get(i).id();
-                out[2 * i + 1] = lp.top().get(i).logprob();
-            }
-            return out;
+            return top5(ctx.logprobs(done.logitsIndex(), token, 5));
         }
     }
 
@@ -276,5 +270,15 @@ class LlamaProjectorTest {
         BackendException e =
                 assertThrows(BackendException.class, () -> projector.tokenize("x", List.of(), true, MAX_PIXELS));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    }
+
+    /** The five most likely tokens after a prompt, flat: id, log-probability, id, ..., for comparing two runs exactly. */
+    static float[] top5(TokenLogprobs lp) {
+        float[] out = new float[lp.top().size() * 2];
+        for (int i = 0; i < lp.top().size(); i++) {
+            out[2 * i] = lp.top().get(i).id();
+            out[2 * i + 1] = lp.top().get(i).logprob();
+        }
+        return out;
     }
 }

@@ -42,9 +42,7 @@ class LlamaSamplerTest {
     @BeforeAll
     static void load() {
         model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
-        prompt = model.vocabulary()
-                .tokenize(
-                        "<|im_start|>user\nHello there, how are you?<|im_end|>\n<|im_start|>assistant\n", false, true);
+        prompt = LlamaHome.qwenChatPrompt(model);
     }
 
     @AfterAll

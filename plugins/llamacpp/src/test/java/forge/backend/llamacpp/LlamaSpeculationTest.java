@@ -1,7 +1,6 @@
 package forge.backend.llamacpp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.FlashAttention;
@@ -12,15 +11,12 @@ import forge.api.backend.ModelLoadParams;
 import forge.api.sampler.SamplingParams;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
+import forge.runtime.engine.EngineProfile;
 import forge.runtime.engine.EngineSnapshot;
-import forge.runtime.engine.Generation;
-import forge.runtime.engine.GenerationEvent;
 import forge.runtime.engine.GenerationRequest;
 import forge.runtime.engine.Speculation;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,35 +52,16 @@ class LlamaSpeculationTest {
             int add(int a,""";
 
     private static EngineConfig config(int slots, Speculation speculation) {
-        return new EngineConfig(slots, 2048 * slots, 256, 256, 2, 2, 16, FlashAttention.AUTO, KvCacheType.F16)
+        return new EngineProfile(
+                        "test", "LlamaSpeculationTest", 2048 * slots, 256, 256, FlashAttention.AUTO, KvCacheType.F16)
+                .config(slots, 2, 16)
                 .withSpeculation(speculation);
     }
 
-    /** Each request's output, its drafted and accepted tokens, and the engine's counters at the end. */
-    private record Run(List<String> outputs, List<int[]> drafts, EngineSnapshot snapshot) {}
-
     /** Submits every request at once (so that the slots are busy together) and collects each one's text, end and count. */
-    private static Run run(EngineConfig config, List<GenerationRequest> requests) throws Exception {
+    private static SpeculativeRun run(EngineConfig config, List<GenerationRequest> requests) throws Exception {
         try (Engine engine = new Engine("tiny", model, config)) {
-            List<Generation> generations = new ArrayList<>();
-            for (GenerationRequest r : requests) {
-                generations.add(engine.submit(r));
-            }
-            List<String> outputs = new ArrayList<>();
-            List<int[]> drafts = new ArrayList<>();
-            for (Generation g : generations) {
-                StringBuilder text = new StringBuilder();
-                GenerationEvent e;
-                while ((e = g.next(60, TimeUnit.SECONDS)) instanceof GenerationEvent.Text t) {
-                    text.append(t.text());
-                }
-                GenerationEvent.Done done = assertInstanceOf(GenerationEvent.Done.class, e, String.valueOf(e));
-                outputs.add(text + " | " + done.reason() + " " + done.timings().completionTokens() + " "
-                        + done.stopSequence());
-                drafts.add(
-                        new int[] {done.timings().draftTokens(), done.timings().draftAccepted()});
-            }
-            return new Run(outputs, drafts, engine.snapshot());
+            return SpeculativeRun.of(engine, requests);
         }
     }
 
@@ -126,8 +103,8 @@ class LlamaSpeculationTest {
     @Test
     void outputIsTheSameTokenForTokenWithAndWithoutSpeculationAndDraftsAreAccepted() throws Exception {
         List<GenerationRequest> requests = requests();
-        Run plain = run(config(4, Speculation.OFF), requests);
-        Run speculative = run(config(4, new Speculation(1, 16, 0)), requests);
+        SpeculativeRun plain = run(config(4, Speculation.OFF), requests);
+        SpeculativeRun speculative = run(config(4, new Speculation(1, 16, 0)), requests);
         assertEquals(plain.outputs(), speculative.outputs());
         assertTrue(plain.outputs().get(2).contains("| STOP"), plain.outputs().get(2));
         assertEquals(0, plain.snapshot().draftTokens());
@@ -145,17 +122,7 @@ class LlamaSpeculationTest {
             int[] d = speculative.drafts().get(i);
             System.out.println(requests.get(i).id() + ": drafted " + d[0] + ", accepted " + d[1]);
         }
-        for (int i = 0; i < requests.size(); i++) {
-            int[] d = speculative.drafts().get(i);
-            assertTrue(d[0] > 0, requests.get(i).id() + " drafted nothing: the comparison would not cover it");
-        }
-        int[] timed = {0, 0};
-        speculative.drafts().forEach(d -> {
-            timed[0] += d[0];
-            timed[1] += d[1];
-        });
-        assertEquals(s.draftTokens(), timed[0], "the snapshot counts what the requests' timings say");
-        assertEquals(s.draftAccepted(), timed[1]);
+        speculative.assertEachDraftedAndCounted(requests);
     }
 
     /**
@@ -167,8 +134,8 @@ class LlamaSpeculationTest {
     @Test
     void inOneKvPoolTheBusySlotsWriteWhatTheyWriteWithAStreamEach() throws Exception {
         List<GenerationRequest> requests = requests();
-        Run perSlot = run(config(4, Speculation.OFF), requests);
-        Run pooled = run(config(4, Speculation.OFF).withKvUnified(true), requests);
+        SpeculativeRun perSlot = run(config(4, Speculation.OFF), requests);
+        SpeculativeRun pooled = run(config(4, Speculation.OFF).withKvUnified(true), requests);
         for (int i : new int[] {0, 2, 3}) {
             assertTrue(
                     requests.get(i).sampling().temperature() <= 0,
@@ -178,7 +145,8 @@ class LlamaSpeculationTest {
                     pooled.outputs().get(i),
                     requests.get(i).id());
         }
-        Run pooledSpeculative = run(config(4, new Speculation(1, 16, 0)).withKvUnified(true), requests);
+        SpeculativeRun pooledSpeculative =
+                run(config(4, new Speculation(1, 16, 0)).withKvUnified(true), requests);
         for (int i : new int[] {0, 2, 3}) {
             assertEquals(
                     pooled.outputs().get(i),
@@ -191,8 +159,9 @@ class LlamaSpeculationTest {
     @Test
     void aRequestMayTurnSpeculationOffOnAnEngineThatHasItOn() throws Exception {
         GenerationRequest off = new GenerationRequest(
-                "off", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true, -1, false, Speculation.OFF);
-        Run run = run(config(1, new Speculation(2, 16, 0)), List.of(off));
+                        "off", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true)
+                .withSpeculation(Speculation.OFF);
+        SpeculativeRun run = run(config(1, new Speculation(2, 16, 0)), List.of(off));
         assertEquals(0, run.snapshot().draftTokens());
     }
 }

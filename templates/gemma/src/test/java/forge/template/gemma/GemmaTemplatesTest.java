@@ -14,7 +14,6 @@ import forge.api.model.ModelMetadata;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
@@ -22,35 +21,23 @@ import forge.api.template.ToolDefinition;
 import forge.lib.text.PythonJson;
 import forge.template.testkit.ChatTemplateContract;
 import forge.template.testkit.OfficialTemplates;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.Gemma4ToolCalls;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class GemmaTemplatesTest implements ChatTemplateContract {
+class GemmaTemplatesTest extends ChatTemplateContract {
 
-    @Override
-    public ChatTemplateProvider provider() {
-        return new GemmaTemplates();
-    }
-
-    @Override
-    public TemplateCaps caps(String variant) {
-        return variant.equals("gemma4") ? Gemma4Template.CAPS : Gemma2Template.CAPS;
+    GemmaTemplatesTest() {
+        super(new GemmaTemplates(), variant -> variant.equals("gemma4") ? Gemma4Template.CAPS : Gemma2Template.CAPS);
     }
 
     @Test
     void claimsByTemplateThenNameThenArchitectureThenId() throws Exception {
-        TemplateClaim c = provider()
-                .claim(model("x", Map.of("tokenizer.chat_template", official("google-gemma-4-31B-it.jinja"))))
-                .orElseThrow();
-        assertEquals("gemma4", c.variant());
-        assertEquals(TemplateClaim.Rule.METADATA, c.rule());
+        assertClaimedByTemplate(official("google-gemma-4-31B-it.jinja"), "gemma4");
         assertEquals(
                 "gemma2",
                 claimedVariant(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));
@@ -68,41 +55,25 @@ class GemmaTemplatesTest implements ChatTemplateContract {
                 claimedVariant(
                         new ModelDescriptor("m", List.of("GEMMA_4_31B_IT"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
         // Gemma 1 ("gemma-2b" is its 2B size) and other families are not claimed.
-        assertEquals(Optional.empty(), provider().claim(model("gemma-2b-it", Map.of())));
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model(
-                                "x",
-                                Map.of(
-                                        "tokenizer.chat_template",
-                                        official("meta-llama-Llama-3.1-8B-Instruct.jinja")))));
-        assertEquals(
-                Optional.empty(),
-                provider().claim(model("Meta-Llama-3.1-8B", Map.of("general.architecture", "llama"))));
+        assertUnclaimed("gemma-2b-it", Map.of());
+        assertUnclaimed("x", Map.of("tokenizer.chat_template", official("meta-llama-Llama-3.1-8B-Instruct.jinja")));
+        assertUnclaimed("Meta-Llama-3.1-8B", Map.of("general.architecture", "llama"));
         // Templates these variants would not reproduce byte for byte go to the generic Jinja engine.
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model(
-                                "gemma-4-31b-it",
-                                Map.of(
-                                        "general.architecture",
-                                        "gemma4",
-                                        "tokenizer.chat_template",
-                                        official("google-gemma-4-31B-it-interleaved.jinja")))));
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(
-                                model(
-                                        "gemma-3-4b-it",
-                                        Map.of(
-                                                "general.architecture",
-                                                "gemma3",
-                                                "tokenizer.chat_template",
-                                                "{%- if messages[0]['role'] == 'system' -%}{%- set first_user_prefix = messages[0]['content'] + '\\n\\n' -%}"
-                                                        + "{%- endif -%}<start_of_turn>user\n{{ first_user_prefix }}<end_of_turn>"))));
+        assertUnclaimed(
+                "gemma-4-31b-it",
+                Map.of(
+                        "general.architecture",
+                        "gemma4",
+                        "tokenizer.chat_template",
+                        official("google-gemma-4-31B-it-interleaved.jinja")));
+        assertUnclaimed(
+                "gemma-3-4b-it",
+                Map.of(
+                        "general.architecture",
+                        "gemma3",
+                        "tokenizer.chat_template",
+                        "{%- if messages[0]['role'] == 'system' -%}{%- set first_user_prefix = messages[0]['content'] + '\\n\\n' -%}"
+                                + "{%- endif -%}<start_of_turn>user\n{{ first_user_prefix }}<end_of_turn>"));
     }
 
     @Test
@@ -164,22 +135,13 @@ class GemmaTemplatesTest implements ChatTemplateContract {
                 t.parser(prompt),
                 "<|channel>thought\nNeed weather.<channel|>Checking.<|tool_call>call:get_weather{city:<|\"|>Zürich, \"CH\"<|\"|>,days:2.0,"
                         + "opts:{deep:[true,null,None],n:-3}}<tool_call|><|tool_call>call:search{query:<|\"|>a<b<|\"|>}<tool_call|>");
-        StringBuilder reasoning = new StringBuilder();
-        StringBuilder content = new StringBuilder();
-        List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
-        for (ChatDelta d : deltas) {
-            switch (d) {
-                case ChatDelta.Reasoning r -> reasoning.append(r.text());
-                case ChatDelta.Content c -> content.append(c.text());
-                case ChatDelta.ToolCallDelta c -> calls.add(c);
-            }
-        }
+        ChatDelta.Joined out = ChatDelta.Joined.of(deltas);
         // The blank after <|channel>thought is dropped; the calls are Gemma4ToolCalls' (tested in the toolkit).
-        assertEquals("Need weather.", reasoning.toString());
-        assertEquals("Checking.", content.toString());
+        assertEquals("Need weather.", out.reasoning());
+        assertEquals("Checking.", out.content());
         assertEquals(
                 List.of("get_weather", "search"),
-                calls.stream().map(ChatDelta.ToolCallDelta::name).toList());
+                out.calls().stream().map(ChatDelta.ToolCallDelta::name).toList());
     }
 
     @Test

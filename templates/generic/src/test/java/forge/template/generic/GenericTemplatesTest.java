@@ -53,7 +53,7 @@ class GenericTemplatesTest {
 
     @Test
     void rendersAssistantToolCallsAsText() {
-        var call = new ChatMessage(Role.ASSISTANT, "", "", List.of(new ToolCall("c1", "f", "{\"x\":1}")), "", "");
+        var call = ChatMessage.calling("", List.of(new ToolCall("c1", "f", "{\"x\":1}")));
         String prompt = template.render(
                 new ChatPrompt(List.of(ChatMessage.of(Role.USER, "q"), call), List.of(), false, Map.of()));
         assertEquals(

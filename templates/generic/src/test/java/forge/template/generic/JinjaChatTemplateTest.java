@@ -1,5 +1,6 @@
 package forge.template.generic;
 
+import static forge.template.generic.SentMessages.sent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -64,13 +65,9 @@ class JinjaChatTemplateTest {
     @Test
     void aClientsMessageReachesTheTemplateAsSent() {
         // transformers hands the template the list of parts, None and every key; only arguments are parsed
-        ChatMessage parts = new ChatMessage(
+        ChatMessage parts = sent(
                 Role.USER,
                 "ab",
-                "",
-                List.of(),
-                "",
-                "",
                 "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":\"b\"}],\"x_extra\":7}");
         ChatMessage none = new ChatMessage(
                 Role.ASSISTANT,
@@ -167,8 +164,7 @@ class JinjaChatTemplateTest {
 
     @Test
     void toolCallArgumentsAreObjectsPrintedWithPythonsJson() {
-        var call = new ChatMessage(
-                Role.ASSISTANT, "", "", List.of(new ToolCall("c1", "f", "{\"x\":1.0,\"y\":null}")), "", "");
+        var call = ChatMessage.calling("", List.of(new ToolCall("c1", "f", "{\"x\":1.0,\"y\":null}")));
         assertEquals(
                 "f {\"x\": 1.0, \"y\": null} 1.0",
                 render(

@@ -1,5 +1,6 @@
 package forge.template.generic;
 
+import static forge.template.generic.SentMessages.sent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -133,35 +134,25 @@ class LlamaServerTemplateTest {
 
     @Test
     void joinsContentPartsWithANewlineAsLlamaServerDoes() {
-        var parts = new ChatMessage(
+        var parts = sent(
                 Role.USER,
                 "ab",
-                "",
-                List.of(),
-                "",
-                "",
                 "{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"a\"}, {\"type\": \"text\", \"text\": \"\"}, "
                         + "{\"type\": \"text\", \"text\": \"b\"}]}");
         assertEquals("a\n\nb", LlamaServerTemplate.text(parts));
-        var leadingEmpty = new ChatMessage(
+        var leadingEmpty = sent(
                 Role.USER,
                 "a",
-                "",
-                List.of(),
-                "",
-                "",
                 "{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"\"}, {\"type\": \"text\", \"text\": \"a\"}]}");
         assertEquals("a", LlamaServerTemplate.text(leadingEmpty));
         assertEquals(
                 "plain",
-                LlamaServerTemplate.text(new ChatMessage(
-                        Role.USER, "plain", "", List.of(), "", "", "{\"role\": \"user\", \"content\": \"plain\"}")));
+                LlamaServerTemplate.text(sent(Role.USER, "plain", "{\"role\": \"user\", \"content\": \"plain\"}")));
     }
 
     @Test
     void rendersRolesAndTextOnly() {
-        var call = new ChatMessage(
-                Role.ASSISTANT, "", "", List.of(new forge.api.template.ToolCall("c1", "f", "{}")), "", "");
+        var call = ChatMessage.calling("", List.of(new forge.api.template.ToolCall("c1", "f", "{}")));
         String prompt = LlamaServerTemplate.of("phi3")
                 .render(new ChatPrompt(
                         List.of(ChatMessage.of(Role.USER, "q"), call, ChatMessage.of(Role.TOOL, "42")),

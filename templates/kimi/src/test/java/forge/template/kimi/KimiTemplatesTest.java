@@ -11,30 +11,21 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
 import forge.template.testkit.OfficialTemplates;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.KimiToolCalls;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class KimiTemplatesTest implements ChatTemplateContract {
+class KimiTemplatesTest extends ChatTemplateContract {
 
-    @Override
-    public ChatTemplateProvider provider() {
-        return new KimiTemplates();
-    }
-
-    @Override
-    public TemplateCaps caps(String variant) {
-        return KimiTemplate.CAPS;
+    KimiTemplatesTest() {
+        super(new KimiTemplates(), variant -> KimiTemplate.CAPS);
     }
 
     @Test
@@ -65,32 +56,25 @@ class KimiTemplatesTest implements ChatTemplateContract {
 
     @Test
     void claimsByFingerprintTokenizerAndName() throws Exception {
-        TemplateClaim orig = provider()
-                .claim(model("x", Map.of("tokenizer.chat_template", official("moonshotai-Kimi-K2.jinja"))))
-                .orElseThrow();
-        assertEquals("kimi-k2", orig.variant());
-        assertEquals(TemplateClaim.Rule.METADATA, orig.rule());
+        assertClaimedByTemplate(official("moonshotai-Kimi-K2.jinja"), "kimi-k2");
         assertEquals(
                 "kimi-k2-instruct",
                 claimedVariant(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Instruct.jinja")))));
         // K2 Thinking reasons in <think>: not a template of this family, so the generic plugin renders it.
-        assertEquals(
-                Optional.empty(),
-                provider().claim(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Thinking.jinja")))));
+        assertUnclaimed("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Thinking.jinja")));
         TemplateClaim byTokenizer = provider()
                 .claim(model("x", Map.of("general.architecture", "deepseek2", "tokenizer.ggml.pre", "kimi-k2")))
                 .orElseThrow();
         assertEquals("kimi-k2-instruct", byTokenizer.variant());
         assertEquals(40, byTokenizer.confidence());
-        assertEquals(
-                Optional.empty(), provider().claim(model("DeepSeek-V3", Map.of("general.architecture", "deepseek2"))));
+        assertUnclaimed("DeepSeek-V3", Map.of("general.architecture", "deepseek2"));
         assertEquals("kimi-k2-instruct", claimedVariant(model("x", Map.of("general.name", "Kimi K2 Instruct 0905"))));
         assertEquals("kimi-k2-instruct", claimedVariant(model("Kimi-K2-Instruct-Q4_K_M", Map.of())));
         assertEquals("kimi-k2", claimedVariant(model("kimi_k2", Map.of())));
         assertEquals(
                 TemplateClaim.Rule.NAME,
                 provider().claim(model("kimi_k2", Map.of())).orElseThrow().rule());
-        assertEquals(Optional.empty(), provider().claim(model("Kimi-K2-Thinking", Map.of())));
+        assertUnclaimed("Kimi-K2-Thinking", Map.of());
     }
 
     @Test

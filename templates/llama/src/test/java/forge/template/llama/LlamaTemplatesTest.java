@@ -13,44 +13,30 @@ import forge.api.model.ModelMetadata;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
 import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
 import forge.template.testkit.OfficialTemplates;
-import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.LlamaToolCalls;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class LlamaTemplatesTest implements ChatTemplateContract {
+class LlamaTemplatesTest extends ChatTemplateContract {
 
-    @Override
-    public ChatTemplateProvider provider() {
-        return new LlamaTemplates();
-    }
-
-    @Override
-    public TemplateCaps caps(String variant) {
-        return LlamaTemplate.CAPS;
+    LlamaTemplatesTest() {
+        super(new LlamaTemplates(), variant -> LlamaTemplate.CAPS);
     }
 
     @Test
     void claimsByOfficialTemplateThenNameThenLlama3Signs() throws Exception {
         String t31 = official("meta-llama-Llama-3.1-8B-Instruct.jinja");
         String t32 = official("meta-llama-Llama-3.2-3B-Instruct.jinja");
-        TemplateClaim c = provider()
-                .claim(model("x", Map.of("tokenizer.chat_template", t32)))
-                .orElseThrow();
-        assertEquals("llama3.2", c.variant());
-        assertEquals(TemplateClaim.Rule.METADATA, c.rule());
-        assertEquals(100, c.confidence());
+        assertEquals(100, assertClaimedByTemplate(t32, "llama3.2").confidence());
         assertEquals("llama3.1", claimedVariant(model("x", Map.of("tokenizer.chat_template", t31))));
         // 3.3 ships 3.1's template: general.name tells them apart.
         assertEquals(
@@ -72,29 +58,19 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         // beside such a template.
         String llama30 =
                 "{{ bos_token }}{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content }}<|eot_id|>{% endfor %}";
-        assertEquals(Optional.empty(), provider().claim(model("x", Map.of("tokenizer.chat_template", llama30))));
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model(
-                                "x",
-                                Map.of(
-                                        "tokenizer.chat_template",
-                                        llama30,
-                                        "general.architecture",
-                                        "llama",
-                                        "tokenizer.ggml.pre",
-                                        "llama-bpe"))));
+        assertUnclaimed("x", Map.of("tokenizer.chat_template", llama30));
+        assertUnclaimed(
+                "x",
+                Map.of(
+                        "tokenizer.chat_template",
+                        llama30,
+                        "general.architecture",
+                        "llama",
+                        "tokenizer.ggml.pre",
+                        "llama-bpe"));
         // Llama architecture alone is no sign: Mistral and many others use it.
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model(
-                                "mystery", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "default"))));
-        assertEquals(
-                Optional.empty(),
-                provider()
-                        .claim(model("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")))));
+        assertUnclaimed("mystery", Map.of("general.architecture", "llama", "tokenizer.ggml.pre", "default"));
+        assertUnclaimed("x", Map.of("tokenizer.chat_template", official("google-gemma-2-2b-it.jinja")));
     }
 
     @Test
@@ -110,9 +86,9 @@ class LlamaTemplatesTest implements ChatTemplateContract {
                 TemplateClaim.Rule.NAME,
                 provider().claim(model("llama3.2-1b", Map.of())).orElseThrow().rule());
         // Llama 3 (without a minor version) has a different template; "3-1b" is a size, not 3.1.
-        assertEquals(Optional.empty(), provider().claim(model("Meta-Llama-3-8B-Instruct", Map.of())));
-        assertEquals(Optional.empty(), provider().claim(model("llama-3-1b", Map.of())));
-        assertEquals(Optional.empty(), provider().claim(model("qwen3_4b", Map.of())));
+        assertUnclaimed("Meta-Llama-3-8B-Instruct", Map.of());
+        assertUnclaimed("llama-3-1b", Map.of());
+        assertUnclaimed("qwen3_4b", Map.of());
     }
 
     private static ChatPrompt prompt(List<ChatMessage> messages, Map<String, Object> options) {
@@ -146,14 +122,8 @@ class LlamaTemplatesTest implements ChatTemplateContract {
         var messages = List.of(
                 ChatMessage.of(Role.SYSTEM, " Be brief. "),
                 ChatMessage.of(Role.USER, "Search cats"),
-                new ChatMessage(
-                        Role.ASSISTANT,
-                        "",
-                        "",
-                        List.of(new ToolCall("c1", "brave_search", "{\"query\":\"cats\"}")),
-                        "",
-                        ""),
-                new ChatMessage(Role.TOOL, "[]", "", List.of(), "c1", ""));
+                ChatMessage.calling("", List.of(new ToolCall("c1", "brave_search", "{\"query\":\"cats\"}"))),
+                ChatMessage.toolResult("c1", "[]"));
         String out = t.render(new ChatPrompt(
                 messages,
                 List.of(),

@@ -57,28 +57,23 @@ final class QwenTemplate implements ToolCallingTemplate {
             throw new TemplateException("the conversation has no messages");
         }
         Map<String, Object> scope = new HashMap<>();
-        boolean firstIsSystem = isSystem(messages.getFirst());
+        boolean firstIsSystem = QwenTurns.isSystem(messages.getFirst());
         scope.put("hasSystem", firstIsSystem);
         scope.put("system", firstIsSystem ? messages.getFirst().content() : thinking ? "" : DEFAULT_SYSTEM);
         scope.put(
                 "systemLead",
                 scope.get("system") + "\n\n"); // before the tools; Mustache drops newlines beside section tags
         scope.put("hasTools", !prompt.tools().isEmpty());
-        // Each tool on its own line, the newline included here: Mustache would drop it after a section tag.
-        scope.put(
-                "toolJson",
-                prompt.tools().stream()
-                        .map(t -> "\n" + PythonJson.dumps(t.openAiTree()))
-                        .toList());
+        scope.put("toolJson", QwenTurns.toolJson(prompt));
         int lastQuery = lastQueryIndex(messages);
         List<Map<String, Object>> turns = new ArrayList<>();
         for (int i = 0; i < messages.size(); i++) {
             ChatMessage m = messages.get(i);
             Map<String, Object> turn = new HashMap<>();
-            String role = isSystem(m) ? "system" : m.role().wire();
+            String role = QwenTurns.isSystem(m) ? "system" : m.role().wire();
             switch (m.role()) {
                 case SYSTEM, DEVELOPER, USER -> {
-                    if (i == 0 && isSystem(m)) {
+                    if (i == 0 && QwenTurns.isSystem(m)) {
                         continue; // already in the system block
                     }
                     turn.put("plain", true);
@@ -98,14 +93,7 @@ final class QwenTemplate implements ToolCallingTemplate {
                         turn.put("calls", calls(m.toolCalls(), false, true));
                     }
                 }
-                case TOOL -> {
-                    turn.put("tool", true);
-                    turn.put("opensGroup", i == 0 || messages.get(i - 1).role() != Role.TOOL);
-                    turn.put(
-                            "closesGroup",
-                            i == messages.size() - 1 || messages.get(i + 1).role() != Role.TOOL);
-                    turn.put("content", m.content());
-                }
+                case TOOL -> QwenTurns.toolResponse(turn, messages, i, m.content(), true);
             }
             turns.add(turn);
         }
@@ -114,10 +102,6 @@ final class QwenTemplate implements ToolCallingTemplate {
         scope.put(
                 "thinkingOff", thinking && Boolean.FALSE.equals(prompt.options().get("enable_thinking")));
         return PromptMustache.render(mustache, scope);
-    }
-
-    private static boolean isSystem(ChatMessage m) {
-        return m.role() == Role.SYSTEM || m.role() == Role.DEVELOPER;
     }
 
     /** Qwen 3's ns.last_query_index: the last user turn that is not a wrapped tool response. */
@@ -135,17 +119,11 @@ final class QwenTemplate implements ToolCallingTemplate {
 
     private static void assistant3(Map<String, Object> turn, ChatMessage m, int index, boolean last, int lastQuery) {
         String content = m.content();
-        String reasoning = "";
-        if (!m.reasoningContent().isEmpty()) {
-            reasoning = m.reasoningContent();
-        } else if (content.contains("</think>")) {
-            // content.split('</think>')[-1].lstrip('\n') and [0].rstrip('\n').split('<think>')[-1].lstrip('\n')
-            String before = content.substring(0, content.indexOf("</think>"));
-            String after = content.substring(content.lastIndexOf("</think>") + "</think>".length());
-            content = PythonText.lstrip(after, "\n");
-            before = PythonText.rstrip(before, "\n");
-            int open = before.lastIndexOf("<think>");
-            reasoning = PythonText.lstrip(open < 0 ? before : before.substring(open + "<think>".length()), "\n");
+        String reasoning = m.reasoningContent();
+        if (reasoning.isEmpty()) {
+            QwenTurns.Think split = QwenTurns.Think.split(content);
+            reasoning = split.reasoning();
+            content = split.content();
         }
         String body;
         if (index > lastQuery && (last || !reasoning.isEmpty())) {
@@ -160,17 +138,10 @@ final class QwenTemplate implements ToolCallingTemplate {
     }
 
     private static List<Map<String, Object>> calls(List<ToolCall> calls, boolean afterContent, boolean alwaysNewline) {
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (int j = 0; j < calls.size(); j++) {
-            ToolCall c = calls.get(j);
-            Map<String, Object> v = new HashMap<>();
-            v.put("separator", alwaysNewline || j > 0 || afterContent ? "\n" : "");
-            v.put("name", c.name());
+        return QwenTurns.calls(calls, j -> alwaysNewline || j > 0 || afterContent ? "\n" : "", (c, v) -> {
             v.put("arguments", PythonJson.dumps(PythonJson.arguments(c)));
             v.put("closeBrace", "}");
-            out.add(v);
-        }
-        return out;
+        });
     }
 
     @Override

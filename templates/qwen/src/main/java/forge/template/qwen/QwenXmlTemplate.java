@@ -60,24 +60,16 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
         return coder ? renderCoder(prompt) : render35(prompt);
     }
 
-    private static boolean isSystem(ChatMessage m) {
-        return m.role() == Role.SYSTEM || m.role() == Role.DEVELOPER;
-    }
-
     private String render35(ChatPrompt prompt) {
         List<ChatMessage> messages = caps(name).fitted(prompt.messages());
         if (messages.isEmpty()) {
             throw new TemplateException("No messages provided.");
         }
         Map<String, Object> scope = new HashMap<>();
-        boolean firstIsSystem = isSystem(messages.getFirst());
+        boolean firstIsSystem = QwenTurns.isSystem(messages.getFirst());
         String system = firstIsSystem ? PythonText.strip(messages.getFirst().content()) : "";
         scope.put("hasTools", !prompt.tools().isEmpty());
-        scope.put(
-                "toolJson",
-                prompt.tools().stream()
-                        .map(t -> "\n" + PythonJson.dumps(t.openAiTree()))
-                        .toList());
+        scope.put("toolJson", QwenTurns.toolJson(prompt));
         scope.put("systemTail", system.isEmpty() ? "" : "\n\n" + system);
         scope.put("hasSystem", firstIsSystem);
         scope.put("system", system);
@@ -111,14 +103,10 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
                 }
                 case ASSISTANT -> {
                     String reasoning = m.reasoningContent();
-                    if (reasoning.isEmpty() && content.contains("</think>")) {
-                        String before = content.substring(0, content.indexOf("</think>"));
-                        before = PythonText.rstrip(before, "\n");
-                        int open = before.lastIndexOf("<think>");
-                        reasoning = PythonText.lstrip(
-                                open < 0 ? before : before.substring(open + "<think>".length()), "\n");
-                        content = PythonText.lstrip(
-                                content.substring(content.lastIndexOf("</think>") + "</think>".length()), "\n");
+                    if (reasoning.isEmpty()) {
+                        QwenTurns.Think split = QwenTurns.Think.split(content);
+                        reasoning = split.reasoning();
+                        content = split.content();
                     }
                     turn.put("assistant", true);
                     turn.put("thinks", i > lastQuery);
@@ -127,14 +115,7 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
                     boolean afterContent = !PythonText.strip(content).isEmpty();
                     turn.put("calls", calls(m.toolCalls(), j -> j > 0 ? "\n" : afterContent ? "\n\n" : ""));
                 }
-                case TOOL -> {
-                    turn.put("tool", true);
-                    turn.put("opensGroup", i > 0 && messages.get(i - 1).role() != Role.TOOL);
-                    turn.put(
-                            "closesGroup",
-                            i == messages.size() - 1 || messages.get(i + 1).role() != Role.TOOL);
-                    turn.put("content", content);
-                }
+                case TOOL -> QwenTurns.toolResponse(turn, messages, i, content, false);
             }
             turns.add(turn);
         }
@@ -155,7 +136,7 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
             throw new TemplateException("the conversation has no messages");
         }
         Map<String, Object> scope = new HashMap<>();
-        boolean firstIsSystem = isSystem(messages.getFirst());
+        boolean firstIsSystem = QwenTurns.isSystem(messages.getFirst());
         boolean hasTools = !prompt.tools().isEmpty();
         scope.put("systemTurn", firstIsSystem || hasTools);
         scope.put("system", firstIsSystem ? messages.getFirst().content() : CODER_DEFAULT_SYSTEM);
@@ -173,13 +154,10 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
                 turn.put("content", trimmed.isEmpty() ? "" : "\n" + trimmed + "\n");
                 turn.put("calls", calls(m.toolCalls(), j -> ""));
             } else if (m.role() == Role.TOOL) {
-                turn.put("tool", true);
-                turn.put("opensGroup", i > 0 && loop.get(i - 1).role() != Role.TOOL);
-                turn.put("closesGroup", i == loop.size() - 1 || loop.get(i + 1).role() != Role.TOOL);
-                turn.put("content", m.content());
+                QwenTurns.toolResponse(turn, loop, i, m.content(), false);
             } else {
                 turn.put("plain", true);
-                turn.put("role", isSystem(m) ? "system" : m.role().wire());
+                turn.put("role", QwenTurns.isSystem(m) ? "system" : m.role().wire());
                 turn.put("content", m.content());
             }
             turns.add(turn);
@@ -251,12 +229,7 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
     }
 
     private static List<Map<String, Object>> calls(List<ToolCall> calls, IntFunction<String> separator) {
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (int j = 0; j < calls.size(); j++) {
-            ToolCall c = calls.get(j);
-            Map<String, Object> v = new HashMap<>();
-            v.put("separator", separator.apply(j));
-            v.put("name", c.name());
+        return QwenTurns.calls(calls, separator, (c, v) -> {
             List<Map<String, Object>> params = new ArrayList<>();
             if (PythonJson.arguments(c) instanceof Map<?, ?> args) {
                 for (var e : args.entrySet()) {
@@ -266,9 +239,7 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
                 throw new TemplateException("the arguments of tool call '" + c.name() + "' are not a JSON object");
             }
             v.put("parameters", params);
-            out.add(v);
-        }
-        return out;
+        });
     }
 
     /** {@inheritDoc} Its grammar types each parameter from the tool's schema (see {@link QwenXmlToolCalls#grammar}). */

@@ -15,6 +15,7 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
 import forge.api.template.ChatTemplateProvider;
 import forge.api.template.Role;
+import forge.api.template.TemplateClaim;
 import forge.api.template.TemplateContext;
 import forge.api.template.TemplateVariant;
 import forge.template.toolkit.TemplateCaps;
@@ -22,7 +23,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,18 +34,50 @@ import org.junit.jupiter.api.Test;
  * its official template does (or refuses it with the same reason), ends turns at its end-of-turn
  * texts, and its parser loses no text when output is fed one character at a time.
  */
-public interface ChatTemplateContract {
+public abstract class ChatTemplateContract {
+    private final ChatTemplateProvider provider;
+    private final Function<String, TemplateCaps> caps;
+
+    /**
+     * @param provider the family under test
+     * @param caps     what each variant's renderer takes of the message shapes clients send (see {@link #caps})
+     */
+    protected ChatTemplateContract(ChatTemplateProvider provider, Function<String, TemplateCaps> caps) {
+        this.provider = provider;
+        this.caps = caps;
+    }
 
     /** The family under test. */
-    ChatTemplateProvider provider();
+    public ChatTemplateProvider provider() {
+        return provider;
+    }
 
     /** The variant the family claims {@code model} with; fails when it claims none. */
-    default String claimedVariant(ModelDescriptor model) {
+    public String claimedVariant(ModelDescriptor model) {
         return provider().claim(model).orElseThrow().variant();
     }
 
+    /**
+     * Asserts that the family claims a model whose GGUF carries the chat template {@code template}
+     * as {@code variant}, by that metadata.
+     *
+     * @return the claim, for its other fields
+     */
+    public TemplateClaim assertClaimedByTemplate(String template, String variant) {
+        TemplateClaim c = provider.claim(Models.model("x", Map.of("tokenizer.chat_template", template)))
+                .orElseThrow();
+        assertEquals(variant, c.variant());
+        assertEquals(TemplateClaim.Rule.METADATA, c.rule());
+        return c;
+    }
+
+    /** Asserts that the family claims no model {@code id} with {@code metadata}: another family or the generic engine does. */
+    public void assertUnclaimed(String id, Map<String, Object> metadata) {
+        assertEquals(Optional.empty(), provider.claim(Models.model(id, metadata)), id + " " + metadata);
+    }
+
     /** The BOS and EOS texts the golden corpus was rendered with for {@code variant}. */
-    default TemplateContext context(String variant) {
+    public TemplateContext context(String variant) {
         String bos = switch (provider().family()) {
             case "llama" -> "<|begin_of_text|>";
             case "gemma" -> "<bos>";
@@ -61,12 +97,12 @@ public interface ChatTemplateContract {
     }
 
     /** The variants checked against the golden corpus; by default all of them. */
-    default List<String> goldenVariants() {
+    public List<String> goldenVariants() {
         return provider().variants().stream().map(TemplateVariant::name).toList();
     }
 
     @Test
-    default void rendersTheGoldenCorpusByteForByte() {
+    public void rendersTheGoldenCorpusByteForByte() {
         List<String> failures = new ArrayList<>();
         int total = 0;
         for (String variant : goldenVariants()) {
@@ -107,10 +143,12 @@ public interface ChatTemplateContract {
      * What {@code variant}'s renderer takes of the message shapes clients send ({@link TemplateCaps}):
      * it must be what probing the official template finds, as the golden corpus records it.
      */
-    TemplateCaps caps(String variant);
+    public TemplateCaps caps(String variant) {
+        return caps.apply(variant);
+    }
 
     @Test
-    default void declaresTheCapabilitiesOfItsOfficialTemplates() {
+    public void declaresTheCapabilitiesOfItsOfficialTemplates() {
         for (String variant : goldenVariants()) {
             assertEquals(
                     GoldenCorpus.locate().caps(variant),
@@ -120,7 +158,7 @@ public interface ChatTemplateContract {
     }
 
     @Test
-    default void variantNamesAreUniqueAndCreatable() {
+    public void variantNamesAreUniqueAndCreatable() {
         Set<String> seen = new HashSet<>();
         for (TemplateVariant v : provider().variants()) {
             assertTrue(seen.add(v.name()), "duplicate variant " + v.name());
@@ -132,7 +170,7 @@ public interface ChatTemplateContract {
     }
 
     @Test
-    default void parserKeepsPlainTextWhenFedCharByChar() {
+    public void parserKeepsPlainTextWhenFedCharByChar() {
         String text = "Plain answer with <angle> brackets, a < b and 100% unicode: héllo 🙂.";
         for (TemplateVariant v : provider().variants()) {
             ChatTemplate t = provider().create(v.name(), context(v.name()));

@@ -2,8 +2,10 @@
  * The contract test every chat-template family runs.
  *
  * {@snippet :
- * class QwenTemplatesTest implements ChatTemplateContract {
- *     public ChatTemplateProvider provider() { return new QwenTemplates(); }
+ * class LlamaTemplatesTest extends ChatTemplateContract {
+ *     LlamaTemplatesTest() {
+ *         super(new LlamaTemplates(), variant -> LlamaTemplate.CAPS);
+ *     }
  * }
  * }
  */

@@ -171,28 +171,24 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
         }
     }
 
-    private static Map<String, Object> message(String role, Object content) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("role", role);
-        m.put("content", content);
-        return m;
+    /** A chat message as the official templates read it; mutable, for the probes that add to it. */
+    static Map<String, Object> message(String role, Object content) {
+        return ordered("role", role, "content", content);
     }
 
-    private static Map<String, Object> part(String text) {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("type", "text");
-        p.put("text", text);
-        return p;
+    /** A text content part. */
+    static Map<String, Object> part(String text) {
+        return ordered("type", "text", "text", text);
     }
 
     private static List<Object> calls(String content) {
-        Map<String, Object> function = new LinkedHashMap<>();
-        function.put("name", "probe_fn");
-        function.put("arguments", new LinkedHashMap<>());
-        Map<String, Object> call = new LinkedHashMap<>();
-        call.put("id", "forge_probe_1");
-        call.put("type", "function");
-        call.put("function", function);
+        Map<String, Object> call = ordered(
+                "id",
+                "forge_probe_1",
+                "type",
+                "function",
+                "function",
+                ordered("name", "probe_fn", "arguments", new LinkedHashMap<>()));
         Map<String, Object> assistant = message("assistant", content);
         assistant.put("tool_calls", new ArrayList<>(List.of(call)));
         Map<String, Object> tool = message("tool", "forge-probe-r");
@@ -201,16 +197,20 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
     }
 
     private static Map<String, Object> probeTool() {
-        Map<String, Object> parameters = new LinkedHashMap<>();
-        parameters.put("type", "object");
-        parameters.put("properties", new LinkedHashMap<>());
-        Map<String, Object> function = new LinkedHashMap<>();
-        function.put("name", "probe_fn");
-        function.put("description", "probe");
-        function.put("parameters", parameters);
-        Map<String, Object> tool = new LinkedHashMap<>();
-        tool.put("type", "function");
-        tool.put("function", function);
-        return tool;
+        Map<String, Object> parameters = ordered("type", "object", "properties", new LinkedHashMap<>());
+        return ordered(
+                "type",
+                "function",
+                "function",
+                ordered("name", "probe_fn", "description", "probe", "parameters", parameters));
+    }
+
+    /** A mutable map of these keys and values, in this order (as a template iterating it sees them). */
+    private static Map<String, Object> ordered(Object... keysAndValues) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return m;
     }
 }

@@ -1,5 +1,7 @@
 package forge.template.toolkit;
 
+import static forge.template.toolkit.TemplateCaps.message;
+import static forge.template.toolkit.TemplateCaps.part;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
@@ -7,7 +9,6 @@ import forge.api.template.ChatMessage;
 import forge.api.template.Role;
 import forge.lib.text.PythonValues;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -116,19 +117,5 @@ class TemplateCapsTest {
                         .content());
         List<ChatMessage> plain = List.of(ChatMessage.of(Role.USER, "hi"));
         assertSame(plain, TemplateCaps.AS_SENT.fitted(plain));
-    }
-
-    private static Map<String, Object> part(String text) {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("type", "text");
-        p.put("text", text);
-        return p;
-    }
-
-    private static Map<String, Object> message(String role, Object content) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("role", role);
-        m.put("content", content);
-        return m;
     }
 }

@@ -265,30 +265,16 @@ public record SynthVocabulary(
                         Special.control("<|tool_call_begin|>"),
                         Special.control("<|tool_call_argument_begin|>"),
                         Special.control("<|tool_call_end|>"))),
+        /** Qwen's vocabulary with the fill-in-the-middle and repository tokens of Qwen2.5-Coder. */
         CODER(
                 "coder",
-                "qwen",
-                "qwen2",
-                false,
-                "<|endoftext|>",
-                "<|endoftext|>",
-                "<|im_end|>",
-                null,
-                "<|endoftext|>",
-                List.of(
-                        Special.control("<|endoftext|>"),
-                        Special.control("<|im_start|>"),
-                        Special.control("<|im_end|>"),
-                        Special.user("<tool_call>"),
-                        Special.user("</tool_call>"),
-                        Special.user("<think>"),
-                        Special.user("</think>"),
-                        Special.control("<|fim_prefix|>"),
-                        Special.control("<|fim_middle|>"),
-                        Special.control("<|fim_suffix|>"),
-                        Special.control("<|fim_pad|>"),
-                        Special.control("<|repo_name|>"),
-                        Special.control("<|file_sep|>"))),
+                QWEN,
+                Special.control("<|fim_prefix|>"),
+                Special.control("<|fim_middle|>"),
+                Special.control("<|fim_suffix|>"),
+                Special.control("<|fim_pad|>"),
+                Special.control("<|repo_name|>"),
+                Special.control("<|file_sep|>")),
         GENERIC(
                 "generic",
                 "generic",
@@ -338,6 +324,27 @@ public record SynthVocabulary(
             this.eom = eom;
             this.pad = pad;
             this.specials = specials;
+        }
+
+        /** The family {@code base} under another name, with {@code more} specials after its own. */
+        Family(String name, Family base, Special... more) {
+            this(
+                    name,
+                    base.template,
+                    base.pre,
+                    base.addBos,
+                    base.bos,
+                    base.eos,
+                    base.eot,
+                    base.eom,
+                    base.pad,
+                    concat(base.specials, List.of(more)));
+        }
+
+        private static List<Special> concat(List<Special> first, List<Special> then) {
+            List<Special> all = new ArrayList<>(first);
+            all.addAll(then);
+            return List.copyOf(all);
         }
 
         static Family of(String name) {

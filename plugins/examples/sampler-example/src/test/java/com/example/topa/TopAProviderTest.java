@@ -17,23 +17,7 @@ class TopAProviderTest {
     private static float[] apply(double a, float... logits) {
         new TopAProvider()
                 .create("top_a", new StageArguments(Map.of("top_a_a", a)))
-                .apply(new TokenCandidates() {
-                    public int size() {
-                        return logits.length;
-                    }
-
-                    public int token(int i) {
-                        return i;
-                    }
-
-                    public float logit(int i) {
-                        return logits[i];
-                    }
-
-                    public void logit(int i, float v) {
-                        logits[i] = v;
-                    }
-                });
+                .apply(TokenCandidates.over(logits));
         return logits;
     }
 

@@ -1,5 +1,6 @@
 package forge.backend.llamacpp.ffm;
 
+import static forge.backend.llamacpp.ffm.Downcalls.rethrow;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
@@ -61,15 +62,7 @@ public final class Llama {
      * made), so {@link LlamaLibrary#load} checks every function at load.
      */
     static List<String> missingSymbols(SymbolLookup lookup) {
-        List<String> missing = new ArrayList<>();
-        for (Class<?> group : SYMBOL_GROUPS) {
-            for (Class<?> function : group.getDeclaredClasses()) {
-                if (lookup.find(function.getSimpleName()).isEmpty()) {
-                    missing.add(function.getSimpleName());
-                }
-            }
-        }
-        return missing;
+        return Downcalls.missing(lookup, SYMBOL_GROUPS);
     }
 
     /** How many C functions the bindings name, those called by address included. */
@@ -124,27 +117,13 @@ public final class Llama {
     }
 
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
-        MemorySegment symbol = LlamaLibrary.lookup()
-                .find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("unresolved symbol: " + name));
-        return counted(name, Linker.nativeLinker().downcallHandle(symbol, descriptor));
+        return counted(name, Downcalls.bind(LlamaLibrary.lookup(), name, descriptor));
     }
 
     private static MethodHandle counted(String name, MethodHandle handle) {
         BOUND.incrementAndGet();
         MADE.computeIfAbsent(name, n -> new AtomicInteger()).incrementAndGet();
         return handle;
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        // invokeExact declares Throwable; a native downcall throws nothing checked.
-        throw new AssertionError("unexpected checked exception from a downcall", t);
     }
 
     /** The functions of {@code llama.h} and the few of {@code ggml*.h}: one holder class each, bound on first call. */

@@ -1,5 +1,6 @@
 package forge.backend.llamacpp.ffm;
 
+import static forge.backend.llamacpp.ffm.Downcalls.rethrow;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
@@ -8,7 +9,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
@@ -17,7 +17,6 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -71,12 +70,7 @@ public final class Mtmd {
         } catch (IllegalArgumentException e) {
             throw new LlamaLoadException("cannot load " + lib + ": " + e.getMessage(), e);
         }
-        List<String> missing = new ArrayList<>();
-        for (Class<?> function : Handles.class.getDeclaredClasses()) {
-            if (found.find(function.getSimpleName()).isEmpty()) {
-                missing.add(function.getSimpleName());
-            }
-        }
+        List<String> missing = Downcalls.missing(found, List.of(Handles.class));
         if (!missing.isEmpty()) {
             throw new LlamaLoadException("the libmtmd at " + lib + " does not match these bindings: unresolved symbol"
                     + (missing.size() == 1 ? ": " : "s: ") + String.join(", ", missing));
@@ -111,21 +105,7 @@ public final class Mtmd {
     }
 
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
-        MemorySegment symbol = Objects.requireNonNull(lookup, "libmtmd is not loaded")
-                .find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("unresolved symbol: " + name));
-        return Linker.nativeLinker().downcallHandle(symbol, descriptor);
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        // invokeExact declares Throwable; a native downcall throws nothing checked.
-        throw new AssertionError("unexpected checked exception from a downcall", t);
+        return Downcalls.bind(Objects.requireNonNull(lookup, "libmtmd is not loaded"), name, descriptor);
     }
 
     /** One holder class per C function, named like it, bound on its first call. */

@@ -1,6 +1,5 @@
 package forge.template.toolkit.calls;
 
-import forge.api.template.OutputParser;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.lib.text.Gbnf;
@@ -11,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Gemma 4's syntax: {@code <|tool_call>call:NAME{key:value,...}<tool_call|>}, where strings are
@@ -27,7 +27,7 @@ import java.util.Optional;
  * // [ToolCallDelta(0, "call_…", "get_weather", "{\"city\":\"Oslo\",\"days\":2}")]
  * }
  */
-public final class Gemma4ToolCalls implements ToolCallSyntax {
+public final class Gemma4ToolCalls extends MarkupToolCalls {
 
     /** The one instance. */
     public static final Gemma4ToolCalls SYNTAX = new Gemma4ToolCalls();
@@ -39,17 +39,13 @@ public final class Gemma4ToolCalls implements ToolCallSyntax {
     /** Gemma 4's string quote, on both sides of a string. */
     public static final String Q = "<|\"|>";
 
-    private Gemma4ToolCalls() {}
-
-    @Override
-    public List<String> triggers() {
-        return List.of(CALL_OPEN);
+    private Gemma4ToolCalls() {
+        super(CALL_OPEN, CALL_CLOSE, "");
     }
 
     @Override
-    public OutputParser parser(Reasoning reasoning, List<ToolDefinition> tools) {
-        return new MarkupParser(new MarkupParser.Syntax(
-                reasoning, CALL_OPEN, CALL_CLOSE, false, block -> List.of(Reader.decode(block))));
+    Function<String, List<ToolCall>> decoder(List<ToolDefinition> tools) {
+        return block -> List.of(Reader.decode(block));
     }
 
     /** {@code <|tool_call>call:NAME{...}<tool_call|>}, the arguments in Gemma's notation; several calls follow each other. */

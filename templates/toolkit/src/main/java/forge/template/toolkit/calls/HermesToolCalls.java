@@ -1,10 +1,11 @@
 package forge.template.toolkit.calls;
 
-import forge.api.template.OutputParser;
+import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The Hermes/Qwen syntax, {@code <tool_call>\n{"name": ..., "arguments": ...}\n</tool_call>}:
@@ -21,7 +22,7 @@ import java.util.Optional;
  * // ToolCallDelta(0, "call_…", "f", "{\"a\":") then ToolCallDelta(0, "", "", "1}"), as the text arrives
  * }
  */
-public final class HermesToolCalls implements ToolCallSyntax {
+public final class HermesToolCalls extends MarkupToolCalls {
 
     /** The one instance. */
     public static final HermesToolCalls SYNTAX = new HermesToolCalls();
@@ -30,7 +31,9 @@ public final class HermesToolCalls implements ToolCallSyntax {
     static final String CLOSE = "</tool_call>";
     private static final String KEY = "arguments";
 
-    private HermesToolCalls() {}
+    private HermesToolCalls() {
+        super(OPEN, CLOSE, KEY);
+    }
 
     /** Whether a Jinja template writes this syntax itself. */
     public boolean usedBy(String jinjaSource) {
@@ -38,14 +41,8 @@ public final class HermesToolCalls implements ToolCallSyntax {
     }
 
     @Override
-    public List<String> triggers() {
-        return List.of(OPEN);
-    }
-
-    @Override
-    public OutputParser parser(Reasoning reasoning, List<ToolDefinition> tools) {
-        return new MarkupParser(new MarkupParser.Syntax(
-                reasoning, OPEN, CLOSE, false, block -> List.of(JsonCall.decode(block, KEY)), KEY));
+    Function<String, List<ToolCall>> decoder(List<ToolDefinition> tools) {
+        return block -> List.of(JsonCall.decode(block, KEY));
     }
 
     /** {@code <tool_call>\n{"name": "f", "arguments": ARGS}\n</tool_call>}, calls separated by a newline. */

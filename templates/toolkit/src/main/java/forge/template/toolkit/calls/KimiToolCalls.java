@@ -1,6 +1,5 @@
 package forge.template.toolkit.calls;
 
-import forge.api.template.OutputParser;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.lib.text.Gbnf;
@@ -9,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Kimi K2's syntax: one section of calls,
@@ -24,7 +24,7 @@ import java.util.Optional;
  *         + "<|tool_calls_section_end|>");   // [ToolCallDelta(0, "functions.f:0", "f", "{}")]
  * }
  */
-public final class KimiToolCalls implements ToolCallSyntax {
+public final class KimiToolCalls extends MarkupToolCalls {
 
     /** The one instance. */
     public static final KimiToolCalls SYNTAX = new KimiToolCalls();
@@ -40,17 +40,13 @@ public final class KimiToolCalls implements ToolCallSyntax {
     /** Closes one call. */
     public static final String CALL_END = "<|tool_call_end|>";
 
-    private KimiToolCalls() {}
-
-    @Override
-    public List<String> triggers() {
-        return List.of(SECTION_BEGIN);
+    private KimiToolCalls() {
+        super(SECTION_BEGIN, SECTION_END, "");
     }
 
     @Override
-    public OutputParser parser(Reasoning reasoning, List<ToolDefinition> tools) {
-        return new MarkupParser(
-                new MarkupParser.Syntax(reasoning, SECTION_BEGIN, SECTION_END, false, KimiToolCalls::decode));
+    Function<String, List<ToolCall>> decoder(List<ToolDefinition> tools) {
+        return KimiToolCalls::decode;
     }
 
     /** The section with one call ({@code parallel}: one or more), ids {@code functions.NAME:IDX}, the JSON arguments by the caller's rules. */

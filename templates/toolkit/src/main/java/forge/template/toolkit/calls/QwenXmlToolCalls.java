@@ -1,6 +1,5 @@
 package forge.template.toolkit.calls;
 
-import forge.api.template.OutputParser;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.lib.text.Gbnf;
@@ -13,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The XML syntax of Qwen 3.5 and Qwen3-Coder, read back into OpenAI calls and described as a
@@ -40,7 +40,7 @@ import java.util.Set;
  * // [Reasoning("plan"), ToolCallDelta(0, "call_…", "f", "{\"n\":3}")] when n is an integer
  * }
  */
-public final class QwenXmlToolCalls implements ToolCallSyntax {
+public final class QwenXmlToolCalls extends MarkupToolCalls {
 
     /** The one instance. */
     public static final QwenXmlToolCalls SYNTAX = new QwenXmlToolCalls();
@@ -48,19 +48,16 @@ public final class QwenXmlToolCalls implements ToolCallSyntax {
     static final String OPEN = "<tool_call>";
     static final String CLOSE = "</tool_call>";
 
-    private QwenXmlToolCalls() {}
-
-    @Override
-    public List<String> triggers() {
-        return List.of(OPEN);
+    private QwenXmlToolCalls() {
+        super(OPEN, CLOSE, "");
     }
 
     /** Calls are decoded whole, each value typed by the schema of the offered tool that names it. */
     @Override
-    public OutputParser parser(Reasoning reasoning, List<ToolDefinition> tools) {
+    Function<String, List<ToolCall>> decoder(List<ToolDefinition> tools) {
         Map<String, ToolDefinition> byName = new LinkedHashMap<>();
         tools.forEach(t -> byName.put(t.name(), t));
-        return new MarkupParser(new MarkupParser.Syntax(reasoning, OPEN, CLOSE, false, block -> decode(block, byName)));
+        return block -> decode(block, byName);
     }
 
     /**

@@ -20,8 +20,7 @@ import java.util.Optional;
  * List<String> triggers = calls.triggers();        // ["<tool_call>"]: where a lazy grammar engages
  * }
  */
-public sealed interface ToolCallSyntax
-        permits HermesToolCalls, LlamaToolCalls, QwenXmlToolCalls, Gemma4ToolCalls, KimiToolCalls {
+public sealed interface ToolCallSyntax permits MarkupToolCalls, LlamaToolCalls {
 
     /** The texts that open a call: a lazy grammar engages at the first of them the model writes. */
     List<String> triggers();

@@ -10,7 +10,9 @@
  *     {@link forge.template.toolkit.calls.LlamaToolCalls} (Llama 3 JSON and {@code <|python_tag|>}),
  *     {@link forge.template.toolkit.calls.QwenXmlToolCalls} (Qwen 3.5 and Qwen3-Coder),
  *     {@link forge.template.toolkit.calls.Gemma4ToolCalls} and
- *     {@link forge.template.toolkit.calls.KimiToolCalls}. Its three methods answer
+ *     {@link forge.template.toolkit.calls.KimiToolCalls}. Those four put their calls between an
+ *     opening and a closing marker, so they extend {@code MarkupToolCalls}, which makes their
+ *     triggers and parser from the two markers and a block decoder. Its three methods answer
  *     {@link forge.api.template.ChatTemplate}'s {@code parser}, {@code toolCallGrammar} and
  *     {@code toolCallTriggers}, and each syntax's tests check that what its grammar admits is what
  *     its parser reads.</li>

@@ -82,14 +82,8 @@ class GenericToolCallsTest {
                 List.of(
                         ChatMessage.of(Role.SYSTEM, "Be brief."),
                         ChatMessage.of(Role.USER, "Weather in Oslo?"),
-                        new ChatMessage(
-                                Role.ASSISTANT,
-                                "",
-                                "",
-                                List.of(new ToolCall("call_1", "get_weather", "{\"city\":\"Oslo\"}")),
-                                "",
-                                ""),
-                        new ChatMessage(Role.TOOL, "sunny", "", List.of(), "call_1", "")),
+                        ChatMessage.calling("", List.of(new ToolCall("call_1", "get_weather", "{\"city\":\"Oslo\"}"))),
+                        ChatMessage.toolResult("call_1", "sunny")),
                 TOOLS,
                 true,
                 Map.of());

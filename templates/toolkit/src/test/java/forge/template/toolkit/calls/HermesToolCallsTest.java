@@ -74,18 +74,10 @@ class HermesToolCallsTest {
                 SYNTAX.parser(THINK, List.of()),
                 "<think>\nweigh it\n</think>\n\nSure.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n"
                         + "<tool_call>\n{\"name\": \"search\", \"arguments\": {\"q\": \"x<y\"}}\n</tool_call>");
-        StringBuilder reasoning = new StringBuilder();
-        StringBuilder content = new StringBuilder();
-        List<ChatDelta.ToolCallDelta> calls = new ArrayList<>();
-        for (ChatDelta d : deltas) {
-            switch (d) {
-                case ChatDelta.Reasoning r -> reasoning.append(r.text());
-                case ChatDelta.Content c -> content.append(c.text());
-                case ChatDelta.ToolCallDelta c -> calls.add(c);
-            }
-        }
-        assertEquals("\nweigh it\n", reasoning.toString());
-        assertEquals("Sure.\n", content.toString());
+        ChatDelta.Joined out = ChatDelta.Joined.of(deltas);
+        List<ChatDelta.ToolCallDelta> calls = out.calls();
+        assertEquals("\nweigh it\n", out.reasoning());
+        assertEquals("Sure.\n", out.content());
         List<ChatDelta.ToolCallDelta> merged = ToolCallDeltas.merge(calls);
         assertEquals(2, merged.size());
         assertEquals("get_weather", merged.get(0).name());
