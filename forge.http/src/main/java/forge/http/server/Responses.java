@@ -274,16 +274,15 @@ final class Responses {
         SseWriter.start(response);
         Events events = new Events(response);
         ArrayNode output = Json.MAPPER.createArrayNode();
-        events.send(
-                "response.created",
-                Json.MAPPER
-                        .createObjectNode()
-                        .set("response", response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
-        events.send(
-                "response.in_progress",
-                Json.MAPPER
-                        .createObjectNode()
-                        .set("response", response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
+        for (String type : new String[] {"response.created", "response.in_progress"}) {
+            events.send(
+                    type,
+                    Json.MAPPER
+                            .createObjectNode()
+                            .set(
+                                    "response",
+                                    response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
+        }
         Open open = null;
         while (true) {
             ChatRun.Event next;
@@ -314,22 +313,7 @@ final class Responses {
                         if (c.text().isEmpty()) {
                             continue;
                         }
-                        if (open == null || !open.kind.equals("message")) {
-                            close(events, open, output);
-                            open = new Open("message", output.size(), Ids.next("msg_"), -1, "", "");
-                            output.add(messageItem(open.id, null, "in_progress"));
-                            events.send(
-                                    "response.output_item.added",
-                                    Json.MAPPER
-                                            .createObjectNode()
-                                            .put("output_index", open.index)
-                                            .set("item", messageItem(open.id, null, "in_progress")));
-                            events.send(
-                                    "response.content_part.added",
-                                    events.at(open.index, open.id)
-                                            .put("content_index", 0)
-                                            .set("part", textPart("")));
-                        }
+                        open = openText(events, open, output, "message");
                         open.text.append(c.text());
                         events.send(
                                 "response.output_text.delta",
@@ -342,27 +326,7 @@ final class Responses {
                         if (r.text().isEmpty()) {
                             continue;
                         }
-                        if (open == null || !open.kind.equals("reasoning")) {
-                            close(events, open, output);
-                            open = new Open("reasoning", output.size(), Ids.next("rs_"), -1, "", "");
-                            output.add(reasoningItem(open.id, null, "in_progress"));
-                            events.send(
-                                    "response.output_item.added",
-                                    Json.MAPPER
-                                            .createObjectNode()
-                                            .put("output_index", open.index)
-                                            .set("item", reasoningItem(open.id, null, "in_progress")));
-                            events.send(
-                                    "response.content_part.added",
-                                    events.at(open.index, open.id)
-                                            .put("content_index", 0)
-                                            .set(
-                                                    "part",
-                                                    Json.MAPPER
-                                                            .createObjectNode()
-                                                            .put("type", "reasoning_text")
-                                                            .put("text", "")));
-                        }
+                        open = openText(events, open, output, "reasoning");
                         open.text.append(r.text());
                         events.send(
                                 "response.reasoning_text.delta",
@@ -414,6 +378,33 @@ final class Responses {
                 }
             }
         }
+    }
+
+    /**
+     * The open item when it is a {@code kind} ({@code message} or {@code reasoning}) item; else
+     * closes the open one and opens a {@code kind} item: its {@code output_item.added} and its
+     * text part's {@code content_part.added}.
+     */
+    private static Open openText(Events events, Open open, ArrayNode output, String kind) throws IOException {
+        if (open != null && open.kind.equals(kind)) {
+            return open;
+        }
+        close(events, open, output);
+        boolean message = kind.equals("message");
+        Open opened = new Open(kind, output.size(), Ids.next(message ? "msg_" : "rs_"), -1, "", "");
+        ObjectNode item =
+                message ? messageItem(opened.id, null, "in_progress") : reasoningItem(opened.id, null, "in_progress");
+        output.add(item);
+        events.send(
+                "response.output_item.added",
+                Json.MAPPER.createObjectNode().put("output_index", opened.index).set("item", item.deepCopy()));
+        ObjectNode part = message
+                ? textPart("")
+                : Json.MAPPER.createObjectNode().put("type", "reasoning_text").put("text", "");
+        events.send(
+                "response.content_part.added",
+                events.at(opened.index, opened.id).put("content_index", 0).set("part", part));
+        return opened;
     }
 
     /** Ends the open item: its {@code .done} events, and its final form in {@code output}. */
