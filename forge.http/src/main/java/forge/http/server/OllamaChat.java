@@ -362,7 +362,9 @@ final class OllamaChat {
                 body.ignored(),
                 1,
                 -1,
-                structured);
+                structured,
+                null, // the engine's speculation
+                Lora.NONE);
         Strictness.check(strict, req.ignored());
         long load = timeToServe(entry);
         ChatRun run = ChatRun.start(context, req, Ids.next("chatcmpl-"), strict, request, response);
@@ -550,7 +552,7 @@ final class OllamaChat {
                     case Out o -> {
                         StringBuilder content = new StringBuilder();
                         StringBuilder thinking = new StringBuilder();
-                        take(o.deltas(), content, thinking);
+                        ChatRun.collect(o.deltas(), content, thinking, calls);
                         if (!content.isEmpty() || !thinking.isEmpty()) {
                             ObjectNode line = envelope(name, chat, content.toString(), thinking.toString(), List.of());
                             line(line.put("done", false), false);
@@ -574,30 +576,13 @@ final class OllamaChat {
             StringBuilder thinking = new StringBuilder();
             while (true) {
                 switch (source.next()) {
-                    case Out o -> take(o.deltas(), content, thinking);
+                    case Out o -> ChatRun.collect(o.deltas(), content, thinking, calls);
                     case End e -> {
                         ObjectNode body = envelope(
                                 name, chat, content.toString(), thinking.toString(), List.copyOf(calls.values()));
                         ForgeServer.sendJson(response, callback, 200, last(body, e));
                         return;
                     }
-                }
-            }
-        }
-
-        private void take(List<ChatDelta> deltas, StringBuilder content, StringBuilder thinking) {
-            for (ChatDelta delta : deltas) {
-                switch (delta) {
-                    case ChatDelta.Content c -> content.append(c.text());
-                    case ChatDelta.Reasoning r -> thinking.append(r.text());
-                    case ChatDelta.ToolCallDelta t ->
-                        calls.merge(
-                                t.index(),
-                                new ToolCall(t.id(), t.name(), t.arguments()),
-                                (a, b) -> new ToolCall(
-                                        a.id().isEmpty() ? b.id() : a.id(),
-                                        a.name().isEmpty() ? b.name() : a.name(),
-                                        a.arguments() + b.arguments()));
                 }
             }
         }
