@@ -309,31 +309,8 @@ final class Responses {
             }
             for (ChatDelta d : ((ChatRun.Deltas) next).deltas()) {
                 switch (d) {
-                    case ChatDelta.Content c -> {
-                        if (c.text().isEmpty()) {
-                            continue;
-                        }
-                        open = openText(events, open, output, "message");
-                        open.text.append(c.text());
-                        events.send(
-                                "response.output_text.delta",
-                                events.at(open.index, open.id)
-                                        .put("content_index", 0)
-                                        .put("delta", c.text())
-                                        .set("logprobs", Json.MAPPER.createArrayNode()));
-                    }
-                    case ChatDelta.Reasoning r -> {
-                        if (r.text().isEmpty()) {
-                            continue;
-                        }
-                        open = openText(events, open, output, "reasoning");
-                        open.text.append(r.text());
-                        events.send(
-                                "response.reasoning_text.delta",
-                                events.at(open.index, open.id)
-                                        .put("content_index", 0)
-                                        .put("delta", r.text()));
-                    }
+                    case ChatDelta.Content c -> open = appendText(events, open, output, "message", c.text());
+                    case ChatDelta.Reasoning r -> open = appendText(events, open, output, "reasoning", r.text());
                     case ChatDelta.ToolCallDelta t -> {
                         if (open == null || !open.kind.endsWith("_call") || open.call != t.index()) {
                             close(events, open, output);
@@ -381,30 +358,50 @@ final class Responses {
     }
 
     /**
-     * The open item when it is a {@code kind} ({@code message} or {@code reasoning}) item; else
-     * closes the open one and opens a {@code kind} item: its {@code output_item.added} and its
-     * text part's {@code content_part.added}.
+     * Streams {@code text} of a {@code kind} ({@code message} or {@code reasoning}) item: into the
+     * open item when it is one, else into a new one, opened after the open one is closed (its
+     * {@code output_item.added} and its text part's {@code content_part.added}); empty text opens
+     * nothing.
+     *
+     * @return the open item
      */
-    private static Open openText(Events events, Open open, ArrayNode output, String kind) throws IOException {
-        if (open != null && open.kind.equals(kind)) {
+    private static Open appendText(Events events, Open open, ArrayNode output, String kind, String text)
+            throws IOException {
+        if (text.isEmpty()) {
             return open;
         }
-        close(events, open, output);
         boolean message = kind.equals("message");
-        Open opened = new Open(kind, output.size(), Ids.next(message ? "msg_" : "rs_"), -1, "", "");
-        ObjectNode item =
-                message ? messageItem(opened.id, null, "in_progress") : reasoningItem(opened.id, null, "in_progress");
-        output.add(item);
-        events.send(
-                "response.output_item.added",
-                Json.MAPPER.createObjectNode().put("output_index", opened.index).set("item", item.deepCopy()));
-        ObjectNode part = message
-                ? textPart("")
-                : Json.MAPPER.createObjectNode().put("type", "reasoning_text").put("text", "");
-        events.send(
-                "response.content_part.added",
-                events.at(opened.index, opened.id).put("content_index", 0).set("part", part));
-        return opened;
+        if (open == null || !open.kind.equals(kind)) {
+            close(events, open, output);
+            open = new Open(kind, output.size(), Ids.next(message ? "msg_" : "rs_"), -1, "", "");
+            ObjectNode item =
+                    message ? messageItem(open.id, null, "in_progress") : reasoningItem(open.id, null, "in_progress");
+            output.add(item);
+            events.send(
+                    "response.output_item.added",
+                    Json.MAPPER
+                            .createObjectNode()
+                            .put("output_index", open.index)
+                            .set("item", item.deepCopy()));
+            ObjectNode part = message
+                    ? textPart("")
+                    : Json.MAPPER
+                            .createObjectNode()
+                            .put("type", "reasoning_text")
+                            .put("text", "");
+            events.send(
+                    "response.content_part.added",
+                    events.at(open.index, open.id).put("content_index", 0).set("part", part));
+        }
+        open.text.append(text);
+        ObjectNode delta =
+                events.at(open.index, open.id).put("content_index", 0).put("delta", text);
+        if (message) {
+            events.send("response.output_text.delta", delta.set("logprobs", Json.MAPPER.createArrayNode()));
+        } else {
+            events.send("response.reasoning_text.delta", delta);
+        }
+        return open;
     }
 
     /** Ends the open item: its {@code .done} events, and its final form in {@code output}. */
