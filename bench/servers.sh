@@ -31,13 +31,13 @@ side_by_side() { # NAME PORT: the peer's and the image's paths (both must be bui
     # ForgeLM's port (BENCH_PORT, else PORT; llama-server gets +1), and $OUT, bench/target/NAME, whose
     # metrics.txt starts empty
     LLAMA_SERVER="$CACHE/peer/build/bin/llama-server"
+    [ -x "$LLAMA_SERVER" ] || die "no llama-server at $LLAMA_SERVER: bench/run.sh builds it"
     FORGE="$ROOT/dist/target/forge/bin/forge"
+    [ -x "$FORGE" ] || die "no ForgeLM image at $FORGE: mvn -B package -DskipTests"
     THREADS="${BENCH_THREADS:-$(nproc)}"
     PORT="${BENCH_PORT:-$2}"
     PEER_PORT=$((PORT + 1))
     OUT="$ROOT/bench/target/$1"
-    [ -x "$LLAMA_SERVER" ] || die "no llama-server at $LLAMA_SERVER: bench/run.sh builds it"
-    [ -x "$FORGE" ] || die "no ForgeLM image at $FORGE: mvn -B package -DskipTests"
     mkdir -p "$OUT"
     : > "$OUT/metrics.txt"
 }
