@@ -326,13 +326,7 @@ final class Responses {
                             ObjectNode item = custom
                                     ? CustomTools.item(open.id, open.callId, open.name, "", "in_progress")
                                     : callItem(open.id, open.callId, open.name, "", "in_progress");
-                            output.add(item);
-                            events.send(
-                                    "response.output_item.added",
-                                    Json.MAPPER
-                                            .createObjectNode()
-                                            .put("output_index", open.index)
-                                            .set("item", item.deepCopy()));
+                            added(events, output, open, item);
                         }
                         if (open.kind.equals("custom_tool_call")) {
                             // The input as it decodes out of the JSON arguments written so far.
@@ -376,13 +370,7 @@ final class Responses {
             open = new Open(kind, output.size(), Ids.next(message ? "msg_" : "rs_"), -1, "", "");
             ObjectNode item =
                     message ? messageItem(open.id, null, "in_progress") : reasoningItem(open.id, null, "in_progress");
-            output.add(item);
-            events.send(
-                    "response.output_item.added",
-                    Json.MAPPER
-                            .createObjectNode()
-                            .put("output_index", open.index)
-                            .set("item", item.deepCopy()));
+            added(events, output, open, item);
             ObjectNode part = message
                     ? textPart("")
                     : Json.MAPPER
@@ -402,6 +390,14 @@ final class Responses {
             events.send("response.reasoning_text.delta", delta);
         }
         return open;
+    }
+
+    /** Adds {@code open}'s {@code item} to {@code output}, and says so: {@code response.output_item.added}. */
+    private static void added(Events events, ArrayNode output, Open open, ObjectNode item) throws IOException {
+        output.add(item);
+        events.send(
+                "response.output_item.added",
+                Json.MAPPER.createObjectNode().put("output_index", open.index).set("item", item.deepCopy()));
     }
 
     /** Ends the open item: its {@code .done} events, and its final form in {@code output}. */
