@@ -165,30 +165,28 @@ final class EngineOptions {
             }
             kv = k;
         }
-        kv = kv != null ? kv : p.kvCacheType();
+        KvCacheType cache = kv != null ? kv : p.kvCacheType();
         FlashAttention fa = flashAttention != null
                 ? Flags.parse(spec, "--flash-attn", FlashAttention::parse, flashAttention)
                 : p.flashAttention();
         int t = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
         int slots = slots();
-        try {
-            return new EngineConfig(
-                    slots,
-                    contextSize != null ? contextSize : p.contextSize(),
-                    batchSize != null ? batchSize : p.batchSize(),
-                    ubatchSize != null ? ubatchSize : p.ubatchSize(),
-                    t,
-                    threadsBatch != null ? threadsBatch : t,
-                    queue,
-                    fa,
-                    kv,
-                    p.name(),
-                    !noWarmup,
-                    speculation,
-                    kvUnified());
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        return Flags.valid(
+                spec,
+                () -> new EngineConfig(
+                        slots,
+                        contextSize != null ? contextSize : p.contextSize(),
+                        batchSize != null ? batchSize : p.batchSize(),
+                        ubatchSize != null ? ubatchSize : p.ubatchSize(),
+                        t,
+                        threadsBatch != null ? threadsBatch : t,
+                        queue,
+                        fa,
+                        cache,
+                        p.name(),
+                        !noWarmup,
+                        speculation,
+                        kvUnified()));
     }
 
     /** {@code -kvu} / {@code -no-kvu}: one KV pool for all slots, or a stream per slot (the default). */

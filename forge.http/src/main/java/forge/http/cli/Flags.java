@@ -4,6 +4,7 @@ import forge.api.ForgeException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -48,6 +49,18 @@ final class Flags {
             return parser.apply(text);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), flag + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * What {@code value} gives; a setting it refuses ({@link IllegalArgumentException}) becomes a
+     * parameter error with its message.
+     */
+    static <T> T valid(CommandSpec spec, Supplier<T> value) {
+        try {
+            return value.get();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 }

@@ -106,32 +106,27 @@ final class SpeculationOptions {
     /** {@code --spec-type} and its sizes ({@code --model-draft} alone means {@code draft-simple}). */
     Speculation speculation() {
         String type = specType.equals("none") && draftModel != null ? "draft-simple" : specType;
-        try {
-            return switch (type) {
-                case "none" -> Speculation.OFF;
-                case "ngram-simple", "ngram" ->
-                    new Speculation(specNgram, specDraftMax != null ? specDraftMax : specNgramMax, specDraftMin);
-                case "draft-simple", "draft" -> {
-                    if (draftModel == null) {
-                        throw new ParameterException(
-                                spec.commandLine(),
-                                "--spec-type " + specType + " needs a draft model: --model-draft FILE");
-                    }
-                    yield Speculation.draftModel(
-                            specDraftMax != null ? specDraftMax : Speculation.DEFAULT_MODEL_DRAFT_MAX,
-                            specDraftMin,
-                            specDraftPMin);
-                }
-                default ->
+        return Flags.valid(spec, () -> switch (type) {
+            case "none" -> Speculation.OFF;
+            case "ngram-simple", "ngram" ->
+                new Speculation(specNgram, specDraftMax != null ? specDraftMax : specNgramMax, specDraftMin);
+            case "draft-simple", "draft" -> {
+                if (draftModel == null) {
                     throw new ParameterException(
-                            spec.commandLine(),
-                            "--spec-type " + specType
-                                    + " is not supported: ForgeLM drafts by n-gram lookup or a draft model (none,"
-                                    + " ngram-simple or draft-simple)");
-            };
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+                            spec.commandLine(), "--spec-type " + specType + " needs a draft model: --model-draft FILE");
+                }
+                yield Speculation.draftModel(
+                        specDraftMax != null ? specDraftMax : Speculation.DEFAULT_MODEL_DRAFT_MAX,
+                        specDraftMin,
+                        specDraftPMin);
+            }
+            default ->
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--spec-type " + specType
+                                + " is not supported: ForgeLM drafts by n-gram lookup or a draft model (none,"
+                                + " ngram-simple or draft-simple)");
+        });
     }
 
     /** {@code --model-draft} with {@code --gpu-layers-draft}, or null. */
@@ -173,17 +168,15 @@ final class SpeculationOptions {
                     spec.commandLine(), "--spec-synth-len and --spec-synth-rates are mutually exclusive");
         }
         int max = speculation().draftMax();
-        try {
-            SyntheticAcceptance s = specSynthLength != null
-                    ? SyntheticAcceptance.length(specSynthLength, max)
-                    : SyntheticAcceptance.rates(specSynthRates, max);
-            LOG.warn(
-                    "synthetic speculative acceptance is on for benchmarking (mean length {}): the output is not the"
-                            + " model's",
-                    s.meanLength());
-            return s;
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        SyntheticAcceptance s = Flags.valid(
+                spec,
+                () -> specSynthLength != null
+                        ? SyntheticAcceptance.length(specSynthLength, max)
+                        : SyntheticAcceptance.rates(specSynthRates, max));
+        LOG.warn(
+                "synthetic speculative acceptance is on for benchmarking (mean length {}): the output is not the"
+                        + " model's",
+                s.meanLength());
+        return s;
     }
 }
