@@ -24,23 +24,11 @@ set -euo pipefail
 
 # shellcheck source=common.sh
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/common.sh"
-
-LLAMA_SERVER="$CACHE/peer/build/bin/llama-server"
-THREADS="${BENCH_THREADS:-$(nproc)}"
-PORT="${BENCH_PORT:-18190}"
-PEER_PORT=$((PORT + 1))
-OUT="$ROOT/bench/target/editors"
-FORGE="$ROOT/dist/target/forge/bin/forge"
+# shellcheck source=servers.sh
+. "$ROOT/bench/servers.sh"
+side_by_side editors 18190
 WORKLOADS=("$@")
 [ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(rerank infill typing)
-
-log() { echo "editors.sh: $*" >&2; }
-die() { echo "editors.sh: ERROR: $*" >&2; exit 1; }
-
-[ -x "$LLAMA_SERVER" ] || die "no llama-server at $LLAMA_SERVER: bench/run.sh builds it"
-[ -x "$FORGE" ] || die "no ForgeLM image at $FORGE: mvn -B package -DskipTests"
-mkdir -p "$OUT"
-: > "$OUT/metrics.txt"
 
 synth() { # FILE ARGS...: made once per run of this script (the generator is part of what is compared)
     local file="$1"
@@ -48,9 +36,6 @@ synth() { # FILE ARGS...: made once per run of this script (the generator is par
     log "making $file"
     "$FORGE" model synth "$@" -o "$file" > "$OUT/synth.log" 2>&1 || die "forge model synth failed: see $OUT/synth.log"
 }
-
-# shellcheck source=servers.sh
-. "$ROOT/bench/servers.sh"
 
 serve() { # WORKLOAD MODEL "FORGE FLAGS" "PEER FLAGS": both servers on MODEL
     local forge_flags peer_flags

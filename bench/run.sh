@@ -94,8 +94,6 @@ IMAGE="$ROOT/bench/target/forge-image"
 WORKLOADS=("$@")
 [ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(llama-bench seed ttft conc shared sessions restart startup rss)
 
-log() { echo "run.sh: $*" >&2; }
-die() { echo "run.sh: ERROR: $*" >&2; exit 1; }
 wants() { [[ " $SERVERS " == *" $1 "* ]]; }
 
 mkdir -p "$OUT" "$(dirname "$MODEL")"

@@ -25,25 +25,10 @@ set -euo pipefail
 
 # shellcheck source=common.sh
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/common.sh"
-
-LLAMA_SERVER="$CACHE/peer/build/bin/llama-server"
-THREADS="${BENCH_THREADS:-$(nproc)}"
-PORT="${BENCH_PORT:-18194}"
-PEER_PORT=$((PORT + 1))
-OUT="$ROOT/bench/target/vision"
-FORGE="$ROOT/dist/target/forge/bin/forge"
-FAMILY="${BENCH_VISION_FAMILY:-gemma3}"
-
-log() { echo "vision.sh: $*" >&2; }
-die() { echo "vision.sh: ERROR: $*" >&2; exit 1; }
-
-[ -x "$LLAMA_SERVER" ] || die "no llama-server at $LLAMA_SERVER: bench/run.sh builds it"
-[ -x "$FORGE" ] || die "no ForgeLM image at $FORGE: mvn -B package -DskipTests"
-mkdir -p "$OUT"
-: > "$OUT/metrics.txt"
-
 # shellcheck source=servers.sh
 . "$ROOT/bench/servers.sh"
+side_by_side vision 18194
+FAMILY="${BENCH_VISION_FAMILY:-gemma3}"
 
 # The model and its projector, as wide as the model, written by the same generator for both servers.
 MODEL="$OUT/vision-model.gguf"

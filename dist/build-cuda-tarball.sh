@@ -8,10 +8,9 @@
 #   TARBALL          the .tar.gz to write
 set -euo pipefail
 
-die() { echo "build-cuda-tarball.sh: ERROR: $*" >&2; exit 1; }
-for v in CUDA_PLUGIN_DIR CUDA_LIB TARBALL; do
-    [ -n "${!v:-}" ] || die "$v is not set (run through Maven: mvn -Pcuda package -pl dist -am)"
-done
+# shellcheck source=build-env.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-env.sh"
+need "mvn -Pcuda package -pl dist -am" CUDA_PLUGIN_DIR CUDA_LIB TARBALL
 [ -f "$CUDA_LIB/.verified" ] || die "no verified CUDA natives in $CUDA_LIB (plugins/llamacpp/natives.sh --cuda $(dirname "$CUDA_LIB"))"
 [ -f "$CUDA_LIB/libggml-cuda.so" ] || die "$CUDA_LIB has no libggml-cuda.so"
 shopt -s nullglob

@@ -11,10 +11,9 @@
 #   VERSION, LLAMA_RELEASE, LLAMA_NATIVES  for the image's labels
 set -euo pipefail
 
-die() { echo "build-image-oci.sh: ERROR: $*" >&2; exit 1; }
-for v in JAVA JIB_CLASSPATH IMAGE OCI_TARBALL OCI_NAME DEB_CACHE VERSION LLAMA_RELEASE LLAMA_NATIVES; do
-    [ -n "${!v:-}" ] || die "$v is not set (run through Maven: mvn package -pl dist -am)"
-done
+# shellcheck source=build-env.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-env.sh"
+need "mvn package -pl dist -am" JAVA JIB_CLASSPATH IMAGE OCI_TARBALL OCI_NAME DEB_CACHE VERSION LLAMA_RELEASE LLAMA_NATIVES
 [ -x "$IMAGE/bin/forge" ] || die "no jlink image at $IMAGE"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 work="$(mktemp -d)"

@@ -10,10 +10,9 @@
 #   LLAMA_LIB, LLAMA_SRC   the llama.cpp cache filled by plugins/llamacpp/natives.sh
 set -euo pipefail
 
-die() { echo "build-image.sh: ERROR: $*" >&2; exit 1; }
-for v in JLINK MODULE_PATH IMAGE_MODULES IMAGE_JVM_OPTIONS IMAGE TARBALL TARBALL_ROOT LLAMA_LIB LLAMA_SRC; do
-    [ -n "${!v:-}" ] || die "$v is not set (run through Maven: mvn package -pl dist -am)"
-done
+# shellcheck source=build-env.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-env.sh"
+need "mvn package -pl dist -am" JLINK MODULE_PATH IMAGE_MODULES IMAGE_JVM_OPTIONS IMAGE TARBALL TARBALL_ROOT LLAMA_LIB LLAMA_SRC
 [ -x "$JLINK" ] || die "no jlink at $JLINK: build with a full JDK 25, not a JRE"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 

@@ -78,6 +78,12 @@ step "forge serve -m m.gguf --port $port"
 (exec env -i PATH=/usr/bin:/bin HOME="$WORK/home" "$FORGE" serve -m "$WORK/m.gguf" --port "$port" >"$LOG" 2>&1) &
 SERVER_PID=$!
 base="http://127.0.0.1:$port"
+post() { # PATH BODY: POSTs the JSON BODY to PATH; sets code (the HTTP status) and answer (the body)
+    code="$(curl -s -o "$WORK/answer.json" -w '%{http_code}' -H 'Content-Type: application/json' \
+        --max-time 60 -d "$2" "$base$1" || true)"
+    answer="$(cat "$WORK/answer.json" 2>/dev/null || true)"
+    echo "  HTTP $code: $answer"
+}
 deadline=$((SECONDS + 60))
 until [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/health" || true)" = 200 ]; do
     kill -0 "$SERVER_PID" 2>/dev/null || fail "the server exited before /health answered 200"
@@ -87,11 +93,8 @@ done
 step "  /health is 200 after $((SECONDS + 60 - deadline)) s"
 
 step "POST /v1/chat/completions"
-body='{"model":"m","max_tokens":4,"messages":[{"role":"user","content":"hi"}]}'
-code="$(curl -s -o "$WORK/reply.json" -w '%{http_code}' -H 'Content-Type: application/json' \
-    --max-time 60 -d "$body" "$base/v1/chat/completions" || true)"
-reply="$(cat "$WORK/reply.json" 2>/dev/null || true)"
-echo "  HTTP $code: $reply"
+post /v1/chat/completions '{"model":"m","max_tokens":4,"messages":[{"role":"user","content":"hi"}]}'
+reply="$answer"
 [ "$code" = 200 ] || fail "chat completion answered HTTP $code: $reply"
 grep -q '"object" *: *"chat.completion"' <<<"$reply" || fail "the reply is not a chat.completion: $reply"
 step "GET /metrics (the Prometheus client, linked through Moditect descriptors)"
@@ -101,11 +104,8 @@ grep -q '^forge_http_requests_total{route="/v1/chat/completions",status="200"} 1
 echo "  $(grep -c '^forge_' <<<"$metrics") samples"
 
 step "POST /apply-template with the generic template (the model's own Jinja template, forge.template.jinja)"
-body='{"model":"m","template":"generic","messages":[{"role":"user","content":"hi"}]}'
-code="$(curl -s -o "$WORK/applied.json" -w '%{http_code}' -H 'Content-Type: application/json' \
-    --max-time 60 -d "$body" "$base/apply-template" || true)"
-applied="$(cat "$WORK/applied.json" 2>/dev/null || true)"
-echo "  HTTP $code: $applied"
+post /apply-template '{"model":"m","template":"generic","messages":[{"role":"user","content":"hi"}]}'
+applied="$answer"
 [ "$code" = 200 ] || fail "apply-template with the generic (Jinja) template answered HTTP $code: $applied"
 grep -q '<|im_start|>user\\nhi<|im_end|>' <<<"$applied" || fail "the generic template did not render the model's Jinja template: $applied"
 

@@ -4,10 +4,7 @@
 # them up front the same way).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-for tool in node npm; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "run-tests.sh: $tool (Node 20+) is needed for the Node client tests" >&2; exit 1; }
-done
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund
-fi
+# shellcheck source=../../../../scripts/node-packages.sh
+. ../../../../scripts/node-packages.sh
+node_packages run-tests.sh "Node 20+" "for the Node client tests"
 exec node --test

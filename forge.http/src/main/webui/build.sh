@@ -6,12 +6,9 @@
 set -euo pipefail
 out=${1:?usage: build.sh OUTPUT_DIR}
 cd "$(dirname "${BASH_SOURCE[0]}")"
-for tool in node npm; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "webui/build.sh: $tool (Node 20.19+) is needed to build the web UI" >&2; exit 1; }
-done
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund
-fi
+# shellcheck source=../../../../scripts/node-packages.sh
+. ../../../../scripts/node-packages.sh
+node_packages webui/build.sh "Node 20.19+" "to build the web UI"
 # The UI's pure logic (metrics, conversations) under node's test runner; the browser tests are dist's.
 case "${WEBUI_SKIP_TESTS:-}" in
     *true*) ;;

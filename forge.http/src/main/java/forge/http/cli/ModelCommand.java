@@ -124,7 +124,7 @@ final class ModelCommand implements Callable<Integer> {
             Path path = file().toAbsolutePath().normalize();
             var gguf = GgufReader.read(path);
             var metadata = ModelRegistry.withTemplate(
-                    gguf.metadata(), templateFile == null ? null : ServeCommand.readTemplate(templateFile));
+                    gguf.metadata(), templateFile == null ? null : TemplateOptions.readTemplate(templateFile));
             var model = new ModelDescriptor(ModelRegistry.idOf(path), List.of(), path, metadata);
             var plugins = ForgeRuntime.inspect(common.runtimeConfig()).plugins();
             var selector = new TemplateSelector(plugins.templates());

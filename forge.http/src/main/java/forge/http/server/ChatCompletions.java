@@ -104,11 +104,8 @@ final class ChatCompletions {
         }
         int open = run.size();
         while (open > 0) {
-            ChatRun.Event next;
-            try {
-                next = run.next(() -> SseWriter.keepAlive(response), context.keepAliveMillis());
-            } catch (ApiError e) {
-                SseWriter.failed(response, e, callback);
+            ChatRun.Event next = SseWriter.next(run::next, context.keepAliveMillis(), response, callback);
+            if (next == null) {
                 return;
             }
             int index = next.index();
@@ -133,11 +130,7 @@ final class ChatCompletions {
             }
         }
         if (run.request().includeUsage()) {
-            Run.Usage u = run.usage();
-            ObjectNode usage = OpenAiWire.chunk(id, created, model);
-            usage.putArray("choices");
-            usage.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));
-            SseWriter.send(response, usage);
+            OpenAiWire.sendUsage(response, OpenAiWire.chunk(id, created, model), run.usage());
         }
         SseWriter.finish(response, callback);
     }

@@ -53,68 +53,6 @@ record ChatRequest(
         Speculation speculation,
         Lora lora) {
 
-    /** A chat request whose body names no {@code lora}. */
-    ChatRequest(
-            String model,
-            ChatPrompt prompt,
-            SamplingParams sampling,
-            int maxTokens,
-            List<String> stops,
-            boolean stream,
-            boolean includeUsage,
-            boolean ignoreEos,
-            Set<String> ignored,
-            int n,
-            int logprobs,
-            StructuredOutput structured,
-            Speculation speculation) {
-        this(
-                model,
-                prompt,
-                sampling,
-                maxTokens,
-                stops,
-                stream,
-                includeUsage,
-                ignoreEos,
-                ignored,
-                n,
-                logprobs,
-                structured,
-                speculation,
-                Lora.NONE);
-    }
-
-    /** A chat request that speculates as the engine does (its body names no {@code speculative.*}). */
-    ChatRequest(
-            String model,
-            ChatPrompt prompt,
-            SamplingParams sampling,
-            int maxTokens,
-            List<String> stops,
-            boolean stream,
-            boolean includeUsage,
-            boolean ignoreEos,
-            Set<String> ignored,
-            int n,
-            int logprobs,
-            StructuredOutput structured) {
-        this(
-                model,
-                prompt,
-                sampling,
-                maxTokens,
-                stops,
-                stream,
-                includeUsage,
-                ignoreEos,
-                ignored,
-                n,
-                logprobs,
-                structured,
-                null);
-    }
-
     /** A chat body; what it holds that was never read is named in {@link #ignored()}. */
     static ChatRequest parse(Fields body) {
         String model = Requests.model(body);

@@ -240,23 +240,32 @@ final class ChatRun {
                 }
                 Deltas d = (Deltas) e;
                 logprobs.addAll(d.logprobs());
-                for (ChatDelta delta : d.deltas()) {
-                    switch (delta) {
-                        case ChatDelta.Content c -> content.append(c.text());
-                        case ChatDelta.Reasoning r -> reasoning.append(r.text());
-                        case ChatDelta.ToolCallDelta t ->
-                            calls.merge(
-                                    t.index(),
-                                    new ToolCall(t.id(), t.name(), t.arguments()),
-                                    (a, b) -> new ToolCall(
-                                            a.id().isEmpty() ? b.id() : a.id(),
-                                            a.name().isEmpty() ? b.name() : a.name(),
-                                            a.arguments() + b.arguments()));
-                    }
-                }
+                collect(d.deltas(), content, reasoning, calls);
             }
         }
         return answers;
+    }
+
+    /**
+     * Adds {@code deltas} to an answer being collected whole: its content, its reasoning, and its
+     * tool calls by index, each call's deltas joined into one call.
+     */
+    static void collect(
+            List<ChatDelta> deltas, StringBuilder content, StringBuilder reasoning, Map<Integer, ToolCall> calls) {
+        for (ChatDelta delta : deltas) {
+            switch (delta) {
+                case ChatDelta.Content c -> content.append(c.text());
+                case ChatDelta.Reasoning r -> reasoning.append(r.text());
+                case ChatDelta.ToolCallDelta t ->
+                    calls.merge(
+                            t.index(),
+                            new ToolCall(t.id(), t.name(), t.arguments()),
+                            (a, b) -> new ToolCall(
+                                    a.id().isEmpty() ? b.id() : a.id(),
+                                    a.name().isEmpty() ? b.name() : a.name(),
+                                    a.arguments() + b.arguments()));
+            }
+        }
     }
 
     /** Turns one engine event of choice {@code index} (the run core has taken failures) into the run's events. */

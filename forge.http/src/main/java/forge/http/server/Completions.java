@@ -215,99 +215,66 @@ final class Completions {
         void stream(boolean includeUsage, Response response, Callback callback)
                 throws InterruptedException, IOException {
             SseWriter.start(response);
-            String id = run.id();
-            String model = run.model();
             List<Logprobs.Offset> offsets = new ArrayList<>();
             echoes.forEach(e -> offsets.add(logprobs ? e.offset(vocab) : null));
             for (int index = 0; index < run.size(); index++) {
                 // A scored echo goes out with its log-probabilities, once the prompt is computed.
                 if (!echoes.get(index).text().isEmpty() && !echoes.get(index).scored()) {
-                    SseWriter.send(
-                            response,
-                            chunk(
-                                    id,
-                                    created,
-                                    model,
-                                    index,
-                                    echoes.get(index).text(),
-                                    null,
-                                    List.of(),
-                                    offsets.get(index)));
+                    send(response, index, echoes.get(index).text(), null, List.of(), offsets.get(index));
                 }
             }
             int open = run.size();
             while (open > 0) {
-                ChoiceEvents.Event next;
-                try {
-                    next = run.next(() -> SseWriter.keepAlive(response), context.keepAliveMillis());
-                } catch (ApiError e) {
-                    SseWriter.failed(response, e, callback);
+                ChoiceEvents.Event next = SseWriter.next(run::next, context.keepAliveMillis(), response, callback);
+                if (next == null) {
                     return;
                 }
                 int index = next.index();
                 switch (next.event()) {
                     case GenerationEvent.PromptLogprobs p -> {
                         Echo e = echoes.get(index);
-                        SseWriter.send(
-                                response,
-                                chunk(
-                                        id,
-                                        created,
-                                        model,
-                                        index,
-                                        e.text(),
-                                        null,
-                                        e.entries(p.tokens(), vocab),
-                                        offsets.get(index)));
+                        send(response, index, e.text(), null, e.entries(p.tokens(), vocab), offsets.get(index));
                     }
                     case GenerationEvent.Text t ->
-                        SseWriter.send(
-                                response,
-                                chunk(id, created, model, index, t.text(), null, t.logprobs(), offsets.get(index)));
+                        send(response, index, t.text(), null, t.logprobs(), offsets.get(index));
                     case GenerationEvent.Failed f -> throw new IllegalStateException("the run core ends a failed run");
                     case GenerationEvent.Done d -> {
-                        SseWriter.send(
-                                response,
-                                chunk(id, created, model, index, "", d.reason().wire(), List.of(), offsets.get(index)));
+                        send(response, index, "", d.reason().wire(), List.of(), offsets.get(index));
                         open--;
                     }
                 }
             }
             if (includeUsage) {
-                Run.Usage u = run.usage();
-                ObjectNode usage = OpenAiWire.envelope(id, created, model, "text_completion");
-                usage.putArray("choices");
-                usage.set("usage", OpenAiWire.usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));
-                SseWriter.send(response, usage);
+                OpenAiWire.sendUsage(
+                        response, OpenAiWire.envelope(run.id(), created, run.model(), "text_completion"), run.usage());
             }
             SseWriter.finish(response, callback);
         }
-    }
 
-    /** One streamed choice; {@code offset} is null when logprobs were not asked for. */
-    private static ObjectNode chunk(
-            String id,
-            long created,
-            String model,
-            int index,
-            String text,
-            String finish,
-            List<TokenLogprob> tokens,
-            Logprobs.Offset offset) {
-        ObjectNode c = OpenAiWire.envelope(id, created, model, "text_completion");
-        ObjectNode choice =
-                c.putArray("choices").addObject().put("index", index).put("text", text);
-        if (offset == null) {
-            choice.putNull("logprobs");
-        } else {
-            choice.set("logprobs", Logprobs.legacy(tokens, offset));
+        /** Sends one streamed choice; {@code offset} is null when logprobs were not asked for. */
+        private void send(
+                Response response,
+                int index,
+                String text,
+                String finish,
+                List<TokenLogprob> tokens,
+                Logprobs.Offset offset)
+                throws IOException {
+            ObjectNode c = OpenAiWire.envelope(run.id(), created, run.model(), "text_completion");
+            ObjectNode choice =
+                    c.putArray("choices").addObject().put("index", index).put("text", text);
+            if (offset == null) {
+                choice.putNull("logprobs");
+            } else {
+                choice.set("logprobs", Logprobs.legacy(tokens, offset));
+            }
+            if (finish == null) {
+                choice.putNull("finish_reason");
+            } else {
+                choice.put("finish_reason", finish);
+            }
+            SseWriter.send(response, c);
         }
-        if (finish == null) {
-            choice.putNull("finish_reason");
-        } else {
-            choice.put("finish_reason", finish);
-        }
-        return c;
     }
 
     /** The prompts: a string, strings, token ids, or lists of token ids. */

@@ -49,42 +49,24 @@ final class ForgeMetrics {
                 .help("HTTP requests by route and status")
                 .labelNames("route", "status")
                 .register(registry);
-        latency = Histogram.builder()
-                .name("forge_http_request_duration_seconds")
-                .help("HTTP request latency, to the last byte")
-                .labelNames("route")
-                .classicOnly()
-                .classicUpperBounds(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
-                .register(registry);
-        firstToken = Histogram.builder()
-                .name("forge_time_to_first_token_seconds")
-                .help("From submission (queue wait included) to the first generated token")
-                .labelNames("model")
-                .classicOnly()
-                .classicUpperBounds(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
-                .register(registry);
-        decodeSpeed = Histogram.builder()
-                .name("forge_decode_tokens_per_second")
-                .help("Decode speed of each generation after its first token")
-                .labelNames("model")
-                .classicOnly()
-                .classicUpperBounds(1, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 500, 1000, 2000)
-                .register(registry);
-        promptTokens = Counter.builder()
-                .name("forge_prompt_tokens_total")
-                .help("Prompt tokens of finished generations")
-                .labelNames("model")
-                .register(registry);
-        completionTokens = Counter.builder()
-                .name("forge_completion_tokens_total")
-                .help("Tokens generated")
-                .labelNames("model")
-                .register(registry);
-        cachedTokens = Counter.builder()
-                .name("forge_cached_prompt_tokens_total")
-                .help("Prompt tokens taken from the KV cache instead of computed")
-                .labelNames("model")
-                .register(registry);
+        latency = histogram(
+                "forge_http_request_duration_seconds", "HTTP request latency, to the last byte", "route", new double[] {
+                    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120
+                });
+        firstToken = histogram(
+                "forge_time_to_first_token_seconds",
+                "From submission (queue wait included) to the first generated token",
+                "model",
+                new double[] {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30});
+        decodeSpeed = histogram(
+                "forge_decode_tokens_per_second",
+                "Decode speed of each generation after its first token",
+                "model",
+                new double[] {1, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 500, 1000, 2000});
+        promptTokens = modelCounter("forge_prompt_tokens_total", "Prompt tokens of finished generations");
+        completionTokens = modelCounter("forge_completion_tokens_total", "Tokens generated");
+        cachedTokens = modelCounter(
+                "forge_cached_prompt_tokens_total", "Prompt tokens taken from the KV cache instead of computed");
         gauge(catalog, "forge_queue_depth", "Requests waiting for a slot", Engine::queued);
         gauge(
                 catalog,
@@ -145,6 +127,22 @@ final class ForgeMetrics {
                 "Speculative: Total speculative decoding verification steps",
                 e -> e.snapshot().draftSteps());
         GatewayMetrics.register(registry, catalog);
+    }
+
+    /** A histogram by {@code label} with fixed buckets (the classic ones Prometheus scrapes as text). */
+    private Histogram histogram(String name, String help, String label, double[] bounds) {
+        return Histogram.builder()
+                .name(name)
+                .help(help)
+                .labelNames(label)
+                .classicOnly()
+                .classicUpperBounds(bounds)
+                .register(registry);
+    }
+
+    /** A counter by model, counted as generations finish. */
+    private Counter modelCounter(String name, String help) {
+        return Counter.builder().name(name).help(help).labelNames("model").register(registry);
     }
 
     private void gauge(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {

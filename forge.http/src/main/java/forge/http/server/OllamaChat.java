@@ -61,33 +61,33 @@ final class OllamaChat {
     private record Generation(
             GenerationParams params, int maxTokens, String grammar, Map<String, Object> kwargs, boolean stream) {}
 
+    /** One request on its way: the model it names (and the name it used), when it came, the body and the exchange. */
+    private record Call(
+            ModelEntry entry,
+            String name,
+            long start,
+            boolean strict,
+            Fields body,
+            Request request,
+            Response response,
+            Callback callback) {}
+
     /** {@code POST /api/chat}. */
     void chat(Fields body, boolean strict, Request request, Response response, Callback callback) {
         long start = System.nanoTime();
         ModelEntry entry = OllamaApi.entry(context.catalog(), body);
         String name = body.get(body.has("model") ? "model" : "name").asText();
+        Call call = new Call(entry, name, start, strict, body, request, response, callback);
         JsonNode messages = Params.array(body.get("messages"), "messages");
         List<ToolDefinition> tools = ChatRequest.tools(body.get("tools"));
         Generation gen = generation(body);
         if (messages.isEmpty()) {
-            load(entry, name, true, start, strict, body, response, callback);
+            load(call, true);
             return;
         }
         Images images = body.images();
         List<ChatMessage> chat = ChatRequest.messages(openAi(messages, images), images);
-        run(
-                entry,
-                name,
-                new ChatPrompt(chat, tools, true, gen.kwargs(), images.images()),
-                gen,
-                tools,
-                true,
-                start,
-                strict,
-                body,
-                request,
-                response,
-                callback);
+        run(call, new ChatPrompt(chat, tools, true, gen.kwargs(), images.images()), gen, tools, true);
     }
 
     /** {@code POST /api/generate}: a prompt (with a {@code system} turn) through the template, or {@code raw} as written. */
@@ -95,6 +95,7 @@ final class OllamaChat {
         long start = System.nanoTime();
         ModelEntry entry = OllamaApi.entry(context.catalog(), body);
         String name = body.get(body.has("model") ? "model" : "name").asText();
+        Call call = new Call(entry, name, start, strict, body, request, response, callback);
         String prompt = orEmpty(Params.string(body, "prompt", "", Integer.MAX_VALUE));
         String suffix = orEmpty(Params.string(body, "suffix", "", Integer.MAX_VALUE));
         String system = orEmpty(Params.string(body, "system", "", Integer.MAX_VALUE));
@@ -110,7 +111,7 @@ final class OllamaChat {
         }
         Generation gen = generation(body);
         if (prompt.isEmpty() && suffix.isEmpty() && markers.isEmpty()) {
-            load(entry, name, false, start, strict, body, response, callback);
+            load(call, false);
             return;
         }
         if (!markers.isEmpty() && (raw || !suffix.isEmpty())) {
@@ -125,7 +126,7 @@ final class OllamaChat {
             if (!gen.kwargs().isEmpty()) {
                 body.unused("think");
             }
-            completion(entry, name, prompt, suffix, gen, start, strict, body, request, response, callback);
+            completion(call, prompt, suffix, gen);
             return;
         }
         List<ChatMessage> messages = new ArrayList<>();
@@ -133,19 +134,7 @@ final class OllamaChat {
             messages.add(ChatMessage.of(Role.SYSTEM, system));
         }
         messages.add(ChatMessage.of(Role.USER, markers + prompt));
-        run(
-                entry,
-                name,
-                new ChatPrompt(messages, List.of(), true, gen.kwargs(), images.images()),
-                gen,
-                List.of(),
-                false,
-                start,
-                strict,
-                body,
-                request,
-                response,
-                callback);
+        run(call, new ChatPrompt(messages, List.of(), true, gen.kwargs(), images.images()), gen, List.of(), false);
     }
 
     private static String orEmpty(String s) {
@@ -316,42 +305,22 @@ final class OllamaChat {
     }
 
     /** An empty prompt or conversation: Ollama loads the model and says so. */
-    private void load(
-            ModelEntry entry,
-            String name,
-            boolean chat,
-            long start,
-            boolean strict,
-            Fields body,
-            Response response,
-            Callback callback) {
-        Strictness.check(strict, body.ignored());
+    private void load(Call call, boolean chat) {
+        Strictness.check(call.strict(), call.body().ignored());
         long before = System.nanoTime();
-        context.catalog().serve(entry);
-        ObjectNode line = envelope(name, chat, "", "", List.of());
+        context.catalog().serve(call.entry());
+        ObjectNode line = envelope(call.name(), chat, "", "", List.of());
         line.put("done", true).put("done_reason", "load");
-        line.put("total_duration", System.nanoTime() - start).put("load_duration", System.nanoTime() - before);
-        ForgeServer.sendJson(response, callback, 200, line);
+        line.put("total_duration", System.nanoTime() - call.start()).put("load_duration", System.nanoTime() - before);
+        ForgeServer.sendJson(call.response(), call.callback(), 200, line);
     }
 
     /** A templated prompt on the chat core. */
-    private void run(
-            ModelEntry entry,
-            String name,
-            ChatPrompt prompt,
-            Generation gen,
-            List<ToolDefinition> tools,
-            boolean chat,
-            long start,
-            boolean strict,
-            Fields body,
-            Request request,
-            Response response,
-            Callback callback) {
+    private void run(Call call, ChatPrompt prompt, Generation gen, List<ToolDefinition> tools, boolean chat) {
         StructuredOutput structured =
                 StructuredOutput.of(gen.grammar(), "format", StructuredOutput.ToolChoice.AUTO, "", true, tools);
         ChatRequest req = new ChatRequest(
-                entry.id(),
+                call.entry().id(),
                 prompt,
                 gen.params().sampling(),
                 gen.maxTokens(),
@@ -359,19 +328,22 @@ final class OllamaChat {
                 gen.stream(),
                 false,
                 gen.params().ignoreEos(),
-                body.ignored(),
+                call.body().ignored(),
                 1,
                 -1,
-                structured);
-        Strictness.check(strict, req.ignored());
-        long load = timeToServe(entry);
-        ChatRun run = ChatRun.start(context, req, Ids.next("chatcmpl-"), strict, request, response);
-        Writer writer = new Writer(name, chat, start, load, response, callback);
-        run.drive(callback, () -> {
+                structured,
+                null, // the engine's speculation
+                Lora.NONE);
+        Strictness.check(call.strict(), req.ignored());
+        long load = timeToServe(call.entry());
+        ChatRun run =
+                ChatRun.start(context, req, Ids.next("chatcmpl-"), call.strict(), call.request(), call.response());
+        Writer writer = new Writer(call, chat, load);
+        run.drive(call.callback(), () -> {
             if (gen.stream()) {
                 writer.stream(() -> step(run.next(() -> {}, context.keepAliveMillis())));
             } else {
-                ClientWatch watch = new ClientWatch(request, response);
+                ClientWatch watch = new ClientWatch(call.request(), call.response());
                 writer.whole(() -> step(run.next(watch)));
             }
         });
@@ -385,35 +357,24 @@ final class OllamaChat {
     }
 
     /** {@code raw} or with a {@code suffix}: the prompt's tokens as written (filled in the middle), as {@code /v1/completions} runs them. */
-    private void completion(
-            ModelEntry entry,
-            String name,
-            String prompt,
-            String suffix,
-            Generation gen,
-            long start,
-            boolean strict,
-            Fields body,
-            Request request,
-            Response response,
-            Callback callback) {
-        var ignored = body.ignored();
-        Strictness.check(strict, ignored);
-        long load = timeToServe(entry);
-        ServedModel model = context.catalog().serve(entry);
+    private void completion(Call call, String prompt, String suffix, Generation gen) {
+        var ignored = call.body().ignored();
+        Strictness.check(call.strict(), ignored);
+        long load = timeToServe(call.entry());
+        ServedModel model = context.catalog().serve(call.entry());
         int[] tokens = model.vocabulary().tokenize(prompt, true, true);
         if (!suffix.isEmpty()) {
             tokens = Completions.infill(model.vocabulary(), tokens, suffix, "suffix");
         }
         int[] asked = tokens;
         ContextFit fit = ContextFit.of(
-                tokens.length, gen.maxTokens(), model.engine().config().slotContext(), strict);
+                tokens.length, gen.maxTokens(), model.engine().config().slotContext(), call.strict());
         var sampling = gen.grammar().isEmpty()
                 ? gen.params().sampling()
                 : gen.params().sampling().toBuilder().grammar(gen.grammar()).build();
         Run run = Run.start(
                 Ids.next("cmpl-"),
-                entry.id(),
+                call.entry().id(),
                 context.metrics(),
                 1,
                 1,
@@ -430,15 +391,15 @@ final class OllamaChat {
                                 .withSpeculation(gen.params().speculation())),
                 ignored,
                 fit.maxTokens(),
-                request,
-                response);
-        Writer writer = new Writer(name, false, start, load, response, callback);
-        run.drive(callback, () -> {
+                call.request(),
+                call.response());
+        Writer writer = new Writer(call, false, load);
+        run.drive(call.callback(), () -> {
             if (gen.stream()) {
                 writer.stream(
                         () -> step(run.next(() -> {}, context.keepAliveMillis()).event()));
             } else {
-                ClientWatch watch = new ClientWatch(request, response);
+                ClientWatch watch = new ClientWatch(call.request(), call.response());
                 writer.whole(() -> step(run.next(watch).event()));
             }
         });
@@ -521,13 +482,13 @@ final class OllamaChat {
         private final Callback callback;
         private final Map<Integer, ToolCall> calls = new TreeMap<>();
 
-        Writer(String name, boolean chat, long start, long load, Response response, Callback callback) {
-            this.name = name;
+        Writer(Call call, boolean chat, long load) {
+            this.name = call.name();
             this.chat = chat;
-            this.start = start;
+            this.start = call.start();
             this.load = load;
-            this.response = response;
-            this.callback = callback;
+            this.response = call.response();
+            this.callback = call.callback();
         }
 
         /** NDJSON: a line per piece of output, tool calls whole once the turn ends, then the closing line. */
@@ -548,7 +509,7 @@ final class OllamaChat {
                     case Out o -> {
                         StringBuilder content = new StringBuilder();
                         StringBuilder thinking = new StringBuilder();
-                        take(o.deltas(), content, thinking);
+                        ChatRun.collect(o.deltas(), content, thinking, calls);
                         if (!content.isEmpty() || !thinking.isEmpty()) {
                             ObjectNode line = envelope(name, chat, content.toString(), thinking.toString(), List.of());
                             line(line.put("done", false), false);
@@ -572,30 +533,13 @@ final class OllamaChat {
             StringBuilder thinking = new StringBuilder();
             while (true) {
                 switch (source.next()) {
-                    case Out o -> take(o.deltas(), content, thinking);
+                    case Out o -> ChatRun.collect(o.deltas(), content, thinking, calls);
                     case End e -> {
                         ObjectNode body = envelope(
                                 name, chat, content.toString(), thinking.toString(), List.copyOf(calls.values()));
                         ForgeServer.sendJson(response, callback, 200, last(body, e));
                         return;
                     }
-                }
-            }
-        }
-
-        private void take(List<ChatDelta> deltas, StringBuilder content, StringBuilder thinking) {
-            for (ChatDelta delta : deltas) {
-                switch (delta) {
-                    case ChatDelta.Content c -> content.append(c.text());
-                    case ChatDelta.Reasoning r -> thinking.append(r.text());
-                    case ChatDelta.ToolCallDelta t ->
-                        calls.merge(
-                                t.index(),
-                                new ToolCall(t.id(), t.name(), t.arguments()),
-                                (a, b) -> new ToolCall(
-                                        a.id().isEmpty() ? b.id() : a.id(),
-                                        a.name().isEmpty() ? b.name() : a.name(),
-                                        a.arguments() + b.arguments()));
                 }
             }
         }

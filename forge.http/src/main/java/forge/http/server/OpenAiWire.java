@@ -2,6 +2,8 @@ package forge.http.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.runtime.engine.Timings;
+import java.io.IOException;
+import org.eclipse.jetty.server.Response;
 
 /**
  * The pieces of OpenAI's wire format that its chat and completions routes share: response
@@ -33,6 +35,16 @@ final class OpenAiWire {
         u.put("total_tokens", promptTokens + completionTokens);
         u.putObject("prompt_tokens_details").put("cached_tokens", cachedTokens);
         return u;
+    }
+
+    /**
+     * The last chunk of a stream that asked for usage ({@code stream_options.include_usage}):
+     * {@code envelope} with no choices and the run's usage.
+     */
+    static void sendUsage(Response response, ObjectNode envelope, Run.Usage u) throws IOException {
+        envelope.putArray("choices");
+        envelope.set("usage", usage(u.promptTokens(), u.completionTokens(), u.cachedTokens()));
+        SseWriter.send(response, envelope);
     }
 
     /** Like llama-server's {@code timings}, plus queue time and time to first token. */

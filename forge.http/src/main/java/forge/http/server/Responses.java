@@ -274,16 +274,15 @@ final class Responses {
         SseWriter.start(response);
         Events events = new Events(response);
         ArrayNode output = Json.MAPPER.createArrayNode();
-        events.send(
-                "response.created",
-                Json.MAPPER
-                        .createObjectNode()
-                        .set("response", response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
-        events.send(
-                "response.in_progress",
-                Json.MAPPER
-                        .createObjectNode()
-                        .set("response", response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
+        for (String type : new String[] {"response.created", "response.in_progress"}) {
+            events.send(
+                    type,
+                    Json.MAPPER
+                            .createObjectNode()
+                            .set(
+                                    "response",
+                                    response(run, req, created, "in_progress", Json.MAPPER.createArrayNode())));
+        }
         Open open = null;
         while (true) {
             ChatRun.Event next;
@@ -310,66 +309,8 @@ final class Responses {
             }
             for (ChatDelta d : ((ChatRun.Deltas) next).deltas()) {
                 switch (d) {
-                    case ChatDelta.Content c -> {
-                        if (c.text().isEmpty()) {
-                            continue;
-                        }
-                        if (open == null || !open.kind.equals("message")) {
-                            close(events, open, output);
-                            open = new Open("message", output.size(), Ids.next("msg_"), -1, "", "");
-                            output.add(messageItem(open.id, null, "in_progress"));
-                            events.send(
-                                    "response.output_item.added",
-                                    Json.MAPPER
-                                            .createObjectNode()
-                                            .put("output_index", open.index)
-                                            .set("item", messageItem(open.id, null, "in_progress")));
-                            events.send(
-                                    "response.content_part.added",
-                                    events.at(open.index, open.id)
-                                            .put("content_index", 0)
-                                            .set("part", textPart("")));
-                        }
-                        open.text.append(c.text());
-                        events.send(
-                                "response.output_text.delta",
-                                events.at(open.index, open.id)
-                                        .put("content_index", 0)
-                                        .put("delta", c.text())
-                                        .set("logprobs", Json.MAPPER.createArrayNode()));
-                    }
-                    case ChatDelta.Reasoning r -> {
-                        if (r.text().isEmpty()) {
-                            continue;
-                        }
-                        if (open == null || !open.kind.equals("reasoning")) {
-                            close(events, open, output);
-                            open = new Open("reasoning", output.size(), Ids.next("rs_"), -1, "", "");
-                            output.add(reasoningItem(open.id, null, "in_progress"));
-                            events.send(
-                                    "response.output_item.added",
-                                    Json.MAPPER
-                                            .createObjectNode()
-                                            .put("output_index", open.index)
-                                            .set("item", reasoningItem(open.id, null, "in_progress")));
-                            events.send(
-                                    "response.content_part.added",
-                                    events.at(open.index, open.id)
-                                            .put("content_index", 0)
-                                            .set(
-                                                    "part",
-                                                    Json.MAPPER
-                                                            .createObjectNode()
-                                                            .put("type", "reasoning_text")
-                                                            .put("text", "")));
-                        }
-                        open.text.append(r.text());
-                        events.send(
-                                "response.reasoning_text.delta",
-                                events.at(open.index, open.id)
-                                        .put("content_index", 0)
-                                        .put("delta", r.text()));
-                    }
+                    case ChatDelta.Content c -> open = appendText(events, open, output, "message", c.text());
+                    case ChatDelta.Reasoning r -> open = appendText(events, open, output, "reasoning", r.text());
                     case ChatDelta.ToolCallDelta t -> {
                         if (open == null || !open.kind.endsWith("_call") || open.call != t.index()) {
                             close(events, open, output);
@@ -385,13 +326,7 @@ final class Responses {
                             ObjectNode item = custom
                                     ? CustomTools.item(open.id, open.callId, open.name, "", "in_progress")
                                     : callItem(open.id, open.callId, open.name, "", "in_progress");
-                            output.add(item);
-                            events.send(
-                                    "response.output_item.added",
-                                    Json.MAPPER
-                                            .createObjectNode()
-                                            .put("output_index", open.index)
-                                            .set("item", item.deepCopy()));
+                            added(events, output, open, item);
                         }
                         if (open.kind.equals("custom_tool_call")) {
                             // The input as it decodes out of the JSON arguments written so far.
@@ -414,6 +349,55 @@ final class Responses {
                 }
             }
         }
+    }
+
+    /**
+     * Streams {@code text} of a {@code kind} ({@code message} or {@code reasoning}) item: into the
+     * open item when it is one, else into a new one, opened after the open one is closed (its
+     * {@code output_item.added} and its text part's {@code content_part.added}); empty text opens
+     * nothing.
+     *
+     * @return the open item
+     */
+    private static Open appendText(Events events, Open open, ArrayNode output, String kind, String text)
+            throws IOException {
+        if (text.isEmpty()) {
+            return open;
+        }
+        boolean message = kind.equals("message");
+        if (open == null || !open.kind.equals(kind)) {
+            close(events, open, output);
+            open = new Open(kind, output.size(), Ids.next(message ? "msg_" : "rs_"), -1, "", "");
+            ObjectNode item =
+                    message ? messageItem(open.id, null, "in_progress") : reasoningItem(open.id, null, "in_progress");
+            added(events, output, open, item);
+            ObjectNode part = message
+                    ? textPart("")
+                    : Json.MAPPER
+                            .createObjectNode()
+                            .put("type", "reasoning_text")
+                            .put("text", "");
+            events.send(
+                    "response.content_part.added",
+                    events.at(open.index, open.id).put("content_index", 0).set("part", part));
+        }
+        open.text.append(text);
+        ObjectNode delta =
+                events.at(open.index, open.id).put("content_index", 0).put("delta", text);
+        if (message) {
+            events.send("response.output_text.delta", delta.set("logprobs", Json.MAPPER.createArrayNode()));
+        } else {
+            events.send("response.reasoning_text.delta", delta);
+        }
+        return open;
+    }
+
+    /** Adds {@code open}'s {@code item} to {@code output}, and says so: {@code response.output_item.added}. */
+    private static void added(Events events, ArrayNode output, Open open, ObjectNode item) throws IOException {
+        output.add(item);
+        events.send(
+                "response.output_item.added",
+                Json.MAPPER.createObjectNode().put("output_index", open.index).set("item", item.deepCopy()));
     }
 
     /** Ends the open item: its {@code .done} events, and its final form in {@code output}. */

@@ -72,6 +72,25 @@ final class SseWriter {
         response.write(true, ByteBuffer.allocate(0), callback);
     }
 
+    /** How an OpenAI stream takes its run's next event: {@link Run}'s or {@link ChatRun}'s {@code next}. */
+    interface Events<E> {
+        E next(Run.Idle idle, long keepAliveMillis) throws InterruptedException, IOException;
+    }
+
+    /**
+     * The next event of an OpenAI stream, with a keep-alive comment every {@code keepAliveMillis}
+     * while none comes; null when the run failed, its error sent as the stream's end ({@link #failed}).
+     */
+    static <E> E next(Events<E> events, long keepAliveMillis, Response response, Callback callback)
+            throws InterruptedException, IOException {
+        try {
+            return events.next(() -> keepAlive(response), keepAliveMillis);
+        } catch (ApiError e) {
+            failed(response, e, callback);
+            return null;
+        }
+    }
+
     /**
      * Ends an OpenAI stream that failed after its 200, whose status cannot change: one final
      * {@code data:} event of the error, then {@code data: [DONE]}.

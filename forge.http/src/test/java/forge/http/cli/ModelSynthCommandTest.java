@@ -8,6 +8,7 @@ import forge.lib.gguf.GgufReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,28 +24,8 @@ class ModelSynthCommandTest {
     void writesAProjectorAsWideAsTheModel() {
         Path model = dir.resolve("tiny.gguf");
         Path projector = dir.resolve("mmproj-tiny.gguf");
-        StringWriter out = new StringWriter();
-        int rc = new CommandLine(new ModelCommand.Synth())
-                .setOut(new PrintWriter(out))
-                .execute(
-                        "-o",
-                        model.toString(),
-                        "--family",
-                        "gemma",
-                        "--embd",
-                        "96",
-                        "--heads",
-                        "4",
-                        "--kv-heads",
-                        "2",
-                        "--mmproj",
-                        projector.toString(),
-                        "--mmproj-family",
-                        "mlp");
-        assertEquals(0, rc, out.toString());
-        assertTrue(
-                out.toString().contains("mlp projector, 16 embeddings at 16 positions an image of 32x32"),
-                out.toString());
+        String out = synth(model, projector, "--family gemma --embd 96 --heads 4 --kv-heads 2 --mmproj-family mlp");
+        assertTrue(out.contains("mlp projector, 16 embeddings at 16 positions an image of 32x32"), out);
         GgufFile header = GgufReader.read(projector);
         assertEquals("mlp", header.metadata().string("clip.projector_type").orElseThrow());
         // clip_n_mmproj_embd of an mlp projector is mm.2.bias's length: the model's width
@@ -86,27 +67,8 @@ class ModelSynthCommandTest {
     void anAudioProjectorIsWrittenAsWideAsTheModel() {
         Path model = dir.resolve("tiny-audio.gguf");
         Path projector = dir.resolve("mmproj-tiny-audio.gguf");
-        StringWriter out = new StringWriter();
-        int rc = new CommandLine(new ModelCommand.Synth())
-                .setOut(new PrintWriter(out))
-                .execute(
-                        "-o",
-                        model.toString(),
-                        "--family",
-                        "qwen",
-                        "--embd",
-                        "96",
-                        "--heads",
-                        "4",
-                        "--kv-heads",
-                        "2",
-                        "--mmproj",
-                        projector.toString(),
-                        "--mmproj-family",
-                        "qwen2a");
-        assertEquals(0, rc, out.toString());
-        assertTrue(
-                out.toString().contains("qwen2a audio projector, 750 embeddings a 30-second window"), out.toString());
+        String out = synth(model, projector, "--family qwen --embd 96 --heads 4 --kv-heads 2 --mmproj-family qwen2a");
+        assertTrue(out.contains("qwen2a audio projector, 750 embeddings a 30-second window"), out);
         GgufFile header = GgufReader.read(projector);
         assertEquals("qwen2a", header.metadata().string("clip.projector_type").orElseThrow());
         // clip_n_mmproj_embd of a qwen2a projector is mm.a.fc.weight's ne[1]: the model's width
@@ -118,23 +80,9 @@ class ModelSynthCommandTest {
     void writesAProjectorOfTheSizeGivenForBenchmarks() {
         Path model = dir.resolve("bench.gguf");
         Path projector = dir.resolve("mmproj-bench.gguf");
-        StringWriter out = new StringWriter();
-        int rc = new CommandLine(new ModelCommand.Synth())
-                .setOut(new PrintWriter(out))
-                .execute(
-                        "-o",
-                        model.toString(),
-                        "--family",
-                        "gemma",
-                        "--mmproj",
-                        projector.toString(),
-                        "--mmproj-size",
-                        "128:3:224");
-        assertEquals(0, rc, out.toString());
+        String out = synth(model, projector, "--family gemma --mmproj-size 128:3:224");
         // 224 pixels in 14-pixel patches: 16x16 patches, pooled by 4 per side into 4x4 embeddings
-        assertTrue(
-                out.toString().contains("gemma3 projector, 16 embeddings at 16 positions an image of 224x224"),
-                out.toString());
+        assertTrue(out.contains("gemma3 projector, 16 embeddings at 16 positions an image of 224x224"), out);
         GgufFile header = GgufReader.read(projector);
         assertEquals(
                 128L, header.metadata().integer("clip.vision.embedding_length").orElseThrow());
@@ -152,5 +100,20 @@ class ModelSynthCommandTest {
                                 "--mmproj-size",
                                 "128:3:200"));
         assertTrue(err.toString().contains("must be a multiple of 56"), err.toString());
+    }
+
+    /**
+     * Runs {@code forge model synth -o MODEL --mmproj PROJECTOR FLAGS} ({@code flags} split at
+     * spaces), asserts that it succeeds, and returns what it printed.
+     */
+    private static String synth(Path model, Path projector, String flags) {
+        List<String> args = new ArrayList<>(List.of("-o", model.toString(), "--mmproj", projector.toString()));
+        args.addAll(List.of(flags.split(" ")));
+        StringWriter out = new StringWriter();
+        int rc = new CommandLine(new ModelCommand.Synth())
+                .setOut(new PrintWriter(out))
+                .execute(args.toArray(String[]::new));
+        assertEquals(0, rc, out.toString());
+        return out.toString();
     }
 }

@@ -38,7 +38,7 @@ class ServeCommandTest {
     static ContextSizing.Policy policy(String... args) {
         ServeCommand serve = new ServeCommand();
         new CommandLine(serve).parseArgs(args);
-        return serve.contextPolicy(serve.engineConfig());
+        return serve.engine.contextPolicy(serve.engineConfig());
     }
 
     @Test
@@ -105,17 +105,17 @@ class ServeCommandTest {
         assertTrue(e.getMessage().contains("minimum probability"), e.getMessage());
         ServeCommand serve = new ServeCommand();
         new CommandLine(serve).parseArgs("-md", "d.gguf", "-ngld", "all", "--spec-synth-len", "2.5");
-        assertEquals(Integer.MAX_VALUE, serve.draftModel().gpuLayers());
-        assertEquals(2.5, serve.synthetic().meanLength(), 1e-6);
+        assertEquals(Integer.MAX_VALUE, serve.speculation.draftModel().gpuLayers());
+        assertEquals(2.5, serve.speculation.synthetic().meanLength(), 1e-6);
         ServeCommand rates = new ServeCommand();
         new CommandLine(rates).parseArgs("-md", "d.gguf", "--spec-synth-rates", "0.9,0.5");
-        e = assertThrows(CommandLine.ParameterException.class, rates::synthetic);
+        e = assertThrows(CommandLine.ParameterException.class, rates.speculation::synthetic);
         assertTrue(e.getMessage().contains("must contain 3 values"), e.getMessage());
         ServeCommand ngram = new ServeCommand();
         new CommandLine(ngram).parseArgs("--spec-type", "ngram-simple", "-md", "d.gguf");
-        e = assertThrows(CommandLine.ParameterException.class, ngram::draftModel);
+        e = assertThrows(CommandLine.ParameterException.class, ngram.speculation::draftModel);
         assertTrue(e.getMessage().contains("draft-simple"), e.getMessage());
-        assertEquals(forge.runtime.engine.SyntheticAcceptance.OFF, new ServeCommand().synthetic());
+        assertEquals(forge.runtime.engine.SyntheticAcceptance.OFF, new SpeculationOptions().synthetic());
     }
 
     @Test
@@ -177,15 +177,14 @@ class ServeCommandTest {
 
     @Test
     void durationsReadAsTypedAndABadOneIsRefusedNamingItsFlag() {
-        assertEquals(Duration.ofMillis(500), ServeCommand.duration("--model-file-settle", "500ms"));
-        assertEquals(Duration.ofSeconds(10), ServeCommand.duration("--model-file-settle", "10s"));
-        assertEquals(Duration.ofMinutes(2), ServeCommand.duration("--model-file-settle", "2m"));
-        ForgeException bad =
-                assertThrows(ForgeException.class, () -> ServeCommand.duration("--model-file-settle", "soon"));
+        assertEquals(Duration.ofMillis(500), Flags.duration("--model-file-settle", "500ms"));
+        assertEquals(Duration.ofSeconds(10), Flags.duration("--model-file-settle", "10s"));
+        assertEquals(Duration.ofMinutes(2), Flags.duration("--model-file-settle", "2m"));
+        ForgeException bad = assertThrows(ForgeException.class, () -> Flags.duration("--model-file-settle", "soon"));
         assertTrue(bad.getMessage().startsWith("--model-file-settle: not a duration"), bad.getMessage());
         ForgeException zero = assertThrows(
                 ForgeException.class,
-                () -> ServeCommand.positive("--model-file-settle", ServeCommand.duration("--model-file-settle", "0")));
+                () -> Flags.positive("--model-file-settle", Flags.duration("--model-file-settle", "0")));
         assertTrue(zero.getMessage().contains("must be more than 0"), zero.getMessage());
     }
 }

@@ -265,12 +265,12 @@ class ServeEndToEndTest {
     @Test
     void demoModelIsGeneratedWhenNoModelIsFound(@TempDir Path work) throws Exception {
         Path folder = work.resolve("empty-models");
-        Path demo = ServeCommand.demoModel(folder);
+        Path demo = ModelOptions.demoModel(folder);
         assertEquals(folder.resolve("forge-demo.gguf"), demo);
         assertTrue(Files.size(demo) > 100_000);
         assertEquals(
                 Files.getLastModifiedTime(demo),
-                Files.getLastModifiedTime(ServeCommand.demoModel(folder)),
+                Files.getLastModifiedTime(ModelOptions.demoModel(folder)),
                 "generated once");
     }
 

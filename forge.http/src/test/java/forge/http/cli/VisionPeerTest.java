@@ -8,14 +8,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import forge.lib.gguf.synth.SynthImages;
 import forge.lib.gguf.synth.SynthProjector;
 import forge.lib.gguf.synth.SynthSpec;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,8 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("peer")
 class VisionPeerTest {
-
-    static final Path PEER = Path.of(System.getenv("HOME"), ".cache/forge/peer/build/bin/llama-server");
 
     /** ChatML, reading a message's content as a string or as text parts (an image part is its marker). */
     static final String TEMPLATE = """
@@ -74,17 +69,11 @@ class VisionPeerTest {
     }
 
     private void compare(String projector, String name, SynthSpec spec) throws Exception {
-        assertTrue(Files.isExecutable(PEER), "llama-server is not built at " + PEER + " (bench/run.sh builds it)");
-        String family = name;
-        Path model = TestServer.model("vision-peer-" + family, spec);
+        Path model = TestServer.model("vision-peer-" + name, spec);
         Path mmproj = dir.resolve("mmproj-" + projector + ".gguf");
         SynthProjector.tiny(projector, 64).write(mmproj);
         Path template = dir.resolve("chatml.jinja");
         Files.writeString(template, TEMPLATE);
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
         List<String> common = List.of(
                 "-m",
                 model.toString(),
@@ -98,21 +87,15 @@ class VisionPeerTest {
                 "1",
                 "-t",
                 "2");
-        List<String> theirsArgs = new ArrayList<>(List.of(PEER.toString()));
-        theirsArgs.addAll(common);
-        theirsArgs.addAll(List.of("--jinja", "--host", "127.0.0.1", "--port", Integer.toString(port)));
-        ProcessBuilder pb = new ProcessBuilder(theirsArgs);
-        pb.environment().put("LD_LIBRARY_PATH", PEER.getParent().toString());
-        pb.redirectErrorStream(true)
-                .redirectOutput(dir.resolve("llama-server.log").toFile());
-        Process peer = pb.start();
-        try (TestServer forge = TestServer.start(common.toArray(String[]::new))) {
-            Http theirs = new Http("http://127.0.0.1:" + port);
-            awaitHealthy(theirs, peer);
+        List<String> theirsArgs = new ArrayList<>(common);
+        theirsArgs.add("--jinja");
+        try (PeerServer peer = PeerServer.start(dir, theirsArgs);
+                TestServer forge = TestServer.start(common.toArray(String[]::new))) {
+            Http theirs = peer.healthy();
             for (long seed : new long[] {21, 22}) {
                 String image =
                         "data:image/png;base64," + Base64.getEncoder().encodeToString(SynthImages.png(48, 40, seed));
-                String body = "{\"model\": \"vision-peer-" + family
+                String body = "{\"model\": \"vision-peer-" + name
                         + "\", \"max_tokens\": 12, \"temperature\": 0, \"ignore_eos\": true,"
                         + " \"logprobs\": true, \"top_logprobs\": 3,"
                         + " \"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\":"
@@ -168,9 +151,6 @@ class VisionPeerTest {
                         projector + ": the returning turn's greedy continuation");
                 sameLogprobs(their2, ours2, projector + ": the returning turn");
             }
-        } finally {
-            peer.destroy();
-            peer.waitFor(10, TimeUnit.SECONDS);
         }
     }
 
@@ -196,23 +176,6 @@ class VisionPeerTest {
                     bt.get(j).get("logprob").asDouble(),
                     1e-3,
                     what + ": alternative " + j + " of the first token: " + a + " against " + b);
-        }
-    }
-
-    /** Polls the peer's /health until it answers 200 (its model loaded), with a deadline. */
-    private void awaitHealthy(Http http, Process peer) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            assertTrue(peer.isAlive(), "llama-server exited: " + Files.readString(dir.resolve("llama-server.log")));
-            try {
-                if (http.get("/health").statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            assertTrue(System.nanoTime() < deadline, "llama-server not healthy in 60 s");
-            Thread.sleep(100); // polling the peer's readiness, with a deadline (STYLE.md rule 22)
         }
     }
 }

@@ -42,19 +42,8 @@ class AudioEndToEndTest {
         SynthProjector.tiny("mlp", 64).write(visionFolder.resolve("mmproj-tiny-vision.gguf"));
         Path textFolder = Files.createDirectories(store.resolve("text"));
         Files.copy(TestServer.model("tiny-text", SynthSpec.tiny("qwen")), textFolder.resolve("tiny-text.gguf"));
-        server = TestServer.start(
-                "-m",
-                audio.toString(),
-                "--mmproj",
-                audioProjector.toString(),
-                "--models-dir",
-                store.toString(),
-                "-c",
-                "2048",
-                "-np",
-                "1",
-                "-t",
-                "1");
+        server = TestServer.serve(
+                audio, "-c 2048 -np 1 -t 1", "--mmproj", audioProjector.toString(), "--models-dir", store.toString());
         http = server.http();
     }
 

@@ -62,19 +62,8 @@ class VisionEndToEndTest {
         SynthProjector.tiny("mlp", 64).withTextEmbedding(128).write(wideFolder.resolve("mmproj-tiny-wide.gguf"));
         Path textFolder = Files.createDirectories(store.resolve("text"));
         Files.copy(TestServer.model("tiny-text", SynthSpec.tiny("qwen")), textFolder.resolve("tiny-text.gguf"));
-        server = TestServer.start(
-                "-m",
-                gemma.toString(),
-                "--mmproj",
-                gemmaProjector.toString(),
-                "--models-dir",
-                store.toString(),
-                "-c",
-                "1024",
-                "-np",
-                "2",
-                "-t",
-                "1");
+        server = TestServer.serve(
+                gemma, "-c 1024 -np 2 -t 1", "--mmproj", gemmaProjector.toString(), "--models-dir", store.toString());
         http = server.http();
     }
 
