@@ -4,15 +4,20 @@ and projector files, one image per request, streamed chat completions on loopbac
 
   vision.py --server forge=URL --server peer=URL --model ID [--rounds R] [--size WxH]
 
-Per round and server, in turns: a text-only turn (the same words, no image), a first turn with an
-image neither server has seen (a new seed each round, so nothing is cached), and a returning turn
-(that conversation, the answer, one more question). Time to first token of each, median over the
-rounds:
+Per round and server, in turns: a text-only turn (the same words, no image), its own returning turn
+(that conversation, the answer, one more question: the same new tokens as below on a cached text
+prefix), a first turn with an image neither server has seen (a new seed each round, so nothing is
+cached), and a returning turn (that conversation, the answer, one more question). Time to first
+token of each, median over the rounds:
   METRIC vision.<server>.ttft_text_ms / ttft_image_ms / ttft_return_ms
+  METRIC vision.<server>.ttft_text_return_ms   the text-only returning turn: the floor of a returning
+                                     turn (its new tokens' prefill, without the image to read again)
   METRIC vision.<server>.encode_ms   ttft_image - ttft_text: the image's encode and decode
   RATIO vision.ttft_image     forge / peer (goal <= 1.05)
   RATIO vision.encode         forge / peer
-  RATIO vision.forge.return_vs_first   forge's returning turn / its first turn (goal <= 0.2)
+  RATIO vision.<server>.return_vs_first   the returning turn / the first turn (forge's goal <= 0.2)
+  RATIO vision.<server>.floor_vs_first    the text-only returning turn / the first turn: the least a
+                                     returning turn could cost on that server
   METRIC vision.forge.return_encodes   images ForgeLM encoded in the returning turns (goal 0), from
                                        the engine's counter in /slots
 Python's standard library only; loopback only.
@@ -100,7 +105,7 @@ def main():
     servers = dict(s.split("=", 1) for s in args.server)
     width, height = (int(v) for v in args.size.split("x"))
     question = "Describe this picture in a few words."
-    ttft = {name: {"text": [], "image": [], "return": []} for name in servers}
+    ttft = {name: {"text": [], "text_return": [], "image": [], "return": []} for name in servers}
     return_encodes = 0
     for r in range(args.rounds + 1):  # round 0 warms both servers up and is not counted
         image = "data:image/png;base64," + base64.b64encode(png(width, height, 1000 + r)).decode()
@@ -109,7 +114,10 @@ def main():
             text_only = dict(common, messages=[{"role": "user", "content": question}])
             user = {"role": "user", "content": [
                 {"type": "text", "text": question}, {"type": "image_url", "image_url": {"url": image}}]}
-            t_text, _ = stream_ttft(url, text_only)
+            t_text, text_said = stream_ttft(url, text_only)
+            t_text_return, _ = stream_ttft(url, dict(common, messages=[
+                text_only["messages"][0], {"role": "assistant", "content": text_said},
+                {"role": "user", "content": "And the colours?"}]))
             t_image, said = stream_ttft(url, dict(common, messages=[user]))
             before = encodes(url) if name == "forge" else None
             returning = dict(common, messages=[
@@ -119,6 +127,7 @@ def main():
                 return_encodes += encodes(url) - before
             if r > 0:
                 ttft[name]["text"].append(t_text)
+                ttft[name]["text_return"].append(t_text_return)
                 ttft[name]["image"].append(t_image)
                 ttft[name]["return"].append(t_return)
     med = {n: {k: statistics.median(v) * 1000 for k, v in d.items()} for n, d in ttft.items()}
@@ -126,14 +135,16 @@ def main():
         metric(f"vision.{name}.ttft_text_ms", f"{m['text']:.1f}")
         metric(f"vision.{name}.ttft_image_ms", f"{m['image']:.1f}")
         metric(f"vision.{name}.ttft_return_ms", f"{m['return']:.1f}")
+        metric(f"vision.{name}.ttft_text_return_ms", f"{m['text_return']:.1f}")
         metric(f"vision.{name}.encode_ms", f"{m['image'] - m['text']:.1f}")
     if "forge" in med and "peer" in med:
         f, q = med["forge"], med["peer"]
         print(f"RATIO vision.ttft_image {f['image'] / q['image']:.3f}", flush=True)
         print(f"RATIO vision.encode {(f['image'] - f['text']) / max(1e-9, q['image'] - q['text']):.3f}", flush=True)
+    for name, m in med.items():
+        print(f"RATIO vision.{name}.return_vs_first {m['return'] / m['image']:.3f}", flush=True)
+        print(f"RATIO vision.{name}.floor_vs_first {m['text_return'] / m['image']:.3f}", flush=True)
     if "forge" in med:
-        f = med["forge"]
-        print(f"RATIO vision.forge.return_vs_first {f['return'] / f['image']:.3f}", flush=True)
         metric("vision.forge.return_encodes", f"{return_encodes:.0f}")
 
 

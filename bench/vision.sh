@@ -5,12 +5,14 @@
 #
 #   bench/vision.sh
 #
-# One streamed chat completion per turn (bench/vision.py): a text-only turn, a first turn with a
-# new image, and a returning turn with the same image. RATIO vision.ttft_image is ForgeLM's time to
-# first token with one image over llama-server's (goal <= 1.05), RATIO vision.encode the same for
-# the image's own cost (TTFT with the image minus TTFT without); RATIO vision.forge.return_vs_first
-# the returning turn over the first (goal <= 0.2) and METRIC vision.forge.return_encodes the images
-# ForgeLM encoded again in returning turns (goal 0).
+# One streamed chat completion per turn (bench/vision.py): a text-only turn and its returning turn,
+# a first turn with a new image, and a returning turn with the same image. RATIO vision.ttft_image
+# is ForgeLM's time to first token with one image over llama-server's (goal <= 1.05), RATIO
+# vision.encode the same for the image's own cost (TTFT with the image minus TTFT without); RATIO
+# vision.forge.return_vs_first the returning turn over the first (goal <= 0.2), RATIO
+# vision.forge.floor_vs_first the text-only returning turn (the same new tokens, no image to read)
+# over the first turn, the least a returning turn can cost; METRIC vision.forge.return_encodes the
+# images ForgeLM encoded again in returning turns (goal 0).
 #
 # Settings (environment), with their defaults:
 #   BENCH_THREADS=$(nproc)   -t of both servers

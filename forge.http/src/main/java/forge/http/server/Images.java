@@ -21,6 +21,9 @@ import java.util.regex.Pattern;
  * image URLs ({@code --allow-image-urls}), and its bytes checked as inline ones are; otherwise it
  * is refused, naming the flag.
  *
+ * <p>Each image's bytes are named through {@link RecentImages}, so an image sent again (a returning
+ * turn) is compared with the one read before rather than hashed again.
+ *
  * <p>Everything that can be refused without decoding is refused here, as a 400 naming the field
  * in the door's own terms: a URL that is not a {@code data:} URI nor an allowed image URL, a
  * payload that is not base64, a format that is not PNG, JPEG, GIF or BMP, a header cut short, a
@@ -77,7 +80,7 @@ final class Images {
                                 + " send the image inline as a data URI (data:image/png;base64,...)");
             }
             room(at); // before the fetch: a request over the limit costs no download
-            return add(ChatImage.of(fetcher.fetch(url, at)), at);
+            return add(RecentImages.SHARED.of(fetcher.fetch(url, at)), at);
         }
         if (!url.regionMatches(true, 0, "data:", 0, 5)) {
             throw ApiError.badRequest(at, at + " must be a data URI (data:image/png;base64,...)");
@@ -110,7 +113,7 @@ final class Images {
             throw ApiError.badRequest(at + ".data", at + ".data is required and must be a base64 string");
         }
         String dat = at + ".data";
-        ChatImage clip = ChatImage.of(decode(data.asText(), dat));
+        ChatImage clip = RecentImages.SHARED.of(decode(data.asText(), dat));
         room(dat);
         String f = format.asText();
         if (!clip.audioFormat().equals(Optional.of(f))) {
@@ -136,12 +139,18 @@ final class Images {
 
     /** Reads base64 image bytes; returns the marker that stands for the image in the text. */
     String base64(String data, String at) {
-        return add(ChatImage.of(decode(data, at)), at);
+        return add(RecentImages.SHARED.of(decode(data, at)), at);
     }
 
     private static byte[] decode(String data, String at) {
         try {
-            // strict (the MIME decoder skips any character it does not know), line breaks allowed
+            // strict (the MIME decoder skips any character it does not know): as sent, the common case
+            return Base64.getDecoder().decode(data);
+        } catch (IllegalArgumentException e) {
+            // line breaks are allowed: removed below only when the data does not decode as it is, as a
+            // pass of the pattern over an image's megabyte costs more than the decode
+        }
+        try {
             return Base64.getDecoder().decode(WHITESPACE.matcher(data).replaceAll(""));
         } catch (IllegalArgumentException e) {
             throw ApiError.badRequest(at, at + " is not valid base64: " + e.getMessage());

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CodingErrorAction;
@@ -58,13 +59,17 @@ final class Json {
         if (body.length == 0) {
             throw ApiError.badRequest(null, "the request body is empty; expected JSON");
         }
-        String text = utf8(body);
+        // Most bodies are ASCII (JSON escapes the rest, and an image is base64): valid UTF-8 as they
+        // are, parsed from the bytes without a decoded copy; and where no surrogate is escaped (a
+        // backslash, then ud) no string can hold one, so the walk below is skipped (an image's data
+        // URI is most of such a body, and each pass over it costs about as much as the parse)
+        int ascii = ascii(body);
         try {
-            JsonNode node = MAPPER.readTree(text);
+            JsonNode node = ascii == NOT_ASCII ? MAPPER.readTree(utf8(body)) : MAPPER.readTree(body);
             if (node == null) {
                 throw ApiError.badRequest(null, "the request body holds no JSON value");
             }
-            String bad = loneSurrogate(node, "");
+            String bad = ascii == ASCII_NO_SURROGATE_ESCAPE ? null : loneSurrogate(node, "");
             if (bad != null) {
                 throw ApiError.badRequest(
                         bad.isEmpty() ? null : bad,
@@ -78,6 +83,10 @@ final class Json {
                     : " at line " + e.getLocation().getLineNr() + ", column "
                             + e.getLocation().getColumnNr();
             throw ApiError.badRequest(null, "malformed JSON" + where + ": " + reason(e.getOriginalMessage()));
+        } catch (IOException e) {
+            // reading an array in memory does no I/O: what else Jackson throws (a CharConversionException
+            // for a text it takes for UTF-32) is about the input
+            throw ApiError.badRequest(null, "malformed JSON: not valid JSON");
         }
     }
 
@@ -96,6 +105,32 @@ final class Json {
             return "not valid JSON";
         }
         return why;
+    }
+
+    private static final int NOT_ASCII = 0;
+    private static final int ASCII = 1;
+    private static final int ASCII_NO_SURROGATE_ESCAPE = 2;
+
+    /**
+     * {@link #NOT_ASCII} when a byte of {@code body} is not ASCII or is a NUL; else {@link #ASCII} when it has a
+     * backslash followed by {@code ud} or {@code uD} (the start of every surrogate escape, or an
+     * escaped backslash before such text: either way the strings are walked), else
+     * {@link #ASCII_NO_SURROGATE_ESCAPE}.
+     */
+    private static int ascii(byte[] body) {
+        boolean escape = false;
+        for (int i = 0; i < body.length; i++) {
+            byte b = body[i];
+            if (b <= 0) {
+                // a NUL too: none is valid in a JSON text, and from bytes Jackson would take NULs
+                // for UTF-16 or UTF-32 and read them, where they are refused as invalid UTF-8
+                return NOT_ASCII;
+            }
+            if (b == '\\' && i + 2 < body.length && body[i + 1] == 'u' && (body[i + 2] == 'd' || body[i + 2] == 'D')) {
+                escape = true;
+            }
+        }
+        return escape ? ASCII : ASCII_NO_SURROGATE_ESCAPE;
     }
 
     private static String utf8(byte[] body) {

@@ -84,6 +84,17 @@ class ImageInputTest {
         assertTrue(!wire.contains(base64(a)), wire);
     }
 
+    /** Base64 wrapped in lines (MIME's 76 columns, CRLF) reads as the same image as unwrapped. */
+    @Test
+    void base64InLinesIsTheSameImage() {
+        byte[] a = png(40, 20);
+        String wrapped = Base64.getMimeEncoder().encodeToString(Arrays.copyOf(a, 200)); // over 76 columns
+        assertTrue(wrapped.contains("\r\n"), wrapped);
+        ChatRequest r = chat("[{\"type\": \"image_url\", \"image_url\": {\"url\": \"data:image/png;base64,"
+                + wrapped.replace("\r\n", "\\r\\n") + "\"}}]");
+        assertEquals(List.of(ChatImage.of(Arrays.copyOf(a, 200))), r.prompt().images());
+    }
+
     @Test
     void anAnthropicImageBlockAndAResponsesInputImageBecomeTheSameImage() {
         byte[] a = png(20, 10);

@@ -97,6 +97,15 @@ class JsonTest {
         assertTrue(e.getMessage().contains("messages[0].content"), e.getMessage());
         refused("{\"a\": \"\\udc00\"}".getBytes(StandardCharsets.UTF_8));
         refused("{\"\\ud800\": 1}".getBytes(StandardCharsets.UTF_8));
+        refused("{\"a\": \"\\uD800\"}".getBytes(StandardCharsets.UTF_8));
+        // beside text that is not ASCII, parsed from the decoded text
+        refused("{\"a\": \"é\\ud800\"}".getBytes(StandardCharsets.UTF_8));
+        // an escaped backslash before "ud800" is text, not an escape
+        assertEquals(
+                "\\ud800",
+                Json.parse("{\"a\": \"\\\\ud800\"}".getBytes(StandardCharsets.UTF_8))
+                        .get("a")
+                        .asText());
         assertEquals(
                 "\uD83D\uDE00",
                 Json.parse("{\"a\": \"\\ud83d\\ude00\"}".getBytes(StandardCharsets.UTF_8))

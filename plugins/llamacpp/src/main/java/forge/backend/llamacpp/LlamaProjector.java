@@ -15,8 +15,11 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -36,6 +39,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * so an unknown format or a decompression bomb is refused before any pixel is decoded. Each image
  * is named by the SHA-256 of its bytes: the media chunk carries that id, and it is what a cache
  * compares.
+ *
+ * <p>An image seen before is not decoded again to be split: a returning turn sends the image whose
+ * KV its slot (or the prompt cache) already holds, and only its chunk shape is needed then. The
+ * projector remembers the ids of the images whose bytes {@code stb_image} decoded and libmtmd
+ * preprocessed ({@link #KNOWN_IMAGES} of them, the least recently used forgotten first); such an
+ * image is split from an {@code mtmd_bitmap} of its size without pixels (libmtmd's placeholder,
+ * which {@code mtmd_tokenize} counts and places exactly as the pixels, the shape depending on the
+ * size alone), so the split costs no decode and no preprocessing. Equal bytes decode equally, so a
+ * remembered image needs no second look; its header is still checked in Java each time. Should the
+ * engine have to encode such a chunk after all (its cells were evicted), {@link #eval} first splits
+ * the prompt again with the pixels ({@link MediaPrompt#encodable}), which must give the same chunks.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class LlamaProjector implements AutoCloseable {
@@ -48,6 +62,18 @@ public final class LlamaProjector implements AutoCloseable {
     private final String marker;
     private final ReentrantLock encoder = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong pixelDecodes = new AtomicLong();
+
+    /** How many decoded images' ids a projector remembers (64 hex digits each). */
+    static final int KNOWN_IMAGES = 4096;
+
+    /** The ids of images decoded and preprocessed here, least recently used first; guarded by itself. */
+    private final Map<String, Boolean> known = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > KNOWN_IMAGES;
+        }
+    };
 
     private LlamaProjector(MemorySegment raw, Path path) {
         this.mtmd = raw.reinterpret(arena, Mtmd::mtmd_free);
@@ -144,6 +170,43 @@ public final class LlamaProjector implements AutoCloseable {
             // checked here: mtmd_tokenize's return code does not tell this from a preprocessing failure
             throw new BackendException("the prompt has " + markers + " media markers for " + images.size() + " images");
         }
+        boolean[] shapeOnly = new boolean[images.size()];
+        boolean any = false;
+        synchronized (known) {
+            for (int i = 0; i < images.size(); i++) {
+                ChatImage media = images.get(i);
+                shapeOnly[i] = !media.isAudio() && known.get(media.id()) != null;
+                any |= shapeOnly[i];
+            }
+        }
+        MediaPrompt result = split(prompt, images, addSpecial, maxPixels, shapeOnly);
+        if (any) {
+            result.deferPixels(new MediaPrompt.Pixels(prompt, images, addSpecial, maxPixels));
+        }
+        return result;
+    }
+
+    /**
+     * The prompt split again with every image's pixels: what {@link MediaPrompt#encodable} asks
+     * when a chunk split from an image's shape alone must be encoded.
+     */
+    MediaPrompt splitWithPixels(MediaPrompt.Pixels source) {
+        ensureOpen();
+        return split(
+                source.prompt(),
+                source.images(),
+                source.addSpecial(),
+                source.maxPixels(),
+                new boolean[source.images().size()]);
+    }
+
+    /**
+     * {@code mtmd_tokenize} of {@code prompt} with {@code images}, the {@code i}-th from its size
+     * alone (a placeholder bitmap) where {@code shapeOnly[i]}, else decoded; the decoded ones are
+     * remembered once libmtmd has preprocessed them.
+     */
+    private MediaPrompt split(
+            String prompt, List<ChatImage> images, boolean addSpecial, long maxPixels, boolean[] shapeOnly) {
         try (Arena call = Arena.ofConfined()) {
             MemorySegment bitmaps = call.allocate(ADDRESS, Math.max(1, images.size()));
             try {
@@ -152,7 +215,11 @@ public final class LlamaProjector implements AutoCloseable {
                     bitmaps.setAtIndex(
                             ADDRESS,
                             i,
-                            media.isAudio() ? decodeAudio(call, media, i) : decode(call, media, i, maxPixels));
+                            media.isAudio()
+                                    ? decodeAudio(call, media, i)
+                                    : shapeOnly[i]
+                                            ? shape(call, media, i, maxPixels)
+                                            : decode(call, media, i, maxPixels));
                 }
                 MemorySegment text = call.allocate(Structs.mtmd_input_text);
                 Structs.setAddress(text, Structs.mtmd_input_text, "text", call.allocateFrom(prompt));
@@ -171,6 +238,13 @@ public final class LlamaProjector implements AutoCloseable {
                                 + ")" + suffix(LlamaLog.takeLastError()));
                     }
                     result.read(call);
+                    synchronized (known) {
+                        for (int i = 0; i < images.size(); i++) {
+                            if (!shapeOnly[i] && !images.get(i).isAudio()) {
+                                known.put(images.get(i).id(), Boolean.TRUE);
+                            }
+                        }
+                    }
                     return result;
                 } catch (RuntimeException | Error e) {
                     result.close();
@@ -232,11 +306,14 @@ public final class LlamaProjector implements AutoCloseable {
         if (logitsLast && !chunks.isEmpty() && !(chunks.getLast() instanceof MediaPrompt.Text)) {
             throw new BackendException("a prompt that ends with media has no logits to sample from");
         }
+        // the chunks with pixels: a media chunk split from its image's shape alone cannot be encoded
+        MediaPrompt source =
+                chunks.stream().anyMatch(MediaPrompt.Media.class::isInstance) ? prompt.encodable() : prompt;
         int batch = context.batchCapacity();
         for (int i = first; i < to; i++) {
             if (prompt.chunks().get(i) instanceof MediaPrompt.Media m
                     && m.embeddings() > context.ubatchCapacity()
-                    && Mtmd.mtmd_decode_use_non_causal(mtmd, prompt.chunk(i))) {
+                    && Mtmd.mtmd_decode_use_non_causal(mtmd, source.chunk(i))) {
                 // llama_decode asserts (ending the process) on a non-causal batch split across ubatches
                 throw new BackendException("an image of " + m.embeddings() + " embeddings needs a ubatch of at least"
                         + " that size for this model, which reads images non-causally; the context's is "
@@ -253,7 +330,7 @@ public final class LlamaProjector implements AutoCloseable {
                 next.set(JAVA_INT, 0, pos); // the helper adds to it
                 boolean last = i == to - 1;
                 int result = Mtmd.mtmd_helper_eval_chunk_single(
-                        mtmd, context.segment(), prompt.chunk(i), pos, sequence, batch, logitsLast && last, next);
+                        mtmd, context.segment(), source.chunk(i), pos, sequence, batch, logitsLast && last, next);
                 if (result != 0) {
                     context.evaluatedOutside(0, false);
                     throw new BackendException("llama.cpp could not evaluate chunk " + i + " of the prompt (" + result
@@ -296,9 +373,23 @@ public final class LlamaProjector implements AutoCloseable {
         return bitmap;
     }
 
-    /** One image as an {@code mtmd_bitmap} of RGB pixels named by its id; the caller frees it. */
-    private static MemorySegment decode(Arena call, ChatImage image, int index, long maxPixels) {
-        byte[] bytes = image.data();
+    /**
+     * One image, decoded before, as an {@code mtmd_bitmap} of its size without pixels (libmtmd's
+     * placeholder: split and counted as the pixels would be, never encoded), named by its id; its
+     * header checked as {@link #decode} checks it; the caller frees it.
+     */
+    private static MemorySegment shape(Arena call, ChatImage image, int index, long maxPixels) {
+        long[] size = header(image, index, maxPixels);
+        MemorySegment bitmap = Mtmd.mtmd_bitmap_init((int) size[0], (int) size[1], MemorySegment.NULL);
+        if (bitmap.equals(MemorySegment.NULL)) {
+            throw new BackendException("image " + index + ": libmtmd refused a " + size[0] + "x" + size[1] + " bitmap");
+        }
+        Mtmd.mtmd_bitmap_set_id(bitmap, call.allocateFrom(image.id()));
+        return bitmap;
+    }
+
+    /** An image's format and size from its header, refused when unknown, cut short or too large. */
+    private static long[] header(ChatImage image, int index, long maxPixels) {
         String format = image.format()
                 .orElseThrow(() -> new BackendException("image " + index + " is not in a supported format ("
                         + String.join(", ", ChatImage.FORMATS) + ")"
@@ -312,6 +403,16 @@ public final class LlamaProjector implements AutoCloseable {
             throw new BackendException("image " + index + " is " + width + "x" + height + " pixels; at most "
                     + maxPixels + " pixels are accepted");
         }
+        return size;
+    }
+
+    /** One image as an {@code mtmd_bitmap} of RGB pixels named by its id; the caller frees it. */
+    private MemorySegment decode(Arena call, ChatImage image, int index, long maxPixels) {
+        long[] size = header(image, index, maxPixels);
+        long width = size[0];
+        long height = size[1];
+        String format = image.format().orElseThrow();
+        byte[] bytes = image.data();
         MemorySegment data = call.allocate(bytes.length);
         data.copyFrom(MemorySegment.ofArray(bytes));
         MemorySegment x = call.allocate(JAVA_INT);
@@ -324,6 +425,7 @@ public final class LlamaProjector implements AutoCloseable {
             throw new BackendException("image " + index + " (" + format + ") has an unreadable header: "
                     + LlamaLibrary.cString(Mtmd.stbi_failure_reason()));
         }
+        pixelDecodes.incrementAndGet();
         MemorySegment pixels = Mtmd.stbi_load_from_memory(data, bytes.length, x, y, comp, 3);
         if (pixels.equals(MemorySegment.NULL)) {
             throw new BackendException("image " + index + " (" + format + ") does not decode: "
@@ -341,6 +443,11 @@ public final class LlamaProjector implements AutoCloseable {
         } finally {
             Mtmd.stbi_image_free(pixels);
         }
+    }
+
+    /** How many images this projector has decoded to pixels: what a test counts. */
+    long pixelDecodes() {
+        return pixelDecodes.get();
     }
 
     private static int count(String text, String marker) {

@@ -5,11 +5,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import forge.api.BackendException;
 import forge.api.backend.MediaTokens;
+import forge.api.template.ChatImage;
 import forge.backend.llamacpp.ffm.LlamaLibrary;
 import forge.backend.llamacpp.ffm.Mtmd;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,6 +22,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * native chunks live in a shared arena of their own with {@code mtmd_input_chunks_free}
  * attached. As a {@link MediaTokens} it is counted: {@link #retain} adds a holder, {@link #close}
  * drops one, and the last close frees the chunks (a close beyond that does nothing).
+ *
+ * <p>A media chunk may have been split from its image's size alone (an image the projector decoded
+ * before: see {@link LlamaProjector}); such a prompt keeps what it was split from ({@link Pixels}),
+ * and {@link #encodable} splits it again with the pixels the first time one of its chunks must be
+ * encoded. That second split is held (and freed) with this prompt.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose; it is granted with --enable-native-access
 public final class MediaPrompt implements MediaTokens {
@@ -66,8 +73,17 @@ public final class MediaPrompt implements MediaTokens {
         }
     }
 
+    /** What a prompt was split from, to split it again with the pixels. */
+    record Pixels(String prompt, List<ChatImage> images, boolean addSpecial, long maxPixels) {
+        Pixels {
+            images = List.copyOf(images);
+        }
+    }
+
     private final LlamaProjector projector;
     private final Arena arena = Arena.ofShared();
+    private Pixels pixels; // non-null while a media chunk was split from its size alone; guarded by this
+    private MediaPrompt encodable; // the prompt split again with pixels, once asked; guarded by this
     private final MemorySegment chunks;
     private final AtomicInteger holders = new AtomicInteger(1);
     private List<Chunk> view = List.of();
@@ -149,6 +165,53 @@ public final class MediaPrompt implements MediaTokens {
         throw new BackendException("the prompt has no media chunk " + span);
     }
 
+    /** Marks this prompt's media as split (some of it) from sizes alone; {@code source} splits it again. */
+    void deferPixels(Pixels source) {
+        synchronized (this) {
+            pixels = source;
+        }
+    }
+
+    /**
+     * The prompt whose media chunks hold their pixels, so that {@link LlamaProjector#eval} can encode
+     * them: this one, or the first time a prompt split from sizes alone asks, the same prompt split
+     * again with every image decoded, which must give the same chunks.
+     *
+     * @throws BackendException when an image does not decode, or the second split differs
+     */
+    synchronized MediaPrompt encodable() {
+        ensureOpen();
+        if (pixels == null) {
+            return this;
+        }
+        if (encodable == null) {
+            MediaPrompt full = projector.splitWithPixels(pixels);
+            if (!sameChunks(view, full.view)) {
+                full.close();
+                throw new BackendException("the prompt split with its images' pixels differs from its split by their"
+                        + " sizes: " + full.view + " against " + view);
+            }
+            encodable = full;
+        }
+        return encodable;
+    }
+
+    private static boolean sameChunks(List<Chunk> a, List<Chunk> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            boolean same = switch (a.get(i)) {
+                case Text t -> b.get(i) instanceof Text u && Arrays.equals(t.ids(), u.ids());
+                case Media m -> m.equals(b.get(i));
+            };
+            if (!same) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public MediaPrompt retain() {
         if (holders.getAndUpdate(n -> n == 0 ? 0 : n + 1) == 0) {
@@ -209,6 +272,14 @@ public final class MediaPrompt implements MediaTokens {
     @Override
     public void close() {
         if (holders.getAndUpdate(n -> n == 0 ? 0 : n - 1) == 1) {
+            MediaPrompt full;
+            synchronized (this) {
+                full = encodable;
+                encodable = null;
+            }
+            if (full != null) {
+                full.close();
+            }
             arena.close();
         }
     }

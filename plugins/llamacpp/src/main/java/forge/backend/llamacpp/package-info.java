@@ -45,7 +45,10 @@
  *     <td>its own shared arena, {@code mtmd_input_chunks_free} attached; made by {@code tokenize}
  *     ({@code LoadedModel.media}) on the request's thread, decoded chunk by chunk by {@code eval}
  *     ({@code InferenceContext.decodeMedia}) on the engine's; counted holders (the route, each
- *     admitted request), the last {@code close} frees it, so never during an encode</td>
+ *     admitted request), the last {@code close} frees it, so never during an encode. A prompt split
+ *     from the sizes of images decoded before (placeholder bitmaps: no pixels) makes its second
+ *     split, with the pixels, on the engine's thread the first time one of its chunks must be
+ *     encoded, and frees it with itself</td>
  *     <td>any, one at a time</td></tr>
  * <tr><td>an image being read</td><td>the {@code stb_image} pixels, the {@code mtmd_bitmap}</td>
  *     <td>the tokenize call's confined arena; {@code stbi_image_free} once the bitmap has copied

@@ -189,15 +189,62 @@ class LlamaProjectorTest {
 
     private static float[] logprobsAfter(LlamaModel model, byte[] png) {
         LlamaProjector projector = model.projector().orElseThrow();
+        try (MediaPrompt prompt =
+                projector.tokenize(prompt(projector, 1), List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
+            return logprobsAfter(model, prompt);
+        }
+    }
+
+    /** The top of the next-token distribution once {@code prompt} is evaluated into a fresh context. */
+    private static float[] logprobsAfter(LlamaModel model, MediaPrompt prompt) {
+        LlamaProjector projector = model.projector().orElseThrow();
         try (LlamaContext ctx = context(model);
-                TokenSampler sampler = ctx.sampler(SamplingParams.GREEDY);
-                MediaPrompt prompt =
-                        projector.tokenize(prompt(projector, 1), List.of(ChatImage.of(png)), true, MAX_PIXELS)) {
+                TokenSampler sampler = ctx.sampler(SamplingParams.GREEDY)) {
             LlamaProjector.Evaluation done = projector.eval(ctx, prompt, 0, 0, 0, true);
             assertEquals(prompt.positions(), done.position());
             assertEquals(prompt.positions() - 1, ctx.maxPosition(0));
             int token = sampler.sample(done.logitsIndex());
             return top5(ctx.logprobs(done.logitsIndex(), token, 5));
+        }
+    }
+
+    /**
+     * A returning turn: an image decoded before is split from its size alone (no pixel decoded, no
+     * preprocessing) into the same chunks as the first time, and when its chunk must be encoded after
+     * all (its cells were evicted) it is decoded then, giving the same distribution as the first
+     * split; one decode per encode, none per split.
+     */
+    @Test
+    void anImageDecodedBeforeIsSplitFromItsSizeAndDecodedOnlyToBeEncoded() {
+        int seed = 20;
+        for (LlamaModel model : List.of(gemma3, mlp)) {
+            LlamaProjector projector = model.projector().orElseThrow();
+            ChatImage image = ChatImage.of(SynthImages.png(72, 40, seed++));
+            String text = prompt(projector, 1);
+            long decodes = projector.pixelDecodes();
+            try (MediaPrompt first = projector.tokenize(text, List.of(image), true, MAX_PIXELS)) {
+                assertEquals(decodes + 1, projector.pixelDecodes(), "a new image is decoded");
+                float[] encoded = logprobsAfter(model, first);
+                assertEquals(decodes + 1, projector.pixelDecodes(), "a chunk split with pixels is encoded as it is");
+                try (MediaPrompt again = projector.tokenize(text, List.of(image), true, MAX_PIXELS)) {
+                    assertEquals(decodes + 1, projector.pixelDecodes(), model.path() + ": the image was decoded again");
+                    assertArrayEquals(first.tokens(), again.tokens(), "the same placeholders and text tokens");
+                    assertEquals(first.media(), again.media());
+                    assertEquals(first.positions(), again.positions());
+                    try (MediaPrompt third = projector.tokenize(text, List.of(image), true, MAX_PIXELS)) {
+                        assertEquals(decodes + 1, projector.pixelDecodes());
+                        assertArrayEquals(first.tokens(), third.tokens());
+                    }
+                    assertArrayEquals(encoded, logprobsAfter(model, again), "the same image reaches the model");
+                    assertEquals(decodes + 2, projector.pixelDecodes(), "encoding it decodes it once");
+                    assertArrayEquals(encoded, logprobsAfter(model, again));
+                    assertEquals(decodes + 2, projector.pixelDecodes(), "the prompt keeps its second split");
+                }
+                // its header is still checked against the request's limit
+                BackendException e = assertThrows(
+                        BackendException.class, () -> projector.tokenize(text, List.of(image), true, 72 * 40 - 1));
+                assertTrue(e.getMessage().contains("is 72x40 pixels"), e.getMessage());
+            }
         }
     }
 
