@@ -2,7 +2,6 @@ package forge.lib.grammar;
 
 import forge.lib.text.Gbnf;
 import forge.lib.text.PythonJson;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -272,7 +271,8 @@ public final class JsonSchemaGrammar {
                 throw new UnsupportedSchemaException(at + "/" + escape(key), key, "");
             }
         }
-        if (Boolean.TRUE.equals(schema.get("uniqueItems")) && intOr(schema, "maxItems", Integer.MAX_VALUE, at) > 1) {
+        if (Boolean.TRUE.equals(schema.get("uniqueItems"))
+                && Repetitions.intOr(schema, "maxItems", Integer.MAX_VALUE, at) > 1) {
             throw new UnsupportedSchemaException(at + "/uniqueItems", "uniqueItems", "");
         }
         Object ref = schema.get("$ref");
@@ -595,9 +595,8 @@ public final class JsonSchemaGrammar {
     }
 
     private String array(Map<String, Object> schema, String sub, String ruleName, String at) {
-        int[] bounds = bounds(schema, "minItems", "maxItems", at);
-        int min = bounds[0];
-        int max = bounds[1];
+        Repetitions.Bounds bounds = Repetitions.bounds(schema, "minItems", "maxItems", at);
+        int min = bounds.min(), max = bounds.max();
         Object prefix = schema.containsKey("prefixItems")
                 ? schema.get("prefixItems")
                 : schema.get("items") instanceof List<?> l ? l : null;
@@ -623,7 +622,7 @@ public final class JsonSchemaGrammar {
             return visitPrimitive(ruleName, "array");
         }
         String itemRule = visit(items == null ? Map.of() : items, sub + "item", at + "/items");
-        return addRule(ruleName, "\"[\" space " + repetition(itemRule, min, max, "\",\" space") + " space \"]\"");
+        return addRule(ruleName, "\"[\" space " + Repetitions.of(itemRule, min, max, "\",\" space") + " space \"]\"");
     }
 
     private String string(Map<String, Object> schema, String ruleName, String at) {
@@ -656,43 +655,13 @@ public final class JsonSchemaGrammar {
                     ? visitPrimitive(ruleName, "uuid")
                     : addRule(ruleName, addPrimitive(primitive, primitive));
         }
-        int[] bounds = bounds(schema, "minLength", "maxLength", at);
-        int min = bounds[0];
-        int max = bounds[1];
+        Repetitions.Bounds bounds = Repetitions.bounds(schema, "minLength", "maxLength", at);
+        int min = bounds.min(), max = bounds.max();
         if (min > 0 || max != Integer.MAX_VALUE) {
             String charRule = addPrimitive("char", "char");
-            return addRule(ruleName, "\"\\\"\" " + repetition(charRule, min, max, "") + " \"\\\"\"");
+            return addRule(ruleName, "\"\\\"\" " + Repetitions.of(charRule, min, max, "") + " \"\\\"\"");
         }
         return visitPrimitive(ruleName, "string");
-    }
-
-    static String repetition(String item, int min, int max, String separator) {
-        boolean hasMax = max != Integer.MAX_VALUE;
-        if (max == 0) {
-            return "";
-        }
-        if (min == 0 && max == 1) {
-            return item + "?";
-        }
-        if (separator.isEmpty()) {
-            if (min == 1 && !hasMax) {
-                return item + "+";
-            }
-            if (min == 0 && !hasMax) {
-                return item + "*";
-            }
-            return item + "{" + min + "," + (hasMax ? Integer.toString(max) : "") + "}";
-        }
-        String result = item + " "
-                + repetition("(" + separator + " " + item + ")", min == 0 ? 0 : min - 1, hasMax ? max - 1 : max, "");
-        if (min != 0) {
-            return result;
-        }
-        // llama.cpp multiplies the rules inside a group by the group's repetition, "?" too: the
-        // {0,max-1} above makes max+1 rules, and one more where the item's rule is named here first
-        // (a rule defined further down), so from max = MAX_REPETITIONS - 1 on "(...)?" may be refused.
-        // An empty alternative says the same and repeats nothing.
-        return hasMax && max >= GbnfGrammar.MAX_REPETITIONS - 1 ? "(" + result + " | )" : "(" + result + ")?";
     }
 
     // ---------------------------------------------------------------- helpers
@@ -704,52 +673,6 @@ public final class JsonSchemaGrammar {
         @SuppressWarnings("unchecked")
         List<Object> out = (List<Object>) l;
         return out;
-    }
-
-    /**
-     * The bounds {@code minKey} and {@code maxKey} of {@code schema} give a repetition (0 and
-     * unbounded when absent), each checked by {@link #checkRepetitions}.
-     *
-     * @return {@code {min, max}}
-     * @throws InvalidSchemaException when the maximum is below the minimum
-     */
-    private static int[] bounds(Map<String, Object> schema, String minKey, String maxKey, String at) {
-        int min = intOr(schema, minKey, 0, at);
-        int max = intOr(schema, maxKey, Integer.MAX_VALUE, at);
-        if (min > max) {
-            throw new InvalidSchemaException(at + "/" + maxKey, maxKey + " is less than " + minKey);
-        }
-        checkRepetitions(min, at + "/" + minKey, minKey);
-        checkRepetitions(max, at + "/" + maxKey, maxKey);
-        return new int[] {min, max};
-    }
-
-    /**
-     * A count a grammar repeats its item by: llama.cpp refuses a grammar past
-     * {@link GbnfGrammar#MAX_REPETITIONS} (or drops the bound), so such a count cannot be enforced.
-     * {@link Integer#MAX_VALUE} stands for no bound.
-     */
-    static void checkRepetitions(int count, String pointer, String keyword) {
-        if (count != Integer.MAX_VALUE && count > GbnfGrammar.MAX_REPETITIONS) {
-            throw new UnsupportedSchemaException(
-                    pointer,
-                    keyword,
-                    keyword + " " + count + " is over the limit of " + GbnfGrammar.MAX_REPETITIONS
-                            + " repetitions a grammar can enforce");
-        }
-    }
-
-    private static int intOr(Map<String, Object> schema, String key, int fallback, String at) {
-        Object v = schema.get(key);
-        if (v == null) {
-            return fallback;
-        }
-        BigDecimal d = v instanceof Number n ? NumberRules.finite(n, at, key) : null;
-        if (d == null || d.signum() < 0 || d.stripTrailingZeros().scale() > 0) {
-            throw new InvalidSchemaException(at + "/" + key, key + " must be a non-negative integer");
-        }
-        // Integer.MAX_VALUE stands for no bound; a count beyond an int (even beyond a long) is just very large.
-        return d.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE - 1L)) >= 0 ? Integer.MAX_VALUE - 1 : d.intValue();
     }
 
     /** A JSON Pointer token (RFC 6901). */

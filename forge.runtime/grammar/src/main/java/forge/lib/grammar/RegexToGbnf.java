@@ -344,8 +344,8 @@ final class RegexToGbnf {
                 if (min > max) {
                     throw invalid("the repetition's maximum is less than its minimum");
                 }
-                JsonSchemaGrammar.checkRepetitions(min, at, "pattern");
-                JsonSchemaGrammar.checkRepetitions(max, at, "pattern");
+                Repetitions.check(min, at, "pattern");
+                Repetitions.check(max, at, "pattern");
                 Piece last = repeated(seq);
                 if (last.text().isEmpty()) {
                     seq.add(last);
@@ -361,8 +361,7 @@ final class RegexToGbnf {
                     item = subRuleIds.computeIfAbsent(
                             last.text(), t -> grammar.addRule(name + "-" + (subRuleIds.size() + 1), t));
                 }
-                seq.add(new Piece(
-                        JsonSchemaGrammar.repetition(item, min, max, ""), false, min == 0 || last.nullable()));
+                seq.add(new Piece(Repetitions.of(item, min, max, ""), false, min == 0 || last.nullable()));
             } else if (c == '\\' && i + 1 < length && shorthand(sub.charAt(i + 1)) != null) {
                 seq.add(new Piece("[" + shorthand(sub.charAt(i + 1)) + "]", false));
                 i += 2;
