@@ -6,6 +6,7 @@ import forge.lib.gguf.GgufWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * A synthetic multimodal projector ({@code mmproj}): a random-weight vision encoder and projector
@@ -224,22 +225,8 @@ public record SynthProjector(
             return mropeWriter();
         }
         boolean gemma3 = family.equals("gemma3");
-        GgufWriter w = new GgufWriter();
-        w.put("general.architecture", GgufValue.string("clip"));
-        w.put("general.type", GgufValue.string("mmproj"));
-        w.put("general.name", GgufValue.string("forge-synth-mmproj-" + family));
-        w.put("general.file_type", GgufValue.uint32(0)); // all F32
-        w.put("clip.has_vision_encoder", GgufValue.bool(true));
-        w.put("clip.projector_type", GgufValue.string(family));
-        w.put("clip.use_gelu", GgufValue.bool(true));
-        w.put("clip.vision.embedding_length", GgufValue.uint32(embedding));
-        w.put("clip.vision.feed_forward_length", GgufValue.uint32(ffn));
-        w.put("clip.vision.block_count", GgufValue.uint32(layers));
-        w.put("clip.vision.projection_dim", GgufValue.uint32(textEmbedding));
-        w.put("clip.vision.attention.head_count", GgufValue.uint32(heads));
-        w.put("clip.vision.attention.layer_norm_epsilon", GgufValue.float32(1e-6f));
-        w.put("clip.vision.image_size", GgufValue.uint32(imageSize));
-        w.put("clip.vision.patch_size", GgufValue.uint32(patchSize));
+        GgufWriter w = header(false);
+        visionKeys(w, "clip.use_gelu");
         w.put("clip.vision.image_mean", GgufValue.float32s(0.5f, 0.5f, 0.5f));
         w.put("clip.vision.image_std", GgufValue.float32s(0.5f, 0.5f, 0.5f));
 
@@ -256,17 +243,7 @@ public record SynthProjector(
             norm(w, "v.pre_ln", e);
         }
         for (int i = 0; i < layers; i++) {
-            String blk = "v.blk." + i + ".";
-            norm(w, blk + "ln1", e);
-            for (String attn : List.of("attn_q", "attn_k", "attn_v", "attn_out")) {
-                tensor(w, blk + attn + ".weight", e, e);
-                tensor(w, blk + attn + ".bias", e);
-            }
-            norm(w, blk + "ln2", e);
-            tensor(w, blk + "ffn_up.weight", e, ffn);
-            tensor(w, blk + "ffn_up.bias", ffn);
-            tensor(w, blk + "ffn_down.weight", ffn, e);
-            tensor(w, blk + "ffn_down.bias", e);
+            block(w, "v.blk." + i + ".", (prefix) -> norm(w, prefix, e), false, true);
         }
         if (gemma3) {
             norm(w, "v.post_ln", e);
@@ -287,22 +264,8 @@ public record SynthProjector(
      */
     private GgufWriter mropeWriter() {
         boolean qwen25 = family.equals("qwen2.5vl_merger");
-        GgufWriter w = new GgufWriter();
-        w.put("general.architecture", GgufValue.string("clip"));
-        w.put("general.type", GgufValue.string("mmproj"));
-        w.put("general.name", GgufValue.string("forge-synth-mmproj-" + family));
-        w.put("general.file_type", GgufValue.uint32(0)); // all F32
-        w.put("clip.has_vision_encoder", GgufValue.bool(true));
-        w.put("clip.projector_type", GgufValue.string(family));
-        w.put(qwen25 ? "clip.use_silu" : "clip.use_gelu", GgufValue.bool(true));
-        w.put("clip.vision.embedding_length", GgufValue.uint32(embedding));
-        w.put("clip.vision.feed_forward_length", GgufValue.uint32(ffn));
-        w.put("clip.vision.block_count", GgufValue.uint32(layers));
-        w.put("clip.vision.projection_dim", GgufValue.uint32(textEmbedding));
-        w.put("clip.vision.attention.head_count", GgufValue.uint32(heads));
-        w.put("clip.vision.attention.layer_norm_epsilon", GgufValue.float32(1e-6f));
-        w.put("clip.vision.image_size", GgufValue.uint32(imageSize));
-        w.put("clip.vision.patch_size", GgufValue.uint32(patchSize));
+        GgufWriter w = header(false);
+        visionKeys(w, qwen25 ? "clip.use_silu" : "clip.use_gelu");
         w.put("clip.vision.spatial_merge_size", GgufValue.uint32(2));
         if (qwen25) {
             w.put("clip.vision.n_wa_pattern", GgufValue.uint32(0)); // clip.cpp requires it for 2.5
@@ -315,21 +278,7 @@ public record SynthProjector(
         tensor(w, "v.patch_embd.weight", patchSize, patchSize, 3, e);
         tensor(w, "v.patch_embd.weight.1", patchSize, patchSize, 3, e);
         for (int i = 0; i < layers; i++) {
-            String blk = "v.blk." + i + ".";
-            mropeNorm(w, blk + "ln1", qwen25);
-            for (String attn : List.of("attn_q", "attn_k", "attn_v", "attn_out")) {
-                tensor(w, blk + attn + ".weight", e, e);
-                tensor(w, blk + attn + ".bias", e);
-            }
-            mropeNorm(w, blk + "ln2", qwen25);
-            if (qwen25) {
-                tensor(w, blk + "ffn_gate.weight", e, ffn);
-                tensor(w, blk + "ffn_gate.bias", ffn);
-            }
-            tensor(w, blk + "ffn_up.weight", e, ffn);
-            tensor(w, blk + "ffn_up.bias", ffn);
-            tensor(w, blk + "ffn_down.weight", ffn, e);
-            tensor(w, blk + "ffn_down.bias", e);
+            block(w, "v.blk." + i + ".", (prefix) -> mropeNorm(w, prefix, qwen25), qwen25, true);
         }
         mropeNorm(w, "v.post_ln", qwen25);
         // the merger: 2x2 patches side by side (4 * embedding), an MLP to the text model's width
@@ -351,14 +300,7 @@ public record SynthProjector(
 
     /** {@code qwen2a}: the Whisper encoder's keys and tensors under {@code clip.audio.*} and {@code a.*}. */
     private GgufWriter audioWriter() {
-        GgufWriter w = new GgufWriter();
-        w.put("general.architecture", GgufValue.string("clip"));
-        w.put("general.type", GgufValue.string("mmproj"));
-        w.put("general.name", GgufValue.string("forge-synth-mmproj-" + family));
-        w.put("general.file_type", GgufValue.uint32(0)); // all F32
-        w.put("clip.has_vision_encoder", GgufValue.bool(false));
-        w.put("clip.has_audio_encoder", GgufValue.bool(true));
-        w.put("clip.projector_type", GgufValue.string(family));
+        GgufWriter w = header(true);
         w.put("clip.audio.embedding_length", GgufValue.uint32(embedding));
         w.put("clip.audio.feed_forward_length", GgufValue.uint32(ffn));
         w.put("clip.audio.block_count", GgufValue.uint32(layers));
@@ -375,24 +317,69 @@ public record SynthProjector(
         tensor(w, "a.conv1d.2.bias", 1, e);
         tensor(w, "a.position_embd.weight", e, AUDIO_POSITIONS);
         for (int i = 0; i < layers; i++) {
-            String blk = "a.blk." + i + ".";
-            norm(w, blk + "ln1", e);
-            for (String attn : List.of("attn_q", "attn_k", "attn_v", "attn_out")) {
-                tensor(w, blk + attn + ".weight", e, e);
-                if (!attn.equals("attn_k")) {
-                    tensor(w, blk + attn + ".bias", e); // Whisper's key projection has no bias
-                }
-            }
-            norm(w, blk + "ln2", e);
-            tensor(w, blk + "ffn_up.weight", e, ffn);
-            tensor(w, blk + "ffn_up.bias", ffn);
-            tensor(w, blk + "ffn_down.weight", ffn, e);
-            tensor(w, blk + "ffn_down.bias", e);
+            // Whisper's key projection has no bias
+            block(w, "a.blk." + i + ".", (prefix) -> norm(w, prefix, e), false, false);
         }
         norm(w, "a.post_ln", e);
         tensor(w, "mm.a.fc.weight", e, textEmbedding);
         tensor(w, "mm.a.fc.bias", textEmbedding);
         return w;
+    }
+
+    /**
+     * The keys every projector file starts with: a {@code clip} file of this family, all F32,
+     * with a vision or an audio encoder.
+     */
+    private GgufWriter header(boolean audio) {
+        GgufWriter w = new GgufWriter();
+        w.put("general.architecture", GgufValue.string("clip"));
+        w.put("general.type", GgufValue.string("mmproj"));
+        w.put("general.name", GgufValue.string("forge-synth-mmproj-" + family));
+        w.put("general.file_type", GgufValue.uint32(0)); // all F32
+        w.put("clip.has_vision_encoder", GgufValue.bool(!audio));
+        if (audio) {
+            w.put("clip.has_audio_encoder", GgufValue.bool(true));
+        }
+        w.put("clip.projector_type", GgufValue.string(family));
+        return w;
+    }
+
+    /** The vision tower's sizes under {@code clip.vision.*}, after its activation's key. */
+    private void visionKeys(GgufWriter w, String activation) {
+        w.put(activation, GgufValue.bool(true));
+        w.put("clip.vision.embedding_length", GgufValue.uint32(embedding));
+        w.put("clip.vision.feed_forward_length", GgufValue.uint32(ffn));
+        w.put("clip.vision.block_count", GgufValue.uint32(layers));
+        w.put("clip.vision.projection_dim", GgufValue.uint32(textEmbedding));
+        w.put("clip.vision.attention.head_count", GgufValue.uint32(heads));
+        w.put("clip.vision.attention.layer_norm_epsilon", GgufValue.float32(1e-6f));
+        w.put("clip.vision.image_size", GgufValue.uint32(imageSize));
+        w.put("clip.vision.patch_size", GgufValue.uint32(patchSize));
+    }
+
+    /**
+     * One encoder block under {@code blk}: norm, attention (query, key, value, output, each with a
+     * bias but the key where {@code keyBias} is false), norm, and the feed-forward (with a gate
+     * where {@code gated}).
+     */
+    private void block(GgufWriter w, String blk, Consumer<String> norm, boolean gated, boolean keyBias) {
+        long e = embedding;
+        norm.accept(blk + "ln1");
+        for (String attn : List.of("attn_q", "attn_k", "attn_v", "attn_out")) {
+            tensor(w, blk + attn + ".weight", e, e);
+            if (keyBias || !attn.equals("attn_k")) {
+                tensor(w, blk + attn + ".bias", e);
+            }
+        }
+        norm.accept(blk + "ln2");
+        if (gated) {
+            tensor(w, blk + "ffn_gate.weight", e, ffn);
+            tensor(w, blk + "ffn_gate.bias", ffn);
+        }
+        tensor(w, blk + "ffn_up.weight", e, ffn);
+        tensor(w, blk + "ffn_up.bias", ffn);
+        tensor(w, blk + "ffn_down.weight", ffn, e);
+        tensor(w, blk + "ffn_down.bias", e);
     }
 
     private void tensor(GgufWriter w, String name, long... dims) {
