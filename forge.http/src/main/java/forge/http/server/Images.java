@@ -21,8 +21,8 @@ import java.util.regex.Pattern;
  * image URLs ({@code --allow-image-urls}), and its bytes checked as inline ones are; otherwise it
  * is refused, naming the flag.
  *
- * <p>Each image's bytes are named through {@link RecentImages}, so an image sent again (a returning
- * turn) is compared with the one read before rather than hashed again.
+ * <p>Each image's text is read through {@link RecentImages}, so an image sent again (a returning
+ * turn) is compared with the text read before rather than decoded and hashed again.
  *
  * <p>Everything that can be refused without decoding is refused here, as a 400 naming the field
  * in the door's own terms: a URL that is not a {@code data:} URI nor an allowed image URL, a
@@ -89,7 +89,7 @@ final class Images {
         if (comma < 0 || !url.substring(5, comma).toLowerCase(Locale.ROOT).endsWith(";base64")) {
             throw ApiError.badRequest(at, at + " must be a base64 data URI (data:image/png;base64,...)");
         }
-        return base64(url.substring(comma + 1), at);
+        return add(RecentImages.SHARED.ofText(url, u -> decode(u.substring(comma + 1), at)), at);
     }
 
     /**
@@ -113,7 +113,7 @@ final class Images {
             throw ApiError.badRequest(at + ".data", at + ".data is required and must be a base64 string");
         }
         String dat = at + ".data";
-        ChatImage clip = RecentImages.SHARED.of(decode(data.asText(), dat));
+        ChatImage clip = RecentImages.SHARED.ofText(data.asText(), d -> decode(d, dat));
         room(dat);
         String f = format.asText();
         if (!clip.audioFormat().equals(Optional.of(f))) {
@@ -139,7 +139,7 @@ final class Images {
 
     /** Reads base64 image bytes; returns the marker that stands for the image in the text. */
     String base64(String data, String at) {
-        return add(RecentImages.SHARED.of(decode(data, at)), at);
+        return add(RecentImages.SHARED.ofText(data, d -> decode(d, at)), at);
     }
 
     private static byte[] decode(String data, String at) {

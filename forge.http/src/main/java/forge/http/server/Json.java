@@ -7,11 +7,19 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.TextNode;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.CharBuffer;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Arrays;
 
 /** The one configured Jackson mapper, and small helpers around it. */
 final class Json {
@@ -24,6 +32,17 @@ final class Json {
             // One JSON value is the whole body: "{...}garbage" and two objects are malformed.
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
+
+    /** A long string's stand-in (readAscii): its prefix as its text is read, and as it is written in JSON. */
+    private static final String STAND_IN;
+
+    private static final byte[] STAND_IN_JSON;
+
+    static {
+        String nonce = Long.toHexString(new SecureRandom().nextLong());
+        STAND_IN = "\u0000forge-long-string-" + nonce + "-";
+        STAND_IN_JSON = ("\\u0000forge-long-string-" + nonce + "-").getBytes(StandardCharsets.US_ASCII);
+    }
 
     static {
         MAPPER.getFactory()
@@ -60,16 +79,16 @@ final class Json {
             throw ApiError.badRequest(null, "the request body is empty; expected JSON");
         }
         // Most bodies are ASCII (JSON escapes the rest, and an image is base64): valid UTF-8 as they
-        // are, parsed from the bytes without a decoded copy; and where no surrogate is escaped (a
-        // backslash, then ud) no string can hold one, so the walk below is skipped (an image's data
-        // URI is most of such a body, and each pass over it costs about as much as the parse)
-        int ascii = ascii(body);
+        // are, parsed from the bytes without a decoded copy, their long plain strings (an image's data
+        // URI) taken aside (Scan); and where no surrogate is escaped no string can hold one, so the
+        // walk below is skipped (each pass over an image costs about as much as the parse)
+        Scan scan = Scan.of(body);
         try {
-            JsonNode node = ascii == NOT_ASCII ? MAPPER.readTree(utf8(body)) : MAPPER.readTree(body);
+            JsonNode node = scan.kind == NOT_ASCII ? MAPPER.readTree(utf8(body)) : readAscii(body, scan);
             if (node == null) {
                 throw ApiError.badRequest(null, "the request body holds no JSON value");
             }
-            String bad = ascii == ASCII_NO_SURROGATE_ESCAPE ? null : loneSurrogate(node, "");
+            String bad = scan.kind == ASCII_NO_SURROGATE_ESCAPE ? null : loneSurrogate(node, "");
             if (bad != null) {
                 throw ApiError.badRequest(
                         bad.isEmpty() ? null : bad,
@@ -112,25 +131,182 @@ final class Json {
     private static final int ASCII_NO_SURROGATE_ESCAPE = 2;
 
     /**
-     * {@link #NOT_ASCII} when a byte of {@code body} is not ASCII or is a NUL; else {@link #ASCII} when it has a
-     * backslash followed by {@code ud} or {@code uD} (the start of every surrogate escape, or an
-     * escaped backslash before such text: either way the strings are walked), else
-     * {@link #ASCII_NO_SURROGATE_ESCAPE}.
+     * A string value this long or longer, with no escape and no control character, is not given to
+     * Jackson's parser: its bytes are its text already (see {@link Scan}).
      */
-    private static int ascii(byte[] body) {
-        boolean escape = false;
-        for (int i = 0; i < body.length; i++) {
-            byte b = body[i];
-            if (b <= 0) {
-                // a NUL too: none is valid in a JSON text, and from bytes Jackson would take NULs
-                // for UTF-16 or UTF-32 and read them, where they are refused as invalid UTF-8
-                return NOT_ASCII;
+    static final int LONG_STRING = 8 * 1024;
+
+    /**
+     * What one pass over a body found: its {@code kind}, {@link #NOT_ASCII} when a byte is not ASCII
+     * or is a NUL, else {@link #ASCII} when a string holds an escape of a surrogate (a backslash, {@code u},
+     * then {@code d} or {@code D}: the strings are then walked), else {@link #ASCII_NO_SURROGATE_ESCAPE};
+     * and in an ASCII body, the {@code [start, end)} byte ranges of the long plain string values: at
+     * least {@link #LONG_STRING} bytes between their quotes, no backslash, no control character, not a
+     * name (no colon follows). Those are an image's base64 and little else; a plain string's text is
+     * its bytes, so it is taken with one copy instead of Jackson's character-by-character read (on a
+     * JIT that stops at C1, most of the time a returning image turn spends before the model).
+     */
+    private record Scan(int kind, int[] spans, int count) {
+
+        private static final VarHandle LONGS =
+                MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+        private static final long ONES = 0x0101010101010101L;
+
+        static Scan of(byte[] body) {
+            int n = body.length;
+            boolean surrogate = false;
+            int[] spans = new int[0];
+            int count = 0;
+            for (int i = 0; i < n; i++) {
+                byte b = body[i];
+                if (b <= 0) {
+                    // a NUL too: none is valid in a JSON text, and from bytes Jackson would take NULs
+                    // for UTF-16 or UTF-32 and read them, where they are refused as invalid UTF-8
+                    return new Scan(NOT_ASCII, spans, 0);
+                }
+                if (b != '"') {
+                    continue; // outside strings: structure, names' quotes aside
+                }
+                int start = i + 1;
+                boolean plain = true;
+                for (i = plainRun(body, start); i < n && body[i] != '"'; i = plainRun(body, i)) {
+                    b = body[i];
+                    if (b <= 0) {
+                        return new Scan(NOT_ASCII, spans, 0);
+                    }
+                    plain = false;
+                    if (b == '\\' && i + 1 < n) {
+                        byte c = body[i + 1];
+                        if (c <= 0) {
+                            return new Scan(NOT_ASCII, spans, 0);
+                        }
+                        surrogate |= c == 'u' && i + 2 < n && (body[i + 2] == 'd' || body[i + 2] == 'D');
+                        i++; // the escaped character is not the string's end
+                    }
+                    i++;
+                }
+                if (plain && i < n && i - start >= LONG_STRING && !followedByColon(body, i + 1)) {
+                    if (2 * count == spans.length) {
+                        spans = Arrays.copyOf(spans, Math.max(8, 2 * spans.length));
+                    }
+                    spans[2 * count] = start;
+                    spans[2 * count + 1] = i;
+                    count++;
+                }
             }
-            if (b == '\\' && i + 2 < body.length && body[i + 1] == 'u' && (body[i + 2] == 'd' || body[i + 2] == 'D')) {
-                escape = true;
-            }
+            return new Scan(surrogate ? ASCII : ASCII_NO_SURROGATE_ESCAPE, spans, count);
         }
-        return escape ? ASCII : ASCII_NO_SURROGATE_ESCAPE;
+
+        /**
+         * The index of the first byte at or after {@code i} that is a quote, a backslash, a control
+         * character or not ASCII ({@code body.length} if none): eight bytes at a time, tested together
+         * (a byte equal to one of two values, or below 0x20, or with its high bit set), as a byte
+         * loop on C1 costs a few times more than Jackson's own parse of an image.
+         */
+        private static int plainRun(byte[] body, int i) {
+            int n = body.length;
+            for (; i + 8 <= n; i += 8) {
+                long x = (long) LONGS.get(body, i);
+                long quote = x ^ 0x2222222222222222L;
+                long backslash = x ^ 0x5C5C5C5C5C5C5C5CL;
+                long stop = ((quote - ONES) & ~quote)
+                        | ((backslash - ONES) & ~backslash)
+                        | ((x - 0x2020202020202020L) & ~x)
+                        | x;
+                if ((stop & 0x8080808080808080L) != 0) {
+                    break;
+                }
+            }
+            for (; i < n; i++) {
+                byte b = body[i];
+                if (b < 0x20 || b == '"' || b == '\\') {
+                    return i;
+                }
+            }
+            return n;
+        }
+
+        private static boolean followedByColon(byte[] body, int from) {
+            for (int i = from; i < body.length; i++) {
+                byte b = body[i];
+                if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
+                    return b == ':';
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Parses an ASCII body. Its long plain strings ({@link Scan}) are each replaced by a short
+     * stand-in before Jackson reads it, and a node factory puts each one's text back where its
+     * stand-in is read: the tree is the one Jackson would build from {@code body}, with each long
+     * string made by one copy of its bytes. A stand-in starts with a NUL and this process's random
+     * nonce, so no text a client sends is taken for one. A body Jackson refuses is read again as it
+     * was sent, so that the error names its own line and column.
+     */
+    private static JsonNode readAscii(byte[] body, Scan scan) throws IOException {
+        if (scan.count == 0) {
+            return MAPPER.readTree(body);
+        }
+        var out = new ByteArrayOutputStream(body.length / 64 + 64 * scan.count);
+        int from = 0;
+        for (int k = 0; k < scan.count; k++) {
+            out.write(body, from, scan.spans[2 * k] - from);
+            out.write(STAND_IN_JSON, 0, STAND_IN_JSON.length);
+            byte[] index = Integer.toString(k).getBytes(StandardCharsets.US_ASCII);
+            out.write(index, 0, index.length);
+            from = scan.spans[2 * k + 1];
+        }
+        out.write(body, from, body.length - from);
+        try {
+            return MAPPER.reader().with(new LongStrings(body, scan)).readTree(out.toByteArray());
+        } catch (JsonProcessingException e) {
+            return MAPPER.readTree(body);
+        }
+    }
+
+    /** How many of {@code body}'s strings are long and plain ({@link Scan}): those Jackson's parser does not read. */
+    static int longStrings(byte[] body) {
+        Scan scan = Scan.of(body);
+        return scan.kind == NOT_ASCII ? 0 : scan.count;
+    }
+
+    /** The default node factory, but for the stand-ins of long strings: each one's text from the body. */
+    private static final class LongStrings extends JsonNodeFactory {
+
+        private final transient byte[] body;
+        private final transient Scan scan;
+
+        LongStrings(byte[] body, Scan scan) {
+            super(false);
+            this.body = body;
+            this.scan = scan;
+        }
+
+        @Override
+        public TextNode textNode(String text) {
+            int k = text == null || !text.startsWith(STAND_IN) ? -1 : standIn(text);
+            if (k < 0) {
+                return super.textNode(text);
+            }
+            int start = scan.spans[2 * k];
+            return TextNode.valueOf(
+                    new String(body, start, scan.spans[2 * k + 1] - start, StandardCharsets.ISO_8859_1));
+        }
+
+        /** The index a stand-in names, or -1 when {@code text} only starts like one. */
+        private int standIn(String text) {
+            int k = 0;
+            for (int i = STAND_IN.length(); i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c < '0' || c > '9' || k > scan.count) {
+                    return -1;
+                }
+                k = 10 * k + (c - '0');
+            }
+            return text.length() > STAND_IN.length() && k < scan.count ? k : -1;
+        }
     }
 
     private static String utf8(byte[] body) {

@@ -4,6 +4,7 @@ import forge.api.template.ChatImage;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The images (and audio clips) the server read lately, so that a returning turn, which sends its
@@ -13,9 +14,14 @@ import java.util.Map;
  *
  * <p>Entries are looked up by a fingerprint of the bytes (their length and bytes sampled across
  * them) and taken only when every byte is equal, so a fingerprint shared by other bytes is a miss,
- * never another image's id. At most {@link #MAX_ENTRIES} images and {@link #MAX_BYTES} bytes are
- * kept, the least recently used dropped first; the bytes kept are the ones the requests held anyway.
- * Thread-safe (one lock around a small map; the compare runs outside it).
+ * never another image's id. An image read from text (a data URI, base64) is also kept under that
+ * text, so that the same text sent again is not even decoded: compared with the text kept (with
+ * {@link String#regionMatches}, which compares arrays as {@link Arrays#equals} does, where
+ * {@link String#equals} walks them a character at a time on C1). At most {@link #MAX_ENTRIES} images
+ * and as many texts, and {@link #MAX_BYTES} bytes of both (a text's entry counted with its image's
+ * bytes, which it holds), are kept, the least recently used dropped
+ * first; what is kept is what the requests held anyway. Thread-safe (one lock around two small maps;
+ * the compares run outside it).
  */
 final class RecentImages {
 
@@ -33,7 +39,11 @@ final class RecentImages {
     private final int maxEntries;
     private final long maxBytes;
     private final LinkedHashMap<Long, ChatImage> entries = new LinkedHashMap<>(16, 0.75f, true);
+    private final LinkedHashMap<Long, Read> texts = new LinkedHashMap<>(16, 0.75f, true);
     private long bytes;
+
+    /** An image and the text it was read from. */
+    private record Read(String text, ChatImage image) {}
 
     RecentImages(int maxEntries, long maxBytes) {
         this.maxEntries = maxEntries;
@@ -54,19 +64,75 @@ final class RecentImages {
         synchronized (this) {
             ChatImage old = entries.put(key, image);
             bytes += data.length - (old == null ? 0 : old.data().length);
-            var eldest = entries.entrySet().iterator();
-            while ((entries.size() > maxEntries || bytes > maxBytes) && eldest.hasNext()) {
-                Map.Entry<Long, ChatImage> e = eldest.next();
-                bytes -= e.getValue().data().length;
-                eldest.remove();
-            }
+            trim();
         }
         return image;
+    }
+
+    /**
+     * The image {@code decode} reads from {@code text}: the one kept when an image was read from the
+     * same text, without calling {@code decode}; else {@link #of}{@code (decode.apply(text))}.
+     */
+    ChatImage ofText(String text, Function<String, byte[]> decode) {
+        long key = fingerprint(text);
+        Read kept;
+        synchronized (this) {
+            kept = texts.get(key);
+        }
+        if (kept != null
+                && kept.text().length() == text.length()
+                && kept.text().regionMatches(0, text, 0, text.length())) {
+            return kept.image();
+        }
+        ChatImage image = of(decode.apply(text));
+        synchronized (this) {
+            Read old = texts.put(key, new Read(text, image));
+            bytes += held(text, image) - (old == null ? 0 : held(old.text(), old.image()));
+            trim();
+        }
+        return image;
+    }
+
+    /** What a text's entry holds: the text, and its image, which the images' map may have dropped. */
+    private static long held(String text, ChatImage image) {
+        return text.length() + (long) image.data().length;
+    }
+
+    /** Drops the least recently used texts, then images, while there are too many or too many bytes. */
+    private void trim() {
+        // texts first: an image is kept without its text sooner than the other way round
+        var oldest = texts.entrySet().iterator();
+        while ((texts.size() > maxEntries || bytes > maxBytes) && oldest.hasNext()) {
+            Read e = oldest.next().getValue();
+            bytes -= held(e.text(), e.image());
+            oldest.remove();
+        }
+        var eldest = entries.entrySet().iterator();
+        while ((entries.size() > maxEntries || bytes > maxBytes) && eldest.hasNext()) {
+            Map.Entry<Long, ChatImage> e = eldest.next();
+            bytes -= e.getValue().data().length;
+            eldest.remove();
+        }
     }
 
     /** How many images are kept. */
     synchronized int size() {
         return entries.size();
+    }
+
+    /** How many texts are kept. */
+    synchronized int texts() {
+        return texts.size();
+    }
+
+    /** The length, and {@link #SAMPLES} characters spread evenly across {@code text}. */
+    static long fingerprint(String text) {
+        long h = text.length();
+        int step = Math.max(1, text.length() / SAMPLES);
+        for (int i = 0; i < text.length(); i += step) {
+            h = h * 1_000_003L + text.charAt(i);
+        }
+        return h * 1_000_003L + (text.isEmpty() ? 0 : text.charAt(text.length() - 1));
     }
 
     /** The length, and {@link #SAMPLES} bytes spread evenly across {@code data} (all of a short one). */

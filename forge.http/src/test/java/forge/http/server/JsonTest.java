@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class JsonTest {
@@ -111,5 +113,75 @@ class JsonTest {
                 Json.parse("{\"a\": \"\\ud83d\\ude00\"}".getBytes(StandardCharsets.UTF_8))
                         .get("a")
                         .asText());
+    }
+
+    private static String base64(int bytes, long seed) {
+        byte[] b = new byte[bytes];
+        new Random(seed).nextBytes(b);
+        return Base64.getEncoder().encodeToString(b);
+    }
+
+    /**
+     * An image's data URI and other long plain strings are taken aside from Jackson's parser; the tree
+     * is Jackson's own, including a long name, a long string with an escape, and client text that
+     * starts as the stand-ins do.
+     */
+    @Test
+    void longPlainStringsAreTakenAsTheirBytesAndTheTreeIsJacksons() throws Exception {
+        String image = base64(30_000, 1);
+        String other = base64(9_000, 2);
+        String body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\","
+                + "\"image_url\":{\"url\":\"data:image/png;base64," + image + "\"}}]}],\n"
+                + "\"" + other + "\" : 1, \"escaped\": \"" + other + "\\n\", \"control\": \"" + other + "\",\n"
+                + "\"list\": [ \"" + other + "\" , 2, \"\\u0000forge-long-string-0\", \"\\u0000forge-long-string-\"],"
+                + "\"short\":\"" + "x".repeat(Json.LONG_STRING - 1) + "\"}";
+        byte[] bytes = body.getBytes(StandardCharsets.US_ASCII);
+        assertEquals(3, Json.longStrings(bytes), "the data URI, \"control\" and the list's first");
+        assertEquals(Json.MAPPER.readTree(bytes), Json.parse(bytes));
+        assertEquals(
+                "data:image/png;base64," + image,
+                Json.parse(bytes).at("/messages/0/content/0/image_url/url").textValue());
+        assertEquals(
+                0, Json.longStrings(("{\"a\":\"" + other + "\u00e9\"}").getBytes(StandardCharsets.UTF_8)), "not ASCII");
+    }
+
+    /** A body Jackson refuses is refused as it was sent, its line and column those of the client's bytes. */
+    @Test
+    void aMalformedBodyWithLongStringsIsRefusedWhereItIsWrong() {
+        String image = base64(30_000, 3);
+        byte[] tab = ("{\"a\":\"" + image + "\",\n\"b\": \"" + image + "\t\"}").getBytes(StandardCharsets.US_ASCII);
+        assertEquals(1, Json.longStrings(tab));
+        String control = refused(tab).getMessage();
+        assertTrue(control.contains("line 2, column 40007"), control);
+        byte[] bad = ("{\"a\":\"" + image + "\",\n \"b\": tru}").getBytes(StandardCharsets.US_ASCII);
+        assertEquals(1, Json.longStrings(bad));
+        String message = refused(bad).getMessage();
+        assertTrue(message.contains("line 2, column"), message);
+        assertTrue(message.contains("tru"), message);
+    }
+
+    /**
+     * The scan reads eight bytes at a time: an escape, an escaped quote, a control character or a
+     * non-ASCII character at any place in a word ends the string's plain run there, and the tree is
+     * still Jackson's (or the body is refused as Jackson refuses it).
+     */
+    @Test
+    void whatEndsAPlainRunIsFoundAtEveryPlaceInAWord() throws Exception {
+        String a = "A".repeat(Json.LONG_STRING + 24);
+        for (int at = 0; at < 24; at++) {
+            String head = a.substring(0, at);
+            String tail = a.substring(at);
+            for (String stop : new String[] {"\\n", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\u00e9"}) {
+                byte[] body = ("{\"s\":\"" + head + stop + tail + "\"}").getBytes(StandardCharsets.UTF_8);
+                assertEquals(0, Json.longStrings(body), stop + " at " + at);
+                assertEquals(Json.MAPPER.readTree(body), Json.parse(body), stop + " at " + at);
+            }
+            byte[] tab = ("{\"s\":\"" + head + "\t" + tail + "\"}").getBytes(StandardCharsets.US_ASCII);
+            assertEquals(0, Json.longStrings(tab));
+            assertTrue(refused(tab).getMessage().contains("CTRL-CHAR"));
+            byte[] two = ("{\"s\":\"" + head + "\", \"t\": \"" + tail + "\"}").getBytes(StandardCharsets.US_ASCII);
+            assertEquals(1, Json.longStrings(two), "the second string, " + tail.length() + " bytes");
+            assertEquals(tail, Json.parse(two).get("t").textValue());
+        }
     }
 }
