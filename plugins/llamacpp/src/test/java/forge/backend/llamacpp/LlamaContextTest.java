@@ -31,26 +31,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Loading, decoding and sampling a tiny synthetic model (random weights: tests check structure, not wording). */
 class LlamaContextTest {
-    private static LoadedModel model;
-    private static int[] prompt;
+    @AutoClose
+    private static final LoadedModel model = LlamaHome.loadTiny("qwen");
+
+    private static final int[] prompt = LlamaHome.qwenChatPrompt(model);
 
     @BeforeAll
-    static void load() {
-        model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
-        prompt = LlamaHome.qwenChatPrompt(model);
+    static void promptLeavesATailToCopyAfterAPrefix() {
         assertTrue(prompt.length > 5);
-    }
-
-    @AfterAll
-    static void close() {
-        model.close();
     }
 
     private static InferenceContext context(int seqMax) {
