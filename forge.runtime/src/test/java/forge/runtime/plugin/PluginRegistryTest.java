@@ -11,6 +11,7 @@ import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.TemplateContext;
+import forge.runtime.catalog.TemplateSelector;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -57,19 +58,13 @@ class PluginRegistryTest {
                                 new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
         assertEquals("ECHO:hi", template.render(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "hi")))));
 
-        PluginSource broken = registry.sources().stream()
-                .filter(s -> s.location().endsWith("broken.jar"))
-                .findFirst()
-                .orElseThrow();
+        PluginSource broken = source(registry, "broken.jar");
         assertFalse(broken.ok());
         assertTrue(
                 broken.failure().orElseThrow().contains("broken.jar")
                         || broken.failure().orElseThrow().contains("Exception"),
                 broken.failure().orElseThrow());
-        PluginSource good = registry.sources().stream()
-                .filter(s -> s.location().endsWith("echo.jar"))
-                .findFirst()
-                .orElseThrow();
+        PluginSource good = source(registry, "echo.jar");
         assertTrue(good.ok());
         assertEquals(List.of("test.echo"), good.modules());
     }
@@ -90,10 +85,7 @@ class PluginRegistryTest {
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
 
-        PluginSource bad = registry.sources().stream()
-                .filter(s -> s.location().endsWith("bad.jar"))
-                .findFirst()
-                .orElseThrow();
+        PluginSource bad = source(registry, "bad.jar");
         assertTrue(
                 bad.failure().orElseThrow().contains("no config"), bad.failure().orElseThrow());
         // The folder plugin beside it loads.
@@ -130,13 +122,27 @@ class PluginRegistryTest {
         assertTrue(bad.contains("magic"), bad);
     }
 
-    private static String failure(PluginRegistry registry, String file) {
+    /** The source whose location ends with {@code file}. */
+    private static PluginSource source(PluginRegistry registry, String file) {
         return registry.sources().stream()
                 .filter(s -> s.location().endsWith(file))
                 .findFirst()
-                .orElseThrow()
-                .failure()
                 .orElseThrow();
+    }
+
+    private static String failure(PluginRegistry registry, String file) {
+        return source(registry, file).failure().orElseThrow();
+    }
+
+    /** The first warning of the source whose location ends with {@code file} says {@code expected}. */
+    private static void assertFirstWarning(PluginRegistry registry, String file, String expected) {
+        List<String> warnings = source(registry, file).warnings();
+        assertTrue(warnings.getFirst().contains(expected), warnings.toString());
+    }
+
+    /** The module of the template provider that serves {@code variant}. */
+    private static String providerModule(TemplateSelector selector, String variant) {
+        return selector.providerOf(variant).orElseThrow().getClass().getModule().getName();
     }
 
     /** A template provider whose named method throws: reported failed and dropped, the others served. */
@@ -173,14 +179,8 @@ class PluginRegistryTest {
         String failure = failure(registry, "bad.jar");
         assertTrue(failure.contains(method + " broke") && failure.contains("dropped"), failure);
         assertTrue(registry.templates().stream().noneMatch(d -> d.module().equals("test.bad")));
-        var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
-        assertEquals(
-                "test.good",
-                selector.providerOf("echo-1")
-                        .orElseThrow()
-                        .getClass()
-                        .getModule()
-                        .getName());
+        var selector = new TemplateSelector(registry.templates());
+        assertEquals("test.good", providerModule(selector, "echo-1"));
         assertTrue(selector.variants().contains("echo-1"));
     }
 
@@ -197,31 +197,12 @@ class PluginRegistryTest {
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
 
-        var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
-        assertEquals(
-                "test.newer",
-                selector.providerOf("echo-1")
-                        .orElseThrow()
-                        .getClass()
-                        .getModule()
-                        .getName(),
-                "1.10 is higher than 1.2 although found second");
+        var selector = new TemplateSelector(registry.templates());
+        assertEquals("test.newer", providerModule(selector, "echo-1"), "1.10 is higher than 1.2 although found second");
         assertEquals(1, selector.variants().stream().filter("echo-1"::equals).count());
         assertTrue(registry.templates().stream().noneMatch(d -> d.module().equals("test.old")), "it has nothing left");
-        PluginSource old = registry.sources().stream()
-                .filter(s -> s.location().endsWith("a-old.jar"))
-                .findFirst()
-                .orElseThrow();
-        assertTrue(
-                old.warnings().getFirst().contains("shadowed by test.newer"),
-                old.warnings().toString());
-        PluginSource won = registry.sources().stream()
-                .filter(s -> s.location().endsWith("b-new.jar"))
-                .findFirst()
-                .orElseThrow();
-        assertTrue(
-                won.warnings().getFirst().contains("wins over test.old"),
-                won.warnings().toString());
+        assertFirstWarning(registry, "a-old.jar", "shadowed by test.newer");
+        assertFirstWarning(registry, "b-new.jar", "wins over test.old");
     }
 
     @Test
@@ -233,21 +214,9 @@ class PluginRegistryTest {
 
         PluginRegistry registry = PluginRegistry.discover(List.of(first, second));
 
-        var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
-        assertEquals(
-                "test.first",
-                selector.providerOf("echo-1")
-                        .orElseThrow()
-                        .getClass()
-                        .getModule()
-                        .getName());
-        PluginSource lost = registry.sources().stream()
-                .filter(s -> s.location().endsWith("a.jar"))
-                .findFirst()
-                .orElseThrow();
-        assertTrue(
-                lost.warnings().getFirst().contains("found first"),
-                lost.warnings().toString());
+        var selector = new TemplateSelector(registry.templates());
+        assertEquals("test.first", providerModule(selector, "echo-1"));
+        assertFirstWarning(registry, "a.jar", "found first");
     }
 
     @Test
@@ -272,13 +241,7 @@ class PluginRegistryTest {
         s.apply(TokenCandidates.over(logits));
         assertEquals(Float.NEGATIVE_INFINITY, logits[2]);
         assertEquals(1f, logits[0]);
-        PluginSource lost = registry.sources().stream()
-                .filter(x -> x.location().endsWith("ban2.jar"))
-                .findFirst()
-                .orElseThrow();
-        assertTrue(
-                lost.warnings().getFirst().contains("sampler stage 'ban_one'"),
-                lost.warnings().toString());
+        assertFirstWarning(registry, "ban2.jar", "sampler stage 'ban_one'");
     }
 
     /** A sampler provider whose stages() or stage factory throws, or whose stage is misnamed: reported and dropped. */
