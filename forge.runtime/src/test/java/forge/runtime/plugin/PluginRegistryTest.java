@@ -14,8 +14,10 @@ import forge.api.template.TemplateContext;
 import forge.runtime.catalog.TemplateSelector;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -145,33 +147,41 @@ class PluginRegistryTest {
         return selector.providerOf(variant).orElseThrow().getClass().getModule().getName();
     }
 
+    /** Builds {@code jar} from a plugin's {@code sources} with the source {@code file} changed by {@code edit}. */
+    private void buildEdited(Path jar, Map<String, String> sources, String file, UnaryOperator<String> edit)
+            throws Exception {
+        Map<String, String> edited = new HashMap<>(sources);
+        edited.put(file, edit.apply(edited.get(file)));
+        PluginJars.build(work, jar, edited);
+    }
+
     /** A template provider whose named method throws: reported failed and dropped, the others served. */
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"variants", "claim", "render", "family"})
     void aTemplateProviderThatThrowsIsReportedAndDropped(String method) throws Exception {
         Path plugins = work.resolve("plugins");
-        Map<String, String> sources = new java.util.HashMap<>(PluginJars.echoTemplate("test.bad", "test.bad"));
-        String code = sources.get("test/bad/EchoTemplates.java");
-        code = switch (method) {
-            case "variants" ->
-                code.replace(
-                        "public List<TemplateVariant> variants() { return",
-                        "public List<TemplateVariant> variants() { if (true) throw new IllegalStateException(\"variants broke\"); return");
-            case "claim" ->
-                code.replace(
-                        "public String family()",
-                        "public java.util.Optional<TemplateClaim> claim(forge.api.model.ModelDescriptor m) { throw new IllegalStateException(\"claim broke\"); }\n    public String family()");
-            case "render" ->
-                code.replace(
-                        "public String render(ChatPrompt p) { return",
-                        "public String render(ChatPrompt p) { if (true) throw new NullPointerException(\"render broke\"); return");
-            default ->
-                code.replace(
-                        "public String family() { return \"echo\"; }",
-                        "public String family() { throw new IllegalStateException(\"family broke\"); }");
-        };
-        sources.put("test/bad/EchoTemplates.java", code);
-        PluginJars.build(work, plugins.resolve("bad.jar"), sources);
+        buildEdited(
+                plugins.resolve("bad.jar"),
+                PluginJars.echoTemplate("test.bad", "test.bad"),
+                "test/bad/EchoTemplates.java",
+                code -> switch (method) {
+                    case "variants" ->
+                        code.replace(
+                                "public List<TemplateVariant> variants() { return",
+                                "public List<TemplateVariant> variants() { if (true) throw new IllegalStateException(\"variants broke\"); return");
+                    case "claim" ->
+                        code.replace(
+                                "public String family()",
+                                "public java.util.Optional<TemplateClaim> claim(forge.api.model.ModelDescriptor m) { throw new IllegalStateException(\"claim broke\"); }\n    public String family()");
+                    case "render" ->
+                        code.replace(
+                                "public String render(ChatPrompt p) { return",
+                                "public String render(ChatPrompt p) { if (true) throw new NullPointerException(\"render broke\"); return");
+                    default ->
+                        code.replace(
+                                "public String family() { return \"echo\"; }",
+                                "public String family() { throw new IllegalStateException(\"family broke\"); }");
+                });
         PluginJars.build(work, plugins.resolve("good.jar"), PluginJars.echoTemplate("test.good", "test.good"));
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
@@ -249,25 +259,24 @@ class PluginRegistryTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"stages", "create", "param", "builtin"})
     void aSamplerProviderThatFailsItsCheckIsDropped(String fault) throws Exception {
         Path plugins = work.resolve("plugins");
-        Map<String, String> sources = new java.util.HashMap<>(
-                PluginJars.banStage("test.bad", "test.bad", fault.equals("builtin") ? "top_k" : "bad_stage"));
-        String code = sources.get("test/bad/Stages.java");
-        code = switch (fault) {
-            case "stages" ->
-                code.replace(
-                        "public List<StageInfo> stages() {",
-                        "public List<StageInfo> stages() { if (true) throw new IllegalStateException(\"stages broke\");");
-            case "create" ->
-                code.replace(
-                        "int banned =",
-                        "if (true) throw new UnsupportedOperationException(\"create broke\"); int banned =");
-            case "param" ->
-                code.replace("\"bad_stage_token\"", "\"token\"")
-                        .replace("args.integer(\"bad_stage_token\")", "args.integer(\"token\")");
-            default -> code;
-        };
-        sources.put("test/bad/Stages.java", code);
-        PluginJars.build(work, plugins.resolve("bad.jar"), sources);
+        buildEdited(
+                plugins.resolve("bad.jar"),
+                PluginJars.banStage("test.bad", "test.bad", fault.equals("builtin") ? "top_k" : "bad_stage"),
+                "test/bad/Stages.java",
+                code -> switch (fault) {
+                    case "stages" ->
+                        code.replace(
+                                "public List<StageInfo> stages() {",
+                                "public List<StageInfo> stages() { if (true) throw new IllegalStateException(\"stages broke\");");
+                    case "create" ->
+                        code.replace(
+                                "int banned =",
+                                "if (true) throw new UnsupportedOperationException(\"create broke\"); int banned =");
+                    case "param" ->
+                        code.replace("\"bad_stage_token\"", "\"token\"")
+                                .replace("args.integer(\"bad_stage_token\")", "args.integer(\"token\")");
+                    default -> code;
+                });
         PluginJars.build(
                 work, plugins.resolve("good.jar"), PluginJars.banStage("test.good", "test.good", "good_stage"));
 
