@@ -70,20 +70,9 @@ final class Scheduler {
      * @param slotContext the cells each slot may fill
      * @param gate        where decodes take turns with other contexts
      * @param published   takes each snapshot, on the engine thread
-     */
-    Scheduler(
-            InferenceContext context,
-            Vocabulary vocab,
-            int slots,
-            int slotContext,
-            ComputeGate gate,
-            Consumer<EngineSnapshot> published) {
-        this(context, vocab, slots, slotContext, gate, published, PromptCache.OFF, null);
-    }
-
-    /**
-     * @param cache where slots' states are saved before their cells are replaced, and restored from
-     * @param key   this context's model and settings in {@code cache}; null for no host cache
+     * @param cache       where slots' states are saved before their cells are replaced, and restored
+     *                    from; {@link PromptCache#OFF} for none
+     * @param key         this context's model and settings in {@code cache}; null for no host cache
      */
     Scheduler(
             InferenceContext context,
@@ -677,7 +666,7 @@ final class Scheduler {
             ActiveRequest r = running[i];
             SlotState state = r == null ? SlotState.IDLE : r.decoding() ? SlotState.DECODE : SlotState.PREFILL;
             views[i] = r == null
-                    ? new SlotSnapshot(i, state, s.cached(), "", 0, 0, 0)
+                    ? new SlotSnapshot(i, state, s.cached(), "", 0, 0, 0, 0)
                     : new SlotSnapshot(
                             i,
                             state,

@@ -27,16 +27,4 @@ public record SlotSnapshot(
         Objects.requireNonNull(state);
         Objects.requireNonNull(requestId);
     }
-
-    /** A slot whose request restored nothing from the host prompt cache. */
-    public SlotSnapshot(
-            int id,
-            SlotState state,
-            int cachedTokens,
-            String requestId,
-            int promptTokens,
-            int reusedTokens,
-            int generated) {
-        this(id, state, cachedTokens, requestId, promptTokens, reusedTokens, generated, 0);
-    }
 }

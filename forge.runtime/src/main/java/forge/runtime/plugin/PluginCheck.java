@@ -75,6 +75,27 @@ public final class PluginCheck {
         return fork(jar.toAbsolutePath().getParent(), own);
     }
 
+    /**
+     * What a plugin's own test calls, run from its Maven module's folder: packs the module's
+     * {@code target/classes} into {@code jarName} in a plugins folder under {@code work}, checks it
+     * with {@link #forkPacked} (the module's {@code target} left out of the path), and requires the
+     * line that says the jar loaded, holding {@code module} alone.
+     *
+     * @return the check's output
+     * @throws IllegalStateException when the jar cannot be made, the check fails, or the jar did
+     *     not load as {@code module}
+     */
+    public static String forkModuleBuild(Path work, String jarName, String module)
+            throws IOException, InterruptedException {
+        Path jar = work.resolve("plugins").resolve(jarName);
+        String out = forkPacked(Path.of("target", "classes"), jar, Path.of("target"));
+        String loaded = "ok " + jar.toAbsolutePath() + " [" + module + "]";
+        if (!out.contains(loaded)) {
+            throw new IllegalStateException("the plugin check did not print \"" + loaded + "\":\n" + out);
+        }
+        return out;
+    }
+
     public static void main(String[] args) {
         boolean strict = Arrays.asList(args).contains("--strict");
         List<Path> folders = Arrays.stream(args)

@@ -7,15 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import forge.api.ForgeException;
 import forge.api.backend.AdapterScale;
 import forge.api.backend.KvCacheType;
 import forge.api.sampler.SamplingParams;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,66 +22,28 @@ import org.junit.jupiter.api.Test;
  * equal share beside another, idle slots' prefixes evicted least recently used first (into the host
  * prompt cache), and the 503s of a pool that cannot hold a request, with nothing leaked.
  */
-class KvPoolTest {
-
-    private FakeContext context;
-    private Scheduler scheduler;
-    private final List<EngineSnapshot> snapshots = new ArrayList<>();
+class KvPoolTest extends SchedulerFixture {
 
     private static final PromptCache.Key KEY =
             new PromptCache.Key("/models/fake.gguf", 1, 2, "ab", 100, 3, KvCacheType.F16, "AUTO");
 
     /** {@code slots} slots sharing a pool of {@code cells}; a host prompt cache when {@code cache} is not null. */
     private void pool(int slots, int cells, int batch, PromptCache cache) {
-        context = new FakeContext(cells, slots, batch, true);
-        scheduler = new Scheduler(
-                        context,
-                        new FakeVocabulary(),
+        scheduler(
+                        new FakeContext(cells, slots, batch, true),
                         slots,
                         cells,
-                        new ComputeGate(64),
-                        snapshots::add,
                         cache == null ? PromptCache.OFF : cache,
                         cache == null ? null : KEY)
                 .pool(cells);
     }
 
-    private Generation start(String id, int[] prompt, int maxTokens) {
-        Generation g = new Generation(
-                new GenerationRequest(id, prompt, SamplingParams.GREEDY, maxTokens, List.of(), Set.of(), false));
-        scheduler.start(g);
-        return g;
-    }
-
-    private void finishAll() {
-        for (int i = 0; scheduler.anyActive(); i++) {
-            assertTrue(i < 1000, "still active after 1000 steps");
-            scheduler.step();
-        }
-    }
-
-    private EngineSnapshot snapshot() {
-        return snapshots.getLast();
-    }
-
-    private static List<GenerationEvent> events(Generation g) throws InterruptedException {
-        List<GenerationEvent> events = new ArrayList<>();
-        for (GenerationEvent e = g.next(0, TimeUnit.SECONDS); e != null; e = g.next(0, TimeUnit.SECONDS)) {
-            events.add(e);
-        }
-        return events;
-    }
-
     private static int generated(List<GenerationEvent> events) {
-        return assertInstanceOf(GenerationEvent.Done.class, events.getLast())
-                .timings()
-                .completionTokens();
+        return done(events).timings().completionTokens();
     }
 
     private static EngineException refused(List<GenerationEvent> events) {
-        ForgeException e =
-                assertInstanceOf(GenerationEvent.Failed.class, events.getLast()).error();
-        return assertInstanceOf(EngineException.class, e);
+        return assertInstanceOf(EngineException.class, failed(events));
     }
 
     /** {@code n} tokens, each {@code A + first}, {@code A + first + 1}, ... cycling over 8 letters. */

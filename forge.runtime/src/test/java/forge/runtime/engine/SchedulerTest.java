@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,30 +29,10 @@ import org.junit.jupiter.api.Test;
  * decoding, the ways a request ends, and failures contained to the requests they concern. The
  * exact calls it makes are asserted; the fake fails the test where llama.cpp would misbehave.
  */
-class SchedulerTest {
-
-    private FakeContext context;
-    private Scheduler scheduler;
-    private final List<EngineSnapshot> snapshots = new ArrayList<>();
+class SchedulerTest extends SchedulerFixture {
 
     private void scheduler(int slots, int slotContext, int batch) {
-        context = new FakeContext(slots * slotContext, slots, batch);
-        scheduler =
-                new Scheduler(context, new FakeVocabulary(), slots, slotContext, new ComputeGate(64), snapshots::add);
-    }
-
-    private static GenerationRequest request(String id, int[] prompt, int maxTokens) {
-        return new GenerationRequest(id, prompt, SamplingParams.GREEDY, maxTokens, List.of(), Set.of(), false);
-    }
-
-    private Generation start(GenerationRequest request) {
-        Generation g = new Generation(request);
-        scheduler.start(g);
-        return g;
-    }
-
-    private Generation start(String id, int[] prompt, int maxTokens) {
-        return start(request(id, prompt, maxTokens));
+        scheduler(new FakeContext(slots * slotContext, slots, batch), slots, slotContext, PromptCache.OFF, null);
     }
 
     /** Runs a request to its end, so that its slot caches the prompt, then forgets the calls it made. */
@@ -63,33 +42,12 @@ class SchedulerTest {
         context.clearCalls();
     }
 
-    /** Steps until no request is active. */
-    private void finishAll() {
-        for (int i = 0; scheduler.anyActive(); i++) {
-            assertTrue(i < 1000, "still active after 1000 steps");
-            scheduler.step();
-        }
-    }
-
     /** Steps until slot {@code id} decodes. */
     private void untilDecoding(int id) {
         for (int i = 0; snapshot().slots().get(id).state() != SlotState.DECODE; i++) {
             assertTrue(i < 1000, "slot " + id + " never decodes");
             scheduler.step();
         }
-    }
-
-    private EngineSnapshot snapshot() {
-        return snapshots.getLast();
-    }
-
-    /** The events a generation has so far. */
-    private static List<GenerationEvent> events(Generation g) throws InterruptedException {
-        List<GenerationEvent> events = new ArrayList<>();
-        for (GenerationEvent e = g.next(0, TimeUnit.SECONDS); e != null; e = g.next(0, TimeUnit.SECONDS)) {
-            events.add(e);
-        }
-        return events;
     }
 
     /** The text of a generation's events. */
@@ -101,14 +59,6 @@ class SchedulerTest {
             }
         }
         return b.toString();
-    }
-
-    private static GenerationEvent.Done done(List<GenerationEvent> events) {
-        return assertInstanceOf(GenerationEvent.Done.class, events.getLast());
-    }
-
-    private static ForgeException failed(List<GenerationEvent> events) {
-        return assertInstanceOf(GenerationEvent.Failed.class, events.getLast()).error();
     }
 
     private static int[] concat(int[] a, int... b) {
@@ -841,19 +791,19 @@ class SchedulerTest {
         assertEquals(64, snapshot().kvCells());
         start("g", prompt("abcdef"), 2);
         SlotSnapshot s = snapshot().slots().get(0);
-        assertEquals(new SlotSnapshot(0, SlotState.PREFILL, 0, "g", 7, 0, 0), s);
+        assertEquals(new SlotSnapshot(0, SlotState.PREFILL, 0, "g", 7, 0, 0, 0), s);
         untilDecoding(0);
         // Published as it turns to decoding, before it samples its first token.
         assertEquals(
-                new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 0),
+                new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 0, 0),
                 snapshot().slots().get(0));
         scheduler.publish();
         assertEquals(
-                new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 1),
+                new SlotSnapshot(0, SlotState.DECODE, 7, "g", 7, 0, 1, 0),
                 snapshot().slots().get(0));
         finishAll();
         assertEquals(
-                new SlotSnapshot(0, SlotState.IDLE, 8, "", 0, 0, 0),
+                new SlotSnapshot(0, SlotState.IDLE, 8, "", 0, 0, 0, 0),
                 snapshot().slots().get(0));
     }
 
@@ -864,9 +814,7 @@ class SchedulerTest {
 
     private PromptCache hostCache(int slots, int slotContext, int batch, PromptCache.Key key) {
         PromptCache cache = new PromptCache(1 << 20);
-        context = new FakeContext(slots * slotContext, slots, batch);
-        scheduler = new Scheduler(
-                context, new FakeVocabulary(), slots, slotContext, new ComputeGate(64), snapshots::add, cache, key);
+        scheduler(new FakeContext(slots * slotContext, slots, batch), slots, slotContext, cache, key);
         return cache;
     }
 

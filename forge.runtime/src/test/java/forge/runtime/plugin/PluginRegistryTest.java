@@ -11,10 +11,13 @@ import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.TemplateContext;
+import forge.runtime.catalog.TemplateSelector;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,19 +60,13 @@ class PluginRegistryTest {
                                 new ModelDescriptor("m", List.of(), Path.of("m.gguf"), ModelMetadata.EMPTY), "", ""));
         assertEquals("ECHO:hi", template.render(ChatPrompt.of(List.of(ChatMessage.of(Role.USER, "hi")))));
 
-        PluginSource broken = registry.sources().stream()
-                .filter(s -> s.location().endsWith("broken.jar"))
-                .findFirst()
-                .orElseThrow();
+        PluginSource broken = source(registry, "broken.jar");
         assertFalse(broken.ok());
         assertTrue(
                 broken.failure().orElseThrow().contains("broken.jar")
                         || broken.failure().orElseThrow().contains("Exception"),
                 broken.failure().orElseThrow());
-        PluginSource good = registry.sources().stream()
-                .filter(s -> s.location().endsWith("echo.jar"))
-                .findFirst()
-                .orElseThrow();
+        PluginSource good = source(registry, "echo.jar");
         assertTrue(good.ok());
         assertEquals(List.of("test.echo"), good.modules());
     }
@@ -90,10 +87,7 @@ class PluginRegistryTest {
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
 
-        PluginSource bad = registry.sources().stream()
-                .filter(s -> s.location().endsWith("bad.jar"))
-                .findFirst()
-                .orElseThrow();
+        PluginSource bad = source(registry, "bad.jar");
         assertTrue(
                 bad.failure().orElseThrow().contains("no config"), bad.failure().orElseThrow());
         // The folder plugin beside it loads.
@@ -130,13 +124,35 @@ class PluginRegistryTest {
         assertTrue(bad.contains("magic"), bad);
     }
 
-    private static String failure(PluginRegistry registry, String file) {
+    /** The source whose location ends with {@code file}. */
+    private static PluginSource source(PluginRegistry registry, String file) {
         return registry.sources().stream()
                 .filter(s -> s.location().endsWith(file))
                 .findFirst()
-                .orElseThrow()
-                .failure()
                 .orElseThrow();
+    }
+
+    private static String failure(PluginRegistry registry, String file) {
+        return source(registry, file).failure().orElseThrow();
+    }
+
+    /** The first warning of the source whose location ends with {@code file} says {@code expected}. */
+    private static void assertFirstWarning(PluginRegistry registry, String file, String expected) {
+        List<String> warnings = source(registry, file).warnings();
+        assertTrue(warnings.getFirst().contains(expected), warnings.toString());
+    }
+
+    /** The module of the template provider that serves {@code variant}. */
+    private static String providerModule(TemplateSelector selector, String variant) {
+        return selector.providerOf(variant).orElseThrow().getClass().getModule().getName();
+    }
+
+    /** Builds {@code jar} from a plugin's {@code sources} with the source {@code file} changed by {@code edit}. */
+    private void buildEdited(Path jar, Map<String, String> sources, String file, UnaryOperator<String> edit)
+            throws Exception {
+        Map<String, String> edited = new HashMap<>(sources);
+        edited.put(file, edit.apply(edited.get(file)));
+        PluginJars.build(work, jar, edited);
     }
 
     /** A template provider whose named method throws: reported failed and dropped, the others served. */
@@ -144,28 +160,28 @@ class PluginRegistryTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"variants", "claim", "render", "family"})
     void aTemplateProviderThatThrowsIsReportedAndDropped(String method) throws Exception {
         Path plugins = work.resolve("plugins");
-        Map<String, String> sources = new java.util.HashMap<>(PluginJars.echoTemplate("test.bad", "test.bad"));
-        String code = sources.get("test/bad/EchoTemplates.java");
-        code = switch (method) {
-            case "variants" ->
-                code.replace(
-                        "public List<TemplateVariant> variants() { return",
-                        "public List<TemplateVariant> variants() { if (true) throw new IllegalStateException(\"variants broke\"); return");
-            case "claim" ->
-                code.replace(
-                        "public String family()",
-                        "public java.util.Optional<TemplateClaim> claim(forge.api.model.ModelDescriptor m) { throw new IllegalStateException(\"claim broke\"); }\n    public String family()");
-            case "render" ->
-                code.replace(
-                        "public String render(ChatPrompt p) { return",
-                        "public String render(ChatPrompt p) { if (true) throw new NullPointerException(\"render broke\"); return");
-            default ->
-                code.replace(
-                        "public String family() { return \"echo\"; }",
-                        "public String family() { throw new IllegalStateException(\"family broke\"); }");
-        };
-        sources.put("test/bad/EchoTemplates.java", code);
-        PluginJars.build(work, plugins.resolve("bad.jar"), sources);
+        buildEdited(
+                plugins.resolve("bad.jar"),
+                PluginJars.echoTemplate("test.bad", "test.bad"),
+                "test/bad/EchoTemplates.java",
+                code -> switch (method) {
+                    case "variants" ->
+                        code.replace(
+                                "public List<TemplateVariant> variants() { return",
+                                "public List<TemplateVariant> variants() { if (true) throw new IllegalStateException(\"variants broke\"); return");
+                    case "claim" ->
+                        code.replace(
+                                "public String family()",
+                                "public java.util.Optional<TemplateClaim> claim(forge.api.model.ModelDescriptor m) { throw new IllegalStateException(\"claim broke\"); }\n    public String family()");
+                    case "render" ->
+                        code.replace(
+                                "public String render(ChatPrompt p) { return",
+                                "public String render(ChatPrompt p) { if (true) throw new NullPointerException(\"render broke\"); return");
+                    default ->
+                        code.replace(
+                                "public String family() { return \"echo\"; }",
+                                "public String family() { throw new IllegalStateException(\"family broke\"); }");
+                });
         PluginJars.build(work, plugins.resolve("good.jar"), PluginJars.echoTemplate("test.good", "test.good"));
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
@@ -173,14 +189,8 @@ class PluginRegistryTest {
         String failure = failure(registry, "bad.jar");
         assertTrue(failure.contains(method + " broke") && failure.contains("dropped"), failure);
         assertTrue(registry.templates().stream().noneMatch(d -> d.module().equals("test.bad")));
-        var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
-        assertEquals(
-                "test.good",
-                selector.providerOf("echo-1")
-                        .orElseThrow()
-                        .getClass()
-                        .getModule()
-                        .getName());
+        var selector = new TemplateSelector(registry.templates());
+        assertEquals("test.good", providerModule(selector, "echo-1"));
         assertTrue(selector.variants().contains("echo-1"));
     }
 
@@ -197,31 +207,12 @@ class PluginRegistryTest {
 
         PluginRegistry registry = PluginRegistry.discover(List.of(plugins));
 
-        var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
-        assertEquals(
-                "test.newer",
-                selector.providerOf("echo-1")
-                        .orElseThrow()
-                        .getClass()
-                        .getModule()
-                        .getName(),
-                "1.10 is higher than 1.2 although found second");
+        var selector = new TemplateSelector(registry.templates());
+        assertEquals("test.newer", providerModule(selector, "echo-1"), "1.10 is higher than 1.2 although found second");
         assertEquals(1, selector.variants().stream().filter("echo-1"::equals).count());
         assertTrue(registry.templates().stream().noneMatch(d -> d.module().equals("test.old")), "it has nothing left");
-        PluginSource old = registry.sources().stream()
-                .filter(s -> s.location().endsWith("a-old.jar"))
-                .findFirst()
-                .orElseThrow();
-        assertTrue(
-                old.warnings().getFirst().contains("shadowed by test.newer"),
-                old.warnings().toString());
-        PluginSource won = registry.sources().stream()
-                .filter(s -> s.location().endsWith("b-new.jar"))
-                .findFirst()
-                .orElseThrow();
-        assertTrue(
-                won.warnings().getFirst().contains("wins over test.old"),
-                won.warnings().toString());
+        assertFirstWarning(registry, "a-old.jar", "shadowed by test.newer");
+        assertFirstWarning(registry, "b-new.jar", "wins over test.old");
     }
 
     @Test
@@ -233,21 +224,9 @@ class PluginRegistryTest {
 
         PluginRegistry registry = PluginRegistry.discover(List.of(first, second));
 
-        var selector = new forge.runtime.catalog.TemplateSelector(registry.templates());
-        assertEquals(
-                "test.first",
-                selector.providerOf("echo-1")
-                        .orElseThrow()
-                        .getClass()
-                        .getModule()
-                        .getName());
-        PluginSource lost = registry.sources().stream()
-                .filter(s -> s.location().endsWith("a.jar"))
-                .findFirst()
-                .orElseThrow();
-        assertTrue(
-                lost.warnings().getFirst().contains("found first"),
-                lost.warnings().toString());
+        var selector = new TemplateSelector(registry.templates());
+        assertEquals("test.first", providerModule(selector, "echo-1"));
+        assertFirstWarning(registry, "a.jar", "found first");
     }
 
     @Test
@@ -272,13 +251,7 @@ class PluginRegistryTest {
         s.apply(TokenCandidates.over(logits));
         assertEquals(Float.NEGATIVE_INFINITY, logits[2]);
         assertEquals(1f, logits[0]);
-        PluginSource lost = registry.sources().stream()
-                .filter(x -> x.location().endsWith("ban2.jar"))
-                .findFirst()
-                .orElseThrow();
-        assertTrue(
-                lost.warnings().getFirst().contains("sampler stage 'ban_one'"),
-                lost.warnings().toString());
+        assertFirstWarning(registry, "ban2.jar", "sampler stage 'ban_one'");
     }
 
     /** A sampler provider whose stages() or stage factory throws, or whose stage is misnamed: reported and dropped. */
@@ -286,25 +259,24 @@ class PluginRegistryTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"stages", "create", "param", "builtin"})
     void aSamplerProviderThatFailsItsCheckIsDropped(String fault) throws Exception {
         Path plugins = work.resolve("plugins");
-        Map<String, String> sources = new java.util.HashMap<>(
-                PluginJars.banStage("test.bad", "test.bad", fault.equals("builtin") ? "top_k" : "bad_stage"));
-        String code = sources.get("test/bad/Stages.java");
-        code = switch (fault) {
-            case "stages" ->
-                code.replace(
-                        "public List<StageInfo> stages() {",
-                        "public List<StageInfo> stages() { if (true) throw new IllegalStateException(\"stages broke\");");
-            case "create" ->
-                code.replace(
-                        "int banned =",
-                        "if (true) throw new UnsupportedOperationException(\"create broke\"); int banned =");
-            case "param" ->
-                code.replace("\"bad_stage_token\"", "\"token\"")
-                        .replace("args.integer(\"bad_stage_token\")", "args.integer(\"token\")");
-            default -> code;
-        };
-        sources.put("test/bad/Stages.java", code);
-        PluginJars.build(work, plugins.resolve("bad.jar"), sources);
+        buildEdited(
+                plugins.resolve("bad.jar"),
+                PluginJars.banStage("test.bad", "test.bad", fault.equals("builtin") ? "top_k" : "bad_stage"),
+                "test/bad/Stages.java",
+                code -> switch (fault) {
+                    case "stages" ->
+                        code.replace(
+                                "public List<StageInfo> stages() {",
+                                "public List<StageInfo> stages() { if (true) throw new IllegalStateException(\"stages broke\");");
+                    case "create" ->
+                        code.replace(
+                                "int banned =",
+                                "if (true) throw new UnsupportedOperationException(\"create broke\"); int banned =");
+                    case "param" ->
+                        code.replace("\"bad_stage_token\"", "\"token\"")
+                                .replace("args.integer(\"bad_stage_token\")", "args.integer(\"token\")");
+                    default -> code;
+                });
         PluginJars.build(
                 work, plugins.resolve("good.jar"), PluginJars.banStage("test.good", "test.good", "good_stage"));
 

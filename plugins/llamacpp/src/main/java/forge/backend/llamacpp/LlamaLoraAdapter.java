@@ -11,39 +11,13 @@ import java.nio.file.Path;
  * the associated model is deleted", {@code include/llama.h}), and the model is freed only after all
  * its contexts are closed. So an adapter is never freed while a decode uses it, and using it after
  * its model closed fails in Java (the arena is closed).
+ *
+ * @param model   the model it belongs to
+ * @param segment the {@code llama_adapter_lora *}, attached to the model's arena
+ * @param path    the GGUF file it was loaded from
+ * @param alpha   its {@code adapter.lora.alpha}
  */
-final class LlamaLoraAdapter implements LoraAdapter {
-
-    private final LlamaModel model;
-    private final MemorySegment adapter;
-    private final Path path;
-    private final float alpha;
-
-    LlamaLoraAdapter(LlamaModel model, MemorySegment adapter, Path path, float alpha) {
-        this.model = model;
-        this.adapter = adapter;
-        this.path = path;
-        this.alpha = alpha;
-    }
-
-    @Override
-    public Path path() {
-        return path;
-    }
-
-    @Override
-    public float alpha() {
-        return alpha;
-    }
-
-    LlamaModel model() {
-        return model;
-    }
-
-    /** The {@code llama_adapter_lora *}, attached to the model's arena. */
-    MemorySegment segment() {
-        return adapter;
-    }
+record LlamaLoraAdapter(LlamaModel model, MemorySegment segment, Path path, float alpha) implements LoraAdapter {
 
     @Override
     public String toString() {

@@ -113,16 +113,21 @@ public final class LlamaModel implements LoadedModel {
 
     @Override
     public InferenceContext newContext(ContextParams params) {
-        ensureOpen();
-        if (vocabOnly) {
-            throw new BackendException("model " + path + " was loaded vocabulary-only; it has no weights to run");
-        }
+        ensureWeights("it has no weights to run");
         openContexts.incrementAndGet();
         try {
             return new LlamaContext(this, params);
         } catch (RuntimeException | Error e) {
             openContexts.decrementAndGet();
             throw e;
+        }
+    }
+
+    /** Refuses, once closed or when loaded vocabulary-only, what needs the weights: {@code refusal} says what. */
+    private void ensureWeights(String refusal) {
+        ensureOpen();
+        if (vocabOnly) {
+            throw new BackendException("model " + path + " was loaded vocabulary-only; " + refusal);
         }
     }
 
@@ -136,10 +141,7 @@ public final class LlamaModel implements LoadedModel {
      */
     @Override
     public LoraAdapter loadAdapter(Path file) {
-        ensureOpen();
-        if (vocabOnly) {
-            throw new BackendException("model " + path + " was loaded vocabulary-only; it takes no adapters");
-        }
+        ensureWeights("it takes no adapters");
         GgufFile header;
         try {
             header = GgufReader.read(file);

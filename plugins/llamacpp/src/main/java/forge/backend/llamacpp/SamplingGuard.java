@@ -18,8 +18,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -105,68 +105,46 @@ final class SamplingGuard {
         static final MemorySegment CHECK;
         static final MemorySegment PLUGIN;
 
+        // void (*apply)(struct llama_sampler * smpl, llama_token_data_array * cur_p);
+        private static final FunctionDescriptor APPLY = FunctionDescriptor.ofVoid(ADDRESS, ADDRESS);
+        // void (*accept)(struct llama_sampler * smpl, llama_token token);
+        private static final FunctionDescriptor ACCEPT = FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT);
+        // void (*reset)(struct llama_sampler * smpl);
+        private static final FunctionDescriptor RESET = FunctionDescriptor.ofVoid(ADDRESS);
+
         static {
-            Arena global = Arena.global();
-            Linker linker = Linker.nativeLinker();
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
             try {
-                // void (*apply)(struct llama_sampler * smpl, llama_token_data_array * cur_p);
-                FunctionDescriptor applyType = FunctionDescriptor.ofVoid(ADDRESS, ADDRESS);
-                MethodType applyMethod = MethodType.methodType(void.class, MemorySegment.class, MemorySegment.class);
-                // void (*accept)(struct llama_sampler * smpl, llama_token token);
-                FunctionDescriptor acceptType = FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT);
-                // void (*reset)(struct llama_sampler * smpl);
-                FunctionDescriptor resetType = FunctionDescriptor.ofVoid(ADDRESS);
-                MemorySegment grammarApply = linker.upcallStub(
-                        lookup.findStatic(SamplingGuard.class, "grammarApply", applyMethod), applyType, global);
-                MemorySegment grammarAccept = linker.upcallStub(
-                        lookup.findStatic(
-                                SamplingGuard.class,
-                                "grammarAccept",
-                                MethodType.methodType(void.class, MemorySegment.class, int.class)),
-                        acceptType,
-                        global);
-                MemorySegment grammarReset = linker.upcallStub(
-                        lookup.findStatic(
-                                SamplingGuard.class,
-                                "grammarReset",
-                                MethodType.methodType(void.class, MemorySegment.class)),
-                        resetType,
-                        global);
-                MemorySegment checkApply = linker.upcallStub(
-                        lookup.findStatic(SamplingGuard.class, "checkApply", applyMethod), applyType, global);
-                MemorySegment pluginApply = linker.upcallStub(
-                        lookup.findStatic(SamplingGuard.class, "pluginApply", applyMethod), applyType, global);
-                MemorySegment pluginAccept = linker.upcallStub(
-                        lookup.findStatic(
-                                SamplingGuard.class,
-                                "pluginAccept",
-                                MethodType.methodType(void.class, MemorySegment.class, int.class)),
-                        acceptType,
-                        global);
-                MemorySegment pluginReset = linker.upcallStub(
-                        lookup.findStatic(
-                                SamplingGuard.class,
-                                "pluginReset",
-                                MethodType.methodType(void.class, MemorySegment.class)),
-                        resetType,
-                        global);
-                GRAMMAR = global.allocate(Structs.llama_sampler_i); // zeroed: every other function NULL
-                Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "name", global.allocateFrom("forge-grammar"));
-                Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "apply", grammarApply);
-                Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "accept", grammarAccept);
-                Structs.setAddress(GRAMMAR, Structs.llama_sampler_i, "reset", grammarReset);
-                CHECK = global.allocate(Structs.llama_sampler_i);
-                Structs.setAddress(CHECK, Structs.llama_sampler_i, "name", global.allocateFrom("forge-check"));
-                Structs.setAddress(CHECK, Structs.llama_sampler_i, "apply", checkApply);
-                PLUGIN = global.allocate(Structs.llama_sampler_i);
-                Structs.setAddress(PLUGIN, Structs.llama_sampler_i, "name", global.allocateFrom("forge-plugin"));
-                Structs.setAddress(PLUGIN, Structs.llama_sampler_i, "apply", pluginApply);
-                Structs.setAddress(PLUGIN, Structs.llama_sampler_i, "accept", pluginAccept);
-                Structs.setAddress(PLUGIN, Structs.llama_sampler_i, "reset", pluginReset);
+                GRAMMAR = table("forge-grammar", "grammarApply", "grammarAccept", "grammarReset");
+                CHECK = table("forge-check", "checkApply");
+                PLUGIN = table("forge-plugin", "pluginApply", "pluginAccept", "pluginReset");
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
+        }
+
+        /** A table named {@code name} whose {@code apply} is the static method {@code apply}; every other function NULL. */
+        private static MemorySegment table(String name, String apply) throws ReflectiveOperationException {
+            Arena global = Arena.global();
+            MemorySegment table = global.allocate(Structs.llama_sampler_i); // zeroed: every other function NULL
+            Structs.setAddress(table, Structs.llama_sampler_i, "name", global.allocateFrom(name));
+            Structs.setAddress(table, Structs.llama_sampler_i, "apply", upcall(apply, APPLY));
+            return table;
+        }
+
+        /** A table that also follows the accepted tokens: {@code accept} and {@code reset} are those static methods. */
+        private static MemorySegment table(String name, String apply, String accept, String reset)
+                throws ReflectiveOperationException {
+            MemorySegment table = table(name, apply);
+            Structs.setAddress(table, Structs.llama_sampler_i, "accept", upcall(accept, ACCEPT));
+            Structs.setAddress(table, Structs.llama_sampler_i, "reset", upcall(reset, RESET));
+            return table;
+        }
+
+        /** An upcall stub, for as long as the process lives, of this class's static method {@code method}. */
+        private static MemorySegment upcall(String method, FunctionDescriptor type)
+                throws ReflectiveOperationException {
+            MethodHandle target = MethodHandles.lookup().findStatic(SamplingGuard.class, method, type.toMethodType());
+            return Linker.nativeLinker().upcallStub(target, type, Arena.global());
         }
     }
 

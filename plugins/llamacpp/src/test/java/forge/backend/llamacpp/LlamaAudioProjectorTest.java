@@ -10,8 +10,6 @@ import forge.api.BackendException;
 import forge.api.backend.ContextParams;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
-import forge.api.backend.LoadProgress;
-import forge.api.backend.ModelLoadParams;
 import forge.api.backend.TokenSampler;
 import forge.api.sampler.SamplingParams;
 import forge.api.template.ChatImage;
@@ -41,8 +39,7 @@ class LlamaAudioProjectorTest {
                 .orElseThrow(() -> new AssertionError("no libmtmd beside " + LlamaHome.lib() + " (mtmd.sh)"));
         Path file = LlamaHome.models().resolve("mmproj-qwen2a.gguf");
         SynthProjector.tiny("qwen2a", 64).write(file);
-        try (LlamaModel model = (LlamaModel)
-                LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE)) {
+        try (LlamaModel model = (LlamaModel) LlamaHome.loadTiny("qwen")) {
             LlamaProjector projector = model.loadProjector(file, libmtmd, 2, false);
             assertTrue(projector.audio(), "mtmd_support_audio");
             assertFalse(projector.vision(), "mtmd_support_vision");
@@ -83,8 +80,7 @@ class LlamaAudioProjectorTest {
         Path libmtmd = LlamaNatives.in(LlamaHome.lib()).mtmd().orElseThrow();
         Path file = LlamaHome.models().resolve("mmproj-qwen2a-run.gguf");
         SynthProjector.tiny("qwen2a", 64).write(file);
-        try (LlamaModel model = (LlamaModel)
-                LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE)) {
+        try (LlamaModel model = (LlamaModel) LlamaHome.loadTiny("qwen")) {
             LlamaProjector projector = model.loadProjector(file, libmtmd, 2, false);
             String text = "listen: " + projector.marker() + " what is it?";
             byte[] tone = wav(1.0, 440);

@@ -27,30 +27,26 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Loading, decoding and sampling a tiny synthetic model (random weights: tests check structure, not wording). */
 class LlamaContextTest {
-    private static LoadedModel model;
-    private static int[] prompt;
+    @AutoClose
+    private static final LoadedModel model = LlamaHome.loadTiny("qwen");
+
+    private static final int[] prompt = LlamaHome.qwenChatPrompt(model);
 
     @BeforeAll
-    static void load() {
-        model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
-        prompt = LlamaHome.qwenChatPrompt(model);
+    static void promptLeavesATailToCopyAfterAPrefix() {
         assertTrue(prompt.length > 5);
-    }
-
-    @AfterAll
-    static void close() {
-        model.close();
     }
 
     private static InferenceContext context(int seqMax) {
@@ -72,7 +68,6 @@ class LlamaContextTest {
     @Test
     void copiesAPrefixBetweenSeparateKvStreams() {
         int k = prompt.length - 3;
-        int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
         try (InferenceContext ctx = twoStreams();
                 TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
                 TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
@@ -81,8 +76,7 @@ class LlamaContextTest {
             ctx.copySequence(0, 1, 0, k);
             assertEquals(k - 1, ctx.maxPosition(1), "only the prefix is kept");
             assertEquals(prompt.length + 5, ctx.maxPosition(0), "the source is untouched");
-            prefill(ctx, 1, rest, k);
-            assertArrayEquals(a, generate(ctx, s1, 1, prompt.length, rest.length - 1, 6));
+            assertArrayEquals(a, finishPrompt(ctx, s1, 1, k));
             assertThrows(BackendException.class, () -> ctx.copySequence(0, 1, 2, k));
         }
     }
@@ -95,13 +89,12 @@ class LlamaContextTest {
     @Test
     void savesAndRestoresASequenceThroughOneKeptBuffer() {
         int k = prompt.length - 3;
-        int[] rest = java.util.Arrays.copyOfRange(prompt, k, prompt.length);
         try (InferenceContext ctx = twoStreams();
                 TokenSampler s0 = ctx.sampler(SamplingParams.GREEDY);
                 TokenSampler s1 = ctx.sampler(SamplingParams.GREEDY)) {
             LlamaContext llama = (LlamaContext) ctx;
             assertEquals(0, llama.stateBufferBytes(), "nothing before the first save");
-            prefill(ctx, 0, java.util.Arrays.copyOf(prompt, k), 0);
+            prefill(ctx, 0, Arrays.copyOf(prompt, k), 0);
             byte[] state = ctx.saveSequence(0);
             long kept = llama.stateBufferBytes();
             assertTrue(
@@ -110,13 +103,8 @@ class LlamaContextTest {
             assertArrayEquals(state, ctx.saveSequence(0), "the same state again");
             assertTrue(ctx.restoreSequence(1, state));
             assertEquals(kept, llama.stateBufferBytes(), "a second save and a restore reuse it");
-            prefill(ctx, 0, rest, k);
-            int[] source = generate(ctx, s0, 0, prompt.length, rest.length - 1, 6);
-            prefill(ctx, 1, rest, k);
-            assertArrayEquals(
-                    source,
-                    generate(ctx, s1, 1, prompt.length, rest.length - 1, 6),
-                    "the restored sequence continues as the source");
+            int[] source = finishPrompt(ctx, s0, 0, k);
+            assertArrayEquals(source, finishPrompt(ctx, s1, 1, k), "the restored sequence continues as the source");
         }
     }
 
@@ -245,6 +233,16 @@ class LlamaContextTest {
         ctx.decode();
     }
 
+    /**
+     * Prefills the prompt from position {@code k} on into {@code seq}, which holds its first
+     * {@code k} tokens, and generates 6 tokens after it.
+     */
+    private static int[] finishPrompt(InferenceContext ctx, TokenSampler s, int seq, int k) {
+        int[] rest = Arrays.copyOfRange(prompt, k, prompt.length);
+        prefill(ctx, seq, rest, k);
+        return generate(ctx, s, seq, prompt.length, rest.length - 1, 6);
+    }
+
     /** Generates {@code n} tokens for one sequence after a prefill whose last token is at batch index {@code last}. */
     private static int[] generate(InferenceContext ctx, TokenSampler s, int seq, int position, int last, int n) {
         int[] out = new int[n];
@@ -325,7 +323,7 @@ class LlamaContextTest {
             for (int i = 0; i < order.length; i++) {
                 order[i] = i;
             }
-            java.util.Arrays.sort(order, (a, b) -> Float.compare(logits[b], logits[a]));
+            Arrays.sort(order, (a, b) -> Float.compare(logits[b], logits[a]));
 
             TokenLogprobs lp = ctx.logprobs(last, greedy, 20);
             assertEquals(greedy, lp.token().id());

@@ -132,7 +132,7 @@ class LlamaCppBackendTest {
 
     @Test
     void aModelLoadMakesTheFirstRequestsHandlesWithoutBeingCalled() throws InterruptedException {
-        try (var model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE)) {
+        try (var model = LlamaHome.loadTiny("qwen")) {
             assertTrue(model.info().layers() > 0);
             // No context, no decode, no sampler: only the load ran, and its binding thread.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

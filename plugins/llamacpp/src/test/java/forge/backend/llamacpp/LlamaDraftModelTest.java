@@ -40,7 +40,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AutoClose;
@@ -150,60 +149,44 @@ class LlamaDraftModelTest {
 
     /** Requests that run together: greedy, seeded, a stop string, a grammar, log-probabilities and a plugin stage. */
     private static List<GenerationRequest> requests() throws Exception {
-        String written = run(
-                        config(1, Speculation.OFF),
-                        null,
-                        List.of(new GenerationRequest(
-                                "probe", prompt(CODE + " b"), SamplingParams.GREEDY, 60, List.of(), Set.of(), true)))
-                .outputs()
-                .getFirst();
-        int middle = written.indexOf(" | ") / 2;
-        String word = written.substring(middle, middle + 2);
-        return List.of(
-                new GenerationRequest("greedy", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true),
-                new GenerationRequest(
-                        "seeded",
-                        prompt(CODE + " int"),
-                        SamplingParams.builder().temperature(0.7f).seed(42).build(),
-                        60,
-                        List.of(),
-                        Set.of(),
-                        true),
-                new GenerationRequest(
-                        "stop", prompt(CODE + " b"), SamplingParams.GREEDY, 60, List.of(word), Set.of(), true),
-                new GenerationRequest(
-                        "grammar",
-                        prompt("Repeat: abab abab abab ab"),
-                        SamplingParams.GREEDY.toBuilder()
-                                .grammar("root ::= ([a-z] | \" \")+")
-                                .build(),
-                        40,
-                        List.of(),
-                        Set.of(),
-                        true),
-                new GenerationRequest(
-                                "logprobs", prompt(CODE + " c"), SamplingParams.GREEDY, 40, List.of(), Set.of(), true)
-                        .withLogprobs(2),
-                new GenerationRequest(
-                        "plugin",
-                        prompt(CODE),
-                        SamplingParams.GREEDY.toBuilder()
-                                .samplers(List.of(BuiltinStage.PENALTIES, noRepeat()))
-                                .build(),
-                        40,
-                        List.of(),
-                        Set.of(),
-                        true));
+        List<GenerationRequest> requests = new ArrayList<>(SpeculativeRun.mixed(
+                LlamaDraftModelTest::prompt,
+                CODE,
+                CODE + " b",
+                60,
+                40,
+                plain -> run(config(1, Speculation.OFF), null, plain)));
+        requests.add(SpeculativeRun.greedy("logprobs", prompt(CODE + " c"), 40).withLogprobs(2));
+        requests.add(SpeculativeRun.request(
+                "plugin",
+                prompt(CODE),
+                SamplingParams.GREEDY.toBuilder()
+                        .samplers(List.of(BuiltinStage.PENALTIES, noRepeat()))
+                        .build(),
+                40,
+                List.of()));
+        return List.copyOf(requests);
+    }
+
+    /**
+     * Runs {@code requests} on four slots without drafts, then with {@code draft} drafting as
+     * {@code speculation} says: the outputs are the same, the stopping request stopped at its
+     * string, and the plain run drafted nothing. Returns the drafted run.
+     */
+    private static SpeculativeRun draftedAsPlain(Speculation speculation, Path draft, List<GenerationRequest> requests)
+            throws Exception {
+        SpeculativeRun plain = run(config(4, Speculation.OFF), null, requests);
+        SpeculativeRun drafted = run(config(4, speculation), draft, requests);
+        assertEquals(plain.outputs(), drafted.outputs());
+        assertTrue(plain.outputs().get(2).contains("| STOP"), plain.outputs().get(2));
+        assertEquals(0, plain.snapshot().draftTokens());
+        return drafted;
     }
 
     @Test
     void theSameModelAsItsOwnDraftWritesTheSameTokensAndHasItsGreedyDraftsAccepted() throws Exception {
         List<GenerationRequest> requests = requests();
-        SpeculativeRun plain = run(config(4, Speculation.OFF), null, requests);
-        SpeculativeRun drafted = run(config(4, Speculation.draftModel(4, 0, 0f)), target, requests);
-        assertEquals(plain.outputs(), drafted.outputs());
-        assertTrue(plain.outputs().get(2).contains("| STOP"), plain.outputs().get(2));
-        assertEquals(0, plain.snapshot().draftTokens());
+        SpeculativeRun drafted = draftedAsPlain(Speculation.draftModel(4, 0, 0f), target, requests);
         drafted.assertEachDraftedAndCounted(requests);
         // The draft model is the target: a greedy request's drafts are what it samples (up to the float
         // differences of computing a position alone or in a batch).
@@ -256,11 +239,8 @@ class LlamaDraftModelTest {
 
     @Test
     void aDraftModelWithOtherWeightsHasItsDraftsRejectedAndTheOutputIsUnchanged() throws Exception {
-        List<GenerationRequest> requests = requests();
-        SpeculativeRun plain = run(config(4, Speculation.OFF), null, requests);
-        SpeculativeRun drafted = run(config(4, Speculation.draftModel(6, 0, 0f)), other, requests);
-        assertEquals(plain.outputs(), drafted.outputs());
-        EngineSnapshot s = drafted.snapshot();
+        EngineSnapshot s = draftedAsPlain(Speculation.draftModel(6, 0, 0f), other, requests())
+                .snapshot();
         assertTrue(
                 s.draftTokens() > 2L * s.draftAccepted(),
                 "drafted " + s.draftTokens() + ", accepted " + s.draftAccepted() + ": the draft rarely agrees");
@@ -268,8 +248,7 @@ class LlamaDraftModelTest {
 
     @Test
     void aRequestsOwnSizesApplyToTheDraftModelAndPMinEndsDraftsOfUnlikelyTokens() throws Exception {
-        GenerationRequest two = new GenerationRequest(
-                        "two", prompt(CODE), SamplingParams.GREEDY, 30, List.of(), Set.of(), true)
+        GenerationRequest two = SpeculativeRun.greedy("two", prompt(CODE), 30)
                 .withSpeculation(new Speculation(Speculation.DEFAULT_NGRAM, 2, 0));
         try (Engine engine = engine(config(1, Speculation.draftModel(8, 0, 0f)), target, SyntheticAcceptance.OFF)) {
             SpeculativeRun run = run(engine, List.of(two));
@@ -286,8 +265,7 @@ class LlamaDraftModelTest {
         SpeculativeRun off = run(
                 config(1, Speculation.draftModel(8, 0, 0f)),
                 target,
-                List.of(new GenerationRequest("off", prompt(CODE), SamplingParams.GREEDY, 30, List.of(), Set.of(), true)
-                        .withSpeculation(Speculation.OFF)));
+                List.of(SpeculativeRun.greedy("off", prompt(CODE), 30).withSpeculation(Speculation.OFF)));
         assertEquals(0, off.snapshot().draftTokens(), "speculative.n_max 0 turns drafting off");
     }
 
@@ -307,8 +285,8 @@ class LlamaDraftModelTest {
 
     @Test
     void syntheticAcceptanceAcceptsDraftsAtTheSetRateWhateverTheTargetSamples() throws Exception {
-        GenerationRequest r = new GenerationRequest(
-                "synthetic", prompt(CODE), SamplingParams.builder().seed(5).build(), 60, List.of(), Set.of(), true);
+        GenerationRequest r = SpeculativeRun.request(
+                "synthetic", prompt(CODE), SamplingParams.builder().seed(5).build(), 60, List.of());
         // The other weights' drafts are rejected by real verification; here every one stands.
         try (Engine all = engine(
                 config(1, Speculation.draftModel(4, 0, 0f)),
@@ -372,8 +350,8 @@ class LlamaDraftModelTest {
             throws Exception {
         List<Generation> gs = new ArrayList<>();
         for (int s = from; s < from + n; s++) {
-            gs.add(engine.submit(new GenerationRequest(
-                            "s" + s, prompt, base.toBuilder().seed(s).build(), 3, List.of(), Set.of(), true)
+            gs.add(engine.submit(SpeculativeRun.request(
+                            "s" + s, prompt, base.toBuilder().seed(s).build(), 3, List.of())
                     .withLogprobs(0)));
         }
         List<int[]> out = new ArrayList<>();

@@ -1,7 +1,9 @@
 package forge.backend.llamacpp;
 
 import forge.api.backend.BackendContext;
+import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
+import forge.api.backend.ModelLoadParams;
 import forge.lib.gguf.synth.SynthSpec;
 import forge.lib.gguf.synth.SyntheticModels;
 import java.io.IOException;
@@ -67,6 +69,11 @@ public final class LlamaHome {
             SyntheticModels.write(SynthSpec.tiny(f), out);
             return out;
         });
+    }
+
+    /** The tiny model of {@code family}, loaded by the shared backend; the caller closes it. */
+    public static LoadedModel loadTiny(String family) {
+        return backend().load(ModelLoadParams.of(tinyModel(family)), LoadProgress.NONE);
     }
 
     /** One user turn of the tiny qwen model's chat format and the assistant's opening: a prompt to decode and sample after. */

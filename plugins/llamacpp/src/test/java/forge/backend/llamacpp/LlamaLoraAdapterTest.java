@@ -12,10 +12,8 @@ import forge.api.backend.ContextParams;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.KvCacheType;
-import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
 import forge.api.backend.LoraAdapter;
-import forge.api.backend.ModelLoadParams;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenSampler;
 import forge.api.sampler.SamplingParams;
@@ -41,7 +39,7 @@ class LlamaLoraAdapterTest {
 
     @BeforeAll
     static void load() {
-        model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
+        model = LlamaHome.loadTiny("qwen");
         Path file = dir.resolve("tiny-qwen-lora.gguf");
         SyntheticModels.writeLora(SynthSpec.tiny("qwen"), 8, 8f, 1, file);
         adapter = model.loadAdapter(file);
@@ -110,8 +108,7 @@ class LlamaLoraAdapterTest {
 
     @Test
     void aContextAppliesOnlyItsOwnModelsAdapters() {
-        try (LoadedModel other =
-                        LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
+        try (LoadedModel other = LlamaHome.loadTiny("qwen");
                 InferenceContext ctx = other.newContext(
                         new ContextParams(256, 64, 64, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, false, false))) {
             BackendException e =

@@ -78,8 +78,7 @@ class LlamaProjectorTest {
     }
 
     private static LlamaModel model() {
-        return (LlamaModel)
-                LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("gemma")), LoadProgress.NONE);
+        return (LlamaModel) LlamaHome.loadTiny("gemma");
     }
 
     private static Path projector(String name, SynthProjector spec) {

@@ -13,9 +13,7 @@ import forge.api.backend.ContextParams;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.KvCacheType;
-import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
-import forge.api.backend.ModelLoadParams;
 import forge.api.backend.TokenBatch;
 import forge.api.backend.TokenSampler;
 import forge.api.sampler.BuiltinStage;
@@ -30,25 +28,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The chain a request's order builds: the built-in stages llama.cpp offers, and plugin stages through upcalls. */
 class LlamaSamplerTest {
-    private static LoadedModel model;
-    private static int[] prompt;
+    @AutoClose
+    private static final LoadedModel model = LlamaHome.loadTiny("qwen");
 
-    @BeforeAll
-    static void load() {
-        model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
-        prompt = LlamaHome.qwenChatPrompt(model);
-    }
-
-    @AfterAll
-    static void close() {
-        model.close();
-    }
+    private static final int[] prompt = LlamaHome.qwenChatPrompt(model);
 
     private static InferenceContext context() {
         return model.newContext(

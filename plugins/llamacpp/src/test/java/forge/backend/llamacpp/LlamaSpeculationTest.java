@@ -5,10 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.api.backend.FlashAttention;
 import forge.api.backend.KvCacheType;
-import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
-import forge.api.backend.ModelLoadParams;
-import forge.api.sampler.SamplingParams;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineProfile;
@@ -16,7 +13,6 @@ import forge.runtime.engine.EngineSnapshot;
 import forge.runtime.engine.GenerationRequest;
 import forge.runtime.engine.Speculation;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,7 +30,7 @@ class LlamaSpeculationTest {
 
     @BeforeAll
     static void load() {
-        model = LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
+        model = LlamaHome.loadTiny("qwen");
     }
 
     private static int[] prompt(String text) {
@@ -67,37 +63,13 @@ class LlamaSpeculationTest {
 
     /** Several requests, submitted together; one stops at a string that greedy decoding of its prompt writes. */
     private static List<GenerationRequest> requests() throws Exception {
-        SamplingParams seeded =
-                SamplingParams.builder().temperature(0.7f).seed(42).build();
-        String written = run(
-                        config(1, Speculation.OFF),
-                        List.of(new GenerationRequest(
-                                "probe",
-                                prompt(CODE + " int b"),
-                                SamplingParams.GREEDY,
-                                120,
-                                List.of(),
-                                Set.of(),
-                                true)))
-                .outputs()
-                .getFirst();
-        int middle = written.indexOf(" | ") / 2;
-        String word = written.substring(middle, middle + 2);
-        return List.of(
-                new GenerationRequest("greedy", prompt(CODE), SamplingParams.GREEDY, 120, List.of(), Set.of(), true),
-                new GenerationRequest("seeded", prompt(CODE + " int"), seeded, 120, List.of(), Set.of(), true),
-                new GenerationRequest(
-                        "stop", prompt(CODE + " int b"), SamplingParams.GREEDY, 120, List.of(word), Set.of(), true),
-                new GenerationRequest(
-                        "grammar",
-                        prompt("Repeat: abab abab abab ab"),
-                        SamplingParams.GREEDY.toBuilder()
-                                .grammar("root ::= ([a-z] | \" \")+")
-                                .build(),
-                        80,
-                        List.of(),
-                        Set.of(),
-                        true));
+        return SpeculativeRun.mixed(
+                LlamaSpeculationTest::prompt,
+                CODE,
+                CODE + " int b",
+                120,
+                80,
+                requests -> run(config(1, Speculation.OFF), requests));
     }
 
     @Test
@@ -158,9 +130,7 @@ class LlamaSpeculationTest {
 
     @Test
     void aRequestMayTurnSpeculationOffOnAnEngineThatHasItOn() throws Exception {
-        GenerationRequest off = new GenerationRequest(
-                        "off", prompt(CODE), SamplingParams.GREEDY, 60, List.of(), Set.of(), true)
-                .withSpeculation(Speculation.OFF);
+        GenerationRequest off = SpeculativeRun.greedy("off", prompt(CODE), 60).withSpeculation(Speculation.OFF);
         SpeculativeRun run = run(config(1, new Speculation(2, 16, 0)), List.of(off));
         assertEquals(0, run.snapshot().draftTokens());
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import forge.api.sampler.SamplingParams;
 import forge.runtime.engine.Engine;
 import forge.runtime.engine.EngineSnapshot;
 import forge.runtime.engine.Generation;
@@ -12,7 +13,9 @@ import forge.runtime.engine.GenerationRequest;
 import forge.runtime.engine.TokenLogprob;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * What the speculative-decoding tests compare: each request's output (text, log-probabilities
@@ -23,6 +26,60 @@ import java.util.concurrent.TimeUnit;
  * @param snapshot the engine's counters after the last request ended
  */
 record SpeculativeRun(List<String> outputs, List<int[]> drafts, EngineSnapshot snapshot) {
+
+    /** How a test runs requests on an engine of its own: submitted together, each one's output collected. */
+    @FunctionalInterface
+    interface Runner {
+        SpeculativeRun run(List<GenerationRequest> requests) throws Exception;
+    }
+
+    /**
+     * The requests the speculative-decoding tests submit together: greedy, seeded, one that stops
+     * at a string that greedy decoding of {@code stopText} writes (found by a first run of that
+     * prompt through {@code plain}), and one under a grammar.
+     *
+     * @param prompt        tokenizes a text as the test's model does
+     * @param code          the greedy request's text; the seeded one's is it and {@code " int"}
+     * @param stopText      the stopping request's text
+     * @param maxTokens     the most tokens each request but the grammar's writes
+     * @param grammarTokens the most tokens the grammar's request writes
+     * @param plain         runs requests without speculation
+     */
+    static List<GenerationRequest> mixed(
+            Function<String, int[]> prompt,
+            String code,
+            String stopText,
+            int maxTokens,
+            int grammarTokens,
+            Runner plain)
+            throws Exception {
+        String written = plain.run(List.of(greedy("probe", prompt.apply(stopText), maxTokens)))
+                .outputs()
+                .getFirst();
+        int middle = written.indexOf(" | ") / 2;
+        String word = written.substring(middle, middle + 2);
+        SamplingParams seeded =
+                SamplingParams.builder().temperature(0.7f).seed(42).build();
+        SamplingParams grammar = SamplingParams.GREEDY.toBuilder()
+                .grammar("root ::= ([a-z] | \" \")+")
+                .build();
+        return List.of(
+                greedy("greedy", prompt.apply(code), maxTokens),
+                request("seeded", prompt.apply(code + " int"), seeded, maxTokens, List.of()),
+                request("stop", prompt.apply(stopText), SamplingParams.GREEDY, maxTokens, List.of(word)),
+                request("grammar", prompt.apply("Repeat: abab abab abab ab"), grammar, grammarTokens, List.of()));
+    }
+
+    /** A greedy request without stop strings, writing past end-of-generation tokens. */
+    static GenerationRequest greedy(String id, int[] prompt, int maxTokens) {
+        return request(id, prompt, SamplingParams.GREEDY, maxTokens, List.of());
+    }
+
+    /** A request writing past end-of-generation tokens, so that each writes as long as the others. */
+    static GenerationRequest request(
+            String id, int[] prompt, SamplingParams sampling, int maxTokens, List<String> stops) {
+        return new GenerationRequest(id, prompt, sampling, maxTokens, stops, Set.of(), true);
+    }
 
     /** Submits every request at once (so that the slots are busy together) and collects each one's output. */
     static SpeculativeRun of(Engine engine, List<GenerationRequest> requests) throws Exception {

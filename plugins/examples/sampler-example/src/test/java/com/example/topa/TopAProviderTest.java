@@ -40,9 +40,7 @@ class TopAProviderTest {
     /** The plugin as a user installs it: a jar in a plugins folder, loaded by the runtime's registry. */
     @Test
     void loadsFromAFolderAsADroppedInJar(@TempDir Path work) throws Exception {
-        Path jar = work.resolve("plugins").resolve("top-a.jar");
-        String out = PluginCheck.forkPacked(Path.of("target/classes"), jar, Path.of("target"));
-        assertTrue(out.contains("ok " + jar.toAbsolutePath()) && out.contains("[com.example.topa]"), out);
+        String out = PluginCheck.forkModuleBuild(work, "top-a.jar", "com.example.topa");
         assertTrue(out.contains("stage top_a (com.example.topa) [top_a_a=0.2]"), out);
     }
 }

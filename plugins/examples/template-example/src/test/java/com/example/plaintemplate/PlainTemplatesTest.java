@@ -40,9 +40,7 @@ class PlainTemplatesTest {
      */
     @Test
     void loadsFromAFolderAsADroppedInJar(@TempDir Path work) throws Exception {
-        Path jar = work.resolve("plugins").resolve("plain-template.jar");
-        String out = PluginCheck.forkPacked(Path.of("target/classes"), jar, Path.of("target"));
-        assertTrue(out.contains("ok " + jar.toAbsolutePath()) && out.contains("[com.example.plaintemplate]"), out);
+        String out = PluginCheck.forkModuleBuild(work, "plain-template.jar", "com.example.plaintemplate");
         assertTrue(out.contains("template plain-1 (com.example.plaintemplate)"), out);
     }
 }

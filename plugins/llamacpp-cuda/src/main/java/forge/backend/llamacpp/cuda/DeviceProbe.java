@@ -4,20 +4,17 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import java.io.File;
+import forge.backend.llamacpp.natives.ChildOutput;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Asks the NVIDIA driver for its devices in a child JVM, so that the server's process never runs
@@ -56,19 +53,11 @@ public final class DeviceProbe {
                 DeviceProbe.class.getName(),
                 libcuda.toString());
         try {
-            Process p = new ProcessBuilder(cmd)
-                    .redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .start();
-            String out;
-            try (InputStream in = p.getInputStream()) {
-                out = new String(in.readNBytes(1 << 16), StandardCharsets.UTF_8);
-            }
-            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
+            ChildOutput child = ChildOutput.run(cmd, 1 << 16, timeoutSeconds);
+            if (!child.finished()) {
                 return new Result(0, List.of(), "the device probe did not finish in " + timeoutSeconds + " s");
             }
-            return parse(out);
+            return parse(child.output());
         } catch (IOException e) {
             return new Result(
                     0, List.of(), "cannot run the device probe (" + String.join(" ", cmd) + "): " + e.getMessage());

@@ -1,9 +1,6 @@
 package forge.backend.llamacpp.natives;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,7 +9,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Where a shared library would be found, decided in Java: an ordered list of folders, then the
@@ -99,18 +95,7 @@ public record LibrarySearch(List<Path> folders, Map<String, Path> cache) {
                 continue;
             }
             try {
-                Process p = new ProcessBuilder(exe, "-p")
-                        .redirectErrorStream(true)
-                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                        .start();
-                String out;
-                try (InputStream in = p.getInputStream()) {
-                    out = new String(in.readNBytes(4 << 20), StandardCharsets.UTF_8);
-                }
-                if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-                parseLdconfig(out, found);
+                parseLdconfig(ChildOutput.run(List.of(exe, "-p"), 4 << 20, 10).output(), found);
                 break;
             } catch (IOException e) {
                 // no cache: the folders alone decide

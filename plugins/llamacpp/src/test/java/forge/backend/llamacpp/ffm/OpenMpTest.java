@@ -8,9 +8,7 @@ import forge.api.backend.ContextParams;
 import forge.api.backend.FlashAttention;
 import forge.api.backend.InferenceContext;
 import forge.api.backend.KvCacheType;
-import forge.api.backend.LoadProgress;
 import forge.api.backend.LoadedModel;
-import forge.api.backend.ModelLoadParams;
 import forge.api.backend.TokenBatch;
 import forge.backend.llamacpp.LlamaHome;
 import java.lang.foreign.Arena;
@@ -44,8 +42,7 @@ class OpenMpTest {
         String userPolicy = System.getenv(OpenMp.WAIT_POLICY);
         String userSpins = System.getenv(OpenMp.SPIN_COUNT);
 
-        try (LoadedModel model =
-                        LlamaHome.backend().load(ModelLoadParams.of(LlamaHome.tinyModel("qwen")), LoadProgress.NONE);
+        try (LoadedModel model = LlamaHome.loadTiny("qwen");
                 InferenceContext ctx = model.newContext(
                         new ContextParams(256, 64, 64, 1, 2, 2, FlashAttention.AUTO, KvCacheType.F16, true, false))) {
             int[] prompt = model.vocabulary().tokenize("Hello there, how are you?", true, false);
