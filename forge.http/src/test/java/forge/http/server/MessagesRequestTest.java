@@ -73,16 +73,13 @@ class MessagesRequestTest {
         assertEquals(5, m.size(), m.toString());
         assertEquals(ChatMessage.of(Role.USER, "Weather?"), m.get(0));
         assertEquals(
-                new ChatMessage(
-                        Role.ASSISTANT,
+                ChatMessage.calling(
                         "Checking.",
-                        "",
                         List.of(new ToolCall("toolu_1", "get_weather", "{\"city\":\"Paris\"}")),
-                        "",
                         "The user wants weather."),
                 m.get(1));
-        assertEquals(new ChatMessage(Role.TOOL, "sunny", "", List.of(), "toolu_1", ""), m.get(2));
-        assertEquals(new ChatMessage(Role.TOOL, "Error: no such city", "", List.of(), "toolu_2", ""), m.get(3));
+        assertEquals(ChatMessage.toolResult("toolu_1", "sunny"), m.get(2));
+        assertEquals(ChatMessage.toolResult("toolu_2", "Error: no such city"), m.get(3));
         assertEquals(ChatMessage.of(Role.USER, "And tomorrow?"), m.get(4));
         assertEquals("get_weather", r.prompt().tools().getFirst().name());
         assertEquals("object", r.prompt().tools().getFirst().parameters().get("type"));

@@ -72,15 +72,12 @@ class ResponsesRequestTest {
         assertEquals(ChatMessage.of(Role.DEVELOPER, "Use tools."), m.get(0));
         assertEquals(ChatMessage.of(Role.USER, "Weather in Paris?"), m.get(1));
         assertEquals(
-                new ChatMessage(
-                        Role.ASSISTANT,
+                ChatMessage.calling(
                         "Checking.",
-                        "",
                         List.of(new ToolCall("call_1", "get_weather", "{\"city\":\"Paris\"}")),
-                        "",
                         "Call it."),
                 m.get(2));
-        assertEquals(new ChatMessage(Role.TOOL, "sunny", "", List.of(), "call_1", ""), m.get(3));
+        assertEquals(ChatMessage.toolResult("call_1", "sunny"), m.get(3));
         assertEquals(4, m.size());
     }
 
