@@ -10,6 +10,7 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.core.metrics.MetricWithFixedMetadata;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
@@ -142,25 +143,31 @@ final class ForgeMetrics {
 
     /** A counter by model, counted as generations finish. */
     private Counter modelCounter(String name, String help) {
-        return Counter.builder().name(name).help(help).labelNames("model").register(registry);
+        return byModel(Counter.builder(), name, help);
     }
 
+    /** A gauge by model, read from each served model's engine at scrape time. */
     private void gauge(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
-        GaugeWithCallback.builder()
-                .name(name)
-                .help(help)
-                .labelNames("model")
-                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id)))
-                .register(registry);
+        byModel(
+                GaugeWithCallback.builder()
+                        .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id))),
+                name,
+                help);
     }
 
+    /** A counter by model, read from each served model's engine at scrape time. */
     private void counter(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
-        CounterWithCallback.builder()
-                .name(name)
-                .help(help)
-                .labelNames("model")
-                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id)))
-                .register(registry);
+        byModel(
+                CounterWithCallback.builder()
+                        .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id))),
+                name,
+                help);
+    }
+
+    /** The metric {@code builder} builds, named, labelled by model and registered. */
+    private <M extends MetricWithFixedMetadata, B extends MetricWithFixedMetadata.Builder<B, M>> M byModel(
+            B builder, String name, String help) {
+        return builder.name(name).help(help).labelNames("model").register(registry);
     }
 
     /** Runs {@code action} with each served model's id and engine. */
