@@ -88,6 +88,11 @@ class VisionEndToEndTest {
     }
 
     static Engine engine(String model) {
+        return engine(server, model);
+    }
+
+    /** The engine that {@code server} runs {@code model} on. */
+    static Engine engine(TestServer server, String model) {
         return server.running()
                 .catalog()
                 .find(model)
@@ -233,11 +238,7 @@ class VisionEndToEndTest {
         HttpResponse<String> refused = http.post("/v1/chat/completions", openAi("tiny-mlp", "What? ", broken));
         assertEquals(400, refused.statusCode(), refused.body());
         assertTrue(refused.body().contains("does not decode"), refused.body());
-        HttpResponse<String> anthropic =
-                http.post("/v1/messages", """
-                {"model": "tiny-mlp", "max_tokens": 4, "messages": [{"role": "user", "content": [
-                  {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "%s"}}]}]}
-                """.formatted(Base64.getEncoder().encodeToString(broken)));
+        HttpResponse<String> anthropic = http.post("/v1/messages", anthropic("tiny-mlp", "What? ", broken));
         assertEquals(400, anthropic.statusCode(), anthropic.body());
         assertTrue(anthropic.body().contains("\"type\":\"error\""), anthropic.body());
         ok(http.post("/v1/chat/completions", openAi("tiny-mlp", "What? ", SynthImages.png(20, 20, 15))));
@@ -250,11 +251,7 @@ class VisionEndToEndTest {
         HttpResponse<String> openai = http.post("/v1/chat/completions", openAi("tiny-text", "What? ", image));
         assertEquals(400, openai.statusCode(), openai.body());
         assertTrue(openai.body().contains("model tiny-text has no vision projector; give --mmproj"), openai.body());
-        HttpResponse<String> anthropic =
-                http.post("/v1/messages", """
-                {"model": "tiny-text", "max_tokens": 4, "messages": [{"role": "user", "content": [
-                  {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "%s"}}]}]}
-                """.formatted(Base64.getEncoder().encodeToString(image)));
+        HttpResponse<String> anthropic = http.post("/v1/messages", anthropic("tiny-text", "What? ", image));
         assertEquals(400, anthropic.statusCode(), anthropic.body());
         assertTrue(anthropic.body().contains("has no vision projector; give --mmproj"), anthropic.body());
     }
