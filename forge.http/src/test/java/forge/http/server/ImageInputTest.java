@@ -222,13 +222,7 @@ class ImageInputTest {
                   {"role": "user", "content": "x"}, {"role": "assistant", "content": "y"},
                   {"role": "user", "content": "z", "images": ["%s", "%s"]}]}
                 """.formatted(base64(png(8, 8)), base64(png(100_000, 100_000))));
-        assertEquals(400, bomb.statusCode(), bomb.body());
-        assertTrue(
-                Json.parse(bomb.body().getBytes(StandardCharsets.UTF_8))
-                        .get("error")
-                        .asText()
-                        .contains("messages[2].images[1] is 100000x100000 pixels"),
-                bomb.body());
+        assertOllamaRefused(bomb, "messages[2].images[1] is 100000x100000 pixels");
         HttpResponse<String> mixed = http.post("/api/chat", """
                 {"model": "tiny-text", "stream": false, "messages": [
                   {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "%s"}}]},
@@ -268,6 +262,17 @@ class ImageInputTest {
 
     private static String part(String url) {
         return "{\"type\": \"image_url\", \"image_url\": {\"url\": \"" + url + "\"}}";
+    }
+
+    /** {@code r} is a 400 in Ollama's error shape, {@code {"error": MESSAGE}}, whose message says {@code why}. */
+    private static void assertOllamaRefused(HttpResponse<String> r, String why) {
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(
+                Json.parse(r.body().getBytes(StandardCharsets.UTF_8))
+                        .get("error")
+                        .asText()
+                        .contains(why),
+                r.body());
     }
 
     /** A chat whose user message is the one content part {@code part} is a 400 naming {@code param}, saying {@code why}. */
@@ -311,23 +316,11 @@ class ImageInputTest {
                 {"model": "tiny-text", "stream": false, "messages": [
                   {"role": "user", "content": "what is it?", "images": ["%s"]}]}
                 """.formatted(b64));
-        assertEquals(400, ollama.statusCode(), ollama.body());
-        assertTrue(
-                Json.parse(ollama.body().getBytes(StandardCharsets.UTF_8))
-                        .get("error")
-                        .asText()
-                        .contains("has no vision projector"),
-                ollama.body());
+        assertOllamaRefused(ollama, "has no vision projector");
         HttpResponse<String> generate = http.post("/api/generate", """
                 {"model": "tiny-text", "stream": false, "prompt": "what is it?", "images": ["%s"]}
                 """.formatted(b64));
-        assertEquals(400, generate.statusCode(), generate.body());
-        assertTrue(
-                Json.parse(generate.body().getBytes(StandardCharsets.UTF_8))
-                        .get("error")
-                        .asText()
-                        .contains("has no vision projector"),
-                generate.body());
+        assertOllamaRefused(generate, "has no vision projector");
         // and the server still serves text
         HttpResponse<String> text = http.post("/v1/chat/completions", """
                 {"model": "tiny-text", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}
