@@ -148,20 +148,23 @@ final class ForgeMetrics {
 
     /** A gauge by model, read from each served model's engine at scrape time. */
     private void gauge(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
-        byModel(
-                GaugeWithCallback.builder()
-                        .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id))),
-                name,
-                help);
+        byModel(GaugeWithCallback.builder().callback(cb -> perEngine(catalog, value, cb::call)), name, help);
     }
 
     /** A counter by model, read from each served model's engine at scrape time. */
     private void counter(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
-        byModel(
-                CounterWithCallback.builder()
-                        .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id))),
-                name,
-                help);
+        byModel(CounterWithCallback.builder().callback(cb -> perEngine(catalog, value, cb::call)), name, help);
+    }
+
+    /** What a scrape-time metric's callback is handed, gauge or counter alike: a value and its labels. */
+    @FunctionalInterface
+    private interface Sample {
+        void call(double value, String... labelValues);
+    }
+
+    /** Hands {@code sample} the {@code value} of each served model's engine, labelled by the model's id. */
+    private static void perEngine(ModelCatalog catalog, ToDoubleFunction<Engine> value, Sample sample) {
+        forEachEngine(catalog, (id, e) -> sample.call(value.applyAsDouble(e), id));
     }
 
     /** The metric {@code builder} builds, named, labelled by model and registered. */

@@ -71,15 +71,42 @@ class VisionEndToEndTest {
         return "data:image/png;base64," + Base64.getEncoder().encodeToString(png);
     }
 
+    /**
+     * A body of OpenAI's chat completions and of Anthropic's messages alike, greedy and four tokens
+     * long: the model, the text and the image's part (or nothing) to fill in.
+     */
+    private static final String MESSAGES = """
+                {"model": "%s", "max_tokens": 4, "temperature": 0, "messages": [{"role": "user", "content": [
+                  {"type": "text", "text": "%s"}%s]}]}
+            """;
+
+    /** A body of OpenAI's Responses, as {@link #MESSAGES}. */
+    private static final String RESPONSES = """
+                {"model": "%s", "max_output_tokens": 4, "temperature": 0, "input": [{"role": "user", "content": [
+                  {"type": "input_text", "text": "%s"}%s]}]}
+            """;
+
+    /** Each door's image part, the PNG's base64 to fill in. */
+    private static final String OPENAI_IMAGE =
+            "{\"type\": \"image_url\", \"image_url\": {\"url\": \"data:image/png;base64,%s\"}}";
+
+    private static final String ANTHROPIC_IMAGE =
+            "{\"type\": \"image\", \"source\": {\"type\": \"base64\", \"media_type\": \"image/png\", \"data\": \"%s\"}}";
+
+    private static final String RESPONSES_IMAGE =
+            "{\"type\": \"input_image\", \"image_url\": \"data:image/png;base64,%s\"}";
+
+    /** The body {@code door} with {@code model}, {@code text} and, unless null, {@code image} as {@code part}. */
+    private static String body(String door, String part, String model, String text, byte[] image) {
+        return door.formatted(
+                model,
+                text,
+                image == null ? "" : ", " + part.formatted(Base64.getEncoder().encodeToString(image)));
+    }
+
+    /** An OpenAI chat body with the text and, unless null, the image. */
     static String openAi(String model, String text, byte[] image) {
-        String parts = "[{\"type\": \"text\", \"text\": \"" + text + "\"}"
-                + (image == null
-                        ? ""
-                        : ", {\"type\": \"image_url\", \"image_url\": {\"url\": \"" + dataUri(image) + "\"}}")
-                + "]";
-        return "{\"model\": \"" + model
-                + "\", \"max_tokens\": 4, \"temperature\": 0, \"messages\": [{\"role\": \"user\"," + " \"content\": "
-                + parts + "}]}";
+        return body(MESSAGES, OPENAI_IMAGE, model, text, image);
     }
 
     static JsonNode ok(HttpResponse<String> r) {
@@ -123,29 +150,12 @@ class VisionEndToEndTest {
 
     /** An Anthropic body with the text and, unless null, the image. */
     static String anthropic(String model, String text, byte[] image) {
-        return """
-                {"model": "%s", "max_tokens": 4, "temperature": 0, "messages": [{"role": "user", "content": [
-                  {"type": "text", "text": "%s"}%s]}]}
-                """.formatted(
-                        model,
-                        text,
-                        image == null
-                                ? ""
-                                : ", {\"type\": \"image\", \"source\": {\"type\": \"base64\", \"media_type\":"
-                                        + " \"image/png\", \"data\": \""
-                                        + Base64.getEncoder().encodeToString(image)
-                                        + "\"}}");
+        return body(MESSAGES, ANTHROPIC_IMAGE, model, text, image);
     }
 
     /** A Responses body with the text and, unless null, the image. */
     static String responses(String model, String text, byte[] image) {
-        return """
-                {"model": "%s", "max_output_tokens": 4, "temperature": 0, "input": [{"role": "user", "content": [
-                  {"type": "input_text", "text": "%s"}%s]}]}
-                """.formatted(
-                model,
-                text,
-                image == null ? "" : ", {\"type\": \"input_image\", \"image_url\": \"" + dataUri(image) + "\"}");
+        return body(RESPONSES, RESPONSES_IMAGE, model, text, image);
     }
 
     /** Anthropic's prompt tokens: those computed, and those read from a cache. */
