@@ -109,6 +109,13 @@ class VisionEndToEndTest {
         return body(MESSAGES, OPENAI_IMAGE, model, text, image);
     }
 
+    /** {@code body} posted to {@code path} is refused with a 400 that says {@code why}. */
+    static void assertRefused(Http http, String path, String body, String why) throws Exception {
+        HttpResponse<String> r = http.post(path, body);
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(r.body().contains(why), r.body());
+    }
+
     static JsonNode ok(HttpResponse<String> r) {
         assertEquals(200, r.statusCode(), r.body());
         return Json.parse(r.body().getBytes(StandardCharsets.UTF_8));
@@ -233,24 +240,20 @@ class VisionEndToEndTest {
                     .append("\"}}");
         }
         long encodes = engine("tiny-mlp").snapshot().mediaEncodes();
-        HttpResponse<String> refused = http.post(
+        assertRefused(
+                http,
                 "/v1/chat/completions",
                 "{\"model\": \"tiny-mlp\", \"stream\": true, \"max_tokens\": 4, \"messages\": [{\"role\":"
-                        + " \"user\", \"content\": " + parts + "]}]}");
-        assertEquals(400, refused.statusCode(), refused.body());
-        assertTrue(refused.body().contains("context_length_exceeded"), refused.body());
+                        + " \"user\", \"content\": " + parts + "]}]}",
+                "context_length_exceeded");
         assertEquals(encodes, engine("tiny-mlp").snapshot().mediaEncodes(), "nothing was encoded");
     }
 
     @Test
     void anImageThatDoesNotDecodeIsA400AndHarmsNothingElse() throws Exception {
         byte[] broken = SynthImages.png(32, 32, new byte[] {1, 2, 3, 4});
-        HttpResponse<String> refused = http.post("/v1/chat/completions", openAi("tiny-mlp", "What? ", broken));
-        assertEquals(400, refused.statusCode(), refused.body());
-        assertTrue(refused.body().contains("does not decode"), refused.body());
-        HttpResponse<String> anthropic = http.post("/v1/messages", anthropic("tiny-mlp", "What? ", broken));
-        assertEquals(400, anthropic.statusCode(), anthropic.body());
-        assertTrue(anthropic.body().contains("\"type\":\"error\""), anthropic.body());
+        assertRefused(http, "/v1/chat/completions", openAi("tiny-mlp", "What? ", broken), "does not decode");
+        assertRefused(http, "/v1/messages", anthropic("tiny-mlp", "What? ", broken), "\"type\":\"error\"");
         ok(http.post("/v1/chat/completions", openAi("tiny-mlp", "What? ", SynthImages.png(20, 20, 15))));
         assertEquals(0, engine("tiny-mlp").snapshot().busySlots(), "no slot is left busy");
     }
@@ -258,12 +261,16 @@ class VisionEndToEndTest {
     @Test
     void aModelWithoutAProjectorRefusesImagesInEachDoorsShape() throws Exception {
         byte[] image = SynthImages.png(20, 20, 16);
-        HttpResponse<String> openai = http.post("/v1/chat/completions", openAi("tiny-text", "What? ", image));
-        assertEquals(400, openai.statusCode(), openai.body());
-        assertTrue(openai.body().contains("model tiny-text has no vision projector; give --mmproj"), openai.body());
-        HttpResponse<String> anthropic = http.post("/v1/messages", anthropic("tiny-text", "What? ", image));
-        assertEquals(400, anthropic.statusCode(), anthropic.body());
-        assertTrue(anthropic.body().contains("has no vision projector; give --mmproj"), anthropic.body());
+        assertRefused(
+                http,
+                "/v1/chat/completions",
+                openAi("tiny-text", "What? ", image),
+                "model tiny-text has no vision projector; give --mmproj");
+        assertRefused(
+                http,
+                "/v1/messages",
+                anthropic("tiny-text", "What? ", image),
+                "has no vision projector; give --mmproj");
     }
 
     @Test
@@ -307,10 +314,11 @@ class VisionEndToEndTest {
                     h.post("/v1/chat/completions", openAi("tiny-wide", "What? ", SynthImages.png(20, 20, 19)));
             assertEquals(200, wide.statusCode(), wide.body());
             // tiny-mlp's projector, found beside it, is dropped by --no-mmproj
-            HttpResponse<String> mlp =
-                    h.post("/v1/chat/completions", openAi("tiny-mlp", "What? ", SynthImages.png(20, 20, 19)));
-            assertEquals(400, mlp.statusCode(), mlp.body());
-            assertTrue(mlp.body().contains("model tiny-mlp has no vision projector; give --mmproj"), mlp.body());
+            assertRefused(
+                    h,
+                    "/v1/chat/completions",
+                    openAi("tiny-mlp", "What? ", SynthImages.png(20, 20, 19)),
+                    "model tiny-mlp has no vision projector; give --mmproj");
         }
         ForgeException unknown = assertThrows(
                 ForgeException.class,
