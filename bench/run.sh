@@ -269,8 +269,9 @@ stop_pair() { # PID PID
 }
 # WORKLOAD FLAGS_FUNCTION PEER_FLAGS RUNS TOKENS KIND CONFIG...: the plain pair of servers for the whole
 # workload, and for each configuration a pair with its flags (FLAGS_FUNCTION CONFIG: forge's flags;
-# llama-server takes the same after PEER_FLAGS, which may be empty) beside it, all four interleaved request by request; KIND decode (the ttft request, decode tokens/s)
-# or sessions (the sessions workload, returning TTFT p50). Prints the RATIO and SPEC lines.
+# llama-server takes the same after PEER_FLAGS, which may be empty) beside it, all four interleaved
+# request by request; KIND decode (the ttft request, decode tokens/s) or sessions (the sessions
+# workload, returning TTFT p50). Prints the RATIO and SPEC lines.
 beside_plain() {
     local w="$1" flags_of="$2" peer_flags="$3" runs="$4" tokens="$5" kind="$6" cfg flags peer plain cargs sargs side port m
     shift 6
