@@ -267,13 +267,14 @@ stop_pair() { # PID PID
     kill "$@" 2>/dev/null || true
     wait "$@" 2>/dev/null || true
 }
-# WORKLOAD FLAGS_FUNCTION RUNS TOKENS KIND CONFIG...: the plain pair of servers for the whole workload,
-# and for each configuration a pair with its flags (FLAGS_FUNCTION CONFIG: "forge flags|peer flags")
-# beside it, all four interleaved request by request; KIND decode (the ttft request, decode tokens/s)
-# or sessions (the sessions workload, returning TTFT p50). Prints the RATIO and SPEC lines.
+# WORKLOAD FLAGS_FUNCTION PEER_FLAGS RUNS TOKENS KIND CONFIG...: the plain pair of servers for the whole
+# workload, and for each configuration a pair with its flags (FLAGS_FUNCTION CONFIG: forge's flags;
+# llama-server takes the same after PEER_FLAGS, which may be empty) beside it, all four interleaved
+# request by request; KIND decode (the ttft request, decode tokens/s) or sessions (the sessions
+# workload, returning TTFT p50). Prints the RATIO and SPEC lines.
 beside_plain() {
-    local w="$1" flags_of="$2" runs="$3" tokens="$4" kind="$5" cfg flags plain cargs sargs side port m
-    shift 5
+    local w="$1" flags_of="$2" peer_flags="$3" runs="$4" tokens="$5" kind="$6" cfg flags peer plain cargs sargs side port m
+    shift 6
     wants forge && wants peer || die "the $w workload measures both servers"
     # One slot for the decode workloads (llama-server drafts for -np 1 as for more); the sessions need many.
     sargs=(-c 4096 -np 1 -t "$THREADS")
@@ -282,9 +283,10 @@ beside_plain() {
     plain=("${PAIR[@]}")
     for cfg in "$@"; do
         flags="$($flags_of "$cfg")"
-        log "$w configuration $cfg: forge ${flags%%|*} | peer ${flags#*|}"
-        start_pair "$w-$cfg" $((PORT + 22)) "${flags%%|*}" "${flags#*|}" "${sargs[@]}"
-        echo "CONFIG $w $cfg forge: ${flags%%|*} | peer: ${flags#*|}" >> "$OUT/metrics.txt"
+        peer="${peer_flags:+$peer_flags }$flags"
+        log "$w configuration $cfg: forge $flags | peer $peer"
+        start_pair "$w-$cfg" $((PORT + 22)) "$flags" "$peer" "${sargs[@]}"
+        echo "CONFIG $w $cfg forge: $flags | peer: $peer" >> "$OUT/metrics.txt"
         cargs=(--server "forge_$cfg=http://127.0.0.1:$((PORT + 22))" --server "peer_$cfg=http://127.0.0.1:$((PORT + 23))"
             --server "forge_plain=http://127.0.0.1:$((PORT + 20))" --server "peer_plain=http://127.0.0.1:$((PORT + 21))")
         if [ "$kind" = sessions ]; then
@@ -351,37 +353,33 @@ for w in "${WORKLOADS[@]}"; do
                 --max-tokens "${BENCH_SAMPLER_TOKENS:-128}"
             ;;
         spec)
-            spec_flags() { # CONFIG: "forge flags|peer flags"
+            spec_flags() { # CONFIG: forge's flags, llama-server's too
                 case "$1" in
-                    ngram) echo "--spec-type ngram-simple|--spec-type ngram-simple" ;;
-                    ngram_l*) l="${1#ngram_l}"
-                        echo "--spec-type ngram-simple --spec-synth-len $l|--spec-type ngram-simple --spec-synth-len $l" ;;
+                    ngram) echo "--spec-type ngram-simple" ;;
+                    ngram_l*) echo "--spec-type ngram-simple --spec-synth-len ${1#ngram_l}" ;;
                     *) die "unknown spec configuration $1" ;;
                 esac
             }
-            beside_plain spec spec_flags "${BENCH_SPEC_RUNS:-6}" "${BENCH_SPEC_TOKENS:-256}" decode \
+            beside_plain spec spec_flags "" "${BENCH_SPEC_RUNS:-6}" "${BENCH_SPEC_TOKENS:-256}" decode \
                 ${BENCH_SPEC_CONFIGS:-ngram_l1 ngram ngram_l2 ngram_l3 ngram_l4}
             ;;
         draft)
-            draft_flags() { # CONFIG: "forge flags|peer flags"
+            draft_flags() { # CONFIG: forge's flags; llama-server takes them after --spec-type draft-simple
                 case "$1" in
-                    rejected) echo "-md $DRAFT_OTHER --spec-draft-n-max 4|--spec-type draft-simple -md $DRAFT_OTHER --spec-draft-n-max 4" ;;
-                    self_n*) n="${1#self_n}"
-                        echo "-md $MODEL --spec-draft-n-max $n|--spec-type draft-simple -md $MODEL --spec-draft-n-max $n" ;;
-                    small) echo "-md $DRAFT_SMALL --spec-draft-n-max 4|--spec-type draft-simple -md $DRAFT_SMALL --spec-draft-n-max 4" ;;
-                    small_l*) l="${1#small_l}"
-                        echo "-md $DRAFT_SMALL --spec-draft-n-max 4 --spec-synth-len $l|--spec-type draft-simple -md $DRAFT_SMALL --spec-draft-n-max 4 --spec-synth-len $l" ;;
-                    synth_l*) l="${1#synth_l}"
-                        echo "-md $MODEL --spec-draft-n-max 4 --spec-synth-len $l|--spec-type draft-simple -md $MODEL --spec-draft-n-max 4 --spec-synth-len $l" ;;
+                    rejected) echo "-md $DRAFT_OTHER --spec-draft-n-max 4" ;;
+                    self_n*) echo "-md $MODEL --spec-draft-n-max ${1#self_n}" ;;
+                    small) echo "-md $DRAFT_SMALL --spec-draft-n-max 4" ;;
+                    small_l*) echo "-md $DRAFT_SMALL --spec-draft-n-max 4 --spec-synth-len ${1#small_l}" ;;
+                    synth_l*) echo "-md $MODEL --spec-draft-n-max 4 --spec-synth-len ${1#synth_l}" ;;
                     *) die "unknown draft configuration $1" ;;
                 esac
             }
-            beside_plain draft draft_flags "${BENCH_DRAFT_RUNS:-3}" "${BENCH_DRAFT_TOKENS:-256}" decode \
+            beside_plain draft draft_flags "--spec-type draft-simple" "${BENCH_DRAFT_RUNS:-3}" "${BENCH_DRAFT_TOKENS:-256}" decode \
                 ${BENCH_DRAFT_CONFIGS:-small_l1 small_l2 small_l3 small_l4 self_n4 synth_l2 synth_l3 synth_l4}
             ;;
         kvpool)
-            kvpool_flags() { [ "$1" = kvu ] || die "unknown kvpool configuration $1"; echo "-kvu|-kvu"; }
-            beside_plain kvpool kvpool_flags "${BENCH_SESSION_TURNS:-3}" "${BENCH_SESSION_TOKENS:-16}" sessions kvu
+            kvpool_flags() { [ "$1" = kvu ] || die "unknown kvpool configuration $1"; echo "-kvu"; }
+            beside_plain kvpool kvpool_flags "" "${BENCH_SESSION_TURNS:-3}" "${BENCH_SESSION_TOKENS:-16}" sessions kvu
             ;;
         sessions)
             run sessions "${SERVER_ARGS[@]}" --clients "${BENCH_SESSIONS:-$((2 * NP))}" \

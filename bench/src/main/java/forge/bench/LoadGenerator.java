@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -123,16 +125,7 @@ public final class LoadGenerator {
                 targets,
                 options.warmup(),
                 options.runs(),
-                (t, step) -> client.complete(
-                        t,
-                        body(
-                                t,
-                                Prompts.chat(
-                                        t.model(),
-                                        Prompts.SEED_SYSTEM,
-                                        Prompts.SEED_USER,
-                                        options.maxTokens(),
-                                        false))),
+                (t, step) -> client.complete(t, seedRequest(t, false)),
                 (i, of, row) -> progress(w, i, of, targets, row, c -> c.latencyMs(), "ms"));
         for (int k = 0; k < targets.size(); k++) {
             String p = targets.get(k).name() + "." + w + ".";
@@ -148,11 +141,14 @@ public final class LoadGenerator {
                 w,
                 targets,
                 results,
-                List.of(
-                        new Figure("p50_ms", cs -> Stats.of(lat(cs)).p50()),
-                        new Figure("p95_ms", cs -> Stats.of(lat(cs)).p95()),
-                        new Figure("mean_ms", cs -> Stats.of(lat(cs)).mean()),
-                        new Figure("completion_tps_mean", cs -> mean(cs, Completion::completionTps))));
+                percentiles("", LoadGenerator::lat),
+                new Figure("mean_ms", cs -> Stats.of(lat(cs)).mean()),
+                new Figure("completion_tps_mean", cs -> mean(cs, Completion::completionTps)));
+    }
+
+    /** The seed system's request to {@code t}, with the fields {@code --body} gives it. */
+    private ObjectNode seedRequest(Target t, boolean stream) {
+        return body(t, Prompts.chat(t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER, options.maxTokens(), stream));
     }
 
     /** The p50, p95 and mean of {@code ms}, as {@code <p>p50_ms} and so on. */
@@ -168,12 +164,7 @@ public final class LoadGenerator {
                 targets,
                 options.warmup(),
                 options.runs(),
-                (t, step) -> client.stream(
-                        t,
-                        body(
-                                t,
-                                Prompts.chat(
-                                        t.model(), Prompts.SEED_SYSTEM, Prompts.SEED_USER, options.maxTokens(), true))),
+                (t, step) -> client.stream(t, seedRequest(t, true)),
                 (i, of, row) -> progress(w, i, of, targets, row, Completion::ttftMs, "ms to first token"));
         LlamaBench limit = options.llamaBench().isPresent() ? readLlamaBench() : null;
         if (limit != null) {
@@ -203,10 +194,8 @@ public final class LoadGenerator {
                 w,
                 targets,
                 results,
-                List.of(
-                        new Figure("p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
-                        new Figure("p95_ms", cs -> Stats.of(ttfts(cs)).p95()),
-                        new Figure("decode_tps_mean", cs -> mean(cs, Completion::decodeTps))));
+                percentiles("", LoadGenerator::ttfts),
+                new Figure("decode_tps_mean", cs -> mean(cs, Completion::decodeTps)));
     }
 
     private void sessions(ChatClient client, List<Target> targets) {
@@ -245,48 +234,30 @@ public final class LoadGenerator {
             report.metricOut(p + "requests", results.get(k).size());
             checkTokens(targets.get(k), okOnes(results.get(k)));
         }
-        ratios(
-                w,
-                targets,
-                returning,
-                List.of(
-                        new Figure(
-                                "returning_ttft_p50_ms",
-                                cs -> Stats.of(ttfts(cs)).p50()),
-                        new Figure(
-                                "returning_ttft_p95_ms",
-                                cs -> Stats.of(ttfts(cs)).p95())));
+        ratios(w, targets, returning, percentiles("returning_ttft_", LoadGenerator::ttfts));
     }
 
     // ---- concurrent workloads
 
     private void conc(ChatClient client, List<Target> targets) {
         for (int clients : options.clients()) {
-            String w = "conc" + clients;
-            var rounds = Interleave.rounds(
-                    targets,
-                    options.warmup(),
-                    options.runs(),
-                    clients,
-                    (t, round, c) -> client.stream(
-                            t,
-                            Prompts.chat(
-                                    t.model(),
-                                    Prompts.SEED_SYSTEM,
-                                    Prompts.userMessage(round, c),
-                                    options.maxTokens(),
-                                    true)),
-                    (i, of, row) -> roundProgress(w, i, of, targets, row));
-            concurrentMetrics(w, targets, rounds);
+            concurrent(client, targets, "conc" + clients, clients, round -> Prompts.SEED_SYSTEM);
         }
     }
 
     private void shared(ChatClient client, List<Target> targets) {
-        String w = "shared";
-        int clients = options.clients().getFirst();
         // Each round is a new session: its system prompt is new to both servers and shared by the
         // round's clients, so what is measured is computing one shared prefix for concurrent
         // requests, not re-reading a prefix every slot already holds from earlier rounds.
+        concurrent(client, targets, "shared", options.clients().getFirst(), Prompts::sharedSystem);
+    }
+
+    /**
+     * Workload {@code w}: rounds of {@code clients} streaming requests at once, each round's with
+     * the system prompt {@code system} gives it.
+     */
+    private void concurrent(
+            ChatClient client, List<Target> targets, String w, int clients, IntFunction<String> system) {
         var rounds = Interleave.rounds(
                 targets,
                 options.warmup(),
@@ -296,7 +267,7 @@ public final class LoadGenerator {
                         t,
                         Prompts.chat(
                                 t.model(),
-                                Prompts.sharedSystem(round),
+                                system.apply(round),
                                 Prompts.userMessage(round, c),
                                 options.maxTokens(),
                                 true)),
@@ -325,13 +296,7 @@ public final class LoadGenerator {
         if (targets.size() == 2) {
             report.ratioOut(w + ".agg_tps", aggregateTps(rounds.get(0)), aggregateTps(rounds.get(1)));
         }
-        ratios(
-                w,
-                targets,
-                requests,
-                List.of(
-                        new Figure("ttft_p50_ms", cs -> Stats.of(ttfts(cs)).p50()),
-                        new Figure("ttft_p95_ms", cs -> Stats.of(ttfts(cs)).p95())));
+        ratios(w, targets, requests, percentiles("ttft_", LoadGenerator::ttfts));
     }
 
     /** Completion tokens of all measured rounds over their summed wall time. */
@@ -371,12 +336,23 @@ public final class LoadGenerator {
     /** A figure computed from one server's successful requests, for a ratio. */
     private record Figure(String name, ToDoubleFunction<List<Completion>> of) {}
 
-    private void ratios(String w, List<Target> targets, List<List<Completion>> results, List<Figure> figures) {
+    /** The p50 and p95 of the times {@code ms} picks from the requests, as {@code <name>p50_ms} and {@code <name>p95_ms}. */
+    private static List<Figure> percentiles(String name, Function<List<Completion>, List<Double>> ms) {
+        return List.of(
+                new Figure(name + "p50_ms", cs -> Stats.of(ms.apply(cs)).p50()),
+                new Figure(name + "p95_ms", cs -> Stats.of(ms.apply(cs)).p95()));
+    }
+
+    /** With two servers, the ratio of each figure of the first's to the second's: the percentiles first, then {@code more}. */
+    private void ratios(
+            String w, List<Target> targets, List<List<Completion>> results, List<Figure> percentiles, Figure... more) {
         if (targets.size() != 2) {
             return;
         }
         List<Completion> a = okOnes(results.get(0));
         List<Completion> b = okOnes(results.get(1));
+        List<Figure> figures = new ArrayList<>(percentiles);
+        figures.addAll(List.of(more));
         for (Figure f : figures) {
             report.ratioOut(w + "." + f.name(), f.of().applyAsDouble(a), f.of().applyAsDouble(b));
         }

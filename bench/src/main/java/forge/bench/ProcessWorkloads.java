@@ -25,8 +25,7 @@ record ProcessWorkloads(Options options, Report report) {
         long modelBytes =
                 options.modelFile().isPresent() ? Files.size(options.modelFile().get()) : 0;
         List<String> names = List.copyOf(options.servers().keySet());
-        List<List<ProcessProbe.Launch>> results = new ArrayList<>();
-        names.forEach(n -> results.add(new ArrayList<>()));
+        List<List<ProcessProbe.Launch>> results = perServer(names);
         Files.createDirectories(options.logDir());
         try (ChatClient client = new ChatClient(Duration.ofSeconds(10))) {
             for (int i = 0; i < options.warmup() + options.runs(); i++) {
@@ -86,12 +85,8 @@ record ProcessWorkloads(Options options, Report report) {
         List<String> names = options.servers().keySet().stream()
                 .filter(n -> !n.endsWith("_b"))
                 .toList();
-        List<List<Double>> ready = new ArrayList<>();
-        List<List<Double>> first = new ArrayList<>();
-        names.forEach(n -> {
-            ready.add(new ArrayList<>());
-            first.add(new ArrayList<>());
-        });
+        List<List<Double>> ready = perServer(names);
+        List<List<Double>> first = perServer(names);
         Files.createDirectories(options.logDir());
         Duration timeout = Duration.ofSeconds(options.timeoutSec());
         double[] pairRss = new double[names.size()];
@@ -200,12 +195,8 @@ record ProcessWorkloads(Options options, Report report) {
         requireCommands(w);
         int sessions = options.clients().getFirst();
         List<String> names = List.copyOf(options.servers().keySet());
-        List<List<Completion>> turns = new ArrayList<>();
-        List<List<Double>> ready = new ArrayList<>();
-        names.forEach(n -> {
-            turns.add(new ArrayList<>());
-            ready.add(new ArrayList<>());
-        });
+        List<List<Completion>> turns = perServer(names);
+        List<List<Double>> ready = perServer(names);
         Files.createDirectories(options.logDir());
         Duration timeout = Duration.ofSeconds(options.timeoutSec());
         try (ChatClient client = new ChatClient(timeout)) {
@@ -282,6 +273,13 @@ record ProcessWorkloads(Options options, Report report) {
             report.ratioOut(w + ".ttft_p95_ms", p95[0], p95[1]);
             report.ratioOut(w + ".ready_p50_ms", start[0], start[1]);
         }
+    }
+
+    /** An empty list for each of the servers {@code names}, to collect their figures in. */
+    private static <T> List<List<T>> perServer(List<String> names) {
+        List<List<T>> lists = new ArrayList<>();
+        names.forEach(n -> lists.add(new ArrayList<>()));
+        return lists;
     }
 
     /** Deletes what {@code dir} holds (not the folder itself), creating it when absent. */

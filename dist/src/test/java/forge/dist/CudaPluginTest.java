@@ -50,13 +50,7 @@ class CudaPluginTest {
     void forgePluginsListsTheCudaBackendAsUnusableWithItsReasonsAndChoosesTheCpu() throws Exception {
         Path home = Files.createDirectories(work.resolve("home-plugins"));
         ImageServer.Ran r = ImageServer.command(home, "plugins", "--plugins-dir", plugins.toString());
-        assertEquals(0, r.exitCode(), r.output());
-        // The Backends table's row (the log has a line of its own before it).
-        String cuda = r.output()
-                .lines()
-                .filter(l -> l.contains("llama.cpp-cuda") && l.contains("priority 10 "))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError(r.output()));
+        String cuda = cudaRow(r);
         assertTrue(cuda.contains("unusable"), cuda);
         assertTrue(
                 cuda.contains("CUDA natives not installed: no libggml-cuda.so in "
@@ -148,12 +142,20 @@ class CudaPluginTest {
                 natives.toString(),
                 "--cuda-lib-dir",
                 driver.toString());
+        String cuda = cudaRow(r);
+        assertTrue(cuda.contains("unusable: no usable CUDA device: ") && cuda.contains("libcuda has no cuInit"), cuda);
+    }
+
+    /**
+     * The CUDA backend's row of the Backends table that {@code forge plugins} printed, having succeeded
+     * (the log has a line of its own before it).
+     */
+    private static String cudaRow(ImageServer.Ran r) {
         assertEquals(0, r.exitCode(), r.output());
-        String cuda = r.output()
+        return r.output()
                 .lines()
                 .filter(l -> l.contains("llama.cpp-cuda") && l.contains("priority 10 "))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError(r.output()));
-        assertTrue(cuda.contains("unusable: no usable CUDA device: ") && cuda.contains("libcuda has no cuInit"), cuda);
     }
 }

@@ -150,8 +150,22 @@ class OpenAiJavaSdkTest {
         return bias.build();
     }
 
-    @Test
+    /**
+     * A sampled request for {@code user}'s message whose output a grammar constrains: up to 300 tokens
+     * at temperature 1 with a fixed seed, biased towards closing ({@link #closingBias()}).
+     */
     @SuppressWarnings("deprecation") // OpenAI deprecates seed; clients still send it, and the server honours it
+    private static ChatCompletionCreateParams.Builder constrained(String user) throws Exception {
+        return ChatCompletionCreateParams.builder()
+                .model("tiny")
+                .addUserMessage(user)
+                .maxCompletionTokens(300)
+                .temperature(1.0)
+                .seed(5)
+                .logitBias(closingBias());
+    }
+
+    @Test
     void toolChoiceRequiredForcesAValidCall() throws Exception {
         FunctionParameters parameters = FunctionParameters.builder()
                 .putAdditionalProperty("type", JsonValue.from("object"))
@@ -162,9 +176,7 @@ class OpenAiJavaSdkTest {
                 .build();
         ChatCompletion c = client.chat()
                 .completions()
-                .create(ChatCompletionCreateParams.builder()
-                        .model("tiny")
-                        .addUserMessage("Weather in Paris?")
+                .create(constrained("Weather in Paris?")
                         .addTool(ChatCompletionFunctionTool.builder()
                                 .function(FunctionDefinition.builder()
                                         .name("get_weather")
@@ -173,10 +185,6 @@ class OpenAiJavaSdkTest {
                                         .build())
                                 .build())
                         .toolChoice(ChatCompletionToolChoiceOption.Auto.REQUIRED)
-                        .maxCompletionTokens(300)
-                        .temperature(1.0)
-                        .seed(5)
-                        .logitBias(closingBias())
                         .build());
         var choice = c.choices().getFirst();
         assertEquals(ChatCompletion.Choice.FinishReason.TOOL_CALLS, choice.finishReason());
@@ -193,7 +201,6 @@ class OpenAiJavaSdkTest {
     }
 
     @Test
-    @SuppressWarnings("deprecation") // OpenAI deprecates seed; clients still send it, and the server honours it
     void jsonSchemaResponsesMatchTheirSchema() throws Exception {
         var schema = ResponseFormatJsonSchema.JsonSchema.Schema.builder()
                 .putAdditionalProperty("type", JsonValue.from("object"))
@@ -209,9 +216,7 @@ class OpenAiJavaSdkTest {
                 .build();
         ChatCompletion c = client.chat()
                 .completions()
-                .create(ChatCompletionCreateParams.builder()
-                        .model("tiny")
-                        .addUserMessage("A person as JSON")
+                .create(constrained("A person as JSON")
                         .responseFormat(ResponseFormatJsonSchema.builder()
                                 .jsonSchema(ResponseFormatJsonSchema.JsonSchema.builder()
                                         .name("person")
@@ -219,10 +224,6 @@ class OpenAiJavaSdkTest {
                                         .strict(true)
                                         .build())
                                 .build())
-                        .maxCompletionTokens(300)
-                        .temperature(1.0)
-                        .seed(5)
-                        .logitBias(closingBias())
                         .build());
         assertEquals(
                 ChatCompletion.Choice.FinishReason.STOP, c.choices().getFirst().finishReason());

@@ -118,27 +118,24 @@ class ReplicasTest {
         }
     }
 
+    /** Replica {@code name}, in its own folder of {@code work}: its streams have 300 s to finish once it is stopped. */
+    private static ImageServer replica(Path work, String name) throws Exception {
+        return ImageServer.start(
+                Files.createDirectories(work.resolve(name)),
+                MODEL,
+                "-c",
+                "4096",
+                "-t",
+                "1",
+                "--shutdown-grace",
+                "300s");
+    }
+
     @Test
     void aReplicaStoppedUnderLoadFinishesItsStreamsAndNewRequestsGoToTheOther(@TempDir Path work) throws Exception {
         Path haproxy = HostTools.require("haproxy", "haproxy");
-        try (ImageServer a = ImageServer.start(
-                        Files.createDirectories(work.resolve("a")),
-                        MODEL,
-                        "-c",
-                        "4096",
-                        "-t",
-                        "1",
-                        "--shutdown-grace",
-                        "300s");
-                ImageServer b = ImageServer.start(
-                        Files.createDirectories(work.resolve("b")),
-                        MODEL,
-                        "-c",
-                        "4096",
-                        "-t",
-                        "1",
-                        "--shutdown-grace",
-                        "300s")) {
+        try (ImageServer a = replica(work, "a");
+                ImageServer b = replica(work, "b")) {
             int front = HostTools.freePort();
             int stats = HostTools.freePort();
             Path config = work.resolve("haproxy.cfg");

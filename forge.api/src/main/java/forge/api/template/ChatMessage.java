@@ -55,7 +55,15 @@ public record ChatMessage(
 
     /** An assistant message that calls {@code calls} after {@code content} (empty for none). */
     public static ChatMessage calling(String content, List<ToolCall> calls) {
-        return new ChatMessage(Role.ASSISTANT, content, "", calls, "", "");
+        return calling(content, calls, "");
+    }
+
+    /**
+     * An assistant message that calls {@code calls} after {@code content}, having reasoned
+     * {@code reasoning} first (each empty for none).
+     */
+    public static ChatMessage calling(String content, List<ToolCall> calls, String reasoning) {
+        return new ChatMessage(Role.ASSISTANT, content, "", calls, "", reasoning);
     }
 
     /** A tool message: {@code content} answers the call {@code toolCallId}. */

@@ -14,6 +14,9 @@ class ChatMessageTest {
                 new ChatMessage(Role.ASSISTANT, "looking", "", List.of(call), "", "", ""),
                 ChatMessage.calling("looking", List.of(call)));
         assertEquals(
+                new ChatMessage(Role.ASSISTANT, "looking", "", List.of(call), "", "thought", ""),
+                ChatMessage.calling("looking", List.of(call), "thought"));
+        assertEquals(
                 new ChatMessage(Role.TOOL, "sunny", "", List.of(), "c1", "", ""),
                 ChatMessage.toolResult("c1", "sunny"));
     }

@@ -70,18 +70,30 @@ record ChatRequest(
         }
 
         StructuredOutput structured = StructuredOutput.parse(body, tools);
+        ChatPrompt prompt = new ChatPrompt(messages, tools, true, kwargs, images.images());
+        return of(model, prompt, gen, body.ignored(), logprobs ? topLogprobs : -1, structured);
+    }
+
+    /** The request for {@code prompt} of {@code model}, generated as {@code gen} says; {@code logprobs} as {@link #logprobs()}. */
+    static ChatRequest of(
+            String model,
+            ChatPrompt prompt,
+            GenerationParams gen,
+            Set<String> ignored,
+            int logprobs,
+            StructuredOutput structured) {
         return new ChatRequest(
                 model,
-                new ChatPrompt(messages, tools, true, kwargs, images.images()),
+                prompt,
                 gen.sampling(),
                 gen.maxTokens(),
                 gen.stops(),
                 gen.stream(),
                 gen.includeUsage(),
                 gen.ignoreEos(),
-                body.ignored(),
+                ignored,
                 gen.n(),
-                logprobs ? topLogprobs : -1,
+                logprobs,
                 structured,
                 gen.speculation(),
                 gen.lora());

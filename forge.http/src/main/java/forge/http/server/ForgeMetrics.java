@@ -10,6 +10,7 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.core.metrics.MetricWithFixedMetadata;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
@@ -142,25 +143,34 @@ final class ForgeMetrics {
 
     /** A counter by model, counted as generations finish. */
     private Counter modelCounter(String name, String help) {
-        return Counter.builder().name(name).help(help).labelNames("model").register(registry);
+        return byModel(Counter.builder(), name, help);
     }
 
+    /** A gauge by model, read from each served model's engine at scrape time. */
     private void gauge(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
-        GaugeWithCallback.builder()
-                .name(name)
-                .help(help)
-                .labelNames("model")
-                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id)))
-                .register(registry);
+        byModel(GaugeWithCallback.builder().callback(cb -> perEngine(catalog, value, cb::call)), name, help);
     }
 
+    /** A counter by model, read from each served model's engine at scrape time. */
     private void counter(ModelCatalog catalog, String name, String help, ToDoubleFunction<Engine> value) {
-        CounterWithCallback.builder()
-                .name(name)
-                .help(help)
-                .labelNames("model")
-                .callback(cb -> forEachEngine(catalog, (id, e) -> cb.call(value.applyAsDouble(e), id)))
-                .register(registry);
+        byModel(CounterWithCallback.builder().callback(cb -> perEngine(catalog, value, cb::call)), name, help);
+    }
+
+    /** What a scrape-time metric's callback is handed, gauge or counter alike: a value and its labels. */
+    @FunctionalInterface
+    private interface Sample {
+        void call(double value, String... labelValues);
+    }
+
+    /** Hands {@code sample} the {@code value} of each served model's engine, labelled by the model's id. */
+    private static void perEngine(ModelCatalog catalog, ToDoubleFunction<Engine> value, Sample sample) {
+        forEachEngine(catalog, (id, e) -> sample.call(value.applyAsDouble(e), id));
+    }
+
+    /** The metric {@code builder} builds, named, labelled by model and registered. */
+    private <M extends MetricWithFixedMetadata, B extends MetricWithFixedMetadata.Builder<B, M>> M byModel(
+            B builder, String name, String help) {
+        return builder.name(name).help(help).labelNames("model").register(registry);
     }
 
     /** Runs {@code action} with each served model's id and engine. */

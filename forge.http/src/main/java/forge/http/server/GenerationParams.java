@@ -106,6 +106,19 @@ record GenerationParams(
     }
 
     /**
+     * The generation of a door that asks for one choice (Anthropic's messages, OpenAI's responses):
+     * no usage chunk (its stream ends with its own usage event), no generating past end of generation;
+     * llama-server's per-request {@code speculative.*} fields are read from {@code body} as chat
+     * completions reads them.
+     *
+     * @param lora the body's {@code lora}, read by the door where its other fields are ({@link Lora#read})
+     */
+    static GenerationParams oneChoice(
+            JsonNode body, SamplingParams sampling, int maxTokens, List<String> stops, boolean stream, Lora lora) {
+        return new GenerationParams(sampling, maxTokens, stops, 1, stream, false, false, speculation(body), lora);
+    }
+
+    /**
      * llama-server's per-request {@code speculative.n_max} (0 turns drafting off), {@code speculative.n_min}
      * and {@code speculative.ngram_size_n}: a body that names any of them drafts with those, llama.cpp's
      * defaults for the others; one that names none speculates as its engine does.

@@ -7,7 +7,6 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
-import forge.runtime.engine.Speculation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -90,23 +89,9 @@ final class MessagesRequest {
         Map<String, Object> kwargs = thinking(body, ChatRequest.templateKwargs(body), maxTokens);
         Lora lora = Lora.read(body); // as llama-server, which reads it from every generating body
         StructuredOutput structured = structured(body, tools);
-        // llama-server's per-request speculative.* fields, read as chat completions reads them.
-        Speculation speculation = GenerationParams.speculation(body);
-        return new ChatRequest(
-                model,
-                new ChatPrompt(messages, tools, true, kwargs, images.images()),
-                sampling,
-                maxTokens,
-                stops,
-                stream,
-                false,
-                false,
-                body.ignored(),
-                1,
-                -1,
-                structured,
-                speculation,
-                lora);
+        GenerationParams gen = GenerationParams.oneChoice(body, sampling, maxTokens, stops, stream, lora);
+        ChatPrompt prompt = new ChatPrompt(messages, tools, true, kwargs, images.images());
+        return ChatRequest.of(model, prompt, gen, body.ignored(), -1, structured);
     }
 
     /** {@code system}: a string, or text blocks joined. */
@@ -206,8 +191,7 @@ final class MessagesRequest {
                             // The template has no error flag: the model reads it in the result itself.
                             result = "Error: " + result;
                         }
-                        out.add(new ChatMessage(
-                                Role.TOOL, result, "", List.of(), Params.required(block, "tool_use_id", bat), ""));
+                        out.add(ChatMessage.toolResult(Params.required(block, "tool_use_id", bat), result));
                     }
                     case "image" -> text.append(image(block, bat, images));
                     case "document" ->
@@ -221,7 +205,7 @@ final class MessagesRequest {
                 }
             }
             if (assistant) {
-                out.add(new ChatMessage(Role.ASSISTANT, text.toString(), "", calls, "", thinking.toString()));
+                out.add(ChatMessage.calling(text.toString(), calls, thinking.toString()));
             } else if (!text.isEmpty() || out.isEmpty() || out.getLast().role() != Role.TOOL) {
                 out.add(new ChatMessage(Role.USER, text.toString(), "", List.of(), "", ""));
             }

@@ -2,6 +2,7 @@ package forge.http.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigInteger;
+import java.util.function.Predicate;
 
 /**
  * The one reader of request parameters for every route: each value checked against its API's
@@ -20,6 +21,22 @@ final class Params {
 
     private static boolean absent(JsonNode v) {
         return v == null || v.isNull() || v.isMissingNode();
+    }
+
+    /**
+     * The value at {@code name}, or null when absent; one that is not of the type {@code is} tests
+     * for is refused: "'PARAM' must be {@code what}".
+     */
+    private static JsonNode typed(JsonNode object, String name, String at, Predicate<JsonNode> is, String what) {
+        JsonNode v = object.get(name);
+        if (absent(v)) {
+            return null;
+        }
+        if (!is.test(v)) {
+            String param = path(at, name);
+            throw ApiError.badRequest(param, "'" + param + "' must be " + what);
+        }
+        return v;
     }
 
     /** An integer from {@code min} to {@code max}; a number outside them, or not whole, is refused as written. */
@@ -56,12 +73,9 @@ final class Params {
 
     /** A finite number from {@code min} to {@code max}. */
     static float number(JsonNode object, String name, float fallback, float min, float max) {
-        JsonNode v = object.get(name);
-        if (absent(v)) {
+        JsonNode v = typed(object, name, "", n -> n.isNumber() && Double.isFinite(n.asDouble()), "a number");
+        if (v == null) {
             return fallback;
-        }
-        if (!v.isNumber() || !Double.isFinite(v.asDouble())) {
-            throw ApiError.badRequest(name, "'" + name + "' must be a number");
         }
         double value = v.asDouble();
         if (value < min || value > max) {
@@ -76,28 +90,18 @@ final class Params {
     }
 
     static boolean bool(JsonNode object, String name, String at, boolean fallback) {
-        JsonNode v = object.get(name);
-        if (absent(v)) {
-            return fallback;
-        }
-        if (!v.isBoolean()) {
-            String param = path(at, name);
-            throw ApiError.badRequest(param, "'" + param + "' must be true or false");
-        }
-        return v.asBoolean();
+        JsonNode v = typed(object, name, at, JsonNode::isBoolean, "true or false");
+        return v == null ? fallback : v.asBoolean();
     }
 
     /** A string of at most {@code maxLength} characters, or null when absent. */
     static String string(JsonNode object, String name, String at, int maxLength) {
-        JsonNode v = object.get(name);
-        if (absent(v)) {
+        JsonNode v = typed(object, name, at, JsonNode::isTextual, "a string");
+        if (v == null) {
             return null;
         }
-        String param = path(at, name);
-        if (!v.isTextual()) {
-            throw ApiError.badRequest(param, "'" + param + "' must be a string");
-        }
         if (v.asText().length() > maxLength) {
+            String param = path(at, name);
             throw ApiError.badRequest(param, "'" + param + "' is longer than " + maxLength + " characters");
         }
         return v.asText();
@@ -126,14 +130,6 @@ final class Params {
 
     /** The object at {@code name}, or null when absent; anything else is refused. */
     static JsonNode object(JsonNode object, String name, String at) {
-        JsonNode v = object.get(name);
-        if (absent(v)) {
-            return null;
-        }
-        if (!v.isObject()) {
-            String param = path(at, name);
-            throw ApiError.badRequest(param, "'" + param + "' must be an object");
-        }
-        return v;
+        return typed(object, name, at, JsonNode::isObject, "an object");
     }
 }

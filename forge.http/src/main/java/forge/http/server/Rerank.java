@@ -115,26 +115,21 @@ final class Rerank {
         int[] q = vocab.tokenize(query, false, false);
         int[] d = vocab.tokenize(document, false, false);
         OptionalInt eos = vocab.eos().isPresent() ? vocab.eos() : vocab.sep();
-        List<Integer> out = new ArrayList<>(q.length + d.length + 4);
-        if (vocab.addsBos() && vocab.bos().isPresent()) {
-            out.add(vocab.bos().getAsInt());
+        IntStream.Builder out = IntStream.builder();
+        addIf(out, vocab.addsBos(), vocab.bos());
+        IntStream.of(q).forEach(out);
+        addIf(out, vocab.addsEos(), eos);
+        addIf(out, vocab.addsSep(), vocab.sep());
+        IntStream.of(d).forEach(out);
+        addIf(out, vocab.addsEos(), eos);
+        return out.build().toArray();
+    }
+
+    /** Adds {@code token} where the vocabulary {@code adds} it and has one. */
+    private static void addIf(IntStream.Builder out, boolean adds, OptionalInt token) {
+        if (adds && token.isPresent()) {
+            out.add(token.getAsInt());
         }
-        for (int t : q) {
-            out.add(t);
-        }
-        if (vocab.addsEos() && eos.isPresent()) {
-            out.add(eos.getAsInt());
-        }
-        if (vocab.addsSep() && vocab.sep().isPresent()) {
-            out.add(vocab.sep().getAsInt());
-        }
-        for (int t : d) {
-            out.add(t);
-        }
-        if (vocab.addsEos() && eos.isPresent()) {
-            out.add(eos.getAsInt());
-        }
-        return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /** The documents: strings, or Cohere's {@code {"text": ...}} objects; 1 to {@link Embeddings#MAX_INPUTS}. */

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
-import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.runtime.engine.FinishReason;
 import java.io.IOException;
@@ -161,7 +160,7 @@ final class Responses {
             }
         }
         List<ChatMessage> all = new ArrayList<>(req.conversation());
-        all.add(new ChatMessage(Role.ASSISTANT, text.toString(), "", calls, "", reasoning.toString()));
+        all.add(ChatMessage.calling(text.toString(), calls, reasoning.toString()));
         return all;
     }
 

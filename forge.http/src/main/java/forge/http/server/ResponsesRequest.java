@@ -8,7 +8,6 @@ import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
-import forge.runtime.engine.Speculation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -152,23 +151,9 @@ record ResponsesRequest(
         echo.put("user", Params.string(body, "user", "", Requests.MAX_USER_LENGTH));
 
         Lora lora = Lora.read(body); // as llama-server, which reads it from every generating body
-        // llama-server's per-request speculative.* fields, read as chat completions reads them.
-        Speculation speculation = GenerationParams.speculation(body);
-        ChatRequest chat = new ChatRequest(
-                model,
-                new ChatPrompt(messages, tools, true, kwargs, images.images()),
-                sampling,
-                maxTokens,
-                List.of(),
-                stream,
-                false,
-                false,
-                body.ignored(),
-                1,
-                -1,
-                structured,
-                speculation,
-                lora);
+        GenerationParams gen = GenerationParams.oneChoice(body, sampling, maxTokens, List.of(), stream, lora);
+        ChatPrompt prompt = new ChatPrompt(messages, tools, true, kwargs, images.images());
+        ChatRequest chat = ChatRequest.of(model, prompt, gen, body.ignored(), -1, structured);
         return new ResponsesRequest(
                 chat, conversation, keep, previous == null ? "" : previous, echo, Set.copyOf(custom));
     }
@@ -238,13 +223,8 @@ record ResponsesRequest(
                 }
                 case "function_call_output", "custom_tool_call_output" -> {
                     flush();
-                    out.add(new ChatMessage(
-                            Role.TOOL,
-                            textOf(item.get("output"), at + ".output", Set.of("input_text", "output_text")),
-                            "",
-                            List.of(),
-                            Params.required(item, "call_id", at),
-                            ""));
+                    String output = textOf(item.get("output"), at + ".output", Set.of("input_text", "output_text"));
+                    out.add(ChatMessage.toolResult(Params.required(item, "call_id", at), output));
                 }
                 case "reasoning" -> {
                     if (text != null && (!text.isEmpty() || !calls.isEmpty())) {
@@ -299,7 +279,7 @@ record ResponsesRequest(
 
         private void flush() {
             if (text != null) {
-                out.add(new ChatMessage(Role.ASSISTANT, text.toString(), "", calls, "", reasoning.toString()));
+                out.add(ChatMessage.calling(text.toString(), calls, reasoning.toString()));
                 text = null;
             }
         }

@@ -63,11 +63,8 @@ class DraftModelEndToEndTest {
 
     @Test
     void propsSayDraftSimpleWithItsSizes() throws Exception {
-        JsonNode params =
-                ok(http.get("/props")).get("default_generation_settings").get("params");
-        assertEquals("draft-simple", params.get("speculative.types").asText());
-        assertEquals(4, params.get("speculative.n_max").asInt());
-        assertEquals(0.0, params.get("speculative.p_min").asDouble());
+        SpeculationEndToEndTest.assertPropsSay(http, """
+                {"speculative.types": "draft-simple", "speculative.n_max": 4, "speculative.p_min": 0.0}""");
     }
 
     @Test

@@ -192,15 +192,13 @@ class ImageInputTest {
                 List.of(ChatImage.of(mp3(40))),
                 chat("[" + audio(base64(mp3(40)), "mp3") + "]").prompt().images());
         String at = "messages[0].content[0].input_audio";
-        assertAudioRefused(audio(base64(wav), "ogg"), at + ".format", "must be one of [wav, mp3]");
-        assertAudioRefused(audio("@@", "wav"), at + ".data", "is not valid base64");
-        assertAudioRefused(audio(base64(mp3(3)), "wav"), at + ".data", "is not WAV audio (it is MP3");
-        assertAudioRefused(audio(base64(png(4, 4)), "wav"), at + ".data", "is not WAV audio");
-        assertAudioRefused(
-                audio(base64(Arrays.copyOf(wav, 1000)), "wav"), at + ".data", "truncated or malformed WAV audio");
+        assertRefused(audio(base64(wav), "ogg"), at + ".format", "must be one of [wav, mp3]");
+        assertRefused(audio("@@", "wav"), at + ".data", "is not valid base64");
+        assertRefused(audio(base64(mp3(3)), "wav"), at + ".data", "is not WAV audio (it is MP3");
+        assertRefused(audio(base64(png(4, 4)), "wav"), at + ".data", "is not WAV audio");
+        assertRefused(audio(base64(Arrays.copyOf(wav, 1000)), "wav"), at + ".data", "truncated or malformed WAV audio");
         // ten minutes and a second, at a low byte rate
-        assertAudioRefused(
-                audio(base64(wav(1000, 1, 601_000)), "wav"), at + ".data", "is 601.0 seconds long; at most 600");
+        assertRefused(audio(base64(wav(1000, 1, 601_000)), "wav"), at + ".data", "is 601.0 seconds long; at most 600");
         // an audio clip is no image
         assertRefused(part(dataUri(wav)), "messages[0].content[0].image_url.url", "is not a PNG, JPEG, GIF or BMP");
     }
@@ -208,13 +206,6 @@ class ImageInputTest {
     private static String audio(String data, String format) {
         return "{\"type\": \"input_audio\", \"input_audio\": {\"data\": \"" + data + "\", \"format\": \"" + format
                 + "\"}}";
-    }
-
-    private static void assertAudioRefused(String part, String param, String why) {
-        ApiError e = assertThrows(ApiError.class, () -> chat("[" + part + "]"));
-        assertEquals(400, e.status());
-        assertEquals(param, e.param());
-        assertTrue(e.getMessage().contains(why), e.getMessage());
     }
 
     /** Ollama's images go through the same reader: a raw prompt cannot carry them, a bad one is named by its field. */
@@ -231,13 +222,7 @@ class ImageInputTest {
                   {"role": "user", "content": "x"}, {"role": "assistant", "content": "y"},
                   {"role": "user", "content": "z", "images": ["%s", "%s"]}]}
                 """.formatted(base64(png(8, 8)), base64(png(100_000, 100_000))));
-        assertEquals(400, bomb.statusCode(), bomb.body());
-        assertTrue(
-                Json.parse(bomb.body().getBytes(StandardCharsets.UTF_8))
-                        .get("error")
-                        .asText()
-                        .contains("messages[2].images[1] is 100000x100000 pixels"),
-                bomb.body());
+        assertOllamaRefused(bomb, "messages[2].images[1] is 100000x100000 pixels");
         HttpResponse<String> mixed = http.post("/api/chat", """
                 {"model": "tiny-text", "stream": false, "messages": [
                   {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "%s"}}]},
@@ -279,6 +264,18 @@ class ImageInputTest {
         return "{\"type\": \"image_url\", \"image_url\": {\"url\": \"" + url + "\"}}";
     }
 
+    /** {@code r} is a 400 in Ollama's error shape, {@code {"error": MESSAGE}}, whose message says {@code why}. */
+    private static void assertOllamaRefused(HttpResponse<String> r, String why) {
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(
+                Json.parse(r.body().getBytes(StandardCharsets.UTF_8))
+                        .get("error")
+                        .asText()
+                        .contains(why),
+                r.body());
+    }
+
+    /** A chat whose user message is the one content part {@code part} is a 400 naming {@code param}, saying {@code why}. */
     private static void assertRefused(String part, String param, String why) {
         ApiError e = assertThrows(ApiError.class, () -> chat("[" + part + "]"));
         assertEquals(400, e.status());
@@ -319,23 +316,11 @@ class ImageInputTest {
                 {"model": "tiny-text", "stream": false, "messages": [
                   {"role": "user", "content": "what is it?", "images": ["%s"]}]}
                 """.formatted(b64));
-        assertEquals(400, ollama.statusCode(), ollama.body());
-        assertTrue(
-                Json.parse(ollama.body().getBytes(StandardCharsets.UTF_8))
-                        .get("error")
-                        .asText()
-                        .contains("has no vision projector"),
-                ollama.body());
+        assertOllamaRefused(ollama, "has no vision projector");
         HttpResponse<String> generate = http.post("/api/generate", """
                 {"model": "tiny-text", "stream": false, "prompt": "what is it?", "images": ["%s"]}
                 """.formatted(b64));
-        assertEquals(400, generate.statusCode(), generate.body());
-        assertTrue(
-                Json.parse(generate.body().getBytes(StandardCharsets.UTF_8))
-                        .get("error")
-                        .asText()
-                        .contains("has no vision projector"),
-                generate.body());
+        assertOllamaRefused(generate, "has no vision projector");
         // and the server still serves text
         HttpResponse<String> text = http.post("/v1/chat/completions", """
                 {"model": "tiny-text", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}

@@ -69,13 +69,7 @@ class MRopeVisionEndToEndTest {
     }
 
     static Engine engine(TestServer server) {
-        return server.running()
-                .catalog()
-                .find(MODEL)
-                .orElseThrow()
-                .served()
-                .orElseThrow()
-                .engine();
+        return VisionEndToEndTest.engine(server, MODEL);
     }
 
     private static String content(JsonNode answer) {

@@ -54,6 +54,15 @@ class MessagesRequestTest {
         assertTrue(a.endsWith("You are Claude Code.") && a.contains("cc_entrypoint=cli; cch=-;"), a);
     }
 
+    /**
+     * The assistant turn of both doors' weather conversations (here and in {@link ResponsesRequestTest}):
+     * "Checking." and the call {@code id} of get_weather for Paris, after {@code reasoning}.
+     */
+    static ChatMessage checkingTheWeather(String id, String reasoning) {
+        return ChatMessage.calling(
+                "Checking.", List.of(new ToolCall(id, "get_weather", "{\"city\":\"Paris\"}")), reasoning);
+    }
+
     @Test
     void toolUseToolResultAndThinkingBlocksBecomeTheConversation() {
         ChatRequest r = parse("""
@@ -72,17 +81,9 @@ class MessagesRequestTest {
         List<ChatMessage> m = r.prompt().messages();
         assertEquals(5, m.size(), m.toString());
         assertEquals(ChatMessage.of(Role.USER, "Weather?"), m.get(0));
-        assertEquals(
-                new ChatMessage(
-                        Role.ASSISTANT,
-                        "Checking.",
-                        "",
-                        List.of(new ToolCall("toolu_1", "get_weather", "{\"city\":\"Paris\"}")),
-                        "",
-                        "The user wants weather."),
-                m.get(1));
-        assertEquals(new ChatMessage(Role.TOOL, "sunny", "", List.of(), "toolu_1", ""), m.get(2));
-        assertEquals(new ChatMessage(Role.TOOL, "Error: no such city", "", List.of(), "toolu_2", ""), m.get(3));
+        assertEquals(checkingTheWeather("toolu_1", "The user wants weather."), m.get(1));
+        assertEquals(ChatMessage.toolResult("toolu_1", "sunny"), m.get(2));
+        assertEquals(ChatMessage.toolResult("toolu_2", "Error: no such city"), m.get(3));
         assertEquals(ChatMessage.of(Role.USER, "And tomorrow?"), m.get(4));
         assertEquals("get_weather", r.prompt().tools().getFirst().name());
         assertEquals("object", r.prompt().tools().getFirst().parameters().get("type"));

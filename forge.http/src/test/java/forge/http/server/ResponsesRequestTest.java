@@ -71,16 +71,8 @@ class ResponsesRequestTest {
         List<ChatMessage> m = r.chat().prompt().messages();
         assertEquals(ChatMessage.of(Role.DEVELOPER, "Use tools."), m.get(0));
         assertEquals(ChatMessage.of(Role.USER, "Weather in Paris?"), m.get(1));
-        assertEquals(
-                new ChatMessage(
-                        Role.ASSISTANT,
-                        "Checking.",
-                        "",
-                        List.of(new ToolCall("call_1", "get_weather", "{\"city\":\"Paris\"}")),
-                        "",
-                        "Call it."),
-                m.get(2));
-        assertEquals(new ChatMessage(Role.TOOL, "sunny", "", List.of(), "call_1", ""), m.get(3));
+        assertEquals(MessagesRequestTest.checkingTheWeather("call_1", "Call it."), m.get(2));
+        assertEquals(ChatMessage.toolResult("call_1", "sunny"), m.get(3));
         assertEquals(4, m.size());
     }
 

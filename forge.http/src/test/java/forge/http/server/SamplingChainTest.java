@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class SamplingChainTest {
 
@@ -91,21 +93,6 @@ class SamplingChainTest {
         assertEquals("ab", stage.arguments().text("guard_s"));
         assertEquals(List.of(stage, stage), p.pluginStages());
 
-        assertEquals(
-                "guard_n",
-                refused("{\"samplers\": [\"guard\"], \"guard_n\": 11}").param());
-        assertEquals(
-                "guard_n",
-                refused("{\"samplers\": [\"guard\"], \"guard_n\": 2.5}").param());
-        assertEquals(
-                "guard_p",
-                refused("{\"samplers\": [\"guard\"], \"guard_p\": \"high\"}").param());
-        assertEquals(
-                "guard_on",
-                refused("{\"samplers\": [\"guard\"], \"guard_on\": 1}").param());
-        assertEquals(
-                "guard_s",
-                refused("{\"samplers\": [\"guard\"], \"guard_s\": \"toolong\"}").param());
         ApiError e = refused("{\"samplers\": [\"guard\"], \"guard_n\": 3}");
         assertEquals(400, e.status());
         assertEquals("guard", e.param());
@@ -149,16 +136,26 @@ class SamplingChainTest {
                 p.dry(),
                 "a base below 1 means the default");
         assertEquals(new SamplingParams.Mirostat(2, 4f, 0.2f), p.mirostat());
-        assertEquals("mirostat", refused("{\"mirostat\": 3}").param());
-        assertEquals("xtc_threshold", refused("{\"xtc_threshold\": 1.5}").param());
-        assertEquals(
-                "dry_sequence_breakers",
-                refused("{\"dry_sequence_breakers\": []}").param());
-        assertEquals(
-                "dry_sequence_breakers",
-                refused("{\"dry_sequence_breakers\": [\"\"]}").param());
-        assertEquals(
-                "dry_penalty_last_n", refused("{\"dry_penalty_last_n\": -2}").param());
+    }
+
+    /** A stage's field of the wrong type or out of its range, built in or of a plugin stage (named), is a 400 naming it. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            guard_n               | {"samplers": ["guard"], "guard_n": 11}
+            guard_n               | {"samplers": ["guard"], "guard_n": 2.5}
+            guard_p               | {"samplers": ["guard"], "guard_p": "high"}
+            guard_on              | {"samplers": ["guard"], "guard_on": 1}
+            guard_s               | {"samplers": ["guard"], "guard_s": "toolong"}
+            mirostat              | {"mirostat": 3}
+            xtc_threshold         | {"xtc_threshold": 1.5}
+            dry_sequence_breakers | {"dry_sequence_breakers": []}
+            dry_sequence_breakers | {"dry_sequence_breakers": [""]}
+            dry_penalty_last_n    | {"dry_penalty_last_n": -2}
+            """)
+    void aFieldOfTheWrongTypeOrOutOfRangeIsA400NamingIt(String param, String json) {
+        ApiError e = refused(json);
+        assertEquals(400, e.status(), json);
+        assertEquals(param, e.param(), json);
     }
 
     /** What the chain read after {@code json}, as the body's ignored fields say. */

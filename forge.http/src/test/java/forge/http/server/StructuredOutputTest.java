@@ -21,6 +21,11 @@ class StructuredOutputTest {
 
     /** A template whose tool-call grammar is {@code <call>NAME ARGS</call>}, or, when {@code ownNotation}, ignores the argument rules. */
     static ChatTemplate template(boolean ownNotation) {
+        return template(ownNotation, List.of());
+    }
+
+    /** As {@link #template(boolean)}, its tool calls' grammar applied lazily from the first of {@code triggers}. */
+    static ChatTemplate template(boolean ownNotation, List<String> triggers) {
         return new ChatTemplate() {
             @Override
             public String name() {
@@ -50,21 +55,36 @@ class StructuredOutputTest {
                 }
                 return Optional.of(g.append(") \"</call>\"\n").toString());
             }
+
+            @Override
+            public List<String> toolCallTriggers() {
+                return triggers;
+            }
         };
     }
 
     static ResponsesRequest request() {
-        return ResponsesRequest.parse(Fields.of(Json.parse("""
+        return request("""
                 {"input": "x", "tools": [{"type": "function", "name": "f", "parameters": {"type": "object"}},
                  {"type": "custom", "name": "calc", "format": {"type": "grammar", "syntax": "lark", "definition": "start: /[0-9]+/ \\"+\\" /[0-9]+/\\n"}}],
-                 "tool_choice": "required"}""".getBytes(StandardCharsets.UTF_8))), new ResponseStore());
+                 "tool_choice": "required"}""");
+    }
+
+    private static ResponsesRequest request(String json) {
+        return ResponsesRequest.parse(
+                Fields.of(Json.parse(json.getBytes(StandardCharsets.UTF_8))), new ResponseStore());
+    }
+
+    /** A prompt of one user message offering the tools of {@code r}. */
+    private static ChatPrompt prompt(ResponsesRequest r) {
+        return new ChatPrompt(
+                List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
     }
 
     @Test
     void aFreeformToolsGrammarIsTheRuleOfItsArguments() {
         ResponsesRequest r = request();
-        ChatPrompt prompt = new ChatPrompt(
-                List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
+        ChatPrompt prompt = prompt(r);
         String grammar = r.chat()
                 .structured()
                 .apply(template(false), prompt, SamplingParams.DEFAULTS)
@@ -80,8 +100,7 @@ class StructuredOutputTest {
     @Test
     void aTemplateWritingArgumentsInItsOwnNotationCannotEnforceItSoItIsRefused() {
         ResponsesRequest r = request();
-        ChatPrompt prompt = new ChatPrompt(
-                List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
+        ChatPrompt prompt = prompt(r);
         ApiError e = assertThrows(
                 ApiError.class, () -> r.chat().structured().apply(template(true), prompt, SamplingParams.DEFAULTS));
         assertEquals("tools", e.param());
@@ -93,34 +112,10 @@ class StructuredOutputTest {
 
     @Test
     void offeredUnforcedThereTheToolStaysAndItsGrammarIsNamedAsNotEnforced() {
-        ResponsesRequest r = ResponsesRequest.parse(
-                Fields.of(Json.parse("""
-                {"input": "x", "tools": [{"type": "custom", "name": "calc", "format": {"type": "grammar", "syntax": "regex", "definition": "[0-9]+"}}]}""".getBytes(StandardCharsets.UTF_8))), new ResponseStore());
-        ChatPrompt prompt = new ChatPrompt(
-                List.of(ChatMessage.of(Role.USER, "x")), r.chat().prompt().tools(), true, Map.of());
-        ChatTemplate own = new ChatTemplate() {
-            @Override
-            public String name() {
-                return "own-notation";
-            }
-
-            @Override
-            public String render(ChatPrompt p) {
-                return "";
-            }
-
-            @Override
-            public Optional<String> toolCallGrammar(
-                    List<ToolDefinition> tools, Map<String, String> argumentRules, boolean parallel) {
-                return template(true).toolCallGrammar(tools, argumentRules, parallel);
-            }
-
-            @Override
-            public List<String> toolCallTriggers() {
-                return List.of("<call>");
-            }
-        };
-        StructuredOutput.Applied applied = r.chat().structured().apply(own, prompt, SamplingParams.DEFAULTS);
+        ResponsesRequest r = request("""
+                {"input": "x", "tools": [{"type": "custom", "name": "calc", "format": {"type": "grammar", "syntax": "regex", "definition": "[0-9]+"}}]}""");
+        ChatTemplate own = template(true, List.of("<call>"));
+        StructuredOutput.Applied applied = r.chat().structured().apply(own, prompt(r), SamplingParams.DEFAULTS);
         assertEquals(
                 List.of("tools[calc].format (not enforced by the chat template 'own-notation')"), applied.unenforced());
         assertEquals(

@@ -71,15 +71,49 @@ class VisionEndToEndTest {
         return "data:image/png;base64," + Base64.getEncoder().encodeToString(png);
     }
 
+    /**
+     * A body of OpenAI's chat completions and of Anthropic's messages alike, greedy and four tokens
+     * long: the model, the text and the image's part (or nothing) to fill in.
+     */
+    private static final String MESSAGES = """
+                {"model": "%s", "max_tokens": 4, "temperature": 0, "messages": [{"role": "user", "content": [
+                  {"type": "text", "text": "%s"}%s]}]}
+            """;
+
+    /** A body of OpenAI's Responses, as {@link #MESSAGES}. */
+    private static final String RESPONSES = """
+                {"model": "%s", "max_output_tokens": 4, "temperature": 0, "input": [{"role": "user", "content": [
+                  {"type": "input_text", "text": "%s"}%s]}]}
+            """;
+
+    /** Each door's image part, the PNG's base64 to fill in. */
+    private static final String OPENAI_IMAGE =
+            "{\"type\": \"image_url\", \"image_url\": {\"url\": \"data:image/png;base64,%s\"}}";
+
+    private static final String ANTHROPIC_IMAGE =
+            "{\"type\": \"image\", \"source\": {\"type\": \"base64\", \"media_type\": \"image/png\", \"data\": \"%s\"}}";
+
+    private static final String RESPONSES_IMAGE =
+            "{\"type\": \"input_image\", \"image_url\": \"data:image/png;base64,%s\"}";
+
+    /** The body {@code door} with {@code model}, {@code text} and, unless null, {@code image} as {@code part}. */
+    private static String body(String door, String part, String model, String text, byte[] image) {
+        return door.formatted(
+                model,
+                text,
+                image == null ? "" : ", " + part.formatted(Base64.getEncoder().encodeToString(image)));
+    }
+
+    /** An OpenAI chat body with the text and, unless null, the image. */
     static String openAi(String model, String text, byte[] image) {
-        String parts = "[{\"type\": \"text\", \"text\": \"" + text + "\"}"
-                + (image == null
-                        ? ""
-                        : ", {\"type\": \"image_url\", \"image_url\": {\"url\": \"" + dataUri(image) + "\"}}")
-                + "]";
-        return "{\"model\": \"" + model
-                + "\", \"max_tokens\": 4, \"temperature\": 0, \"messages\": [{\"role\": \"user\"," + " \"content\": "
-                + parts + "}]}";
+        return body(MESSAGES, OPENAI_IMAGE, model, text, image);
+    }
+
+    /** {@code body} posted to {@code path} is refused with a 400 that says {@code why}. */
+    static void assertRefused(Http http, String path, String body, String why) throws Exception {
+        HttpResponse<String> r = http.post(path, body);
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(r.body().contains(why), r.body());
     }
 
     static JsonNode ok(HttpResponse<String> r) {
@@ -88,6 +122,11 @@ class VisionEndToEndTest {
     }
 
     static Engine engine(String model) {
+        return engine(server, model);
+    }
+
+    /** The engine that {@code server} runs {@code model} on. */
+    static Engine engine(TestServer server, String model) {
         return server.running()
                 .catalog()
                 .find(model)
@@ -118,29 +157,12 @@ class VisionEndToEndTest {
 
     /** An Anthropic body with the text and, unless null, the image. */
     static String anthropic(String model, String text, byte[] image) {
-        return """
-                {"model": "%s", "max_tokens": 4, "temperature": 0, "messages": [{"role": "user", "content": [
-                  {"type": "text", "text": "%s"}%s]}]}
-                """.formatted(
-                        model,
-                        text,
-                        image == null
-                                ? ""
-                                : ", {\"type\": \"image\", \"source\": {\"type\": \"base64\", \"media_type\":"
-                                        + " \"image/png\", \"data\": \""
-                                        + Base64.getEncoder().encodeToString(image)
-                                        + "\"}}");
+        return body(MESSAGES, ANTHROPIC_IMAGE, model, text, image);
     }
 
     /** A Responses body with the text and, unless null, the image. */
     static String responses(String model, String text, byte[] image) {
-        return """
-                {"model": "%s", "max_output_tokens": 4, "temperature": 0, "input": [{"role": "user", "content": [
-                  {"type": "input_text", "text": "%s"}%s]}]}
-                """.formatted(
-                model,
-                text,
-                image == null ? "" : ", {\"type\": \"input_image\", \"image_url\": \"" + dataUri(image) + "\"}");
+        return body(RESPONSES, RESPONSES_IMAGE, model, text, image);
     }
 
     /** Anthropic's prompt tokens: those computed, and those read from a cache. */
@@ -218,28 +240,20 @@ class VisionEndToEndTest {
                     .append("\"}}");
         }
         long encodes = engine("tiny-mlp").snapshot().mediaEncodes();
-        HttpResponse<String> refused = http.post(
+        assertRefused(
+                http,
                 "/v1/chat/completions",
                 "{\"model\": \"tiny-mlp\", \"stream\": true, \"max_tokens\": 4, \"messages\": [{\"role\":"
-                        + " \"user\", \"content\": " + parts + "]}]}");
-        assertEquals(400, refused.statusCode(), refused.body());
-        assertTrue(refused.body().contains("context_length_exceeded"), refused.body());
+                        + " \"user\", \"content\": " + parts + "]}]}",
+                "context_length_exceeded");
         assertEquals(encodes, engine("tiny-mlp").snapshot().mediaEncodes(), "nothing was encoded");
     }
 
     @Test
     void anImageThatDoesNotDecodeIsA400AndHarmsNothingElse() throws Exception {
         byte[] broken = SynthImages.png(32, 32, new byte[] {1, 2, 3, 4});
-        HttpResponse<String> refused = http.post("/v1/chat/completions", openAi("tiny-mlp", "What? ", broken));
-        assertEquals(400, refused.statusCode(), refused.body());
-        assertTrue(refused.body().contains("does not decode"), refused.body());
-        HttpResponse<String> anthropic =
-                http.post("/v1/messages", """
-                {"model": "tiny-mlp", "max_tokens": 4, "messages": [{"role": "user", "content": [
-                  {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "%s"}}]}]}
-                """.formatted(Base64.getEncoder().encodeToString(broken)));
-        assertEquals(400, anthropic.statusCode(), anthropic.body());
-        assertTrue(anthropic.body().contains("\"type\":\"error\""), anthropic.body());
+        assertRefused(http, "/v1/chat/completions", openAi("tiny-mlp", "What? ", broken), "does not decode");
+        assertRefused(http, "/v1/messages", anthropic("tiny-mlp", "What? ", broken), "\"type\":\"error\"");
         ok(http.post("/v1/chat/completions", openAi("tiny-mlp", "What? ", SynthImages.png(20, 20, 15))));
         assertEquals(0, engine("tiny-mlp").snapshot().busySlots(), "no slot is left busy");
     }
@@ -247,16 +261,16 @@ class VisionEndToEndTest {
     @Test
     void aModelWithoutAProjectorRefusesImagesInEachDoorsShape() throws Exception {
         byte[] image = SynthImages.png(20, 20, 16);
-        HttpResponse<String> openai = http.post("/v1/chat/completions", openAi("tiny-text", "What? ", image));
-        assertEquals(400, openai.statusCode(), openai.body());
-        assertTrue(openai.body().contains("model tiny-text has no vision projector; give --mmproj"), openai.body());
-        HttpResponse<String> anthropic =
-                http.post("/v1/messages", """
-                {"model": "tiny-text", "max_tokens": 4, "messages": [{"role": "user", "content": [
-                  {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "%s"}}]}]}
-                """.formatted(Base64.getEncoder().encodeToString(image)));
-        assertEquals(400, anthropic.statusCode(), anthropic.body());
-        assertTrue(anthropic.body().contains("has no vision projector; give --mmproj"), anthropic.body());
+        assertRefused(
+                http,
+                "/v1/chat/completions",
+                openAi("tiny-text", "What? ", image),
+                "model tiny-text has no vision projector; give --mmproj");
+        assertRefused(
+                http,
+                "/v1/messages",
+                anthropic("tiny-text", "What? ", image),
+                "has no vision projector; give --mmproj");
     }
 
     @Test
@@ -300,10 +314,11 @@ class VisionEndToEndTest {
                     h.post("/v1/chat/completions", openAi("tiny-wide", "What? ", SynthImages.png(20, 20, 19)));
             assertEquals(200, wide.statusCode(), wide.body());
             // tiny-mlp's projector, found beside it, is dropped by --no-mmproj
-            HttpResponse<String> mlp =
-                    h.post("/v1/chat/completions", openAi("tiny-mlp", "What? ", SynthImages.png(20, 20, 19)));
-            assertEquals(400, mlp.statusCode(), mlp.body());
-            assertTrue(mlp.body().contains("model tiny-mlp has no vision projector; give --mmproj"), mlp.body());
+            assertRefused(
+                    h,
+                    "/v1/chat/completions",
+                    openAi("tiny-mlp", "What? ", SynthImages.png(20, 20, 19)),
+                    "model tiny-mlp has no vision projector; give --mmproj");
         }
         ForgeException unknown = assertThrows(
                 ForgeException.class,
