@@ -199,19 +199,13 @@ final class EngineOptions {
 
     /** {@code -np}: a number of slots, or {@code auto}. */
     int slots() {
-        if (parallel.equalsIgnoreCase("auto")) {
-            return DEFAULT_SLOTS;
-        }
-        try {
-            int n = Integer.parseInt(parallel.strip());
-            if (n < 1) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new ParameterException(
-                    spec.commandLine(), "-np/--parallel: a positive number of slots or auto, got '" + parallel + "'");
-        }
+        return parallel.equalsIgnoreCase("auto")
+                ? DEFAULT_SLOTS
+                : Flags.atLeast(
+                        spec,
+                        1,
+                        parallel,
+                        "-np/--parallel: a positive number of slots or auto, got '" + parallel + "'");
     }
 
     /**

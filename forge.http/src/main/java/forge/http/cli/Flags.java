@@ -8,7 +8,7 @@ import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
-/** How the option groups read a flag's text: durations, and values whose errors name their flag. */
+/** How the option groups read a flag's text: durations, counts, and values whose errors name their flag. */
 final class Flags {
 
     private Flags() {}
@@ -50,6 +50,22 @@ final class Flags {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), flag + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * {@code text} as a whole number of at least {@code min}; anything else is a parameter error
+     * with {@code error} as its message.
+     */
+    static int atLeast(CommandSpec spec, int min, String text, String error) {
+        try {
+            int n = Integer.parseInt(text.strip());
+            if (n >= min) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // not a number: the same error as one below min
+        }
+        throw new ParameterException(spec.commandLine(), error);
     }
 
     /**

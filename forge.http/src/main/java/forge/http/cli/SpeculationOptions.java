@@ -141,19 +141,12 @@ final class SpeculationOptions {
         int layers = switch (draftGpuLayers.strip().toLowerCase(Locale.ROOT)) {
             case "auto" -> -1;
             case "all" -> Integer.MAX_VALUE;
-            default -> {
-                try {
-                    int n = Integer.parseInt(draftGpuLayers.strip());
-                    if (n < 0) {
-                        throw new NumberFormatException();
-                    }
-                    yield n;
-                } catch (NumberFormatException e) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            "--gpu-layers-draft must be a number of layers, auto or all: " + draftGpuLayers);
-                }
-            }
+            default ->
+                Flags.atLeast(
+                        spec,
+                        0,
+                        draftGpuLayers,
+                        "--gpu-layers-draft must be a number of layers, auto or all: " + draftGpuLayers);
         };
         return new CatalogConfig.DraftModel(draftModel, layers);
     }
