@@ -22,17 +22,16 @@ class ModelSynthCommandTest {
 
     @Test
     void writesAProjectorAsWideAsTheModel() {
-        Path model = dir.resolve("tiny.gguf");
-        Path projector = dir.resolve("mmproj-tiny.gguf");
-        String out = synth(model, projector, "--family gemma --embd 96 --heads 4 --kv-heads 2 --mmproj-family mlp");
-        assertTrue(out.contains("mlp projector, 16 embeddings at 16 positions an image of 32x32"), out);
-        GgufFile header = GgufReader.read(projector);
+        GgufFile header = synth(
+                "tiny",
+                "--family gemma --embd 96 --heads 4 --kv-heads 2 --mmproj-family mlp",
+                "mlp projector, 16 embeddings at 16 positions an image of 32x32");
         assertEquals("mlp", header.metadata().string("clip.projector_type").orElseThrow());
         // clip_n_mmproj_embd of an mlp projector is mm.2.bias's length: the model's width
         assertEquals(List.of(96L), header.tensor("mm.2.bias").orElseThrow().dims());
         assertEquals(
                 96L,
-                GgufReader.read(model)
+                GgufReader.read(dir.resolve("tiny.gguf"))
                         .metadata()
                         .integer("llama.embedding_length")
                         .orElseThrow());
@@ -40,23 +39,14 @@ class ModelSynthCommandTest {
 
     @Test
     void anMRopeProjectorComesWithAQwen2vlTextModel() {
-        Path model = dir.resolve("tiny-qwen2vl.gguf");
-        Path projector = dir.resolve("mmproj-tiny-qwen2vl.gguf");
-        StringWriter out = new StringWriter();
-        int rc = new CommandLine(new ModelCommand.Synth())
-                .setOut(new PrintWriter(out))
-                .execute("-o", model.toString(), "--mmproj", projector.toString(), "--mmproj-family", "qwen2vl_merger");
-        assertEquals(0, rc, out.toString());
-        assertTrue(
-                out.toString().contains("qwen2vl_merger projector, 16 embeddings at 4 positions an image of 64x64"),
-                out.toString());
+        GgufFile header = synth(
+                "tiny-qwen2vl",
+                "--mmproj-family qwen2vl_merger",
+                "qwen2vl_merger projector, 16 embeddings at 4 positions an image of 64x64");
         assertEquals(
                 "qwen2vl_merger",
-                GgufReader.read(projector)
-                        .metadata()
-                        .string("clip.projector_type")
-                        .orElseThrow());
-        GgufFile text = GgufReader.read(model);
+                header.metadata().string("clip.projector_type").orElseThrow());
+        GgufFile text = GgufReader.read(dir.resolve("tiny-qwen2vl.gguf"));
         assertEquals("qwen2vl", text.metadata().architecture().orElseThrow(), "the architecture M-RoPE needs");
         assertEquals(
                 4L,
@@ -65,11 +55,10 @@ class ModelSynthCommandTest {
 
     @Test
     void anAudioProjectorIsWrittenAsWideAsTheModel() {
-        Path model = dir.resolve("tiny-audio.gguf");
-        Path projector = dir.resolve("mmproj-tiny-audio.gguf");
-        String out = synth(model, projector, "--family qwen --embd 96 --heads 4 --kv-heads 2 --mmproj-family qwen2a");
-        assertTrue(out.contains("qwen2a audio projector, 750 embeddings a 30-second window"), out);
-        GgufFile header = GgufReader.read(projector);
+        GgufFile header = synth(
+                "tiny-audio",
+                "--family qwen --embd 96 --heads 4 --kv-heads 2 --mmproj-family qwen2a",
+                "qwen2a audio projector, 750 embeddings a 30-second window");
         assertEquals("qwen2a", header.metadata().string("clip.projector_type").orElseThrow());
         // clip_n_mmproj_embd of a qwen2a projector is mm.a.fc.weight's ne[1]: the model's width
         assertEquals(
@@ -78,12 +67,11 @@ class ModelSynthCommandTest {
 
     @Test
     void writesAProjectorOfTheSizeGivenForBenchmarks() {
-        Path model = dir.resolve("bench.gguf");
-        Path projector = dir.resolve("mmproj-bench.gguf");
-        String out = synth(model, projector, "--family gemma --mmproj-size 128:3:224");
         // 224 pixels in 14-pixel patches: 16x16 patches, pooled by 4 per side into 4x4 embeddings
-        assertTrue(out.contains("gemma3 projector, 16 embeddings at 16 positions an image of 224x224"), out);
-        GgufFile header = GgufReader.read(projector);
+        GgufFile header = synth(
+                "bench",
+                "--family gemma --mmproj-size 128:3:224",
+                "gemma3 projector, 16 embeddings at 16 positions an image of 224x224");
         assertEquals(
                 128L, header.metadata().integer("clip.vision.embedding_length").orElseThrow());
         assertEquals(3L, header.metadata().integer("clip.vision.block_count").orElseThrow());
@@ -94,26 +82,30 @@ class ModelSynthCommandTest {
                         .setErr(new PrintWriter(err))
                         .execute(
                                 "-o",
-                                model.toString(),
+                                dir.resolve("bench.gguf").toString(),
                                 "--mmproj",
-                                projector.toString(),
+                                dir.resolve("mmproj-bench.gguf").toString(),
                                 "--mmproj-size",
                                 "128:3:200"));
         assertTrue(err.toString().contains("must be a multiple of 56"), err.toString());
     }
 
     /**
-     * Runs {@code forge model synth -o MODEL --mmproj PROJECTOR FLAGS} ({@code flags} split at
-     * spaces), asserts that it succeeds, and returns what it printed.
+     * Runs {@code forge model synth -o NAME.gguf --mmproj mmproj-NAME.gguf FLAGS} in the test's
+     * folder ({@code flags} split at spaces), asserts that it succeeds and prints {@code printed},
+     * and returns the projector's header.
      */
-    private static String synth(Path model, Path projector, String flags) {
-        List<String> args = new ArrayList<>(List.of("-o", model.toString(), "--mmproj", projector.toString()));
+    private GgufFile synth(String name, String flags, String printed) {
+        Path projector = dir.resolve("mmproj-" + name + ".gguf");
+        List<String> args = new ArrayList<>(
+                List.of("-o", dir.resolve(name + ".gguf").toString(), "--mmproj", projector.toString()));
         args.addAll(List.of(flags.split(" ")));
         StringWriter out = new StringWriter();
         int rc = new CommandLine(new ModelCommand.Synth())
                 .setOut(new PrintWriter(out))
                 .execute(args.toArray(String[]::new));
         assertEquals(0, rc, out.toString());
-        return out.toString();
+        assertTrue(out.toString().contains(printed), out.toString());
+        return GgufReader.read(projector);
     }
 }
