@@ -9,9 +9,12 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 /** {@code forge model synth --mmproj}: a text model and a vision projector of its width, for tests and benches. */
@@ -20,20 +23,29 @@ class ModelSynthCommandTest {
     @TempDir
     Path dir;
 
-    @Test
-    void writesAProjectorAsWideAsTheModel() {
+    /**
+     * A projector as wide as the model: its {@code clip_n_mmproj_embd} is one of a tensor's
+     * dimensions (an mlp projector's mm.2.bias length, a qwen2a projector's mm.a.fc.weight ne[1]).
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            mlp    | gemma | mlp projector, 16 embeddings at 16 positions an image of 32x32 | mm.2.bias      | 96
+            qwen2a | qwen  | qwen2a audio projector, 750 embeddings a 30-second window     | mm.a.fc.weight | 32 96
+            """)
+    void writesAProjectorAsWideAsTheModel(
+            String projector, String family, String printed, String widthTensor, String dims) {
+        String name = "tiny-" + projector;
         GgufFile header = synth(
-                "tiny",
-                "--family gemma --embd 96 --heads 4 --kv-heads 2 --mmproj-family mlp",
-                "mlp projector, 16 embeddings at 16 positions an image of 32x32");
-        assertEquals("mlp", header.metadata().string("clip.projector_type").orElseThrow());
-        // clip_n_mmproj_embd of an mlp projector is mm.2.bias's length: the model's width
-        assertEquals(List.of(96L), header.tensor("mm.2.bias").orElseThrow().dims());
+                name, "--family " + family + " --embd 96 --heads 4 --kv-heads 2 --mmproj-family " + projector, printed);
+        assertEquals(projector, header.metadata().string("clip.projector_type").orElseThrow());
+        assertEquals(
+                Arrays.stream(dims.split(" ")).map(Long::valueOf).toList(),
+                header.tensor(widthTensor).orElseThrow().dims());
+        GgufFile text = GgufReader.read(dir.resolve(name + ".gguf"));
         assertEquals(
                 96L,
-                GgufReader.read(dir.resolve("tiny.gguf"))
-                        .metadata()
-                        .integer("llama.embedding_length")
+                text.metadata()
+                        .integer(text.metadata().architecture().orElseThrow() + ".embedding_length")
                         .orElseThrow());
     }
 
@@ -51,18 +63,6 @@ class ModelSynthCommandTest {
         assertEquals(
                 4L,
                 text.metadata().arrayLength("qwen2vl.rope.dimension_sections").orElseThrow());
-    }
-
-    @Test
-    void anAudioProjectorIsWrittenAsWideAsTheModel() {
-        GgufFile header = synth(
-                "tiny-audio",
-                "--family qwen --embd 96 --heads 4 --kv-heads 2 --mmproj-family qwen2a",
-                "qwen2a audio projector, 750 embeddings a 30-second window");
-        assertEquals("qwen2a", header.metadata().string("clip.projector_type").orElseThrow());
-        // clip_n_mmproj_embd of a qwen2a projector is mm.a.fc.weight's ne[1]: the model's width
-        assertEquals(
-                List.of(32L, 96L), header.tensor("mm.a.fc.weight").orElseThrow().dims());
     }
 
     @Test

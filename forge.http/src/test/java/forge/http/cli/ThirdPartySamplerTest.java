@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.api.sampler.SamplerProvider;
-import forge.lib.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AutoClose;
@@ -73,11 +72,7 @@ class ThirdPartySamplerTest {
                     }
                 }
                 """);
-        server = TestServer.serve(
-                TestServer.model("tiny", SynthSpec.tiny("qwen")),
-                "-c 1024 -np 1 -t 2",
-                "--plugins-dir",
-                plugins.toString());
+        server = ThirdPartyTemplateTest.servePlugins(plugins, "-c 1024 -np 1 -t 2");
         http = server.http();
     }
 
@@ -247,11 +242,8 @@ class ThirdPartySamplerTest {
      */
     @Test
     void underStrictCountTokensAcceptsWhatMessagesAccepts() throws Exception {
-        try (TestServer strict = TestServer.serve(
-                TestServer.model("tiny", SynthSpec.tiny("qwen")),
-                "-c 1024 -np 1 -t 2 --strict",
-                "--plugins-dir",
-                work.resolve("plugins").toString())) {
+        try (TestServer strict =
+                ThirdPartyTemplateTest.servePlugins(work.resolve("plugins"), "-c 1024 -np 1 -t 2 --strict")) {
             String body = """
                     {"model": "tiny", "max_tokens": 3, "temperature": 0, "samplers": ["ban_top", "temperature"], "ban_top_count": 2,
                      "messages": [{"role": "user", "content": "count with me"}]}""";
