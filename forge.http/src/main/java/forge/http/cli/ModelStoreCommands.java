@@ -76,6 +76,7 @@ final class ModelStoreCommands {
             return Offline.open(common, sources);
         }
 
+        /** Where the command prints: picocli's out, which a test may replace. */
         PrintWriter out() {
             return spec.commandLine().getOut();
         }
