@@ -6,19 +6,13 @@ import forge.runtime.catalog.ContextSizing;
 import forge.runtime.engine.EngineConfig;
 import forge.runtime.engine.EngineProfile;
 import forge.runtime.engine.Speculation;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code forge serve}'s engine settings: the profile, and the flags (llama-server's) that set
  * slots, context, batches, threads, attention and the KV cache on top of it.
  */
-final class EngineOptions {
-
-    @Spec(Spec.Target.MIXEE)
-    CommandSpec spec;
+final class EngineOptions extends OptionGroup {
 
     @Option(
             names = "--profile",
@@ -143,75 +137,54 @@ final class EngineOptions {
      * @throws picocli.CommandLine.ParameterException naming the flag, for settings that do not fit
      */
     EngineConfig engineConfig(Speculation speculation) {
-        EngineProfile p;
-        try {
-            p = EngineProfile.named(profile);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--profile: " + e.getMessage());
-        }
-        KvCacheType kv = kvType != null ? Flags.parse(spec, "--kv-type", KvCacheType::parse, kvType) : null;
+        EngineProfile p = parse("--profile", EngineProfile::named, profile);
+        KvCacheType kv = kvType != null ? parse("--kv-type", KvCacheType::parse, kvType) : null;
         if (cacheTypeK != null || cacheTypeV != null) {
-            KvCacheType k =
-                    cacheTypeK != null ? Flags.parse(spec, "--cache-type-k", KvCacheType::parse, cacheTypeK) : null;
-            KvCacheType v =
-                    cacheTypeV != null ? Flags.parse(spec, "--cache-type-v", KvCacheType::parse, cacheTypeV) : k;
+            KvCacheType k = cacheTypeK != null ? parse("--cache-type-k", KvCacheType::parse, cacheTypeK) : null;
+            KvCacheType v = cacheTypeV != null ? parse("--cache-type-v", KvCacheType::parse, cacheTypeV) : k;
             k = k != null ? k : v;
             if (k != v || (kv != null && kv != k)) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "ForgeLM uses one KV cache type for keys and values: "
-                                + "--cache-type-k, --cache-type-v and --kv-type must agree (got " + k + ", " + v
-                                + (kv != null ? ", " + kv : "") + ")");
+                throw invalid("ForgeLM uses one KV cache type for keys and values: "
+                        + "--cache-type-k, --cache-type-v and --kv-type must agree (got " + k + ", " + v
+                        + (kv != null ? ", " + kv : "") + ")");
             }
             kv = k;
         }
         KvCacheType cache = kv != null ? kv : p.kvCacheType();
         FlashAttention fa = flashAttention != null
-                ? Flags.parse(spec, "--flash-attn", FlashAttention::parse, flashAttention)
+                ? parse("--flash-attn", FlashAttention::parse, flashAttention)
                 : p.flashAttention();
         int t = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
         int slots = slots();
-        return Flags.valid(
-                spec,
-                () -> new EngineConfig(
-                        slots,
-                        contextSize != null ? contextSize : p.contextSize(),
-                        batchSize != null ? batchSize : p.batchSize(),
-                        ubatchSize != null ? ubatchSize : p.ubatchSize(),
-                        t,
-                        threadsBatch != null ? threadsBatch : t,
-                        queue,
-                        fa,
-                        cache,
-                        p.name(),
-                        !noWarmup,
-                        speculation,
-                        kvUnified()));
+        return valid(() -> new EngineConfig(
+                slots,
+                contextSize != null ? contextSize : p.contextSize(),
+                batchSize != null ? batchSize : p.batchSize(),
+                ubatchSize != null ? ubatchSize : p.ubatchSize(),
+                t,
+                threadsBatch != null ? threadsBatch : t,
+                queue,
+                fa,
+                cache,
+                p.name(),
+                !noWarmup,
+                speculation,
+                kvUnified()));
     }
 
     /** {@code -kvu} / {@code -no-kvu}: one KV pool for all slots, or a stream per slot (the default). */
     boolean kvUnified() {
         if (kvUnified && noKvUnified) {
-            throw new ParameterException(spec.commandLine(), "--kv-unified and --no-kv-unified contradict each other");
+            throw invalid("--kv-unified and --no-kv-unified contradict each other");
         }
         return kvUnified;
     }
 
     /** {@code -np}: a number of slots, or {@code auto}. */
     int slots() {
-        if (parallel.equalsIgnoreCase("auto")) {
-            return DEFAULT_SLOTS;
-        }
-        try {
-            int n = Integer.parseInt(parallel.strip());
-            if (n < 1) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new ParameterException(
-                    spec.commandLine(), "-np/--parallel: a positive number of slots or auto, got '" + parallel + "'");
-        }
+        return parallel.equalsIgnoreCase("auto")
+                ? DEFAULT_SLOTS
+                : atLeast(1, parallel, "-np/--parallel: a positive number of slots or auto, got '" + parallel + "'");
     }
 
     /**

@@ -3,12 +3,8 @@ package forge.http.cli;
 import forge.api.ForgeException;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.function.Function;
-import java.util.function.Supplier;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
 
-/** How the option groups read a flag's text: durations, and values whose errors name their flag. */
+/** How a flag's duration is read; {@link OptionGroup} reads the values whose errors are the command's. */
 final class Flags {
 
     private Flags() {}
@@ -40,27 +36,6 @@ final class Flags {
             return Duration.ofMillis(Math.round(Double.parseDouble(t) * 1000));
         } catch (NumberFormatException e) {
             throw new ForgeException(option + ": not a duration such as 10s or 500ms: " + text);
-        }
-    }
-
-    /** {@code text} parsed by {@code parser}; a wrong spelling is a parameter error naming {@code flag}. */
-    static <T> T parse(CommandSpec spec, String flag, Function<String, T> parser, String text) {
-        try {
-            return parser.apply(text);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), flag + ": " + e.getMessage());
-        }
-    }
-
-    /**
-     * What {@code value} gives; a setting it refuses ({@link IllegalArgumentException}) becomes a
-     * parameter error with its message.
-     */
-    static <T> T valid(CommandSpec spec, Supplier<T> value) {
-        try {
-            return value.get();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 }

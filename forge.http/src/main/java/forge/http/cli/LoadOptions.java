@@ -12,21 +12,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code forge serve}'s flags for how models are loaded and kept: mapping, reloading a changed
  * file, when idle models unload, how long a request waits for a load, and the host prompt cache.
  */
-final class LoadOptions {
+final class LoadOptions extends OptionGroup {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
-
-    @Spec(Spec.Target.MIXEE)
-    CommandSpec spec;
 
     @Option(
             names = "--models-ttl",
@@ -117,13 +111,12 @@ final class LoadOptions {
 
     /** {@code --models-ttl}, {@code --models-max}, {@code --models-memory} and {@code --models-load-wait}. */
     ModelLoader.Lifecycle lifecycle() {
-        KeepAlive ttl = Flags.parse(spec, "--models-ttl", KeepAlive::parse, modelsTtl);
+        KeepAlive ttl = parse("--models-ttl", KeepAlive::parse, modelsTtl);
         long memory;
         if (modelsMemory.equalsIgnoreCase("auto")) {
             memory = UnloadPolicy.defaultMemory(MachineMemory.totalMemory());
         } else {
-            memory = Flags.parse(
-                    spec,
+            memory = parse(
                     "--models-memory",
                     t -> {
                         long mib = Long.parseLong(t.strip());
@@ -135,12 +128,11 @@ final class LoadOptions {
                     modelsMemory);
         }
         UnloadPolicy limits =
-                Flags.parse(spec, "--models-max", n -> new UnloadPolicy(modelsMax, memory), String.valueOf(modelsMax));
-        Duration wait = Flags.parse(spec, "--models-load-wait", KeepAlive::parse, modelsLoadWait)
-                .duration();
+                parse("--models-max", n -> new UnloadPolicy(modelsMax, memory), String.valueOf(modelsMax));
+        Duration wait =
+                parse("--models-load-wait", KeepAlive::parse, modelsLoadWait).duration();
         if (wait.isNegative() || wait.isZero()) {
-            throw new ParameterException(
-                    spec.commandLine(), "--models-load-wait: a positive duration, got " + modelsLoadWait);
+            throw invalid("--models-load-wait: a positive duration, got " + modelsLoadWait);
         }
         return new ModelLoader.Lifecycle(ttl, limits, wait);
     }
@@ -148,8 +140,7 @@ final class LoadOptions {
     /** The host prompt cache of {@code --cache-ram}, kept in {@code --prompt-cache-dir} when given. */
     void usePromptCache(CatalogConfig.Builder config) {
         if (cacheRamMib < -1) {
-            throw new ParameterException(
-                    spec.commandLine(), "--cache-ram: expected MiB, 0 (off) or -1 (no limit), got " + cacheRamMib);
+            throw invalid("--cache-ram: expected MiB, 0 (off) or -1 (no limit), got " + cacheRamMib);
         }
         long requested = cacheRamMib == -1 ? Long.MAX_VALUE : cacheRamMib << 20;
         // The states are heap arrays: a cache the heap cannot hold would end the server with an OutOfMemoryError.
@@ -162,8 +153,7 @@ final class LoadOptions {
         }
         if (limit == 0) {
             if (promptCacheDir != null) {
-                throw new ParameterException(
-                        spec.commandLine(), "--prompt-cache-dir needs a prompt cache: --cache-ram is 0");
+                throw invalid("--prompt-cache-dir needs a prompt cache: --cache-ram is 0");
             }
             return;
         }

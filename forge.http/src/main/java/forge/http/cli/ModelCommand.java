@@ -69,13 +69,7 @@ final class ModelCommand implements Callable<Integer> {
                 "Show a GGUF model: its metadata, architecture, quantization and context; its chat template, which plugin",
                 "renders it and why, each family's claim, and the template's source. MODEL is a file or an id of forge models list."
             })
-    static final class Inspect implements Callable<Integer> {
-
-        @Mixin
-        CommonOptions common = new CommonOptions();
-
-        @Mixin
-        ModelSourceOptions sources = new ModelSourceOptions();
+    static final class Inspect extends ModelStoreCommands.CatalogCommand {
 
         @Parameters(paramLabel = "FILE|MODEL", description = "A .gguf file, or the id or alias of a model.")
         String name;
@@ -86,14 +80,12 @@ final class ModelCommand implements Callable<Integer> {
             if (Files.isRegularFile(given)) {
                 return given;
             }
-            try (var offline = ModelStoreCommands.Offline.open(common, sources)) {
+            try (var offline = offline()) {
                 var entry = offline.catalog()
                         .find(name)
                         .orElseThrow(() -> new ForgeException(
                                 "no file or model '" + name + "' (forge models list shows the models)"));
-                spec.commandLine()
-                        .getOut()
-                        .printf(
+                out().printf(
                                 "source:         %s%s%n",
                                 entry.source(),
                                 entry.reason()
@@ -115,12 +107,9 @@ final class ModelCommand implements Callable<Integer> {
                 description = "As forge serve: a Jinja template in place of the GGUF's.")
         Path templateFile;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
         public Integer call() {
-            var out = spec.commandLine().getOut();
+            var out = out();
             Path path = file().toAbsolutePath().normalize();
             var gguf = GgufReader.read(path);
             var metadata = ModelRegistry.withTemplate(

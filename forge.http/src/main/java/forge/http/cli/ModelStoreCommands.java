@@ -57,6 +57,31 @@ final class ModelStoreCommands {
         }
     }
 
+    /**
+     * A {@code forge models} subcommand over the user's models: the plugins and backend it starts
+     * with, the model sources it reads, and where it prints.
+     */
+    abstract static class CatalogCommand implements Callable<Integer> {
+        @Mixin
+        CommonOptions common = new CommonOptions();
+
+        @Mixin
+        ModelSourceOptions sources = new ModelSourceOptions();
+
+        @Spec
+        CommandSpec spec;
+
+        /** The catalog of every source, nothing loaded: the caller closes it. */
+        Offline offline() {
+            return Offline.open(common, sources);
+        }
+
+        /** Where the command prints: picocli's out, which a test may replace. */
+        PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+    }
+
     static String size(long bytes) {
         if (bytes < 1024) {
             return bytes + " B";
@@ -80,20 +105,11 @@ final class ModelStoreCommands {
                 "List the models forge serve would serve: ~/.forge/models (or --models-dir), Ollama's, LM Studio's and the",
                 "Hugging Face cache's, each under its id, with its size, template and source, or why it cannot be served."
             })
-    static final class List_ implements Callable<Integer> {
-        @Mixin
-        CommonOptions common = new CommonOptions();
-
-        @Mixin
-        ModelSourceOptions sources = new ModelSourceOptions();
-
-        @Spec
-        CommandSpec spec;
-
+    static final class List_ extends CatalogCommand {
         @Override
         public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            try (Offline o = Offline.open(common, sources)) {
+            PrintWriter out = out();
+            try (Offline o = offline()) {
                 List<ModelEntry> entries = o.catalog().entries();
                 int width = Math.max(
                         8, entries.stream().mapToInt(e -> e.id().length()).max().orElse(0));
@@ -128,13 +144,7 @@ final class ModelStoreCommands {
                 "Give a model another name, kept in ~/.forge/models.json (every alias is also an id in /v1/models).",
                 "With --remove, take a name away."
             })
-    static final class Alias implements Callable<Integer> {
-        @Mixin
-        CommonOptions common = new CommonOptions();
-
-        @Mixin
-        ModelSourceOptions sources = new ModelSourceOptions();
-
+    static final class Alias extends CatalogCommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String alias;
 
@@ -148,9 +158,6 @@ final class ModelStoreCommands {
         @Option(names = "--remove", description = "Remove the alias NAME.")
         boolean remove;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
         public Integer call() {
             Path file = sources.forgeHome().resolve("models.json");
@@ -160,12 +167,12 @@ final class ModelStoreCommands {
                     throw new ForgeException("no alias '" + alias + "' in " + file);
                 }
                 models.with(alias, "").write();
-                spec.commandLine().getOut().printf("removed alias %s%n", alias);
+                out().printf("removed alias %s%n", alias);
             } else {
                 if (target == null) {
                     throw new ForgeException("forge models alias NAME MODEL: which model should " + alias + " name?");
                 }
-                try (Offline o = Offline.open(common, sources)) {
+                try (Offline o = offline()) {
                     ModelEntry e = o.catalog()
                             .find(target)
                             .orElseThrow(() -> new ForgeException(
@@ -174,10 +181,10 @@ final class ModelStoreCommands {
                         throw new ForgeException("'" + alias + "' already names " + other.id());
                     });
                     models.with(alias, e.id()).write();
-                    spec.commandLine().getOut().printf("%s -> %s%n", alias, e.id());
+                    out().printf("%s -> %s%n", alias, e.id());
                 }
             }
-            spec.commandLine().getOut().flush();
+            out().flush();
             return 0;
         }
     }
@@ -193,23 +200,14 @@ final class ModelStoreCommands {
                 "Delete a model from ~/.forge/models (or --models-dir) or the Hugging Face cache, with its aliases.",
                 "Ollama's and LM Studio's models are theirs: remove them there (ollama rm, LM Studio's My Models)."
             })
-    static final class Rm implements Callable<Integer> {
-        @Mixin
-        CommonOptions common = new CommonOptions();
-
-        @Mixin
-        ModelSourceOptions sources = new ModelSourceOptions();
-
+    static final class Rm extends CatalogCommand {
         @Parameters(paramLabel = "MODEL")
         String model;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
         public Integer call() throws IOException {
-            PrintWriter out = spec.commandLine().getOut();
-            try (Offline o = Offline.open(common, sources)) {
+            PrintWriter out = out();
+            try (Offline o = offline()) {
                 ModelEntry e = o.catalog()
                         .find(model)
                         .orElseThrow(() -> new ForgeException("no model answers to '" + model + "'"));

@@ -7,18 +7,12 @@ import java.nio.file.Path;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code forge serve}'s speculative decoding, in llama-server's flags: n-gram lookup, or a draft model. */
-final class SpeculationOptions {
+final class SpeculationOptions extends OptionGroup {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
-
-    @Spec(Spec.Target.MIXEE)
-    CommandSpec spec;
 
     @Option(
             names = "--spec-type",
@@ -106,14 +100,13 @@ final class SpeculationOptions {
     /** {@code --spec-type} and its sizes ({@code --model-draft} alone means {@code draft-simple}). */
     Speculation speculation() {
         String type = specType.equals("none") && draftModel != null ? "draft-simple" : specType;
-        return Flags.valid(spec, () -> switch (type) {
+        return valid(() -> switch (type) {
             case "none" -> Speculation.OFF;
             case "ngram-simple", "ngram" ->
                 new Speculation(specNgram, specDraftMax != null ? specDraftMax : specNgramMax, specDraftMin);
             case "draft-simple", "draft" -> {
                 if (draftModel == null) {
-                    throw new ParameterException(
-                            spec.commandLine(), "--spec-type " + specType + " needs a draft model: --model-draft FILE");
+                    throw invalid("--spec-type " + specType + " needs a draft model: --model-draft FILE");
                 }
                 yield Speculation.draftModel(
                         specDraftMax != null ? specDraftMax : Speculation.DEFAULT_MODEL_DRAFT_MAX,
@@ -121,11 +114,9 @@ final class SpeculationOptions {
                         specDraftPMin);
             }
             default ->
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--spec-type " + specType
-                                + " is not supported: ForgeLM drafts by n-gram lookup or a draft model (none,"
-                                + " ngram-simple or draft-simple)");
+                throw invalid("--spec-type " + specType
+                        + " is not supported: ForgeLM drafts by n-gram lookup or a draft model (none,"
+                        + " ngram-simple or draft-simple)");
         });
     }
 
@@ -135,25 +126,16 @@ final class SpeculationOptions {
             return null;
         }
         if (speculation().type().equals("ngram-simple")) {
-            throw new ParameterException(
-                    spec.commandLine(), "--model-draft drafts with --spec-type draft-simple, not " + specType);
+            throw invalid("--model-draft drafts with --spec-type draft-simple, not " + specType);
         }
         int layers = switch (draftGpuLayers.strip().toLowerCase(Locale.ROOT)) {
             case "auto" -> -1;
             case "all" -> Integer.MAX_VALUE;
-            default -> {
-                try {
-                    int n = Integer.parseInt(draftGpuLayers.strip());
-                    if (n < 0) {
-                        throw new NumberFormatException();
-                    }
-                    yield n;
-                } catch (NumberFormatException e) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            "--gpu-layers-draft must be a number of layers, auto or all: " + draftGpuLayers);
-                }
-            }
+            default ->
+                atLeast(
+                        0,
+                        draftGpuLayers,
+                        "--gpu-layers-draft must be a number of layers, auto or all: " + draftGpuLayers);
         };
         return new CatalogConfig.DraftModel(draftModel, layers);
     }
@@ -164,15 +146,12 @@ final class SpeculationOptions {
             return SyntheticAcceptance.OFF;
         }
         if (specSynthLength != null && specSynthRates != null) {
-            throw new ParameterException(
-                    spec.commandLine(), "--spec-synth-len and --spec-synth-rates are mutually exclusive");
+            throw invalid("--spec-synth-len and --spec-synth-rates are mutually exclusive");
         }
         int max = speculation().draftMax();
-        SyntheticAcceptance s = Flags.valid(
-                spec,
-                () -> specSynthLength != null
-                        ? SyntheticAcceptance.length(specSynthLength, max)
-                        : SyntheticAcceptance.rates(specSynthRates, max));
+        SyntheticAcceptance s = valid(() -> specSynthLength != null
+                ? SyntheticAcceptance.length(specSynthLength, max)
+                : SyntheticAcceptance.rates(specSynthRates, max));
         LOG.warn(
                 "synthetic speculative acceptance is on for benchmarking (mean length {}): the output is not the"
                         + " model's",

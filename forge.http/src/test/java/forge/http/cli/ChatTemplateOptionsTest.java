@@ -38,11 +38,14 @@ class ChatTemplateOptionsTest {
         return TestServer.start(args.toArray(String[]::new));
     }
 
-    private static JsonNode template(TestServer server) throws Exception {
-        return JSON.readTree(server.http().get("/v1/models").body())
+    /** The model's template as {@code /v1/models} shows it, after checking that it is {@code name}. */
+    private static JsonNode template(TestServer server, String name) throws Exception {
+        JsonNode template = JSON.readTree(server.http().get("/v1/models").body())
                 .get("data")
                 .get(0)
                 .get("template");
+        assertEquals(name, template.get("name").asText(), template.toString());
+        return template;
     }
 
     private static String prompt(TestServer server) throws Exception {
@@ -55,13 +58,13 @@ class ChatTemplateOptionsTest {
     void aTemplateFileReplacesTheModelsOwn() throws Exception {
         Path file = Files.writeString(work.resolve("custom.jinja"), CUSTOM);
         try (TestServer server = serve("--chat-template-file", file.toString())) {
-            assertEquals("generic", template(server).get("name").asText());
+            template(server, "generic");
             assertEquals("<<user>>Hi<<assistant>>", prompt(server));
         }
         // a family's own official template in the file: that family renders it, as if the GGUF carried it
         Path qwen3 = Path.of(System.getProperty("forge.llama.home"), "src/models/templates/Qwen-Qwen3-0.6B.jinja");
         try (TestServer server = serve("--chat-template-file", qwen3.toString())) {
-            assertEquals("qwen3", template(server).get("name").asText());
+            template(server, "qwen3");
             assertEquals("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", prompt(server));
         }
     }
@@ -69,18 +72,14 @@ class ChatTemplateOptionsTest {
     @Test
     void aTemplateNameIsTheTemplateOfEveryModel() throws Exception {
         try (TestServer server = serve("--chat-template", "qwen2.5")) {
-            JsonNode t = template(server);
-            assertEquals("qwen2.5", t.get("name").asText());
-            assertEquals("configured", t.get("rule").asText());
+            assertEquals("configured", template(server, "qwen2.5").get("rule").asText());
         }
     }
 
     @Test
     void aLlamaServerBuiltinNameRendersLlamaCppsFormat() throws Exception {
         try (TestServer server = serve("--chat-template", "llama2")) {
-            JsonNode t = template(server);
-            assertEquals("llama2", t.get("name").asText());
-            assertEquals("generic", t.get("family").asText());
+            assertEquals("generic", template(server, "llama2").get("family").asText());
             // llama.cpp's LLM_CHAT_TEMPLATE_LLAMA_2: the system message as plain text in the first [INST], no
             // generation prompt
             assertEquals(

@@ -84,6 +84,24 @@ public final class Http {
         return json(r);
     }
 
+    /** The {@code error} object of a 400, after asserting the status. */
+    public static JsonNode badRequest(HttpResponse<String> r) throws Exception {
+        assertEquals(400, r.statusCode(), r.body());
+        return json(r).get("error");
+    }
+
+    /** Asserts a 400 whose error names the field {@code param}; a failure names the route. */
+    public static void assertParam(HttpResponse<String> r, String param) throws Exception {
+        assertParam(r, param, r.request().method() + " " + r.request().uri().getPath());
+    }
+
+    /** Asserts a 400 whose error names the field {@code param}; a failure names {@code what}. */
+    public static void assertParam(HttpResponse<String> r, String param, String what) throws Exception {
+        String context = what + ": " + r.body();
+        assertEquals(400, r.statusCode(), context);
+        assertEquals(param, json(r).get("error").get("param").asText(), context);
+    }
+
     /**
      * The JSON chunks of a 200 event stream, in order, after asserting that {@code data: [DONE]}
      * ends it; comments (keep-alives) are skipped.

@@ -125,6 +125,26 @@ class ServeCommandTest {
         assertEquals(3, config("-np", "3").slots());
         var e = assertThrows(CommandLine.ParameterException.class, () -> config("-np", "0"));
         assertTrue(e.getMessage().contains("-np"), e.getMessage());
+        e = assertThrows(CommandLine.ParameterException.class, () -> config("-np", "two"));
+        assertEquals("-np/--parallel: a positive number of slots or auto, got 'two'", e.getMessage());
+    }
+
+    @Test
+    void theDraftModelsGpuLayersAreANumberAutoOrAll() {
+        assertEquals(5, draftLayers("5"));
+        assertEquals(0, draftLayers(" 0 "));
+        assertEquals(-1, draftLayers("auto"));
+        assertEquals(Integer.MAX_VALUE, draftLayers("ALL"));
+        for (String bad : new String[] {"-1", "many", ""}) {
+            var e = assertThrows(CommandLine.ParameterException.class, () -> draftLayers(bad));
+            assertEquals("--gpu-layers-draft must be a number of layers, auto or all: " + bad, e.getMessage());
+        }
+    }
+
+    private static int draftLayers(String layers) {
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs("-md", "d.gguf", "-ngld", layers);
+        return serve.speculation.draftModel().gpuLayers();
     }
 
     @Test

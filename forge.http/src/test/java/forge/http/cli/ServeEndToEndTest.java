@@ -1,6 +1,7 @@
 package forge.http.cli;
 
 import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.assertParam;
 import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -203,9 +204,7 @@ class ServeEndToEndTest {
         for (String model : new String[] {"3", "null", "\"\""}) {
             HttpResponse<String> r = http.post("/v1/chat/completions", """
                     {"model": %s, "messages": [{"role": "user", "content": "hi"}]}""".formatted(model));
-            assertEquals(400, r.statusCode(), model);
-            assertEquals(
-                    "model", JSON.readTree(r.body()).get("error").get("param").asText());
+            assertParam(r, "model", model);
         }
     }
 
@@ -222,15 +221,10 @@ class ServeEndToEndTest {
     void invalidParametersAre400NamingThem() throws Exception {
         HttpResponse<String> r = http.post("/v1/chat/completions", """
                 {"model": "demo", "temperature": "hot", "messages": [{"role": "user", "content": "hi"}]}""");
-        assertEquals(400, r.statusCode());
-        assertEquals(
-                "temperature", JSON.readTree(r.body()).get("error").get("param").asText());
+        assertParam(r, "temperature");
         r = http.post("/v1/chat/completions", """
                 {"model": "demo", "messages": [{"role": "wizard", "content": "hi"}]}""");
-        assertEquals(400, r.statusCode());
-        assertEquals(
-                "messages[0].role",
-                JSON.readTree(r.body()).get("error").get("param").asText());
+        assertParam(r, "messages[0].role");
     }
 
     @Test

@@ -51,10 +51,7 @@ class TemplateFamiliesEndToEndTest {
         assertEquals(200, llama.statusCode(), llama.body());
         assertEquals("llama3.1", JSON.readTree(llama.body()).get("template").asText());
         assertEquals(
-                "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
-                        + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
-                        + "<|start_header_id|>assistant<|end_header_id|>\n\n",
-                JSON.readTree(llama.body()).get("prompt").asText());
+                llama31Prompt("Hi"), JSON.readTree(llama.body()).get("prompt").asText());
         // Llama 3.1's official template prints a list of parts as its repr and does not name the developer
         // role: the parts reach it joined as llama-server joins them, the developer message as the system one.
         HttpResponse<String> parts = http.post("/apply-template", """
@@ -64,9 +61,7 @@ class TemplateFamiliesEndToEndTest {
                 """);
         assertEquals(200, parts.statusCode(), parts.body());
         assertEquals(
-                "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
-                        + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi\nthere<|eot_id|>"
-                        + "<|start_header_id|>assistant<|end_header_id|>\n\n",
+                llama31Prompt("Hi\nthere"),
                 JSON.readTree(parts.body()).get("prompt").asText());
         HttpResponse<String> gemma = http.post("/apply-template", """
                 {"model": "tiny-gemma", "messages": [{"role": "user", "content": "Hi"}]}
@@ -81,6 +76,16 @@ class TemplateFamiliesEndToEndTest {
         assertEquals(
                 "<bos><|turn>user\nHi<turn|>\n<|turn>model\n<|channel>thought\n<channel|>",
                 JSON.readTree(gemma4.body()).get("prompt").asText());
+    }
+
+    /**
+     * Llama 3.1's official template's prompt for the system message "Be brief." and {@code user},
+     * on 05 Mar 2025, up to the assistant's header.
+     */
+    private static String llama31Prompt(String user) {
+        return "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
+                + "Today Date: 05 Mar 2025\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n" + user
+                + "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n";
     }
 
     @Test

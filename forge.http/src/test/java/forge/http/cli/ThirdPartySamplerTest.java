@@ -1,6 +1,7 @@
 package forge.http.cli;
 
 import static forge.http.cli.Http.JSON;
+import static forge.http.cli.Http.assertParam;
 import static forge.http.cli.Http.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import forge.api.sampler.SamplerProvider;
-import forge.lib.gguf.synth.SynthSpec;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AutoClose;
@@ -73,11 +73,7 @@ class ThirdPartySamplerTest {
                     }
                 }
                 """);
-        server = TestServer.serve(
-                TestServer.model("tiny", SynthSpec.tiny("qwen")),
-                "-c 1024 -np 1 -t 2",
-                "--plugins-dir",
-                plugins.toString());
+        server = ThirdPartyTemplateTest.servePlugins(plugins, "-c 1024 -np 1 -t 2");
         http = server.http();
     }
 
@@ -156,10 +152,7 @@ class ThirdPartySamplerTest {
 
         HttpResponse<String> range =
                 http.post("/v1/chat/completions", chat("\"samplers\": [\"ban_top\"], \"ban_top_count\": 11,"));
-        assertEquals(400, range.statusCode());
-        assertEquals(
-                "ban_top_count",
-                JSON.readTree(range.body()).get("error").get("param").asText());
+        assertParam(range, "ban_top_count");
 
         HttpResponse<String> refused =
                 http.post("/v1/chat/completions", chat("\"samplers\": [\"ban_top\"], \"ban_top_count\": 7,"));
@@ -173,9 +166,7 @@ class ThirdPartySamplerTest {
         assertTrue(letter.body().contains("'q'"), letter.body());
 
         HttpResponse<String> builtin = http.post("/v1/chat/completions", chat("\"dry_sequence_breakers\": [],"));
-        assertEquals(
-                "dry_sequence_breakers",
-                JSON.readTree(builtin.body()).get("error").get("param").asText());
+        assertParam(builtin, "dry_sequence_breakers");
 
         // Anthropic's shape on /v1/messages.
         HttpResponse<String> messages = http.post("/v1/messages", """
@@ -247,11 +238,8 @@ class ThirdPartySamplerTest {
      */
     @Test
     void underStrictCountTokensAcceptsWhatMessagesAccepts() throws Exception {
-        try (TestServer strict = TestServer.serve(
-                TestServer.model("tiny", SynthSpec.tiny("qwen")),
-                "-c 1024 -np 1 -t 2 --strict",
-                "--plugins-dir",
-                work.resolve("plugins").toString())) {
+        try (TestServer strict =
+                ThirdPartyTemplateTest.servePlugins(work.resolve("plugins"), "-c 1024 -np 1 -t 2 --strict")) {
             String body = """
                     {"model": "tiny", "max_tokens": 3, "temperature": 0, "samplers": ["ban_top", "temperature"], "ban_top_count": 2,
                      "messages": [{"role": "user", "content": "count with me"}]}""";

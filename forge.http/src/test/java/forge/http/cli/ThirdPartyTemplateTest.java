@@ -44,11 +44,7 @@ class ThirdPartyTemplateTest {
         Path plugins = work.resolve("plugins");
         buildPlugin(plugins.resolve("shout-template.jar"));
         buildFlakyPlugin(plugins.resolve("flaky-template.jar"));
-        server = TestServer.serve(
-                TestServer.model("tiny", SynthSpec.tiny("qwen")),
-                "--template shout-1 -c 512 -np 1 -t 2",
-                "--plugins-dir",
-                plugins.toString());
+        server = servePlugins(plugins, "--template shout-1 -c 512 -np 1 -t 2");
         http = server.http();
     }
 
@@ -103,6 +99,12 @@ class ThirdPartyTemplateTest {
                     }
                 }
                 """);
+    }
+
+    /** The tiny qwen model served with {@code flags} (split at spaces) and {@code plugins} as the plugins folder. */
+    static TestServer servePlugins(Path plugins, String flags) {
+        return TestServer.serve(
+                TestServer.model("tiny", SynthSpec.tiny("qwen")), flags, "--plugins-dir", plugins.toString());
     }
 
     /**

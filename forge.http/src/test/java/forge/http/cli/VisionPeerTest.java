@@ -108,23 +108,10 @@ class VisionPeerTest {
                                 > SynthProjector.tiny(projector, 64).tokensPerImage(),
                         ours.toString());
                 assertEquals(12, ours.get("usage").get("completion_tokens").asInt(), ours.toString());
-                assertEquals(
-                        their.get("usage").get("prompt_tokens").asInt(),
-                        ours.get("usage").get("prompt_tokens").asInt(),
-                        projector + ": prompt tokens, the image's embeddings included");
-                assertEquals(
-                        their.get("choices")
-                                .get(0)
-                                .get("message")
-                                .get("content")
-                                .asText(),
-                        ours.get("choices").get(0).get("message").get("content").asText(),
-                        projector + ": the greedy continuation");
-                sameLogprobs(their, ours, projector + ": the first turn");
+                sameTurn(their, ours, projector + ": the first turn, the image's embeddings included");
                 // the next turn: its prompt starts with the first one's, image included, which both
                 // servers keep in the slot and compute only the rest after
-                String said =
-                        ours.get("choices").get(0).get("message").get("content").asText();
+                String said = content(ours);
                 String next = body.replace("\"max_tokens\": 12", "\"max_tokens\": 8")
                         .replace(
                                 "}]}]}",
@@ -133,25 +120,26 @@ class VisionPeerTest {
                                         + "}, {\"role\": \"user\", \"content\": \"And then?\"}]}");
                 JsonNode ours2 = Http.ok(forge.http().post("/v1/chat/completions", next));
                 JsonNode their2 = Http.ok(theirs.post("/v1/chat/completions", next));
-                assertEquals(
-                        their2.get("usage").get("prompt_tokens").asInt(),
-                        ours2.get("usage").get("prompt_tokens").asInt(),
-                        projector + ": the returning turn's prompt tokens");
-                assertEquals(
-                        their2.get("choices")
-                                .get(0)
-                                .get("message")
-                                .get("content")
-                                .asText(),
-                        ours2.get("choices")
-                                .get(0)
-                                .get("message")
-                                .get("content")
-                                .asText(),
-                        projector + ": the returning turn's greedy continuation");
-                sameLogprobs(their2, ours2, projector + ": the returning turn");
+                sameTurn(their2, ours2, projector + ": the returning turn");
             }
         }
+    }
+
+    /**
+     * Both servers' answers to one turn agree: the prompt tokens, the greedy continuation and the
+     * first token's log-probabilities.
+     */
+    private static void sameTurn(JsonNode theirs, JsonNode ours, String what) {
+        assertEquals(
+                theirs.get("usage").get("prompt_tokens").asInt(),
+                ours.get("usage").get("prompt_tokens").asInt(),
+                what + ": prompt tokens");
+        assertEquals(content(theirs), content(ours), what + ": the greedy continuation");
+        sameLogprobs(theirs, ours, what);
+    }
+
+    private static String content(JsonNode answer) {
+        return answer.get("choices").get(0).get("message").get("content").asText();
     }
 
     /**
