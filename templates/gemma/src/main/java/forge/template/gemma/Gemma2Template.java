@@ -41,10 +41,7 @@ final class Gemma2Template implements ChatTemplate {
 
     @Override
     public String render(ChatPrompt prompt) {
-        List<ChatMessage> messages = CAPS.fitted(prompt.messages());
-        if (messages.isEmpty()) {
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = CAPS.fittedMessages(prompt);
         // A developer message is OpenAI's new name for a system message: refused alike.
         if (messages.getFirst().role() == Role.SYSTEM || messages.getFirst().role() == Role.DEVELOPER) {
             throw new TemplateException(NO_SYSTEM);

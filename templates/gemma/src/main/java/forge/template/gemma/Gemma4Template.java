@@ -61,10 +61,7 @@ final class Gemma4Template implements ToolCallingTemplate {
 
     @Override
     public String render(ChatPrompt prompt) {
-        List<ChatMessage> messages = prompt.messages();
-        if (messages.isEmpty()) {
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = CAPS.fittedMessages(prompt); // AS_SENT: the messages as they are
         boolean thinking = PythonValues.truthy(prompt.options().get("enable_thinking"));
         boolean firstIsSystem = isSystem(messages.getFirst());
         Map<String, Object> scope = new HashMap<>();

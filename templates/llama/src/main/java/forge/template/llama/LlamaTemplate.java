@@ -69,11 +69,7 @@ final class LlamaTemplate implements ToolCallingTemplate {
     @Override
     public String render(ChatPrompt prompt) {
         Map<String, Object> options = prompt.options();
-        List<ChatMessage> messages = new ArrayList<>(CAPS.fitted(prompt.messages()));
-        if (messages.isEmpty()) {
-            // The official template reads messages[0]['role'] and fails on an empty list.
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = new ArrayList<>(CAPS.fittedMessages(prompt));
         // custom_tools replaces tools when defined (even as null); no tools at all is `none`.
         Object tools = options.containsKey("custom_tools")
                 ? options.get("custom_tools")

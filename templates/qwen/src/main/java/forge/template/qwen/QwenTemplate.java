@@ -1,7 +1,6 @@
 package forge.template.qwen;
 
 import com.github.mustachejava.Mustache;
-import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
@@ -51,11 +50,7 @@ final class QwenTemplate implements ToolCallingTemplate {
 
     @Override
     public String render(ChatPrompt prompt) {
-        List<ChatMessage> messages = caps(name).fitted(prompt.messages());
-        if (messages.isEmpty()) {
-            // The official template indexes messages[0] and fails on an empty list.
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = caps(name).fittedMessages(prompt);
         Map<String, Object> scope = new HashMap<>();
         boolean firstIsSystem = QwenTurns.isSystem(messages.getFirst());
         scope.put("hasSystem", firstIsSystem);

@@ -130,11 +130,7 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
     }
 
     private String renderCoder(ChatPrompt prompt) {
-        List<ChatMessage> messages = caps(name).fitted(prompt.messages());
-        if (messages.isEmpty()) {
-            // The official template reads messages[0]["role"], which fails on an empty list.
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = caps(name).fittedMessages(prompt);
         Map<String, Object> scope = new HashMap<>();
         boolean firstIsSystem = QwenTurns.isSystem(messages.getFirst());
         boolean hasTools = !prompt.tools().isEmpty();
