@@ -188,24 +188,9 @@ public record SynthVocabulary(
         }
     }
 
-    /**
-     * What a family's vocabulary has besides the shared BPE part.
-     *
-     * @param template the chat template resource ({@code NAME.jinja})
-     * @param eom      the end-of-message token, null where the family has none (likewise {@code pad})
-     */
-    private record Family(
-            String name,
-            String template,
-            String pre,
-            boolean addBos,
-            String bos,
-            String eos,
-            String eot,
-            String eom,
-            String pad,
-            List<Special> specials) {
-        static final Family QWEN = new Family(
+    /** What a family's vocabulary has besides the shared BPE part. */
+    private enum Family {
+        QWEN(
                 "qwen",
                 "qwen",
                 "qwen2",
@@ -222,8 +207,8 @@ public record SynthVocabulary(
                         Special.user("<tool_call>"),
                         Special.user("</tool_call>"),
                         Special.user("<think>"),
-                        Special.user("</think>")));
-        static final Family LLAMA = new Family(
+                        Special.user("</think>"))),
+        LLAMA(
                 "llama",
                 "llama",
                 "llama-bpe",
@@ -240,8 +225,8 @@ public record SynthVocabulary(
                         Special.control("<|end_header_id|>"),
                         Special.control("<|eot_id|>"),
                         Special.control("<|eom_id|>"),
-                        Special.control("<|python_tag|>")));
-        static final Family GEMMA = new Family(
+                        Special.control("<|python_tag|>"))),
+        GEMMA(
                 "gemma",
                 "gemma",
                 "default",
@@ -256,8 +241,8 @@ public record SynthVocabulary(
                         Special.control("<eos>"),
                         Special.control("<start_of_turn>"),
                         Special.control("<end_of_turn>"),
-                        Special.control("<pad>")));
-        static final Family KIMI = new Family(
+                        Special.control("<pad>"))),
+        KIMI(
                 "kimi",
                 "kimi",
                 "kimi-k2",
@@ -279,18 +264,18 @@ public record SynthVocabulary(
                         Special.control("<|tool_calls_section_end|>"),
                         Special.control("<|tool_call_begin|>"),
                         Special.control("<|tool_call_argument_begin|>"),
-                        Special.control("<|tool_call_end|>")));
+                        Special.control("<|tool_call_end|>"))),
         /** Qwen's vocabulary with the fill-in-the-middle and repository tokens of Qwen2.5-Coder. */
-        static final Family CODER = QWEN.extendedAs(
+        CODER(
                 "coder",
+                QWEN,
                 Special.control("<|fim_prefix|>"),
                 Special.control("<|fim_middle|>"),
                 Special.control("<|fim_suffix|>"),
                 Special.control("<|fim_pad|>"),
                 Special.control("<|repo_name|>"),
-                Special.control("<|file_sep|>"));
-
-        static final Family GENERIC = new Family(
+                Special.control("<|file_sep|>")),
+        GENERIC(
                 "generic",
                 "generic",
                 "qwen2",
@@ -305,17 +290,65 @@ public record SynthVocabulary(
                         Special.control("<|im_start|>"),
                         Special.control("<|im_end|>")));
 
-        private static final List<Family> ALL = List.of(QWEN, LLAMA, GEMMA, KIMI, CODER, GENERIC);
+        final String name;
+        /** The chat template resource ({@code NAME.jinja}). */
+        final String template;
 
-        /** This family's vocabulary under another name, with {@code more} specials after its own. */
-        Family extendedAs(String name, Special... more) {
-            List<Special> all = new ArrayList<>(specials);
-            all.addAll(List.of(more));
-            return new Family(name, template, pre, addBos, bos, eos, eot, eom, pad, List.copyOf(all));
+        final String pre;
+        final boolean addBos;
+        final String bos;
+        final String eos;
+        final String eot;
+        final String eom;
+        final String pad;
+        final List<Special> specials;
+
+        Family(
+                String name,
+                String template,
+                String pre,
+                boolean addBos,
+                String bos,
+                String eos,
+                String eot,
+                String eom,
+                String pad,
+                List<Special> specials) {
+            this.name = name;
+            this.template = template;
+            this.pre = pre;
+            this.addBos = addBos;
+            this.bos = bos;
+            this.eos = eos;
+            this.eot = eot;
+            this.eom = eom;
+            this.pad = pad;
+            this.specials = specials;
+        }
+
+        /** The family {@code base} under another name, with {@code more} specials after its own. */
+        Family(String name, Family base, Special... more) {
+            this(
+                    name,
+                    base.template,
+                    base.pre,
+                    base.addBos,
+                    base.bos,
+                    base.eos,
+                    base.eot,
+                    base.eom,
+                    base.pad,
+                    concat(base.specials, List.of(more)));
+        }
+
+        private static List<Special> concat(List<Special> first, List<Special> then) {
+            List<Special> all = new ArrayList<>(first);
+            all.addAll(then);
+            return List.copyOf(all);
         }
 
         static Family of(String name) {
-            for (Family f : ALL) {
+            for (Family f : values()) {
                 if (f.name.equals(name)) {
                     return f;
                 }
