@@ -3,6 +3,8 @@
  * templates from its module without HTML escaping.
  */
 module forge.template.mustache {
+    // MustacheTemplate is a forge.api ChatTemplate.
+    requires transitive forge.api;
     // Plugins use Mustache's types through this module's API.
     requires transitive com.github.mustachejava;
 

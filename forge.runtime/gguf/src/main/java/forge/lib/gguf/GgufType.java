@@ -2,38 +2,37 @@ package forge.lib.gguf;
 
 /**
  * The types a GGUF metadata value can have, with their on-disk ids ({@code enum gguf_type} in
- * llama.cpp's {@code gguf.h}).
+ * llama.cpp's {@code gguf.h}): the constants stand in that enum's order, so a type's id is its
+ * ordinal ({@code GgufTypeTest} pins each one).
  */
 public enum GgufType {
-    UINT8(0, 1),
-    INT8(1, 1),
-    UINT16(2, 2),
-    INT16(3, 2),
-    UINT32(4, 4),
-    INT32(5, 4),
-    FLOAT32(6, 4),
-    BOOL(7, 1),
+    UINT8(1),
+    INT8(1),
+    UINT16(2),
+    INT16(2),
+    UINT32(4),
+    INT32(4),
+    FLOAT32(4),
+    BOOL(1),
     /** {@code uint64_t} length, then that many UTF-8 bytes without a terminator. */
-    STRING(8, 8),
+    STRING(8),
     /** {@code int32_t} element type, {@code uint64_t} count, then the elements. */
-    ARRAY(9, 12),
-    UINT64(10, 8),
-    INT64(11, 8),
-    FLOAT64(12, 8);
+    ARRAY(12),
+    UINT64(8),
+    INT64(8),
+    FLOAT64(8);
 
     private static final GgufType[] BY_ID = values();
 
-    private final int id;
     private final int minSize;
 
-    GgufType(int id, int minSize) {
-        this.id = id;
+    GgufType(int minSize) {
         this.minSize = minSize;
     }
 
     /** The type's id in the file. */
     public int id() {
-        return id;
+        return ordinal();
     }
 
     /** The fewest bytes one value of this type takes in the file (its exact size when fixed). */

@@ -272,13 +272,11 @@ public final class GgufWriter {
 
     private static void writeScalar(Out out, GgufType type, Object v) throws IOException {
         switch (type) {
-            case UINT8, INT8 -> out.i8((byte) (long) (Long) v);
-            case UINT16, INT16 -> out.i16((short) (long) (Long) v);
-            case UINT32, INT32 -> out.i32((int) (long) (Long) v);
-            case UINT64, INT64 -> out.i64((Long) v);
-            case FLOAT32 -> out.i32(Float.floatToRawIntBits((float) (double) (Double) v));
-            case FLOAT64 -> out.i64(Double.doubleToRawLongBits((Double) v));
-            case BOOL -> out.i8((byte) ((Boolean) v ? 1 : 0));
+            // a fixed-size type's minSize is its exact width
+            case UINT8, INT8, UINT16, INT16, UINT32, INT32, UINT64, INT64 -> out.number((Long) v, type.minSize());
+            case FLOAT32 -> out.number(Float.floatToRawIntBits((float) (double) (Double) v), 4);
+            case FLOAT64 -> out.number(Double.doubleToRawLongBits((Double) v), 8);
+            case BOOL -> out.number((Boolean) v ? 1 : 0, 1);
             case STRING -> out.string((String) v);
             case ARRAY -> throw new IllegalArgumentException("GGUF has no arrays of arrays");
         }
@@ -332,24 +330,24 @@ public final class GgufWriter {
             buf.clear();
         }
 
-        void i8(byte v) throws IOException {
-            room(1);
-            buf.put(v);
-        }
-
-        void i16(short v) throws IOException {
-            room(2);
-            buf.putShort(v);
+        /** The low {@code bytes} (1, 2, 4 or 8) bytes of {@code bits}: a GGUF number of that width. */
+        void number(long bits, int bytes) throws IOException {
+            room(bytes);
+            switch (bytes) {
+                case 1 -> buf.put((byte) bits);
+                case 2 -> buf.putShort((short) bits);
+                case 4 -> buf.putInt((int) bits);
+                case 8 -> buf.putLong(bits);
+                default -> throw new IllegalArgumentException("no GGUF number is " + bytes + " bytes wide");
+            }
         }
 
         void i32(int v) throws IOException {
-            room(4);
-            buf.putInt(v);
+            number(v, 4);
         }
 
         void i64(long v) throws IOException {
-            room(8);
-            buf.putLong(v);
+            number(v, 8);
         }
 
         void bytes(byte[] b) throws IOException {
@@ -375,7 +373,7 @@ public final class GgufWriter {
         void padTo(long alignment) throws IOException {
             long pad = GgufReader.align(position(), alignment) - position();
             for (long i = 0; i < pad; i++) {
-                i8((byte) 0);
+                number(0, 1);
             }
         }
     }

@@ -581,10 +581,7 @@ public final class LarkGrammar {
         pos++;
         StringBuilder sb = new StringBuilder();
         while (true) {
-            if (eof() || peek() == '\n') {
-                throw error(start, "the string literal is not closed on its line");
-            }
-            char c = src.charAt(pos++);
+            char c = nextOnLine(start, "the string literal");
             if (c == '"') {
                 return sb.toString();
             }
@@ -624,15 +621,20 @@ public final class LarkGrammar {
         }
     }
 
+    /** The next character of a token opened at {@code start} that must close on its line. */
+    private char nextOnLine(int start, String token) {
+        if (eof() || peek() == '\n') {
+            throw error(start, token + " is not closed on its line");
+        }
+        return src.charAt(pos++);
+    }
+
     private LarkNode regex() {
         int start = pos;
         pos++;
         StringBuilder sb = new StringBuilder();
         while (true) {
-            if (eof() || peek() == '\n') {
-                throw error(start, "the regular expression is not closed on its line");
-            }
-            char c = src.charAt(pos++);
+            char c = nextOnLine(start, "the regular expression");
             if (c == '/') {
                 break;
             }

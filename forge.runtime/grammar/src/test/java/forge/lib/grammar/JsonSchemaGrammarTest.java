@@ -54,10 +54,9 @@ class JsonSchemaGrammarTest {
 
     @Test
     void unsupportedFeaturesAreNamedWithTheirPointer() {
-        UnsupportedSchemaException e = assertThrows(
+        UnsupportedSchemaException e = refusal(
                 UnsupportedSchemaException.class,
-                () -> JsonSchemaGrammar.convert(Map.of(
-                        "type", "object", "properties", Map.of("x", Map.of("type", "array", "uniqueItems", true)))));
+                Map.of("type", "object", "properties", Map.of("x", Map.of("type", "array", "uniqueItems", true))));
         assertEquals("uniqueItems", e.feature());
         assertEquals("/properties/x/uniqueItems", e.pointer());
         for (Map<String, Object> s : List.<Map<String, Object>>of(
@@ -68,28 +67,22 @@ class JsonSchemaGrammarTest {
                 Map.of("type", "string", "pattern", "^(?=a)b$"),
                 Map.of("$ref", "https://example.com/s.json"),
                 Map.of("allOf", List.of(Map.of(), Map.of())))) {
-            assertThrows(UnsupportedSchemaException.class, () -> JsonSchemaGrammar.convert(s), s.toString());
+            refusal(UnsupportedSchemaException.class, s);
         }
     }
 
     @Test
     void invalidSchemasSayWhere() {
-        InvalidSchemaException e = assertThrows(
-                InvalidSchemaException.class,
-                () -> JsonSchemaGrammar.convert(Map.of("properties", Map.of("a/b", Map.of("type", "strin")))));
+        InvalidSchemaException e =
+                refusal(InvalidSchemaException.class, Map.of("properties", Map.of("a/b", Map.of("type", "strin"))));
         assertEquals("/properties/a~1b/type", e.pointer());
         assertEquals(
                 "/properties/p/$ref",
-                assertThrows(
-                                InvalidSchemaException.class,
-                                () -> JsonSchemaGrammar.convert(
-                                        Map.of("properties", Map.of("p", Map.of("$ref", "#/$defs/none")))))
+                refusal(InvalidSchemaException.class, Map.of("properties", Map.of("p", Map.of("$ref", "#/$defs/none"))))
                         .pointer());
         assertEquals(
                 "/minItems",
-                assertThrows(
-                                InvalidSchemaException.class,
-                                () -> JsonSchemaGrammar.convert(Map.of("type", "array", "minItems", -1)))
+                refusal(InvalidSchemaException.class, Map.of("type", "array", "minItems", -1))
                         .pointer());
     }
 
@@ -130,31 +123,25 @@ class JsonSchemaGrammarTest {
     void patternsStayInsideTheJsonString() {
         String g = convert(Map.of("type", "string", "pattern", "^[^a]\\d.$"));
         assertTrue(g.contains("[^a\"\\\\\\x00-\\x1F\\x7F]"), g);
-        assertThrows(
-                UnsupportedSchemaException.class,
-                () -> JsonSchemaGrammar.convert(Map.of("type", "string", "pattern", "^a\"b$")));
+        refusal(UnsupportedSchemaException.class, Map.of("type", "string", "pattern", "^a\"b$"));
     }
 
     @Test
     void repetitionsPastLlamaCppsLimitAreRefusedNamingTheKeyword() {
-        UnsupportedSchemaException e = assertThrows(
+        UnsupportedSchemaException e = refusal(
                 UnsupportedSchemaException.class,
-                () -> JsonSchemaGrammar.convert(
-                        Map.of("type", "array", "items", Map.of("type", "integer"), "minItems", 1_000_000)));
+                Map.of("type", "array", "items", Map.of("type", "integer"), "minItems", 1_000_000));
         assertEquals("/minItems", e.pointer());
         assertTrue(e.getMessage().contains("over the limit of 2000"), e.getMessage());
         assertEquals(
                 "/properties/s/maxLength",
-                assertThrows(
+                refusal(
                                 UnsupportedSchemaException.class,
-                                () -> JsonSchemaGrammar.convert(
-                                        Map.of("properties", Map.of("s", Map.of("type", "string", "maxLength", 5000)))))
+                                Map.of("properties", Map.of("s", Map.of("type", "string", "maxLength", 5000))))
                         .pointer());
         assertEquals(
                 "/pattern",
-                assertThrows(
-                                UnsupportedSchemaException.class,
-                                () -> JsonSchemaGrammar.convert(Map.of("type", "string", "pattern", "^a{1000000}$")))
+                refusal(UnsupportedSchemaException.class, Map.of("type", "string", "pattern", "^a{1000000}$"))
                         .pointer());
         // At the limit, the grammar is one llama.cpp takes.
         GbnfGrammar.check(JsonSchemaGrammar.convert(Map.of("type", "array", "minItems", 2000, "maxItems", 2000)));
@@ -168,32 +155,25 @@ class JsonSchemaGrammarTest {
      */
     @Test
     void numbersPastADoublesRangeAreRefusedAndHugeCountsStayHuge() {
-        InvalidSchemaException e = assertThrows(
+        InvalidSchemaException e = refusal(
                 InvalidSchemaException.class,
-                () -> JsonSchemaGrammar.convert(Map.of(
-                        "properties", Map.of("age", Map.of("type", "integer", "maximum", Double.POSITIVE_INFINITY)))));
+                Map.of("properties", Map.of("age", Map.of("type", "integer", "maximum", Double.POSITIVE_INFINITY))));
         assertEquals("/properties/age/maximum", e.pointer());
         assertTrue(e.getMessage().contains("finite"), e.getMessage());
         assertEquals(
                 "/minLength",
-                assertThrows(
-                                InvalidSchemaException.class,
-                                () -> JsonSchemaGrammar.convert(
-                                        Map.of("type", "string", "minLength", Double.POSITIVE_INFINITY)))
+                refusal(InvalidSchemaException.class, Map.of("type", "string", "minLength", Double.POSITIVE_INFINITY))
                         .pointer());
         // 2^64 + 1 is not 1 item
         assertEquals(
                 "/maxItems",
-                assertThrows(
+                refusal(
                                 UnsupportedSchemaException.class,
-                                () -> JsonSchemaGrammar.convert(Map.of(
-                                        "type", "array", "maxItems", new java.math.BigInteger("18446744073709551617"))))
+                                Map.of("type", "array", "maxItems", new java.math.BigInteger("18446744073709551617")))
                         .pointer());
         assertEquals(
                 "/minItems",
-                assertThrows(
-                                InvalidSchemaException.class,
-                                () -> JsonSchemaGrammar.convert(Map.of("type", "array", "minItems", 1.5)))
+                refusal(InvalidSchemaException.class, Map.of("type", "array", "minItems", 1.5))
                         .pointer());
         convert(Map.of("type", "array", "maxItems", 4.0));
     }
@@ -210,15 +190,12 @@ class JsonSchemaGrammarTest {
             convert(Map.of("type", "string", "pattern", p));
         }
         for (String p : new String[] {"^(a*)*$", "^(a|)+$", "^(a?){2,}$", "^(b|c?d?)*$"}) {
-            UnsupportedSchemaException e = assertThrows(
-                    UnsupportedSchemaException.class,
-                    () -> JsonSchemaGrammar.convert(Map.of("type", "string", "pattern", p)),
-                    p);
+            UnsupportedSchemaException e =
+                    refusal(UnsupportedSchemaException.class, Map.of("type", "string", "pattern", p));
             assertTrue(e.getMessage().contains("left recursive"), e.getMessage());
         }
-        UnsupportedSchemaException e = assertThrows(
-                UnsupportedSchemaException.class,
-                () -> JsonSchemaGrammar.convert(Map.of("type", "string", "pattern", "^a{+000000}+$")));
+        UnsupportedSchemaException e =
+                refusal(UnsupportedSchemaException.class, Map.of("type", "string", "pattern", "^a{+000000}+$"));
         assertTrue(e.getMessage().contains("invalid number in curly brackets"), e.getMessage());
     }
 
@@ -238,10 +215,9 @@ class JsonSchemaGrammarTest {
                 "additionalProperties",
                 Map.of("type", "number")));
         for (String name : new String[] {longest + "n", "\uD83D\uDE00".repeat(500), "x".repeat(1_000_000)}) {
-            UnsupportedSchemaException e = assertThrows(
+            UnsupportedSchemaException e = refusal(
                     UnsupportedSchemaException.class,
-                    () -> JsonSchemaGrammar.convert(Map.of(
-                            "type", "object", "properties", Map.of(name, Map.of()), "additionalProperties", true)));
+                    Map.of("type", "object", "properties", Map.of(name, Map.of()), "additionalProperties", true));
             assertEquals("/additionalProperties", e.pointer());
             assertTrue(e.getMessage().contains("at most " + JsonSchemaGrammar.MAX_EXCLUDED_NAME), e.getMessage());
         }
@@ -309,10 +285,7 @@ class JsonSchemaGrammarTest {
     @Test
     void aQuantifierAfterAnAlternationBarRepeatsNothing() {
         for (String p : new String[] {"^(.yz|+F)$", "^a|*$", "^(|{2})$", "^+$"}) {
-            InvalidSchemaException e = assertThrows(
-                    InvalidSchemaException.class,
-                    () -> JsonSchemaGrammar.convert(Map.of("type", "string", "pattern", p)),
-                    p);
+            InvalidSchemaException e = refusal(InvalidSchemaException.class, Map.of("type", "string", "pattern", p));
             assertTrue(e.getMessage().contains("nothing to repeat"), e.getMessage());
         }
     }
@@ -334,5 +307,10 @@ class JsonSchemaGrammarTest {
                 convert(Map.of("type", "array", "maxItems", 3))
                         .contains("root ::= \"[\" space (item (\",\" space item){0,2})? space \"]\""),
                 "below the limit, llama.cpp's own spelling");
+    }
+
+    /** What {@link JsonSchemaGrammar#convert} throws for {@code schema}: an exception of {@code type}. */
+    private static <E extends SchemaGrammarException> E refusal(Class<E> type, Map<String, Object> schema) {
+        return assertThrows(type, () -> JsonSchemaGrammar.convert(schema), () -> String.valueOf(schema));
     }
 }

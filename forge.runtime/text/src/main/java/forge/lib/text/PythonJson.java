@@ -369,55 +369,56 @@ public final class PythonJson {
 
         Map<String, Object> object() {
             Map<String, Object> m = new LinkedHashMap<>();
-            pos++;
-            ws();
-            if (peek() == '}') {
-                pos++;
-                return Collections.unmodifiableMap(m);
+            if (!opensEmpty('}')) {
+                do {
+                    ws();
+                    if (peek() != '"') {
+                        throw error("expected a key");
+                    }
+                    String k = string();
+                    ws();
+                    expect(':');
+                    ws();
+                    m.put(k, value());
+                } while (!endOfItems('}'));
             }
-            while (true) {
-                ws();
-                if (peek() != '"') {
-                    throw error("expected a key");
-                }
-                String k = string();
-                ws();
-                expect(':');
-                ws();
-                m.put(k, value());
-                ws();
-                char c = next();
-                if (c == '}') {
-                    return Collections.unmodifiableMap(m);
-                }
-                if (c != ',') {
-                    pos--;
-                    throw error("expected , or }");
-                }
-            }
+            return Collections.unmodifiableMap(m);
         }
 
         List<Object> array() {
             List<Object> l = new ArrayList<>();
+            if (!opensEmpty(']')) {
+                do {
+                    ws();
+                    l.add(value());
+                } while (!endOfItems(']'));
+            }
+            return Collections.unmodifiableList(l);
+        }
+
+        /** Steps over an object's or array's opening bracket: whether {@code close} follows at once (it is empty). */
+        private boolean opensEmpty(char close) {
             pos++;
             ws();
-            if (peek() == ']') {
+            if (peek() == close) {
                 pos++;
-                return Collections.unmodifiableList(l);
+                return true;
             }
-            while (true) {
-                ws();
-                l.add(value());
-                ws();
-                char c = next();
-                if (c == ']') {
-                    return Collections.unmodifiableList(l);
-                }
-                if (c != ',') {
-                    pos--;
-                    throw error("expected , or ]");
-                }
+            return false;
+        }
+
+        /** After an item of an object or array: true at its {@code close}, false at the comma before the next item. */
+        private boolean endOfItems(char close) {
+            ws();
+            char c = next();
+            if (c == close) {
+                return true;
             }
+            if (c != ',') {
+                pos--;
+                throw error("expected , or " + close);
+            }
+            return false;
         }
 
         String string() {

@@ -183,6 +183,22 @@ class PythonJsonTest {
         assertThrows(IllegalArgumentException.class, () -> PythonJson.parse("[1] x"));
         assertThrows(IllegalArgumentException.class, () -> PythonJson.parse("\"a\nb\""));
         assertThrows(IllegalArgumentException.class, () -> PythonJson.parse(""));
+        // objects and arrays: their items, separated by commas, up to the closing bracket
+        assertEquals(
+                List.of(List.of(), Map.of(), List.of(Map.of("a", 1L))),
+                PythonJson.parse(" [ [ ] , { } , [{ \"a\" : 1 }] ] "));
+        assertEquals(
+                "invalid JSON at offset 8: expected , or }",
+                assertThrows(IllegalArgumentException.class, () -> PythonJson.parse("{\"a\": 1 ]"))
+                        .getMessage());
+        assertEquals(
+                "invalid JSON at offset 3: expected , or ]",
+                assertThrows(IllegalArgumentException.class, () -> PythonJson.parse("[1 }"))
+                        .getMessage());
+        assertEquals(
+                "invalid JSON at offset 7: expected a key",
+                assertThrows(IllegalArgumentException.class, () -> PythonJson.parse("{\"a\":1,}"))
+                        .getMessage());
     }
 
     @Test

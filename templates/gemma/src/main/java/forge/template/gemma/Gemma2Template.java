@@ -1,13 +1,11 @@
 package forge.template.gemma;
 
-import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
-import forge.api.template.ChatTemplate;
 import forge.api.template.Role;
 import forge.lib.text.PythonText;
-import forge.template.mustache.PromptMustache;
+import forge.template.mustache.MustacheTemplate;
 import forge.template.toolkit.TemplateCaps;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,7 +17,7 @@ import java.util.Map;
  * user/model alternation (the official template raises on both, and so does this with its
  * words), no tool syntax. Tools are ignored, as the official template ignores them.
  */
-final class Gemma2Template implements ChatTemplate {
+final class Gemma2Template extends MustacheTemplate {
 
     static final String NO_SYSTEM = "System role not supported";
     static final String ALTERNATE = "Conversation roles must alternate user/assistant/user/assistant/...";
@@ -28,23 +26,15 @@ final class Gemma2Template implements ChatTemplate {
     static final TemplateCaps CAPS = new TemplateCaps(true, false, true);
 
     private final String bos;
-    private final Mustache mustache = PromptMustache.compile(Gemma2Template.class, "gemma", "gemma2");
 
     Gemma2Template(String bos) {
+        super(GemmaTemplates.GEMMA2, Gemma2Template.class, "gemma", "gemma2");
         this.bos = bos.isEmpty() ? "<bos>" : bos;
     }
 
     @Override
-    public String name() {
-        return GemmaTemplates.GEMMA2;
-    }
-
-    @Override
     public String render(ChatPrompt prompt) {
-        List<ChatMessage> messages = CAPS.fitted(prompt.messages());
-        if (messages.isEmpty()) {
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = CAPS.fittedMessages(prompt);
         // A developer message is OpenAI's new name for a system message: refused alike.
         if (messages.getFirst().role() == Role.SYSTEM || messages.getFirst().role() == Role.DEVELOPER) {
             throw new TemplateException(NO_SYSTEM);
@@ -64,7 +54,7 @@ final class Gemma2Template implements ChatTemplate {
         scope.put("bos", bos);
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
-        return PromptMustache.render(mustache, scope);
+        return renderView(scope);
     }
 
     @Override

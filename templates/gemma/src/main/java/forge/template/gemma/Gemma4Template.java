@@ -1,6 +1,5 @@
 package forge.template.gemma;
 
-import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
@@ -11,7 +10,7 @@ import forge.api.template.ToolCall;
 import forge.lib.text.PythonJson;
 import forge.lib.text.PythonText;
 import forge.lib.text.PythonValues;
-import forge.template.mustache.PromptMustache;
+import forge.template.mustache.MustacheTemplate;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.Gemma4ToolCalls;
 import forge.template.toolkit.calls.Reasoning;
@@ -31,7 +30,7 @@ import java.util.regex.Pattern;
  * turn, consecutive model messages merged into one turn, and a generation prompt that closes an
  * empty thought channel unless thinking is on.
  */
-final class Gemma4Template implements ToolCallingTemplate {
+final class Gemma4Template extends MustacheTemplate implements ToolCallingTemplate {
 
     static final String THOUGHT_OPEN = "<|channel>thought";
     static final String CHANNEL_CLOSE = "<channel|>";
@@ -40,15 +39,10 @@ final class Gemma4Template implements ToolCallingTemplate {
     static final TemplateCaps CAPS = TemplateCaps.AS_SENT;
 
     private final String bos;
-    private final Mustache mustache = PromptMustache.compile(Gemma4Template.class, "gemma", "gemma4");
 
     Gemma4Template(String bos) {
+        super(GemmaTemplates.GEMMA4, Gemma4Template.class, "gemma", "gemma4");
         this.bos = bos.isEmpty() ? "<bos>" : bos;
-    }
-
-    @Override
-    public String name() {
-        return GemmaTemplates.GEMMA4;
     }
 
     /** The kinds of the template's {@code ns.prev_message_type} that matter at the end. */
@@ -61,10 +55,7 @@ final class Gemma4Template implements ToolCallingTemplate {
 
     @Override
     public String render(ChatPrompt prompt) {
-        List<ChatMessage> messages = prompt.messages();
-        if (messages.isEmpty()) {
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = CAPS.fittedMessages(prompt); // AS_SENT: the messages as they are
         boolean thinking = PythonValues.truthy(prompt.options().get("enable_thinking"));
         boolean firstIsSystem = isSystem(messages.getFirst());
         Map<String, Object> scope = new HashMap<>();
@@ -162,7 +153,7 @@ final class Gemma4Template implements ToolCallingTemplate {
                 "generationPrompt",
                 prompt.addGenerationPrompt() && prev != Prev.TOOL_CALL && prev != Prev.TOOL_RESPONSE);
         scope.put("emptyThought", !thinking);
-        return PromptMustache.render(mustache, scope);
+        return renderView(scope);
     }
 
     private static boolean isSystem(ChatMessage m) {

@@ -1,12 +1,11 @@
 package forge.template.generic;
 
-import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.OutputParser;
 import forge.api.template.Role;
-import forge.template.mustache.PromptMustache;
+import forge.template.mustache.MustacheTemplate;
 import forge.template.toolkit.calls.HermesToolCalls;
 import forge.template.toolkit.calls.ToolCallSyntax;
 import forge.template.toolkit.calls.ToolCallingTemplate;
@@ -20,24 +19,15 @@ import java.util.Map;
  * the assistant's turn. Tool calls and tool results are rendered as text, since ChatML itself has
  * no convention for them.
  */
-final class ChatMlTemplate implements ToolCallingTemplate {
+final class ChatMlTemplate extends MustacheTemplate implements ToolCallingTemplate {
 
     /** The generic variant's fallback for a model without a template of its own. */
     static final ChatMlTemplate INSTANCE = new ChatMlTemplate(GenericTemplates.GENERIC);
     /** The {@code chatml} variant, llama-server's name: the same ChatML, under its own name. */
     static final ChatMlTemplate CHATML = new ChatMlTemplate(GenericTemplates.CHATML);
 
-    private static final Mustache MUSTACHE = PromptMustache.compile(ChatMlTemplate.class, "generic", "chatml");
-
-    private final String name;
-
     private ChatMlTemplate(String name) {
-        this.name = name;
-    }
-
-    @Override
-    public String name() {
-        return name;
+        super(name, ChatMlTemplate.class, "generic", "chatml");
     }
 
     @Override
@@ -56,7 +46,7 @@ final class ChatMlTemplate implements ToolCallingTemplate {
         Map<String, Object> scope = new HashMap<>();
         scope.put("messages", messages);
         scope.put("add_generation_prompt", prompt.addGenerationPrompt());
-        return PromptMustache.render(MUSTACHE, scope);
+        return renderView(scope);
     }
 
     private static String contentOf(ChatMessage m) {

@@ -25,6 +25,12 @@ class JinjaChatTemplateTest {
         return new ChatPrompt(messages, List.of(), true, options);
     }
 
+    /** The reason rendering {@code source} over {@code message} alone fails with. */
+    private static String renderFailure(String source, ChatMessage message) {
+        return assertThrows(TemplateException.class, () -> render(source, prompt(List.of(message), Map.of())))
+                .getMessage();
+    }
+
     private static String render(String source, ChatPrompt prompt) {
         return new JinjaChatTemplate("generic", source, "<s>", "</s>").render(prompt);
     }
@@ -104,12 +110,11 @@ class JinjaChatTemplateTest {
 
     @Test
     void raiseExceptionIsTheTemplatesReason() {
-        TemplateException e = assertThrows(
-                TemplateException.class,
-                () -> render(
+        assertEquals(
+                "first must be user, not assistant",
+                renderFailure(
                         "{% if messages[0].role != 'user' %}{{ raise_exception('first must be user, not ' ~ messages[0].role) }}{% endif %}ok",
-                        prompt(List.of(ChatMessage.of(Role.ASSISTANT, "x")), Map.of())));
-        assertEquals("first must be user, not assistant", e.getMessage());
+                        ChatMessage.of(Role.ASSISTANT, "x")));
     }
 
     @Test
@@ -174,18 +179,12 @@ class JinjaChatTemplateTest {
 
     @Test
     void aFailedRenderSaysSoInPythonsWords() {
-        TemplateException e = assertThrows(
-                TemplateException.class,
-                () -> render(
-                        "{% for t in tools %}{{ t }}{% endfor %}",
-                        prompt(List.of(ChatMessage.of(Role.USER, "x")), Map.of())));
-        assertEquals("the model's chat template failed at line 1: 'NoneType' object is not iterable", e.getMessage());
-        e = assertThrows(
-                TemplateException.class,
-                () -> render("{{ 'a' + {'b': 1} }}", prompt(List.of(ChatMessage.of(Role.USER, "x")), Map.of())));
+        assertEquals(
+                "the model's chat template failed at line 1: 'NoneType' object is not iterable",
+                renderFailure("{% for t in tools %}{{ t }}{% endfor %}", ChatMessage.of(Role.USER, "x")));
         assertEquals(
                 "the model's chat template failed at line 1: can only concatenate str (not \"dict\") to str",
-                e.getMessage());
+                renderFailure("{{ 'a' + {'b': 1} }}", ChatMessage.of(Role.USER, "x")));
     }
 
     @Test

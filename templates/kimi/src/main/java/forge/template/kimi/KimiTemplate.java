@@ -1,6 +1,5 @@
 package forge.template.kimi;
 
-import com.github.mustachejava.Mustache;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
@@ -8,7 +7,7 @@ import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.lib.text.PythonJson;
 import forge.lib.text.PythonValues;
-import forge.template.mustache.PromptMustache;
+import forge.template.mustache.MustacheTemplate;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.KimiToolCalls;
 import forge.template.toolkit.calls.ToolCallSyntax;
@@ -32,24 +31,16 @@ import java.util.Map;
  * {@code kimi-k2-instruct}, which also names the call from its own queue of ids); and role names
  * ({@code kimi-k2-instruct} prints a message's {@code name} in place of its role).
  */
-final class KimiTemplate implements ToolCallingTemplate {
+final class KimiTemplate extends MustacheTemplate implements ToolCallingTemplate {
 
-    private final String name;
     private final boolean instruct;
-    private final Mustache mustache;
 
     /** The official templates' capabilities (checked against the golden corpus): text parts taken, the developer role not named. */
     static final TemplateCaps CAPS = new TemplateCaps(false, false, true);
 
     KimiTemplate(String name) {
-        this.name = name;
+        super(name, KimiTemplate.class, "kimi", "kimi");
         this.instruct = name.equals(KimiTemplates.KIMI_K2_INSTRUCT);
-        this.mustache = PromptMustache.compile(KimiTemplate.class, "kimi", "kimi");
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
@@ -111,7 +102,7 @@ final class KimiTemplate implements ToolCallingTemplate {
         }
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
-        return PromptMustache.render(mustache, scope);
+        return renderView(scope);
     }
 
     private static boolean isSystem(ChatMessage m) {

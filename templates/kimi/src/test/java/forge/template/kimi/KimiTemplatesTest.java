@@ -57,9 +57,7 @@ class KimiTemplatesTest extends ChatTemplateContract {
     @Test
     void claimsByFingerprintTokenizerAndName() throws Exception {
         assertClaimedByTemplate(official("moonshotai-Kimi-K2.jinja"), "kimi-k2");
-        assertEquals(
-                "kimi-k2-instruct",
-                claimedVariant(model("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Instruct.jinja")))));
+        assertClaimedByTemplate(official("Kimi-K2-Instruct.jinja"), "kimi-k2-instruct");
         // K2 Thinking reasons in <think>: not a template of this family, so the generic plugin renders it.
         assertUnclaimed("x", Map.of("tokenizer.chat_template", official("Kimi-K2-Thinking.jinja")));
         TemplateClaim byTokenizer = provider()
@@ -69,11 +67,8 @@ class KimiTemplatesTest extends ChatTemplateContract {
         assertEquals(40, byTokenizer.confidence());
         assertUnclaimed("DeepSeek-V3", Map.of("general.architecture", "deepseek2"));
         assertEquals("kimi-k2-instruct", claimedVariant(model("x", Map.of("general.name", "Kimi K2 Instruct 0905"))));
-        assertEquals("kimi-k2-instruct", claimedVariant(model("Kimi-K2-Instruct-Q4_K_M", Map.of())));
-        assertEquals("kimi-k2", claimedVariant(model("kimi_k2", Map.of())));
-        assertEquals(
-                TemplateClaim.Rule.NAME,
-                provider().claim(model("kimi_k2", Map.of())).orElseThrow().rule());
+        assertClaimedByName("Kimi-K2-Instruct-Q4_K_M", "kimi-k2-instruct");
+        assertClaimedByName("kimi_k2", "kimi-k2");
         assertUnclaimed("Kimi-K2-Thinking", Map.of());
     }
 

@@ -1,6 +1,5 @@
 package forge.template.llama;
 
-import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -10,7 +9,7 @@ import forge.api.template.ToolDefinition;
 import forge.lib.text.PythonJson;
 import forge.lib.text.PythonText;
 import forge.lib.text.PythonValues;
-import forge.template.mustache.PromptMustache;
+import forge.template.mustache.MustacheTemplate;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.LlamaToolCalls;
 import forge.template.toolkit.calls.ToolCallSyntax;
@@ -36,7 +35,7 @@ import java.util.function.Supplier;
  * {@code date_string}, {@code tools_in_user_message}, {@code custom_tools} and (3.1, 3.3)
  * {@code builtin_tools}. A {@code developer} message is a system message, as OpenAI means it.
  */
-final class LlamaTemplate implements ToolCallingTemplate {
+final class LlamaTemplate extends MustacheTemplate implements ToolCallingTemplate {
 
     static final String BOS = "<|begin_of_text|>";
     /** The date 3.1 and 3.3 print when none is given (and 3.2 has no clock). */
@@ -44,36 +43,24 @@ final class LlamaTemplate implements ToolCallingTemplate {
     /** strftime's "%d %b %Y" in the C locale, as 3.2's strftime_now("%d %b %Y") writes it. */
     static final DateTimeFormatter STRFTIME_D_B_Y = DateTimeFormatter.ofPattern("dd MMM yyyy", Locale.ROOT);
 
-    private final String name;
     private final boolean knowsBuiltinTools;
     private final String bos;
     private final Supplier<LocalDate> clock;
-    private final Mustache mustache;
 
     /** The official templates' capabilities (checked against the golden corpus): content printed as a string. */
     static final TemplateCaps CAPS = new TemplateCaps(true, false, true);
 
     LlamaTemplate(String name, String bos, Supplier<LocalDate> clock) {
-        this.name = name;
+        super(name, LlamaTemplate.class, "llama", "llama3");
         this.knowsBuiltinTools = !name.equals(LlamaTemplates.LLAMA32);
         this.bos = bos.isEmpty() ? BOS : bos;
         this.clock = clock;
-        this.mustache = PromptMustache.compile(LlamaTemplate.class, "llama", "llama3");
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
     public String render(ChatPrompt prompt) {
         Map<String, Object> options = prompt.options();
-        List<ChatMessage> messages = new ArrayList<>(CAPS.fitted(prompt.messages()));
-        if (messages.isEmpty()) {
-            // The official template reads messages[0]['role'] and fails on an empty list.
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = new ArrayList<>(CAPS.fittedMessages(prompt));
         // custom_tools replaces tools when defined (even as null); no tools at all is `none`.
         Object tools = options.containsKey("custom_tools")
                 ? options.get("custom_tools")
@@ -153,7 +140,7 @@ final class LlamaTemplate implements ToolCallingTemplate {
         }
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
-        return PromptMustache.render(mustache, scope);
+        return renderView(scope);
     }
 
     private String date(Map<String, Object> options) {

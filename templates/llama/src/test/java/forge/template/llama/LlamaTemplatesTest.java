@@ -14,7 +14,6 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
-import forge.api.template.TemplateClaim;
 import forge.api.template.ToolCall;
 import forge.api.template.ToolDefinition;
 import forge.template.testkit.ChatTemplateContract;
@@ -75,16 +74,14 @@ class LlamaTemplatesTest extends ChatTemplateContract {
 
     @Test
     void claimsByIdsAndAliasesCaseInsensitiveAndTolerant() {
-        assertEquals("llama3.1", claimedVariant(model("Meta-Llama-3.1-8B", Map.of())));
-        assertEquals("llama3.3", claimedVariant(model("llama-3.3-70b-instruct-q4", Map.of())));
-        assertEquals("llama3.2", claimedVariant(model("LLAMA3_2_1B", Map.of())));
+        assertClaimedByName("Meta-Llama-3.1-8B", "llama3.1");
+        assertClaimedByName("llama-3.3-70b-instruct-q4", "llama3.3");
+        assertClaimedByName("LLAMA3_2_1B", "llama3.2");
         assertEquals(
                 "llama3.2",
                 claimedVariant(new ModelDescriptor(
                         "my-model", List.of("llama3.2:3b"), Path.of("m.gguf"), ModelMetadata.EMPTY)));
-        assertEquals(
-                TemplateClaim.Rule.NAME,
-                provider().claim(model("llama3.2-1b", Map.of())).orElseThrow().rule());
+        assertClaimedByName("llama3.2-1b", "llama3.2");
         // Llama 3 (without a minor version) has a different template; "3-1b" is a size, not 3.1.
         assertUnclaimed("Meta-Llama-3-8B-Instruct", Map.of());
         assertUnclaimed("llama-3-1b", Map.of());

@@ -1,5 +1,7 @@
 /**
- * Mustache support shared by the template plugins.
+ * Mustache support shared by the template plugins: {@link PromptMustache}
+ * compiles and renders a plugin's files, and a template class that renders one file extends
+ * {@link MustacheTemplate}.
  *
  * {@snippet :
  * Mustache chatml = PromptMustache.compile(QwenTemplate.class, "qwen", "qwen2.5");

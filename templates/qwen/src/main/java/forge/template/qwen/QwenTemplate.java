@@ -1,7 +1,5 @@
 package forge.template.qwen;
 
-import com.github.mustachejava.Mustache;
-import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.ChatTemplate;
@@ -9,7 +7,7 @@ import forge.api.template.Role;
 import forge.api.template.ToolCall;
 import forge.lib.text.PythonJson;
 import forge.lib.text.PythonText;
-import forge.template.mustache.PromptMustache;
+import forge.template.mustache.MustacheTemplate;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.HermesToolCalls;
 import forge.template.toolkit.calls.Reasoning;
@@ -25,13 +23,11 @@ import java.util.Map;
  * {@code <tool_call>} JSON, tool results grouped in one user turn; Qwen 3 adds {@code <think>}
  * reasoning, replayed only for the turns after the last user query, and {@code enable_thinking}.
  */
-final class QwenTemplate implements ToolCallingTemplate {
+final class QwenTemplate extends MustacheTemplate implements ToolCallingTemplate {
 
     static final String DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
 
-    private final String name;
     private final boolean thinking;
-    private final Mustache mustache;
 
     /** The official templates' capabilities (checked against the golden corpus): Qwen 2.5 and 3 print content as a string. */
     static TemplateCaps caps(String variant) {
@@ -39,23 +35,13 @@ final class QwenTemplate implements ToolCallingTemplate {
     }
 
     QwenTemplate(String name) {
-        this.name = name;
+        super(name, QwenTemplate.class, "qwen", name);
         this.thinking = !name.equals(QwenTemplates.QWEN25);
-        this.mustache = PromptMustache.compile(QwenTemplate.class, "qwen", name);
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
     public String render(ChatPrompt prompt) {
-        List<ChatMessage> messages = caps(name).fitted(prompt.messages());
-        if (messages.isEmpty()) {
-            // The official template indexes messages[0] and fails on an empty list.
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = caps(name()).fittedMessages(prompt);
         Map<String, Object> scope = new HashMap<>();
         boolean firstIsSystem = QwenTurns.isSystem(messages.getFirst());
         scope.put("hasSystem", firstIsSystem);
@@ -101,7 +87,7 @@ final class QwenTemplate implements ToolCallingTemplate {
         scope.put("generationPrompt", prompt.addGenerationPrompt());
         scope.put(
                 "thinkingOff", thinking && Boolean.FALSE.equals(prompt.options().get("enable_thinking")));
-        return PromptMustache.render(mustache, scope);
+        return renderView(scope);
     }
 
     /** Qwen 3's ns.last_query_index: the last user turn that is not a wrapped tool response. */

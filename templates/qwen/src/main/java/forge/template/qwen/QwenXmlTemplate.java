@@ -1,6 +1,5 @@
 package forge.template.qwen;
 
-import com.github.mustachejava.Mustache;
 import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
@@ -10,7 +9,7 @@ import forge.api.template.ToolDefinition;
 import forge.lib.text.PythonJson;
 import forge.lib.text.PythonText;
 import forge.lib.text.PythonValues;
-import forge.template.mustache.PromptMustache;
+import forge.template.mustache.MustacheTemplate;
 import forge.template.toolkit.TemplateCaps;
 import forge.template.toolkit.calls.QwenXmlToolCalls;
 import forge.template.toolkit.calls.Reasoning;
@@ -30,14 +29,12 @@ import java.util.function.IntFunction;
  * every assistant turn after the last user query; Qwen3-Coder describes tools in XML and has no
  * reasoning.
  */
-final class QwenXmlTemplate implements ToolCallingTemplate {
+final class QwenXmlTemplate extends MustacheTemplate implements ToolCallingTemplate {
 
     static final String CODER_DEFAULT_SYSTEM =
             "You are Qwen, a helpful AI assistant that can interact with a computer to solve tasks.";
 
-    private final String name;
     private final boolean coder;
-    private final Mustache mustache;
 
     /** The official templates' capabilities (checked against the golden corpus): Qwen 3.5 takes text parts, Qwen3-Coder prints content as a string. */
     static TemplateCaps caps(String variant) {
@@ -45,14 +42,8 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
     }
 
     QwenXmlTemplate(String name) {
-        this.name = name;
+        super(name, QwenXmlTemplate.class, "qwen", name);
         this.coder = name.equals(QwenTemplates.QWEN3_CODER);
-        this.mustache = PromptMustache.compile(QwenXmlTemplate.class, "qwen", name);
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
@@ -61,7 +52,7 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
     }
 
     private String render35(ChatPrompt prompt) {
-        List<ChatMessage> messages = caps(name).fitted(prompt.messages());
+        List<ChatMessage> messages = caps(name()).fitted(prompt.messages());
         if (messages.isEmpty()) {
             throw new TemplateException("No messages provided.");
         }
@@ -126,15 +117,11 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
                 Boolean.FALSE.equals(prompt.options().get("enable_thinking"))
                         ? "<think>\n\n</think>\n\n"
                         : "<think>\n");
-        return PromptMustache.render(mustache, scope);
+        return renderView(scope);
     }
 
     private String renderCoder(ChatPrompt prompt) {
-        List<ChatMessage> messages = caps(name).fitted(prompt.messages());
-        if (messages.isEmpty()) {
-            // The official template reads messages[0]["role"], which fails on an empty list.
-            throw new TemplateException("the conversation has no messages");
-        }
+        List<ChatMessage> messages = caps(name()).fittedMessages(prompt);
         Map<String, Object> scope = new HashMap<>();
         boolean firstIsSystem = QwenTurns.isSystem(messages.getFirst());
         boolean hasTools = !prompt.tools().isEmpty();
@@ -165,7 +152,7 @@ final class QwenXmlTemplate implements ToolCallingTemplate {
         scope.put("turns", turns);
         scope.put("generationPrompt", prompt.addGenerationPrompt());
         scope.put("nl", "\n");
-        return PromptMustache.render(mustache, scope);
+        return renderView(scope);
     }
 
     /** A tool as Qwen3-Coder's system turn describes it, each optional line ready with its leading newline. */

@@ -10,7 +10,6 @@ import forge.api.template.ChatDelta;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
-import forge.api.template.TemplateClaim;
 import forge.template.testkit.ChatTemplateContract;
 import forge.template.testkit.OfficialTemplates;
 import forge.template.toolkit.calls.HermesToolCalls;
@@ -30,22 +29,14 @@ class QwenTemplatesTest extends ChatTemplateContract {
 
     @Test
     void claimsByNameTolerantOfVariantSpellings() {
-        assertEquals("qwen2.5", claimedVariant(model("Qwen2.5-Coder-7B-Instruct-Q4_K_M", Map.of())));
-        assertEquals("qwen3", claimedVariant(model("qwen3_4b", Map.of())));
-        assertEquals(
-                TemplateClaim.Rule.NAME,
-                provider().claim(model("qwen3_4b", Map.of())).orElseThrow().rule());
+        assertClaimedByName("Qwen2.5-Coder-7B-Instruct-Q4_K_M", "qwen2.5");
+        assertClaimedByName("qwen3_4b", "qwen3");
         assertUnclaimed("Meta-Llama-3.1-8B", Map.of());
     }
 
     @Test
     void claimsByChatTemplateFingerprintBeforeNames() throws Exception {
-        String official = official("Qwen-Qwen3-0.6B.jinja");
-        TemplateClaim c = provider()
-                .claim(model("some-model", Map.of("tokenizer.chat_template", official)))
-                .orElseThrow();
-        assertEquals("qwen3", c.variant());
-        assertEquals(TemplateClaim.Rule.METADATA, c.rule());
+        assertClaimedByTemplate(official("Qwen-Qwen3-0.6B.jinja"), "qwen3");
         assertEquals("qwen2.5", claimedVariant(model("x", Map.of("general.architecture", "qwen2"))));
         // A qwen2 GGUF with its own, unofficial template (a fine-tune's ChatML) keeps it: the generic
         // engine renders it exactly.

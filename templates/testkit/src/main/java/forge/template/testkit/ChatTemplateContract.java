@@ -71,6 +71,20 @@ public abstract class ChatTemplateContract {
         return c;
     }
 
+    /**
+     * Asserts that the family claims a model known by its id {@code id} alone (no metadata) as
+     * {@code variant}, by that name.
+     *
+     * @return the claim, for its other fields
+     */
+    public TemplateClaim assertClaimedByName(String id, String variant) {
+        TemplateClaim c = provider.claim(Models.model(id, Map.of()))
+                .orElseThrow(() -> new AssertionError("'" + id + "' is not claimed"));
+        assertEquals(variant, c.variant(), id);
+        assertEquals(TemplateClaim.Rule.NAME, c.rule(), id);
+        return c;
+    }
+
     /** Asserts that the family claims no model {@code id} with {@code metadata}: another family or the generic engine does. */
     public void assertUnclaimed(String id, Map<String, Object> metadata) {
         assertEquals(Optional.empty(), provider.claim(Models.model(id, metadata)), id + " " + metadata);

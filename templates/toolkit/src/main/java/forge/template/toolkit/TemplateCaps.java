@@ -1,6 +1,8 @@
 package forge.template.toolkit;
 
+import forge.api.TemplateException;
 import forge.api.template.ChatMessage;
+import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
 import forge.lib.text.PythonJson;
 import java.util.ArrayList;
@@ -108,6 +110,20 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
             }
         }
         return m.content();
+    }
+
+    /**
+     * The prompt's messages {@link #fitted}, for a template that reads the first of them as the
+     * official ones do ({@code messages[0]}, which fails on an empty list).
+     *
+     * @throws TemplateException when the conversation has no messages
+     */
+    public List<ChatMessage> fittedMessages(ChatPrompt prompt) {
+        List<ChatMessage> messages = fitted(prompt.messages());
+        if (messages.isEmpty()) {
+            throw new TemplateException("the conversation has no messages");
+        }
+        return messages;
     }
 
     /** {@code messages} with each one's {@link ChatMessage#content} as {@link #text} reads it (the same list when nothing changes). */

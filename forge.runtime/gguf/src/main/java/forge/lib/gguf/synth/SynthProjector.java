@@ -301,12 +301,7 @@ public record SynthProjector(
     /** {@code qwen2a}: the Whisper encoder's keys and tensors under {@code clip.audio.*} and {@code a.*}. */
     private GgufWriter audioWriter() {
         GgufWriter w = header(true);
-        w.put("clip.audio.embedding_length", GgufValue.uint32(embedding));
-        w.put("clip.audio.feed_forward_length", GgufValue.uint32(ffn));
-        w.put("clip.audio.block_count", GgufValue.uint32(layers));
-        w.put("clip.audio.projection_dim", GgufValue.uint32(textEmbedding));
-        w.put("clip.audio.attention.head_count", GgufValue.uint32(heads));
-        w.put("clip.audio.attention.layer_norm_epsilon", GgufValue.float32(1e-5f));
+        encoderKeys(w, "clip.audio", 1e-5f);
         w.put("clip.audio.num_mel_bins", GgufValue.uint32(MEL_BINS));
 
         long e = embedding;
@@ -347,14 +342,22 @@ public record SynthProjector(
     /** The vision tower's sizes under {@code clip.vision.*}, after its activation's key. */
     private void visionKeys(GgufWriter w, String activation) {
         w.put(activation, GgufValue.bool(true));
-        w.put("clip.vision.embedding_length", GgufValue.uint32(embedding));
-        w.put("clip.vision.feed_forward_length", GgufValue.uint32(ffn));
-        w.put("clip.vision.block_count", GgufValue.uint32(layers));
-        w.put("clip.vision.projection_dim", GgufValue.uint32(textEmbedding));
-        w.put("clip.vision.attention.head_count", GgufValue.uint32(heads));
-        w.put("clip.vision.attention.layer_norm_epsilon", GgufValue.float32(1e-6f));
+        encoderKeys(w, "clip.vision", 1e-6f);
         w.put("clip.vision.image_size", GgufValue.uint32(imageSize));
         w.put("clip.vision.patch_size", GgufValue.uint32(patchSize));
+    }
+
+    /**
+     * The sizes clip.cpp reads alike for either encoder, under {@code prefix} ({@code clip.vision}
+     * or {@code clip.audio}), in the order both writers have always put them.
+     */
+    private void encoderKeys(GgufWriter w, String prefix, float layerNormEpsilon) {
+        w.put(prefix + ".embedding_length", GgufValue.uint32(embedding));
+        w.put(prefix + ".feed_forward_length", GgufValue.uint32(ffn));
+        w.put(prefix + ".block_count", GgufValue.uint32(layers));
+        w.put(prefix + ".projection_dim", GgufValue.uint32(textEmbedding));
+        w.put(prefix + ".attention.head_count", GgufValue.uint32(heads));
+        w.put(prefix + ".attention.layer_norm_epsilon", GgufValue.float32(layerNormEpsilon));
     }
 
     /**

@@ -221,31 +221,6 @@ public record SynthSpec(
         });
     }
 
-    /** This spec with another embedding width. */
-    public SynthSpec withEmbedding(int embedding) {
-        return withShape(embedding, layers, heads, kvHeads, ffn);
-    }
-
-    /** This spec with another number of layers. */
-    public SynthSpec withLayers(int layers) {
-        return withShape(embedding, layers, heads, kvHeads, ffn);
-    }
-
-    /** This spec with another number of attention heads. */
-    public SynthSpec withHeads(int heads) {
-        return withShape(embedding, layers, heads, kvHeads, ffn);
-    }
-
-    /** This spec with another number of key/value heads. */
-    public SynthSpec withKvHeads(int kvHeads) {
-        return withShape(embedding, layers, heads, kvHeads, ffn);
-    }
-
-    /** This spec with another feed-forward width. */
-    public SynthSpec withFfn(int ffn) {
-        return withShape(embedding, layers, heads, kvHeads, ffn);
-    }
-
     /** This spec with another training context length. */
     public SynthSpec withContextLength(int contextLength) {
         return with(copy -> copy.contextLength = contextLength);

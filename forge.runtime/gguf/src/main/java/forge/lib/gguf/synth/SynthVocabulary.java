@@ -624,7 +624,7 @@ public record SynthVocabulary(
             if (ids.containsKey(word)) {
                 return;
             }
-            List<String> pieces = bpe(word);
+            List<String> pieces = bpe(word, ranks);
             String left = pieces.getFirst();
             for (int i = 1; i < pieces.size() && !full(); i++) {
                 String right = pieces.get(i);
@@ -641,27 +641,31 @@ public record SynthVocabulary(
                 left = joined;
             }
         }
+    }
 
-        /** The pieces BPE makes of {@code word} with the merges so far (lowest rank first). */
-        private List<String> bpe(String word) {
-            List<String> pieces = new ArrayList<>();
-            word.codePoints().forEach(cp -> pieces.add(Character.toString(cp)));
-            while (pieces.size() > 1) {
-                int best = -1;
-                int bestRank = Integer.MAX_VALUE;
-                for (int i = 0; i + 1 < pieces.size(); i++) {
-                    Integer rank = ranks.get(pieces.get(i) + " " + pieces.get(i + 1));
-                    if (rank != null && rank < bestRank) {
-                        bestRank = rank;
-                        best = i;
-                    }
+    /**
+     * The pieces plain BPE makes of {@code word}: it merges the adjacent pair of lowest rank
+     * ({@code "left right"} in {@code ranks}) until none applies. The generator grows its merges
+     * with it, and the test checks with it that every merged token is reached from its bytes.
+     */
+    static List<String> bpe(String word, Map<String, Integer> ranks) {
+        List<String> pieces = new ArrayList<>();
+        word.codePoints().forEach(cp -> pieces.add(Character.toString(cp)));
+        while (pieces.size() > 1) {
+            int best = -1;
+            int bestRank = Integer.MAX_VALUE;
+            for (int i = 0; i + 1 < pieces.size(); i++) {
+                Integer rank = ranks.get(pieces.get(i) + " " + pieces.get(i + 1));
+                if (rank != null && rank < bestRank) {
+                    bestRank = rank;
+                    best = i;
                 }
-                if (best < 0) {
-                    break;
-                }
-                pieces.set(best, pieces.get(best) + pieces.remove(best + 1));
             }
-            return pieces;
+            if (best < 0) {
+                break;
+            }
+            pieces.set(best, pieces.get(best) + pieces.remove(best + 1));
         }
+        return pieces;
     }
 }

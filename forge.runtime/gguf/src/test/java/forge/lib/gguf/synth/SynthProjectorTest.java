@@ -16,6 +16,8 @@ import java.nio.file.Path;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The synthetic projectors carry the keys and tensor shapes {@code clip.cpp} reads for their
@@ -29,12 +31,9 @@ class SynthProjectorTest {
     @Test
     void aGemma3ProjectorHasASiglipEncoderAndTheGemma3Projection() throws IOException {
         SynthProjector spec = SynthProjector.tiny("gemma3", 64);
-        Path file = dir.resolve("mmproj-gemma3.gguf");
-        spec.write(file);
-        GgufFile header = GgufReader.read(file);
+        GgufFile header = written(spec);
         var md = header.metadata();
         assertEquals("clip", md.architecture().orElseThrow());
-        assertEquals("gemma3", md.string("clip.projector_type").orElseThrow());
         assertEquals(32L, md.integer("clip.vision.embedding_length").orElseThrow());
         assertEquals(48L, md.integer("clip.vision.feed_forward_length").orElseThrow());
         assertEquals(128L, md.integer("clip.vision.image_size").orElseThrow());
@@ -48,18 +47,13 @@ class SynthProjectorTest {
         shape(header, "mm.soft_emb_norm.weight", 32);
         assertFalse(header.tensor("v.class_embd").isPresent());
         assertEquals(16, spec.tokensPerImage());
-        assertTrue(Files.size(file) < 4 << 20, "a few MB at most: " + Files.size(file));
     }
 
     @Test
     void aQwen2aProjectorHasAWhisperEncoderForAudioOnly() throws IOException {
         SynthProjector spec = SynthProjector.tiny("qwen2a", 64);
-        assertTrue(spec.audio());
-        Path file = dir.resolve("mmproj-qwen2a.gguf");
-        spec.write(file);
-        GgufFile header = GgufReader.read(file);
+        GgufFile header = written(spec);
         var md = header.metadata();
-        assertEquals("qwen2a", md.string("clip.projector_type").orElseThrow());
         assertEquals(Boolean.TRUE, md.values().get("clip.has_audio_encoder"));
         assertEquals(Boolean.FALSE, md.values().get("clip.has_vision_encoder"));
         assertEquals(128L, md.integer("clip.audio.num_mel_bins").orElseThrow());
@@ -72,18 +66,13 @@ class SynthProjectorTest {
         assertFalse(header.tensor("a.blk.1.attn_k.bias").isPresent(), "whisper's keys have no bias");
         shape(header, "mm.a.fc.weight", 32, 64); // clip_n_mmproj_embd reads ne[1]
         assertFalse(header.tensor("v.patch_embd.weight").isPresent());
-        assertTrue(Files.size(file) < 4 << 20, "a few MB at most: " + Files.size(file));
     }
 
     @Test
     void aQwen2vlMergerHasTwoPatchConvolutionsNoLearnedPositionsAndTheMerger() throws IOException {
         SynthProjector spec = SynthProjector.tiny("qwen2vl_merger", 64);
-        assertTrue(spec.mrope());
-        Path file = dir.resolve("mmproj-qwen2vl.gguf");
-        spec.write(file);
-        GgufFile header = GgufReader.read(file);
+        GgufFile header = written(spec);
         var md = header.metadata();
-        assertEquals("qwen2vl_merger", md.string("clip.projector_type").orElseThrow());
         assertEquals(2L, md.integer("clip.vision.spatial_merge_size").orElseThrow());
         shape(header, "v.patch_embd.weight", 8, 8, 3, 32);
         shape(header, "v.patch_embd.weight.1", 8, 8, 3, 32);
@@ -97,7 +86,6 @@ class SynthProjectorTest {
         shape(header, "mm.2.bias", 64); // clip_n_mmproj_embd reads its length
         assertEquals(16, spec.tokensPerImage(), "64x64: 8x8 patches, 4x4 merged");
         assertEquals(4, spec.positionsPerImage(), "M-RoPE: the longer side's merged patches");
-        assertTrue(Files.size(file) < 4 << 20, "a few MB at most: " + Files.size(file));
         // M-RoPE rotates four sections of the head: its size must be a multiple of 4
         assertThrows(
                 IllegalArgumentException.class, () -> new SynthProjector("qwen2vl_merger", 64, 36, 2, 2, 48, 64, 8, 1));
@@ -106,14 +94,10 @@ class SynthProjectorTest {
     }
 
     @Test
-    void aQwen25vlMergerHasRmsNormsAndAGatedFeedForward() {
+    void aQwen25vlMergerHasRmsNormsAndAGatedFeedForward() throws IOException {
         SynthProjector spec = SynthProjector.tiny("qwen2.5vl_merger", 64);
-        assertTrue(spec.mrope());
-        Path file = dir.resolve("mmproj-qwen25vl.gguf");
-        spec.write(file);
-        GgufFile header = GgufReader.read(file);
+        GgufFile header = written(spec);
         var md = header.metadata();
-        assertEquals("qwen2.5vl_merger", md.string("clip.projector_type").orElseThrow());
         assertEquals(0L, md.integer("clip.vision.n_wa_pattern").orElseThrow(), "clip.cpp requires it for 2.5");
         assertEquals(Boolean.TRUE, md.values().get("clip.use_silu"));
         shape(header, "v.blk.0.ffn_gate.weight", 32, 48);
@@ -124,12 +108,9 @@ class SynthProjectorTest {
     }
 
     @Test
-    void anMlpProjectorHasAClipEncoderAndTheLlavaProjection() {
+    void anMlpProjectorHasAClipEncoderAndTheLlavaProjection() throws IOException {
         SynthProjector spec = SynthProjector.tiny("mlp", 96);
-        Path file = dir.resolve("mmproj-mlp.gguf");
-        spec.write(file);
-        GgufFile header = GgufReader.read(file);
-        assertEquals("mlp", header.metadata().string("clip.projector_type").orElseThrow());
+        GgufFile header = written(spec);
         shape(header, "v.class_embd", 32);
         shape(header, "v.position_embd.weight", 32, 17); // the class token and 4x4 patches
         shape(header, "v.pre_ln.weight", 32);
@@ -137,6 +118,20 @@ class SynthProjectorTest {
         shape(header, "mm.2.weight", 96, 96);
         shape(header, "mm.2.bias", 96); // clip_n_mmproj_embd reads its length
         assertEquals(16, spec.tokensPerImage());
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "gemma3, false, false",
+        "mlp, false, false",
+        "qwen2a, true, false",
+        "qwen2vl_merger, false, true",
+        "qwen2.5vl_merger, false, true"
+    })
+    void aFamilyIsAnAudioEncoderOrPositionsByMRopeOrNeither(String family, boolean audio, boolean mrope) {
+        SynthProjector spec = SynthProjector.tiny(family, 64);
+        assertEquals(audio, spec.audio(), "audio");
+        assertEquals(mrope, spec.mrope(), "M-RoPE");
     }
 
     @Test
@@ -155,6 +150,20 @@ class SynthProjectorTest {
         // gemma3 pools 4x4 patches: the image must hold whole pools
         assertThrows(IllegalArgumentException.class, () -> new SynthProjector("gemma3", 64, 32, 2, 2, 48, 40, 8, 1));
         assertThrows(IllegalArgumentException.class, () -> new SynthProjector("mlp", 64, 30, 2, 4, 48, 32, 8, 1));
+    }
+
+    /**
+     * {@code spec} written to a file of {@link #dir} and read back, a projector of its family;
+     * every tiny projector stays small enough for the tests that load it (a few MB at most).
+     */
+    private GgufFile written(SynthProjector spec) throws IOException {
+        Path file = dir.resolve("mmproj-" + spec.family() + ".gguf");
+        spec.write(file);
+        assertTrue(Files.size(file) < 4 << 20, "a few MB at most: " + Files.size(file));
+        GgufFile header = GgufReader.read(file);
+        assertEquals(
+                spec.family(), header.metadata().string("clip.projector_type").orElseThrow());
+        return header;
     }
 
     private static void shape(GgufFile header, String name, long... dims) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.lib.gguf.GgmlType;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -16,12 +17,7 @@ class SynthSpecTest {
     @ValueSource(strings = {"qwen", "llama", "gemma", "kimi", "generic"})
     void tinyModelsAreTiny(String family) {
         SynthSpec spec = SynthSpec.tiny(family);
-        assertEquals(64, spec.embedding());
-        assertEquals(2, spec.layers());
-        assertEquals(4, spec.heads());
-        assertEquals(2, spec.kvHeads());
-        assertEquals(128, spec.ffn());
-        assertEquals(1024, spec.contextLength());
+        assertShape(spec, 64, 2, 4, 2, 128, 1024);
         assertEquals(new SynthSpec.Generated(family, 512), spec.vocabulary());
         assertEquals(GgmlType.F32, spec.tensorType());
         assertEquals(family.equals("llama") || family.equals("gemma") ? "llama" : "qwen2", spec.architecture());
@@ -32,12 +28,7 @@ class SynthSpecTest {
     void qwen25HasTheRealShape() {
         SynthSpec spec = SynthSpec.qwen25_05b(Path.of("v.gguf"));
         assertEquals("qwen2", spec.architecture());
-        assertEquals(896, spec.embedding());
-        assertEquals(24, spec.layers());
-        assertEquals(14, spec.heads());
-        assertEquals(2, spec.kvHeads());
-        assertEquals(4864, spec.ffn());
-        assertEquals(32768, spec.contextLength());
+        assertShape(spec, 896, 24, 14, 2, 4864, 32768);
         assertEquals(64, spec.headSize());
         assertEquals(GgmlType.F16, spec.tensorType());
         assertTrue(spec.tiedEmbeddings());
@@ -54,11 +45,6 @@ class SynthSpecTest {
                 new SynthSpec(
                         "qwen2", 128, 4, 8, 2, 256, 1024, tiny.vocabulary(), GgmlType.F32, 42, tiny.name(), false),
                 tiny.withShape(128, 4, 8, 2, 256));
-        assertEquals(3, tiny.withLayers(3).layers());
-        assertEquals(96, tiny.withEmbedding(96).embedding());
-        assertEquals(1, tiny.withKvHeads(1).kvHeads());
-        assertEquals(8, tiny.withHeads(8).heads());
-        assertEquals(100, tiny.withFfn(100).ffn());
         assertEquals(2048, tiny.withContextLength(2048).contextLength());
         assertEquals(7, tiny.withSeed(7).seed());
         assertEquals("x", tiny.withName("x").name());
@@ -73,14 +59,14 @@ class SynthSpecTest {
     @Test
     void invalidShapesAreRefusedWithTheReason() {
         SynthSpec tiny = SynthSpec.tiny("qwen");
-        assertMessage("heads (5) must divide embedding (64)", () -> tiny.withHeads(5));
-        assertMessage("kvHeads (3) must divide heads (4)", () -> tiny.withKvHeads(3));
+        assertMessage("heads (5) must divide embedding (64)", () -> tiny.withShape(64, 2, 5, 2, 128));
+        assertMessage("kvHeads (3) must divide heads (4)", () -> tiny.withShape(64, 2, 4, 3, 128));
         assertMessage("must be even", () -> tiny.withShape(12, 2, 4, 2, 32));
-        assertMessage("layers must be 1 to 512", () -> tiny.withLayers(0));
-        assertMessage("layers must be 1 to 512", () -> tiny.withLayers(513));
-        assertMessage("ffn must be positive", () -> tiny.withFfn(0));
+        assertMessage("layers must be 1 to 512", () -> tiny.withShape(64, 0, 4, 2, 128));
+        assertMessage("layers must be 1 to 512", () -> tiny.withShape(64, 513, 4, 2, 128));
+        assertMessage("ffn must be positive", () -> tiny.withShape(64, 2, 4, 2, 0));
         assertMessage("contextLength must be positive", () -> tiny.withContextLength(-1));
-        assertMessage("embedding must be positive", () -> tiny.withEmbedding(0));
+        assertMessage("embedding must be positive", () -> tiny.withShape(0, 2, 4, 2, 128));
         assertMessage("architecture must be one of", () -> tiny.withArchitecture("gpt2"));
         assertMessage("tensorType must be F32 or F16", () -> tiny.withTensorType(GgmlType.Q8_0));
         assertMessage("name must not be blank", () -> tiny.withName(" "));
@@ -89,6 +75,21 @@ class SynthSpecTest {
         assertMessage("300 to 262144", () -> new SynthSpec.Generated("qwen", 262_145));
         assertThrows(IllegalArgumentException.class, () -> SynthSpec.tiny("unknown"));
         assertThrows(NullPointerException.class, () -> new SynthSpec.CopiedFrom(null));
+    }
+
+    /** The transformer's sizes, in {@link SynthSpec#withShape}'s order, then the context length. */
+    private static void assertShape(
+            SynthSpec spec, int embedding, int layers, int heads, int kvHeads, int ffn, int contextLength) {
+        assertEquals(
+                List.of(embedding, layers, heads, kvHeads, ffn, contextLength),
+                List.of(
+                        spec.embedding(),
+                        spec.layers(),
+                        spec.heads(),
+                        spec.kvHeads(),
+                        spec.ffn(),
+                        spec.contextLength()),
+                "embedding, layers, heads, kvHeads, ffn, contextLength");
     }
 
     private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable executable) {

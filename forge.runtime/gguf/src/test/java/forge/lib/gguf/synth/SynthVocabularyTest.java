@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import forge.lib.gguf.GgufValue;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class SynthVocabularyTest {
@@ -35,12 +35,24 @@ class SynthVocabularyTest {
         assertEquals(v.tokens().size(), ((GgufValue.Array) v.metadata().get("tokenizer.ggml.tokens")).size());
     }
 
+    @ParameterizedTest
+    @CsvSource({
+        "qwen, <|endoftext|>, <|endoftext|>, <|im_end|>",
+        "llama, <|begin_of_text|>, <|end_of_text|>, <|eot_id|>",
+        "gemma, <bos>, <eos>, <end_of_turn>",
+        "kimi, [BOS], [EOS], <|im_end|>",
+        "generic, <|endoftext|>, <|endoftext|>, <|im_end|>"
+    })
+    void familiesHaveTheirBosEosAndEot(String family, String bos, String eos, String eot) {
+        SynthVocabulary v = SynthVocabulary.generate(new SynthSpec.Generated(family, 512));
+        assertEquals(v.id(bos), v.bosId());
+        assertEquals(v.id(eos), v.eosId());
+        assertEquals(v.id(eot), v.eotId());
+    }
+
     @Test
     void familiesHaveTheirSpecialTokens() {
         var qwen = SynthVocabulary.generate(new SynthSpec.Generated("qwen", 512));
-        assertEquals(qwen.id("<|endoftext|>"), qwen.eosId());
-        assertEquals(qwen.id("<|endoftext|>"), qwen.bosId());
-        assertEquals(qwen.id("<|im_end|>"), qwen.eotId());
         assertEquals(SynthVocabulary.CONTROL, qwen.tokenTypes().get(qwen.id("<|im_start|>")));
         assertEquals(SynthVocabulary.USER_DEFINED, qwen.tokenTypes().get(qwen.id("<tool_call>")));
         assertEquals(SynthVocabulary.USER_DEFINED, qwen.tokenTypes().get(qwen.id("</think>")));
@@ -50,9 +62,6 @@ class SynthVocabularyTest {
                 && qwen.chatTemplate().contains("<|im_start|>"));
 
         var llama = SynthVocabulary.generate(new SynthSpec.Generated("llama", 512));
-        assertEquals(llama.id("<|begin_of_text|>"), llama.bosId());
-        assertEquals(llama.id("<|end_of_text|>"), llama.eosId());
-        assertEquals(llama.id("<|eot_id|>"), llama.eotId());
         assertEquals(GgufValue.uint32(llama.id("<|eom_id|>")), llama.metadata().get("tokenizer.ggml.eom_token_id"));
         assertEquals(SynthVocabulary.CONTROL, llama.tokenTypes().get(llama.id("<|python_tag|>")));
         assertEquals(GgufValue.bool(true), llama.metadata().get("tokenizer.ggml.add_bos_token"));
@@ -60,16 +69,10 @@ class SynthVocabularyTest {
                 && llama.chatTemplate().contains("<|end_header_id|>"));
 
         var gemma = SynthVocabulary.generate(new SynthSpec.Generated("gemma", 512));
-        assertEquals(gemma.id("<bos>"), gemma.bosId());
-        assertEquals(gemma.id("<eos>"), gemma.eosId());
-        assertEquals(gemma.id("<end_of_turn>"), gemma.eotId());
         assertEquals(GgufValue.uint32(gemma.id("<pad>")), gemma.metadata().get("tokenizer.ggml.padding_token_id"));
         assertTrue(gemma.chatTemplate().contains("<start_of_turn>"));
 
         var kimi = SynthVocabulary.generate(new SynthSpec.Generated("kimi", 512));
-        assertEquals(kimi.id("[BOS]"), kimi.bosId());
-        assertEquals(kimi.id("[EOS]"), kimi.eosId());
-        assertEquals(kimi.id("<|im_end|>"), kimi.eotId());
         for (String t : List.of(
                 "<|im_user|>",
                 "<|im_assistant|>",
@@ -86,7 +89,6 @@ class SynthVocabularyTest {
         assertTrue(kimi.chatTemplate().contains("<|im_assistant|>assistant<|im_middle|>"));
 
         var generic = SynthVocabulary.generate(new SynthSpec.Generated("generic", 512));
-        assertEquals(generic.id("<|im_end|>"), generic.eotId());
         // A ChatML template of no family's, with Hermes-style tool calls as many fine-tunes write them.
         assertTrue(generic.chatTemplate().contains("<|im_start|>")
                 && generic.chatTemplate().contains("<tool_call>"));
@@ -114,7 +116,7 @@ class SynthVocabularyTest {
                 continue;
             }
             String token = v.tokens().get(id);
-            assertEquals(List.of(token), bpe(token, ranks), "BPE of '" + token + "'");
+            assertEquals(List.of(token), SynthVocabulary.bpe(token, ranks), "BPE of '" + token + "'");
         }
     }
 
@@ -134,26 +136,5 @@ class SynthVocabularyTest {
             }
         }
         return duplicates;
-    }
-
-    /** Plain BPE: merge the adjacent pair of lowest rank until none applies. */
-    private static List<String> bpe(String word, Map<String, Integer> ranks) {
-        List<String> pieces = new ArrayList<>();
-        word.codePoints().forEach(cp -> pieces.add(Character.toString(cp)));
-        while (true) {
-            int best = -1;
-            int bestRank = Integer.MAX_VALUE;
-            for (int i = 0; i + 1 < pieces.size(); i++) {
-                Integer r = ranks.get(pieces.get(i) + " " + pieces.get(i + 1));
-                if (r != null && r < bestRank) {
-                    bestRank = r;
-                    best = i;
-                }
-            }
-            if (best < 0) {
-                return pieces;
-            }
-            pieces.set(best, pieces.get(best) + pieces.remove(best + 1));
-        }
     }
 }

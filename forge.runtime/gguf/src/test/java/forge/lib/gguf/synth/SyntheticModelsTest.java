@@ -132,21 +132,17 @@ class SyntheticModelsTest {
         SyntheticModels.write(SynthSpec.tiny("coder"), file);
         var md = GgufReader.read(file).metadata();
         SynthVocabulary v = SynthVocabulary.generate(new SynthSpec.Generated("coder", 512));
-        assertEquals(
-                (long) v.id("<|fim_prefix|>"),
-                md.integer("tokenizer.ggml.fim_pre_token_id").orElseThrow());
-        assertEquals(
-                (long) v.id("<|fim_suffix|>"),
-                md.integer("tokenizer.ggml.fim_suf_token_id").orElseThrow());
-        assertEquals(
-                (long) v.id("<|fim_middle|>"),
-                md.integer("tokenizer.ggml.fim_mid_token_id").orElseThrow());
-        assertEquals(
-                (long) v.id("<|repo_name|>"),
-                md.integer("tokenizer.ggml.fim_rep_token_id").orElseThrow());
-        assertEquals(
-                (long) v.id("<|file_sep|>"),
-                md.integer("tokenizer.ggml.fim_sep_token_id").orElseThrow());
+        Map<String, String> fimTokens = Map.of(
+                "fim_pre", "<|fim_prefix|>",
+                "fim_suf", "<|fim_suffix|>",
+                "fim_mid", "<|fim_middle|>",
+                "fim_pad", "<|fim_pad|>",
+                "fim_rep", "<|repo_name|>",
+                "fim_sep", "<|file_sep|>");
+        fimTokens.forEach((key, token) -> assertEquals(
+                (long) v.id(token),
+                md.integer("tokenizer.ggml." + key + "_token_id").orElseThrow(),
+                key));
         SyntheticModels.write(SynthSpec.tiny("qwen"), dir.resolve("qwen.gguf"));
         assertFalse(GgufReader.read(dir.resolve("qwen.gguf"))
                 .metadata()

@@ -140,6 +140,12 @@ public final class MarkupParser implements OutputParser {
 
     private void drain(List<ChatDelta> out, boolean end) {
         while (true) {
+            if (streamingCall()) {
+                if (!streamCall(out, end)) {
+                    return;
+                }
+                continue;
+            }
             switch (state) {
                 case CONTENT -> {
                     if (syntax.leadingJsonCall() && !sawContent) {
@@ -183,12 +189,6 @@ public final class MarkupParser implements OutputParser {
                     trimNext = true;
                 }
                 case CALL -> {
-                    if (head != null && phase != CallPhase.WHOLE) {
-                        if (!streamCall(out, end)) {
-                            return;
-                        }
-                        continue;
-                    }
                     int i = syntax.callClose().isEmpty() ? -1 : buf.indexOf(syntax.callClose());
                     if (i < 0 && !end) {
                         return;
@@ -206,12 +206,6 @@ public final class MarkupParser implements OutputParser {
                     trimNext = true;
                 }
                 case LEADING -> {
-                    if (head != null && phase != CallPhase.WHOLE) {
-                        if (!streamCall(out, end)) {
-                            return;
-                        }
-                        continue;
-                    }
                     if (!end) {
                         return;
                     }
@@ -226,6 +220,11 @@ public final class MarkupParser implements OutputParser {
                 }
             }
         }
+    }
+
+    /** Whether a call is open (after its marker, or a leading JSON call) and streamed as it arrives rather than decoded whole. */
+    private boolean streamingCall() {
+        return (state == State.CALL || state == State.LEADING) && head != null && phase != CallPhase.WHOLE;
     }
 
     /**
