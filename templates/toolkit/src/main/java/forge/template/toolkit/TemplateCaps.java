@@ -1,6 +1,7 @@
 package forge.template.toolkit;
 
 import forge.api.TemplateException;
+import forge.api.template.ChatImage;
 import forge.api.template.ChatMessage;
 import forge.api.template.ChatPrompt;
 import forge.api.template.Role;
@@ -76,9 +77,6 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
      */
     @SuppressWarnings("unchecked")
     public List<Object> fit(List<Object> messages) {
-        if (this.equals(AS_SENT)) {
-            return messages;
-        }
         for (Object o : messages) {
             if (!(o instanceof Map<?, ?> raw)) {
                 continue;
@@ -87,7 +85,7 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
             if (developerAsSystem && "developer".equals(m.get("role"))) {
                 m.put("role", "system");
             }
-            if (joinParts && m.get("content") instanceof List<?> list) {
+            if (m.get("content") instanceof List<?> list && (joinParts || hasMarker(list))) {
                 m.put("content", joined(list));
             }
             if (nullAsEmpty && m.containsKey("content") && m.get("content") == null) {
@@ -99,15 +97,14 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
 
     /**
      * A message's text as a template of these capabilities reads it: for a message sent with text
-     * parts, the parts joined with {@code "\n"} when this template joins them, else the parts' texts
-     * run together (as {@link ChatMessage#content} holds them); otherwise its content.
+     * parts, the parts {@link #joined} when this template joins them or they hold an image's marker
+     * (llama-server joins those for every template), else the parts' texts run together (as
+     * {@link ChatMessage#content} holds them); otherwise its content.
      */
     public String text(ChatMessage m) {
-        if (joinParts) {
-            Optional<List<?>> parts = parts(m);
-            if (parts.isPresent()) {
-                return joined(parts.get());
-            }
+        Optional<List<?>> parts = parts(m);
+        if (parts.isPresent() && (joinParts || hasMarker(parts.get()))) {
+            return joined(parts.get());
         }
         return m.content();
     }
@@ -164,19 +161,39 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
         return m.role() == Role.SYSTEM || (developerAsSystem && m.role() == Role.DEVELOPER);
     }
 
-    /** Text parts joined as llama-server joins them for a template that takes only strings: {@code "\n"} between non-empty runs, other part types skipped. */
+    /**
+     * Text parts joined as llama-server joins them for a template that takes only strings, or for a
+     * message with an image: {@code "\n"} between texts but none before or after an image's marker
+     * (a part holding {@link ChatImage#MARKER} alone, as the doors hand an image to a template), other
+     * part types skipped.
+     */
     public static String joined(List<?> parts) {
         StringBuilder text = new StringBuilder();
+        boolean afterMarker = false;
         for (Object p : parts) {
             if (p instanceof Map<?, ?> part && "text".equals(part.get("type"))) {
-                if (!text.isEmpty()) {
+                String t = part.get("text") instanceof String s ? s : "";
+                boolean marker = t.equals(ChatImage.MARKER);
+                if (!text.isEmpty() && !marker && !afterMarker) {
                     text.append('\n');
                 }
-                Object t = part.get("text");
-                text.append(t instanceof String s ? s : "");
+                text.append(t);
+                afterMarker = marker;
             }
         }
         return text.toString();
+    }
+
+    /** Whether {@code parts} hold an image's marker: llama-server then joins them for every template. */
+    static boolean hasMarker(List<?> parts) {
+        for (Object p : parts) {
+            if (p instanceof Map<?, ?> part
+                    && "text".equals(part.get("type"))
+                    && ChatImage.MARKER.equals(part.get("text"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String attempt(Probe template, List<Object> messages, List<Object> tools) {

@@ -5,6 +5,7 @@ import static forge.template.toolkit.TemplateCaps.part;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import forge.api.template.ChatImage;
 import forge.api.template.ChatMessage;
 import forge.api.template.Role;
 import forge.lib.text.PythonValues;
@@ -117,5 +118,38 @@ class TemplateCapsTest {
                         .content());
         List<ChatMessage> plain = List.of(ChatMessage.of(Role.USER, "hi"));
         assertSame(plain, TemplateCaps.AS_SENT.fitted(plain));
+    }
+
+    /**
+     * An image's marker is joined as llama-server joins a media marker: no line break before or after
+     * it, texts still one per line; and parts that hold one are joined for every template (llama-server
+     * hands the template a string whenever a message has media), typed ones too.
+     */
+    @Test
+    void anImagesMarkerIsJoinedWithoutLineBreaksForEveryTemplate() {
+        String m = ChatImage.MARKER;
+        assertEquals("Describe it." + m, TemplateCaps.joined(List.of(part("Describe it."), part(m))));
+        assertEquals("a" + m + "b\nc", TemplateCaps.joined(List.of(part("a"), part(m), part("b"), part("c"))));
+        assertEquals(m + m + "x", TemplateCaps.joined(List.of(part(m), part(m), part("x"))));
+        List<Object> messages = new ArrayList<>(List.of(
+                message("user", new ArrayList<>(List.of(part("look"), part(m)))),
+                message("user", new ArrayList<>(List.of(part("one"), part("two"))))));
+        TemplateCaps.AS_SENT.fit(messages);
+        assertEquals(
+                List.of(
+                        message("user", "look" + m),
+                        message("user", new ArrayList<>(List.of(part("one"), part("two"))))),
+                messages);
+        ChatMessage sent = new ChatMessage(
+                Role.USER,
+                "look" + m,
+                "",
+                List.of(),
+                "",
+                "",
+                "{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"look\"}, {\"type\": \"text\", \"text\": \""
+                        + m + "\"}]}");
+        assertEquals("look" + m, new TemplateCaps(true, false, true).text(sent));
+        assertEquals("look" + m, TemplateCaps.AS_SENT.text(sent));
     }
 }
