@@ -68,25 +68,32 @@ class VisionPeerTest {
         compare("qwen2.5vl_merger", "qwen25vl", SynthSpec.tiny("qwen").withArchitecture("qwen2vl"));
     }
 
+    /**
+     * The model's own chat template (the synthetic Gemma's, Gemma 2's, which takes strings): the
+     * text parts and the image's marker are joined as llama-server joins them, with no line break
+     * around the image.
+     */
+    @Test
+    void theModelsOwnGemmaTemplateGivesLlamaServersPromptTokensAndGreedyContinuation() throws Exception {
+        compare("gemma3", "gemma-own", SynthSpec.tiny("gemma"), false);
+    }
+
     private void compare(String projector, String name, SynthSpec spec) throws Exception {
+        compare(projector, name, spec, true);
+    }
+
+    /** {@code chatml}: both servers given {@link #TEMPLATE}, else each renders the model's own. */
+    private void compare(String projector, String name, SynthSpec spec, boolean chatml) throws Exception {
         Path model = TestServer.model("vision-peer-" + name, spec);
         Path mmproj = dir.resolve("mmproj-" + projector + ".gguf");
         SynthProjector.tiny(projector, 64).write(mmproj);
-        Path template = dir.resolve("chatml.jinja");
-        Files.writeString(template, TEMPLATE);
-        List<String> common = List.of(
-                "-m",
-                model.toString(),
-                "--mmproj",
-                mmproj.toString(),
-                "--chat-template-file",
-                template.toString(),
-                "-c",
-                "1024",
-                "-np",
-                "1",
-                "-t",
-                "2");
+        List<String> common = new ArrayList<>(
+                List.of("-m", model.toString(), "--mmproj", mmproj.toString(), "-c", "1024", "-np", "1", "-t", "2"));
+        if (chatml) {
+            Path template = dir.resolve("chatml.jinja");
+            Files.writeString(template, TEMPLATE);
+            common.addAll(List.of("--chat-template-file", template.toString()));
+        }
         List<String> theirsArgs = new ArrayList<>(common);
         theirsArgs.add("--jinja");
         try (PeerServer peer = PeerServer.start(dir, theirsArgs);
