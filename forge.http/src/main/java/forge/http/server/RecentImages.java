@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The images (and audio clips) the server read lately, so that a returning turn, which sends its
@@ -125,23 +126,22 @@ final class RecentImages {
         return texts.size();
     }
 
-    /** The length, and {@link #SAMPLES} characters spread evenly across {@code text}. */
+    /** {@link #fingerprint(byte[])} of a text's characters. */
     static long fingerprint(String text) {
-        long h = text.length();
-        int step = Math.max(1, text.length() / SAMPLES);
-        for (int i = 0; i < text.length(); i += step) {
-            h = h * 1_000_003L + text.charAt(i);
-        }
-        return h * 1_000_003L + (text.isEmpty() ? 0 : text.charAt(text.length() - 1));
+        return fingerprint(text.length(), text::charAt);
     }
 
     /** The length, and {@link #SAMPLES} bytes spread evenly across {@code data} (all of a short one). */
     static long fingerprint(byte[] data) {
-        long h = data.length;
-        int step = Math.max(1, data.length / SAMPLES);
-        for (int i = 0; i < data.length; i += step) {
-            h = h * 1_000_003L + data[i];
+        return fingerprint(data.length, i -> data[i]);
+    }
+
+    private static long fingerprint(int length, IntUnaryOperator at) {
+        long h = length;
+        int step = Math.max(1, length / SAMPLES);
+        for (int i = 0; i < length; i += step) {
+            h = h * 1_000_003L + at.applyAsInt(i);
         }
-        return h * 1_000_003L + (data.length == 0 ? 0 : data[data.length - 1]);
+        return h * 1_000_003L + (length == 0 ? 0 : at.applyAsInt(length - 1));
     }
 }
