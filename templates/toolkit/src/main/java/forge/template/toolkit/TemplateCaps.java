@@ -102,9 +102,13 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
      * {@link ChatMessage#content} holds them); otherwise its content.
      */
     public String text(ChatMessage m) {
-        Optional<List<?>> parts = parts(m);
-        if (parts.isPresent() && (joinParts || hasMarker(parts.get()))) {
-            return joined(parts.get());
+        // a message with an image has its marker in its content: others are not parsed again here
+        // unless this template joins parts
+        if (joinParts || m.content().contains(ChatImage.MARKER)) {
+            Optional<List<?>> parts = parts(m);
+            if (parts.isPresent() && (joinParts || hasMarker(parts.get()))) {
+                return joined(parts.get());
+            }
         }
         return m.content();
     }
@@ -125,25 +129,27 @@ public record TemplateCaps(boolean joinParts, boolean nullAsEmpty, boolean devel
 
     /** {@code messages} with each one's {@link ChatMessage#content} as {@link #text} reads it (the same list when nothing changes). */
     public List<ChatMessage> fitted(List<ChatMessage> messages) {
-        if (!joinParts) {
-            return messages;
-        }
-        List<ChatMessage> out = new ArrayList<>(messages.size());
-        for (ChatMessage m : messages) {
+        List<ChatMessage> out = null;
+        for (int i = 0; i < messages.size(); i++) {
+            ChatMessage m = messages.get(i);
             String text = text(m);
-            out.add(
-                    text.equals(m.content())
-                            ? m
-                            : new ChatMessage(
-                                    m.role(),
-                                    text,
-                                    m.name(),
-                                    m.toolCalls(),
-                                    m.toolCallId(),
-                                    m.reasoningContent(),
-                                    m.wire()));
+            if (!text.equals(m.content())) {
+                if (out == null) {
+                    out = new ArrayList<>(messages);
+                }
+                out.set(
+                        i,
+                        new ChatMessage(
+                                m.role(),
+                                text,
+                                m.name(),
+                                m.toolCalls(),
+                                m.toolCallId(),
+                                m.reasoningContent(),
+                                m.wire()));
+            }
         }
-        return out;
+        return out == null ? messages : out;
     }
 
     /** The content of {@code m} as the client sent it when that was a list of parts (as parsed JSON), else empty. */

@@ -151,5 +151,18 @@ class TemplateCapsTest {
                         + m + "\"}]}");
         assertEquals("look" + m, new TemplateCaps(true, false, true).text(sent));
         assertEquals("look" + m, TemplateCaps.AS_SENT.text(sent));
+        ChatMessage two = new ChatMessage(
+                Role.USER,
+                "ab" + m,
+                "",
+                List.of(),
+                "",
+                "",
+                "{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"a\"}, {\"type\": \"text\", \"text\": \"b\"},"
+                        + " {\"type\": \"text\", \"text\": \"" + m + "\"}]}");
+        assertEquals(
+                "a\nb" + m,
+                TemplateCaps.AS_SENT.fitted(List.of(two)).getFirst().content(),
+                "fitted reads as text does");
     }
 }
